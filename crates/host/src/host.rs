@@ -1,0 +1,255 @@
+//! `Host`: the one read-only door to a machine's /proc, /sys, /dev and /etc.
+//!
+//! Every path is relative to a root directory (`/` for the live machine, a fixture tree in
+//! tests), so the whole tool can be run against recordings of real machines.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+/// An error reading one file below the root, with the path that failed.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {source}")]
+pub struct ReadError {
+    pub path: PathBuf,
+    #[source]
+    pub source: std::io::Error,
+}
+
+impl ReadError {
+    pub fn is_not_found(&self) -> bool {
+        self.source.kind() == std::io::ErrorKind::NotFound
+    }
+    /// Short human reason: "not present", "permission denied", …
+    pub fn reason(&self) -> String {
+        match self.source.kind() {
+            std::io::ErrorKind::NotFound => "not present".into(),
+            std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+            _ => self.source.to_string(),
+        }
+    }
+}
+
+/// Files in /proc and /sys are small; anything bigger than this is not what we expect and is
+/// cut off rather than read whole (a fixture or a device file could be huge).
+const MAX_READ: u64 = 4 << 20;
+
+/// A read-only view of one machine rooted at a directory.
+#[derive(Debug, Clone)]
+pub struct Host {
+    root: PathBuf,
+    cpuinfo: Option<PathBuf>,
+}
+
+impl Host {
+    /// The machine rooted at `root` (`/` for the live machine).
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Host {
+            root: root.into(),
+            cpuinfo: None,
+        }
+    }
+
+    /// The live machine.
+    pub fn live() -> Self {
+        Host::new("/")
+    }
+
+    /// Replace `/proc/cpuinfo` with another file (sbc-bench's `CPUINFOFILE`). The path is
+    /// taken as given, not below the root.
+    pub fn with_cpuinfo(mut self, path: Option<PathBuf>) -> Self {
+        self.cpuinfo = path;
+        self
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// True when this Host looks at the machine we are running on.
+    pub fn is_live(&self) -> bool {
+        self.root == Path::new("/")
+    }
+
+    pub fn cpuinfo_override(&self) -> Option<&Path> {
+        self.cpuinfo.as_deref()
+    }
+
+    /// The real path of `rel` ("proc/stat" or "/proc/stat") below the root. Parent components
+    /// are dropped so a relative path can never escape the root.
+    pub fn path(&self, rel: impl AsRef<Path>) -> PathBuf {
+        let mut p = self.root.clone();
+        for c in rel.as_ref().components() {
+            if let Component::Normal(n) = c {
+                p.push(n);
+            }
+        }
+        p
+    }
+
+    /// Whole file as bytes (capped at 4 MiB).
+    pub fn read_bytes(&self, rel: impl AsRef<Path>) -> Result<Vec<u8>, ReadError> {
+        let path = self.path(rel);
+        read_capped(&path).map_err(|source| ReadError { path, source })
+    }
+
+    /// Whole file as text; invalid UTF-8 is replaced, never an error.
+    pub fn read(&self, rel: impl AsRef<Path>) -> Result<String, ReadError> {
+        self.read_bytes(rel)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    }
+
+    /// Trimmed text, or None when the file is missing, unreadable or empty.
+    pub fn read_trimmed(&self, rel: impl AsRef<Path>) -> Option<String> {
+        let s = self.read(rel).ok()?;
+        let t = s.trim_matches(|c: char| c.is_whitespace() || c == '\0');
+        (!t.is_empty()).then(|| t.to_string())
+    }
+
+    /// A file holding one integer.
+    pub fn read_u64(&self, rel: impl AsRef<Path>) -> Option<u64> {
+        self.read_trimmed(rel)?.parse().ok()
+    }
+
+    /// A file holding one signed integer (temperatures can be negative).
+    pub fn read_i64(&self, rel: impl AsRef<Path>) -> Option<i64> {
+        self.read_trimmed(rel)?.parse().ok()
+    }
+
+    pub fn exists(&self, rel: impl AsRef<Path>) -> bool {
+        // symlink_metadata: a dangling link (common in fixture roots copied out of context)
+        // still "exists" as an entry.
+        std::fs::symlink_metadata(self.path(rel)).is_ok()
+    }
+
+    pub fn is_dir(&self, rel: impl AsRef<Path>) -> bool {
+        self.path(rel).is_dir()
+    }
+
+    /// Names in a directory, sorted naturally ("cpu2" before "cpu10"); empty when missing.
+    pub fn list(&self, rel: impl AsRef<Path>) -> Vec<String> {
+        let mut names: Vec<String> = match std::fs::read_dir(self.path(rel)) {
+            Ok(rd) => rd
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        names.sort_by(|a, b| natural_cmp(a, b));
+        names
+    }
+
+    /// Target of a symlink below the root, as stored (usually relative).
+    pub fn read_link(&self, rel: impl AsRef<Path>) -> Option<PathBuf> {
+        std::fs::read_link(self.path(rel)).ok()
+    }
+
+    /// Open a file for repeated reads (the sampler keeps handles open).
+    pub fn open(&self, rel: impl AsRef<Path>) -> Result<File, ReadError> {
+        let path = self.path(rel);
+        File::open(&path).map_err(|source| ReadError { path, source })
+    }
+
+    /// `/proc/cpuinfo`, or the file given with `--cpuinfo` / `CPUINFOFILE`.
+    pub fn cpuinfo(&self) -> Result<String, ReadError> {
+        match &self.cpuinfo {
+            Some(p) => read_capped(p)
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .map_err(|source| ReadError {
+                    path: p.clone(),
+                    source,
+                }),
+            None => self.read("proc/cpuinfo"),
+        }
+    }
+}
+
+fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
+    let f = File::open(path)?;
+    let mut buf = Vec::new();
+    f.take(MAX_READ).read_to_end(&mut buf)?;
+    Ok(buf)
+}
+
+/// Compare strings so that embedded numbers sort by value: cpu2 < cpu10, hwmon9 < hwmon10.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    let (mut a, mut b) = (a.as_bytes(), b.as_bytes());
+    loop {
+        match (a.first(), b.first()) {
+            (None, None) => return std::cmp::Ordering::Equal,
+            (None, Some(_)) => return std::cmp::Ordering::Less,
+            (Some(_), None) => return std::cmp::Ordering::Greater,
+            (Some(x), Some(y)) if x.is_ascii_digit() && y.is_ascii_digit() => {
+                let na = a.iter().take_while(|c| c.is_ascii_digit()).count();
+                let nb = b.iter().take_while(|c| c.is_ascii_digit()).count();
+                let (da, db) = (&a[..na], &b[..nb]);
+                let ta = trim_zeros(da);
+                let tb = trim_zeros(db);
+                let ord = ta.len().cmp(&tb.len()).then_with(|| ta.cmp(tb));
+                if ord != std::cmp::Ordering::Equal {
+                    return ord;
+                }
+                a = &a[na..];
+                b = &b[nb..];
+            }
+            (Some(x), Some(y)) => {
+                if x != y {
+                    return x.cmp(y);
+                }
+                a = &a[1..];
+                b = &b[1..];
+            }
+        }
+    }
+}
+
+fn trim_zeros(d: &[u8]) -> &[u8] {
+    let z = d.iter().take_while(|&&c| c == b'0').count();
+    if z == d.len() {
+        &d[d.len().saturating_sub(1)..]
+    } else {
+        &d[z..]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_cannot_escape_the_root() {
+        let h = Host::new("/tmp/fixture");
+        assert_eq!(h.path("/proc/stat"), Path::new("/tmp/fixture/proc/stat"));
+        assert_eq!(
+            h.path("../../etc/passwd"),
+            Path::new("/tmp/fixture/etc/passwd")
+        );
+    }
+
+    #[test]
+    fn natural_order() {
+        let mut v = vec!["cpu10", "cpu2", "cpu1", "cpufreq", "cpu0"];
+        v.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(v, ["cpu0", "cpu1", "cpu2", "cpu10", "cpufreq"]);
+    }
+
+    #[test]
+    fn missing_files_are_none_not_errors() {
+        let d = tempfile::tempdir().unwrap();
+        let h = Host::new(d.path());
+        assert!(h.read_trimmed("proc/nothing").is_none());
+        assert!(h.list("sys/none").is_empty());
+        let e = h.read("proc/nothing").unwrap_err();
+        assert!(e.is_not_found());
+        assert!(e.to_string().contains("proc/nothing"));
+    }
+
+    #[test]
+    fn cpuinfo_override_is_read_instead() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("x.cpuinfo");
+        std::fs::write(&f, "processor : 0\n").unwrap();
+        let h = Host::new("/nonexistent").with_cpuinfo(Some(f));
+        assert!(h.cpuinfo().unwrap().contains("processor"));
+    }
+}
