@@ -5,3 +5,8 @@ pub mod host;
 pub mod parse;
 
 pub use host::{Host, ReadError};
+pub mod inventory;
+pub mod knowledge;
+pub mod soc;
+
+pub use inventory::Inventory;

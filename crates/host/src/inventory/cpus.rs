@@ -1,0 +1,562 @@
+//! CPUs, their core types, cpufreq policies and clusters.
+
+use super::{note, Missing};
+use crate::knowledge;
+use crate::parse::cpufreq::{freq_list_khz, khz_to_mhz};
+use crate::parse::cpuinfo::{self, parse_num, Cpuinfo};
+use crate::parse::cpulist;
+use crate::Host;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+const CPU_DIR: &str = "sys/devices/system/cpu";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cpu {
+    pub id: u32,
+    pub online: bool,
+    /// Index into `Inventory::clusters`.
+    pub cluster: Option<usize>,
+    /// cpufreq policy number (`policyN`).
+    pub policy: Option<u32>,
+    pub core_type: Option<String>,
+    /// ARM `rNpM`; x86 `family F model M stepping S`; RISC-V mimpid.
+    pub stepping: Option<String>,
+    pub package: Option<u32>,
+    pub core_id: Option<u32>,
+    /// `cpu_capacity` (ARM/RISC-V asymmetric systems: 1024 = biggest core).
+    pub capacity: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cluster {
+    pub id: usize,
+    pub cpus: Vec<u32>,
+    pub core_type: Option<String>,
+    /// The policy the cluster's first CPU belongs to.
+    pub policy: Option<u32>,
+    /// All policies in this cluster (several when per-core policies were merged).
+    pub policies: Vec<u32>,
+    /// sysfs directory of the policy, relative to the root.
+    pub policy_dir: Option<String>,
+    pub driver: Option<String>,
+    pub governor: Option<String>,
+    pub governors: Vec<String>,
+    /// Hardware limits (`cpuinfo_min_freq`/`cpuinfo_max_freq`).
+    pub min_mhz: Option<u32>,
+    pub max_mhz: Option<u32>,
+    /// Current software limits (`scaling_min_freq`/`scaling_max_freq`).
+    pub scaling_min_mhz: Option<u32>,
+    pub scaling_max_mhz: Option<u32>,
+    /// `scaling_available_frequencies` ∪ `scaling_boost_frequencies`, ascending.
+    pub opps_mhz: Vec<u32>,
+    /// The same in kHz, exactly as the kernel lists them (for writing back).
+    pub opps_khz: Vec<u64>,
+    /// The boost-only subset in kHz.
+    pub boost_khz: Vec<u64>,
+    /// Whether `stats/time_in_state` exists (throttling statistics possible).
+    pub time_in_state: bool,
+    /// Which file reports the current clock: `cpuinfo_cur_freq` (hardware) or
+    /// `scaling_cur_freq` (what the governor asked for).
+    pub cur_freq_file: Option<String>,
+}
+
+impl Cluster {
+    /// `cpu4-cpu7` as sbc-bench names a cluster (or `cpu4,cpu6` for a gap).
+    pub fn cpu_range(&self) -> String {
+        cpulist::format(&self.cpus)
+            .split(',')
+            .map(|p| match p.split_once('-') {
+                Some((a, b)) => format!("cpu{a}-cpu{b}"),
+                None => format!("cpu{p}"),
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+/// What the CPU part of the probe found, including what other parts reuse.
+pub(super) struct CpuPart {
+    pub cpus: Vec<Cpu>,
+    pub clusters: Vec<Cluster>,
+    pub cpuinfo: Option<Cpuinfo>,
+}
+
+/// A cpufreq policy directory and what it says.
+struct Policy {
+    id: u32,
+    dir: String,
+    related: Vec<u32>,
+}
+
+fn policies(host: &Host) -> Vec<Policy> {
+    let mut out = Vec::new();
+    let base = format!("{CPU_DIR}/cpufreq");
+    for name in host.list(&base) {
+        let Some(id) = name.strip_prefix("policy").and_then(|n| n.parse().ok()) else {
+            continue;
+        };
+        let dir = format!("{base}/{name}");
+        let related = host
+            .read(format!("{dir}/related_cpus"))
+            .or_else(|_| host.read(format!("{dir}/affected_cpus")))
+            .map(|t| cpulist::parse(&t))
+            .unwrap_or_default();
+        out.push(Policy {
+            id,
+            dir,
+            related: if related.is_empty() {
+                vec![id]
+            } else {
+                related
+            },
+        });
+    }
+    if out.is_empty() {
+        // Kernels before 4.x have no policyN directories: cpuN/cpufreq is the policy (or a
+        // link to the policy owner's). The policy is named after its first related CPU.
+        for name in host.list(CPU_DIR) {
+            let Some(n) = cpu_number(&name) else { continue };
+            let dir = format!("{CPU_DIR}/{name}/cpufreq");
+            if !host.is_dir(&dir) {
+                continue;
+            }
+            let related = host
+                .read(format!("{dir}/related_cpus"))
+                .or_else(|_| host.read(format!("{dir}/affected_cpus")))
+                .map(|t| cpulist::parse(&t))
+                .unwrap_or_default();
+            let first = related.first().copied().unwrap_or(n);
+            if first == n || !out.iter().any(|p: &Policy| p.id == first) {
+                out.push(Policy {
+                    id: first,
+                    dir: format!("{CPU_DIR}/cpu{first}/cpufreq"),
+                    related: if related.is_empty() { vec![n] } else { related },
+                });
+            }
+        }
+    }
+    out
+}
+
+fn cpu_number(name: &str) -> Option<u32> {
+    name.strip_prefix("cpu")?.parse().ok()
+}
+
+/// Core type and stepping of one CPU.
+fn identify(host: &Host, ci: Option<&Cpuinfo>, cpu: u32) -> (Option<String>, Option<String>) {
+    let field = |k: &str| ci.and_then(|c| c.field(cpu, k));
+    // ARM: implementer/part from cpuinfo, else from the MIDR sysfs register (which also covers
+    // CPUs that cpuinfo does not list).
+    let arm = match (field("CPU implementer"), field("CPU part")) {
+        (Some(i), Some(p)) => parse_num(i).zip(parse_num(p)).map(|(i, p)| {
+            let v = field("CPU variant").and_then(parse_num);
+            let r = field("CPU revision").and_then(parse_num);
+            (i, p, v, r)
+        }),
+        _ => host
+            .read_trimmed(format!("{CPU_DIR}/cpu{cpu}/regs/identification/midr_el1"))
+            .and_then(|m| parse_num(&m))
+            .map(|m| {
+                (
+                    (m >> 24) & 0xff,
+                    (m >> 4) & 0xfff,
+                    Some((m >> 20) & 0xf),
+                    Some(m & 0xf),
+                )
+            }),
+    };
+    if let Some((imp, part, var, rev)) = arm {
+        let name = match knowledge::arm_core(imp, part) {
+            Some(n) => n.to_string(),
+            None => match knowledge::arm_implementer(imp) {
+                Some(v) => format!("{v} part {part:#05x}"),
+                None => format!("implementer {imp:#04x} part {part:#05x}"),
+            },
+        };
+        let stepping = match (var, rev) {
+            (Some(v), Some(r)) => Some(format!("r{v}p{r}")),
+            _ => None,
+        };
+        return (Some(name), stepping);
+    }
+
+    // RISC-V: `uarch` names the core; the ids are shared by different T-Head cores.
+    if let Some(isa) = field("isa") {
+        let by_uarch = field("uarch").map(|u| {
+            knowledge::riscv_by_uarch(u)
+                .map(str::to_string)
+                .unwrap_or_else(|| u.to_string())
+        });
+        let by_ids = || {
+            let v = field("mvendorid").and_then(parse_num)?;
+            let a = field("marchid").and_then(parse_num)?;
+            let i = field("mimpid").and_then(parse_num);
+            knowledge::riscv_by_ids(v, a, i).map(str::to_string)
+        };
+        let name = by_uarch
+            .or_else(by_ids)
+            .unwrap_or_else(|| format!("RISC-V {}", isa.split('_').next().unwrap_or(isa)));
+        return (Some(name), field("mimpid").map(str::to_string));
+    }
+
+    // x86: the marketing name, cleaned; hybrid P/E cores told apart by the PMU devices.
+    if let Some(model) = field("model name").filter(|_| field("vendor_id").is_some()) {
+        let mut name = clean_x86_model(model);
+        if let Some(kind) = hybrid_kind(host, cpu) {
+            name = format!("{name} ({kind})");
+        }
+        let stepping = match (field("cpu family"), field("model"), field("stepping")) {
+            (Some(f), Some(m), Some(s)) => Some(format!("family {f} model {m} stepping {s}")),
+            _ => None,
+        };
+        return (Some(name), stepping);
+    }
+
+    // LoongArch, POWER, s390, SPARC and anything else that names its CPU somewhere.
+    for k in ["Model Name", "cpu model", "cpu", "model name", "vendor_id"] {
+        if let Some(v) = field(k) {
+            let v = v.split(',').next().unwrap_or(v).trim();
+            if !v.is_empty() {
+                let stepping = field("CPU Revision")
+                    .or_else(|| field("revision"))
+                    .map(str::to_string);
+                return (Some(v.to_string()), stepping);
+            }
+        }
+    }
+    (None, None)
+}
+
+/// `Intel(R) Core(TM) i7-8650U CPU @ 1.90GHz` → `Intel Core i7-8650U`.
+pub fn clean_x86_model(model: &str) -> String {
+    let mut s = model
+        .replace("(R)", "")
+        .replace("(r)", "")
+        .replace("(TM)", "")
+        .replace("(tm)", "");
+    if let Some(at) = s.find(" @ ") {
+        s.truncate(at);
+    }
+    let words: Vec<&str> = s
+        .split_whitespace()
+        .filter(|w| *w != "CPU" && *w != "Processor")
+        .collect();
+    let s = words.join(" ");
+    // AMD appends "N-Core Processor"; keep the model only.
+    match s.find("-Core") {
+        Some(i) => s[..i]
+            .rsplit_once(' ')
+            .map(|(a, _)| a.to_string())
+            .unwrap_or(s),
+        None => s,
+    }
+}
+
+/// Intel hybrid parts list their P-cores in /sys/devices/cpu_core/cpus and E-cores in
+/// /sys/devices/cpu_atom/cpus.
+fn hybrid_kind(host: &Host, cpu: u32) -> Option<&'static str> {
+    let has = |dev: &str| {
+        host.read(format!("sys/devices/{dev}/cpus"))
+            .map(|t| cpulist::parse(&t).contains(&cpu))
+            .unwrap_or(false)
+    };
+    if has("cpu_core") {
+        Some("P-core")
+    } else if has("cpu_atom") {
+        Some("E-core")
+    } else {
+        None
+    }
+}
+
+pub(super) fn probe(host: &Host, missing: &mut Vec<Missing>) -> CpuPart {
+    let cpuinfo = match host.cpuinfo() {
+        Ok(t) => Some(cpuinfo::parse(&t)),
+        Err(e) => {
+            note(missing, "cpuinfo", e.to_string());
+            None
+        }
+    };
+    let ci = cpuinfo.as_ref();
+
+    // Which CPUs exist: present ∪ cpuN directories ∪ what cpuinfo lists.
+    let mut ids: Vec<u32> = host
+        .read(format!("{CPU_DIR}/present"))
+        .map(|t| cpulist::parse(&t))
+        .unwrap_or_default();
+    if ids.is_empty() {
+        ids = host
+            .list(CPU_DIR)
+            .iter()
+            .filter_map(|n| cpu_number(n))
+            .collect();
+    }
+    if let Some(c) = ci {
+        ids.extend(c.indices());
+    }
+    if ids.is_empty() {
+        // SPARC and s390 list no processor blocks; count what they say.
+        if let Some(n) = ci
+            .and_then(|c| {
+                c.global("ncpus active")
+                    .or_else(|| c.global("# processors"))
+            })
+            .and_then(|n| n.parse::<u32>().ok())
+        {
+            ids.extend(0..n.min(1 << 16));
+        }
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    if ids.is_empty() {
+        note(
+            missing,
+            "cpus",
+            "no CPU listed in sys/devices/system/cpu or cpuinfo",
+        );
+    }
+
+    let online_list = host
+        .read(format!("{CPU_DIR}/online"))
+        .ok()
+        .map(|t| cpulist::parse(&t));
+    let listed = ci.map(|c| c.indices()).unwrap_or_default();
+
+    let pols = policies(host);
+    if pols.is_empty() && !ids.is_empty() {
+        note(
+            missing,
+            "cpufreq",
+            format!("no {CPU_DIR}/cpufreq policies: the kernel exposes no cpufreq driver"),
+        );
+    }
+    let policy_of = |cpu: u32| pols.iter().find(|p| p.related.contains(&cpu));
+
+    let mut cpus: Vec<Cpu> = ids
+        .iter()
+        .map(|&id| {
+            let online = match &online_list {
+                Some(l) => l.contains(&id),
+                None => match host.read_trimmed(format!("{CPU_DIR}/cpu{id}/online")) {
+                    Some(v) => v == "1",
+                    None => listed.is_empty() || listed.contains(&id),
+                },
+            };
+            let (core_type, stepping) = identify(host, ci, id);
+            let topo = |f: &str| host.read_u64(format!("{CPU_DIR}/cpu{id}/topology/{f}"));
+            Cpu {
+                id,
+                online,
+                cluster: None,
+                policy: policy_of(id).map(|p| p.id),
+                core_type,
+                stepping,
+                package: topo("physical_package_id").map(|v| v as u32),
+                core_id: topo("core_id").map(|v| v as u32),
+                capacity: host
+                    .read_u64(format!("{CPU_DIR}/cpu{id}/cpu_capacity"))
+                    .map(|v| v as u32),
+            }
+        })
+        .collect();
+
+    // An offline CPU is missing from cpuinfo; it shares its policy siblings' core type when
+    // they all agree.
+    for i in 0..cpus.len() {
+        if cpus[i].core_type.is_some() {
+            continue;
+        }
+        let Some(p) = cpus[i].policy else { continue };
+        let mut types = cpus
+            .iter()
+            .filter(|c| c.policy == Some(p) && c.core_type.is_some())
+            .map(|c| (c.core_type.clone(), c.stepping.clone()));
+        if let Some(first) = types.next() {
+            if types.all(|t| t.0 == first.0) {
+                cpus[i].core_type = first.0;
+                cpus[i].stepping = first.1;
+            }
+        }
+    }
+
+    let x86 = ci.is_some_and(|c| {
+        c.field(c.indices().first().copied().unwrap_or(0), "vendor_id")
+            .is_some()
+            && c.field(c.indices().first().copied().unwrap_or(0), "flags")
+                .is_some()
+    });
+    let clusters = build_clusters(host, &mut cpus, &pols, x86);
+    CpuPart {
+        cpus,
+        clusters,
+        cpuinfo,
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Group {
+    /// A policy shared by several CPUs: a clock domain.
+    Policy(u32),
+    /// Per-core policies (x86, CPPC servers) merged by package.
+    PerCore(Option<u32>),
+    /// No cpufreq: package/cluster topology.
+    Topology(Option<u32>, Option<u32>),
+}
+
+fn build_clusters(host: &Host, cpus: &mut [Cpu], pols: &[Policy], x86: bool) -> Vec<Cluster> {
+    // Group key per CPU, in CPU order; clusters are numbered by their first CPU.
+    let mut order: Vec<(Group, Option<String>)> = Vec::new();
+    let mut members: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (i, c) in cpus.iter().enumerate() {
+        let group = match c.policy.and_then(|p| pols.iter().find(|x| x.id == p)) {
+            Some(p) if p.related.len() > 1 => Group::Policy(p.id),
+            Some(_) => Group::PerCore(c.package),
+            // On x86 cluster_id is the L2 group (one per core), not a CPU cluster.
+            None => Group::Topology(
+                c.package,
+                (!x86)
+                    .then(|| host.read_u64(format!("{CPU_DIR}/cpu{}/topology/cluster_id", c.id)))
+                    .flatten()
+                    .map(|v| v as u32),
+            ),
+        };
+        let key = (group, c.core_type.clone());
+        let idx = match order.iter().position(|k| *k == key) {
+            Some(i) => i,
+            None => {
+                order.push(key);
+                order.len() - 1
+            }
+        };
+        members.entry(idx).or_default().push(i);
+    }
+
+    let mut clusters = Vec::new();
+    for (idx, m) in members {
+        let ids: Vec<u32> = m.iter().map(|&i| cpus[i].id).collect();
+        let mut policies: Vec<u32> = m.iter().filter_map(|&i| cpus[i].policy).collect();
+        policies.sort_unstable();
+        policies.dedup();
+        for &i in &m {
+            cpus[i].cluster = Some(idx);
+        }
+        let first_policy = cpus[m[0]].policy;
+        let pol = first_policy.and_then(|p| pols.iter().find(|x| x.id == p));
+        let mut cl = Cluster {
+            id: idx,
+            cpus: ids,
+            core_type: order[idx].1.clone(),
+            policy: first_policy,
+            policies: policies.clone(),
+            policy_dir: pol.map(|p| p.dir.clone()),
+            driver: None,
+            governor: None,
+            governors: Vec::new(),
+            min_mhz: None,
+            max_mhz: None,
+            scaling_min_mhz: None,
+            scaling_max_mhz: None,
+            opps_mhz: Vec::new(),
+            opps_khz: Vec::new(),
+            boost_khz: Vec::new(),
+            time_in_state: false,
+            cur_freq_file: None,
+        };
+        if let Some(p) = pol {
+            fill_policy(host, &mut cl, p, pols, &policies);
+        }
+        clusters.push(cl);
+    }
+    clusters
+}
+
+fn fill_policy(host: &Host, cl: &mut Cluster, p: &Policy, pols: &[Policy], ids: &[u32]) {
+    let d = &p.dir;
+    let khz = |f: &str| host.read_u64(format!("{d}/{f}"));
+    cl.driver = host.read_trimmed(format!("{d}/scaling_driver"));
+    cl.governor = host.read_trimmed(format!("{d}/scaling_governor"));
+    cl.governors = host
+        .read_trimmed(format!("{d}/scaling_available_governors"))
+        .map(|g| g.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default();
+    // Merged per-core policies may differ in their limits (favoured cores): report the range.
+    let all: Vec<&Policy> = pols.iter().filter(|x| ids.contains(&x.id)).collect();
+    let over = |f: &str| -> Vec<u64> {
+        all.iter()
+            .filter_map(|x| host.read_u64(format!("{}/{f}", x.dir)))
+            .collect()
+    };
+    cl.min_mhz = over("cpuinfo_min_freq").into_iter().min().map(khz_to_mhz);
+    cl.max_mhz = over("cpuinfo_max_freq").into_iter().max().map(khz_to_mhz);
+    cl.scaling_min_mhz = khz("scaling_min_freq").map(khz_to_mhz);
+    cl.scaling_max_mhz = khz("scaling_max_freq").map(khz_to_mhz);
+    let avail = host
+        .read(format!("{d}/scaling_available_frequencies"))
+        .map(|t| freq_list_khz(&t))
+        .unwrap_or_default();
+    cl.boost_khz = host
+        .read(format!("{d}/scaling_boost_frequencies"))
+        .map(|t| freq_list_khz(&t))
+        .unwrap_or_default();
+    let mut opps = avail;
+    opps.extend(&cl.boost_khz);
+    opps.sort_unstable();
+    opps.dedup();
+    cl.opps_mhz = opps.iter().map(|&k| khz_to_mhz(k)).collect();
+    cl.opps_mhz.dedup();
+    cl.opps_khz = opps;
+    cl.time_in_state = host.exists(format!("{d}/stats/time_in_state"));
+    cl.cur_freq_file = ["cpuinfo_cur_freq", "scaling_cur_freq"]
+        .into_iter()
+        .find(|f| host.exists(format!("{d}/{f}")))
+        .map(|f| format!("{d}/{f}"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn x86_names() {
+        assert_eq!(
+            clean_x86_model("Intel(R) Core(TM) i7-8650U CPU @ 1.90GHz"),
+            "Intel Core i7-8650U"
+        );
+        assert_eq!(
+            clean_x86_model("AMD EPYC 7451 24-Core Processor"),
+            "AMD EPYC 7451"
+        );
+        assert_eq!(
+            clean_x86_model("Intel(R) Core(TM) i5 CPU       M 520  @ 2.40GHz"),
+            "Intel Core i5 M 520"
+        );
+    }
+
+    #[test]
+    fn cluster_range_names() {
+        let mut c = Cluster {
+            id: 0,
+            cpus: vec![4, 5, 6, 7],
+            core_type: None,
+            policy: None,
+            policies: vec![],
+            policy_dir: None,
+            driver: None,
+            governor: None,
+            governors: vec![],
+            min_mhz: None,
+            max_mhz: None,
+            scaling_min_mhz: None,
+            scaling_max_mhz: None,
+            opps_mhz: vec![],
+            opps_khz: vec![],
+            boost_khz: vec![],
+            time_in_state: false,
+            cur_freq_file: None,
+        };
+        assert_eq!(c.cpu_range(), "cpu4-cpu7");
+        c.cpus = vec![0, 2];
+        assert_eq!(c.cpu_range(), "cpu0,cpu2");
+    }
+}

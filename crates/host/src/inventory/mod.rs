@@ -1,0 +1,98 @@
+//! `Inventory`: the typed picture of one machine that every command starts from.
+//!
+//! `Inventory::probe` reads through a [`Host`] and never fails: whatever is missing or
+//! malformed becomes `None`/empty and is listed in `missing` with the path and the reason.
+
+mod cpus;
+mod memory;
+mod system;
+mod thermal;
+
+pub use cpus::{Cluster, Cpu};
+pub use memory::{Memory, Swap, SwapDevice, Zswap};
+pub use system::{Arch, Kernel, VirtLayer, Virtualization};
+pub use thermal::{ChosenSensor, HwmonChip, HwmonSensor, Thermal, ThermalZone, TripPoint};
+
+use crate::soc::SocGuess;
+use crate::Host;
+use serde::{Deserialize, Serialize};
+
+/// Version of the JSON document `truebench info --json` prints. Bump on incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Something truebench could not find out, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Missing {
+    /// What is unknown: "cpufreq", "thermal", "device", …
+    pub what: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Inventory {
+    pub schema_version: u32,
+    /// The root this picture was read from (`/` for the live machine).
+    pub root: String,
+    /// Device-tree model, else DMI vendor and product.
+    pub device: Option<String>,
+    pub soc: Option<SocGuess>,
+    pub kernel: Kernel,
+    pub arch: Arch,
+    pub distro: Option<String>,
+    pub virtualization: Virtualization,
+    pub cpus: Vec<Cpu>,
+    pub clusters: Vec<Cluster>,
+    pub thermal: Thermal,
+    pub memory: Memory,
+    pub swap: Swap,
+    pub missing: Vec<Missing>,
+}
+
+impl Inventory {
+    /// Read everything this module knows about from `host`. Never fails.
+    pub fn probe(host: &Host) -> Inventory {
+        let mut missing = Vec::new();
+        let cpu_part = cpus::probe(host, &mut missing);
+        let sys = system::probe(host, &cpu_part, &mut missing);
+        let thermal = thermal::probe(host, &mut missing);
+        let (memory, swap) = memory::probe(host, &mut missing);
+        Inventory {
+            schema_version: SCHEMA_VERSION,
+            root: host.root().display().to_string(),
+            device: sys.device,
+            soc: sys.soc,
+            kernel: sys.kernel,
+            arch: sys.arch,
+            distro: sys.distro,
+            virtualization: sys.virtualization,
+            cpus: cpu_part.cpus,
+            clusters: cpu_part.clusters,
+            thermal,
+            memory,
+            swap,
+            missing,
+        }
+    }
+
+    pub fn online_cpus(&self) -> impl Iterator<Item = &Cpu> {
+        self.cpus.iter().filter(|c| c.online)
+    }
+
+    /// The cluster a CPU belongs to.
+    pub fn cluster_of(&self, cpu: u32) -> Option<&Cluster> {
+        let c = self.cpus.iter().find(|c| c.id == cpu)?.cluster?;
+        self.clusters.get(c)
+    }
+
+    /// True when any cluster has a cpufreq driver.
+    pub fn has_cpufreq(&self) -> bool {
+        self.clusters.iter().any(|c| c.driver.is_some())
+    }
+}
+
+pub(crate) fn note(missing: &mut Vec<Missing>, what: &str, reason: impl Into<String>) {
+    missing.push(Missing {
+        what: what.to_string(),
+        reason: reason.into(),
+    });
+}
