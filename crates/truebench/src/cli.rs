@@ -1,0 +1,73 @@
+//! Command-line interface.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use truebench_host::Host;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "truebench",
+    version,
+    about = "How fast a Linux machine really is, and why",
+    long_about = "truebench measures a Linux machine — from a single-board computer to a \
+                  many-core server — and records the evidence of what the machine was doing \
+                  (measured clocks, temperatures, load, throttling, swapping) next to every score."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options every command that reads the machine shares.
+#[derive(Args, Debug, Clone)]
+pub struct MachineArgs {
+    /// Read the machine below this directory instead of / (a recorded /proc + /sys tree).
+    #[arg(long, value_name = "DIR", default_value = "/")]
+    pub root: PathBuf,
+    /// Read this file instead of /proc/cpuinfo (sbc-bench's CPUINFOFILE).
+    #[arg(long, value_name = "FILE", env = "CPUINFOFILE")]
+    pub cpuinfo: Option<PathBuf>,
+}
+
+impl MachineArgs {
+    pub fn host(&self) -> anyhow::Result<Host> {
+        if !self.root.is_dir() {
+            anyhow::bail!("--root {}: not a directory", self.root.display());
+        }
+        if let Some(c) = &self.cpuinfo {
+            if !c.is_file() {
+                anyhow::bail!("--cpuinfo {}: no such file", c.display());
+            }
+        }
+        Ok(Host::new(&self.root).with_cpuinfo(self.cpuinfo.clone()))
+    }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Identify the machine: device, SoC, CPU topology and clusters, OPPs, thermal sensors,
+    /// memory and swap.
+    Info {
+        #[command(flatten)]
+        machine: MachineArgs,
+        /// Print one versioned JSON document instead of text (see docs/schema/info.md).
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Run a command; returns the process exit code.
+pub fn run(cli: Cli) -> anyhow::Result<i32> {
+    match cli.command {
+        Command::Info { machine, json } => {
+            let host = machine.host()?;
+            let inv = truebench_host::Inventory::probe(&host);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&inv)?);
+            } else {
+                print!("{}", crate::info::render(&inv));
+            }
+            Ok(0)
+        }
+    }
+}
