@@ -57,6 +57,9 @@ pub enum Command {
 }
 
 /// Run a command; returns the process exit code.
+///
+/// Each command lives in its own module with an `Args` struct and a `run` function; adding a
+/// command is one variant above and one arm here.
 pub fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Info { machine, json } => {

@@ -1,0 +1,99 @@
+//! Findings: what a detector concluded, how bad it is, and the evidence that proves it.
+
+use serde::{Deserialize, Serialize};
+
+/// Stable names used in JSON (`"kind": "throttling"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingKind {
+    Throttling,
+    FrequencyCapping,
+    Undervoltage,
+    KilledCores,
+    Swapping,
+    ZswapOnZram,
+    OomKill,
+    BackgroundActivity,
+    SystemActivity,
+    ClockDeviation,
+    ThermalTrip,
+    NotIdle,
+    /// Something could not be checked (no permission for the kernel log, no cpufreq stats…).
+    NotChecked,
+}
+
+impl FindingKind {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            FindingKind::Throttling => "throttling",
+            FindingKind::FrequencyCapping => "frequency_capping",
+            FindingKind::Undervoltage => "undervoltage",
+            FindingKind::KilledCores => "killed_cores",
+            FindingKind::Swapping => "swapping",
+            FindingKind::ZswapOnZram => "zswap_on_zram",
+            FindingKind::OomKill => "oom_kill",
+            FindingKind::BackgroundActivity => "background_activity",
+            FindingKind::SystemActivity => "system_activity",
+            FindingKind::ClockDeviation => "clock_deviation",
+            FindingKind::ThermalTrip => "thermal_trip",
+            FindingKind::NotIdle => "not_idle",
+            FindingKind::NotChecked => "not_checked",
+        }
+    }
+}
+
+/// `critical` makes a result invalid; `warning` needs a look; `info` is context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Info,
+    Warning,
+    Critical,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    pub kind: FindingKind,
+    pub severity: Severity,
+    /// One sentence: what happened and what to do about it.
+    pub message: String,
+    /// The lines that prove it: samples, table rows, kernel-log lines, file values.
+    pub evidence: Vec<String>,
+}
+
+impl Finding {
+    pub fn new(kind: FindingKind, severity: Severity, message: impl Into<String>) -> Self {
+        Finding {
+            kind,
+            severity,
+            message: message.into(),
+            evidence: Vec::new(),
+        }
+    }
+
+    pub fn with_evidence(mut self, lines: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.evidence.extend(lines.into_iter().map(Into::into));
+        self
+    }
+}
+
+/// True when no finding invalidates the result.
+pub fn is_valid(findings: &[Finding]) -> bool {
+    !findings.iter().any(|f| f.severity == Severity::Critical)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_names_are_stable() {
+        let f = Finding::new(FindingKind::ZswapOnZram, Severity::Warning, "x").with_evidence(["a"]);
+        let j = serde_json::to_string(&f).unwrap();
+        assert!(j.contains("\"kind\":\"zswap_on_zram\""), "{j}");
+        assert!(j.contains("\"severity\":\"warning\""), "{j}");
+        assert_eq!(FindingKind::ZswapOnZram.as_str(), "zswap_on_zram");
+        assert!(is_valid(&[f]));
+        assert!(!is_valid(&[Finding::new(FindingKind::Swapping, Severity::Critical, "y")]));
+    }
+}
