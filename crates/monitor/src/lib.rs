@@ -2,5 +2,7 @@
 //! the pure detectors that turn evidence into findings.
 
 pub mod finding;
+pub mod timeline;
 
 pub use finding::{Finding, FindingKind, Severity};
+pub use timeline::{CpuPct, Phase, RpiSample, Sample, Timeline, TimelineHeader};

@@ -1,0 +1,161 @@
+//! The timeline: samples taken by the sampler, with phase marks.
+//!
+//! This module is the contract between the sampler (which fills it) and the detectors and
+//! renderers (which read it). Indexes into per-cluster and per-sensor vectors follow the
+//! `TimelineHeader`, fixed when the sampler starts.
+
+use serde::{Deserialize, Serialize};
+
+/// %-split of CPU time over the interval before the sample, from `/proc/stat` deltas, over all
+/// online CPUs (100 = every CPU busy). `cpu` is everything but idle and iowait.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct CpuPct {
+    pub cpu: f64,
+    pub sys: f64,
+    pub usr: f64,
+    pub nice: f64,
+    pub io: f64,
+    /// irq + softirq
+    pub irq: f64,
+    pub steal: f64,
+}
+
+/// Raspberry Pi firmware readings (`vcgencmd`), taken at a slower cadence.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct RpiSample {
+    /// `measure_clock arm`, MHz: the real clock the firmware runs.
+    pub arm_mhz: Option<f64>,
+    /// `measure_volts core`, V.
+    pub core_volts: Option<f64>,
+    /// `get_throttled` bits.
+    pub throttled: Option<u32>,
+    /// Pi 5 `pmic_read_adc`: total input power estimate, W.
+    pub pmic_watts: Option<f64>,
+}
+
+/// One sample. `None` = not available on this machine (or the read timed out).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    /// Seconds since the timeline started (monotonic clock).
+    pub t: f64,
+    /// Wall-clock time, Unix milliseconds (for `HH:MM:SS` display).
+    pub unix_ms: i64,
+    /// Current clock per cluster as the kernel reports it (`cpuinfo_cur_freq`, else
+    /// `scaling_cur_freq`), MHz. Index = cluster id.
+    pub cluster_mhz: Vec<Option<u32>>,
+    /// Measured (effective) clock per cluster from cycle counters, MHz, where available.
+    pub measured_mhz: Vec<Option<f64>>,
+    pub load1: Option<f64>,
+    pub cpu: Option<CpuPct>,
+    /// The chosen SoC temperature, °C.
+    pub soc_temp_c: Option<f64>,
+    /// Every temperature sensor, °C. Index = `TimelineHeader::temp_sensors`.
+    pub temps_c: Vec<Option<f64>>,
+    /// hwmon voltages (V), currents (A) and power (W). Index = `TimelineHeader::electrical`.
+    pub electrical: Vec<Option<f64>>,
+    /// RAPL package power over the interval, W (energy_uj delta, wrap-around handled).
+    pub rapl_watts: Option<f64>,
+    pub swap_used_kb: Option<u64>,
+    pub cpus_online: Option<u32>,
+    pub rpi: Option<RpiSample>,
+}
+
+/// What the per-sample vectors mean; fixed for the life of a timeline.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TimelineHeader {
+    /// Cluster labels in cluster-id order, e.g. `cpu0-cpu3 (Cortex-A55)`.
+    pub clusters: Vec<String>,
+    /// Temperature sensor names (zone type or `chip label`), matching `Sample::temps_c`.
+    pub temp_sensors: Vec<String>,
+    /// `(name, unit)` of each electrical reading, matching `Sample::electrical`.
+    pub electrical: Vec<(String, String)>,
+    /// Name of the chosen SoC temperature sensor.
+    pub soc_sensor: Option<String>,
+    /// Interval the sampler was asked for, seconds.
+    pub interval_s: f64,
+    /// Where measured clocks come from (`perf_event cycles`, `APERF/MPERF`…) or why none.
+    pub measured_clock_source: String,
+}
+
+/// A named phase: `[start, end)` in timeline seconds, with the parallelism it is expected
+/// to use (1 for a single-threaded benchmark, N for all cores; None = unknown).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Phase {
+    pub name: String,
+    pub start: f64,
+    pub end: Option<f64>,
+    pub threads: Option<u32>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timeline {
+    pub header: TimelineHeader,
+    pub samples: Vec<Sample>,
+    pub phases: Vec<Phase>,
+}
+
+impl Timeline {
+    pub fn new(header: TimelineHeader) -> Self {
+        Timeline {
+            header,
+            samples: Vec::new(),
+            phases: Vec::new(),
+        }
+    }
+
+    /// Start a phase at time `t`, ending the open one.
+    pub fn begin_phase(&mut self, name: &str, t: f64, threads: Option<u32>) {
+        self.end_phase(t);
+        self.phases.push(Phase {
+            name: name.to_string(),
+            start: t,
+            end: None,
+            threads,
+        });
+    }
+
+    /// End the open phase (if any) at time `t`.
+    pub fn end_phase(&mut self, t: f64) {
+        if let Some(p) = self.phases.last_mut() {
+            if p.end.is_none() {
+                p.end = Some(t);
+            }
+        }
+    }
+
+    /// Samples taken during a phase (those whose interval ended inside it).
+    pub fn samples_in(&self, phase: &Phase) -> &[Sample] {
+        let end = phase.end.unwrap_or(f64::INFINITY);
+        let lo = self.samples.partition_point(|s| s.t < phase.start);
+        let hi = self.samples.partition_point(|s| s.t < end);
+        &self.samples[lo..hi]
+    }
+
+    pub fn phase(&self, name: &str) -> Option<&Phase> {
+        self.phases.iter().find(|p| p.name == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phases_slice_samples() {
+        let mut tl = Timeline::new(TimelineHeader::default());
+        for i in 0..10 {
+            tl.samples.push(Sample {
+                t: i as f64,
+                ..Default::default()
+            });
+        }
+        tl.begin_phase("a", 0.0, Some(1));
+        tl.begin_phase("b", 4.0, Some(2));
+        tl.end_phase(7.0);
+        let a = tl.phase("a").unwrap().clone();
+        let b = tl.phase("b").unwrap().clone();
+        assert_eq!(tl.samples_in(&a).len(), 4);
+        assert_eq!(tl.samples_in(&b).len(), 3);
+        assert_eq!(b.end, Some(7.0));
+    }
+}
