@@ -307,6 +307,10 @@ pub(super) fn probe(host: &Host, missing: &mut Vec<Missing>) -> CpuPart {
             ids.extend(0..n.min(1 << 16));
         }
     }
+    if ids.is_empty() && ci.is_some_and(|c| !c.global.is_empty()) {
+        // A uniprocessor ARM kernel prints no `processor : N` line at all.
+        ids.push(0);
+    }
     ids.sort_unstable();
     ids.dedup();
     if ids.is_empty() {

@@ -77,6 +77,15 @@ pub fn parse(text: &str) -> Cpuinfo {
                 continue;
             }
         }
+        if key == "hart" && !in_proc {
+            // Early RISC-V kernels start each CPU's block with `hart : N` (no `processor`);
+            // hart ids are not CPU numbers, so number the blocks in order.
+            info.processors.push(Processor {
+                index: info.processors.len() as u32,
+                fields: Vec::new(),
+            });
+            in_proc = true;
+        }
         if in_proc {
             if let Some(p) = info.processors.last_mut() {
                 p.fields.push((key, val));
@@ -84,6 +93,14 @@ pub fn parse(text: &str) -> Cpuinfo {
             }
         }
         info.global.push((key, val));
+    }
+    // Old ARM kernels list `processor : N` lines back to back and then one block that
+    // describes every CPU, without a blank line before it: the block landed in the last
+    // processor. When every other processor is empty, it is shared.
+    let n = info.processors.len();
+    if n > 1 && info.processors[..n - 1].iter().all(|p| p.fields.is_empty()) {
+        let shared = std::mem::take(&mut info.processors[n - 1].fields);
+        info.global.splice(0..0, shared);
     }
     info
 }
@@ -111,6 +128,24 @@ mod tests {
         assert_eq!(c.field(0, "cpu implementer"), Some("0x41"));
         assert_eq!(c.global("Processor"), Some("ARMv7 Processor rev 4 (v7l)"));
         assert!(c.global("Hardware").unwrap().starts_with("SAMSUNG"));
+    }
+
+    #[test]
+    fn back_to_back_processor_lines_share_the_block() {
+        let t = "Processor\t: AArch64 Processor rev 4 (aarch64)\nprocessor\t: 0\nprocessor\t: 1\nFeatures\t: fp asimd\nCPU implementer\t: 0x41\nCPU part\t: 0xd03\n\nHardware\t: hi6250\n";
+        let c = parse(t);
+        assert_eq!(c.indices(), [0, 1]);
+        assert_eq!(c.field(0, "CPU part"), Some("0xd03"));
+        assert_eq!(c.field(1, "CPU part"), Some("0xd03"));
+        assert_eq!(c.global("Hardware"), Some("hi6250"));
+    }
+
+    #[test]
+    fn early_riscv_hart_blocks() {
+        let c = parse("hart\t: 1\nisa\t: rv64imafdc\n\nhart\t: 2\nisa\t: rv64imafdc\nuarch\t: sifive,rocket0\n");
+        assert_eq!(c.indices(), [0, 1]);
+        assert_eq!(c.field(1, "uarch"), Some("sifive,rocket0"));
+        assert_eq!(c.field(0, "hart"), Some("1"));
     }
 
     #[test]
