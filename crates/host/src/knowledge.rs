@@ -12,6 +12,7 @@ const RISCV_CORES: &str = include_str!("../data/riscv_cores.tsv");
 const RISCV_UARCH: &str = include_str!("../data/riscv_uarch.tsv");
 const THERMAL_SOURCES: &str = include_str!("../data/thermal_sources.tsv");
 const VIRTUALIZATION: &str = include_str!("../data/virtualization.tsv");
+const S390_MACHINES: &str = include_str!("../data/s390_machines.tsv");
 
 /// Rows of a TSV table: `#` comments and blank lines skipped; each row split on tabs (empty
 /// cells between tabs are kept so columns stay aligned). Returns rows with their line number.
@@ -37,6 +38,7 @@ struct Tables {
     riscv_uarch: HashMap<String, String>,
     thermal: Vec<ThermalRule>,
     virt: Vec<VirtRule>,
+    s390: HashMap<String, String>,
     errors: Vec<String>,
 }
 
@@ -189,7 +191,18 @@ fn load() -> Tables {
         }
     }
 
+    let mut s390 = HashMap::new();
+    for (n, r) in rows(S390_MACHINES) {
+        match (r.first(), r.get(1)) {
+            (Some(m), Some(name)) if m.len() == 4 && !name.is_empty() => {
+                s390.insert(m.to_string(), name.to_string());
+            }
+            _ => bad("s390_machines.tsv", n, "expected `NNNN<TAB>name`"),
+        }
+    }
+
     Tables {
+        s390,
         arm_implementers,
         arm_cores,
         riscv_ids,
@@ -241,6 +254,11 @@ pub fn riscv_by_ids(mvendorid: u64, marchid: u64, mimpid: Option<u64>) -> Option
             .find(|(v, a, i, _)| *v == mvendorid && *a == marchid && i.is_none())
     };
     exact.or_else(any).map(|r| r.3.as_str())
+}
+
+/// IBM Z model from the machine type (`2964` → `z13`).
+pub fn s390_machine(machine: &str) -> Option<&'static str> {
+    tables().s390.get(machine.trim()).map(String::as_str)
 }
 
 pub fn thermal_rules() -> &'static [ThermalRule] {

@@ -182,7 +182,8 @@ fn identify(host: &Host, ci: Option<&Cpuinfo>, cpu: u32) -> (Option<String>, Opt
     }
 
     // RISC-V: `uarch` names the core; the ids are shared by different T-Head cores.
-    if let Some(isa) = field("isa") {
+    // (LoongArch also has an `ISA` line; RISC-V isa strings start with rv32/rv64.)
+    if let Some(isa) = field("isa").filter(|i| i.starts_with("rv")) {
         let by_uarch = field("uarch").map(|u| {
             knowledge::riscv_by_uarch(u)
                 .map(str::to_string)
@@ -213,10 +214,31 @@ fn identify(host: &Host, ci: Option<&Cpuinfo>, cpu: u32) -> (Option<String>, Opt
         return (Some(name), stepping);
     }
 
+    // s390: `processor N: version = FF,  identification = 29AA14,  machine = 2817`.
+    if let Some(c) = ci.filter(|c| c.global("vendor_id").is_some_and(|v| v.contains("S390"))) {
+        let line = c
+            .global
+            .iter()
+            .find(|(k, _)| k == &format!("processor {cpu}"))
+            .or_else(|| c.global.iter().find(|(k, _)| k.starts_with("processor ")));
+        let machine = line.and_then(|(_, v)| {
+            v.split(',')
+                .find_map(|kv| kv.trim().strip_prefix("machine = ").map(str::trim))
+        });
+        if let Some(m) = machine {
+            let name = match knowledge::s390_machine(m) {
+                Some(n) => format!("IBM {n} ({m})"),
+                None => format!("IBM machine type {m}"),
+            };
+            return (Some(name), None);
+        }
+    }
+
     // LoongArch, POWER, s390, SPARC and anything else that names its CPU somewhere.
     for k in ["Model Name", "cpu model", "cpu", "model name", "vendor_id"] {
         if let Some(v) = field(k) {
             let v = v.split(',').next().unwrap_or(v).trim();
+            let v = v.split_whitespace().collect::<Vec<_>>().join(" ");
             if !v.is_empty() {
                 let stepping = field("CPU Revision")
                     .or_else(|| field("revision"))

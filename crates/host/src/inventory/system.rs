@@ -253,7 +253,7 @@ fn kernel_arch(host: &Host, cpu: &CpuPart) -> (Option<String>, Option<String>) {
                 a.trim_end_matches(|c: char| !c.is_ascii_digit())
             ))
         }
-    } else if let Some(isa) = f("isa") {
+    } else if let Some(isa) = f("isa").filter(|i| i.starts_with("rv")) {
         Some(
             if isa.starts_with("rv32") {
                 "riscv32"
