@@ -1,7 +1,10 @@
 //! Monitoring beside every benchmark: the sampler, the timeline, before/after evidence, and
 //! the pure detectors that turn evidence into findings.
 
+pub mod detect;
+pub mod evidence;
 pub mod finding;
+pub mod kmsg;
 pub mod timeline;
 
 pub use finding::{Finding, FindingKind, Severity};

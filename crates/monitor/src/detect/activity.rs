@@ -1,0 +1,362 @@
+//! Background activity: CPU time other processes took while a benchmark ran.
+//!
+//! sbc-bench's rule (ValidateResults in sbc-bench.sh): during the single-threaded
+//! benchmarks `%cpu` must be `100 / cores`; the first line of each monitoring table is
+//! skipped; over the lines at or above that ideal it flags a peak excess > 8/5/3/2 points
+//! or an average excess > 2/1/1/0 points on 2/4/6/8 cores (only the average, > 0, above 8).
+//! Those tolerances amount to ~16–20 % of one core at peak and ~4–6 % of one core on
+//! average, expressed in %-of-all-CPUs. truebench states them per core, so they work for
+//! any core count and any phase parallelism:
+//!
+//! * expected `%cpu` of a phase = `threads / online CPUs × 100`;
+//! * excess per sample = `%cpu − expected` (first sample of a phase skipped: its interval
+//!   starts before the phase);
+//! * warning when the peak excess exceeds 20 % of one core (`20 / n` points) or the mean
+//!   excess (negative excess counted as 0) exceeds 5 % of one core (`5 / n` points);
+//! * critical when the mean excess exceeds 20 % of one core: a fifth of a core taken away
+//!   all the time.
+//!
+//! Phases that use every CPU cannot show background in `%cpu` and are skipped. Unlike
+//! sbc-bench, truebench names the processes, from per-process CPU times read at the phase
+//! boundaries (or the run's before/after snapshots).
+
+use truebench_host::Inventory;
+
+use super::{capped, fmt_sample};
+use crate::evidence::{ProcessDelta, ProcessTable};
+use crate::finding::{Finding, FindingKind, Severity};
+use crate::timeline::{Phase, Sample, Timeline};
+
+/// Peak excess tolerated, in % of one core.
+pub const PEAK_CORE_PCT: f64 = 20.0;
+/// Mean excess tolerated, in % of one core.
+pub const MEAN_CORE_PCT: f64 = 5.0;
+/// Mean excess that makes results invalid, in % of one core.
+pub const CRITICAL_CORE_PCT: f64 = 20.0;
+
+/// The processes that used CPU between the last table at or before `start` and the first
+/// at or after `end` (as evidence lines), or None without such a pair.
+pub fn processes_between(
+    tables: &[(f64, &ProcessTable)],
+    start: f64,
+    end: f64,
+) -> Option<(f64, f64, Vec<ProcessDelta>)> {
+    // A snapshot taken "at" a boundary may be stamped a little after it.
+    const SLACK: f64 = 0.5;
+    let a = tables.iter().rev().find(|(t, _)| *t <= start + SLACK)?;
+    let b = tables.iter().find(|(t, _)| *t >= end - SLACK && *t > a.0)?;
+    Some((a.0, b.0, a.1.delta(b.1)))
+}
+
+/// Evidence lines naming the top processes.
+pub fn process_lines(from: f64, to: f64, deltas: &[ProcessDelta]) -> Vec<String> {
+    let top: Vec<String> = deltas
+        .iter()
+        .filter(|d| d.total_s() >= 0.01)
+        .take(8)
+        .map(|d| {
+            let mut s = format!("{} (pid {}): {:.2} s", d.comm, d.pid, d.cpu_s);
+            if d.children_s > 0.0 {
+                s.push_str(&format!(" + {:.2} s in exited children", d.children_s));
+            }
+            if d.new {
+                s.push_str(", started meanwhile");
+            }
+            s
+        })
+        .collect();
+    if top.is_empty() {
+        return vec![format!(
+            "No other process used measurable CPU time between t={from:.1}s and t={to:.1}s (processes that started and ended in between cannot be seen)"
+        )];
+    }
+    let mut v = vec![format!(
+        "CPU time of other processes between t={from:.1}s and t={to:.1}s (truebench and the benchmark excluded):"
+    )];
+    v.extend(top.into_iter().map(|s| format!("  {s}")));
+    v
+}
+
+fn names(deltas: &[ProcessDelta]) -> String {
+    let v: Vec<&str> = deltas
+        .iter()
+        .filter(|d| d.total_s() >= 0.01)
+        .take(3)
+        .map(|d| d.comm.as_str())
+        .collect();
+    v.join(", ")
+}
+
+/// Samples of a phase, its first one skipped.
+fn phase_samples<'a>(tl: &'a Timeline, p: &Phase) -> &'a [Sample] {
+    let s = tl.samples_in(p);
+    if s.is_empty() {
+        s
+    } else {
+        &s[1..]
+    }
+}
+
+fn ncpus(inv: &Inventory, samples: &[Sample]) -> f64 {
+    let from_inv = inv.online_cpus().count();
+    let n = if from_inv > 0 {
+        from_inv as u32
+    } else {
+        samples
+            .iter()
+            .filter_map(|s| s.cpus_online)
+            .max()
+            .unwrap_or(1)
+    };
+    n.max(1) as f64
+}
+
+/// One finding per phase whose `%cpu` exceeded what its threads use.
+pub fn background_activity(
+    inv: &Inventory,
+    tl: &Timeline,
+    tables: &[(f64, &ProcessTable)],
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for p in &tl.phases {
+        let Some(threads) = p.threads else { continue };
+        let samples = phase_samples(tl, p);
+        let n = ncpus(inv, samples);
+        if threads as f64 >= n || samples.is_empty() {
+            continue;
+        }
+        let expected = threads as f64 / n * 100.0;
+        let excess: Vec<(f64, &Sample)> = samples
+            .iter()
+            .filter_map(|s| Some((s.cpu?.cpu - expected, s)))
+            .collect();
+        if excess.is_empty() {
+            continue;
+        }
+        let peak = excess.iter().map(|e| e.0).fold(f64::MIN, f64::max);
+        let mean = excess.iter().map(|e| e.0.max(0.0)).sum::<f64>() / excess.len() as f64;
+        let peak_tol = PEAK_CORE_PCT / n;
+        let mean_tol = MEAN_CORE_PCT / n;
+        if peak <= peak_tol && mean <= mean_tol {
+            continue;
+        }
+        let sev = if mean > CRITICAL_CORE_PCT / n {
+            Severity::Critical
+        } else {
+            Severity::Warning
+        };
+        let mut ev = vec![format!(
+            "expected {expected:.1} % cpu ({threads} of {n} CPUs); excess {mean:.1} % mean (tolerated {mean_tol:.2}), {peak:.1} % peak (tolerated {peak_tol:.2})"
+        )];
+        ev.extend(capped(
+            excess
+                .iter()
+                .filter(|e| e.0 > peak_tol || e.0 > mean_tol)
+                .map(|e| fmt_sample(e.1))
+                .collect(),
+            12,
+        ));
+        let end = p
+            .end
+            .unwrap_or_else(|| samples.last().map_or(p.start, |s| s.t));
+        let procs = processes_between(tables, p.start, end);
+        let who = procs
+            .as_ref()
+            .map(|(_, _, d)| names(d))
+            .filter(|s| !s.is_empty())
+            .map(|s| format!(" (top: {s})"))
+            .unwrap_or_default();
+        if let Some((a, b, d)) = &procs {
+            ev.extend(process_lines(*a, *b, d));
+        }
+        out.push(
+            Finding::new(
+                FindingKind::BackgroundActivity,
+                sev,
+                format!(
+                    "Other processes{who} used {mean:.1} % of all CPUs on average (up to {peak:.0} %) during '{}', on top of the benchmark's {expected:.0} %: scores are lower than they should be; stop them and run again.",
+                    p.name
+                ),
+            )
+            .with_evidence(ev),
+        );
+    }
+    out
+}
+
+/// `%sys` high during benchmark phases (sbc-bench: peak > 15 or integer mean ≥ 1). Usually
+/// swapping to zram or a busy driver; benchmarks themselves spend ~0 % in the kernel.
+pub fn system_activity(tl: &Timeline, tables: &[(f64, &ProcessTable)]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for p in tl.phases.iter().filter(|p| p.threads.is_some()) {
+        let samples = phase_samples(tl, p);
+        let sys: Vec<(f64, &Sample)> = samples
+            .iter()
+            .filter_map(|s| Some((s.cpu?.sys, s)))
+            .collect();
+        if sys.is_empty() {
+            continue;
+        }
+        let peak = sys.iter().map(|s| s.0).fold(f64::MIN, f64::max);
+        let mean = sys.iter().map(|s| s.0).sum::<f64>() / sys.len() as f64;
+        if peak <= 15.0 && mean < 1.0 {
+            continue;
+        }
+        let mut ev = vec![format!(
+            "%sys {mean:.1} % mean (tolerated < 1), {peak:.1} % peak (tolerated 15)"
+        )];
+        ev.extend(capped(
+            sys.iter()
+                .filter(|s| s.0 >= 1.0)
+                .map(|s| fmt_sample(s.1))
+                .collect(),
+            12,
+        ));
+        let end = p
+            .end
+            .unwrap_or_else(|| samples.last().map_or(p.start, |s| s.t));
+        if let Some((a, b, d)) = processes_between(tables, p.start, end) {
+            ev.extend(process_lines(a, b, &d));
+        }
+        out.push(
+            Finding::new(
+                FindingKind::SystemActivity,
+                Severity::Warning,
+                format!(
+                    "The kernel was busy during '{}' ({mean:.1} % sys on average, up to {peak:.0} %), usually swapping to zram or a busy driver; check the processes listed and run again.",
+                    p.name
+                ),
+            )
+            .with_evidence(ev),
+        );
+    }
+    out
+}
+
+/// The idle gate (sbc-bench waits until the 1-minute load is below 0.1 or `%cpu` below
+/// 2.5 % over 30 s): a finding when *both* are above over the given samples (the last
+/// `load1` and the mean `%cpu`), naming processes when their deltas are given.
+pub fn not_idle(
+    samples: &[Sample],
+    processes: Option<(f64, f64, &[ProcessDelta])>,
+) -> Option<Finding> {
+    let cpu: Vec<f64> = samples
+        .iter()
+        .filter_map(|s| s.cpu.map(|c| c.cpu))
+        .collect();
+    if cpu.is_empty() {
+        return None;
+    }
+    let mean = cpu.iter().sum::<f64>() / cpu.len() as f64;
+    let load = samples.iter().rev().find_map(|s| s.load1);
+    if mean < 2.5 || load.is_some_and(|l| l < 0.1) {
+        return None;
+    }
+    let mut ev = vec![format!(
+        "mean %cpu {mean:.1} (needs < 2.5), 1-minute load {} (needs < 0.10)",
+        load.map_or("unknown".into(), |l| format!("{l:.2}"))
+    )];
+    ev.extend(capped(samples.iter().map(fmt_sample).collect(), 12));
+    let mut who = String::new();
+    if let Some((a, b, d)) = processes {
+        let n = names(d);
+        if !n.is_empty() {
+            who = format!(" (top: {n})");
+        }
+        ev.extend(process_lines(a, b, d));
+    }
+    Some(
+        Finding::new(
+            FindingKind::NotIdle,
+            Severity::Warning,
+            format!(
+                "The system is not idle{who}: {mean:.1} % CPU used with load {}; stop other work before benchmarking.",
+                load.map_or("unknown".into(), |l| format!("{l:.2}"))
+            ),
+        )
+        .with_evidence(ev),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timeline::{CpuPct, TimelineHeader};
+
+    fn s(t: f64, cpu: f64, sys: f64) -> Sample {
+        Sample {
+            t,
+            cpu: Some(CpuPct {
+                cpu,
+                sys,
+                usr: cpu - sys,
+                ..Default::default()
+            }),
+            load1: Some(1.0),
+            cpus_online: Some(4),
+            ..Default::default()
+        }
+    }
+
+    fn tl(vals: &[(f64, f64)], threads: u32) -> Timeline {
+        let mut tl = Timeline::new(TimelineHeader::default());
+        for (i, &(c, sys)) in vals.iter().enumerate() {
+            tl.samples.push(s(i as f64 + 0.5, c, sys));
+        }
+        tl.begin_phase("single", 0.0, Some(threads));
+        tl.end_phase(vals.len() as f64);
+        tl
+    }
+
+    fn inv() -> Inventory {
+        Inventory::probe(&truebench_host::Host::new("/nonexistent-root"))
+    }
+
+    #[test]
+    fn quiet_single_thread_phase_passes() {
+        // First sample (2 %) skipped; 25 % on 4 cores is exactly one core.
+        let t = tl(&[(2.0, 0.0), (25.0, 0.0), (25.2, 0.0), (26.0, 0.0)], 1);
+        assert!(background_activity(&inv(), &t, &[]).is_empty());
+        assert!(system_activity(&t, &[]).is_empty());
+    }
+
+    #[test]
+    fn burst_is_flagged() {
+        let t = tl(&[(2.0, 0.0), (25.0, 0.0), (52.0, 1.0), (25.0, 0.0)], 1);
+        let f = background_activity(&inv(), &t, &[]);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].kind, FindingKind::BackgroundActivity);
+        assert!(
+            f[0].evidence.iter().any(|e| e.contains("cpu 52%")),
+            "{:?}",
+            f[0].evidence
+        );
+    }
+
+    #[test]
+    fn all_core_phases_and_unknown_threads_are_skipped() {
+        let t = tl(&[(2.0, 0.0), (100.0, 0.0)], 4);
+        assert!(background_activity(&inv(), &t, &[]).is_empty());
+        let mut t = tl(&[(2.0, 0.0), (90.0, 0.0)], 1);
+        t.phases[0].threads = None;
+        assert!(background_activity(&inv(), &t, &[]).is_empty());
+    }
+
+    #[test]
+    fn sys_peak() {
+        let t = tl(&[(2.0, 0.0), (25.0, 0.0), (45.0, 20.0), (25.0, 0.0)], 1);
+        let f = system_activity(&t, &[]);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].kind, FindingKind::SystemActivity);
+    }
+
+    #[test]
+    fn idle_gate() {
+        let busy: Vec<Sample> = (0..6).map(|i| s(i as f64, 12.0, 1.0)).collect();
+        let f = not_idle(&busy, None).unwrap();
+        assert_eq!(f.kind, FindingKind::NotIdle);
+        let quiet: Vec<Sample> = (0..6).map(|i| s(i as f64, 1.0, 0.0)).collect();
+        assert!(not_idle(&quiet, None).is_none());
+        assert!(not_idle(&[], None).is_none());
+    }
+}

@@ -1,0 +1,332 @@
+//! The kernel log written while truebench runs.
+//!
+//! On the live machine `dev/kmsg` is a character device: opened non-blocking and positioned
+//! with SEEK_END (which on kmsg means "only records logged from now on"), so no marker has
+//! to be written into the log (that would need root). Each `read` returns one record
+//! `prio,seq,usec,flags;message`, turned into `[ 2877.094811] message` as dmesg prints it.
+//!
+//! On a fixture root `dev/kmsg` is a regular file: it is read from the length it had at
+//! `start`, so a test can append lines while truebench runs. Appended lines may be kmsg
+//! records or dmesg lines. `--kernel-log FILE` replays a whole file the same way.
+
+use std::fs::File;
+use std::io::{ErrorKind, Read, Seek, SeekFrom};
+use std::os::unix::fs::FileTypeExt;
+use std::os::unix::io::AsRawFd;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use truebench_host::Host;
+
+/// Kernel-log lines collected since `start`, or why they could not be.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KernelLog {
+    Lines(Vec<String>),
+    Unavailable(String),
+}
+
+impl KernelLog {
+    pub fn lines(&self) -> &[String] {
+        match self {
+            KernelLog::Lines(l) => l,
+            KernelLog::Unavailable(_) => &[],
+        }
+    }
+}
+
+/// More lines than this are not kept (a driver spamming the log must not eat memory); the
+/// count of dropped lines is reported in a final line.
+const MAX_LINES: usize = 50_000;
+/// Larger than the kernel's biggest record (CONSOLE_EXT_LOG_MAX = 8 KiB), so a read never
+/// fails with EINVAL.
+const RECORD_BUF: usize = 16 * 1024;
+
+enum Source {
+    /// The kmsg character device, non-blocking.
+    Device(File),
+    /// A regular file read from `offset` on (fixture `dev/kmsg`, `--kernel-log FILE`).
+    Regular {
+        file: File,
+        offset: u64,
+    },
+    Unavailable(String),
+    /// Worked, then failed: the lines so far are kept and the reason noted.
+    Stopped(String),
+}
+
+pub struct KernelLogReader {
+    source: Source,
+    lines: Vec<String>,
+    dropped: usize,
+    lost_records: bool,
+}
+
+impl std::fmt::Debug for KernelLogReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match &self.source {
+            Source::Device(_) => "device".to_string(),
+            Source::Regular { offset, .. } => format!("file from byte {offset}"),
+            Source::Unavailable(r) => format!("unavailable: {r}"),
+            Source::Stopped(r) => format!("stopped: {r}"),
+        };
+        f.debug_struct("KernelLogReader")
+            .field("source", &kind)
+            .field("lines", &self.lines.len())
+            .finish()
+    }
+}
+
+impl KernelLogReader {
+    fn with(source: Source) -> Self {
+        KernelLogReader {
+            source,
+            lines: Vec::new(),
+            dropped: 0,
+            lost_records: false,
+        }
+    }
+
+    /// Start following `<root>/dev/kmsg`. Never fails: a missing device or missing
+    /// permission is remembered and reported by `collect` as `Unavailable`.
+    pub fn start(host: &Host) -> Self {
+        let rel = "dev/kmsg";
+        let mut file = match host.open(rel) {
+            Ok(f) => f,
+            Err(e) => {
+                let why = match e.source.kind() {
+                    ErrorKind::PermissionDenied => format!(
+                        "/{rel}: permission denied (kernel.dmesg_restrict=1?); run as root to check the kernel log"
+                    ),
+                    ErrorKind::NotFound => format!("/{rel}: not present (container?)"),
+                    _ => format!("/{rel}: {}", e.source),
+                };
+                return Self::with(Source::Unavailable(why));
+            }
+        };
+        let is_device = file
+            .metadata()
+            .map(|m| m.file_type().is_char_device())
+            .unwrap_or(false);
+        if is_device {
+            // SAFETY: fcntl on a descriptor we own; flags are read before being extended.
+            let ok = unsafe {
+                let fd = file.as_raw_fd();
+                let fl = libc::fcntl(fd, libc::F_GETFL);
+                fl >= 0 && libc::fcntl(fd, libc::F_SETFL, fl | libc::O_NONBLOCK) >= 0
+            };
+            if !ok {
+                return Self::with(Source::Unavailable(format!(
+                    "/{rel}: cannot make non-blocking: {}",
+                    std::io::Error::last_os_error()
+                )));
+            }
+            if let Err(e) = file.seek(SeekFrom::End(0)) {
+                return Self::with(Source::Unavailable(format!("/{rel}: seek to end: {e}")));
+            }
+            Self::with(Source::Device(file))
+        } else {
+            match file.seek(SeekFrom::End(0)) {
+                Ok(offset) => Self::with(Source::Regular { file, offset }),
+                Err(e) => Self::with(Source::Unavailable(format!("/{rel}: {e}"))),
+            }
+        }
+    }
+
+    /// Replay a file of dmesg lines (or kmsg records) from its beginning.
+    pub fn from_file(path: &Path) -> std::io::Result<Self> {
+        let file = File::open(path)?;
+        Ok(Self::with(Source::Regular { file, offset: 0 }))
+    }
+
+    /// Everything logged since `start` (each call reads what is new and returns the whole
+    /// collection so far).
+    pub fn collect(&mut self) -> KernelLog {
+        let mut new = Vec::new();
+        let err = match &mut self.source {
+            Source::Unavailable(r) => return KernelLog::Unavailable(r.clone()),
+            Source::Device(f) => read_device(f, &mut new, &mut self.lost_records),
+            Source::Regular { file, offset } => read_regular(file, offset, &mut new),
+            Source::Stopped(_) => None,
+        };
+        if let Some(e) = err {
+            self.source = Source::Stopped(e);
+        }
+        for l in new {
+            if self.lines.len() < MAX_LINES {
+                self.lines.push(l);
+            } else {
+                self.dropped += 1;
+            }
+        }
+        let mut out = self.lines.clone();
+        if self.lost_records {
+            out.push(
+                "[truebench: some kernel-log records were overwritten before they could be read]"
+                    .into(),
+            );
+        }
+        if let Source::Stopped(why) = &self.source {
+            out.push(format!("[truebench: kernel log reading stopped: {why}]"));
+        }
+        if self.dropped > 0 {
+            out.push(format!(
+                "[truebench: {} more kernel-log lines not kept]",
+                self.dropped
+            ));
+        }
+        KernelLog::Lines(out)
+    }
+}
+
+/// Read records until EAGAIN. Returns a reason when the device became unreadable.
+fn read_device(f: &mut File, out: &mut Vec<String>, lost: &mut bool) -> Option<String> {
+    let mut buf = vec![0u8; RECORD_BUF];
+    loop {
+        match f.read(&mut buf) {
+            Ok(0) => return None,
+            Ok(n) => {
+                let text = String::from_utf8_lossy(&buf[..n]);
+                if let Some(l) = kmsg_record_to_dmesg(&text) {
+                    out.push(l);
+                }
+            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock => return None,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            // EPIPE: records were overwritten in the ring buffer; the next read goes on
+            // with the oldest record still there.
+            Err(e) if e.raw_os_error() == Some(libc::EPIPE) => *lost = true,
+            Err(e) => return Some(format!("/dev/kmsg: {e}")),
+        }
+    }
+}
+
+/// Read complete lines after `offset`; a last line without its newline is left for the
+/// next call (a writer may be in the middle of it).
+fn read_regular(file: &mut File, offset: &mut u64, out: &mut Vec<String>) -> Option<String> {
+    if let Err(e) = file.seek(SeekFrom::Start(*offset)) {
+        return Some(format!("kernel log: {e}"));
+    }
+    let mut buf = Vec::new();
+    if let Err(e) = file.read_to_end(&mut buf) {
+        return Some(format!("kernel log: {e}"));
+    }
+    let complete = match buf.iter().rposition(|&b| b == b'\n') {
+        Some(i) => i + 1,
+        None => return None,
+    };
+    *offset += complete as u64;
+    for line in String::from_utf8_lossy(&buf[..complete]).lines() {
+        if let Some(l) = log_line(line) {
+            out.push(l);
+        }
+    }
+    None
+}
+
+/// One line of a kernel-log file: a kmsg record becomes a dmesg line, a kmsg continuation
+/// (` KEY=value`) is dropped, anything else is kept as it is.
+pub fn log_line(line: &str) -> Option<String> {
+    if line.trim().is_empty() || line.starts_with(' ') {
+        return None;
+    }
+    Some(kmsg_record_to_dmesg(line).unwrap_or_else(|| line.trim_end().to_string()))
+}
+
+/// `6,1234,2877094811,-;message` (+ continuation lines) → `[ 2877.094811] message`.
+/// None when `record` is not a kmsg record.
+pub fn kmsg_record_to_dmesg(record: &str) -> Option<String> {
+    let (head, rest) = record.split_once(';')?;
+    let f: Vec<&str> = head.split(',').collect();
+    if f.len() < 3
+        || !f[..3]
+            .iter()
+            .all(|x| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return None;
+    }
+    let usec: u64 = f[2].parse().ok()?;
+    // The message ends at the first newline; what follows are ` KEY=value` dictionary lines.
+    let msg = rest.split('\n').next().unwrap_or("").trim_end();
+    Some(format!(
+        "[{:5}.{:06}] {msg}",
+        usec / 1_000_000,
+        usec % 1_000_000
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn records_become_dmesg_lines() {
+        assert_eq!(
+            kmsg_record_to_dmesg("6,339,2877094811,-;CPU1: shutdown\n").as_deref(),
+            Some("[ 2877.094811] CPU1: shutdown")
+        );
+        assert_eq!(
+            kmsg_record_to_dmesg(
+                "4,1,5000,-,caller=T1;psci: CPU3 killed (polled 0 ms)\n SUBSYSTEM=cpu\n"
+            )
+            .as_deref(),
+            Some("[    0.005000] psci: CPU3 killed (polled 0 ms)")
+        );
+        assert_eq!(
+            kmsg_record_to_dmesg("3,2,123456789012,-;x").as_deref(),
+            Some("[123456.789012] x")
+        );
+        assert!(kmsg_record_to_dmesg("[ 1.0] not a record; really").is_none());
+        assert!(kmsg_record_to_dmesg("a,b,c;x").is_none());
+    }
+
+    #[test]
+    fn regular_file_reads_from_start_length_and_waits_for_whole_lines() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("dev")).unwrap();
+        let p = d.path().join("dev/kmsg");
+        std::fs::write(&p, "6,1,100,-;old line before start\n").unwrap();
+        let mut r = KernelLogReader::start(&Host::new(d.path()));
+        assert_eq!(r.collect(), KernelLog::Lines(vec![]));
+        let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+        write!(f, "6,2,2877094811,-;CPU1: shutdown\n SUBSYSTEM=cpu\n[ 2877.116885] psci: CPU1 killed (polled 0 ms)\npartial").unwrap();
+        let got = r.collect();
+        assert_eq!(
+            got,
+            KernelLog::Lines(vec![
+                "[ 2877.094811] CPU1: shutdown".into(),
+                "[ 2877.116885] psci: CPU1 killed (polled 0 ms)".into()
+            ])
+        );
+        writeln!(f, " line").unwrap();
+        assert_eq!(r.collect().lines().len(), 3);
+        assert_eq!(r.collect().lines()[2], "partial line");
+    }
+
+    #[test]
+    fn missing_kmsg_is_unavailable_with_reason() {
+        let d = tempfile::tempdir().unwrap();
+        let mut r = KernelLogReader::start(&Host::new(d.path()));
+        match r.collect() {
+            KernelLog::Unavailable(why) => assert!(why.contains("/dev/kmsg"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn replay_reads_whole_file() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("dmesg.txt");
+        std::fs::write(&p, "[ 1964.179580] hwmon hwmon1: Undervoltage detected!\n[ 1974.259710] hwmon hwmon1: Voltage normalised\n").unwrap();
+        let mut r = KernelLogReader::from_file(&p).unwrap();
+        assert_eq!(r.collect().lines().len(), 2);
+        assert!(KernelLogReader::from_file(&d.path().join("none")).is_err());
+    }
+
+    #[test]
+    fn json_shape() {
+        let j = serde_json::to_string(&KernelLog::Unavailable("x".into())).unwrap();
+        assert_eq!(j, r#"{"unavailable":"x"}"#);
+    }
+}
