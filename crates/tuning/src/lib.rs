@@ -385,7 +385,7 @@ impl Tuning {
             );
             let cur_min = self.lock().host.read_u64(&min_f);
             let (min_s, max_s) = (min_khz.to_string(), max_khz.to_string());
-            if cur_min.is_some_and(|m| max_khz < m) {
+            if sysfs::min_first(cur_min, max_khz) {
                 self.write(&min_f, &min_s)?;
                 self.write(&max_f, &max_s)?;
             } else {

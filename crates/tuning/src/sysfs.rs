@@ -197,6 +197,13 @@ pub fn plan(pending: &[(usize, &str)]) -> Vec<Step> {
     steps
 }
 
+/// Whether setting the range [new_min, new_max] must write min first: only when the new
+/// max is below the min in force now (max first would leave min > max). Otherwise max goes
+/// first: a new min above the current max would cross it.
+pub fn min_first(current_min: Option<u64>, new_max: u64) -> bool {
+    current_min.is_some_and(|m| new_max < m)
+}
+
 /// Whether restoring a min/max pair must write max first: when the lower limit to restore is
 /// above the upper limit in force now (writing min first would leave min > max).
 pub fn max_first(orig_min: &[u8], current_max: Option<u64>) -> bool {
@@ -301,6 +308,36 @@ mod tests {
                 Step::One(1),
             ]
         );
+    }
+
+    /// Walk a clock range up and down and check min ≤ max after every single write, as an
+    /// old kernel (before freq QoS) would enforce.
+    #[test]
+    fn range_writes_never_cross() {
+        let (mut min, mut max) = (408_000u64, 1_800_000u64);
+        for (lo, hi) in [
+            (1_800_000, 1_800_000),
+            (408_000, 408_000),
+            (1_200_000, 1_608_000),
+            (600_000, 816_000),
+            (1_608_000, 1_800_000),
+            (408_000, 1_800_000),
+        ] {
+            let writes = if min_first(Some(min), hi) {
+                [(true, lo), (false, hi)]
+            } else {
+                [(false, hi), (true, lo)]
+            };
+            for (is_min, v) in writes {
+                if is_min {
+                    min = v;
+                } else {
+                    max = v;
+                }
+                assert!(min <= max, "{min} > {max} on the way to [{lo}, {hi}]");
+            }
+            assert_eq!((min, max), (lo, hi));
+        }
     }
 
     #[test]
