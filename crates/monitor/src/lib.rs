@@ -2,9 +2,14 @@
 //! the pure detectors that turn evidence into findings.
 
 pub mod detect;
+pub mod effective;
 pub mod evidence;
 pub mod finding;
 pub mod kmsg;
+pub mod reader;
+pub mod render;
+pub mod rpi;
+pub mod sampler;
 pub mod timeline;
 
 pub use finding::{Finding, FindingKind, Severity};

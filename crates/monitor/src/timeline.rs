@@ -31,6 +31,9 @@ pub struct RpiSample {
     pub throttled: Option<u32>,
     /// Pi 5 `pmic_read_adc`: total input power estimate, W.
     pub pmic_watts: Option<f64>,
+    /// Pi 5 `pmic_read_adc` `EXT5V_V`: the supply voltage, V (sbc-bench's `DC(V)`).
+    #[serde(default)]
+    pub input_volts: Option<f64>,
 }
 
 /// One sample. `None` = not available on this machine (or the read timed out).
