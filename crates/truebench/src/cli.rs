@@ -39,7 +39,11 @@ impl MachineArgs {
                 anyhow::bail!("--cpuinfo {}: no such file", c.display());
             }
         }
-        Ok(Host::new(&self.root).with_cpuinfo(self.cpuinfo.clone()))
+        let host = Host::new(&self.root).with_cpuinfo(self.cpuinfo.clone());
+        // Every command opens its machine here, so this is where settings left changed by a
+        // killed run on this root are put back, before the command looks at anything.
+        crate::recovery::recover_at_start(&host);
+        Ok(host)
     }
 }
 

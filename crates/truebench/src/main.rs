@@ -3,16 +3,22 @@
 
 mod cli;
 mod info;
+mod recovery;
 
 use clap::Parser;
 
 fn main() {
+    // Before anything can change a setting: SIGINT/SIGTERM/SIGHUP and panics restore.
+    truebench_tuning::install_handlers();
     let cli = cli::Cli::parse();
+    // truebench_tuning::exit waits for a signal handler that is restoring settings.
     match cli::run(cli) {
-        Ok(code) => std::process::exit(code),
+        Ok(code) => truebench_tuning::exit(code),
         Err(e) => {
-            eprintln!("truebench: error: {e:#}");
-            std::process::exit(2);
+            if truebench_tuning::pending_signal().is_none() {
+                eprintln!("truebench: error: {e:#}");
+            }
+            truebench_tuning::exit(2);
         }
     }
 }

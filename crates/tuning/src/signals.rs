@@ -5,8 +5,8 @@
 //! in a handler — and exits with 128+signal, as a shell expects of a killed process.
 
 use std::panic;
-use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Once, TryLockError, Weak};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Once, OnceLock, TryLockError, Weak};
 
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
@@ -17,6 +17,7 @@ use crate::{print_problems, Inner};
 static REGISTRY: Mutex<Vec<Weak<Mutex<Inner>>>> = Mutex::new(Vec::new());
 static PENDING: AtomicI32 = AtomicI32::new(0);
 static INSTALL: Once = Once::new();
+static GRACEFUL: OnceLock<Arc<AtomicBool>> = OnceLock::new();
 
 fn registry() -> MutexGuard<'static, Vec<Weak<Mutex<Inner>>>> {
     REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
@@ -40,6 +41,30 @@ pub fn pending_signal() -> Option<i32> {
     (s != 0).then_some(s)
 }
 
+/// For a command that stops by itself on Ctrl-C (a monitor printing its summary): from now
+/// on the first SIGINT/SIGTERM/SIGHUP only sets the returned flag; the command polls it,
+/// winds down and drops its Tuning, which restores. A second signal restores and exits at
+/// once, as without this call. Call after [`install_handlers`].
+pub fn graceful_interrupts() -> Arc<AtomicBool> {
+    GRACEFUL
+        .get_or_init(|| Arc::new(AtomicBool::new(false)))
+        .clone()
+}
+
+/// Exit the process with `code` — unless a signal arrived and its handler thread is
+/// restoring settings: then wait for it, and it exits with 128+signal once everything is
+/// back. A program that uses [`install_handlers`] ends through this instead of
+/// `std::process::exit`, so the main thread cannot end the process in the middle of a
+/// restore.
+pub fn exit(code: i32) -> ! {
+    if pending_signal().is_some() {
+        loop {
+            std::thread::park();
+        }
+    }
+    std::process::exit(code)
+}
+
 fn name(sig: i32) -> String {
     match sig {
         SIGINT => "SIGINT".into(),
@@ -59,7 +84,13 @@ pub fn install_handlers() {
                 let spawned = std::thread::Builder::new()
                     .name("truebench-signals".into())
                     .spawn(move || {
-                        if let Some(sig) = signals.forever().next() {
+                        for sig in signals.forever() {
+                            if let Some(flag) = GRACEFUL.get() {
+                                if !flag.swap(true, Ordering::SeqCst) {
+                                    // First signal of a command that stops by itself.
+                                    continue;
+                                }
+                            }
                             on_signal(sig);
                         }
                     });

@@ -20,7 +20,12 @@ const HOLD: &str = env!("CARGO_BIN_EXE_tuning-hold");
 const LIMIT: Duration = Duration::from_secs(60);
 
 fn hold(root: &Path) -> Child {
+    hold_with(root, &[])
+}
+
+fn hold_with(root: &Path, extra: &[&str]) -> Child {
     Command::new(HOLD)
+        .args(extra)
         .arg("--root")
         .arg(root)
         .args(["--governor", "performance", "--min-khz", "1008000"])
@@ -210,4 +215,43 @@ fn two_processes_cannot_change_one_root_at_once() {
     assert_eq!(changed(&before, &snapshot(d.path())), Vec::<String>::new());
     // Free again.
     drop(Tuning::begin(&host).unwrap());
+}
+
+#[test]
+fn a_graceful_command_stops_by_itself_on_the_first_signal() {
+    let d = temp_rock5b();
+    let before = snapshot(d.path());
+    let mut child = hold_with(d.path(), &["--graceful"]);
+    let out = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(out).lines();
+    assert!(lines.next().unwrap().unwrap().starts_with("READY"));
+    signal(&child, libc::SIGINT);
+    let status = wait(&mut child);
+    assert_eq!(
+        status.code(),
+        Some(0),
+        "{}",
+        child.wait_with_output_stderr()
+    );
+    let stopped = lines.next().unwrap().unwrap();
+    assert_eq!(stopped, format!("STOPPED restored={CHANGED}"));
+    assert_eq!(changed(&before, &snapshot(d.path())), Vec::<String>::new());
+}
+
+#[test]
+fn a_second_signal_restores_and_exits_even_if_the_command_does_not_stop() {
+    let d = temp_rock5b();
+    let before = snapshot(d.path());
+    let mut child = hold_with(d.path(), &["--graceful-stuck"]);
+    ready(&mut child);
+    signal(&child, libc::SIGINT);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the first signal only asks"
+    );
+    assert_eq!(changed(&before, &snapshot(d.path())).len(), CHANGED);
+    signal(&child, libc::SIGINT);
+    assert_eq!(wait(&mut child).code(), Some(130));
+    assert_eq!(changed(&before, &snapshot(d.path())), Vec::<String>::new());
 }

@@ -6,13 +6,15 @@
 //! ```text
 //! tuning-hold --root DIR [--governor G] [--min-khz K] [--max-khz K] [--write REL=VALUE]...
 //! tuning-hold --root DIR --recover      restore a journal left by a killed run, print it
+//! --graceful: stop by itself on the first signal; --graceful-stuck: ask for that, never stop
 //! ```
 
 use std::io::Write;
 use std::process::ExitCode;
+use std::sync::atomic::Ordering;
 
 use truebench_host::{Host, Inventory};
-use truebench_tuning::{install_handlers, recover, Tuning};
+use truebench_tuning::{graceful_interrupts, install_handlers, recover, Tuning};
 
 struct Args {
     root: String,
@@ -21,6 +23,8 @@ struct Args {
     min_khz: Option<u64>,
     max_khz: Option<u64>,
     writes: Vec<(String, String)>,
+    /// 0: plain; 1: stop by itself on the first signal; 2: ask for that but never look.
+    graceful: u8,
 }
 
 fn parse() -> Result<Args, String> {
@@ -31,6 +35,7 @@ fn parse() -> Result<Args, String> {
         min_khz: None,
         max_khz: None,
         writes: Vec::new(),
+        graceful: 0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -39,6 +44,8 @@ fn parse() -> Result<Args, String> {
         match flag.as_str() {
             "--root" => a.root = val()?,
             "--recover" => a.recover = true,
+            "--graceful" => a.graceful = 1,
+            "--graceful-stuck" => a.graceful = 2,
             "--governor" => a.governor = Some(val()?),
             "--min-khz" => a.min_khz = Some(khz(val()?)?),
             "--max-khz" => a.max_khz = Some(khz(val()?)?),
@@ -66,6 +73,7 @@ fn run(a: Args) -> Result<(), String> {
         return Ok(());
     }
     install_handlers();
+    let stop = (a.graceful > 0).then(graceful_interrupts);
     let mut t = Tuning::begin(&host).map_err(|e| e.to_string())?;
     let inv = Inventory::probe(&host);
     for c in inv.clusters.iter().filter(|c| !c.policies.is_empty()) {
@@ -88,7 +96,12 @@ fn run(a: Args) -> Result<(), String> {
     );
     let _ = std::io::stdout().flush();
     loop {
-        std::thread::sleep(std::time::Duration::from_secs(3600));
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        if a.graceful == 1 && stop.as_ref().is_some_and(|f| f.load(Ordering::SeqCst)) {
+            let r = t.restore().map_err(|e| e.to_string())?;
+            println!("STOPPED restored={}", r.restored.len());
+            return Ok(());
+        }
     }
 }
 
