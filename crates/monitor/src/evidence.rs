@@ -63,6 +63,11 @@ pub struct ThrottleCount {
     pub cpu: u32,
     pub core: Option<u64>,
     pub package: Option<u64>,
+    /// `core_throttle_total_time_ms` (kernels since 5.18 also count the duration).
+    #[serde(default)]
+    pub core_ms: Option<u64>,
+    #[serde(default)]
+    pub package_ms: Option<u64>,
 }
 
 /// One `proc/swaps` line.
@@ -463,6 +468,8 @@ impl Snapshot {
                     cpu: cpu.id,
                     core,
                     package,
+                    core_ms: host.read_u64(format!("{d}/core_throttle_total_time_ms")),
+                    package_ms: host.read_u64(format!("{d}/package_throttle_total_time_ms")),
                 });
             }
         }

@@ -327,48 +327,81 @@ pub fn scaling_max_lowered(inv: &Inventory, before: &Snapshot, after: &Snapshot)
     out
 }
 
-/// x86 `thermal_throttle/{core,package}_throttle_count` increments.
+/// x86 `thermal_throttle/{core,package}_throttle_count` increments. Kernels since 5.18 also
+/// keep `*_throttle_total_time_ms`: with it, throttled for ≥ 1 % of the run is critical;
+/// with counts alone (how often, not how long) a warning.
 pub fn x86_counters(before: &Snapshot, after: &Snapshot) -> Vec<Finding> {
+    fn d(a: Option<u64>, b: Option<u64>) -> u64 {
+        a.zip(b).map_or(0, |(x, y)| x.saturating_sub(y))
+    }
     let mut ev = Vec::new();
     let mut core_events = 0u64;
     let mut pkg_events = 0u64;
+    let mut longest_ms: Option<u64> = None;
     for a in &after.throttle_counts {
         let Some(b) = before.throttle_counts.iter().find(|b| b.cpu == a.cpu) else {
             continue;
         };
-        let dc = a.core.zip(b.core).map_or(0, |(x, y)| x.saturating_sub(y));
-        let dp = a
-            .package
-            .zip(b.package)
-            .map_or(0, |(x, y)| x.saturating_sub(y));
+        let dc = d(a.core, b.core);
+        let dp = d(a.package, b.package);
+        let dcm = a.core_ms.and(b.core_ms).map(|_| d(a.core_ms, b.core_ms));
+        let dpm = a
+            .package_ms
+            .and(b.package_ms)
+            .map(|_| d(a.package_ms, b.package_ms));
+        for ms in [dcm, dpm].into_iter().flatten() {
+            longest_ms = Some(longest_ms.unwrap_or(0).max(ms));
+        }
+        let ms = |m: Option<u64>| {
+            m.map_or(String::new(), |m| {
+                format!(", {:.2} s throttled", m as f64 / 1000.0)
+            })
+        };
         if dc > 0 {
             core_events += dc;
             ev.push(format!(
-                "cpu{}: core_throttle_count {} → {} (+{dc})",
+                "cpu{}: core_throttle_count {} → {} (+{dc}{})",
                 a.cpu,
                 b.core.unwrap_or(0),
-                a.core.unwrap_or(0)
+                a.core.unwrap_or(0),
+                ms(dcm)
             ));
         }
         if dp > 0 {
             // Every CPU of a package shows the same package counter.
             pkg_events = pkg_events.max(dp);
             ev.push(format!(
-                "cpu{}: package_throttle_count {} → {} (+{dp})",
+                "cpu{}: package_throttle_count {} → {} (+{dp}{})",
                 a.cpu,
                 b.package.unwrap_or(0),
-                a.package.unwrap_or(0)
+                a.package.unwrap_or(0),
+                ms(dpm)
             ));
         }
     }
     if ev.is_empty() {
         return Vec::new();
     }
+    let wall_ms = (after.unix_ms - before.unix_ms).max(1) as f64;
+    let (sev, how_long) = match longest_ms {
+        Some(ms) => (
+            if ms as f64 >= 0.01 * wall_ms {
+                Severity::Critical
+            } else {
+                Severity::Warning
+            },
+            format!("up to {:.2} s throttled", ms as f64 / 1000.0),
+        ),
+        None => (
+            Severity::Warning,
+            "the counters tell how often, not for how long".to_string(),
+        ),
+    };
     vec![Finding::new(
         FindingKind::Throttling,
-        Severity::Warning,
+        sev,
         format!(
-            "The CPU reported thermal throttling ({core_events} core and {pkg_events} package events; the counters tell how often, not for how long); improve cooling and compare scores over time."
+            "The CPU reported thermal throttling ({core_events} core and {pkg_events} package events; {how_long}); improve cooling and run again."
         ),
     )
     .with_evidence(capped(ev, 16))]
