@@ -11,8 +11,8 @@ pub fn recover_at_start(host: &Host) {
         Ok(None) => {}
         Ok(Some(r)) => eprint!("{}", message(&r)),
         Err(e @ TuningError::PermissionDenied { .. }) => eprintln!(
-            "truebench: warning: a killed truebench run left settings changed, and they cannot \
-             be restored without root ({e}); run any truebench command as root to restore them"
+            "truebench: warning: a killed truebench run left settings changed; restoring them \
+             needs root: {e}. Run any truebench command as root to restore them."
         ),
         Err(e) => eprintln!("truebench: warning: restoring settings left by a killed run: {e}"),
     }

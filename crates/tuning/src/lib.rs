@@ -43,7 +43,7 @@ const BOOT_ID: &str = "proc/sys/kernel/random/boot_id";
 #[derive(Debug, thiserror::Error)]
 pub enum TuningError {
     /// EACCES/EPERM: changing this setting (or keeping the journal) needs root.
-    #[error("permission denied writing {path} (changing this setting needs root)")]
+    #[error("permission denied writing {path} (changing system settings needs root)")]
     PermissionDenied { path: PathBuf },
     #[error(
         "{path} is on a read-only file system (is /sys mounted read-only, as in a container?)"
@@ -208,8 +208,10 @@ fn journal_file(host: &Host) -> PathBuf {
 /// Map a failed open/write of a settings file to the error callers act on.
 fn write_error(path: &Path, value: &str, e: io::Error) -> TuningError {
     let path = path.to_path_buf();
+    if sysfs::needs_privilege(&e) {
+        return TuningError::PermissionDenied { path };
+    }
     match e.raw_os_error() {
-        Some(libc::EACCES | libc::EPERM) => TuningError::PermissionDenied { path },
         Some(libc::EROFS) => TuningError::ReadOnly { path },
         Some(libc::ENOENT) => TuningError::NotFound { path },
         _ => TuningError::Rejected {
@@ -221,10 +223,12 @@ fn write_error(path: &Path, value: &str, e: io::Error) -> TuningError {
 }
 
 fn journal_error(path: &Path, e: io::Error) -> TuningError {
-    match e.raw_os_error() {
-        Some(libc::EACCES | libc::EPERM) => TuningError::PermissionDenied {
+    if sysfs::needs_privilege(&e) {
+        return TuningError::PermissionDenied {
             path: path.to_path_buf(),
-        },
+        };
+    }
+    match e.raw_os_error() {
         Some(libc::EROFS) => TuningError::ReadOnly {
             path: path.to_path_buf(),
         },
@@ -504,7 +508,9 @@ impl Inner {
             Err(e) => {
                 return Err(match e.source.raw_os_error() {
                     Some(libc::ENOENT) => TuningError::NotFound { path },
-                    Some(libc::EACCES | libc::EPERM) => TuningError::PermissionDenied { path },
+                    _ if sysfs::needs_privilege(&e.source) => {
+                        TuningError::PermissionDenied { path }
+                    }
                     _ => TuningError::Unreadable {
                         path,
                         source: e.source,
@@ -514,7 +520,8 @@ impl Inner {
         };
         // Permission problems show now, before anything is journaled.
         sysfs::check_writable(&path).map_err(|e| write_error(&path, value, e))?;
-        if !self.entries.iter().any(|e| e.rel == rel && !e.done) {
+        let fresh = !self.entries.iter().any(|e| e.rel == rel && !e.done);
+        if fresh {
             if self.journal.is_none() {
                 self.open_journal()?;
             }
@@ -535,12 +542,28 @@ impl Inner {
                 done: false,
             });
         }
-        let bytes = if sysfs::is_pseudo(&path) {
+        let pseudo = sysfs::is_pseudo(&path);
+        let bytes = if pseudo {
             value.as_bytes().to_vec()
         } else {
             sysfs::emulated_content(&current, value)
         };
-        sysfs::write_value(&path, &bytes).map_err(|e| write_error(&path, value, e))
+        let res = sysfs::write_value(&path, &bytes);
+        if let (Err(_), true, true) = (&res, fresh, pseudo) {
+            // The kernel refused the value, so the file still holds its original: nothing
+            // to restore (and restoring could fail the same way, keeping the journal).
+            if let Some(e) = self.entries.last_mut() {
+                e.done = true;
+                let rec = Record::Skipped {
+                    seq: e.seq,
+                    reason: "never changed: the kernel refused the new value".into(),
+                };
+                if let Some(jf) = self.journal.as_mut() {
+                    let _ = jf.append(&rec);
+                }
+            }
+        }
+        res.map_err(|e| write_error(&path, value, e))
     }
 
     /// Restore all pending entries (at most `limit` steps: the test hook for a crash in the
@@ -648,7 +671,7 @@ fn restore_one(host: &Host, e: &mut Entry, report: &mut RestoreReport) -> (Optio
                     (Some(Record::Restored { seq }), false)
                 }
                 Err(err) => {
-                    let shown = String::from_utf8_lossy(&e.original).trim().to_string();
+                    let shown = String::from_utf8_lossy(&bytes).trim().to_string();
                     let reason = format!("writing {shown:?} back failed: {err}");
                     report.failed.push((e.rel.clone(), reason.clone()));
                     if sysfs::retryable(&err) {
@@ -802,5 +825,74 @@ pub mod testing {
         steps: usize,
     ) -> Result<Option<RestoreReport>, TuningError> {
         recover_steps(host, Some(steps))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(code: i32) -> io::Error {
+        io::Error::from_raw_os_error(code)
+    }
+
+    #[test]
+    fn write_errors_name_the_path_and_the_value() {
+        let p = Path::new("/sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq");
+        let e = write_error(p, "2400000", err(libc::EINVAL));
+        assert!(matches!(e, TuningError::Rejected { .. }));
+        let m = e.to_string();
+        assert!(
+            m.contains("policy0/scaling_max_freq") && m.contains("\"2400000\""),
+            "{m}"
+        );
+        let e = write_error(p, "1", err(libc::EBUSY));
+        assert!(matches!(e, TuningError::Rejected { .. }), "{e}");
+        let e = write_error(p, "1", err(libc::EACCES));
+        assert!(matches!(&e, TuningError::PermissionDenied { path } if path == p));
+        assert!(e.to_string().contains("needs root"), "{e}");
+        assert!(matches!(
+            write_error(p, "1", err(libc::EROFS)),
+            TuningError::ReadOnly { .. }
+        ));
+        assert!(matches!(
+            write_error(p, "1", err(libc::ENOENT)),
+            TuningError::NotFound { .. }
+        ));
+        // EPERM: a permission problem for a user, the kernel's refusal for root.
+        let e = write_error(p, "performance", err(libc::EPERM));
+        if sysfs::is_root() {
+            assert!(matches!(e, TuningError::Rejected { .. }), "{e}");
+        } else {
+            assert!(matches!(e, TuningError::PermissionDenied { .. }), "{e}");
+        }
+    }
+
+    #[test]
+    fn only_sys_and_proc_sys_paths_are_settings() {
+        assert_eq!(checked_rel("/sys/a/b").unwrap(), "sys/a/b");
+        assert_eq!(
+            checked_rel("proc/sys/vm/swappiness").unwrap(),
+            "proc/sys/vm/swappiness"
+        );
+        for bad in [
+            "proc/stat",
+            "sys",
+            "sys/",
+            "sys/./a",
+            "sys/a/../b",
+            "var/lib/x",
+            "",
+        ] {
+            assert!(checked_rel(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_live_sys_is_a_kernel_file_system() {
+        let sys = Path::new("/sys/kernel");
+        if sys.is_dir() {
+            assert!(sysfs::is_pseudo(sys));
+        }
     }
 }

@@ -110,14 +110,31 @@ pub fn emulated_content(current: &[u8], value: &str) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// True when this process runs as root.
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Whether an error means "not allowed for this user" (so root would succeed). EPERM for
+/// root means the kernel forbids the change (ASPM under firmware control, lockdown).
+pub fn needs_privilege(e: &io::Error) -> bool {
+    match e.raw_os_error() {
+        Some(libc::EACCES) => true,
+        Some(libc::EPERM) => !is_root(),
+        _ => false,
+    }
+}
+
 /// Errors after which a later attempt may succeed (as root, when the device is free), so
 /// the journal is kept; anything else (the file is gone, the kernel refuses the value for
 /// good) is reported once and given up.
 pub fn retryable(e: &io::Error) -> bool {
-    matches!(
-        e.raw_os_error(),
-        Some(libc::EACCES | libc::EPERM | libc::EROFS | libc::EBUSY | libc::EAGAIN | libc::EINTR)
-    )
+    needs_privilege(e)
+        || matches!(
+            e.raw_os_error(),
+            Some(libc::EROFS | libc::EBUSY | libc::EAGAIN | libc::EINTR)
+        )
 }
 
 /// One step of a restore.
