@@ -58,6 +58,9 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Watch clocks, load, CPU time split and temperatures (sbc-bench -m), or run a command
+    /// and report what happened while it ran: throttling, swapping, background activity…
+    Monitor(crate::monitor::MonitorArgs),
 }
 
 /// Run a command; returns the process exit code.
@@ -76,5 +79,6 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
             }
             Ok(0)
         }
+        Command::Monitor(args) => crate::monitor::run(args),
     }
 }

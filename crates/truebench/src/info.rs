@@ -57,7 +57,9 @@ pub fn topology_table(inv: &Inventory) -> String {
     o
 }
 
-pub fn render(inv: &Inventory) -> String {
+/// The identification lines (device, SoC, kernel, distribution, virtualization), shared by
+/// `info` and the header of `monitor`.
+pub fn identity(inv: &Inventory) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "Device:         {}", or_unknown(&inv.device));
     match &inv.soc {
@@ -87,6 +89,11 @@ pub fn render(inv: &Inventory) -> String {
             .join(" inside ")
     };
     let _ = writeln!(o, "Virtualization: {virt}");
+    o
+}
+
+pub fn render(inv: &Inventory) -> String {
+    let mut o = identity(inv);
     let _ = writeln!(o);
     o.push_str(&topology_table(inv));
 

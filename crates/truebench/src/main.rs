@@ -3,6 +3,7 @@
 
 mod cli;
 mod info;
+mod monitor;
 mod recovery;
 
 use clap::Parser;

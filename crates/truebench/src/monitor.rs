@@ -1,0 +1,323 @@
+//! `truebench monitor`: sbc-bench's `-m` monitoring lines, or — with a command — the evidence
+//! around a run of it (sbc-bench's `ExecuteCommand` with `-R`).
+
+use crate::cli::MachineArgs;
+use anyhow::Context;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use truebench_host::{Host, Inventory};
+use truebench_monitor::detect::{detect_all, render_findings};
+use truebench_monitor::evidence::{Snapshot, SnapshotOptions};
+use truebench_monitor::kmsg::KernelLogReader;
+use truebench_monitor::render::{self, Layout, Table};
+use truebench_monitor::sampler::{Sampler, SamplerConfig};
+use truebench_monitor::Sample;
+
+#[derive(clap::Args, Debug)]
+pub struct MonitorArgs {
+    #[command(flatten)]
+    pub machine: MachineArgs,
+    /// Seconds between samples; fractions allowed (0.1 = ten per second).
+    #[arg(long, value_name = "S", default_value_t = 5.0)]
+    pub interval: f64,
+    /// Print one JSON object per sample on stdout instead of the table, and nothing else.
+    #[arg(long)]
+    pub json_lines: bool,
+    /// Threads the command is expected to keep busy (1 for a single-threaded benchmark):
+    /// enables the background-activity check, which needs to know what the command uses.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<u32>,
+    /// Read kernel-log lines from FILE (dmesg text or kmsg records) instead of /dev/kmsg.
+    #[arg(long, value_name = "FILE")]
+    pub kernel_log: Option<PathBuf>,
+    /// Command to run while monitoring; its exit code becomes truebench's. Without it, the
+    /// environment variable ExecuteCommand (a shell command line) is run with `sh -c`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// Set when stdout is gone (`truebench monitor | head`): stop like on Ctrl-C.
+static STDOUT_GONE: AtomicBool = AtomicBool::new(false);
+
+pub fn run(args: MonitorArgs) -> anyhow::Result<i32> {
+    if !(args.interval.is_finite() && args.interval >= 0.001) {
+        anyhow::bail!(
+            "--interval {}: must be at least 0.001 seconds",
+            args.interval
+        );
+    }
+    let host = args.machine.host()?;
+    let inv = Inventory::probe(&host);
+    let interval = Duration::from_secs_f64(args.interval);
+    let command: Vec<String> = if !args.command.is_empty() {
+        args.command.clone()
+    } else {
+        match std::env::var("ExecuteCommand") {
+            Ok(c) if !c.trim().is_empty() => vec!["sh".into(), "-c".into(), c],
+            _ => Vec::new(),
+        }
+    };
+    if command.is_empty() {
+        watch(&host, &inv, interval, args.json_lines)
+    } else {
+        with_command(&host, &inv, interval, &args, &command)
+    }
+}
+
+/// The hardware header sbc-bench's monitor mode prints before the first line.
+pub fn hardware_header(host: &Host, inv: &Inventory) -> String {
+    let mut o = crate::info::identity(inv);
+    o.push('\n');
+    o.push_str(&crate::info::topology_table(inv));
+    o.push('\n');
+    o.push_str(&thermal_source(host, inv));
+    o.push('\n');
+    o
+}
+
+/// `Thermal source: /sys/devices/virtual/thermal/thermal_zone0/ (cpu0-thermal)`: the
+/// sensor's directory with the sys/class link resolved, as sbc-bench prints it.
+pub fn thermal_source(host: &Host, inv: &Inventory) -> String {
+    match &inv.thermal.chosen {
+        Some(c) => {
+            let dir = c.path.rsplit_once('/').map_or(c.path.as_str(), |(d, _)| d);
+            let dir = resolve_link(host, dir);
+            format!("Thermal source: /{dir}/ ({})\n", c.name)
+        }
+        None => "Thermal source: none found\n".into(),
+    }
+}
+
+/// `sys/class/thermal/thermal_zone0` → `sys/devices/virtual/thermal/thermal_zone0` when it is
+/// a relative link (sysfs class entries are); anything else is returned unchanged.
+fn resolve_link(host: &Host, rel: &str) -> String {
+    let Some(target) = host.read_link(rel) else {
+        return rel.to_string();
+    };
+    if target.is_absolute() {
+        return rel.to_string();
+    }
+    let mut parts: Vec<String> = rel.split('/').map(str::to_string).collect();
+    parts.pop();
+    for c in target.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                parts.pop();
+            }
+            std::path::Component::Normal(n) => parts.push(n.to_string_lossy().into_owned()),
+            _ => {}
+        }
+    }
+    parts.join("/")
+}
+
+fn json_line(s: &Sample) -> String {
+    serde_json::to_string(s).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+}
+
+/// Monitor until Ctrl-C (or SIGTERM/SIGHUP). The signal thread of truebench-tuning turns
+/// the first signal into a flag (`graceful_interrupts`); this thread looks at it ten times a
+/// second, which costs far less than a sample.
+fn watch(host: &Host, inv: &Inventory, interval: Duration, json: bool) -> anyhow::Result<i32> {
+    let interrupted = truebench_tuning::graceful_interrupts();
+    let cfg = SamplerConfig {
+        interval,
+        ..Default::default()
+    };
+    let sampler = if json {
+        let cb = Box::new(move |s: &Sample| {
+            let mut out = std::io::stdout().lock();
+            if writeln!(out, "{}", json_line(s))
+                .and_then(|_| out.flush())
+                .is_err()
+            {
+                STDOUT_GONE.store(true, Ordering::SeqCst);
+            }
+        });
+        Sampler::start(host, inv, cfg, Some(cb))
+    } else {
+        // The layout depends on whether the Pi firmware answers, which the sampler finds out.
+        let table = Arc::new(Mutex::new(None::<Table>));
+        let t2 = Arc::clone(&table);
+        let cb = Box::new(move |s: &Sample| {
+            let mut g = t2.lock().unwrap_or_else(|e| e.into_inner());
+            let Some(t) = g.as_mut() else { return };
+            let text = t.next(s);
+            let mut out = std::io::stdout().lock();
+            if out
+                .write_all(text.as_bytes())
+                .and_then(|_| out.flush())
+                .is_err()
+            {
+                STDOUT_GONE.store(true, Ordering::SeqCst);
+            }
+        });
+        let sampler = Sampler::start(host, inv, cfg, Some(cb));
+        let mut out = std::io::stdout().lock();
+        let _ = write!(out, "{}", hardware_header(host, inv)).and_then(|_| out.flush());
+        *table.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some(Table::new(Layout::new(inv, sampler.rpi())));
+        sampler
+    };
+    while !interrupted.load(Ordering::SeqCst) && !STDOUT_GONE.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = sampler.stop();
+    Ok(0)
+}
+
+/// An argument as a shell would need it typed (for display only).
+fn shell_quote(a: &str) -> String {
+    let plain = !a.is_empty()
+        && a.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b));
+    if plain {
+        a.to_string()
+    } else {
+        format!("'{}'", a.replace('\'', "'\\''"))
+    }
+}
+
+/// Exit code of a finished child, shell style (128 + signal when killed).
+fn exit_code(st: std::process::ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    st.code().unwrap_or_else(|| 128 + st.signal().unwrap_or(0))
+}
+
+fn with_command(
+    host: &Host,
+    inv: &Inventory,
+    interval: Duration,
+    args: &MonitorArgs,
+    command: &[String],
+) -> anyhow::Result<i32> {
+    let cmdline = command
+        .iter()
+        .map(|a| shell_quote(a))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let sampler = Sampler::start(
+        host,
+        inv,
+        SamplerConfig {
+            interval,
+            ..Default::default()
+        },
+        None,
+    );
+    let rpi_bits = || {
+        sampler
+            .snapshot()
+            .samples
+            .last()
+            .and_then(|s| s.rpi)
+            .and_then(|r| r.throttled)
+    };
+    let before = Snapshot::take_with(
+        host,
+        inv,
+        &SnapshotOptions {
+            t: Some(sampler.now()),
+            rpi_throttled: rpi_bits(),
+            ..Default::default()
+        },
+    );
+    let mut klog = match &args.kernel_log {
+        Some(p) => KernelLogReader::from_file(p)
+            .with_context(|| format!("--kernel-log {}", p.display()))?,
+        None => KernelLogReader::start(host),
+    };
+    if !args.json_lines {
+        print!("{}", hardware_header(host, inv));
+        println!("Running: {cmdline}\n");
+        let _ = std::io::stdout().flush();
+    }
+
+    // Ctrl-C reaches the child through the terminal's process group; the first one only sets
+    // this flag for us, so the report is still printed.
+    let interrupted = truebench_tuning::graceful_interrupts();
+    sampler.mark_phase("command", args.threads);
+    let mut child = std::process::Command::new(&command[0])
+        .args(&command[1..])
+        .spawn()
+        .with_context(|| format!("cannot start {}", command[0]))?;
+    let pid = child.id();
+    let mut forwarded = false;
+    let status = loop {
+        if let Some(st) = child.try_wait().context("waiting for the command")? {
+            break st;
+        }
+        // A SIGINT sent to truebench alone (not the terminal's group) is passed on once.
+        if interrupted.load(Ordering::SeqCst) && !forwarded {
+            forwarded = true;
+            // SAFETY: signalling our own child by pid.
+            unsafe {
+                libc::kill(pid as libc::pid_t, libc::SIGINT);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    sampler.end_phase();
+    let after = Snapshot::take_with(
+        host,
+        inv,
+        &SnapshotOptions {
+            t: Some(sampler.now()),
+            rpi_throttled: rpi_bits(),
+            exclude_pids: vec![pid],
+            ..Default::default()
+        },
+    );
+    let rpi = sampler.rpi();
+    let disabled = sampler.disabled();
+    let timeline = sampler.stop();
+    let log = klog.collect();
+    let findings = detect_all(inv, &before, &after, &timeline, &log);
+    let code = exit_code(status);
+
+    let mut out = std::io::stdout().lock();
+    if args.json_lines {
+        for s in &timeline.samples {
+            writeln!(out, "{}", json_line(s))?;
+        }
+        let summary = serde_json::json!({
+            "command": command,
+            "exit_code": code,
+            "header": timeline.header,
+            "phases": timeline.phases,
+            "findings": findings,
+        });
+        writeln!(out, "{summary}")?;
+    } else {
+        writeln!(out, "\nSystem health while running {cmdline}:\n")?;
+        let layout = Layout::new(inv, rpi);
+        write!(out, "{}", render::table(&layout, &timeline.samples))?;
+        if timeline.samples.is_empty() {
+            writeln!(
+                out,
+                "(no sample: the command ended within the first interval of {} s)",
+                interval.as_secs_f64()
+            )?;
+        }
+        writeln!(
+            out,
+            "\nMeasured clock: {}",
+            timeline.header.measured_clock_source
+        )?;
+        for d in &disabled {
+            writeln!(out, "Not read any more: {d}")?;
+        }
+        writeln!(out)?;
+        if findings.is_empty() {
+            writeln!(out, "No problems found.")?;
+        } else {
+            write!(out, "{}", render_findings(&findings))?;
+        }
+        writeln!(out, "\nCommand exit code: {code}")?;
+    }
+    out.flush()?;
+    Ok(code)
+}
