@@ -1,0 +1,1044 @@
+//! `truebench clocks`: measured vs advertised clock for every OPP of every cluster (sbc-bench's
+//! "Checking cpufreq OPP" with wtarreau's `mhz`).
+//!
+//! Per cluster: pin to its first online CPU, performance governor, walk every OPP from the
+//! highest by setting scaling_max_freq (and scaling_min_freq where needed) through [`Tuning`],
+//! measure, and finally restore everything. The measurement is a [`ClockProbe`] so the walk can
+//! be tested on fixture roots whose cpufreq files do not change any real clock.
+
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use truebench_host::inventory::Cluster;
+use truebench_host::{Host, Inventory};
+use truebench_monitor::detect::clocks::clock_deviation;
+use truebench_monitor::Finding;
+use truebench_tuning::{Tuning, TuningError};
+use truebench_workloads::clock::{self, ClockError, ClockMeasurement, ClockOptions};
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Deviations within ±1 % are measurement noise and not shown (sbc-bench's threshold).
+pub const SHOWN_DEVIATION_PCT: f64 = 1.0;
+
+/// Drivers for which scaling_max_freq is only a request to hardware or firmware.
+const HINT_DRIVERS: &[&str] = &[
+    "intel_pstate",
+    "amd-pstate",
+    "amd-pstate-epp",
+    "amd_pstate",
+    "amd_pstate_epp",
+    "cppc_cpufreq",
+];
+
+/// What measures a clock. Production: [`KernelProbe`]; tests: a fake that answers by the
+/// cpufreq files it finds in the fixture root.
+pub trait ClockProbe {
+    /// Measure `cpu` at whatever clock it runs now.
+    fn measure(&mut self, host: &Host, cpu: u32) -> Result<ClockMeasurement, ClockError>;
+    /// Measure all `cpus` at the same time.
+    fn measure_many(
+        &mut self,
+        host: &Host,
+        cpus: &[u32],
+    ) -> Vec<Result<ClockMeasurement, ClockError>>;
+    /// Put a load on `cpus` until the handle is dropped.
+    fn start_load(&mut self, cpus: &[u32]) -> LoadHandle;
+    /// The firmware's own idea of the ARM clock (Raspberry Pi: `vcgencmd measure_clock arm`).
+    fn firmware_mhz(&mut self, _host: &Host) -> Option<f64> {
+        None
+    }
+    /// Something the reader must know about where the measurement ran.
+    fn note(&self, _host: &Host) -> Option<String> {
+        None
+    }
+}
+
+/// Busy threads that stop and are joined on drop.
+pub struct LoadHandle {
+    stop: Arc<AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl LoadHandle {
+    /// No load (for probes that simulate it).
+    pub fn none() -> LoadHandle {
+        LoadHandle {
+            stop: Arc::new(AtomicBool::new(false)),
+            threads: Vec::new(),
+        }
+    }
+
+    /// One spinning thread per CPU, pinned when possible.
+    pub fn spin(cpus: &[u32]) -> LoadHandle {
+        let stop = Arc::new(AtomicBool::new(false));
+        let threads = cpus
+            .iter()
+            .map(|&cpu| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    // An unpinnable CPU still gets load from the scheduler's placement.
+                    if clock::spin(Some(cpu), &stop).is_err() {
+                        let _ = clock::spin(None, &stop);
+                    }
+                })
+            })
+            .collect();
+        LoadHandle { stop, threads }
+    }
+}
+
+impl Drop for LoadHandle {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The real measurement: [`truebench_workloads::clock`].
+pub struct KernelProbe {
+    pub opts: ClockOptions,
+    live: Host,
+}
+
+impl KernelProbe {
+    pub fn new(opts: ClockOptions) -> Self {
+        KernelProbe {
+            opts,
+            live: Host::live(),
+        }
+    }
+
+    /// A recorded root's CPU numbers mean nothing here: measure on a CPU of this machine.
+    fn real_cpu(&self, host: &Host, cpu: u32, i: usize) -> u32 {
+        if host.is_live() {
+            return cpu;
+        }
+        let allowed = clock::allowed_cpus();
+        if allowed.is_empty() {
+            0
+        } else {
+            allowed[i % allowed.len()]
+        }
+    }
+}
+
+impl ClockProbe for KernelProbe {
+    fn measure(&mut self, host: &Host, cpu: u32) -> Result<ClockMeasurement, ClockError> {
+        let real = self.real_cpu(host, cpu, 0);
+        clock::measure(&self.live, real, &self.opts).map(|mut m| {
+            m.cpu = cpu;
+            m
+        })
+    }
+
+    fn measure_many(
+        &mut self,
+        host: &Host,
+        cpus: &[u32],
+    ) -> Vec<Result<ClockMeasurement, ClockError>> {
+        let real: Vec<u32> = cpus
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| self.real_cpu(host, c, i))
+            .collect();
+        let mut out = clock::measure_many(&self.live, &real, &self.opts);
+        for (r, &cpu) in out.iter_mut().zip(cpus) {
+            if let Ok(m) = r {
+                m.cpu = cpu;
+            }
+        }
+        out
+    }
+
+    fn start_load(&mut self, cpus: &[u32]) -> LoadHandle {
+        LoadHandle::spin(cpus)
+    }
+
+    fn firmware_mhz(&mut self, host: &Host) -> Option<f64> {
+        let v: PathBuf = truebench_monitor::rpi::find_vcgencmd(host)?;
+        truebench_monitor::rpi::read_once(&v, false).arm_mhz
+    }
+
+    fn note(&self, host: &Host) -> Option<String> {
+        (!host.is_live()).then(|| {
+            format!(
+                "{} is a recorded machine: the OPP walk changed its files, but every clock was \
+                 measured on this machine's CPUs",
+                host.root().display()
+            )
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClocksOptions {
+    /// Skip OPPs above this (sbc-bench's `MaxKHz`).
+    pub max_khz: Option<u64>,
+    /// Skip OPPs below this (`MinKHz`).
+    pub min_khz: Option<u64>,
+    /// Also measure every CPU at once, idle and under load.
+    pub all_cores: bool,
+    /// How long the load runs before the under-load measurement (heats the SoC).
+    pub load_heat: Duration,
+    /// Walk the OPPs (needs Tuning). Off: measure at the current clock only.
+    pub tune: bool,
+}
+
+impl Default for ClocksOptions {
+    fn default() -> Self {
+        ClocksOptions {
+            max_khz: None,
+            min_khz: None,
+            all_cores: false,
+            load_heat: Duration::from_secs(5),
+            tune: true,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClocksReport {
+    pub schema_version: u32,
+    pub root: String,
+    pub clusters: Vec<ClusterClocks>,
+    pub all_cores: Option<AllCores>,
+    pub findings: Vec<Finding>,
+    pub notes: Vec<String>,
+    pub tuning: TuningSummary,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WalkMode {
+    /// Every OPP set and measured.
+    OppWalk,
+    /// cpufreq exists but could not be changed (no root): measured at the current clock.
+    CurrentClock,
+    /// No cpufreq policy: measured at whatever clock the hardware runs.
+    NoCpufreq,
+    /// Every CPU of the cluster is offline.
+    Offline,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClusterClocks {
+    pub id: usize,
+    pub cpus: Vec<u32>,
+    pub cpu_range: String,
+    pub core_type: Option<String>,
+    pub driver: Option<String>,
+    /// The CPU the measurements ran on (the cluster's first online one).
+    pub measured_cpu: Option<u32>,
+    pub mode: WalkMode,
+    /// Whether the measured clock follows scaling_max_freq; `None` when not testable (fewer
+    /// than two OPPs walked, or no walk).
+    pub enforced: Option<bool>,
+    pub points: Vec<ClockPoint>,
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClockPoint {
+    /// The OPP set as scaling_max_freq (MHz, rounded down like sbc-bench); null without a walk.
+    pub opp_mhz: Option<u32>,
+    pub opp_khz: Option<u64>,
+    /// What cpufreq reported as current clock right after the measurement.
+    pub reported_mhz: Option<u32>,
+    /// Raspberry Pi firmware's `measure_clock arm`.
+    pub firmware_mhz: Option<f64>,
+    pub measured_mhz: Option<f64>,
+    pub samples_mhz: Vec<f64>,
+    /// What a plain timed loop would have seen (disturbances included).
+    pub effective_mhz: Option<f64>,
+    /// (measured − OPP) / OPP in %.
+    pub deviation_pct: Option<f64>,
+    pub rejected: u32,
+    pub duration_ms: f64,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AllCores {
+    pub idle: Vec<CoreClock>,
+    pub load: Vec<CoreClock>,
+    pub load_heat_s: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CoreClock {
+    pub cpu: u32,
+    pub measured_mhz: Option<f64>,
+    pub samples_mhz: Vec<f64>,
+    pub reported_mhz: Option<u32>,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TuningSummary {
+    /// Whether settings were changed.
+    pub applied: bool,
+    /// Why not, when they were not.
+    pub reason: Option<String>,
+    pub restored: Vec<String>,
+    pub failed: Vec<(String, String)>,
+}
+
+/// Run the whole command. Never fails: what could not be done is in `notes` and in each
+/// cluster's `mode`/`notes`; every changed setting is restored before returning.
+pub fn run<P: ClockProbe + ?Sized>(
+    host: &Host,
+    inv: &Inventory,
+    opts: &ClocksOptions,
+    probe: &mut P,
+) -> ClocksReport {
+    let mut notes = Vec::new();
+    let mut summary = TuningSummary::default();
+    notes.extend(probe.note(host));
+
+    let clusters = clusters_of(inv);
+    let wants_tuning = opts.tune && clusters.iter().any(|c| c.policy_dir.is_some());
+    let mut tuning = None;
+    if wants_tuning {
+        match Tuning::begin(host) {
+            Ok(t) => tuning = Some(t),
+            Err(e) => summary.reason = Some(no_walk_reason(&e)),
+        }
+    } else if !opts.tune {
+        summary.reason = Some("OPP walk disabled".into());
+    }
+
+    let mut out = Vec::new();
+    for c in &clusters {
+        out.push(check_cluster(
+            host,
+            inv,
+            c,
+            opts,
+            probe,
+            &mut tuning,
+            &mut summary,
+        ));
+    }
+
+    let all_cores = opts
+        .all_cores
+        .then(|| check_all_cores(host, inv, &clusters, opts, probe, &mut tuning));
+
+    if let Some(mut t) = tuning.take() {
+        summary.applied = true;
+        match t.restore() {
+            Ok(r) => {
+                summary.restored = r.restored;
+                summary.failed = r.failed;
+            }
+            Err(e) => notes.push(format!("restoring the cpufreq settings failed: {e}")),
+        }
+    }
+    if !summary.failed.is_empty() {
+        notes.push(format!(
+            "{} setting(s) could not be restored: {}",
+            summary.failed.len(),
+            summary
+                .failed
+                .iter()
+                .map(|(p, r)| format!("/{p}: {r}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
+
+    let findings = out.iter().filter_map(deviation_finding).collect();
+    ClocksReport {
+        schema_version: SCHEMA_VERSION,
+        root: host.root().display().to_string(),
+        clusters: out,
+        all_cores,
+        findings,
+        notes,
+        tuning: summary,
+    }
+}
+
+/// The inventory's clusters; a machine without cpufreq or topology still has its CPUs.
+fn clusters_of(inv: &Inventory) -> Vec<Cluster> {
+    if !inv.clusters.is_empty() {
+        return inv.clusters.clone();
+    }
+    let mut cpus: Vec<u32> = inv.cpus.iter().map(|c| c.id).collect();
+    if cpus.is_empty() {
+        cpus = clock::allowed_cpus();
+    }
+    if cpus.is_empty() {
+        cpus.push(0);
+    }
+    vec![Cluster {
+        id: 0,
+        core_type: inv.cpus.first().and_then(|c| c.core_type.clone()),
+        cpus,
+        policy: None,
+        policies: Vec::new(),
+        policy_dir: None,
+        driver: None,
+        governor: None,
+        governors: Vec::new(),
+        min_mhz: None,
+        max_mhz: None,
+        scaling_min_mhz: None,
+        scaling_max_mhz: None,
+        opps_mhz: Vec::new(),
+        opps_khz: Vec::new(),
+        boost_khz: Vec::new(),
+        time_in_state: false,
+        cur_freq_file: None,
+    }]
+}
+
+fn no_walk_reason(e: &TuningError) -> String {
+    match e {
+        TuningError::PermissionDenied { .. } | TuningError::ReadOnly { .. } => {
+            format!("the OPP walk needs root: {e}")
+        }
+        TuningError::Journal { source, .. }
+            if source.kind() == std::io::ErrorKind::PermissionDenied =>
+        {
+            format!("the OPP walk needs root: {e}")
+        }
+        _ => format!("the OPP walk was not possible: {e}"),
+    }
+}
+
+fn is_permission(e: &TuningError) -> bool {
+    matches!(
+        e,
+        TuningError::PermissionDenied { .. } | TuningError::ReadOnly { .. }
+    )
+}
+
+fn first_online(inv: &Inventory, c: &Cluster) -> Option<u32> {
+    c.cpus.iter().copied().find(|id| {
+        inv.cpus
+            .iter()
+            .find(|cpu| cpu.id == *id)
+            .is_none_or(|cpu| cpu.online)
+    })
+}
+
+fn read_khz(host: &Host, dir: &str, file: &str) -> Option<u64> {
+    host.read_u64(format!("{dir}/{file}"))
+}
+
+/// The current clock cpufreq reports for a cluster, MHz.
+fn reported_mhz(host: &Host, c: &Cluster) -> Option<u32> {
+    let f = c.cur_freq_file.as_ref()?;
+    host.read_u64(f).map(|k| (k / 1000) as u32)
+}
+
+/// OPPs to walk, highest first, after MaxKHz/MinKHz.
+fn opps_to_walk(host: &Host, c: &Cluster, dir: &str, opts: &ClocksOptions) -> Vec<u64> {
+    let mut opps: Vec<u64> = c.opps_khz.clone();
+    if opps.is_empty() {
+        // No frequency table (intel_pstate, amd-pstate, cppc): the limits are all there is.
+        let max = read_khz(host, dir, "cpuinfo_max_freq");
+        let min = read_khz(host, dir, "cpuinfo_min_freq").filter(|&m| m > 0);
+        opps.extend(max);
+        opps.extend(min.filter(|m| Some(*m) != max));
+    }
+    opps.sort_unstable_by(|a, b| b.cmp(a));
+    opps.dedup();
+    opps.retain(|&k| opts.max_khz.is_none_or(|m| k <= m) && opts.min_khz.is_none_or(|m| k >= m));
+    opps
+}
+
+fn point_from(
+    m: Result<ClockMeasurement, ClockError>,
+    opp_khz: Option<u64>,
+    reported: Option<u32>,
+    firmware: Option<f64>,
+) -> ClockPoint {
+    let opp_mhz = opp_khz.map(|k| (k / 1000) as u32);
+    match m {
+        Ok(m) => ClockPoint {
+            opp_mhz,
+            opp_khz,
+            reported_mhz: reported,
+            firmware_mhz: firmware,
+            measured_mhz: Some(m.mhz),
+            deviation_pct: opp_mhz
+                .filter(|&o| o > 0)
+                .map(|o| (m.mhz - o as f64) / o as f64 * 100.0),
+            samples_mhz: m.samples_mhz,
+            effective_mhz: Some(m.effective_mhz),
+            rejected: m.rejected,
+            duration_ms: m.duration_ms,
+            error: None,
+        },
+        Err(e) => ClockPoint {
+            opp_mhz,
+            opp_khz,
+            reported_mhz: reported,
+            firmware_mhz: firmware,
+            measured_mhz: None,
+            samples_mhz: Vec::new(),
+            effective_mhz: None,
+            deviation_pct: None,
+            rejected: 0,
+            duration_ms: 0.0,
+            error: Some(e.to_string()),
+        },
+    }
+}
+
+fn check_cluster<P: ClockProbe + ?Sized>(
+    host: &Host,
+    inv: &Inventory,
+    c: &Cluster,
+    opts: &ClocksOptions,
+    probe: &mut P,
+    tuning: &mut Option<Tuning>,
+    summary: &mut TuningSummary,
+) -> ClusterClocks {
+    let mut cc = ClusterClocks {
+        id: c.id,
+        cpus: c.cpus.clone(),
+        cpu_range: c.cpu_range(),
+        core_type: c.core_type.clone(),
+        driver: c.driver.clone(),
+        measured_cpu: first_online(inv, c),
+        mode: WalkMode::NoCpufreq,
+        enforced: None,
+        points: Vec::new(),
+        notes: Vec::new(),
+    };
+    let Some(cpu) = cc.measured_cpu else {
+        cc.mode = WalkMode::Offline;
+        cc.notes.push("every CPU of this cluster is offline".into());
+        return cc;
+    };
+    let Some(dir) = c.policy_dir.clone() else {
+        cc.mode = WalkMode::NoCpufreq;
+        let m = probe.measure(host, cpu);
+        let fw = probe.firmware_mhz(host);
+        cc.points.push(point_from(m, None, None, fw));
+        let fw = probe_has_firmware(&cc);
+        explain(host, inv, c, &mut cc, fw);
+        return cc;
+    };
+
+    let mut walked = false;
+    if let Some(t) = tuning.as_mut() {
+        walked = walk(host, c, &dir, cpu, opts, probe, t, &mut cc, summary);
+    }
+    if !walked {
+        cc.mode = WalkMode::CurrentClock;
+        let reason = summary
+            .reason
+            .clone()
+            .unwrap_or_else(|| "the OPP walk was not possible".into());
+        cc.notes.push(format!(
+            "measured at the current clock only: {}",
+            reason.trim_start_matches("the OPP walk needs root: ")
+        ));
+        if reason.starts_with("the OPP walk needs root") {
+            cc.notes.push("the OPP walk needs root".into());
+        }
+        let m = probe.measure(host, cpu);
+        let reported = reported_mhz(host, c);
+        let fw = probe.firmware_mhz(host);
+        cc.points.push(point_from(m, None, reported, fw));
+    }
+    let fw = probe_has_firmware(&cc);
+    explain(host, inv, c, &mut cc, fw);
+    cc
+}
+
+fn probe_has_firmware(cc: &ClusterClocks) -> bool {
+    cc.points.iter().any(|p| p.firmware_mhz.is_some())
+}
+
+/// Walk the OPPs; false when nothing could be set (then the caller measures the current clock).
+#[allow(clippy::too_many_arguments)]
+fn walk<P: ClockProbe + ?Sized>(
+    host: &Host,
+    c: &Cluster,
+    dir: &str,
+    cpu: u32,
+    opts: &ClocksOptions,
+    probe: &mut P,
+    t: &mut Tuning,
+    cc: &mut ClusterClocks,
+    summary: &mut TuningSummary,
+) -> bool {
+    let opps = opps_to_walk(host, c, dir, opts);
+    if opps.is_empty() {
+        cc.notes.push(match (opts.max_khz, opts.min_khz) {
+            (None, None) => "cpufreq lists no OPPs for this cluster".into(),
+            _ => "no OPP within MinKHz/MaxKHz".into(),
+        });
+        return false;
+    }
+    // With the performance governor the clock follows scaling_max_freq; without it, min and
+    // max both pin each OPP.
+    let performance = c.governors.iter().any(|g| g == "performance");
+    if performance {
+        if let Err(e) = t.set_governor(c, "performance") {
+            return tuning_failed(e, cc, summary);
+        }
+    } else {
+        cc.notes.push(format!(
+            "no performance governor (available: {}): scaling_min_freq and scaling_max_freq \
+             both set to each OPP",
+            if c.governors.is_empty() {
+                "none listed".to_string()
+            } else {
+                c.governors.join(" ")
+            }
+        ));
+    }
+    let lowest = read_khz(host, dir, "cpuinfo_min_freq")
+        .filter(|&k| k > 0)
+        .or_else(|| c.opps_khz.iter().copied().min())
+        .unwrap_or(0);
+    cc.mode = WalkMode::OppWalk;
+    for (i, &khz) in opps.iter().enumerate() {
+        let min = if performance { lowest.min(khz) } else { khz };
+        if let Err(e) = t.set_range_khz(c, min, khz) {
+            if i == 0 && is_permission(&e) {
+                cc.mode = WalkMode::NoCpufreq;
+                return tuning_failed(e, cc, summary);
+            }
+            cc.points.push(point_from(
+                Err(ClockError::Options(format!("setting the OPP failed: {e}"))),
+                Some(khz),
+                None,
+                None,
+            ));
+            continue;
+        }
+        let m = probe.measure(host, cpu);
+        let reported = reported_mhz(host, c);
+        let fw = probe.firmware_mhz(host);
+        cc.points.push(point_from(m, Some(khz), reported, fw));
+    }
+    true
+}
+
+fn tuning_failed(e: TuningError, cc: &mut ClusterClocks, summary: &mut TuningSummary) -> bool {
+    let reason = no_walk_reason(&e);
+    if summary.reason.is_none() {
+        summary.reason = Some(reason.clone());
+    }
+    cc.notes.push(reason);
+    false
+}
+
+/// Decide whether the measured clock follows scaling_max_freq, and say why not.
+fn explain(host: &Host, inv: &Inventory, c: &Cluster, cc: &mut ClusterClocks, firmware: bool) {
+    let driver = c.driver.as_deref().unwrap_or("");
+    let mut why: Vec<String> = Vec::new();
+    if HINT_DRIVERS.contains(&driver) {
+        why.push(format!(
+            "the {driver} driver passes scaling_max_freq to the hardware as a request; turbo and \
+             power limits decide the clock"
+        ));
+    }
+    if inv.virtualization.kind == "vm" {
+        why.push(format!(
+            "this is a virtual machine{}: the host, not this kernel, sets the clock",
+            inv.virtualization
+                .name
+                .as_ref()
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default()
+        ));
+    }
+    let rpi = driver.contains("raspberrypi") || truebench_monitor::rpi::has_vcgencmd(host);
+    if rpi {
+        cc.notes.push(format!(
+            "Raspberry Pi: the VideoCore firmware sets the ARM clock and cpufreq only asks; \
+             the firmware's view is `vcgencmd measure_clock arm`{}",
+            if firmware {
+                " (ThreadX column)"
+            } else {
+                ", not available here"
+            }
+        ));
+    }
+
+    if cc.mode == WalkMode::OppWalk {
+        cc.enforced = enforcement(&cc.points);
+    }
+    if cc.enforced == Some(false) {
+        let top = cc
+            .points
+            .iter()
+            .filter_map(|p| p.measured_mhz)
+            .fold(f64::NAN, f64::max);
+        let lowest = cc
+            .points
+            .iter()
+            .rev()
+            .find(|p| p.measured_mhz.is_some())
+            .and_then(|p| p.opp_mhz)
+            .unwrap_or(0);
+        let cause = if why.is_empty() {
+            "the clock does not follow scaling_max_freq".to_string()
+        } else {
+            why.join("; ")
+        };
+        cc.notes.push(format!(
+            "the kernel cannot enforce OPPs here: every OPP down to {lowest} MHz measured about \
+             {top:.0} MHz ({cause}); the deviations are not shown"
+        ));
+    } else if !why.is_empty() && cc.mode != WalkMode::Offline {
+        for w in why {
+            cc.notes.push(format!("note: {w}"));
+        }
+    }
+}
+
+/// Lower OPPs (≤ 95 % of the highest) that all measure the highest's clock within 2 % while
+/// missing their own nominal value by more than 5 % mean the clock ignores scaling_max_freq.
+/// A fake top OPP (Tinkerboard: 1992/1920/1896 all measure 1793) is not this: its lower OPPs
+/// follow their nominal values. One lower OPP is enough when it is far below (≤ 80 %).
+fn enforcement(points: &[ClockPoint]) -> Option<bool> {
+    let measured: Vec<(f64, f64)> = points
+        .iter()
+        .filter_map(|p| Some((p.opp_khz? as f64 / 1000.0, p.measured_mhz?)))
+        .collect();
+    let &(top_opp, top_measured) = measured.first()?;
+    let lower: Vec<&(f64, f64)> = measured[1..]
+        .iter()
+        .filter(|(o, _)| *o <= 0.95 * top_opp)
+        .collect();
+    let far = lower.iter().any(|(o, _)| *o <= 0.8 * top_opp);
+    if lower.len() < 2 && !far {
+        return None;
+    }
+    let ignores = lower
+        .iter()
+        .all(|(o, m)| (m / top_measured - 1.0).abs() <= 0.02 && (m / o - 1.0).abs() > 0.05);
+    Some(!ignores)
+}
+
+/// `clock_deviation` for the highest OPP measured.
+fn deviation_finding(cc: &ClusterClocks) -> Option<Finding> {
+    if cc.mode != WalkMode::OppWalk {
+        return None;
+    }
+    let p = cc.points.iter().find(|p| p.measured_mhz.is_some())?;
+    let f = clock_deviation(p.opp_mhz? as f64, p.measured_mhz?)?;
+    let mut f = f;
+    f.message = format!(
+        "{} ({}): {}",
+        cc.cpu_range,
+        cc.core_type.as_deref().unwrap_or("CPU"),
+        f.message
+    );
+    if cc.enforced == Some(false) {
+        f.evidence
+            .push("the kernel cannot enforce OPPs on this cluster (see notes)".into());
+    }
+    Some(f)
+}
+
+fn check_all_cores<P: ClockProbe + ?Sized>(
+    host: &Host,
+    inv: &Inventory,
+    clusters: &[Cluster],
+    opts: &ClocksOptions,
+    probe: &mut P,
+    tuning: &mut Option<Tuning>,
+) -> AllCores {
+    // Highest allowed clock everywhere (the walk left each cluster at its lowest OPP).
+    if let Some(t) = tuning.as_mut() {
+        for c in clusters {
+            let Some(dir) = c.policy_dir.as_deref() else {
+                continue;
+            };
+            let Some(&top) = opps_to_walk(host, c, dir, opts).first() else {
+                continue;
+            };
+            let lowest = read_khz(host, dir, "cpuinfo_min_freq")
+                .filter(|&k| k > 0 && k <= top)
+                .unwrap_or(top);
+            let _ = t.set_range_khz(c, lowest, top);
+        }
+    }
+    let mut cpus: Vec<u32> = inv.cpus.iter().filter(|c| c.online).map(|c| c.id).collect();
+    if cpus.is_empty() {
+        cpus = clusters.iter().flat_map(|c| c.cpus.clone()).collect();
+    }
+    let cluster_of = |cpu: u32| clusters.iter().find(|c| c.cpus.contains(&cpu));
+    let collect = |probe: &mut P| -> Vec<CoreClock> {
+        let res = probe.measure_many(host, &cpus);
+        cpus.iter()
+            .zip(res)
+            .map(|(&cpu, r)| {
+                let reported = cluster_of(cpu).and_then(|c| reported_mhz(host, c));
+                match r {
+                    Ok(m) => CoreClock {
+                        cpu,
+                        measured_mhz: Some(m.mhz),
+                        samples_mhz: m.samples_mhz,
+                        reported_mhz: reported,
+                        error: None,
+                    },
+                    Err(e) => CoreClock {
+                        cpu,
+                        measured_mhz: None,
+                        samples_mhz: Vec::new(),
+                        reported_mhz: reported,
+                        error: Some(e.to_string()),
+                    },
+                }
+            })
+            .collect()
+    };
+    let idle = collect(probe);
+    let load = {
+        let _load = probe.start_load(&cpus);
+        std::thread::sleep(opts.load_heat);
+        collect(probe)
+    };
+    AllCores {
+        idle,
+        load,
+        load_heat_s: opts.load_heat.as_secs_f64(),
+    }
+}
+
+/// sbc-bench's measured-clock column: `1793 (1796.339/1793.356/1789.489)` with the samples
+/// right-aligned in 27 characters, so the closing parentheses line up.
+fn measured_column(p: &ClockPoint) -> String {
+    match p.measured_mhz {
+        Some(m) => {
+            let samples = p
+                .samples_mhz
+                .iter()
+                .map(|s| format!("{s:.3}"))
+                .collect::<Vec<_>>()
+                .join("/");
+            format!("{:>4} {:>27})", format!("{m:.0}"), format!("({samples}"))
+        }
+        None => format!(
+            "failed ({})",
+            p.error.as_deref().unwrap_or("no measurement")
+        ),
+    }
+}
+
+/// `     (-7.5%)` as sbc-bench prints it (`printf "%10s" "(-7.5"` then `%)`), or nothing within
+/// ±1 %.
+pub fn deviation_column(pct: Option<f64>) -> String {
+    match pct {
+        Some(d) if d.abs() > SHOWN_DEVIATION_PCT => {
+            format!("{:>10}%)", format!("({d:+.1}"))
+        }
+        _ => String::new(),
+    }
+}
+
+/// One OPP line: `Cpufreq OPP: 2400    Measured: 2221 (2221.092/2221.044/2220.997)     (-7.5%)`.
+pub fn opp_line(p: &ClockPoint, show_deviation: bool) -> String {
+    let opp = p
+        .opp_mhz
+        .map(|o| o.to_string())
+        .unwrap_or_else(|| "?".into());
+    let dev = if show_deviation {
+        deviation_column(p.deviation_pct)
+    } else {
+        String::new()
+    };
+    match p.firmware_mhz {
+        Some(fw) => format!(
+            "Cpufreq OPP: {opp:>4}  ThreadX: {:>4}  Measured: {}{dev}",
+            format!("{fw:.0}"),
+            measured_column(p)
+        ),
+        None => format!(
+            "Cpufreq OPP: {opp:>4}    Measured: {}{dev}",
+            measured_column(p)
+        ),
+    }
+}
+
+/// The text sbc-bench users know, plus notes and findings.
+pub fn render_text(r: &ClocksReport) -> String {
+    let mut s = String::new();
+    for n in &r.notes {
+        s.push_str(&format!("Note: {n}\n\n"));
+    }
+    for c in &r.clusters {
+        let ty = c
+            .core_type
+            .as_ref()
+            .map(|t| format!(" ({t})"))
+            .unwrap_or_default();
+        s.push_str(&format!(
+            "Checking cpufreq OPP for {}{ty}:\n\n",
+            c.cpu_range
+        ));
+        let show_dev = c.enforced != Some(false);
+        for (i, p) in c.points.iter().enumerate() {
+            match c.mode {
+                WalkMode::OppWalk => {
+                    // When OPPs are not enforced only the highest deviation is meaningful.
+                    s.push_str(&opp_line(p, show_dev || i == 0));
+                }
+                WalkMode::NoCpufreq => s.push_str(&format!(
+                    "No cpufreq support. Measured: {}",
+                    measured_column(p).trim_start()
+                )),
+                WalkMode::CurrentClock => {
+                    let rep = p
+                        .reported_mhz
+                        .map(|m| format!("{m:>4}"))
+                        .unwrap_or_else(|| "   ?".into());
+                    s.push_str(&format!(
+                        "Cpufreq now: {rep}    Measured: {}",
+                        measured_column(p)
+                    ));
+                }
+                WalkMode::Offline => {}
+            }
+            s.push('\n');
+        }
+        for n in &c.notes {
+            s.push_str(&format!("\n{n}\n"));
+        }
+        s.push('\n');
+    }
+    if let Some(a) = &r.all_cores {
+        render_all(&mut s, "idle", &a.idle);
+        render_all(&mut s, "full load", &a.load);
+    }
+    if !r.findings.is_empty() {
+        s.push_str("Findings:\n");
+        s.push_str(&truebench_monitor::detect::render_findings(&r.findings));
+    }
+    s
+}
+
+fn render_all(s: &mut String, what: &str, cores: &[CoreClock]) {
+    s.push_str(&format!(
+        "Measuring highest clockspeeds for all cores in parallel ({what}):\n\n"
+    ));
+    for c in cores {
+        let samples = c
+            .samples_mhz
+            .iter()
+            .map(|m| format!("{m:.3}"))
+            .collect::<Vec<_>>()
+            .join("/");
+        match (c.measured_mhz, c.reported_mhz) {
+            (Some(m), Some(r)) => {
+                s.push_str(&format!("cpu{}: {m:.0}/{r} MHz ({samples})\n", c.cpu))
+            }
+            (Some(m), None) => s.push_str(&format!("cpu{}: {m:.0} MHz ({samples})\n", c.cpu)),
+            (None, _) => s.push_str(&format!(
+                "cpu{}: failed ({})\n",
+                c.cpu,
+                c.error.as_deref().unwrap_or("no measurement")
+            )),
+        }
+    }
+    s.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(opp: u32, measured: f64) -> ClockPoint {
+        ClockPoint {
+            opp_mhz: Some(opp),
+            opp_khz: Some(opp as u64 * 1000),
+            reported_mhz: None,
+            firmware_mhz: None,
+            measured_mhz: Some(measured),
+            samples_mhz: vec![measured + 0.5, measured, measured - 0.5],
+            effective_mhz: None,
+            deviation_pct: Some((measured - opp as f64) / opp as f64 * 100.0),
+            rejected: 0,
+            duration_ms: 1.0,
+            error: None,
+        }
+    }
+
+    #[test]
+    fn lines_align_like_sbc_bench_logs() {
+        // Real lines from sbc-bench results (ThomasKaiser/sbc-bench results/*.txt).
+        let mut p = point(1907, 1876.0);
+        p.samples_mhz = vec![1880.629, 1875.995, 1874.187];
+        assert_eq!(
+            opp_line(&p, true),
+            "Cpufreq OPP: 1907    Measured: 1876 (1880.629/1875.995/1874.187)     (-1.6%)"
+        );
+        let mut p = point(960, 945.0);
+        p.samples_mhz = vec![947.701, 944.895, 943.094];
+        assert_eq!(
+            opp_line(&p, true),
+            "Cpufreq OPP:  960    Measured:  945    (947.701/944.895/943.094)     (-1.6%)"
+        );
+        let mut p = point(115, 101.0);
+        p.samples_mhz = vec![103.305, 102.107, 98.843];
+        p.deviation_pct = Some(-12.2);
+        assert_eq!(
+            opp_line(&p, true),
+            "Cpufreq OPP:  115    Measured:  101     (103.305/102.107/98.843)    (-12.2%)"
+        );
+        let mut p = point(1800, 1858.0);
+        p.samples_mhz = vec![1858.269, 1857.991, 1857.921];
+        p.deviation_pct = Some(3.2);
+        assert_eq!(
+            opp_line(&p, true),
+            "Cpufreq OPP: 1800    Measured: 1858 (1858.269/1857.991/1857.921)     (+3.2%)"
+        );
+        // Within ±1 %: no deviation column.
+        let mut p = point(2016, 2035.0);
+        p.samples_mhz = vec![2036.113, 2035.935, 2035.909];
+        assert_eq!(
+            opp_line(&p, true),
+            "Cpufreq OPP: 2016    Measured: 2035 (2036.113/2035.935/2035.909)"
+        );
+    }
+
+    #[test]
+    fn enforcement_verdicts() {
+        // Tinkerboard (seed 000): fake top OPPs, the lower ones follow → enforced.
+        let tinker = [
+            point(1992, 1793.0),
+            point(1920, 1792.0),
+            point(1896, 1793.0),
+            point(1800, 1793.0),
+            point(1704, 1698.0),
+        ];
+        assert_eq!(enforcement(&tinker), Some(true));
+        // S905L2: 2016…1200 all measure 1197, and 1200 is real → enforced.
+        let s905 = [
+            point(2016, 1197.0),
+            point(1752, 1196.0),
+            point(1536, 1196.0),
+            point(1416, 1196.0),
+            point(1200, 1197.0),
+        ];
+        assert_eq!(enforcement(&s905), Some(true));
+        // intel_pstate in a VM: 4700 and 400 both measure 3593 → ignored.
+        assert_eq!(
+            enforcement(&[point(4700, 3593.0), point(400, 3590.0)]),
+            Some(false)
+        );
+        // Two nearby OPPs only: not testable.
+        assert_eq!(
+            enforcement(&[point(2000, 1990.0), point(1900, 1990.0)]),
+            None
+        );
+        assert_eq!(enforcement(&[point(2000, 1990.0)]), None);
+        assert_eq!(enforcement(&[]), None);
+    }
+}

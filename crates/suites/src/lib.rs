@@ -1,0 +1,5 @@
+//! Suites: the orchestrations behind truebench's commands (idle gate → tune → phases →
+//! evidence → restore). Each suite is generic over the measurement it drives, so the
+//! orchestration is tested on fixture roots with scripted measurements.
+
+pub mod clocks;
