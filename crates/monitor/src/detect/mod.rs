@@ -71,7 +71,7 @@ pub fn process_tables<'a>(
 
 /// Most severe first; the order within a severity is the detectors' order.
 pub fn sort(findings: &mut [Finding]) {
-    findings.sort_by(|a, b| b.severity.cmp(&a.severity));
+    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
 }
 
 /// Human text: one bullet per finding, its evidence indented below.

@@ -136,7 +136,7 @@ pub fn opp_table(inv: &Inventory, before: &PolicyStats, after: &PolicyStats) -> 
             (f, t1.saturating_sub(t0))
         })
         .collect();
-    rows.sort_by(|a, b| b.0.cmp(&a.0));
+    rows.sort_by_key(|r| std::cmp::Reverse(r.0));
     rows.dedup_by_key(|r| r.0);
     Some(OppTable {
         policy: before.policy,
