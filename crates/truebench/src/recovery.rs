@@ -67,9 +67,9 @@ mod tests {
             "{m}"
         );
         for p in [
-            "/sys/a",
-            "/sys/b",
-            "/sys/c",
+            "sys/a\n",
+            "sys/b\n",
+            "sys/c:",
             "EINVAL",
             "could not be restored",
         ] {
