@@ -229,7 +229,11 @@ pub fn render(inv: &Inventory) -> String {
                     "    {:<8} {:<20} {}",
                     s.input,
                     s.label.as_deref().unwrap_or(""),
-                    s.value.map_or("n/a".into(), |v| format!("{v:.3}{unit}"))
+                    s.value.map_or("n/a".into(), |v| if s.kind == "temp" {
+                        format!("{v:.1}{unit}")
+                    } else {
+                        format!("{v:.3}{unit}")
+                    })
                 );
             }
             for (a, v) in &h.alarms {

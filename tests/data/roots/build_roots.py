@@ -594,6 +594,14 @@ def rpi4b():
     total = 3885212
     r.file("proc/meminfo", meminfo(total, 3422840, 3556612, 30712, 249448, 102396, 102396, shmem=9216))
     r.file("proc/swaps", swaps([("/var/swap", "file", 102396, 0, -2)], new_format=False))
+    # The mount table tells which block device holds /var/swap (Raspberry Pi OS: root on
+    # the SD card's second partition).
+    r.file("proc/mounts", "/dev/mmcblk0p2 / ext4 rw,noatime 0 0\n"
+           "devtmpfs /dev devtmpfs rw,relatime,size=1800032k,nr_inodes=450008,mode=755 0 0\n"
+           "proc /proc proc rw,relatime 0 0\n"
+           "sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0\n"
+           "/dev/mmcblk0p1 /boot/firmware vfat rw,relatime,fmask=0022,dmask=0022,codepage=437,iocharset=ascii,shortname=mixed,errors=remount-ro 0 0\n"
+           "tmpfs /run tmpfs rw,nosuid,nodev,size=779296k,nr_inodes=819200,mode=755 0 0\n")
     block(r, "mmcblk0", "platform/emmc2bus/fe340000.mmc/mmc_host/mmc0/mmc0:aaaa", rotational=0,
           size_sectors=62333952,
           partitions=[("mmcblk0p1", 1, 8192, 524288), ("mmcblk0p2", 2, 532480, 61801472)])

@@ -443,7 +443,12 @@ pub(super) fn probe(host: &Host, cpu: &CpuPart, missing: &mut Vec<Missing>) -> S
     }
     let compatible = dt_compatible(host);
     let ci = cpu.cpuinfo.as_ref();
-    let g = |k: &str| ci.and_then(|c| c.global(k)).map(str::to_string);
+    // Armbian arm64 kernels print `Hardware` inside every processor block, older kernels once
+    // at the end: look in the first CPU's block, then the shared part.
+    let g = |k: &str| {
+        ci.and_then(|c| c.field(c.indices().first().copied().unwrap_or(0), k))
+            .map(str::to_string)
+    };
     let ev = SocEvidence {
         dt_compatible: compatible.clone(),
         dt_model: device
@@ -452,10 +457,12 @@ pub(super) fn probe(host: &Host, cpu: &CpuPart, missing: &mut Vec<Missing>) -> S
         cpuinfo_hardware: g("Hardware"),
         cpuinfo_model: g("Model"),
         cpuinfo_serial: g("Serial"),
+        // An unknown core stays in the list (as ""), so a partial signature can never pass
+        // for a smaller SoC's.
         core_types: cpu
             .cpus
             .iter()
-            .filter_map(|c| c.core_type.clone().map(|t| (t, c.stepping.clone())))
+            .map(|c| (c.core_type.clone().unwrap_or_default(), c.stepping.clone()))
             .collect(),
     };
     let mut soc = soc::guess_soc(&ev);
