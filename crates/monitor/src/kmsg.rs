@@ -324,6 +324,21 @@ mod tests {
         assert!(KernelLogReader::from_file(&d.path().join("none")).is_err());
     }
 
+    /// On the machine running the tests: as root the device is followed from its end (no
+    /// boot messages, no blocking read); without permission the reason names the device.
+    #[test]
+    fn live_kmsg_starts_at_the_end_and_never_blocks() {
+        let mut r = KernelLogReader::start(&Host::live());
+        for _ in 0..2 {
+            match r.collect() {
+                KernelLog::Lines(l) => {
+                    assert!(!l.iter().any(|x| x.contains("Linux version")), "{l:?}");
+                }
+                KernelLog::Unavailable(why) => assert!(why.contains("/dev/kmsg"), "{why}"),
+            }
+        }
+    }
+
     #[test]
     fn json_shape() {
         let j = serde_json::to_string(&KernelLog::Unavailable("x".into())).unwrap();

@@ -34,6 +34,7 @@ pub fn detect_all(
     f.extend(throttling::detect(inv, before, after, timeline));
     f.extend(rpi::detect(before, after, timeline));
     f.extend(power::undervoltage_log(lines));
+    f.extend(power::undervoltage_alarm(before, after));
     f.extend(cores::killed_cores(before, after, lines));
     f.extend(memory::swapping(inv, before, after, timeline));
     f.extend(memory::zswap_on_zram(before, after));

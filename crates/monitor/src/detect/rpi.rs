@@ -209,11 +209,15 @@ pub fn detect(before: &Snapshot, after: &Snapshot, tl: &Timeline) -> Vec<Finding
             .as_deref()
             .or(before.rpi_throttled_source.as_deref())
             .unwrap_or("vcgencmd get_throttled");
+        let meaning = |v: u32| match decode(v) {
+            d if d.is_empty() => "nothing set".to_string(),
+            d => d.join(", "),
+        };
         if let Some(v) = b {
-            ev.push(format!("{src} before: 0x{v:x} ({})", decode(v).join(", ")));
+            ev.push(format!("{src} before: 0x{v:x} ({})", meaning(v)));
         }
         if let Some(v) = a {
-            ev.push(format!("{src} after: 0x{v:x} ({})", decode(v).join(", ")));
+            ev.push(format!("{src} after: 0x{v:x} ({})", meaning(v)));
         }
         out.push(Finding::new(kind, sev, msg).with_evidence(ev));
     }

@@ -475,6 +475,14 @@ pub fn hot_clock_drops(inv: &Inventory, tl: &Timeline) -> Vec<Finding> {
                 else {
                     continue;
                 };
+                // A Pi capping its clock for under-voltage (bits 0/1) is not heat: the
+                // firmware-bit detector reports it.
+                if s.rpi
+                    .and_then(|r| r.throttled)
+                    .is_some_and(|v| v & 0b11 != 0)
+                {
+                    continue;
+                }
                 match peak {
                     Some((pf, pt, pc)) => {
                         let fell = f <= 0.95 * pf;
