@@ -4,6 +4,7 @@
 pub mod detect;
 pub mod effective;
 pub mod evidence;
+pub mod exporter;
 pub mod finding;
 pub mod kmsg;
 pub mod reader;

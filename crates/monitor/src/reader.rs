@@ -278,10 +278,13 @@ struct SlowShared {
     done: Condvar,
 }
 
-struct SlowReader {
+/// Reads a set of files on a helper thread, each at most once per `collect`, giving up on
+/// (and disabling) a file whose read outlives the deadline.
+pub(crate) struct SlowReader {
     shared: Arc<SlowShared>,
-    slots: Vec<Slot>,
-    timed_out: Vec<String>,
+    /// Root-relative paths, for the report of disabled files.
+    names: Vec<String>,
+    pub(crate) timed_out: Vec<String>,
 }
 
 /// How the helper thread reads slot `i` (replaceable in tests to simulate a hanging file).
@@ -292,12 +295,12 @@ fn read_int(_: usize, f: &File, buf: &mut [u8]) -> Option<i64> {
 }
 
 impl SlowReader {
-    fn start(files: Vec<Option<File>>, slots: Vec<Slot>) -> SlowReader {
-        Self::start_with(files, slots, read_int)
+    pub(crate) fn start(files: Vec<Option<File>>, names: Vec<String>) -> SlowReader {
+        Self::start_with(files, names, read_int)
     }
 
-    fn start_with(files: Vec<Option<File>>, slots: Vec<Slot>, read: ReadFn) -> SlowReader {
-        let n = slots.len();
+    fn start_with(files: Vec<Option<File>>, names: Vec<String>, read: ReadFn) -> SlowReader {
+        let n = names.len();
         let shared = Arc::new(SlowShared {
             state: Mutex::new(SlowState {
                 req: 0,
@@ -318,19 +321,19 @@ impl SlowReader {
             .spawn(move || slow_loop(sh, files, read));
         SlowReader {
             shared,
-            slots,
+            names,
             timed_out: Vec::new(),
         }
     }
 
     /// Post a request and wait up to `deadline`; returns per-slot values of this round.
-    fn collect(&mut self, deadline: Duration, out: &mut [Option<i64>]) {
+    pub(crate) fn collect(&mut self, deadline: Duration, out: &mut [Option<i64>]) {
         out.iter_mut().for_each(|v| *v = None);
         let mut st = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
         if st.done < st.req {
             // Still stuck in the previous round: do not queue behind it.
             if let Some(i) = st.current {
-                Self::blame(&mut st, &self.slots, &mut self.timed_out, i);
+                Self::blame(&mut st, &self.names, &mut self.timed_out, i);
             }
             return;
         }
@@ -352,7 +355,7 @@ impl SlowReader {
         }
         if st.done < gen {
             if let Some(i) = st.current {
-                Self::blame(&mut st, &self.slots, &mut self.timed_out, i);
+                Self::blame(&mut st, &self.names, &mut self.timed_out, i);
             }
         }
         for (o, (g, v)) in out.iter_mut().zip(st.values.iter()) {
@@ -362,10 +365,10 @@ impl SlowReader {
         }
     }
 
-    fn blame(st: &mut SlowState, slots: &[Slot], timed_out: &mut Vec<String>, i: usize) {
+    fn blame(st: &mut SlowState, names: &[String], timed_out: &mut Vec<String>, i: usize) {
         if !st.disabled[i] {
             st.disabled[i] = true;
-            timed_out.push(format!("/{} (read timed out; disabled)", slots[i].rel));
+            timed_out.push(format!("/{} (read timed out; disabled)", names[i]));
         }
     }
 }
@@ -415,6 +418,40 @@ fn slow_loop(sh: Arc<SlowShared>, files: Vec<Option<File>>, read: ReadFn) {
 
 // ---------------------------------------------------------------------------------------
 
+/// The file behind one temperature or electrical reading.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Origin {
+    /// `thermal_zone<zone>` with its `type`.
+    Zone {
+        zone: String,
+        kind: String,
+    },
+    Hwmon {
+        /// node_exporter-style chip id (the device behind the chip, sanitised).
+        chip: String,
+        chip_name: String,
+        /// `temp1`, `in0`…
+        sensor: String,
+        label: Option<String>,
+    },
+    Other(String),
+}
+
+/// node_exporter names a hwmon chip after the device it hangs off (`platform_coretemp_0`,
+/// `0000:00:18_3`); without one, after the hwmon directory.
+fn chip_id(chip: &truebench_host::inventory::HwmonChip) -> String {
+    let raw = chip.device.as_deref().unwrap_or(&chip.dir);
+    raw.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == ':' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// Per-CPU /proc/stat lines (indexed by CPU number) and each CPU's busy share.
 struct PerCpu {
     now: Vec<Option<CpuTimes>>,
@@ -437,6 +474,11 @@ pub struct SampleReader {
     online: Option<File>,
     fast: Vec<(Option<File>, Slot)>,
     slow: Option<SlowReader>,
+    slow_slots: Vec<Slot>,
+    /// Where each `Sample::temps_c` / `Sample::electrical` entry comes from (exporter labels).
+    pub(crate) temp_origin: Vec<Origin>,
+    /// `(hwmon kind, origin)` of each electrical reading.
+    pub(crate) electrical_origin: Vec<(String, Origin)>,
     slow_vals: Vec<Option<i64>>,
     soc_temp: Option<usize>,
     rapl: Vec<Rapl>,
@@ -504,9 +546,19 @@ impl SampleReader {
         // Temperatures: every thermal zone, then every hwmon temp input.
         let chosen = inv.thermal.chosen.as_ref().map(|c| c.path.as_str());
         let mut soc_temp = None;
+        let mut temp_origin = Vec::new();
+        let mut electrical_origin = Vec::new();
         for z in &inv.thermal.zones {
             let rel = format!("{}/temp", z.path);
             let idx = header.temp_sensors.len();
+            temp_origin.push(Origin::Zone {
+                zone: z
+                    .name
+                    .strip_prefix("thermal_zone")
+                    .unwrap_or(&z.name)
+                    .to_string(),
+                kind: z.kind.clone().unwrap_or_default(),
+            });
             header
                 .temp_sensors
                 .push(z.kind.clone().unwrap_or_else(|| z.name.clone()));
@@ -530,9 +582,16 @@ impl SampleReader {
             let chip_name = chip.name.clone().unwrap_or_else(|| chip.dir.clone());
             for s in &chip.sensors {
                 let name = format!("{chip_name} {}", s.label.as_deref().unwrap_or(&s.input));
+                let origin = Origin::Hwmon {
+                    chip: chip_id(chip),
+                    chip_name: chip_name.clone(),
+                    sensor: s.input.clone(),
+                    label: s.label.clone(),
+                };
                 let target = if s.kind == "temp" {
                     let idx = header.temp_sensors.len();
                     header.temp_sensors.push(name);
+                    temp_origin.push(origin);
                     if chosen == Some(s.path.as_str()) {
                         soc_temp = Some(idx);
                     }
@@ -540,6 +599,7 @@ impl SampleReader {
                 } else if let Some((_, div, unit)) = ELECTRICAL.iter().find(|e| e.0 == s.kind) {
                     let idx = header.electrical.len();
                     header.electrical.push((name, unit.to_string()));
+                    electrical_origin.push((s.kind.clone(), origin));
                     (Target::Electrical(idx), *div)
                 } else {
                     continue;
@@ -557,6 +617,7 @@ impl SampleReader {
         if let (None, Some(c)) = (soc_temp, &inv.thermal.chosen) {
             let idx = header.temp_sensors.len();
             header.temp_sensors.push(c.name.clone());
+            temp_origin.push(Origin::Other(c.path.clone()));
             soc_temp = Some(idx);
             header.soc_sensor = Some(c.name.clone());
             fast.push((
@@ -613,7 +674,10 @@ impl SampleReader {
         };
 
         let n_slow = slow_slots.len();
-        let slow = (n_slow > 0).then(|| SlowReader::start(slow_files, slow_slots));
+        let slow = (n_slow > 0).then(|| {
+            let names = slow_slots.iter().map(|s| s.rel.clone()).collect();
+            SlowReader::start(slow_files, names)
+        });
         let mut r = SampleReader {
             t0: Instant::now(),
             n_clusters: inv.clusters.len(),
@@ -630,6 +694,9 @@ impl SampleReader {
             online: open("sys/devices/system/cpu/online"),
             fast,
             slow,
+            slow_slots,
+            temp_origin,
+            electrical_origin,
             slow_vals: vec![None; n_slow],
             soc_temp,
             rapl,
@@ -766,8 +833,8 @@ impl SampleReader {
             let v = Self::read_small(f, small);
             put(s, slot, v);
         }
-        if let Some(slow) = &self.slow {
-            for (slot, v) in slow.slots.iter().zip(&self.slow_vals) {
+        if self.slow.is_some() {
+            for (slot, v) in self.slow_slots.iter().zip(&self.slow_vals) {
                 put(s, slot, *v);
             }
         }
@@ -905,18 +972,14 @@ mod tests {
         }
         let d = tempfile::tempdir().unwrap();
         let mut files = Vec::new();
-        let mut slots = Vec::new();
+        let mut names = Vec::new();
         for (i, v) in ["1800000", "2000000", "52000"].iter().enumerate() {
             let p = d.path().join(format!("f{i}"));
             std::fs::write(&p, v).unwrap();
             files.push(Some(File::open(&p).unwrap()));
-            slots.push(Slot {
-                rel: format!("f{i}"),
-                target: Target::Temp(i),
-                div: 1e3,
-            });
+            names.push(format!("f{i}"));
         }
-        let mut r = SlowReader::start_with(files, slots, hang_on_1);
+        let mut r = SlowReader::start_with(files, names, hang_on_1);
         let mut out = vec![None; 3];
         let t = Instant::now();
         r.collect(Duration::from_millis(50), &mut out);

@@ -61,6 +61,8 @@ pub enum Command {
     /// Watch clocks, load, CPU time split and temperatures (sbc-bench -m), or run a command
     /// and report what happened while it ran: throttling, swapping, background activity…
     Monitor(crate::monitor::MonitorArgs),
+    /// Serve the monitor's readings as Prometheus/OpenMetrics metrics on /metrics.
+    Serve(crate::serve::ServeArgs),
 }
 
 /// Run a command; returns the process exit code.
@@ -80,5 +82,6 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
             Ok(0)
         }
         Command::Monitor(args) => crate::monitor::run(args),
+        Command::Serve(args) => crate::serve::run(args),
     }
 }

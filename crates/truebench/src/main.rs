@@ -5,6 +5,7 @@ mod cli;
 mod info;
 mod monitor;
 mod recovery;
+mod serve;
 
 use clap::Parser;
 
