@@ -1,0 +1,223 @@
+//! `truebench monitor` run as a real process: on fixture roots (whose files change while it
+//! runs), on the live machine, and with a command to watch.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+fn truebench() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_truebench"))
+}
+
+/// Start `monitor` with `args`, let it run, end it with SIGINT like Ctrl-C; stdout and
+/// exit code.
+fn monitor_for(args: &[&str], run: Duration, during: impl FnOnce()) -> (String, i32) {
+    let child: Child = truebench()
+        .arg("monitor")
+        .args(args)
+        .env_remove("ExecuteCommand")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(run / 2);
+    during();
+    std::thread::sleep(run / 2);
+    // SAFETY: signalling our own child.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.is_empty(), "stderr: {stderr}");
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+fn json_lines(text: &str) -> Vec<serde_json::Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+#[test]
+fn json_lines_on_rock5b_follow_the_files() {
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let r = root.path().to_str().unwrap().to_string();
+    let temp = root
+        .path()
+        .join("sys/devices/virtual/thermal/thermal_zone0/temp");
+    let (out, code) = monitor_for(
+        &["--interval", "0.2", "--json-lines", "--root", &r],
+        Duration::from_millis(1200),
+        || std::fs::write(&temp, "81250\n").unwrap(),
+    );
+    assert_eq!(code, 0);
+    let v = json_lines(&out);
+    assert!(v.len() >= 3, "{} samples:\n{out}", v.len());
+    for s in &v {
+        // Three clusters (A55, A76, A76) at the recorded clocks.
+        assert_eq!(
+            s["cluster_mhz"],
+            serde_json::json!([1800, 2400, 2400]),
+            "{s}"
+        );
+        assert_eq!(s["cpus_online"], 8);
+        assert_eq!(s["load1"], 0.31);
+        // A recorded /proc/stat does not move: no percentages rather than made-up ones.
+        assert!(s["cpu"].is_null());
+        assert!(s["rpi"].is_null());
+        assert!(!s["temps_c"].as_array().unwrap().is_empty());
+    }
+    assert_eq!(v[0]["soc_temp_c"], 40.74);
+    assert_eq!(v.last().unwrap()["soc_temp_c"], 81.25);
+}
+
+#[test]
+fn json_lines_on_an_empty_root_are_nulls() {
+    let root = truebench_fixtures::root("empty");
+    let r = root.path().to_str().unwrap().to_string();
+    let (out, code) = monitor_for(
+        &["--interval", "0.2", "--json-lines", "--root", &r],
+        Duration::from_millis(1000),
+        || {},
+    );
+    assert_eq!(code, 0);
+    let v = json_lines(&out);
+    assert!(v.len() >= 3, "{out}");
+    for s in &v {
+        for k in [
+            "load1",
+            "cpu",
+            "soc_temp_c",
+            "swap_used_kb",
+            "cpus_online",
+            "rapl_watts",
+        ] {
+            assert!(s[k].is_null(), "{k} in {s}");
+        }
+        assert!(s["t"].as_f64().unwrap() > 0.0);
+    }
+}
+
+#[test]
+fn text_on_rock5b_has_the_hardware_header_and_three_cluster_columns() {
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let r = root.path().to_str().unwrap().to_string();
+    let (out, code) = monitor_for(
+        &["--interval", "0.2", "--root", &r],
+        Duration::from_millis(800),
+        || {},
+    );
+    assert_eq!(code, 0);
+    assert!(out.contains("CPU sysfs topology"), "{out}");
+    assert!(
+        out.contains("Thermal source: /sys/devices/virtual/thermal/thermal_zone0/ (soc-thermal)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\nTime       cpu0/cpu4/cpu6    load %cpu %sys %usr %nice %io %irq   Temp\n"),
+        "{out}"
+    );
+    let lines: Vec<&str> = out.lines().filter(|l| l.contains("MHz ")).collect();
+    assert!(!lines.is_empty());
+    assert!(
+        lines[0][8..].starts_with(": 1800/2400/2400MHz  0.31"),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[0].ends_with("40.7°C"), "{}", lines[0]);
+}
+
+#[test]
+fn live_machine_prints_plausible_cpu_percentages() {
+    let (out, code) = monitor_for(&["--interval", "0.2"], Duration::from_millis(1100), || {});
+    assert_eq!(code, 0);
+    let rows: Vec<&str> = out.lines().filter(|l| l.contains("MHz ")).collect();
+    assert!(rows.len() >= 3, "{out}");
+    for row in rows {
+        let after = &row[row.find("MHz").unwrap() + 3..];
+        let pct: Vec<u32> = after
+            .split_whitespace()
+            .filter_map(|t| t.strip_suffix('%'))
+            .map(|t| t.parse().unwrap())
+            .collect();
+        assert_eq!(pct.len(), 6, "{row}");
+        assert!(pct.iter().all(|&p| p <= 100), "{row}");
+        // %sys + %usr + %nice + %irq never exceed %cpu (steal and rounding aside).
+        assert!(pct[1] + pct[2] + pct[3] + pct[5] <= pct[0] + 4, "{row}");
+    }
+}
+
+fn run_command(root: &Path, cmd: &[&str], env: Option<&str>) -> (String, i32) {
+    let mut c = truebench();
+    c.args(["monitor", "--interval", "0.1", "--root"]).arg(root);
+    c.env_remove("ExecuteCommand");
+    if let Some(e) = env {
+        c.env("ExecuteCommand", e);
+    }
+    if !cmd.is_empty() {
+        c.arg("--").args(cmd);
+    }
+    let out = c.output().unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+#[test]
+fn a_command_gives_its_exit_code_and_a_report() {
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let (out, code) = run_command(root.path(), &["true"], None);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("System health while running true:"), "{out}");
+    assert!(out.contains("Command exit code: 0"), "{out}");
+
+    let (out, code) = run_command(root.path(), &["sh", "-c", "sleep 0.35; exit 7"], None);
+    assert_eq!(code, 7, "{out}");
+    let rows = out.lines().filter(|l| l.contains("MHz ")).count();
+    assert!(rows >= 2, "{out}");
+
+    // sbc-bench's ExecuteCommand: a shell command line.
+    let (out, code) = run_command(root.path(), &[], Some("exit 3"));
+    assert_eq!(code, 3, "{out}");
+}
+
+#[test]
+fn a_command_in_json_lines_mode_ends_with_a_summary_object() {
+    let root = truebench_fixtures::root("empty");
+    let out = truebench()
+        .args(["monitor", "--interval", "0.1", "--json-lines", "--root"])
+        .arg(root.path())
+        .args(["--", "sh", "-c", "sleep 0.3"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_lines(&String::from_utf8(out.stdout).unwrap());
+    let last = v.last().unwrap();
+    assert_eq!(last["exit_code"], 0);
+    assert!(last["findings"].is_array());
+    assert_eq!(last["phases"][0]["name"], "command");
+    // Without /dev/kmsg in the root, the kernel log is reported as not checked.
+    let kinds: Vec<&str> = last["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
+    assert!(kinds.contains(&"not_checked"), "{last}");
+    assert!(v.len() >= 3, "{} lines", v.len());
+}
+
+#[test]
+fn bad_interval_is_an_error_naming_the_value() {
+    let out = truebench()
+        .args(["monitor", "--interval", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--interval 0"));
+}
