@@ -3,3 +3,4 @@
 //! orchestration is tested on fixture roots with scripted measurements.
 
 pub mod clocks;
+pub mod idle;

@@ -1,0 +1,348 @@
+//! The idle gate: start benchmarking only on an idle, not-still-cooling machine.
+//!
+//! sbc-bench starts when the 1-minute load is below 0.1 or %cpu averaged over 30 s is below
+//! 2.5 %, and skips the check above 63 cores. Here the allowance scales with the core count
+//! instead (0.1 busy core per 8 CPUs, never less than 0.1), so a 192-core server is held to
+//! the same per-core standard as a quad-core board rather than not checked at all.
+
+use std::time::{Duration, Instant};
+use truebench_host::parse::{loadavg, stat};
+use truebench_host::{Host, Inventory};
+use truebench_monitor::evidence::{ProcessDelta, ProcessTable};
+
+#[derive(Debug, Clone)]
+pub struct IdleConfig {
+    /// Give up after this long (`--idle-timeout`, default 5 min).
+    pub timeout: Duration,
+    /// %cpu is averaged over this window (30 s as sbc-bench).
+    pub window: Duration,
+    pub poll: Duration,
+    /// Wait until the SoC temperature is at or below this (`--cool-to C`).
+    pub cool_to: Option<f64>,
+}
+
+impl Default for IdleConfig {
+    fn default() -> Self {
+        IdleConfig {
+            timeout: Duration::from_secs(300),
+            window: Duration::from_secs(30),
+            poll: Duration::from_secs(1),
+            cool_to: None,
+        }
+    }
+}
+
+/// One look at the machine.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reading {
+    /// Seconds since the gate started.
+    pub t: f64,
+    pub load1: Option<f64>,
+    /// Busy CPUs (sum over CPUs of the busy fraction) since the previous reading.
+    pub busy_cores: Option<f64>,
+    pub temp_c: Option<f64>,
+}
+
+/// Busy cores allowed for the machine to count as idle.
+pub fn allowed_background_cores(ncpus: usize) -> f64 {
+    (0.1 * ncpus as f64 / 8.0).max(0.1)
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    Idle(String),
+    /// Not yet: why.
+    Wait(String),
+}
+
+/// Decide from the readings so far (oldest first). Pure, so it is tested without a clock.
+pub fn decide(readings: &[Reading], ncpus: usize, cfg: &IdleConfig) -> Verdict {
+    let Some(last) = readings.last() else {
+        return Verdict::Wait("no reading yet".into());
+    };
+    let allowed = allowed_background_cores(ncpus);
+    let window = cfg.window.as_secs_f64();
+
+    // Temperature first: a hot or still-cooling SoC would start the benchmark throttled.
+    if let (Some(limit), Some(t)) = (cfg.cool_to, last.temp_c) {
+        if t > limit {
+            return Verdict::Wait(format!("SoC at {t:.1}°C, waiting to cool to {limit:.1}°C"));
+        }
+    } else if cfg.cool_to.is_none() {
+        // "Still falling": the coolest reading of the last 10 s is more than 1 °C below the
+        // warmest of the 10 s before that.
+        let recent: Vec<f64> = readings
+            .iter()
+            .filter(|r| r.t > last.t - 10.0)
+            .filter_map(|r| r.temp_c)
+            .collect();
+        let before: Vec<f64> = readings
+            .iter()
+            .filter(|r| r.t <= last.t - 10.0 && r.t > last.t - 20.0)
+            .filter_map(|r| r.temp_c)
+            .collect();
+        if let (Some(now), Some(then)) = (
+            recent.iter().copied().reduce(f64::min),
+            before.iter().copied().reduce(f64::max),
+        ) {
+            if then - now > 1.0 {
+                return Verdict::Wait(format!(
+                    "SoC temperature still falling ({then:.1}°C → {now:.1}°C)"
+                ));
+            }
+        }
+    }
+
+    if let Some(l) = last.load1 {
+        if l < allowed {
+            return Verdict::Idle(format!("1-minute load {l:.2} < {allowed:.2}"));
+        }
+    }
+    let in_window: Vec<f64> = readings
+        .iter()
+        .filter(|r| r.t > last.t - window)
+        .filter_map(|r| r.busy_cores)
+        .collect();
+    let covered = readings
+        .first()
+        .is_some_and(|f| last.t - f.t >= window * 0.99);
+    if covered && !in_window.is_empty() {
+        let avg = in_window.iter().sum::<f64>() / in_window.len() as f64;
+        let pct = 100.0 * avg / ncpus.max(1) as f64;
+        let allowed_pct = 100.0 * allowed / ncpus.max(1) as f64;
+        if avg < allowed {
+            return Verdict::Idle(format!(
+                "%cpu {pct:.1} % over {window:.0} s < {allowed_pct:.1} %"
+            ));
+        }
+        return Verdict::Wait(format!(
+            "busy: %cpu {pct:.1} % over {window:.0} s (needs < {allowed_pct:.1} %), load {}",
+            last.load1.map_or("unknown".into(), |l| format!("{l:.2}"))
+        ));
+    }
+    Verdict::Wait(format!(
+        "load {} (needs < {allowed:.2}); measuring %cpu over {window:.0} s",
+        last.load1.map_or("unknown".into(), |l| format!("{l:.2}"))
+    ))
+}
+
+/// What the gate saw when it ended.
+#[derive(Debug, Clone)]
+pub struct IdleReport {
+    pub idle: bool,
+    pub reason: String,
+    pub waited: Duration,
+    pub last: Option<Reading>,
+    /// Processes that used CPU while we waited, busiest first (only when not idle).
+    pub busy_processes: Vec<ProcessDelta>,
+}
+
+/// Reads load, CPU counters and the SoC temperature through the Host.
+struct Probe<'a> {
+    host: &'a Host,
+    temp_path: Option<String>,
+    prev: Option<stat::CpuTimes>,
+}
+
+impl Probe<'_> {
+    fn read(&mut self, t: f64) -> Reading {
+        let load1 = self
+            .host
+            .read("proc/loadavg")
+            .ok()
+            .and_then(|s| loadavg(&s))
+            .map(|l| l[0]);
+        let st = self.host.read("proc/stat").ok().map(|s| stat::parse(&s));
+        let now = st.as_ref().and_then(|s| s.total);
+        // The aggregate line sums the online CPUs: busy fraction × their number = busy cores.
+        let ncpus = st.as_ref().map_or(1, |s| s.cpus.len().max(1)) as f64;
+        let busy_cores = match (self.prev, now) {
+            (Some(a), Some(b)) => {
+                let d = b.delta(&a);
+                let total = d.total();
+                (total > 0).then(|| (total - d.idle - d.iowait) as f64 / total as f64 * ncpus)
+            }
+            _ => None,
+        };
+        self.prev = now;
+        let temp_c = self
+            .temp_path
+            .as_ref()
+            .and_then(|p| self.host.read_i64(p))
+            .map(|m| m as f64 / 1000.0);
+        Reading {
+            t,
+            load1,
+            busy_cores,
+            temp_c,
+        }
+    }
+}
+
+/// Wait until the machine is idle (or the timeout passes), calling `status` after each
+/// reading with the verdict so the caller can show progress and the busy processes.
+pub fn wait_until_idle(
+    host: &Host,
+    inv: &Inventory,
+    cfg: &IdleConfig,
+    exclude_pids: &[u32],
+    status: &mut dyn FnMut(&Reading, &Verdict),
+) -> IdleReport {
+    let start = Instant::now();
+    let ncpus = inv.online_cpus().count().max(1);
+    let mut probe = Probe {
+        host,
+        temp_path: inv.thermal.chosen.as_ref().map(|c| c.path.clone()),
+        prev: None,
+    };
+    let procs_before = ProcessTable::read(host, exclude_pids);
+    let mut readings = vec![probe.read(0.0)];
+    loop {
+        let verdict = decide(&readings, ncpus, cfg);
+        status(readings.last().expect("one reading"), &verdict);
+        let waited = start.elapsed();
+        match verdict {
+            Verdict::Idle(reason) => {
+                return IdleReport {
+                    idle: true,
+                    reason,
+                    waited,
+                    last: readings.last().copied(),
+                    busy_processes: Vec::new(),
+                }
+            }
+            Verdict::Wait(reason) if waited >= cfg.timeout => {
+                let mut busy = procs_before.delta(&ProcessTable::read(host, exclude_pids));
+                busy.retain(|p| p.total_s() > 0.0);
+                busy.sort_by(|a, b| b.total_s().total_cmp(&a.total_s()));
+                busy.truncate(10);
+                return IdleReport {
+                    idle: false,
+                    reason,
+                    waited,
+                    last: readings.last().copied(),
+                    busy_processes: busy,
+                };
+            }
+            Verdict::Wait(_) => {}
+        }
+        std::thread::sleep(cfg.poll);
+        readings.push(probe.read(start.elapsed().as_secs_f64()));
+        // Keep what the decision can look at.
+        let horizon = cfg.window.as_secs_f64().max(20.0) + 1.0;
+        let last_t = readings.last().map_or(0.0, |r| r.t);
+        if readings.len() > 2 && readings[1].t < last_t - horizon {
+            readings.remove(0);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(t: f64, load: f64, busy: Option<f64>, temp: Option<f64>) -> Reading {
+        Reading {
+            t,
+            load1: Some(load),
+            busy_cores: busy,
+            temp_c: temp,
+        }
+    }
+
+    fn cfg(window: u64) -> IdleConfig {
+        IdleConfig {
+            window: Duration::from_secs(window),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn allowance_scales_with_cores() {
+        assert_eq!(allowed_background_cores(4), 0.1);
+        assert_eq!(allowed_background_cores(8), 0.1);
+        assert!((allowed_background_cores(192) - 2.4).abs() < 1e-9);
+    }
+
+    #[test]
+    fn low_load_is_idle_at_once() {
+        let v = decide(&[r(0.0, 0.05, None, None)], 4, &cfg(30));
+        assert!(matches!(v, Verdict::Idle(_)), "{v:?}");
+    }
+
+    #[test]
+    fn high_load_needs_a_full_window_of_low_cpu() {
+        let mut rs: Vec<Reading> = (0..10)
+            .map(|i| r(i as f64, 0.5, Some(0.02), None))
+            .collect();
+        assert!(matches!(decide(&rs, 4, &cfg(30)), Verdict::Wait(_)));
+        rs.extend((10..=31).map(|i| r(i as f64, 0.5, Some(0.02), None)));
+        assert!(matches!(decide(&rs, 4, &cfg(30)), Verdict::Idle(_)));
+        // The same window with 0.5 busy cores on a quad-core (12.5 %) is busy.
+        let busy: Vec<Reading> = (0..=31)
+            .map(|i| r(i as f64, 0.5, Some(0.5), None))
+            .collect();
+        match decide(&busy, 4, &cfg(30)) {
+            Verdict::Wait(why) => assert!(why.contains("12.5 %"), "{why}"),
+            v => panic!("{v:?}"),
+        }
+    }
+
+    #[test]
+    fn big_machines_are_checked_not_skipped() {
+        // 192 CPUs, 3 busy cores: above the 2.4-core allowance.
+        let rs: Vec<Reading> = (0..=31)
+            .map(|i| r(i as f64, 3.0, Some(3.0), None))
+            .collect();
+        assert!(matches!(decide(&rs, 192, &cfg(30)), Verdict::Wait(_)));
+        let rs: Vec<Reading> = (0..=31)
+            .map(|i| r(i as f64, 3.0, Some(1.0), None))
+            .collect();
+        assert!(matches!(decide(&rs, 192, &cfg(30)), Verdict::Idle(_)));
+    }
+
+    #[test]
+    fn still_cooling_waits_and_cool_to_waits_for_the_limit() {
+        let rs: Vec<Reading> = (0..=20)
+            .map(|i| r(i as f64, 0.0, None, Some(60.0 - i as f64 * 0.3)))
+            .collect();
+        match decide(&rs, 4, &cfg(30)) {
+            Verdict::Wait(why) => assert!(why.contains("still falling"), "{why}"),
+            v => panic!("{v:?}"),
+        }
+        let flat: Vec<Reading> = (0..=20)
+            .map(|i| r(i as f64, 0.0, None, Some(45.0)))
+            .collect();
+        assert!(matches!(decide(&flat, 4, &cfg(30)), Verdict::Idle(_)));
+        let c = IdleConfig {
+            cool_to: Some(40.0),
+            ..cfg(30)
+        };
+        assert!(matches!(decide(&flat, 4, &c), Verdict::Wait(_)));
+    }
+
+    #[test]
+    fn gate_on_a_fixture_root_times_out_with_a_reason() {
+        // A root whose load stays at 2.0 and whose counters never move: never idle.
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("proc")).unwrap();
+        std::fs::write(d.path().join("proc/loadavg"), "2.00 1.50 1.00 3/200 999\n").unwrap();
+        let host = Host::new(d.path());
+        let inv = Inventory::probe(&host);
+        let c = IdleConfig {
+            timeout: Duration::from_millis(200),
+            window: Duration::from_millis(100),
+            poll: Duration::from_millis(20),
+            cool_to: None,
+        };
+        let mut calls = 0;
+        let rep = wait_until_idle(&host, &inv, &c, &[], &mut |_, _| calls += 1);
+        assert!(!rep.idle);
+        assert!(rep.reason.contains("load 2.00"), "{}", rep.reason);
+        assert!(calls > 2);
+
+        std::fs::write(d.path().join("proc/loadavg"), "0.02 0.10 0.10 1/200 999\n").unwrap();
+        let rep = wait_until_idle(&host, &inv, &c, &[], &mut |_, _| {});
+        assert!(rep.idle, "{}", rep.reason);
+    }
+}
