@@ -112,7 +112,7 @@ pub(crate) fn cluster_label(inv: &Inventory, cluster: usize) -> String {
 /// One sample as an evidence line: time, clocks, load, %cpu/%sys, temperature.
 pub(crate) fn fmt_sample(s: &Sample) -> String {
     let mut out = format!("t={:7.1}s", s.t);
-    if !s.cluster_mhz.is_empty() {
+    if s.cluster_mhz.iter().any(Option::is_some) {
         let clocks: Vec<String> = s
             .cluster_mhz
             .iter()
@@ -173,6 +173,19 @@ mod tests {
             t,
             "  * [CRITICAL] swapping: Swap grew.\n      a\n\n      b\n  * [info] not_checked: No log.\n"
         );
+    }
+
+    #[test]
+    fn sample_lines() {
+        let mut s = Sample {
+            t: 2.5,
+            cluster_mhz: vec![None],
+            soc_temp_c: Some(61.25),
+            ..Default::default()
+        };
+        assert_eq!(fmt_sample(&s), "t=    2.5s 61.2°C");
+        s.cluster_mhz = vec![Some(1800), None];
+        assert_eq!(fmt_sample(&s), "t=    2.5s 1800/-MHz 61.2°C");
     }
 
     #[test]
