@@ -16,6 +16,10 @@
 //! 3. `scaling_max_freq` lowered during the run (cpufreq cooling lowers the policy maximum).
 //! 4. x86 `thermal_throttle` counters (events, not durations).
 //! 5. the timeline: under unchanged load the clock fell while the SoC got hotter.
+//!
+//! Snapshots must bracket phases without CPU hotplug: a policy whose CPUs are all offline
+//! keeps accruing time at its last OPP (sbc-bench's per-cluster tests show this), which would
+//! read as throttling.
 
 use truebench_host::Inventory;
 
