@@ -312,6 +312,10 @@ pub struct Snapshot {
 }
 
 const CPU_DIR: &str = "sys/devices/system/cpu";
+/// Root-relative files the detectors also name in their evidence (as `/{path}`).
+pub const ONLINE_FILE: &str = "sys/devices/system/cpu/online";
+pub const VMSTAT_FILE: &str = "proc/vmstat";
+pub const ZSWAP_DIR: &str = "sys/module/zswap/parameters";
 
 fn now_unix_ms() -> i64 {
     std::time::SystemTime::now()
@@ -371,7 +375,7 @@ impl Snapshot {
         s.read_policies(host, inv);
         s.read_cooling(host);
         s.read_throttle_counts(host, inv);
-        match host.read(format!("{CPU_DIR}/online")) {
+        match host.read(ONLINE_FILE) {
             Ok(t) => s.cpus_online = Some(cpulist::parse(&t)),
             Err(e) => s.missing.push(format!("online CPUs: {e}")),
         }
@@ -499,7 +503,7 @@ impl Snapshot {
             }
             Err(e) => self.missing.push(format!("memory: {e}")),
         }
-        if let Ok(t) = host.read("proc/vmstat") {
+        if let Ok(t) = host.read(VMSTAT_FILE) {
             for l in t.lines() {
                 let mut it = l.split_whitespace();
                 match (it.next(), it.next().and_then(|v| v.parse().ok())) {
@@ -509,7 +513,7 @@ impl Snapshot {
                 }
             }
         }
-        let zp = "sys/module/zswap/parameters";
+        let zp = ZSWAP_DIR;
         self.zswap_enabled = host
             .read_trimmed(format!("{zp}/enabled"))
             .map(|v| matches!(v.as_str(), "Y" | "y" | "1"));

@@ -6,7 +6,7 @@
 
 use super::capped;
 use super::kernel_log::number_between;
-use crate::evidence::Snapshot;
+use crate::evidence::{Snapshot, ONLINE_FILE};
 use crate::finding::{Finding, FindingKind, Severity};
 use truebench_host::parse::cpulist;
 
@@ -42,7 +42,7 @@ pub fn killed_cores(before: &Snapshot, after: &Snapshot, lines: &[String]) -> Ve
     let mut ev = Vec::new();
     if let (Some(b), Some(a)) = (&before.cpus_online, &after.cpus_online) {
         ev.push(format!(
-            "/sys/devices/system/cpu/online: {} before, {} after",
+            "/{ONLINE_FILE}: {} before, {} after",
             cpulist::format(b),
             cpulist::format(a)
         ));

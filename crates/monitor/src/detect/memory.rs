@@ -4,7 +4,7 @@ use truebench_host::Inventory;
 
 use super::capped;
 use super::kernel_log::matching;
-use crate::evidence::Snapshot;
+use crate::evidence::{Snapshot, VMSTAT_FILE, ZSWAP_DIR};
 use crate::finding::{Finding, FindingKind, Severity};
 use crate::timeline::Timeline;
 
@@ -68,7 +68,7 @@ pub fn swapping(
             .zip(after.pswpin)
             .map_or(0, |(b, a)| a.saturating_sub(b));
         ev.push(format!(
-            "/proc/vmstat: {swapped_out} pages swapped out, {pin} swapped in"
+            "/{VMSTAT_FILE}: {swapped_out} pages swapped out, {pin} swapped in"
         ));
     }
     // Which devices took the pages, and what storage is under them.
@@ -147,7 +147,7 @@ pub fn zswap_on_zram(before: &Snapshot, after: &Snapshot) -> Vec<Finding> {
         .map(|d| format!("{} ({} used)", d.filename, human_kb(d.used_kb)))
         .collect();
     let mut ev = vec![format!(
-        "/sys/module/zswap/parameters/enabled: Y (compressor {})",
+        "/{ZSWAP_DIR}/enabled: Y (compressor {})",
         s.zswap_compressor.as_deref().unwrap_or("unknown")
     )];
     ev.push(format!("zram swap: {}", zram.join(", ")));
