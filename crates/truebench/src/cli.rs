@@ -63,6 +63,9 @@ pub enum Command {
     Monitor(crate::monitor::MonitorArgs),
     /// Serve the monitor's readings as Prometheus/OpenMetrics metrics on /metrics.
     Serve(crate::serve::ServeArgs),
+    /// Measured vs advertised clock for every OPP of every cluster (sbc-bench's "Checking
+    /// cpufreq OPP"); walking the OPPs needs root, measuring does not.
+    Clocks(crate::clocks::ClocksArgs),
 }
 
 /// Run a command; returns the process exit code.
@@ -83,5 +86,6 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         }
         Command::Monitor(args) => crate::monitor::run(args),
         Command::Serve(args) => crate::serve::run(args),
+        Command::Clocks(args) => crate::clocks::run(args),
     }
 }

@@ -2,6 +2,7 @@
 //! parses flags, calls into the library crates and renders.
 
 mod cli;
+mod clocks;
 mod info;
 mod monitor;
 mod recovery;

@@ -1,0 +1,93 @@
+//! `truebench clocks`: measured vs advertised clock for every OPP of every cluster.
+
+use crate::cli::MachineArgs;
+use std::time::Duration;
+use truebench_host::Inventory;
+use truebench_suites::clocks::{self, ClocksOptions, KernelProbe};
+use truebench_workloads::clock::{self as kernel, ClockOptions};
+
+#[derive(clap::Args, Debug)]
+pub struct ClocksArgs {
+    #[command(flatten)]
+    pub machine: MachineArgs,
+    /// Skip OPPs above K kHz (sbc-bench's MaxKHz).
+    #[arg(long, value_name = "K", env = "MaxKHz")]
+    pub max_khz: Option<u64>,
+    /// Skip OPPs below K kHz (sbc-bench's MinKHz).
+    #[arg(long, value_name = "K", env = "MinKHz")]
+    pub min_khz: Option<u64>,
+    /// Also measure every CPU at once, idle and after --load-secs of load on all CPUs
+    /// (sbc-bench's extensive mode).
+    #[arg(long)]
+    pub all_cores: bool,
+    /// Seconds of load before the under-load measurement of --all-cores.
+    #[arg(long, value_name = "S", default_value_t = 5.0)]
+    pub load_secs: f64,
+    /// Never change cpufreq settings: measure each cluster at its current clock.
+    #[arg(long)]
+    pub no_tuning: bool,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Measure one CPU once and print one `key=value` line (for bench/clock_vs_7zip.sh).
+    #[arg(long, hide = true)]
+    pub bench_probe: bool,
+    /// CPU for --bench-probe (default: the first this process may run on).
+    #[arg(long, hide = true, value_name = "N")]
+    pub cpu: Option<u32>,
+}
+
+pub fn run(args: ClocksArgs) -> anyhow::Result<i32> {
+    let host = args.machine.host()?;
+    if args.bench_probe {
+        return bench_probe(&args);
+    }
+    if !(args.load_secs.is_finite() && args.load_secs >= 0.0) {
+        anyhow::bail!("--load-secs {}: not a number of seconds", args.load_secs);
+    }
+    let inv = Inventory::probe(&host);
+    let opts = ClocksOptions {
+        max_khz: args.max_khz,
+        min_khz: args.min_khz,
+        all_cores: args.all_cores,
+        load_heat: Duration::from_secs_f64(args.load_secs),
+        tune: !args.no_tuning,
+    };
+    let mut probe = KernelProbe::new(ClockOptions::default());
+    let report = clocks::run(&host, &inv, &opts, &mut probe);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", clocks::render_text(&report));
+    }
+    let measured = report
+        .clusters
+        .iter()
+        .flat_map(|c| &c.points)
+        .any(|p| p.measured_mhz.is_some());
+    Ok(if measured { 0 } else { 1 })
+}
+
+/// One measurement of the live machine, for the side-by-side benchmark against 7-Zip.
+fn bench_probe(args: &ClocksArgs) -> anyhow::Result<i32> {
+    let cpu = match args.cpu {
+        Some(c) => c,
+        None => *kernel::allowed_cpus()
+            .first()
+            .ok_or_else(|| anyhow::anyhow!("no CPU in this process's affinity mask"))?,
+    };
+    let m = kernel::measure(&truebench_host::Host::live(), cpu, &ClockOptions::default())?;
+    println!(
+        "cpu={} mhz={:.3} samples={} effective={:.1} ms={:.1} trials={} rejected={} realtime={} steal_ms={:.1}",
+        m.cpu,
+        m.mhz,
+        m.samples_text(),
+        m.effective_mhz,
+        m.duration_ms,
+        m.trials,
+        m.rejected,
+        m.realtime,
+        m.steal_ms.unwrap_or(0.0)
+    );
+    Ok(0)
+}

@@ -1,0 +1,181 @@
+//! `truebench clocks` end to end: the real kernel on this machine, and the real OPP walk on a
+//! recorded ROCK 5B root (whose files change, while the clock is measured on this machine) —
+//! including interruption by SIGINT and SIGKILL, after which every file is as before.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_truebench");
+const GOV4: &str = "sys/devices/system/cpu/cpufreq/policy4/scaling_governor";
+
+fn tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        for e in fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            let meta = fs::symlink_metadata(&p).unwrap();
+            let rel = p.strip_prefix(base).unwrap().to_path_buf();
+            if meta.is_dir() {
+                walk(base, &p, out);
+            } else if meta.file_type().is_symlink() {
+                out.insert(
+                    rel,
+                    fs::read_link(&p)
+                        .unwrap()
+                        .into_os_string()
+                        .into_encoded_bytes(),
+                );
+            } else if !rel.starts_with("var/lib/truebench") {
+                // Tuning's journal directory is truebench's, not the machine's.
+                out.insert(rel, fs::read(&p).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}
+
+#[test]
+fn live_machine_json_has_a_plausible_clock_per_cluster() {
+    let out = Command::new(BIN)
+        .args(["clocks", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let clusters = v["clusters"].as_array().unwrap();
+    assert!(!clusters.is_empty(), "{v}");
+    for c in clusters {
+        let points = c["points"].as_array().unwrap();
+        assert!(!points.is_empty(), "{c}");
+        for p in points {
+            let mhz = p["measured_mhz"].as_f64().unwrap_or_else(|| panic!("{p}"));
+            assert!((500.0..6000.0).contains(&mhz), "{p}");
+            assert_eq!(p["samples_mhz"].as_array().unwrap().len(), 3, "{p}");
+        }
+    }
+    assert!(v["findings"].is_array());
+}
+
+#[test]
+fn bench_probe_prints_one_line() {
+    let out = Command::new(BIN)
+        .args(["clocks", "--bench-probe"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = String::from_utf8(out.stdout).unwrap();
+    let mhz: f64 = line
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("mhz="))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((500.0..6000.0).contains(&mhz), "{line}");
+    assert_eq!(line.lines().count(), 1, "{line}");
+}
+
+#[test]
+fn opp_walk_on_a_recorded_root_changes_and_restores_its_files() {
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let before = tree(root.path());
+    let out = Command::new(BIN)
+        .args(["clocks", "--root"])
+        .arg(root.path())
+        .env("MaxKHz", "1800000")
+        .env("MinKHz", "1400000")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("is a recorded machine"), "{text}");
+    assert!(
+        text.contains("Checking cpufreq OPP for cpu0-cpu3 (Cortex-A55):"),
+        "{text}"
+    );
+    assert!(text.contains("Cpufreq OPP: 1800    Measured: "), "{text}");
+    assert!(text.contains("Cpufreq OPP: 1416    Measured: "), "{text}");
+    // MaxKHz: nothing above 1800 walked.
+    assert!(!text.contains("Cpufreq OPP: 2400"), "{text}");
+    assert_eq!(tree(root.path()), before, "{text}");
+}
+
+/// Start a full walk, wait until it has changed the big cluster's governor, then `kill`.
+fn interrupted_walk(signal: &str) -> (tempfile::TempDir, BTreeMap<PathBuf, Vec<u8>>, Option<i32>) {
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let before = tree(root.path());
+    let gov = root.path().join(GOV4);
+    let original = fs::read_to_string(&gov).unwrap();
+    let mut child = Command::new(BIN)
+        .args(["clocks", "--root"])
+        .arg(root.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while fs::read_to_string(&gov).unwrap() == original {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "the walk never reached policy4"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "truebench ended before policy4"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(fs::read_to_string(&gov).unwrap().trim(), "performance");
+    let pid = child.id().to_string();
+    assert!(Command::new("kill")
+        .args([signal, &pid])
+        .status()
+        .unwrap()
+        .success());
+    let code = child.wait().unwrap().code();
+    (root, before, code)
+}
+
+#[test]
+fn sigint_during_the_walk_restores_everything() {
+    let (root, before, code) = interrupted_walk("-INT");
+    assert_eq!(code, Some(130));
+    assert_eq!(tree(root.path()), before);
+}
+
+#[test]
+fn sigkill_during_the_walk_is_repaired_by_the_next_command() {
+    let (root, before, code) = interrupted_walk("-KILL");
+    assert_eq!(code, None, "killed by a signal");
+    assert_ne!(
+        tree(root.path()),
+        before,
+        "SIGKILL leaves the settings changed"
+    );
+    let out = Command::new(BIN)
+        .args(["clocks", "--json", "--max-khz", "408000", "--root"])
+        .arg(root.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(tree(root.path()), before);
+}
