@@ -646,14 +646,20 @@ fn explain(host: &Host, inv: &Inventory, c: &Cluster, cc: &mut ClusterClocks, fi
              power limits decide the clock"
         ));
     }
-    if inv.virtualization.kind == "vm" {
+    // A container inside a VM still runs on the VM's vCPUs: look at every layer.
+    let vm_name = if inv.virtualization.kind == "vm" {
+        Some(inv.virtualization.name.clone())
+    } else {
+        inv.virtualization
+            .layers
+            .iter()
+            .find(|l| l.kind == "vm")
+            .map(|l| Some(l.name.clone()))
+    };
+    if let Some(name) = vm_name {
         why.push(format!(
             "this is a virtual machine{}: the host, not this kernel, sets the clock",
-            inv.virtualization
-                .name
-                .as_ref()
-                .map(|n| format!(" ({n})"))
-                .unwrap_or_default()
+            name.map(|n| format!(" ({n})")).unwrap_or_default()
         ));
     }
     let rpi = driver.contains("raspberrypi") || truebench_monitor::rpi::has_vcgencmd(host);
