@@ -608,7 +608,6 @@ fn walk<P: ClockProbe + ?Sized>(
         let min = if performance { lowest.min(khz) } else { khz };
         if let Err(e) = t.set_range_khz(c, min, khz) {
             if i == 0 && is_permission(&e) {
-                cc.mode = WalkMode::NoCpufreq;
                 return tuning_failed(e, cc, summary);
             }
             cc.points.push(point_from(

@@ -35,6 +35,10 @@ pub struct ClocksArgs {
     /// CPU for --bench-probe (default: the first this process may run on).
     #[arg(long, hide = true, value_name = "N")]
     pub cpu: Option<u32>,
+    /// Long-loop duration for --bench-probe in µs (default 40): longer windows collect more
+    /// interrupts, which is how plain timed loops lose clock.
+    #[arg(long, hide = true, value_name = "US")]
+    pub trial_us: Option<u64>,
 }
 
 pub fn run(args: ClocksArgs) -> anyhow::Result<i32> {
@@ -76,7 +80,13 @@ fn bench_probe(args: &ClocksArgs) -> anyhow::Result<i32> {
             .first()
             .ok_or_else(|| anyhow::anyhow!("no CPU in this process's affinity mask"))?,
     };
-    let m = kernel::measure(&truebench_host::Host::live(), cpu, &ClockOptions::default())?;
+    let mut opts = ClockOptions::default();
+    if let Some(us) = args.trial_us {
+        opts.trial = Duration::from_micros(us.max(1));
+        // Enough budget for the clean trials a sample needs.
+        opts.sample_budget = opts.sample_budget.max(opts.trial * 12);
+    }
+    let m = kernel::measure(&truebench_host::Host::live(), cpu, &opts)?;
     println!(
         "cpu={} mhz={:.3} samples={} effective={:.1} ms={:.1} trials={} rejected={} realtime={} steal_ms={:.1}",
         m.cpu,

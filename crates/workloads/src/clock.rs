@@ -205,7 +205,7 @@ mod chain {
 }
 
 /// Tuning knobs of one measurement. `Default` is what `truebench clocks` uses per OPP point:
-/// about 10 ms warm-up + 3 × 35 ms.
+/// about 10 ms warm-up + 3 × 30 ms (≈ 100 ms per OPP point).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClockOptions {
     /// Reported repetitions (sbc-bench shows three).
@@ -233,7 +233,7 @@ impl Default for ClockOptions {
     fn default() -> Self {
         ClockOptions {
             samples: 3,
-            sample_budget: Duration::from_millis(35),
+            sample_budget: Duration::from_millis(30),
             warmup: Duration::from_millis(10),
             trial: Duration::from_micros(40),
             min_clean_trials: 8,
