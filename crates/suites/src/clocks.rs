@@ -419,13 +419,24 @@ fn is_permission(e: &TuningError) -> bool {
     )
 }
 
-fn first_online(inv: &Inventory, c: &Cluster) -> Option<u32> {
-    c.cpus.iter().copied().find(|id| {
-        inv.cpus
-            .iter()
-            .find(|cpu| cpu.id == *id)
-            .is_none_or(|cpu| cpu.online)
-    })
+fn is_online(inv: &Inventory, id: u32) -> bool {
+    inv.cpus
+        .iter()
+        .find(|cpu| cpu.id == id)
+        .is_none_or(|cpu| cpu.online)
+}
+
+/// The cluster's first online CPU — on the live machine the first one this process may also
+/// run on (a container's cpuset or `taskset` can exclude some).
+fn first_online(host: &Host, inv: &Inventory, c: &Cluster) -> Option<u32> {
+    let allowed = if host.is_live() {
+        clock::allowed_cpus()
+    } else {
+        Vec::new()
+    };
+    let usable = |id: &u32| allowed.is_empty() || allowed.contains(id);
+    let online = || c.cpus.iter().copied().filter(|&id| is_online(inv, id));
+    online().find(usable).or_else(|| online().next())
 }
 
 fn read_khz(host: &Host, dir: &str, file: &str) -> Option<u64> {
@@ -508,7 +519,7 @@ fn check_cluster<P: ClockProbe + ?Sized>(
         cpu_range: c.cpu_range(),
         core_type: c.core_type.clone(),
         driver: c.driver.clone(),
-        measured_cpu: first_online(inv, c),
+        measured_cpu: first_online(host, inv, c),
         mode: WalkMode::NoCpufreq,
         enforced: None,
         points: Vec::new(),
@@ -661,7 +672,12 @@ fn explain(host: &Host, inv: &Inventory, c: &Cluster, cc: &mut ClusterClocks, fi
             name.map(|n| format!(" ({n})")).unwrap_or_default()
         ));
     }
-    let rpi = driver.contains("raspberrypi") || truebench_monitor::rpi::has_vcgencmd(host);
+    let rpi = driver.contains("raspberrypi")
+        || truebench_monitor::rpi::has_vcgencmd(host)
+        || inv
+            .device
+            .as_deref()
+            .is_some_and(|d| d.contains("Raspberry Pi"));
     if rpi {
         cc.notes.push(format!(
             "Raspberry Pi: the VideoCore firmware sets the ARM clock and cpufreq only asks; \
@@ -777,6 +793,13 @@ fn check_all_cores<P: ClockProbe + ?Sized>(
     let mut cpus: Vec<u32> = inv.cpus.iter().filter(|c| c.online).map(|c| c.id).collect();
     if cpus.is_empty() {
         cpus = clusters.iter().flat_map(|c| c.cpus.clone()).collect();
+    }
+    if host.is_live() {
+        // CPUs outside this process's affinity mask cannot be measured.
+        let allowed = clock::allowed_cpus();
+        if !allowed.is_empty() {
+            cpus.retain(|c| allowed.contains(c));
+        }
     }
     let cluster_of = |cpu: u32| clusters.iter().find(|c| c.cpus.contains(&cpu));
     let collect = |probe: &mut P| -> Vec<CoreClock> {
@@ -1011,6 +1034,28 @@ mod tests {
             opp_line(&p, true),
             "Cpufreq OPP: 2016    Measured: 2035 (2036.113/2035.935/2035.909)"
         );
+    }
+
+    #[test]
+    fn permission_problems_say_that_the_walk_needs_root() {
+        let e = TuningError::PermissionDenied {
+            path: "/sys/devices/system/cpu/cpufreq/policy0/scaling_governor".into(),
+        };
+        let r = no_walk_reason(&e);
+        assert!(r.starts_with("the OPP walk needs root: "), "{r}");
+        assert!(r.contains("policy0/scaling_governor"), "{r}");
+        let e = TuningError::Journal {
+            path: "/var/lib/truebench".into(),
+            source: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+        };
+        assert!(no_walk_reason(&e).starts_with("the OPP walk needs root"));
+        let e = TuningError::Busy {
+            path: "/var/lib/truebench/tuning.journal".into(),
+            pid: Some(42),
+        };
+        let r = no_walk_reason(&e);
+        assert!(r.starts_with("the OPP walk was not possible: "), "{r}");
+        assert!(r.contains("42"), "{r}");
     }
 
     #[test]

@@ -121,13 +121,16 @@ fn tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
         for e in fs::read_dir(dir).unwrap() {
             let p = e.unwrap().path();
-            if p.is_dir() {
+            let meta = fs::symlink_metadata(&p).unwrap();
+            let rel = p.strip_prefix(base).unwrap().to_path_buf();
+            if meta.file_type().is_symlink() {
+                // sysfs links (cpuN/cpufreq → ../cpufreq/policyN): compare the target.
+                let target = fs::read_link(&p).unwrap();
+                out.insert(rel, target.into_os_string().into_encoded_bytes());
+            } else if meta.is_dir() {
                 walk(base, &p, out);
             } else {
-                out.insert(
-                    p.strip_prefix(base).unwrap().to_path_buf(),
-                    fs::read(&p).unwrap(),
-                );
+                out.insert(rel, fs::read(&p).unwrap());
             }
         }
     }
@@ -159,6 +162,8 @@ struct Fake<F: FnMut(u32, u64, bool) -> f64> {
     seen: Vec<Seen>,
     loaded: bool,
     firmware: Option<f64>,
+    /// cpufreq policy of a CPU (ROCK 5B layout unless changed).
+    policy_of: fn(u32) -> u32,
 }
 
 impl<F: FnMut(u32, u64, bool) -> f64> Fake<F> {
@@ -168,19 +173,12 @@ impl<F: FnMut(u32, u64, bool) -> f64> Fake<F> {
             seen: Vec::new(),
             loaded: false,
             firmware: None,
-        }
-    }
-
-    fn policy_of(cpu: u32) -> u32 {
-        if cpu < 4 {
-            0
-        } else {
-            4
+            policy_of: |cpu| if cpu < 4 { 0 } else { 4 },
         }
     }
 
     fn one(&mut self, host: &Host, cpu: u32) -> Result<ClockMeasurement, ClockError> {
-        let d = format!("{CPU}/cpufreq/policy{}", Self::policy_of(cpu));
+        let d = format!("{CPU}/cpufreq/policy{}", (self.policy_of)(cpu));
         let max_khz = host.read_u64(format!("{d}/scaling_max_freq")).unwrap_or(0);
         let min_khz = host.read_u64(format!("{d}/scaling_min_freq")).unwrap_or(0);
         let governor = host
@@ -577,4 +575,52 @@ fn raspberry_pi_firmware_clock_is_shown_next_to_the_measurement() {
         "{text}"
     );
     assert_eq!(r.clusters[1].points[0].firmware_mhz, Some(1500.0));
+}
+
+#[test]
+fn raspberry_pi_4_gets_the_firmware_note() {
+    // tests/data/roots/rpi4b: cpufreq-dt under raspberrypi-cpufreq, OPPs 600…1800.
+    let root = truebench_fixtures::root("rpi4b");
+    let before = settings(root.path());
+    let mut fake = Fake::new(|_, k, _| k as f64 / 1000.0 - 2.0);
+    let r = exec(root.path(), &ClocksOptions::default(), &mut fake);
+    assert_eq!(r.clusters.len(), 1);
+    let c = &r.clusters[0];
+    assert_eq!(c.mode, WalkMode::OppWalk);
+    assert_eq!(c.points.len(), 13, "{c:#?}");
+    assert_eq!(c.points[0].opp_mhz, Some(1800));
+    assert!(
+        c.notes.iter().any(|n| n.contains("Raspberry Pi")
+            && n.contains("vcgencmd measure_clock arm")
+            && n.contains("not available here")),
+        "{:?}",
+        c.notes
+    );
+    assert_eq!(settings(root.path()), before);
+}
+
+#[test]
+fn intel_pstate_walks_its_limits_and_names_the_driver_when_the_clock_ignores_them() {
+    // tests/data/roots/x86-intel-laptop: intel_pstate, one policy per CPU, no frequency table.
+    let root = truebench_fixtures::root("x86-intel-laptop");
+    let before = settings(root.path());
+    let mut fake = Fake::new(|_, _, _| 2693.0);
+    fake.policy_of = |cpu| cpu;
+    let r = exec(root.path(), &ClocksOptions::default(), &mut fake);
+    assert!(!r.clusters.is_empty());
+    let c = &r.clusters[0];
+    assert_eq!(c.driver.as_deref(), Some("intel_pstate"));
+    // Without a frequency table the walk is cpuinfo_max_freq, then cpuinfo_min_freq.
+    let opps: Vec<u32> = c.points.iter().filter_map(|p| p.opp_mhz).collect();
+    assert_eq!(opps, vec![1900, 400]);
+    assert_eq!(c.enforced, Some(false), "{c:#?}");
+    let text = render_text(&r);
+    assert!(
+        text.contains("the kernel cannot enforce OPPs here"),
+        "{text}"
+    );
+    assert!(text.contains("intel_pstate driver"), "{text}");
+    // +41.7 % at the top stays visible (turbo above the advertised maximum); no +573 % line.
+    assert!(!text.contains("+573"), "{text}");
+    assert_eq!(settings(root.path()), before);
 }
