@@ -88,6 +88,9 @@ pub struct System {
     pub compiler: Option<String>,
     /// Operating system as sbc-bench printed it under `### Software versions:` (v0.9.x).
     pub os_pretty: Option<String>,
+    /// lscpu's `CPU max MHz:` values (one per core-type section in newer lscpu): the only
+    /// place with `cpuinfo_max_freq` at kHz precision.
+    pub lscpu_max_mhz: Vec<f64>,
 }
 
 /// One row of `CPU sysfs topology (clusters, cpufreq members, clockspeeds)`.
@@ -458,6 +461,31 @@ impl SbcBenchLog {
     /// Whether the log was written by `v` or later (unknown versions count as older than all).
     pub fn at_least(&self, v: &str) -> bool {
         self.header.version.is_some() && self.version_key() >= version_key(v)
+    }
+
+    /// `(year, month, day)` of the header date (`Sun, 29 Jul 2018 12:34:58 +0000`).
+    pub fn date_ymd(&self) -> Option<(u32, u32, u32)> {
+        let d = self.header.date.as_deref()?;
+        let d = d.split_once(", ").map_or(d, |(_, rest)| rest);
+        let mut it = d.split_whitespace();
+        let day: u32 = it.next()?.parse().ok()?;
+        let month = match it.next()? {
+            "Jan" => 1,
+            "Feb" => 2,
+            "Mar" => 3,
+            "Apr" => 4,
+            "May" => 5,
+            "Jun" => 6,
+            "Jul" => 7,
+            "Aug" => 8,
+            "Sep" => 9,
+            "Oct" => 10,
+            "Nov" => 11,
+            "Dec" => 12,
+            _ => return None,
+        };
+        let year: u32 = it.next()?.parse().ok()?;
+        Some((year, month, day))
     }
 
     pub fn is_missing(&self, what: &str) -> bool {

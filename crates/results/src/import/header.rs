@@ -129,6 +129,10 @@ pub fn system(lines: &[&str]) -> System {
             }
         } else if let Some(v) = value_after(t, "Userland:") {
             s.userland.get_or_insert(v.to_string());
+        } else if let Some(v) = value_after(t, "CPU max MHz:") {
+            if let Some(n) = number(v) {
+                s.lscpu_max_mhz.push(n);
+            }
         } else if let Some(v) = value_after(t, "SoC guess:") {
             s.soc_guess.get_or_insert(v.to_string());
         } else if let Some(v) = value_after(t, "Compiler:") {
