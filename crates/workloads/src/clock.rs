@@ -396,8 +396,15 @@ fn measure_here(
     let t_start = now_ns();
 
     let method = opts.method;
-    let target_ns = (opts.trial.as_nanos() as u64).max(2000 * timer_granularity_ns());
+    // A coarse timer needs longer trials (quantisation below 0.05 %), but never beyond 20 ms:
+    // a jiffies-only clock must not turn one point into minutes.
+    let target_ns = (opts.trial.as_nanos() as u64)
+        .max(2000 * timer_granularity_ns())
+        .min(MAX_TRIAL_NS);
     let n = calibrate(method, target_ns);
+    // Room for the clean trials a sample needs, however long a trial came out.
+    let budget_ns = (opts.sample_budget.as_nanos() as u64)
+        .max(target_ns * 12 / 10 * opts.min_clean_trials as u64);
     let warm_until = now_ns() + opts.warmup.as_nanos() as u64;
     while now_ns() < warm_until {
         method.run(true, n);
@@ -412,7 +419,7 @@ fn measure_here(
     while samples.len() < opts.samples {
         attempts += 1;
         let before = acct.snapshot();
-        let s = run_sample(method, n, opts);
+        let s = run_sample(method, n, budget_ns, opts.min_clean_trials);
         let after = acct.snapshot();
         trials += s.trials;
         rejected += s.switched;
@@ -487,6 +494,9 @@ struct Sample {
     wall_ns: u64,
 }
 
+/// Longest trial (long loop) the kernel uses, whatever the timer.
+const MAX_TRIAL_NS: u64 = 20_000_000;
+
 /// The k-th fastest clean time is the undisturbed one; k > 1 so that a single timer glitch
 /// (a too-short reading) cannot set the result.
 const ROBUST_RANK: usize = 3;
@@ -503,8 +513,7 @@ impl Sample {
     }
 }
 
-fn run_sample(method: Method, n: usize, opts: &ClockOptions) -> Sample {
-    let budget = opts.sample_budget.as_nanos() as u64;
+fn run_sample(method: Method, n: usize, budget: u64, min_clean: usize) -> Sample {
     let mut s = Sample {
         short: Vec::with_capacity(1024),
         long: Vec::with_capacity(1024),
@@ -537,7 +546,7 @@ fn run_sample(method: Method, n: usize, opts: &ClockOptions) -> Sample {
         let elapsed = t2 - start;
         // Past 4× the budget a sample ends even with too few clean trials (then it is
         // repeated or flagged): a machine that never lets us run must not hang the command.
-        if (elapsed >= budget && s.clean >= opts.min_clean_trials) || elapsed >= 4 * budget {
+        if (elapsed >= budget && s.clean >= min_clean) || elapsed >= 4 * budget {
             s.wall_ns = elapsed;
             return s;
         }
@@ -615,7 +624,12 @@ fn check_timer() -> Result<(), ClockError> {
 /// which claims 1 ns everywhere).
 fn timer_granularity_ns() -> u64 {
     let mut best = u64::MAX;
+    let start = now_ns();
     for _ in 0..200 {
+        // A coarse timer makes each step slow: a few steps are enough then.
+        if best != u64::MAX && now_ns() - start > 2_000_000 {
+            break;
+        }
         let a = now_ns();
         let mut b = now_ns();
         while b == a {
