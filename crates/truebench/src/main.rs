@@ -3,6 +3,7 @@
 
 mod cli;
 mod clocks;
+mod import;
 mod info;
 mod monitor;
 mod recovery;

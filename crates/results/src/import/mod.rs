@@ -10,10 +10,12 @@ mod membench;
 mod monitor;
 mod row;
 mod state;
+mod summary;
 mod tools;
 pub mod util;
 
 pub use row::results_row;
+pub use summary::summary;
 
 use crate::sbcbench::{Missing, SbcBenchLog};
 
