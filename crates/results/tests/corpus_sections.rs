@@ -372,3 +372,36 @@ fn every_log_parses_and_every_section_is_found() {
         c.failures.join("\n")
     );
 }
+
+/// Damaged logs (cut short, lines dropped, digits garbled) give partial results, never a panic.
+#[test]
+fn damaged_logs_never_panic() {
+    let mut panics = Vec::new();
+    for (name, text) in common::logs() {
+        let lines: Vec<&str> = text.lines().collect();
+        let variants = [
+            lines[..lines.len() / 3].join("\n"),
+            lines[..lines.len() * 2 / 3].join("\n"),
+            lines
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| i % 5 != 2)
+                .map(|(_, l)| *l)
+                .collect::<Vec<_>>()
+                .join("\n"),
+            text.replace('5', "x").replace(" MHz", "MHz:"),
+        ];
+        for (i, v) in variants.iter().enumerate() {
+            let ok = catch_unwind(AssertUnwindSafe(|| {
+                let log = parse(v);
+                let _ = results_row(&log);
+                let _ = truebench_results::import::summary(&name, &log);
+            }))
+            .is_ok();
+            if !ok {
+                panics.push(format!("{name} variant {i}"));
+            }
+        }
+    }
+    assert!(panics.is_empty(), "panics: {panics:?}");
+}

@@ -184,7 +184,10 @@ pub fn sevenzip(lines: &[&str]) -> Option<SevenZip> {
         let finished: Vec<usize> = (0..z.runs.len())
             .filter(|&i| z.runs[i].tot.is_some())
             .collect();
-        let first_multi = finished.len().checked_sub(k).map(|i| finished[i]);
+        let first_multi = finished
+            .len()
+            .checked_sub(k)
+            .and_then(|i| finished.get(i).copied());
         for (i, run) in z.runs.iter_mut().enumerate() {
             run.kind = match first_multi {
                 Some(f) if i >= f => SevenZipKind::Multi,
