@@ -443,6 +443,31 @@ pub struct Missing {
     pub reason: String,
 }
 
+impl MonitorTable {
+    /// Seconds since the table's first sample, for each sample; a run past midnight keeps
+    /// counting up (`23:59:50` → `00:00:10` is 20 s later). `None` where the time is unreadable.
+    pub fn elapsed(&self) -> Vec<Option<u32>> {
+        let mut out = Vec::with_capacity(self.samples.len());
+        let mut first: Option<u32> = None;
+        let mut days = 0u32;
+        let mut prev: Option<u32> = None;
+        for s in &self.samples {
+            let Some(t) = s.seconds else {
+                out.push(None);
+                continue;
+            };
+            if prev.is_some_and(|p| t < p && p - t > 12 * 3600) {
+                days += 1;
+            }
+            prev = Some(t);
+            let abs = t + days * 86_400;
+            let f = *first.get_or_insert(abs);
+            out.push(Some(abs.saturating_sub(f)));
+        }
+        out
+    }
+}
+
 /// A version as comparable numbers: `0.9.72` → `[0, 9, 72]`.
 pub fn version_key(v: &str) -> Vec<u32> {
     v.split('.').map(|p| p.parse().unwrap_or(0)).collect()
@@ -501,5 +526,34 @@ impl SbcBenchLog {
             None
         };
         (before, after)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elapsed_across_midnight() {
+        let at = |t: &str| MonitorSample {
+            time: t.into(),
+            seconds: crate::import::util::clock_seconds(t),
+            ..Default::default()
+        };
+        let table = MonitorTable {
+            samples: vec![at("23:59:50"), at("00:00:10"), at("x"), at("00:01:00")],
+            ..Default::default()
+        };
+        assert_eq!(table.elapsed(), vec![Some(0), Some(20), None, Some(70)]);
+    }
+
+    #[test]
+    fn versions_and_dates() {
+        let mut log = SbcBenchLog::default();
+        assert!(!log.at_least("0.4"));
+        log.header.version = Some("0.9.9".into());
+        assert!(log.at_least("0.9.9") && log.at_least("0.9.4") && !log.at_least("0.9.10"));
+        log.header.date = Some("Sun, 29 Jul 2018 12:34:58 +0000".into());
+        assert_eq!(log.date_ymd(), Some((2018, 7, 29)));
     }
 }
