@@ -4,3 +4,7 @@
 //! (DESIGN.md rule 6); unit tests only check plausibility, never timing.
 
 pub mod clock;
+pub mod memory;
+pub mod pin;
+pub mod stats;
+pub mod tool;

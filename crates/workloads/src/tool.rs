@@ -1,0 +1,213 @@
+//! Running external benchmark tools (openssl, 7-zip, stockfish): find them, run them pinned
+//! with a time limit and a stop flag, and keep their complete output for the log.
+
+use serde::{Deserialize, Serialize};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::pin::{pin_command, PinError};
+
+/// Directories searched after `$PATH`: Debian installs games (stockfish) in /usr/games, which
+/// root's PATH lacks.
+const EXTRA_DIRS: &[&str] = &[
+    "/usr/games",
+    "/usr/local/games",
+    "/usr/local/bin",
+    "/usr/bin",
+];
+
+/// The first of `names` that is an executable file in `$PATH` (or the extra directories).
+pub fn find_tool(names: &[&str]) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
+    dirs.extend(EXTRA_DIRS.iter().map(PathBuf::from));
+    for name in names {
+        for dir in &dirs {
+            let candidate = dir.join(name);
+            if is_executable(&candidate) {
+                return Some(candidate);
+            }
+        }
+    }
+    None
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p)
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
+
+/// One finished (or stopped) run of an external tool, complete output included.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolOutput {
+    /// Program path and arguments as executed.
+    pub command: Vec<String>,
+    /// CPUs the child was restricted to, if pinned.
+    pub cpus: Option<Vec<u32>>,
+    /// Exit code; `None` when killed by a signal (also after a timeout or stop).
+    pub exit_code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+    pub seconds: f64,
+    pub timed_out: bool,
+    pub stopped: bool,
+}
+
+impl ToolOutput {
+    pub fn success(&self) -> bool {
+        self.exit_code == Some(0) && !self.timed_out && !self.stopped
+    }
+
+    /// The command line as a shell would show it.
+    pub fn command_line(&self) -> String {
+        let mut s = String::new();
+        if let Some(cpus) = &self.cpus {
+            let list: Vec<String> = cpus.iter().map(u32::to_string).collect();
+            s.push_str(&format!("taskset -c {} ", list.join(",")));
+        }
+        s.push_str(&self.command.join(" "));
+        s
+    }
+}
+
+/// Why a tool could not be run at all.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    #[error("{program}: cannot start it: {source}")]
+    Spawn {
+        program: String,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Pin(#[from] PinError),
+}
+
+/// How to run a tool.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct RunSpec<'a> {
+    /// Restrict the child to these CPUs.
+    pub cpus: Option<&'a [u32]>,
+    /// Kill it after this long.
+    pub timeout: Option<Duration>,
+    /// Kill it as soon as this becomes true (Ctrl-C in the orchestrator).
+    pub stop: Option<&'a AtomicBool>,
+}
+
+/// Run `program args…` with `LC_ALL=C` (stable number formats), stdin closed, output captured.
+pub fn run_tool(
+    program: &Path,
+    args: &[String],
+    spec: RunSpec<'_>,
+) -> Result<ToolOutput, ToolError> {
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .env("LC_ALL", "C")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(cpus) = spec.cpus {
+        pin_command(&mut cmd, cpus)?;
+    }
+    let started = Instant::now();
+    let mut child = cmd.spawn().map_err(|source| ToolError::Spawn {
+        program: program.display().to_string(),
+        source,
+    })?;
+    let mut out = child.stdout.take().expect("piped stdout");
+    let mut err = child.stderr.take().expect("piped stderr");
+    // Readers on their own threads: a tool filling one pipe must not block on the other.
+    let out_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = out.read_to_end(&mut buf);
+        buf
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = err.read_to_end(&mut buf);
+        buf
+    });
+    let mut timed_out = false;
+    let mut stopped = false;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) => {}
+            Err(_) => break None,
+        }
+        if spec.timeout.is_some_and(|t| started.elapsed() >= t) {
+            timed_out = true;
+        } else if spec.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            stopped = true;
+        }
+        if timed_out || stopped {
+            let _ = child.kill();
+            break child.wait().ok();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    let stdout = String::from_utf8_lossy(&out_reader.join().unwrap_or_default()).into_owned();
+    let stderr = String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).into_owned();
+    let mut command = vec![program.display().to_string()];
+    command.extend(args.iter().cloned());
+    Ok(ToolOutput {
+        command,
+        cpus: spec.cpus.map(<[u32]>::to_vec),
+        exit_code: status.and_then(|s| s.code()),
+        stdout,
+        stderr,
+        seconds,
+        timed_out,
+        stopped,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_sh_and_not_a_made_up_name() {
+        assert!(find_tool(&["truebench-no-such-tool", "sh"]).is_some());
+        assert!(find_tool(&["truebench-no-such-tool"]).is_none());
+    }
+
+    #[test]
+    fn captures_both_streams_and_the_exit_code() {
+        let sh = find_tool(&["sh"]).unwrap();
+        let args = vec![
+            "-c".to_string(),
+            "echo out; echo err >&2; exit 3".to_string(),
+        ];
+        let o = run_tool(&sh, &args, RunSpec::default()).unwrap();
+        assert_eq!(o.stdout, "out\n");
+        assert_eq!(o.stderr, "err\n");
+        assert_eq!(o.exit_code, Some(3));
+        assert!(!o.success());
+    }
+
+    #[test]
+    fn timeout_kills_the_child() {
+        let sh = find_tool(&["sh"]).unwrap();
+        let args = vec!["-c".to_string(), "sleep 30".to_string()];
+        let spec = RunSpec {
+            timeout: Some(Duration::from_millis(100)),
+            ..RunSpec::default()
+        };
+        let o = run_tool(&sh, &args, spec).unwrap();
+        assert!(o.timed_out);
+        assert!(o.seconds < 20.0);
+        assert_eq!(o.exit_code, None);
+    }
+
+    #[test]
+    fn a_missing_program_is_an_error_naming_it() {
+        let e = run_tool(Path::new("/nonexistent/tool"), &[], RunSpec::default()).unwrap_err();
+        assert!(e.to_string().contains("/nonexistent/tool"), "{e}");
+    }
+}
