@@ -3,8 +3,10 @@
 //! Each kernel is validated against the peer tool it replaces by a script under `bench/`
 //! (DESIGN.md rule 6); unit tests only check plausibility, never timing.
 
+pub mod aes;
 pub mod clock;
 pub mod memory;
+pub mod openssl;
 pub mod pin;
 pub mod stats;
 pub mod tool;
