@@ -5,8 +5,11 @@
 
 pub mod aes;
 pub mod clock;
+pub mod lzma;
 pub mod memory;
 pub mod openssl;
 pub mod pin;
+pub mod sevenzip;
 pub mod stats;
+pub mod stress;
 pub mod tool;

@@ -1,0 +1,203 @@
+//! The kernels and adapters really run on this machine, briefly; results are checked for
+//! plausibility only (performance figures belong in bench/ and BENCHMARKS.md). Tests of
+//! external tools skip with a message when the tool is not installed (CI installs the
+//! Debian packages `openssl`, `7zip` and `stockfish`).
+
+use std::sync::atomic::AtomicBool;
+use truebench_host::Host;
+use truebench_workloads::aes::{self, Cipher, SIZES};
+use truebench_workloads::memory::{self, BandwidthTest, MemoryOptions};
+use truebench_workloads::pin::current_affinity;
+use truebench_workloads::{lzma, openssl, sevenzip, stress};
+
+fn a_cpu() -> u32 {
+    *current_affinity().last().expect("some CPU is allowed")
+}
+
+fn skip(what: &str) {
+    eprintln!("SKIPPED: {what} is not installed on this machine");
+}
+
+#[test]
+fn memory_quick_run_is_plausible() {
+    let host = Host::live();
+    let opts = MemoryOptions::quick().on_cpu(a_cpu());
+    let r = memory::measure(&host, &opts).unwrap();
+    for test in BandwidthTest::ALL {
+        let b = r.get(test).unwrap();
+        assert!(
+            (500.0..100_000.0).contains(&b.mb_s),
+            "{}: {} MB/s",
+            test.name(),
+            b.mb_s
+        );
+        assert!(b.samples_mb_s.len() >= 2);
+        assert!(b.summary_line().starts_with(test.name()));
+    }
+    let lat = r.latency.as_ref().unwrap();
+    let ns: Vec<f64> = lat.points.iter().map(|p| p.ns).collect();
+    assert_eq!(lat.points[0].bytes, 4096);
+    assert!(lat.points.last().unwrap().bytes >= 64 << 20);
+    // L1-resident sizes: a few cycles per access.
+    let first = ns[..3].iter().copied().fold(f64::INFINITY, f64::min);
+    assert!(first > 0.0 && first < 5.0, "first sizes: {:?}", &ns[..3]);
+    // Non-decreasing overall: DRAM at the end is well above L1 at the start, and the
+    // upper third of the curve lies above the lower third.
+    let third = ns.len() / 3;
+    let median = |v: &[f64]| {
+        let mut v = v.to_vec();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    assert!(*ns.last().unwrap() > 2.0 * first, "{ns:?}");
+    assert!(
+        median(&ns[ns.len() - third..]) > median(&ns[..third]),
+        "{ns:?}"
+    );
+    // serde round trip: the orchestrator stores this in the result JSON.
+    let json = serde_json::to_string(&r).unwrap();
+    let back: memory::MemoryResult = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, r);
+}
+
+#[test]
+fn builtin_aes_table_is_complete() {
+    let cpu = a_cpu();
+    let r = aes::measure_builtin(&aes::AesOptions {
+        seconds: 0.02,
+        ..aes::AesOptions::standard().on_cpu(cpu)
+    })
+    .unwrap();
+    assert!(
+        r.table.is_complete(&Cipher::ALL, &SIZES),
+        "{}",
+        r.table.text()
+    );
+    let values: Vec<f64> = r.table.rows.iter().flat_map(|row| row.k.clone()).collect();
+    assert_eq!(values.len(), 24);
+    assert!(values.iter().all(|&v| v > 0.0));
+    // The crate uses AES instructions exactly when an x86 CPU lists them.
+    let cap = aes::cpu_aes_capability(&Host::live(), cpu);
+    if cfg!(target_arch = "x86_64") {
+        assert_eq!(cap.cpu_has_aes, Some(r.uses_aes_instructions), "{cap:?}");
+    }
+    assert_eq!(r.table.text().lines().count(), 5);
+}
+
+#[test]
+fn openssl_adapter_on_this_machine() {
+    let Some(program) = openssl::find() else {
+        return skip("openssl");
+    };
+    let opts = openssl::OpensslOptions::standard().on_cpu(a_cpu());
+    let r = openssl::measure_with(&program, &opts, None).unwrap();
+    assert!(r.version.is_some(), "{}", r.version_line);
+    assert_eq!(r.runs.len(), 4);
+    assert!(r.runs.iter().all(|run| run.output.success()));
+    assert_eq!(r.runs[0].output.cpus, Some(vec![a_cpu()]));
+    assert!(
+        r.table.is_complete(&Cipher::ALL, &SIZES),
+        "{}",
+        r.table.text()
+    );
+    let values: Vec<f64> = r.table.rows.iter().flat_map(|row| row.k.clone()).collect();
+    assert_eq!(values.len(), 24);
+    assert!(values.iter().all(|&v| v > 0.0));
+}
+
+#[test]
+fn seven_zip_adapter_short_run() {
+    let Some(program) = sevenzip::find() else {
+        return skip("7-zip (7zz/7z/7za/7zr)");
+    };
+    let cpu = a_cpu();
+    let opts = sevenzip::SevenZipOptions {
+        dict_log2: Some(18),
+        iterations: Some(1),
+        ..sevenzip::SevenZipOptions::single(cpu)
+    };
+    let r = sevenzip::run_with(&program, &opts, None, 1, None).unwrap();
+    assert!(r.output.success(), "{}", r.output.stderr);
+    assert!(r.output.command.iter().any(|a| a == "-md18"));
+    assert!(r.output.command.iter().any(|a| a == "-mmt1"));
+    let b = r.bench.expect("a parsed benchmark");
+    assert!(b.version.is_some());
+    assert_eq!(b.threads, Some(1));
+    assert!(b.total_mips().unwrap() > 0);
+    assert!(b.compress_mips().unwrap() > 0 && b.decompress_mips().unwrap() > 0);
+    assert!(
+        b.ram_usage_mb.unwrap() < 100,
+        "-md18 must shrink the footprint"
+    );
+}
+
+#[test]
+fn lzma_round_trip_and_speed() {
+    let opts = lzma::LzmaBenchOptions {
+        cpus: Some(vec![a_cpu()]),
+        seconds: 0.2,
+        ..lzma::LzmaBenchOptions::quick()
+    };
+    let r = lzma::measure(&opts, None).unwrap();
+    assert!(r.round_trip_ok);
+    assert!(r.compress_mb_s > 0.0 && r.decompress_mb_s > r.compress_mb_s);
+    assert!(r.ratio > 1.5, "ratio {}", r.ratio);
+    assert!(r.summary_line().contains("not 7-zip MIPS"));
+}
+
+#[test]
+fn stress_gives_a_series() {
+    let opts = stress::StressOptions {
+        cpus: vec![a_cpu()],
+        seconds: 0.6,
+        interval_seconds: 0.2,
+    };
+    let mut seen = 0;
+    let r = stress::run_builtin(&opts, None, |_| seen += 1).unwrap();
+    assert_eq!(seen, r.intervals.len());
+    assert!(r.intervals.len() >= 3, "{:?}", r.intervals);
+    // A single short interval can be empty when the hypervisor or another process takes the
+    // CPU (seen here: 0.2 s with no progress); the series as a whole must show work.
+    assert!(r
+        .intervals
+        .iter()
+        .all(|i| i.score.is_finite() && i.score >= 0.0));
+    assert!(
+        r.intervals.iter().any(|i| i.score > 0.0),
+        "{:?}",
+        r.intervals
+    );
+    // A raised stop flag ends the load at once.
+    let stop = AtomicBool::new(true);
+    let stopped = stress::run_builtin(
+        &stress::StressOptions {
+            seconds: 30.0,
+            ..opts
+        },
+        Some(&stop),
+        |_| {},
+    )
+    .unwrap();
+    assert!(stopped.stopped && stopped.seconds < 5.0);
+}
+
+#[test]
+fn stockfish_adapter_short_run() {
+    let Some(program) = stress::find_stockfish() else {
+        return skip("stockfish");
+    };
+    let opts = stress::StockfishOptions {
+        cpus: Some(vec![a_cpu()]),
+        threads: 1,
+        hash_mb: 16,
+        depth: 4,
+        seconds: 0.0,
+    };
+    let r = stress::run_stockfish_with(&program, &opts, None).unwrap();
+    assert_eq!(r.runs.len(), 1);
+    assert!(r
+        .version_line
+        .as_deref()
+        .is_some_and(|v| v.starts_with("Stockfish")));
+    assert!(r.series()[0] > 0);
+}
