@@ -212,7 +212,11 @@ pub fn cpuminer(lines: &[&str]) -> Option<Cpuminer> {
                     .to_string(),
             );
             seen = true;
-        } else if let Some(rest) = line.strip_prefix("Total Scores:") {
+        } else if let Some(rest) = line.strip_prefix("Total Scores:").or_else(|| {
+            // the terminal summary's wording, in logs pasted from a console
+            line.strip_prefix("Cpuminer total scores (5 minutes execution):")
+                .map(|r| r.trim().trim_end_matches("kH/s"))
+        }) {
             c.total_scores = rest
                 .trim()
                 .split(',')
@@ -384,6 +388,9 @@ mod tests {
             "Total Scores (nn-6877cd24400e.nnue): 5688180,5528916",
         ];
         let c = cpuminer(&lines).unwrap();
+        let console =
+            cpuminer(&["Cpuminer total scores (5 minutes execution): 8.16,8.15 kH/s"]).unwrap();
+        assert_eq!(console.total_scores, vec!["8.16", "8.15"]);
         assert_eq!(c.version.as_deref(), Some("cpuminer-multi 1.3.7"));
         assert_eq!(c.totals_khs, vec![41.93, 42.58]);
         assert_eq!(c.total_scores, vec!["42.91", "42.90", "42.89"]);
