@@ -167,7 +167,7 @@ impl ClockProbe for KernelProbe {
     fn note(&self, host: &Host) -> Option<String> {
         (!host.is_live()).then(|| {
             format!(
-                "{} is a recorded machine: the OPP walk changed its files, but every clock was \
+                "{} is a recorded machine: OPPs are set in its files, but every clock is \
                  measured on this machine's CPUs",
                 host.root().display()
             )
@@ -309,7 +309,14 @@ pub fn run<P: ClockProbe + ?Sized>(
             Err(e) => summary.reason = Some(no_walk_reason(&e)),
         }
     } else if !opts.tune {
-        summary.reason = Some("OPP walk disabled".into());
+        summary.reason = Some("the OPP walk was switched off".into());
+    }
+    if let Some(r) = summary.reason.as_ref().filter(|_| tuning.is_none()) {
+        if clusters.iter().any(|c| c.policy_dir.is_some()) {
+            notes.push(format!(
+                "{r}; every cluster is measured at its current clock"
+            ));
+        }
     }
 
     let mut out = Vec::new();
@@ -546,17 +553,15 @@ fn check_cluster<P: ClockProbe + ?Sized>(
     }
     if !walked {
         cc.mode = WalkMode::CurrentClock;
-        let reason = summary
+        let needs_root = summary
             .reason
-            .clone()
-            .unwrap_or_else(|| "the OPP walk was not possible".into());
-        cc.notes.push(format!(
-            "measured at the current clock only: {}",
-            reason.trim_start_matches("the OPP walk needs root: ")
-        ));
-        if reason.starts_with("the OPP walk needs root") {
-            cc.notes.push("the OPP walk needs root".into());
-        }
+            .as_deref()
+            .is_some_and(|r| r.starts_with("the OPP walk needs root"));
+        cc.notes.push(if needs_root {
+            "measured at the current clock only: the OPP walk needs root".into()
+        } else {
+            "measured at the current clock only".into()
+        });
         let m = probe.measure(host, cpu);
         let reported = reported_mhz(host, c);
         let fw = probe.firmware_mhz(host);

@@ -179,3 +179,56 @@ fn sigkill_during_the_walk_is_repaired_by_the_next_command() {
     );
     assert_eq!(tree(root.path()), before);
 }
+
+#[test]
+fn without_root_the_current_clock_is_measured_and_the_walk_is_said_to_need_root() {
+    // Needs root to drop to an unprivileged user; as an ordinary user the command itself is
+    // the unprivileged case, tested the same way.
+    // SAFETY: geteuid has no preconditions.
+    let root_user = unsafe { libc::geteuid() } == 0;
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    // Readable for everyone, writable for nobody but root (fixture files are 0444/0644).
+    let mut dirs = vec![root.path().to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&d, fs::Permissions::from_mode(0o755)).unwrap();
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if fs::symlink_metadata(&p).unwrap().is_dir() {
+                dirs.push(p);
+            }
+        }
+    }
+    let before = tree(root.path());
+    let mut cmd = if root_user {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN]);
+        c
+    } else {
+        Command::new(BIN)
+    };
+    let out = cmd
+        .args(["clocks", "--json", "--root"])
+        .arg(root.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["tuning"]["applied"], false, "{v}");
+    let reason = v["tuning"]["reason"].as_str().unwrap();
+    assert!(reason.starts_with("the OPP walk needs root"), "{reason}");
+    for c in v["clusters"].as_array().unwrap() {
+        assert_eq!(c["mode"], "current_clock", "{c}");
+        assert_eq!(c["points"].as_array().unwrap().len(), 1, "{c}");
+        assert!(
+            c["points"][0]["measured_mhz"].as_f64().unwrap() > 0.0,
+            "{c}"
+        );
+        assert!(c["notes"].to_string().contains("needs root"), "{c}");
+    }
+    assert_eq!(tree(root.path()), before);
+}
