@@ -1044,7 +1044,8 @@ mod tests {
     #[test]
     fn permission_problems_say_that_the_walk_needs_root() {
         let e = TuningError::PermissionDenied {
-            path: "/sys/devices/system/cpu/cpufreq/policy0/scaling_governor".into(),
+            path: std::path::Path::new("/")
+                .join("sys/devices/system/cpu/cpufreq/policy0/scaling_governor"),
         };
         let r = no_walk_reason(&e);
         assert!(r.starts_with("the OPP walk needs root: "), "{r}");
