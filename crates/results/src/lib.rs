@@ -1,11 +1,19 @@
-//! truebench results: the result model and its renderers (to come), and the import of
-//! sbc-bench result logs of every version (`import`), with the Results.md row computed the way
-//! sbc-bench computes it (`row`).
+//! truebench results: the versioned result model of `truebench run` (`model`) and its
+//! renderers (`render`: summary, detailed log, Results.md row), the text rendering of an
+//! inventory (`info`), a checker for truebench's JSON Schema files (`schema_check`), and the
+//! import of sbc-bench result logs of every version (`import`), with the Results.md row
+//! computed the way sbc-bench computes it (`row`).
 
 pub mod import;
+pub mod info;
+pub mod model;
+pub mod render;
 pub mod row;
 pub mod sbcbench;
+pub mod schema_check;
 
 pub use import::{parse, results_row};
+pub use model::{migrate, RunResult};
+pub use render::{detailed_log, summary};
 pub use row::ResultsRow;
 pub use sbcbench::SbcBenchLog;
