@@ -296,21 +296,79 @@ pub fn run<P: ClockProbe + ?Sized>(
     opts: &ClocksOptions,
     probe: &mut P,
 ) -> ClocksReport {
-    let mut notes = Vec::new();
-    let mut summary = TuningSummary::default();
-    notes.extend(probe.note(host));
-
-    let clusters = clusters_of(inv);
-    let wants_tuning = opts.tune && clusters.iter().any(|c| c.policy_dir.is_some());
     let mut tuning = None;
+    let mut reason = None;
+    let wants_tuning = opts.tune && clusters_of(inv).iter().any(|c| c.policy_dir.is_some());
     if wants_tuning {
         match Tuning::begin(host) {
             Ok(t) => tuning = Some(t),
-            Err(e) => summary.reason = Some(no_walk_reason(&e)),
+            Err(e) => reason = Some(no_walk_reason(&e)),
         }
     } else if !opts.tune {
-        summary.reason = Some("the OPP walk was switched off".into());
+        reason = Some("the OPP walk was switched off".to_string());
     }
+    let mut report = measure(host, inv, opts, probe, &mut tuning, reason);
+    if let Some(mut t) = tuning.take() {
+        report.tuning.applied = true;
+        match t.restore() {
+            Ok(r) => {
+                report.tuning.restored = r.restored;
+                report.tuning.failed = r.failed;
+            }
+            Err(e) => report
+                .notes
+                .push(format!("restoring the cpufreq settings failed: {e}")),
+        }
+    }
+    if !report.tuning.failed.is_empty() {
+        report.notes.push(format!(
+            "{} setting(s) could not be restored: {}",
+            report.tuning.failed.len(),
+            report
+                .tuning
+                .failed
+                .iter()
+                .map(|(p, r)| format!("/{p}: {r}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
+    report
+}
+
+/// The walk inside a session the caller owns (`truebench run` keeps one Tuning for the whole
+/// run): changes go through `tuning` and are NOT restored here — the walk leaves each cluster
+/// at its lowest OPP, so the caller restores before measuring anything else. Without a
+/// session (`None`), every cluster is measured at its current clock and `reason` says why.
+pub fn run_with<P: ClockProbe + ?Sized>(
+    host: &Host,
+    inv: &Inventory,
+    opts: &ClocksOptions,
+    probe: &mut P,
+    tuning: &mut Option<Tuning>,
+    reason: Option<String>,
+) -> ClocksReport {
+    let mut report = measure(host, inv, opts, probe, tuning, reason);
+    report.tuning.applied = tuning.is_some();
+    report
+}
+
+fn measure<P: ClockProbe + ?Sized>(
+    host: &Host,
+    inv: &Inventory,
+    opts: &ClocksOptions,
+    probe: &mut P,
+    tuning: &mut Option<Tuning>,
+    reason: Option<String>,
+) -> ClocksReport {
+    let mut notes = Vec::new();
+    let mut summary = TuningSummary {
+        reason,
+        ..Default::default()
+    };
+    notes.extend(probe.note(host));
+
+    let clusters = clusters_of(inv);
     if let Some(r) = summary.reason.as_ref().filter(|_| tuning.is_none()) {
         if clusters.iter().any(|c| c.policy_dir.is_some()) {
             notes.push(format!(
@@ -327,37 +385,14 @@ pub fn run<P: ClockProbe + ?Sized>(
             c,
             opts,
             probe,
-            &mut tuning,
+            tuning,
             &mut summary,
         ));
     }
 
     let all_cores = opts
         .all_cores
-        .then(|| check_all_cores(host, inv, &clusters, opts, probe, &mut tuning));
-
-    if let Some(mut t) = tuning.take() {
-        summary.applied = true;
-        match t.restore() {
-            Ok(r) => {
-                summary.restored = r.restored;
-                summary.failed = r.failed;
-            }
-            Err(e) => notes.push(format!("restoring the cpufreq settings failed: {e}")),
-        }
-    }
-    if !summary.failed.is_empty() {
-        notes.push(format!(
-            "{} setting(s) could not be restored: {}",
-            summary.failed.len(),
-            summary
-                .failed
-                .iter()
-                .map(|(p, r)| format!("/{p}: {r}"))
-                .collect::<Vec<_>>()
-                .join("; ")
-        ));
-    }
+        .then(|| check_all_cores(host, inv, &clusters, opts, probe, tuning));
 
     let findings = out.iter().filter_map(deviation_finding).collect();
     ClocksReport {
@@ -369,6 +404,18 @@ pub fn run<P: ClockProbe + ?Sized>(
         notes,
         tuning: summary,
     }
+}
+
+/// Every CPU at once, idle and after `opts.load_heat` of load on all of them, at the highest
+/// allowed OPP (set through `tuning` when there is one) — sbc-bench's extensive-mode check.
+pub fn all_cores<P: ClockProbe + ?Sized>(
+    host: &Host,
+    inv: &Inventory,
+    opts: &ClocksOptions,
+    probe: &mut P,
+    tuning: &mut Option<Tuning>,
+) -> AllCores {
+    check_all_cores(host, inv, &clusters_of(inv), opts, probe, tuning)
 }
 
 /// The inventory's clusters; a machine without cpufreq or topology still has its CPUs.

@@ -5,6 +5,7 @@
 //! instead (0.1 busy core per 8 CPUs, never less than 0.1), so a 192-core server is held to
 //! the same per-core standard as a quad-core board rather than not checked at all.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use truebench_host::parse::{loadavg, stat};
 use truebench_host::{Host, Inventory};
@@ -188,6 +189,26 @@ pub fn wait_until_idle(
     exclude_pids: &[u32],
     status: &mut dyn FnMut(&Reading, &Verdict),
 ) -> IdleReport {
+    wait_until_idle_or_stop(
+        host,
+        inv,
+        cfg,
+        exclude_pids,
+        &AtomicBool::new(false),
+        status,
+    )
+}
+
+/// [`wait_until_idle`] that also gives up (not idle, `reason` "interrupted") as soon as
+/// `stop` is set — Ctrl-C must not wait for the idle timeout.
+pub fn wait_until_idle_or_stop(
+    host: &Host,
+    inv: &Inventory,
+    cfg: &IdleConfig,
+    exclude_pids: &[u32],
+    stop: &AtomicBool,
+    status: &mut dyn FnMut(&Reading, &Verdict),
+) -> IdleReport {
     let start = Instant::now();
     let ncpus = inv.online_cpus().count().max(1);
     let mut probe = Probe {
@@ -226,7 +247,24 @@ pub fn wait_until_idle(
             }
             Verdict::Wait(_) => {}
         }
-        std::thread::sleep(cfg.poll);
+        // Sleep in short steps so a stop request is seen at once.
+        let until = Instant::now() + cfg.poll;
+        while Instant::now() < until {
+            if stop.load(Ordering::Relaxed) {
+                return IdleReport {
+                    idle: false,
+                    reason: "interrupted".into(),
+                    waited: start.elapsed(),
+                    last: readings.last().copied(),
+                    busy_processes: Vec::new(),
+                };
+            }
+            std::thread::sleep(
+                until
+                    .saturating_duration_since(Instant::now())
+                    .min(Duration::from_millis(50)),
+            );
+        }
         readings.push(probe.read(start.elapsed().as_secs_f64()));
         // Keep what the decision can look at.
         let horizon = cfg.window.as_secs_f64().max(20.0) + 1.0;

@@ -4,3 +4,4 @@
 
 pub mod clocks;
 pub mod idle;
+pub mod run;

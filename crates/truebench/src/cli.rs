@@ -66,6 +66,9 @@ pub enum Command {
     /// Measured vs advertised clock for every OPP of every cluster (sbc-bench's "Checking
     /// cpufreq OPP"); walking the OPPs needs root, measuring does not.
     Clocks(crate::clocks::ClocksArgs),
+    /// The standard benchmark (sbc-bench): idle gate, tuning, clocks, memory, AES, 7-zip,
+    /// clocks again under load, verdicts; every score with the evidence of its phase.
+    Run(crate::run::RunArgs),
     /// Read sbc-bench result logs (v0.4 … v0.9.72): a summary per log, the parsed model
     /// (--json) or the Results.md row computed the way sbc-bench computes it (--row).
     Import(crate::import::ImportArgs),
@@ -90,6 +93,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Monitor(args) => crate::monitor::run(args),
         Command::Serve(args) => crate::serve::run(args),
         Command::Clocks(args) => crate::clocks::run(args),
+        Command::Run(args) => crate::run::run(args),
         Command::Import(args) => crate::import::run(args),
     }
 }

@@ -7,6 +7,7 @@ mod import;
 mod info;
 mod monitor;
 mod recovery;
+mod run;
 mod serve;
 
 use clap::Parser;

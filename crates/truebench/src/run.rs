@@ -1,0 +1,412 @@
+//! `truebench run`: the standard benchmark (sbc-bench's main job). stdout gets the summary
+//! (or the JSON document, or the Results.md row); stderr the progress; the results folder the
+//! JSON and the detailed log.
+
+use crate::cli::MachineArgs;
+use anyhow::Context;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use truebench_host::Inventory;
+use truebench_results::model::{Mode, PhaseStatus, RunResult};
+use truebench_suites::run::{self as suite, Event, LiveMeasurements, RunOptions};
+
+/// Exit code of a run that finished but whose result is not valid (throttling, background
+/// activity, swapping…: the findings say why).
+pub const EXIT_INVALID: i32 = 3;
+/// Exit code of an interrupted run (128 + SIGINT, as a shell reports it).
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub machine: MachineArgs,
+    /// Every phase shortened (about a minute): for CI and a first look; NOT comparable.
+    #[arg(long, conflicts_with = "extensive")]
+    pub quick: bool,
+    /// Also AES on all cores, 7-zip per cluster, a 5-minute stress phase and all-core clocks
+    /// (sbc-bench's MODE=extensive; env MODE=extensive).
+    #[arg(long)]
+    pub extensive: bool,
+    /// Never ask anything (truebench does not prompt anyway); exit code 0 when the result is
+    /// valid, 3 when it ran but is invalid, 130 when interrupted, anything else for errors
+    /// (env MODE=unattended).
+    #[arg(long)]
+    pub unattended: bool,
+    /// Do not change any setting (governors, devfreq, ASPM, OPP walk); env NOTUNING.
+    #[arg(long)]
+    pub no_tuning: bool,
+    /// Start even when the system is not idle; the result gets a not_idle finding.
+    #[arg(long)]
+    pub force: bool,
+    /// Give up waiting for an idle system after S seconds.
+    #[arg(long, value_name = "S", default_value_t = 300.0)]
+    pub idle_timeout: f64,
+    /// Before starting, wait until the SoC has cooled to C °C (instead of until it stops
+    /// cooling).
+    #[arg(long, value_name = "C")]
+    pub cool_to: Option<f64>,
+    /// Print only the result document (JSON, docs/schema/run.md) on stdout.
+    #[arg(long, conflicts_with = "row")]
+    pub json: bool,
+    /// Print only the Results.md row on stdout.
+    #[arg(long)]
+    pub row: bool,
+    /// No progress on stderr.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Where result.json and detailed.log go (default ./truebench-results/DATE-HOST/).
+    #[arg(long, value_name = "DIR")]
+    pub results_dir: Option<PathBuf>,
+    /// Skip OPPs above K kHz and cap the run there (sbc-bench's MaxKHz).
+    #[arg(long, value_name = "K", env = "MaxKHz")]
+    pub max_khz: Option<u64>,
+    /// Skip OPPs below K kHz (sbc-bench's MinKHz).
+    #[arg(long, value_name = "K", env = "MinKHz")]
+    pub min_khz: Option<u64>,
+    /// Seconds between monitoring samples (default 1, quick 0.5).
+    #[arg(long, value_name = "S", hide = true)]
+    pub sample_interval: Option<f64>,
+    /// Length of the extensive stress phase, seconds.
+    #[arg(long, value_name = "S", hide = true)]
+    pub stress_seconds: Option<f64>,
+}
+
+fn positive(name: &str, v: f64) -> anyhow::Result<Duration> {
+    if !(v.is_finite() && v >= 0.0) {
+        anyhow::bail!("{name} {v}: not a number of seconds");
+    }
+    Ok(Duration::from_secs_f64(v))
+}
+
+fn options(args: &RunArgs) -> anyhow::Result<RunOptions> {
+    let env_mode = std::env::var("MODE")
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let mode = if args.quick {
+        Mode::Quick
+    } else if args.extensive || env_mode == "extensive" {
+        Mode::Extensive
+    } else {
+        Mode::Standard
+    };
+    let mut o = RunOptions::new(mode);
+    let notuning = std::env::var("NOTUNING").is_ok_and(|v| !v.is_empty());
+    if args.no_tuning || notuning {
+        o.tune = false;
+        o.no_tuning_reason = Some(if args.no_tuning {
+            "--no-tuning was given".into()
+        } else {
+            "NOTUNING is set".into()
+        });
+    }
+    o.force = args.force;
+    o.idle.timeout = positive("--idle-timeout", args.idle_timeout)?;
+    o.idle.cool_to = args.cool_to;
+    o.max_khz = args.max_khz;
+    o.min_khz = args.min_khz;
+    if let Some(s) = args.sample_interval {
+        o.sample_interval = positive("--sample-interval", s)?.max(Duration::from_millis(10));
+    }
+    if let Some(s) = args.stress_seconds {
+        o.stress_seconds = positive("--stress-seconds", s)?.as_secs_f64();
+        o.stress_interval = o.stress_interval.min(o.stress_seconds / 3.0).max(0.1);
+    }
+    Ok(o)
+}
+
+pub fn run(args: RunArgs) -> anyhow::Result<i32> {
+    let opts = options(&args)?;
+    let host = args.machine.host()?;
+    let inv = Inventory::probe(&host);
+    // The first Ctrl-C only asks the run to stop: it restores, writes the partial result and
+    // exits 130. A second one restores and exits at once.
+    let stop = truebench_tuning::graceful_interrupts();
+    let quiet = args.quiet;
+    let mut progress = Progress::new(!quiet, std::io::stderr().is_terminal());
+    let mut measurements = LiveMeasurements::new(&host);
+    let result = suite::run(&host, &inv, &opts, &mut measurements, stop, &mut |e| {
+        progress.event(e)
+    });
+    progress.finish();
+    let result = result.context("truebench run")?;
+
+    let dir = match &args.results_dir {
+        Some(d) => d.clone(),
+        None => default_dir(&result),
+    };
+    let written = write_folder(&dir, &result);
+    match &written {
+        Ok(()) if !quiet => eprintln!("truebench: results in {}", dir.display()),
+        Ok(()) => {}
+        Err(e) => eprintln!("truebench: warning: could not write the results folder: {e:#}"),
+    }
+
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&result)?)?;
+    } else if args.row {
+        writeln!(out, "{}", truebench_results::render::row(&result))?;
+    } else {
+        write!(out, "{}", truebench_results::summary(&result))?;
+        if written.is_ok() {
+            writeln!(
+                out,
+                "\nFull results (every raw output, monitoring per phase, kernel log): {}",
+                dir.join("detailed.log").display()
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(if !result.complete {
+        EXIT_INTERRUPTED
+    } else if result.valid {
+        0
+    } else {
+        EXIT_INVALID
+    })
+}
+
+/// `./truebench-results/2026-07-01_123456-rock5b`, local time.
+fn default_dir(r: &RunResult) -> PathBuf {
+    let secs = (r.started.unix_ms / 1000) as libc::time_t;
+    // SAFETY: localtime_r writes into the tm we pass and reads only `secs`.
+    let stamp = unsafe {
+        let mut tm: libc::tm = std::mem::zeroed();
+        if libc::localtime_r(&secs, &mut tm).is_null() {
+            r.started.utc.replace(':', "")
+        } else {
+            format!(
+                "{:04}-{:02}-{:02}_{:02}{:02}{:02}",
+                tm.tm_year + 1900,
+                tm.tm_mon + 1,
+                tm.tm_mday,
+                tm.tm_hour,
+                tm.tm_min,
+                tm.tm_sec
+            )
+        }
+    };
+    let host: String = r
+        .hostname
+        .as_deref()
+        .unwrap_or("unknown")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    PathBuf::from("truebench-results").join(format!("{stamp}-{host}"))
+}
+
+/// result.json and detailed.log, each written to a temporary name and renamed, so a folder
+/// never holds a half-written file.
+fn write_folder(dir: &Path, r: &RunResult) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let json = serde_json::to_string_pretty(r)?;
+    for (name, text) in [
+        ("result.json", json),
+        ("detailed.log", truebench_results::detailed_log(r)),
+    ] {
+        let tmp = dir.join(format!(".{name}.tmp"));
+        std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
+        std::fs::rename(&tmp, dir.join(name))
+            .with_context(|| format!("renaming {} to {name}", tmp.display()))?;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// progress on stderr
+
+#[derive(Default)]
+struct Bar {
+    plan: Vec<(String, Duration)>,
+    /// (index, total, name, title, started, estimate)
+    current: Option<(usize, usize, String, String, Instant, Duration)>,
+    waiting: Option<String>,
+    done: usize,
+}
+
+impl Bar {
+    /// Estimated time left: the current phase's rest plus every phase not started.
+    fn eta(&self) -> Duration {
+        let rest: Duration = self
+            .plan
+            .iter()
+            .skip(self.done + usize::from(self.current.is_some()))
+            .map(|p| p.1)
+            .sum();
+        let cur = self
+            .current
+            .as_ref()
+            .map(|c| c.5.saturating_sub(c.4.elapsed()))
+            .unwrap_or_default();
+        rest + cur
+    }
+
+    fn line(&self) -> String {
+        let Some((i, n, name, _, started, est)) = &self.current else {
+            return String::new();
+        };
+        let el = started.elapsed().as_secs_f64();
+        let frac = if est.is_zero() {
+            1.0
+        } else {
+            (el / est.as_secs_f64()).min(1.0)
+        };
+        let width = 24;
+        let filled = (frac * width as f64) as usize;
+        let wait = self
+            .waiting
+            .as_ref()
+            .filter(|_| name == "idle")
+            .map(|w| format!("  {w}"))
+            .unwrap_or_default();
+        format!(
+            "[{i}/{n}] {name:<19} [{}{}] {el:>4.0}s/~{:.0}s  ETA {}{wait}",
+            "#".repeat(filled),
+            "-".repeat(width - filled),
+            est.as_secs_f64(),
+            mmss(self.eta())
+        )
+    }
+}
+
+fn mmss(d: Duration) -> String {
+    let s = d.as_secs();
+    format!("{}:{:02}", s / 60, s % 60)
+}
+
+/// A progress bar redrawn four times a second on a terminal; plain lines otherwise.
+struct Progress {
+    enabled: bool,
+    tty: bool,
+    bar: Arc<Mutex<Bar>>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    ticker: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Progress {
+    fn new(enabled: bool, tty: bool) -> Progress {
+        let bar = Arc::new(Mutex::new(Bar::default()));
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let ticker = (enabled && tty).then(|| {
+            let bar = bar.clone();
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let line = bar.lock().map(|b| b.line()).unwrap_or_default();
+                    if !line.is_empty() {
+                        eprint!("\r\x1b[2K{line}");
+                    }
+                    std::thread::sleep(Duration::from_millis(250));
+                }
+            })
+        });
+        Progress {
+            enabled,
+            tty,
+            bar,
+            stop,
+            ticker,
+        }
+    }
+
+    fn say(&self, text: &str) {
+        if self.tty {
+            eprint!("\r\x1b[2K");
+        }
+        eprintln!("{text}");
+    }
+
+    fn event(&mut self, e: Event) {
+        if !self.enabled {
+            return;
+        }
+        let mut b = self.bar.lock().unwrap_or_else(|e| e.into_inner());
+        match e {
+            Event::Plan(p) => {
+                let total: Duration = p.iter().map(|x| x.1).sum();
+                b.plan = p;
+                drop(b);
+                self.say(&format!(
+                    "truebench: {} phases, about {} (plus waiting for an idle system)",
+                    self.bar.lock().map(|b| b.plan.len()).unwrap_or(0),
+                    mmss(total)
+                ));
+            }
+            Event::Waiting(w) => {
+                let changed = b.waiting.as_deref() != Some(&w);
+                b.waiting = Some(w.clone());
+                drop(b);
+                if changed && !self.tty {
+                    self.say(&format!("truebench: waiting for an idle system: {w}"));
+                }
+            }
+            Event::PhaseStart {
+                index,
+                total,
+                name,
+                title,
+                estimate,
+            } => {
+                b.current = Some((
+                    index,
+                    total,
+                    name.clone(),
+                    title.clone(),
+                    Instant::now(),
+                    estimate,
+                ));
+                drop(b);
+                if !self.tty {
+                    self.say(&format!(
+                        "truebench: [{index}/{total}] {name}: {title} (about {:.0} s)",
+                        estimate.as_secs_f64()
+                    ));
+                }
+            }
+            Event::PhaseEnd {
+                name,
+                status,
+                reason,
+                seconds,
+            } => {
+                let idx = b.current.as_ref().map_or(0, |c| c.0);
+                let total = b.current.as_ref().map_or(0, |c| c.1);
+                b.current = None;
+                b.done = idx;
+                b.waiting = None;
+                drop(b);
+                let st = match status {
+                    PhaseStatus::Ok => "ok".to_string(),
+                    PhaseStatus::Skipped => "skipped".into(),
+                    PhaseStatus::Failed => "FAILED".into(),
+                    PhaseStatus::Interrupted => "interrupted".into(),
+                };
+                self.say(&format!(
+                    "truebench: [{idx}/{total}] {name}: {st} in {seconds:.1} s{}",
+                    reason.map(|r| format!(" ({r})")).unwrap_or_default()
+                ));
+            }
+            Event::Note(n) => {
+                drop(b);
+                self.say(&format!("truebench: {n}"));
+            }
+        }
+    }
+
+    fn finish(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.ticker.take() {
+            let _ = t.join();
+            eprint!("\r\x1b[2K");
+        }
+    }
+}
