@@ -1674,7 +1674,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
         let tables = detect::process_tables(&timeline, &refs);
         findings.extend(activity::background_activity(self.inv, &timeline, &tables));
         findings.extend(activity::system_activity(&timeline, &tables));
-        findings.extend(self.extra_findings.drain(..));
+        findings.append(&mut self.extra_findings);
         detect::sort(&mut findings);
 
         let mut throttling = String::new();

@@ -1,0 +1,941 @@
+//! `truebench run`'s orchestration on fixture roots with scripted kernels.
+//!
+//! The root is the hand-modelled ROCK 5B (RK3588: cpu0-3 Cortex-A55, cpu4-5 and cpu6-7
+//! Cortex-A76, cpufreq-dt with time_in_state) from `tests/data/roots`, copied to a temp dir.
+//! The kernels are fakes that return canned results — and script what happens to the machine
+//! while they run: time_in_state growing at a lower OPP (throttling), `/proc/stat` and a
+//! process's CPU time growing (background load), the stop flag (Ctrl-C). The real tuning,
+//! sampler, snapshots, detectors and renderers run on the fixture's files.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tempfile::TempDir;
+use truebench_host::{Host, Inventory};
+use truebench_monitor::{FindingKind, Severity};
+use truebench_results::model::{
+    AesSourceKind, CompressionTool, Mode, PhaseStatus, RunResult, Scores,
+};
+use truebench_results::render;
+use truebench_suites::clocks::{ClockProbe, LoadHandle};
+use truebench_suites::run::{
+    run, Event, KernelError, Measurements, RunError, RunOptions, StressOutcome,
+};
+use truebench_workloads::aes::{AesOptions, AesRow, AesTable, BuiltinAesResult, Cipher};
+use truebench_workloads::clock::{ClockError, ClockMeasurement, Method};
+use truebench_workloads::lzma::{LzmaBenchOptions, LzmaBenchResult};
+use truebench_workloads::memory::{
+    Bandwidth, BandwidthTest, BufferChoice, Latency, LatencyPoint, MemoryOptions, MemoryResult,
+};
+use truebench_workloads::openssl::{OpensslOptions, OpensslResult, OpensslRun};
+use truebench_workloads::sevenzip::{parse_bench, DictChoice, SevenZipOptions, SevenZipRun};
+use truebench_workloads::stress::{StressInterval, StressResult};
+use truebench_workloads::tool::ToolOutput;
+
+const CPU: &str = "sys/devices/system/cpu";
+
+/// Real `7zz b -mmt1` output (7-Zip 26.02 on this project's 2-core x86 VM).
+const SEVENZIP_OUTPUT: &str = "
+7-Zip (z) 26.02 (x64) : Copyright (c) 1999-2026 Igor Pavlov : 2026-06-25
+ 64-bit locale=C.UTF-8 Threads:2 OPEN_MAX:20000
+
+RAM size:   24105 MB (LP),  # CPU hardware threads:   1 / 2 : 1
+RAM usage:    437 MB (LP),  # Benchmark threads:      1
+
+                       Compressing  |                  Decompressing
+Dict     Speed Usage    R/U Rating  |      Speed Usage    R/U Rating
+         KiB/s     %   MIPS   MIPS  |      KiB/s     %   MIPS   MIPS
+
+22:       3470    99   3410   3376  |      47522    99   4098   4057
+23:       3158    99   3235   3219  |      45913    98   4045   3974
+24:       3288    99   3573   3536  |      45057   100   3961   3956
+25:       2848   100   3263   3252  |      43813   100   3917   3900
+----------------------------------  | ------------------------------
+Avr:      3191    99   3370   3346  |      45576    99   4005   3972
+Tot:              99   3688   3659
+";
+
+fn put(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    fs::create_dir_all(p.parent().unwrap()).unwrap();
+    // In place (same inode): the sampler keeps files open, as on a live machine.
+    fs::write(p, text).unwrap();
+}
+
+fn read(root: &Path, rel: &str) -> String {
+    fs::read_to_string(root.join(rel)).unwrap()
+}
+
+/// Add ticks at `khz` to a policy's time_in_state.
+fn grow_time_in_state(root: &Path, policy: u32, add: &[(u64, u64)]) {
+    let rel = format!("{CPU}/cpufreq/policy{policy}/stats/time_in_state");
+    let text: String = read(root, &rel)
+        .lines()
+        .map(|l| {
+            let mut it = l.split_whitespace();
+            let f: u64 = it.next().unwrap().parse().unwrap();
+            let t: u64 = it.next().unwrap().parse().unwrap();
+            let extra = add.iter().find(|a| a.0 == f).map_or(0, |a| a.1);
+            format!("{f} {}\n", t + extra)
+        })
+        .collect();
+    put(root, &rel, &text);
+}
+
+/// Every file below `root` except tuning's own journal directory.
+fn settings(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        for e in fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            let meta = fs::symlink_metadata(&p).unwrap();
+            let rel = p.strip_prefix(base).unwrap().to_path_buf();
+            if meta.file_type().is_symlink() {
+                out.insert(
+                    rel,
+                    fs::read_link(&p)
+                        .unwrap()
+                        .into_os_string()
+                        .into_encoded_bytes(),
+                );
+            } else if meta.is_dir() {
+                walk(base, &p, out);
+            } else if !rel.starts_with("var/lib/truebench") {
+                out.insert(rel, fs::read(&p).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}
+
+/// The ROCK 5B root, idle (load 0.00), with a GPU devfreq device and a PCIe ASPM policy to
+/// tune, and an empty kernel log.
+fn rock5b() -> TempDir {
+    let d = truebench_fixtures::root("rk3588-rock5b");
+    let r = d.path();
+    put(r, "proc/loadavg", "0.00 0.00 0.00 1/246 1893\n");
+    put(
+        r,
+        "sys/class/devfreq/fb000000.gpu/governor",
+        "simple_ondemand\n",
+    );
+    put(
+        r,
+        "sys/class/devfreq/fb000000.gpu/available_governors",
+        "dmc_ondemand userspace powersave performance simple_ondemand\n",
+    );
+    put(
+        r,
+        "sys/module/pcie_aspm/parameters/policy",
+        "[default] performance powersave powersupersave \n",
+    );
+    put(r, "dev/kmsg", "");
+    put(
+        r,
+        "proc/1/stat",
+        "1 (systemd) S 0 1 1 0 -1 4194560 0 0 0 0 50 30 0 0 20 0 1 0 5 0 0\n",
+    );
+    d
+}
+
+/// Measures "the clock" as the policy's scaling_max_freq: what a well-behaved board does.
+struct Probe {
+    root: PathBuf,
+}
+
+impl Probe {
+    fn mhz(&self, cpu: u32) -> f64 {
+        let policy = match cpu {
+            0..=3 => 0,
+            4 | 5 => 4,
+            _ => 6,
+        };
+        let khz: f64 = read(
+            &self.root,
+            &format!("{CPU}/cpufreq/policy{policy}/scaling_max_freq"),
+        )
+        .trim()
+        .parse()
+        .unwrap();
+        khz / 1000.0 - 3.0
+    }
+}
+
+impl ClockProbe for Probe {
+    fn measure(&mut self, _host: &Host, cpu: u32) -> Result<ClockMeasurement, ClockError> {
+        let mhz = self.mhz(cpu);
+        Ok(ClockMeasurement {
+            cpu,
+            mhz,
+            samples_mhz: vec![mhz + 0.2, mhz, mhz - 0.1],
+            effective_mhz: mhz,
+            trials: 30,
+            rejected: 0,
+            disturbed: false,
+            steal_ms: None,
+            run_delay_ms: None,
+            realtime: false,
+            pinned: true,
+            method: Method::native(),
+            iterations: 1000,
+            duration_ms: 1.0,
+        })
+    }
+
+    fn measure_many(
+        &mut self,
+        host: &Host,
+        cpus: &[u32],
+    ) -> Vec<Result<ClockMeasurement, ClockError>> {
+        cpus.iter().map(|&c| self.measure(host, c)).collect()
+    }
+
+    fn start_load(&mut self, _cpus: &[u32]) -> LoadHandle {
+        LoadHandle::none()
+    }
+}
+
+type Script = Box<dyn FnMut(&Path, &AtomicBool)>;
+
+/// Canned results; `scripts` run inside the named kernel call ("memory", "aes", "single",
+/// "multi", "stress"), while the sampler watches.
+struct Fake {
+    root: PathBuf,
+    probe: Probe,
+    openssl: bool,
+    sevenzip: bool,
+    scripts: BTreeMap<&'static str, Script>,
+    calls: Vec<String>,
+}
+
+impl Fake {
+    fn new(root: &Path) -> Fake {
+        Fake {
+            root: root.to_path_buf(),
+            probe: Probe {
+                root: root.to_path_buf(),
+            },
+            openssl: true,
+            sevenzip: true,
+            scripts: BTreeMap::new(),
+            calls: Vec::new(),
+        }
+    }
+
+    fn script(mut self, at: &'static str, f: impl FnMut(&Path, &AtomicBool) + 'static) -> Fake {
+        self.scripts.insert(at, Box::new(f));
+        self
+    }
+
+    fn call(&mut self, what: &str, stop: &AtomicBool) -> Result<(), KernelError> {
+        self.calls.push(what.to_string());
+        let key = what.split(' ').next().unwrap().to_string();
+        if let Some(s) = self.scripts.get_mut(key.as_str()) {
+            s(&self.root, stop);
+        }
+        if stop.load(Ordering::SeqCst) {
+            return Err(KernelError::Interrupted);
+        }
+        Ok(())
+    }
+}
+
+fn output(command: &str, stdout: &str, cpus: Option<Vec<u32>>) -> ToolOutput {
+    ToolOutput {
+        command: command.split(' ').map(String::from).collect(),
+        cpus,
+        exit_code: Some(0),
+        stdout: stdout.into(),
+        stderr: String::new(),
+        seconds: 0.1,
+        timed_out: false,
+        stopped: false,
+    }
+}
+
+fn aes_table(ciphers: &[Cipher], scale: f64) -> AesTable {
+    AesTable {
+        sizes: vec![16, 64, 256, 1024, 8192, 16384],
+        rows: ciphers
+            .iter()
+            .map(|&c| AesRow {
+                name: c.name().into(),
+                cipher: Some(c),
+                k: [1.0, 2.0, 3.0, 4.0, 5.0, 5.5]
+                    .iter()
+                    .map(|f| f * 100_000.0 * scale)
+                    .collect(),
+            })
+            .collect(),
+    }
+}
+
+impl Measurements for Fake {
+    fn clock_probe(&mut self) -> &mut dyn ClockProbe {
+        &mut self.probe
+    }
+
+    fn memory(
+        &mut self,
+        _host: &Host,
+        opts: &MemoryOptions,
+        stop: &AtomicBool,
+    ) -> Result<MemoryResult, KernelError> {
+        let cpu = opts.cpu.unwrap();
+        self.call(&format!("memory cpu{cpu}"), stop)?;
+        // The big cores are faster.
+        let f = if cpu >= 4 { 2.0 } else { 1.0 };
+        let bw = |test, mb_s: f64| Bandwidth {
+            test,
+            mb_s,
+            spread_pct: 0.4,
+            samples_mb_s: vec![mb_s, mb_s * 0.996, mb_s * 0.998],
+            bytes: 64 << 20,
+            implementation: "libc".into(),
+            pilots: vec![],
+        };
+        Ok(MemoryResult {
+            cpu: Some(cpu),
+            caches: vec![],
+            buffer: BufferChoice {
+                bytes: 64 << 20,
+                llc_bytes: None,
+                mem_available_bytes: None,
+                reason: "test".into(),
+            },
+            bandwidth_hugepages: true,
+            bandwidth: vec![
+                bw(BandwidthTest::Memcpy, 5000.0 * f),
+                bw(BandwidthTest::Memset, 12000.0 * f),
+                bw(BandwidthTest::Read, 9000.0 * f),
+            ],
+            latency: Some(Latency {
+                line_bytes: 64,
+                thp_enabled: None,
+                points: vec![
+                    LatencyPoint {
+                        bytes: 4096,
+                        ns: 1.5,
+                        ns_hugepages: None,
+                    },
+                    LatencyPoint {
+                        bytes: 128 << 20,
+                        ns: 110.0 / f,
+                        ns_hugepages: None,
+                    },
+                ],
+            }),
+            options: opts.clone(),
+            seconds: 0.1,
+        })
+    }
+
+    fn openssl(
+        &mut self,
+        opts: &OpensslOptions,
+        stop: &AtomicBool,
+    ) -> Result<OpensslResult, KernelError> {
+        if !self.openssl {
+            return Err(KernelError::NotInstalled("openssl is not installed".into()));
+        }
+        self.call(
+            &format!("aes cpu{:?} multi {:?}", opts.cpu, opts.multi),
+            stop,
+        )?;
+        let scale = if opts.cpu.is_some_and(|c| c >= 4) {
+            2.0
+        } else {
+            1.0
+        };
+        let table = aes_table(&opts.ciphers, scale);
+        Ok(OpensslResult {
+            program: "/usr/bin/openssl".into(),
+            version_line: "OpenSSL 3.0.19 27 Jan 2026".into(),
+            version: Some("3.0.19".into()),
+            cpu: opts.cpu,
+            seconds_option: opts.seconds,
+            runs: opts
+                .ciphers
+                .iter()
+                .map(|&c| OpensslRun {
+                    cipher: c,
+                    output: output(
+                        &format!("/usr/bin/openssl speed -elapsed -evp {}", c.name()),
+                        &table.text(),
+                        opts.cpu.map(|c| vec![c]),
+                    ),
+                    table: Some(aes_table(&[c], scale)),
+                })
+                .collect(),
+            table,
+        })
+    }
+
+    fn builtin_aes(
+        &mut self,
+        opts: &AesOptions,
+        cpus: &[u32],
+        stop: &AtomicBool,
+    ) -> Result<Vec<BuiltinAesResult>, KernelError> {
+        self.call(&format!("aes builtin {cpus:?}"), stop)?;
+        Ok(cpus
+            .iter()
+            .map(|&c| BuiltinAesResult {
+                cpu: Some(c),
+                table: aes_table(&opts.ciphers, 1.0),
+                cells: vec![],
+                uses_aes_instructions: true,
+                implementation: "RustCrypto aes 0.8".into(),
+                seconds: 0.1,
+            })
+            .collect())
+    }
+
+    fn sevenzip(
+        &mut self,
+        opts: &SevenZipOptions,
+        _mem: Option<u64>,
+        _allowed: u32,
+        stop: &AtomicBool,
+    ) -> Result<SevenZipRun, KernelError> {
+        if !self.sevenzip {
+            return Err(KernelError::NotInstalled("7-zip is not installed".into()));
+        }
+        let kind = if opts.threads == Some(1) {
+            "single"
+        } else {
+            "multi"
+        };
+        self.call(&format!("{kind} {:?}", opts.cpus), stop)?;
+        Ok(SevenZipRun {
+            program: "/usr/bin/7zz".into(),
+            dictionary: DictChoice {
+                dict_log2: 25,
+                passed: false,
+                threads: opts.threads.unwrap_or(8),
+                estimated_mib: 435,
+                mem_available_mib: Some(15000),
+                reason: "default dictionary".into(),
+            },
+            output: output("/usr/bin/7zz b", SEVENZIP_OUTPUT, opts.cpus.clone()),
+            bench: Some(parse_bench(SEVENZIP_OUTPUT).unwrap()),
+        })
+    }
+
+    fn lzma(
+        &mut self,
+        opts: &LzmaBenchOptions,
+        stop: &AtomicBool,
+    ) -> Result<LzmaBenchResult, KernelError> {
+        self.call(&format!("lzma {:?}", opts.cpus), stop)?;
+        let n = opts.cpus.as_ref().map_or(1, |c| c.len()) as f64;
+        Ok(LzmaBenchResult {
+            options: opts.clone(),
+            implementation: "liblzma 5.8.1".into(),
+            compress_mb_s: 3.0 * n,
+            decompress_mb_s: 45.0 * n,
+            compress_kib_s: 2929.0 * n,
+            decompress_kib_s: 43945.0 * n,
+            ratio: 3.1,
+            compressed_bytes: 1000,
+            round_trip_ok: true,
+            workers: vec![],
+            stopped: false,
+            seconds: 0.1,
+        })
+    }
+
+    fn stress(
+        &mut self,
+        cpus: &[u32],
+        _seconds: f64,
+        _interval: f64,
+        stop: &AtomicBool,
+    ) -> Result<StressOutcome, KernelError> {
+        self.call("stress", stop)?;
+        let scores = [40.0, 40.0, 36.0, 30.0];
+        Ok(StressOutcome::Builtin(StressResult {
+            cpus: cpus.to_vec(),
+            implementation: "neon".into(),
+            unit: "GFLOP/s".into(),
+            intervals: scores
+                .iter()
+                .enumerate()
+                .map(|(i, &s)| StressInterval {
+                    start_s: i as f64,
+                    end_s: i as f64 + 1.0,
+                    score: s,
+                    per_cpu: vec![],
+                })
+                .collect(),
+            stopped: false,
+            seconds: 4.0,
+        }))
+    }
+}
+
+fn opts(mode: Mode) -> RunOptions {
+    let mut o = RunOptions::new(mode);
+    o.sample_interval = Duration::from_millis(40);
+    o.idle.timeout = Duration::from_millis(300);
+    o.idle.window = Duration::from_millis(100);
+    o.idle.poll = Duration::from_millis(20);
+    o.hot_settle = Duration::from_millis(10);
+    o
+}
+
+fn go(
+    root: &Path,
+    o: &RunOptions,
+    fake: &mut Fake,
+    stop: Arc<AtomicBool>,
+) -> (Result<RunResult, RunError>, Vec<Event>) {
+    let host = Host::new(root);
+    let inv = Inventory::probe(&host);
+    let mut events = Vec::new();
+    let r = run(&host, &inv, o, fake, stop, &mut |e| events.push(e));
+    (r, events)
+}
+
+fn names(r: &RunResult) -> Vec<&str> {
+    r.phases.iter().map(|p| p.name.as_str()).collect()
+}
+
+fn schema() -> serde_json::Value {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schema/run.schema.json");
+    serde_json::from_str(&fs::read_to_string(p).unwrap()).unwrap()
+}
+
+/// The document validates against docs/schema/run.schema.json and survives a round trip.
+fn check_document(r: &RunResult) {
+    let v = serde_json::to_value(r).unwrap();
+    let errors = truebench_results::schema_check::validate(&schema(), &v);
+    assert!(
+        errors.is_empty(),
+        "schema violations:\n{}",
+        errors.join("\n")
+    );
+    let back = truebench_results::migrate(v).unwrap();
+    assert_eq!(&back, r);
+}
+
+#[test]
+fn clean_run_tunes_measures_every_cluster_and_restores_byte_for_byte() {
+    let d = rock5b();
+    let before = settings(d.path());
+    let mut fake = Fake::new(d.path());
+    let (r, events) = go(
+        d.path(),
+        &opts(Mode::Standard),
+        &mut fake,
+        Arc::new(AtomicBool::new(false)),
+    );
+    let r = r.unwrap();
+    assert_eq!(
+        names(&r),
+        [
+            "idle",
+            "clocks-cold",
+            "memory",
+            "aes",
+            "compression-single",
+            "compression-multi",
+            "clocks-hot"
+        ]
+    );
+    assert!(
+        r.phases.iter().all(|p| p.status == PhaseStatus::Ok),
+        "{:#?}",
+        r.phases
+    );
+    assert!(r.complete && r.comparable);
+    assert!(r.valid, "{}", render::summary(&r));
+    // The timeline carries the same phases with their parallelism.
+    let tl: Vec<(&str, Option<u32>)> = r
+        .timeline
+        .phases
+        .iter()
+        .map(|p| (p.name.as_str(), p.threads))
+        .collect();
+    assert_eq!(tl[2], ("memory", Some(1)));
+    assert_eq!(tl[5], ("compression-multi", Some(8)));
+
+    // Single-threaded work pinned to the first CPU of each of the three clusters.
+    for k in ["memory", "aes", "single"] {
+        let cpus: Vec<&String> = fake.calls.iter().filter(|c| c.starts_with(k)).collect();
+        assert_eq!(cpus.len(), 3, "{k}: {:?}", fake.calls);
+    }
+    assert_eq!(
+        fake.calls.iter().filter(|c| c.starts_with("multi")).count(),
+        3
+    );
+    assert!(
+        fake.calls.contains(&"memory cpu4".to_string()),
+        "{:?}",
+        fake.calls
+    );
+
+    // Tuning: performance everywhere, devfreq and ASPM too; all restored.
+    let changed: Vec<(&str, &str)> = r
+        .tuning
+        .changes
+        .iter()
+        .map(|c| (c.path.as_str(), c.value.as_str()))
+        .collect();
+    for p in [0, 4, 6] {
+        assert!(changed.contains(&(
+            format!("{CPU}/cpufreq/policy{p}/scaling_governor").as_str(),
+            "performance"
+        )));
+    }
+    assert!(changed.contains(&("sys/class/devfreq/fb000000.gpu/governor", "performance")));
+    assert!(changed.contains(&("sys/module/pcie_aspm/parameters/policy", "performance")));
+    assert!(r.tuning.applied && r.tuning.changes.iter().all(|c| c.error.is_none()));
+    assert!(r.tuning.restore_failed.is_empty());
+    assert_eq!(settings(d.path()), before, "every file back byte for byte");
+
+    // The cold walk covered every OPP; the hot check measured the top OPP of each cluster.
+    let Some(Scores::Clocks(cold)) = &r.phase("clocks-cold").unwrap().scores else {
+        panic!()
+    };
+    assert_eq!(cold.clusters.len(), 3);
+    assert!(cold
+        .clusters
+        .iter()
+        .all(|c| c.mode == "opp_walk" && c.points.len() >= 7));
+    let Some(Scores::Clocks(hot)) = &r.phase("clocks-hot").unwrap().scores else {
+        panic!()
+    };
+    let hot_opps: Vec<Option<u32>> = hot.clusters.iter().map(|c| c.points[0].opp_mhz).collect();
+    assert_eq!(hot_opps, [Some(1800), Some(2400), Some(2400)]);
+
+    // Scores and the row: best cluster for memory and AES, 7-zip from the canned output.
+    let row = render::row(&r);
+    assert_eq!(row.memcpy, Some(10000));
+    assert_eq!(row.memset, Some(24000));
+    assert_eq!(row.aes, Some(1_100_000));
+    assert_eq!(row.sevenzip_single, Some(3659));
+    assert_eq!(row.sevenzip_multi, Some(3660));
+    assert_eq!(row.clock, "2400/1800 MHz");
+    assert!(!row.throttled);
+    assert_eq!(row.kernel, "5.10");
+
+    // Progress events: a plan, then start/end for every phase in order.
+    assert!(matches!(events[0], Event::Plan(ref p) if p.len() == 7));
+    let starts = events
+        .iter()
+        .filter(|e| matches!(e, Event::PhaseStart { .. }))
+        .count();
+    assert_eq!(starts, 7);
+
+    let summary = render::summary(&r);
+    for want in [
+        "Results validation",
+        "memcpy: 10000.0 MB/s (0.4%)",
+        "7-zip total scores (3 consecutive runs): 3659,3659,3659",
+        "aes-256-cbc",
+        "Cortex-A76",
+        "Verdict: valid",
+    ] {
+        assert!(summary.contains(want), "{want} missing in:\n{summary}");
+    }
+    let log = render::detailed_log(&r);
+    for p in &r.phases {
+        assert!(
+            log.contains(&format!("System health while running {}:", p.title)),
+            "{}",
+            p.name
+        );
+    }
+    assert!(log.contains("CPU sysfs topology"));
+    assert!(
+        log.contains("Tot:              99   3688   3659"),
+        "raw 7-zip output in the log"
+    );
+    check_document(&r);
+}
+
+#[test]
+fn scripted_throttling_during_the_multi_core_run_invalidates_the_result() {
+    let d = rock5b();
+    let mut fake = Fake::new(d.path()).script("multi", |root, _| {
+        // The big cluster spends 30 s of 40 below its top OPP.
+        grow_time_in_state(root, 4, &[(2400000, 1000), (2208000, 3000)]);
+    });
+    let (r, _) = go(
+        d.path(),
+        &opts(Mode::Standard),
+        &mut fake,
+        Arc::new(AtomicBool::new(false)),
+    );
+    let r = r.unwrap();
+    let t = r
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::Throttling)
+        .unwrap_or_else(|| panic!("no throttling finding:\n{}", render::detailed_log(&r)));
+    assert_eq!(t.severity, Severity::Critical);
+    assert!(!r.valid && r.complete);
+    assert!(
+        r.throttling.contains("Throttling statistics"),
+        "{}",
+        r.throttling
+    );
+    assert!(
+        r.throttling.contains("2208 MHz:   90.00 sec"),
+        "{}",
+        r.throttling
+    );
+    assert!(render::row(&r).throttled);
+    assert!(render::summary(&r).contains("INVALID"));
+    check_document(&r);
+}
+
+#[test]
+fn background_load_during_a_single_threaded_phase_names_the_process() {
+    let d = rock5b();
+    put(
+        d.path(),
+        "proc/4242/stat",
+        "4242 (cryptominer) R 1 4242 4242 0 -1 4194560 0 0 0 0 100 0 0 0 20 0 1 0 900 0 0\n",
+    );
+    let mut fake = Fake::new(d.path()).script("memory", |root, _| {
+        // 75 % of all eight CPUs busy while a single-threaded benchmark (12.5 %) runs; the
+        // miner takes the rest.
+        for i in 1..=8u64 {
+            let busy = 600 * i;
+            let idle = 200 * i;
+            let stat = read(root, "proc/stat");
+            let rest = stat.split_once('\n').unwrap().1.to_string();
+            put(
+                root,
+                "proc/stat",
+                &format!(
+                    "cpu  {} 34 1146 {} 240 75 206 0 0 0\n{rest}",
+                    2382 + busy,
+                    57677 + idle
+                ),
+            );
+            put(
+                root,
+                "proc/4242/stat",
+                &format!(
+                    "4242 (cryptominer) R 1 4242 4242 0 -1 4194560 0 0 0 0 {} 0 0 0 20 0 1 0 900 0 0\n",
+                    100 + 50 * i
+                ),
+            );
+            std::thread::sleep(Duration::from_millis(60));
+        }
+    });
+    let (r, _) = go(
+        d.path(),
+        &opts(Mode::Standard),
+        &mut fake,
+        Arc::new(AtomicBool::new(false)),
+    );
+    let r = r.unwrap();
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::BackgroundActivity)
+        .unwrap_or_else(|| panic!("no background finding:\n{}", render::detailed_log(&r)));
+    assert!(f.message.contains("'memory'"), "{}", f.message);
+    assert!(f.message.contains("cryptominer"), "{}", f.message);
+    assert_eq!(f.severity, Severity::Critical);
+    assert!(
+        f.evidence
+            .iter()
+            .any(|e| e.contains("cryptominer (pid 4242)")),
+        "{:#?}",
+        f.evidence
+    );
+    // Only the phase with the load is blamed.
+    assert_eq!(
+        r.findings
+            .iter()
+            .filter(|f| f.kind == FindingKind::BackgroundActivity)
+            .count(),
+        1
+    );
+    assert!(!r.valid);
+}
+
+#[test]
+fn ctrl_c_during_aes_ends_with_a_partial_result_and_restored_settings() {
+    let d = rock5b();
+    let before = settings(d.path());
+    let stop = Arc::new(AtomicBool::new(false));
+    let s2 = stop.clone();
+    let mut fake = Fake::new(d.path()).script("aes", move |_, _| s2.store(true, Ordering::SeqCst));
+    let (r, _) = go(d.path(), &opts(Mode::Standard), &mut fake, stop);
+    let r = r.unwrap();
+    assert!(!r.complete && !r.valid);
+    assert!(
+        r.incomplete_reason.as_deref().unwrap().contains("'aes'"),
+        "{:?}",
+        r.incomplete_reason
+    );
+    assert_eq!(names(&r), ["idle", "clocks-cold", "memory", "aes"]);
+    assert_eq!(r.phases[3].status, PhaseStatus::Interrupted);
+    assert!(
+        !fake.calls.iter().any(|c| c.starts_with("single")),
+        "{:?}",
+        fake.calls
+    );
+    assert_eq!(settings(d.path()), before);
+    assert!(render::summary(&r).contains("INCOMPLETE"));
+    check_document(&r);
+}
+
+#[test]
+fn without_openssl_and_7zip_the_builtins_say_what_they_are() {
+    let d = rock5b();
+    let mut fake = Fake::new(d.path());
+    fake.openssl = false;
+    fake.sevenzip = false;
+    let (r, _) = go(
+        d.path(),
+        &opts(Mode::Quick),
+        &mut fake,
+        Arc::new(AtomicBool::new(false)),
+    );
+    let r = r.unwrap();
+    assert!(!r.comparable);
+    let Some(Scores::Aes(a)) = &r.phase("aes").unwrap().scores else {
+        panic!()
+    };
+    assert_eq!(a.source, AesSourceKind::Builtin);
+    assert_eq!(a.tables.len(), 3);
+    let Some(Scores::Compression(c)) = &r.phase("compression-multi").unwrap().scores else {
+        panic!()
+    };
+    assert_eq!(c.tool, CompressionTool::BuiltinLzma);
+    assert_eq!(c.runs.len(), 1, "quick: one all-core run");
+    assert!(c.runs[0].total_mips.is_none() && c.runs[0].compress_mb_s == Some(24.0));
+    let s = render::summary(&r);
+    assert!(s.contains("7-zip scores were not taken"), "{s}");
+    assert!(s.contains("not 7-zip MIPS"), "{s}");
+    assert!(s.contains("NOT comparable"), "{s}");
+    let row = render::row(&r);
+    assert_eq!(row.sevenzip_multi, None);
+    check_document(&r);
+}
+
+#[test]
+fn extensive_mode_adds_parallel_aes_per_cluster_7zip_stress_and_all_core_clocks() {
+    let d = rock5b();
+    let mut fake = Fake::new(d.path());
+    let mut o = opts(Mode::Extensive);
+    o.stress_seconds = 1.0;
+    let (r, _) = go(d.path(), &o, &mut fake, Arc::new(AtomicBool::new(false)));
+    let r = r.unwrap();
+    let n = names(&r);
+    for want in ["aes-parallel", "stress", "clocks-all"] {
+        assert!(n.contains(&want), "{n:?}");
+    }
+    assert_eq!(n.iter().filter(|x| **x == "compression-cluster").count(), 3);
+    assert!(
+        fake.calls.iter().any(|c| c.contains("multi Some(8)")),
+        "{:?}",
+        fake.calls
+    );
+    let Some(Scores::Stress(s)) = &r.phase("stress").unwrap().scores else {
+        panic!()
+    };
+    assert_eq!(s.intervals.len(), 4);
+    assert!((s.change_pct.unwrap() + 25.0).abs() < 1e-9);
+    let Some(Scores::Clocks(all)) = &r.phase("clocks-all").unwrap().scores else {
+        panic!()
+    };
+    assert_eq!(all.all_cores.as_ref().unwrap().load.len(), 8);
+    assert!(render::summary(&r).contains(
+        "Stress (built-in, GFLOP/s per interval): 40.00,40.00,36.00,30.00 (-25.0% first to last)"
+    ));
+    check_document(&r);
+}
+
+#[test]
+fn a_busy_machine_is_refused_unless_forced() {
+    let d = rock5b();
+    put(d.path(), "proc/loadavg", "3.50 3.00 2.00 4/246 1893\n");
+    let stop = Arc::new(AtomicBool::new(false));
+    let s2 = stop.clone();
+    let root = d.path().to_path_buf();
+    // The counters move with half the CPUs busy on every look.
+    let ticker = std::thread::spawn(move || {
+        let mut n = 0u64;
+        while !s2.load(Ordering::SeqCst) {
+            n += 1;
+            put(
+                &root,
+                "proc/stat",
+                &format!(
+                    "cpu  {} 0 0 {} 0 0 0 0 0 0\n",
+                    2382 + 400 * n,
+                    57677 + 400 * n
+                ),
+            );
+            std::thread::sleep(Duration::from_millis(15));
+        }
+    });
+    let mut fake = Fake::new(d.path());
+    let (r, _) = go(
+        d.path(),
+        &opts(Mode::Quick),
+        &mut fake,
+        Arc::new(AtomicBool::new(false)),
+    );
+    match r {
+        Err(RunError::NotIdle { reason, .. }) => assert!(
+            reason.contains("busy") || reason.contains("load"),
+            "{reason}"
+        ),
+        other => panic!("{:?}", other.map(|r| r.valid)),
+    }
+    assert!(fake.calls.is_empty(), "nothing measured: {:?}", fake.calls);
+
+    let mut o = opts(Mode::Quick);
+    o.force = true;
+    let (r, _) = go(d.path(), &o, &mut fake, Arc::new(AtomicBool::new(false)));
+    stop.store(true, Ordering::SeqCst);
+    ticker.join().unwrap();
+    let r = r.unwrap();
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::NotIdle)
+        .expect("not_idle finding");
+    assert!(f.severity >= Severity::Warning);
+    let Some(Scores::Idle(i)) = &r.phase("idle").unwrap().scores else {
+        panic!()
+    };
+    assert!(!i.idle && i.forced);
+}
+
+#[test]
+fn without_tuning_nothing_is_written_and_the_record_says_why() {
+    let d = rock5b();
+    let before = settings(d.path());
+    let mut fake = Fake::new(d.path());
+    let mut o = opts(Mode::Quick);
+    o.tune = false;
+    o.no_tuning_reason = Some("--no-tuning was given".into());
+    let (r, _) = go(d.path(), &o, &mut fake, Arc::new(AtomicBool::new(false)));
+    let r = r.unwrap();
+    assert!(!r.tuning.applied && r.tuning.changes.is_empty());
+    assert_eq!(r.tuning.reason.as_deref(), Some("--no-tuning was given"));
+    assert_eq!(settings(d.path()), before);
+    assert!(!d.path().join("var/lib/truebench/tuning.journal").exists());
+    let Some(Scores::Clocks(cold)) = &r.phase("clocks-cold").unwrap().scores else {
+        panic!()
+    };
+    assert!(
+        cold.clusters.iter().all(|c| c.mode == "current_clock"),
+        "{cold:?}"
+    );
+}
