@@ -46,12 +46,18 @@ struct Slot {
 
 /// Read a whole small file at offset 0 into `buf` (reused); returns the bytes read.
 /// procfs seq_files and sysfs attributes regenerate their content on a read at offset 0, so
-/// no seek and no reopen is needed.
+/// no seek and no reopen is needed. A short read is the end: procfs and sysfs fill the
+/// buffer as far as the content goes in one call, and asking again at an offset would make
+/// a seq_file generate the whole file a second time (/proc/stat sums every CPU's counters).
 pub(crate) fn pread_all<'a>(f: &File, buf: &'a mut [u8]) -> std::io::Result<&'a [u8]> {
     let mut n = 0;
     while n < buf.len() {
         match f.read_at(&mut buf[n..], n as u64) {
             Ok(0) => break,
+            Ok(k) if k < buf.len() - n => {
+                n += k;
+                break;
+            }
             Ok(k) => n += k,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
