@@ -578,9 +578,12 @@ impl Exporter {
     }
 }
 
+/// The last body rendered: when, in which format (OpenMetrics or not), and the bytes.
+type Cached = Option<(Instant, bool, Arc<Vec<u8>>)>;
+
 /// An exporter shared by connections, re-reading the machine at most once per `max_age`.
 pub struct CachedExporter {
-    inner: Mutex<(Exporter, Option<(Instant, bool, Arc<Vec<u8>>)>)>,
+    inner: Mutex<(Exporter, Cached)>,
     max_age: Duration,
 }
 
