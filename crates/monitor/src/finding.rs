@@ -94,6 +94,10 @@ mod tests {
         assert!(j.contains("\"severity\":\"warning\""), "{j}");
         assert_eq!(FindingKind::ZswapOnZram.as_str(), "zswap_on_zram");
         assert!(is_valid(&[f]));
-        assert!(!is_valid(&[Finding::new(FindingKind::Swapping, Severity::Critical, "y")]));
+        assert!(!is_valid(&[Finding::new(
+            FindingKind::Swapping,
+            Severity::Critical,
+            "y"
+        )]));
     }
 }
