@@ -4,6 +4,7 @@
 //! import of sbc-bench result logs of every version (`import`), with the Results.md row
 //! computed the way sbc-bench computes it (`row`).
 
+pub mod convert;
 pub mod import;
 pub mod info;
 pub mod model;
@@ -11,6 +12,7 @@ pub mod render;
 pub mod row;
 pub mod sbcbench;
 pub mod schema_check;
+pub mod verdict;
 
 pub use import::{parse, results_row};
 pub use model::{migrate, RunResult};
