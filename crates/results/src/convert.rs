@@ -239,21 +239,27 @@ fn inventory(log: &SbcBenchLog, name: &str) -> Inventory {
         .iter()
         .flat_map(|t| t.samples.iter())
         .find_map(|s| s.temp_c);
-    let chosen = log.thermal_source.as_ref().map(|t| ChosenSensor {
-        kind: if t.path.contains("hwmon") {
-            "hwmon".into()
-        } else {
-            "thermal_zone".into()
-        },
-        name: t.name.clone().unwrap_or_else(|| "unknown".into()),
-        path: t
-            .path
-            .trim_start_matches('/')
-            .trim_end_matches('/')
-            .to_string(),
-        temp_c: first_temp.unwrap_or(f64::NAN),
-        reason: "sbc-bench's `Thermal source:` line".into(),
-    });
+    // A sensor without any reading would need a made-up temperature: leave it out (the
+    // timeline header still names it).
+    let chosen = log
+        .thermal_source
+        .as_ref()
+        .zip(first_temp)
+        .map(|(t, temp_c)| ChosenSensor {
+            kind: if t.path.contains("hwmon") {
+                "hwmon".into()
+            } else {
+                "thermal_zone".into()
+            },
+            name: t.name.clone().unwrap_or_else(|| "unknown".into()),
+            path: t
+                .path
+                .trim_start_matches('/')
+                .trim_end_matches('/')
+                .to_string(),
+            temp_c,
+            reason: "sbc-bench's `Thermal source:` line".into(),
+        });
     let mut missing: Vec<Missing> = log
         .missing
         .iter()

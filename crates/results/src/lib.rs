@@ -4,14 +4,17 @@
 //! import of sbc-bench result logs of every version (`import`), with the Results.md row
 //! computed the way sbc-bench computes it (`row`).
 
+pub mod compare;
 pub mod convert;
 pub mod import;
 pub mod info;
 pub mod model;
+pub mod rank;
 pub mod render;
 pub mod row;
 pub mod sbcbench;
 pub mod schema_check;
+pub mod store;
 pub mod verdict;
 
 pub use import::{parse, results_row};

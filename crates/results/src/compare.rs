@@ -1,0 +1,502 @@
+//! Results side by side: the headline scores with relative differences, and every reason
+//! the comparison is not a fair one (different 7-zip or OpenSSL versions, throttling,
+//! background activity, swapping, quick mode, different tuning, incomplete runs).
+
+use serde::{Deserialize, Serialize};
+use truebench_monitor::{FindingKind, Severity};
+
+use crate::convert::is_imported;
+use crate::model::*;
+
+/// The Results.md scores of a result and the tool versions they depend on.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Metrics {
+    /// 7-zip total rating, mean of the all-core runs rounded to 10 (MIPS).
+    pub sevenzip_multi: Option<u64>,
+    /// Best single-threaded 7-zip total rating (MIPS).
+    pub sevenzip_single: Option<u64>,
+    /// aes-256-cbc at 16 KiB, best cluster, 1000 bytes/s rounded to 10.
+    pub aes: Option<u64>,
+    /// Best cluster, MB/s rounded to 10.
+    pub memcpy: Option<u64>,
+    pub memset: Option<u64>,
+    /// `16.02`, `26.02`.
+    pub sevenzip_version: Option<String>,
+    /// `3.0.7`; `built-in …` for truebench's own AES kernel.
+    pub openssl_version: Option<String>,
+}
+
+/// `OpenSSL 3.0.19 27 Jan 2026 (…)` / `OpenSSL 3.0.7, built on …` → `3.0.19` / `3.0.7`.
+pub fn openssl_short(v: &str) -> String {
+    let t = v.trim();
+    match t.strip_prefix("OpenSSL ") {
+        Some(rest) => rest
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .next()
+            .unwrap_or(rest)
+            .to_string(),
+        None => t.to_string(),
+    }
+}
+
+/// The figures of `r`, computed the way its Results.md row is.
+pub fn metrics(r: &RunResult) -> Metrics {
+    let row = crate::render::row(r);
+    let mut sevenzip_version = None;
+    for name in ["compression-multi", "compression-single"] {
+        for s in r.scores(name) {
+            if let Scores::Compression(c) = s {
+                if c.tool == CompressionTool::SevenZip && sevenzip_version.is_none() {
+                    sevenzip_version = c.version.clone();
+                }
+            }
+        }
+    }
+    let openssl_version = r.scores("aes").find_map(|s| match s {
+        Scores::Aes(a) => Some(match a.source {
+            AesSourceKind::Openssl => a
+                .version
+                .as_deref()
+                .map(openssl_short)
+                .unwrap_or_else(|| "unknown".into()),
+            AesSourceKind::Builtin => {
+                format!("built-in ({})", a.version.as_deref().unwrap_or("truebench"))
+            }
+        }),
+        _ => None,
+    });
+    Metrics {
+        sevenzip_multi: row.sevenzip_multi,
+        sevenzip_single: row.sevenzip_single,
+        aes: row.aes,
+        memcpy: row.memcpy,
+        memset: row.memset,
+        sevenzip_version,
+        openssl_version,
+    }
+}
+
+/// `16.02` → `16.x`; 7-zip's benchmark scores change between major versions, and the
+/// corpus holds p7zip 16.02 and 9.20 only.
+pub fn sevenzip_family(version: &str) -> String {
+    let major = version.split('.').next().unwrap_or(version).trim();
+    format!("{major}.x")
+}
+
+/// `3.0.7` → `3.0`.
+fn major_minor(v: &str) -> String {
+    v.split('.').take(2).collect::<Vec<_>>().join(".")
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    SevenzipMulti,
+    SevenzipSingle,
+    Aes,
+    Memcpy,
+    Memset,
+}
+
+pub const METRICS: [Metric; 5] = [
+    Metric::SevenzipMulti,
+    Metric::SevenzipSingle,
+    Metric::Aes,
+    Metric::Memcpy,
+    Metric::Memset,
+];
+
+impl Metric {
+    pub fn label(self) -> &'static str {
+        match self {
+            Metric::SevenzipMulti => "7-zip multi",
+            Metric::SevenzipSingle => "7-zip single",
+            Metric::Aes => "AES-256 16 KiB",
+            Metric::Memcpy => "memcpy",
+            Metric::Memset => "memset",
+        }
+    }
+    pub fn unit(self) -> &'static str {
+        match self {
+            Metric::SevenzipMulti | Metric::SevenzipSingle => "MIPS",
+            Metric::Aes => "kB/s",
+            Metric::Memcpy | Metric::Memset => "MB/s",
+        }
+    }
+    pub fn get(self, m: &Metrics) -> Option<u64> {
+        match self {
+            Metric::SevenzipMulti => m.sevenzip_multi,
+            Metric::SevenzipSingle => m.sevenzip_single,
+            Metric::Aes => m.aes,
+            Metric::Memcpy => m.memcpy,
+            Metric::Memset => m.memset,
+        }
+    }
+    /// Scores of this metric depend on the 7-zip version.
+    pub fn sevenzip(self) -> bool {
+        matches!(self, Metric::SevenzipMulti | Metric::SevenzipSingle)
+    }
+}
+
+/// One compared result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Column {
+    /// `A`, `B`, …
+    pub key: String,
+    /// What the user gave (file name, `#12`).
+    pub label: String,
+    pub device: String,
+    pub date: String,
+    pub mode: String,
+    pub valid: bool,
+    pub metrics: Metrics,
+    /// Highest measured clock of any cluster at its top OPP before the benchmarks, MHz.
+    pub max_clock_mhz: Option<f64>,
+    /// Highest SoC temperature seen, °C.
+    pub max_temp_c: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    pub metric: Metric,
+    pub label: String,
+    pub unit: String,
+    pub values: Vec<Option<u64>>,
+    /// (value − first value) / first value, %; None for the first column or missing values.
+    pub relative_pct: Vec<Option<f64>>,
+    /// Why the numbers in this row cannot be compared fairly (empty: they can).
+    pub invalid: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    pub columns: Vec<Column>,
+    pub rows: Vec<Row>,
+    /// Every reason the comparison is not valid, per result or between results.
+    pub warnings: Vec<String>,
+    /// True when nothing above makes the comparison unfair.
+    pub valid: bool,
+}
+
+fn flagged(r: &RunResult, kinds: &[FindingKind]) -> Vec<String> {
+    r.findings
+        .iter()
+        .filter(|f| kinds.contains(&f.kind) && f.severity > Severity::Info)
+        .map(|f| f.message.clone())
+        .collect()
+}
+
+fn max_clock(r: &RunResult) -> Option<f64> {
+    r.scores("clocks-cold")
+        .filter_map(|s| match s {
+            Scores::Clocks(c) => Some(c),
+            _ => None,
+        })
+        .flat_map(|c| c.clusters.iter())
+        .filter_map(|cl| {
+            let top = cl
+                .points
+                .iter()
+                .filter(|p| p.measured_mhz.is_some())
+                .max_by_key(|p| p.opp_mhz.unwrap_or(0))?;
+            top.measured_mhz
+        })
+        .reduce(f64::max)
+}
+
+fn max_temp(r: &RunResult) -> Option<f64> {
+    r.timeline
+        .samples
+        .iter()
+        .filter_map(|s| s.soc_temp_c)
+        .reduce(f64::max)
+}
+
+/// Compare results; the first is the reference for the relative differences.
+pub fn compare(items: &[(String, RunResult)]) -> Comparison {
+    let keys: Vec<String> = (0..items.len())
+        .map(|i| {
+            if i < 26 {
+                ((b'A' + i as u8) as char).to_string()
+            } else {
+                format!("#{}", i + 1)
+            }
+        })
+        .collect();
+    let columns: Vec<Column> = items
+        .iter()
+        .zip(&keys)
+        .map(|((label, r), key)| Column {
+            key: key.clone(),
+            label: label.clone(),
+            device: r
+                .inventory
+                .device
+                .clone()
+                .or_else(|| r.hostname.clone())
+                .unwrap_or_else(|| "unknown device".into()),
+            date: if r.started.unix_ms == 0 {
+                "unknown".into()
+            } else {
+                r.started
+                    .utc
+                    .get(..10)
+                    .unwrap_or(&r.started.utc)
+                    .to_string()
+            },
+            mode: r.mode.as_str().into(),
+            valid: r.valid,
+            metrics: metrics(r),
+            max_clock_mhz: max_clock(r),
+            max_temp_c: max_temp(r),
+        })
+        .collect();
+
+    let mut warnings = Vec::new();
+    for ((_, r), key) in items.iter().zip(&keys) {
+        let name = format!(
+            "{key} ({})",
+            columns[keys.iter().position(|k| k == key).unwrap_or(0)].label
+        );
+        if !r.comparable || r.mode == Mode::Quick {
+            warnings.push(format!(
+                "{name}: quick mode — shortened phases give other numbers"
+            ));
+        }
+        if !r.complete {
+            warnings.push(format!(
+                "{name}: not complete ({})",
+                r.incomplete_reason
+                    .as_deref()
+                    .unwrap_or("the run did not finish")
+            ));
+        }
+        for (kinds, what) in [
+            (&[FindingKind::Throttling][..], "throttled"),
+            (
+                &[FindingKind::BackgroundActivity, FindingKind::SystemActivity][..],
+                "background activity",
+            ),
+            (&[FindingKind::Swapping][..], "swapped"),
+            (
+                &[
+                    FindingKind::KilledCores,
+                    FindingKind::Undervoltage,
+                    FindingKind::OomKill,
+                    FindingKind::ThermalTrip,
+                ][..],
+                "invalid",
+            ),
+        ] {
+            let f = flagged(r, kinds);
+            if let Some(first) = f.first() {
+                warnings.push(format!("{name}: {what} — {first}"));
+            }
+        }
+    }
+    // Tuning: truebench's (recorded), sbc-bench's (performance governors, not recorded),
+    // or none.
+    let tuning: Vec<String> = items
+        .iter()
+        .map(|(_, r)| {
+            if is_imported(r) {
+                "sbc-bench's".to_string()
+            } else if r.tuning.applied {
+                "truebench's".to_string()
+            } else {
+                "none".to_string()
+            }
+        })
+        .collect();
+    if tuning.iter().any(|t| *t != tuning[0]) {
+        let parts: Vec<String> = keys
+            .iter()
+            .zip(&tuning)
+            .map(|(k, t)| format!("{k}: {t}"))
+            .collect();
+        warnings.push(format!(
+            "different tuning ({}): governors and device settings change the scores",
+            parts.join(", ")
+        ));
+    }
+
+    let zip_versions: Vec<Option<String>> = columns
+        .iter()
+        .map(|c| c.metrics.sevenzip_version.clone())
+        .collect();
+    let ssl_versions: Vec<Option<String>> = columns
+        .iter()
+        .map(|c| c.metrics.openssl_version.clone())
+        .collect();
+    let differ = |v: &[Option<String>], norm: &dyn Fn(&str) -> String| -> Option<String> {
+        let known: Vec<(usize, String)> = v
+            .iter()
+            .enumerate()
+            .filter_map(|(i, x)| x.as_deref().map(|s| (i, norm(s))))
+            .collect();
+        if known.iter().any(|k| k.1 != known[0].1) {
+            Some(
+                v.iter()
+                    .zip(&keys)
+                    .map(|(x, k)| format!("{k}: {}", x.as_deref().unwrap_or("none")))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            )
+        } else {
+            None
+        }
+    };
+    let zip_differ = differ(&zip_versions, &|s: &str| s.to_string());
+    let ssl_differ = differ(&ssl_versions, &major_minor);
+    if let Some(d) = &zip_differ {
+        warnings.push(format!(
+            "different 7-zip versions ({d}): 7-zip's ratings change between versions"
+        ));
+    }
+    if let Some(d) = &ssl_differ {
+        warnings.push(format!(
+            "different OpenSSL versions ({d}): AES throughput changes between OpenSSL releases"
+        ));
+    }
+
+    let rows = METRICS
+        .iter()
+        .map(|&m| {
+            let values: Vec<Option<u64>> = columns.iter().map(|c| m.get(&c.metrics)).collect();
+            let base = values.first().copied().flatten();
+            let relative_pct = values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| match (i, base, v) {
+                    (0, _, _) => None,
+                    (_, Some(b), Some(v)) if b > 0 => {
+                        Some((*v as f64 - b as f64) / b as f64 * 100.0)
+                    }
+                    _ => None,
+                })
+                .collect();
+            let mut invalid = Vec::new();
+            if m.sevenzip() {
+                if let Some(d) = &zip_differ {
+                    invalid.push(format!("7-zip versions differ ({d})"));
+                }
+            }
+            if m == Metric::Aes {
+                if let Some(d) = &ssl_differ {
+                    invalid.push(format!("OpenSSL versions differ ({d})"));
+                }
+            }
+            Row {
+                metric: m,
+                label: m.label().into(),
+                unit: m.unit().into(),
+                values,
+                relative_pct,
+                invalid,
+            }
+        })
+        .collect();
+    Comparison {
+        valid: warnings.is_empty(),
+        columns,
+        rows,
+        warnings,
+    }
+}
+
+/// The comparison as a text table.
+pub fn render(c: &Comparison) -> String {
+    let w = 22usize;
+    let mut o = String::new();
+    let cell = |s: &str| format!("{s:<w$}");
+    o.push_str(&cell(""));
+    for col in &c.columns {
+        o.push_str(&cell(&format!("{}: {}", col.key, col.label)));
+    }
+    o.push('\n');
+    let line = |o: &mut String, name: &str, f: &dyn Fn(&Column) -> String| {
+        o.push_str(&cell(name));
+        for col in &c.columns {
+            o.push_str(&cell(&f(col)));
+        }
+        o.push('\n');
+    };
+    let short = |s: &str| -> String {
+        if s.chars().count() > w - 2 {
+            let t: String = s.chars().take(w - 3).collect();
+            format!("{t}…")
+        } else {
+            s.to_string()
+        }
+    };
+    line(&mut o, "device", &|c| short(&c.device));
+    line(&mut o, "date", &|c| c.date.clone());
+    line(&mut o, "mode", &|c| c.mode.clone());
+    line(&mut o, "valid", &|c| {
+        if c.valid {
+            "yes".into()
+        } else {
+            "NO".into()
+        }
+    });
+    line(&mut o, "7-zip", &|c| {
+        c.metrics
+            .sevenzip_version
+            .clone()
+            .unwrap_or_else(|| "-".into())
+    });
+    line(&mut o, "OpenSSL", &|c| {
+        short(c.metrics.openssl_version.as_deref().unwrap_or("-"))
+    });
+    line(&mut o, "max clock (MHz)", &|c| {
+        c.max_clock_mhz.map_or("-".into(), |v| format!("{v:.0}"))
+    });
+    line(&mut o, "max temp (°C)", &|c| {
+        c.max_temp_c.map_or("-".into(), |v| format!("{v:.1}"))
+    });
+    for r in &c.rows {
+        o.push_str(&cell(&format!(
+            "{} ({}){}",
+            r.label,
+            r.unit,
+            if r.invalid.is_empty() { "" } else { " *" }
+        )));
+        for (v, rel) in r.values.iter().zip(&r.relative_pct) {
+            let s = match (v, rel) {
+                (Some(v), Some(p)) => format!("{v} ({p:+.1} %)"),
+                (Some(v), None) => v.to_string(),
+                (None, _) => "-".into(),
+            };
+            o.push_str(&cell(&s));
+        }
+        o.push('\n');
+    }
+    if c.rows.iter().any(|r| !r.invalid.is_empty()) {
+        o.push_str("* not comparable: tool versions differ (see below)\n");
+    }
+    if c.warnings.is_empty() {
+        o.push_str("\nValid comparison: same tool versions and tuning, no throttling, swapping or background activity.\n");
+    } else {
+        o.push_str("\nNot a valid comparison:\n");
+        for w in &c.warnings {
+            o.push_str(&format!("  * {w}\n"));
+        }
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions() {
+        assert_eq!(
+            openssl_short("OpenSSL 3.0.19 27 Jan 2026 (Library: OpenSSL 3.0.19 27 Jan 2026)"),
+            "3.0.19"
+        );
+        assert_eq!(openssl_short("OpenSSL 3.0.7, built on 1 Nov 2022"), "3.0.7");
+        assert_eq!(sevenzip_family("16.02"), "16.x");
+        assert_eq!(major_minor("1.1.1n"), "1.1");
+    }
+}
