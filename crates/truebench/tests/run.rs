@@ -1,0 +1,336 @@
+//! `truebench run` as a real process: the quick run end to end on this machine (real kernels,
+//! the document checked against docs/schema/run.schema.json), Ctrl-C on a recorded ROCK 5B
+//! root (partial result, every file restored byte for byte), and `--unattended`'s exit code 3
+//! when the kernel log of that root shows the oom-killer during the run.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::Value;
+use truebench_results::model::RunResult;
+
+const BIN: &str = env!("CARGO_BIN_EXE_truebench");
+const GOV0: &str = "sys/devices/system/cpu/cpufreq/policy0/scaling_governor";
+
+fn truebench() -> Command {
+    let mut c = Command::new(BIN);
+    for v in ["MODE", "NOTUNING", "MaxKHz", "MinKHz", "CPUINFOFILE"] {
+        c.env_remove(v);
+    }
+    c
+}
+
+fn schema() -> Value {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schema/run.schema.json");
+    serde_json::from_str(&fs::read_to_string(p).unwrap()).unwrap()
+}
+
+fn tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        for e in fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            let meta = fs::symlink_metadata(&p).unwrap();
+            let rel = p.strip_prefix(base).unwrap().to_path_buf();
+            if meta.file_type().is_symlink() {
+                out.insert(
+                    rel,
+                    fs::read_link(&p)
+                        .unwrap()
+                        .into_os_string()
+                        .into_encoded_bytes(),
+                );
+            } else if meta.is_dir() {
+                walk(base, &p, out);
+            } else if !rel.starts_with("var/lib/truebench") && !rel.starts_with("dev/kmsg") {
+                out.insert(rel, fs::read(&p).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}
+
+fn put(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    fs::create_dir_all(p.parent().unwrap()).unwrap();
+    fs::write(p, text).unwrap();
+}
+
+/// The recorded ROCK 5B, idle, with a devfreq device and an ASPM policy to tune.
+fn rock5b() -> tempfile::TempDir {
+    let d = truebench_fixtures::root("rk3588-rock5b");
+    let r = d.path();
+    put(r, "proc/loadavg", "0.00 0.00 0.00 1/246 1893\n");
+    put(r, "sys/class/devfreq/dmc/governor", "dmc_ondemand\n");
+    put(
+        r,
+        "sys/class/devfreq/dmc/available_governors",
+        "dmc_ondemand userspace powersave performance simple_ondemand\n",
+    );
+    put(
+        r,
+        "sys/module/pcie_aspm/parameters/policy",
+        "[default] performance powersave powersupersave \n",
+    );
+    put(r, "dev/kmsg", "");
+    d
+}
+
+/// Start `truebench run ARGS`; stderr lines arrive on the channel as they are printed.
+fn spawn(args: &[&str]) -> (Child, mpsc::Receiver<String>) {
+    let mut child = truebench()
+        .arg("run")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let err = child.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for l in BufReader::new(err).lines().map_while(Result::ok) {
+            let _ = tx.send(l);
+        }
+    });
+    (child, rx)
+}
+
+/// Wait for a stderr line containing `what`; all lines seen so far.
+fn wait_for(rx: &mpsc::Receiver<String>, what: &str, seen: &mut Vec<String>) {
+    loop {
+        match rx.recv_timeout(Duration::from_secs(120)) {
+            Ok(l) => {
+                let hit = l.contains(what);
+                seen.push(l);
+                if hit {
+                    return;
+                }
+            }
+            Err(e) => panic!("no `{what}` on stderr ({e}); got:\n{}", seen.join("\n")),
+        }
+    }
+}
+
+fn read_result(dir: &Path) -> (Value, RunResult) {
+    let text = fs::read_to_string(dir.join("result.json")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let r = truebench_results::migrate(v.clone()).unwrap();
+    (v, r)
+}
+
+#[test]
+fn quick_run_on_this_machine_end_to_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = truebench()
+        .args([
+            "run",
+            "--quick",
+            "--force",
+            "--idle-timeout",
+            "2",
+            "--json",
+            "--results-dir",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let code = out.status.code();
+    assert!(matches!(code, Some(0) | Some(3)), "exit {code:?}\n{stderr}");
+
+    // stdout is exactly the document; it matches the schema, the folder's copy and the model.
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let errors = truebench_results::schema_check::validate(&schema(), &v);
+    assert!(
+        errors.is_empty(),
+        "schema violations:\n{}",
+        errors.join("\n")
+    );
+    let (saved, r) = read_result(dir.path());
+    assert_eq!(saved, v);
+    assert_eq!(serde_json::to_value(&r).unwrap(), v, "serde round trip");
+
+    assert_eq!(r.mode, truebench_results::model::Mode::Quick);
+    assert!(!r.comparable && r.complete);
+    // Exit code and verdict agree: 0 only for a valid result (this shared machine is often
+    // busy, which makes the result invalid with background_activity findings).
+    assert_eq!(code == Some(0), r.valid, "{:#?}", r.findings);
+    let critical = r
+        .findings
+        .iter()
+        .any(|f| f.severity == truebench_monitor::Severity::Critical);
+    assert_eq!(r.valid, !critical);
+    for p in &r.phases {
+        assert_eq!(
+            p.status,
+            truebench_results::model::PhaseStatus::Ok,
+            "{}: {:?}",
+            p.name,
+            p.reason
+        );
+    }
+
+    // Plausible numbers from the real kernels.
+    let row = truebench_results::render::row(&r);
+    let memcpy = row.memcpy.expect("memcpy");
+    assert!((300..1_000_000).contains(&memcpy), "memcpy {memcpy} MB/s");
+    assert!(row.memset.unwrap() >= 300);
+    let aes = row.aes.expect("aes-256-cbc at 16 KiB");
+    assert!(aes > 5_000, "AES {aes} k");
+    if r.tools.iter().any(|t| t.name == "7-zip") {
+        let single = row.sevenzip_single.expect("7-zip single");
+        let multi = row.sevenzip_multi.expect("7-zip multi");
+        assert!(single > 200 && multi > 200, "7-zip {single} / {multi} MIPS");
+    } else {
+        let c = &v["phases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "compression-multi")
+            .unwrap()["scores"];
+        assert_eq!(c["tool"], "builtin_lzma");
+        assert!(c["runs"][0]["compress_mb_s"].as_f64().unwrap() > 0.1);
+    }
+    for name in ["clocks-cold", "clocks-hot"] {
+        let p = r.phase(name).unwrap();
+        let Some(truebench_results::model::Scores::Clocks(c)) = &p.scores else {
+            panic!("{name}")
+        };
+        for cl in &c.clusters {
+            let m = cl.points[0].measured_mhz.unwrap();
+            assert!((200.0..8000.0).contains(&m), "{name}: {m} MHz");
+        }
+    }
+    // The sampler ran throughout: the multi-core phase has samples with %cpu.
+    let multi = r.timeline.phase("compression-multi").unwrap();
+    assert!(r
+        .timeline
+        .samples_in(multi)
+        .iter()
+        .any(|s| s.cpu.is_some_and(|c| c.cpu > 20.0)));
+
+    // The detailed log holds the raw output behind every number and a table per phase.
+    let log = fs::read_to_string(dir.path().join("detailed.log")).unwrap();
+    for p in &r.phases {
+        assert!(log.contains(&format!("Phase {}: ", p.name)), "{}", p.name);
+        assert!(
+            log.contains(&format!("System health while running {}:", p.title)),
+            "{}",
+            p.name
+        );
+    }
+    assert!(log.contains("aes-256-cbc") || log.contains("AES-256-CBC"));
+    assert!(log.contains(&format!("{:.1} MB/s", {
+        let Some(truebench_results::model::Scores::Memory(m)) = &r.phase("memory").unwrap().scores
+        else {
+            panic!()
+        };
+        m.clusters[0].memcpy.as_ref().unwrap().mb_s
+    })));
+    assert!(stderr.contains("[7/7] clocks-hot"), "{stderr}");
+}
+
+#[test]
+fn sigint_mid_run_restores_the_root_and_leaves_a_partial_result() {
+    let root = rock5b();
+    let before = tree(root.path());
+    let out = tempfile::tempdir().unwrap();
+    let (mut child, rx) = spawn(&[
+        "--quick",
+        "--idle-timeout",
+        "5",
+        "--root",
+        root.path().to_str().unwrap(),
+        "--results-dir",
+        out.path().to_str().unwrap(),
+    ]);
+    let mut seen = Vec::new();
+    // The first phases are done and the run's tuning is in place when memory starts.
+    wait_for(&rx, "[3/7] memory", &mut seen);
+    assert_eq!(
+        fs::read_to_string(root.path().join(GOV0)).unwrap(),
+        "performance",
+        "tuned during the run"
+    );
+    assert!(Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let status = child.wait().unwrap();
+    seen.extend(rx.try_iter());
+    assert_eq!(status.code(), Some(130), "{}", seen.join("\n"));
+    assert_eq!(
+        tree(root.path()),
+        before,
+        "every file restored byte for byte"
+    );
+    let (v, r) = read_result(out.path());
+    assert!(!r.complete && !r.valid);
+    assert!(
+        r.incomplete_reason
+            .as_deref()
+            .unwrap_or("")
+            .contains("memory"),
+        "{:?}",
+        r.incomplete_reason
+    );
+    assert!(r.phase("compression-single").is_none());
+    assert!(truebench_results::schema_check::validate(&schema(), &v).is_empty());
+    assert!(r.tuning.applied && r.tuning.restore_failed.is_empty());
+    let log = fs::read_to_string(out.path().join("detailed.log")).unwrap();
+    assert!(log.contains("INCOMPLETE"), "{log}");
+}
+
+#[test]
+fn unattended_exits_3_when_the_run_is_invalid() {
+    let root = rock5b();
+    let out = tempfile::tempdir().unwrap();
+    let (mut child, rx) = spawn(&[
+        "--quick",
+        "--unattended",
+        "--json",
+        "--idle-timeout",
+        "5",
+        "--root",
+        root.path().to_str().unwrap(),
+        "--results-dir",
+        out.path().to_str().unwrap(),
+    ]);
+    let mut seen = Vec::new();
+    wait_for(&rx, "[3/7] memory", &mut seen);
+    // The kernel log of the recorded board reports the oom-killer while the run goes on.
+    let mut kmsg = fs::OpenOptions::new()
+        .append(true)
+        .open(root.path().join("dev/kmsg"))
+        .unwrap();
+    writeln!(
+        kmsg,
+        "[ 2877.094811] Out of memory: Killed process 4321 (7zz) total-vm:1843200kB, anon-rss:921600kB"
+    )
+    .unwrap();
+    drop(kmsg);
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut stdout).unwrap();
+    let status = child.wait().unwrap();
+    seen.extend(rx.try_iter());
+    assert_eq!(status.code(), Some(3), "{}", seen.join("\n"));
+    let r: RunResult = serde_json::from_str(&stdout).unwrap();
+    assert!(r.complete && !r.valid);
+    let oom = r
+        .findings
+        .iter()
+        .find(|f| f.kind == truebench_monitor::FindingKind::OomKill)
+        .expect("oom_kill finding");
+    assert!(oom
+        .evidence
+        .iter()
+        .any(|e| e.contains("Killed process 4321")));
+    assert_eq!(r.kernel_log.lines.len(), 1);
+}
