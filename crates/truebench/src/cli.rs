@@ -72,6 +72,10 @@ pub enum Command {
     /// Read sbc-bench result logs (v0.4 … v0.9.72): a summary per log, the parsed model
     /// (--json) or the Results.md row computed the way sbc-bench computes it (--row).
     Import(crate::import::ImportArgs),
+    /// Run one measurement kernel or tool adapter alone (memory, aes, openssl, sevenzip,
+    /// lzma, stress, stockfish) — for the bench/ scripts.
+    #[command(hide = true)]
+    Kernel(crate::kernel::KernelArgs),
 }
 
 /// Run a command; returns the process exit code.
@@ -95,5 +99,6 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Clocks(args) => crate::clocks::run(args),
         Command::Run(args) => crate::run::run(args),
         Command::Import(args) => crate::import::run(args),
+        Command::Kernel(args) => crate::kernel::run(args),
     }
 }

@@ -5,6 +5,7 @@ mod cli;
 mod clocks;
 mod import;
 mod info;
+mod kernel;
 mod monitor;
 mod recovery;
 mod run;
