@@ -392,6 +392,17 @@ mod tests {
         );
     }
 
+    /// The workspace's .cargo/config.toml must compile RustCrypto's ARMv8 backends in;
+    /// without it every ARM board would measure the software fallback.
+    #[cfg(target_arch = "aarch64")]
+    #[test]
+    fn armv8_crypto_backend_is_compiled_in() {
+        assert!(
+            cfg!(aes_armv8),
+            "build without --cfg aes_armv8 (RUSTFLAGS overrides .cargo/config.toml?)"
+        );
+    }
+
     #[test]
     fn cipher_names_in_every_openssl_spelling() {
         assert_eq!(Cipher::from_name("AES-128-CBC"), Some(Cipher::Aes128Cbc));
