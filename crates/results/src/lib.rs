@@ -11,6 +11,7 @@ pub mod info;
 pub mod model;
 pub mod rank;
 pub mod render;
+pub mod report;
 pub mod row;
 pub mod sbcbench;
 pub mod schema_check;

@@ -369,6 +369,40 @@ impl Store {
     }
 }
 
+/// `--since`: `2024-03-01`, `2024-03-01T12:00`, or an age (`7d`, `12h`, `30m`) before
+/// `now_ms`. Dates are UTC. None for anything else.
+pub fn parse_since(s: &str, now_ms: i64) -> Option<i64> {
+    let s = s.trim();
+    if let Some(unit) = s.chars().last().filter(|c| c.is_ascii_alphabetic()) {
+        let n: f64 = s[..s.len() - 1].parse().ok()?;
+        let secs = match unit {
+            'd' => 86_400.0,
+            'h' => 3600.0,
+            'm' => 60.0,
+            'w' => 7.0 * 86_400.0,
+            _ => return None,
+        };
+        return (n >= 0.0).then(|| now_ms - (n * secs * 1000.0) as i64);
+    }
+    let (date, time) = s.split_once(['T', ' ']).unwrap_or((s, "00:00"));
+    let mut d = date.split('-');
+    let y: i64 = d.next()?.parse().ok()?;
+    let m: u32 = d.next()?.parse().ok()?;
+    let day: u32 = d.next()?.parse().ok()?;
+    if d.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&day) {
+        return None;
+    }
+    let mut t = time.split(':');
+    let hh: i64 = t.next()?.parse().ok()?;
+    let mm: i64 = t.next().map_or(Some(0), |v| v.parse().ok())?;
+    let (unix, _) = crate::convert::rfc2822(&format!(
+        "{day} {} {y} 00:00:00 +0000",
+        ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+            [m as usize - 1]
+    ))?;
+    Some((unix + hh * 3600 + mm * 60) * 1000)
+}
+
 /// Store `r` in the history at `db` (or the default location): the one call `truebench run`
 /// makes after writing its result folder.
 pub fn store_result(r: &RunResult, db: Option<&Path>) -> Result<(PathBuf, Inserted), StoreError> {
@@ -384,6 +418,23 @@ pub fn store_result(r: &RunResult, db: Option<&Path>) -> Result<(PathBuf, Insert
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn since() {
+        let now = 1_700_000_000_000;
+        assert_eq!(parse_since("7d", now), Some(now - 7 * 86_400_000));
+        assert_eq!(parse_since("12h", now), Some(now - 12 * 3_600_000));
+        assert_eq!(
+            crate::model::rfc3339_utc(parse_since("2024-03-01", now).unwrap()),
+            "2024-03-01T00:00:00.000Z"
+        );
+        assert_eq!(
+            crate::model::rfc3339_utc(parse_since("2024-03-01T12:30", now).unwrap()),
+            "2024-03-01T12:30:00.000Z"
+        );
+        assert_eq!(parse_since("yesterday", now), None);
+        assert_eq!(parse_since("2024-13-01", now), None);
+    }
 
     #[test]
     fn digest_is_stable_and_content_bound() {

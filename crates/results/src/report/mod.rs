@@ -1,0 +1,1072 @@
+//! The HTML report: one self-contained file (inline CSS and SVG, no script, no request to
+//! anywhere) with the summary, the verdicts and their evidence, the timeline of every phase
+//! (clock per cluster, temperature, %cpu), measured vs advertised clocks, throttling
+//! statistics, the AES table and the memory latency curve.
+//!
+//! Cluster colours are the same in every chart. Tooltips are SVG `<title>`s; evidence sits in
+//! `<details>` blocks, so nothing needs JavaScript.
+
+pub mod svg;
+
+use std::fmt::Write;
+
+use truebench_monitor::{Finding, Sample, Severity};
+
+use crate::compare::metrics;
+use crate::convert::{import_source, is_imported};
+use crate::model::*;
+use svg::{bars, cluster_colour, esc, num, Bar, LineChart, Series};
+
+const CSS: &str = include_str!("style.css");
+
+fn h(o: &mut String, s: &str) {
+    o.push_str(s);
+}
+
+/// A wide chart keeps a readable size on a phone: the reader scrolls it sideways.
+fn wide(chart: &str) -> String {
+    format!("<div class=\"scroll\"><div class=\"wide\">{chart}</div></div>")
+}
+
+fn device(r: &RunResult) -> String {
+    r.inventory
+        .device
+        .clone()
+        .or_else(|| r.hostname.clone())
+        .unwrap_or_else(|| "Unknown device".into())
+}
+
+fn cluster_name(r: &RunResult, c: usize) -> String {
+    match r.inventory.clusters.get(c) {
+        Some(cl) => match &cl.core_type {
+            Some(t) => format!("{} · {t}", cl.cpu_range()),
+            None => cl.cpu_range(),
+        },
+        None => r
+            .timeline
+            .header
+            .clusters
+            .get(c)
+            .cloned()
+            .unwrap_or_else(|| format!("cluster {c}")),
+    }
+}
+
+fn sev_class(s: Severity) -> &'static str {
+    match s {
+        Severity::Critical => "crit",
+        Severity::Warning => "warn",
+        Severity::Info => "info",
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// sections
+
+fn header(o: &mut String, r: &RunResult) {
+    let (badge, class) = if !r.complete {
+        ("INCOMPLETE", "crit")
+    } else if !r.valid {
+        ("INVALID", "crit")
+    } else if !r.comparable {
+        ("VALID · QUICK", "warn")
+    } else {
+        ("VALID", "ok")
+    };
+    let soc = r
+        .inventory
+        .soc
+        .as_ref()
+        .map(|s| s.name.clone())
+        .unwrap_or_default();
+    let _ = write!(
+        o,
+        "<header><div class=\"title\"><h1>{}</h1><span class=\"badge {class}\">{badge}</span></div><p class=\"sub\">{}</p>",
+        esc(&device(r)),
+        esc(&soc)
+    );
+    let when = if r.started.unix_ms == 0 {
+        "date unknown".to_string()
+    } else {
+        r.started
+            .utc
+            .replace('T', " ")
+            .trim_end_matches('Z')
+            .chars()
+            .take(16)
+            .collect::<String>()
+            + " UTC"
+    };
+    let source = match import_source(r) {
+        Some((v, name)) => format!(
+            "imported from sbc-bench{} log {}",
+            v.map(|v| format!(" v{v}")).unwrap_or_default(),
+            name.unwrap_or_default()
+        ),
+        None => format!("truebench {}", r.truebench_version),
+    };
+    let mut facts = vec![
+        ("Date", when),
+        ("Mode", r.mode.as_str().to_string()),
+        ("Duration", crate::render::human_duration(r.duration_s)),
+        ("Source", source),
+    ];
+    if let Some(k) = &r.inventory.kernel.release {
+        facts.push(("Kernel", k.clone()));
+    }
+    if let Some(d) = &r.inventory.distro {
+        facts.push(("OS", d.clone()));
+    }
+    let cores: Vec<String> = r
+        .inventory
+        .clusters
+        .iter()
+        .map(|c| {
+            format!(
+                "{}× {}{}",
+                c.cpus.len(),
+                c.core_type.as_deref().unwrap_or("CPU"),
+                c.max_mhz.map(|m| format!(" @ {m} MHz")).unwrap_or_default()
+            )
+        })
+        .collect();
+    if !cores.is_empty() {
+        facts.push(("CPU", cores.join(" + ")));
+    }
+    if let Some(kb) = r.inventory.memory.total_kb {
+        facts.push(("RAM", format!("{:.1} GiB", kb as f64 / 1048576.0)));
+    }
+    o.push_str("<dl class=\"facts\">");
+    for (k, v) in facts {
+        let _ = write!(o, "<div><dt>{k}</dt><dd>{}</dd></div>", esc(&v));
+    }
+    o.push_str("</dl>");
+    if !r.comparable {
+        o.push_str("<p class=\"note warn\">Quick mode: every phase was shortened. These numbers are not comparable with standard runs.</p>");
+    }
+    if let Some(why) = &r.incomplete_reason {
+        let _ = write!(o, "<p class=\"note crit\">Incomplete: {}</p>", esc(why));
+    }
+    o.push_str("</header>");
+}
+
+fn scores(o: &mut String, r: &RunResult) {
+    let m = metrics(r);
+    let cards: Vec<(&str, Option<u64>, &str, String)> = vec![
+        (
+            "7-zip multi",
+            m.sevenzip_multi,
+            "MIPS",
+            m.sevenzip_version
+                .as_ref()
+                .map(|v| format!("7-Zip {v}, all cores"))
+                .unwrap_or_default(),
+        ),
+        (
+            "7-zip single",
+            m.sevenzip_single,
+            "MIPS",
+            "best core".into(),
+        ),
+        (
+            "AES-256-CBC",
+            m.aes,
+            "kB/s",
+            format!(
+                "16 KiB blocks{}",
+                m.openssl_version
+                    .as_ref()
+                    .map(|v| format!(", OpenSSL {v}"))
+                    .unwrap_or_default()
+            ),
+        ),
+        ("memcpy", m.memcpy, "MB/s", "best cluster".into()),
+        ("memset", m.memset, "MB/s", "best cluster".into()),
+    ];
+    o.push_str("<section><h2>Scores</h2><div class=\"cards\">");
+    for (name, v, unit, sub) in cards {
+        let _ = write!(
+            o,
+            "<div class=\"card\"><div class=\"k\">{name}</div><div class=\"v\">{}<small> {unit}</small></div><div class=\"s\">{}</div></div>",
+            v.map_or("–".into(), |v| num(v as f64)),
+            esc(&sub)
+        );
+    }
+    o.push_str("</div>");
+    if m.sevenzip_multi.is_none() {
+        if let Some(Scores::Compression(c)) = r.scores("compression-multi").next() {
+            if c.tool == CompressionTool::BuiltinLzma {
+                o.push_str("<p class=\"muted\">7-zip was not installed: the built-in LZMA benchmark ran instead (MB/s, not comparable with 7-zip MIPS).</p>");
+            }
+        }
+    }
+    o.push_str("</section>");
+}
+
+fn finding_html(o: &mut String, f: &Finding) {
+    let _ = write!(
+        o,
+        "<li class=\"f {}\"><span class=\"chip\">{}</span> <b>{}</b> {}",
+        sev_class(f.severity),
+        match f.severity {
+            Severity::Critical => "critical",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        },
+        esc(f.kind.as_str().replace('_', " ").as_str()),
+        esc(&f.message)
+    );
+    if !f.evidence.is_empty() {
+        o.push_str("<details><summary>evidence</summary><pre>");
+        for e in &f.evidence {
+            o.push_str(&esc(e));
+            o.push('\n');
+        }
+        o.push_str("</pre></details>");
+    }
+    o.push_str("</li>");
+}
+
+fn verdicts(o: &mut String, r: &RunResult) {
+    o.push_str("<section><h2>Verdicts</h2>");
+    let shown: Vec<&Finding> = r
+        .findings
+        .iter()
+        .filter(|f| f.severity > Severity::Info)
+        .collect();
+    if shown.is_empty() {
+        o.push_str("<p class=\"good\">No problem found: no throttling, swapping, background activity, killed cores or under-voltage seen.</p>");
+    } else {
+        o.push_str("<ul class=\"findings\">");
+        for f in shown {
+            finding_html(o, f);
+        }
+        o.push_str("</ul>");
+    }
+    let info: Vec<&Finding> = r
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Info)
+        .collect();
+    if !info.is_empty() {
+        let _ = write!(
+            o,
+            "<details class=\"more\"><summary>{} note(s)</summary><ul class=\"findings\">",
+            info.len()
+        );
+        for f in info {
+            finding_html(o, f);
+        }
+        o.push_str("</ul></details>");
+    }
+    let sbc: Vec<&str> = r
+        .notes
+        .iter()
+        .filter_map(|n| n.strip_prefix("sbc-bench's validation: "))
+        .collect();
+    if !sbc.is_empty() {
+        o.push_str("<h3>sbc-bench's own validation</h3><ul class=\"plain\">");
+        for b in sbc {
+            let _ = write!(o, "<li>{}</li>", esc(b));
+        }
+        o.push_str("</ul>");
+    }
+    o.push_str("</section>");
+}
+
+/// Samples of a timeline phase, t relative to its start.
+fn phase_samples<'a>(r: &'a RunResult, p: &truebench_monitor::Phase) -> &'a [Sample] {
+    r.timeline.samples_in(p)
+}
+
+fn nclusters(r: &RunResult) -> usize {
+    r.timeline
+        .samples
+        .iter()
+        .map(|s| s.cluster_mhz.len().max(s.measured_mhz.len()))
+        .max()
+        .unwrap_or(0)
+        .max(r.timeline.header.clusters.len())
+}
+
+fn clock_chart(r: &RunResult, samples: &[Sample], t0: f64, title: &str, w: f64) -> LineChart {
+    let mut c = LineChart::new(title, "time (s)", "clock (MHz)");
+    c.width = w;
+    for k in 0..nclusters(r) {
+        let name = cluster_name(r, k);
+        c.series.push(Series::new(
+            &name,
+            cluster_colour(k),
+            "MHz",
+            samples
+                .iter()
+                .map(|s| {
+                    (
+                        s.t - t0,
+                        s.cluster_mhz.get(k).copied().flatten().map(f64::from),
+                    )
+                })
+                .collect(),
+        ));
+        let mut m = Series::new(
+            &format!("{name} measured"),
+            cluster_colour(k),
+            "MHz",
+            samples
+                .iter()
+                .map(|s| (s.t - t0, s.measured_mhz.get(k).copied().flatten()))
+                .collect(),
+        );
+        m.dashed = true;
+        c.series.push(m);
+    }
+    let mut fw = Series::new(
+        "firmware (real) clock",
+        "#222",
+        "MHz",
+        samples
+            .iter()
+            .map(|s| (s.t - t0, s.rpi.and_then(|x| x.arm_mhz)))
+            .collect(),
+    );
+    fw.dashed = true;
+    c.series.push(fw);
+    c
+}
+
+fn temp_chart(r: &RunResult, samples: &[Sample], t0: f64, title: &str, w: f64) -> LineChart {
+    let mut c = LineChart::new(title, "time (s)", "temperature (°C)");
+    c.width = w;
+    let name = r
+        .timeline
+        .header
+        .soc_sensor
+        .clone()
+        .unwrap_or_else(|| "SoC".into());
+    c.series.push(Series::new(
+        &name,
+        svg::TEMP_COLOUR,
+        "°C",
+        samples.iter().map(|s| (s.t - t0, s.soc_temp_c)).collect(),
+    ));
+    c
+}
+
+fn cpu_chart(samples: &[Sample], t0: f64, title: &str, w: f64) -> LineChart {
+    let mut c = LineChart::new(title, "time (s)", "CPU use (% of all CPUs)");
+    c.width = w;
+    c.y_min = Some(0.0);
+    c.y_max = Some(100.0);
+    let mut cpu = Series::new(
+        "%cpu",
+        svg::CPU_COLOUR,
+        "%",
+        samples
+            .iter()
+            .map(|s| (s.t - t0, s.cpu.map(|c| c.cpu)))
+            .collect(),
+    );
+    cpu.area = true;
+    c.series.push(cpu);
+    c.series.push(Series::new(
+        "%sys",
+        svg::SYS_COLOUR,
+        "%",
+        samples
+            .iter()
+            .map(|s| (s.t - t0, s.cpu.map(|c| c.sys)))
+            .collect(),
+    ));
+    c
+}
+
+fn timeline(o: &mut String, r: &RunResult) {
+    let tl = &r.timeline;
+    o.push_str("<section><h2>Timeline</h2>");
+    if tl.samples.len() < 2 {
+        o.push_str("<p class=\"muted\">No monitoring samples.</p></section>");
+        return;
+    }
+    let _ = write!(
+        o,
+        "<p class=\"muted\">{} samples{}; clocks as the kernel reports them{}.</p>",
+        tl.samples.len(),
+        if tl.header.interval_s > 0.0 {
+            format!(" every {} s", num(tl.header.interval_s))
+        } else {
+            String::new()
+        },
+        if tl
+            .samples
+            .iter()
+            .any(|s| s.measured_mhz.iter().any(Option::is_some))
+        {
+            " (solid) and measured from cycle counters (dashed)"
+        } else {
+            ""
+        }
+    );
+    let has_clock = tl.samples.iter().any(|s| {
+        s.cluster_mhz.iter().any(Option::is_some)
+            || s.measured_mhz.iter().any(Option::is_some)
+            || s.rpi.and_then(|r| r.arm_mhz).is_some()
+    });
+    let has_temp = tl.samples.iter().any(|s| s.soc_temp_c.is_some());
+    let mut lacking = Vec::new();
+    if !has_clock {
+        lacking.push("no clock readings (no cpufreq and no cycle counters here)");
+    }
+    if !has_temp {
+        lacking.push("no temperature sensor");
+    }
+    if !lacking.is_empty() {
+        let _ = write!(
+            o,
+            "<p class=\"muted\">Not charted: {}.</p>",
+            lacking.join("; ")
+        );
+    }
+    // The whole run, phases shaded.
+    let t0 = tl.samples[0].t;
+    let bands: Vec<(f64, f64, String)> = tl
+        .phases
+        .iter()
+        .map(|p| {
+            (
+                p.start - t0,
+                p.end.unwrap_or(tl.samples.last().map_or(p.start, |s| s.t)) - t0,
+                p.name.clone(),
+            )
+        })
+        .collect();
+    o.push_str("<div class=\"overview\">");
+    let mut charts = Vec::new();
+    if has_clock {
+        charts.push(clock_chart(
+            r,
+            &tl.samples,
+            t0,
+            "Clock per cluster, whole run",
+            760.0,
+        ));
+    }
+    if has_temp {
+        charts.push(temp_chart(
+            r,
+            &tl.samples,
+            t0,
+            "Temperature, whole run",
+            760.0,
+        ));
+    }
+    charts.push(cpu_chart(&tl.samples, t0, "CPU use, whole run", 760.0));
+    for mut c in charts {
+        c.bands = bands.clone();
+        c.height = 230.0;
+        o.push_str(&wide(&c.render()));
+    }
+    o.push_str("</div>");
+    // With clock and temperature, each phase gets a row of three charts; with %cpu only,
+    // the phases share one grid.
+    let single = !has_clock && !has_temp;
+    if single {
+        o.push_str("<div class=\"grid3\">");
+    }
+    for p in &tl.phases {
+        let samples = phase_samples(r, p);
+        let title = r
+            .phases
+            .iter()
+            .find(|x| x.name == p.name || x.title == p.name)
+            .map(|x| x.title.clone())
+            .filter(|t| *t != p.name)
+            .map(|t| format!("{} — {t}", p.name))
+            .unwrap_or_else(|| p.name.clone());
+        let dur = p.end.map(|e| e - p.start);
+        let _ = write!(
+            o,
+            "{}<h3>{}</h3><p class=\"muted\">{}{} sample(s){}</p>",
+            if single { "<div class=\"phase\">" } else { "" },
+            esc(&title),
+            dur.map(|d| format!("{}, ", crate::render::human_duration(d)))
+                .unwrap_or_default(),
+            samples.len(),
+            p.threads
+                .map(|t| format!(", {t} thread(s)"))
+                .unwrap_or_default()
+        );
+        if samples.len() < 2 {
+            o.push_str("<p class=\"muted\">Too short to draw.</p>");
+        } else {
+            let t0 = p.start;
+            let mut charts = Vec::new();
+            if has_clock {
+                charts.push(clock_chart(r, samples, t0, "Clock", 360.0));
+            }
+            if has_temp {
+                charts.push(temp_chart(r, samples, t0, "Temperature", 360.0));
+            }
+            charts.push(cpu_chart(samples, t0, "CPU use", 360.0));
+            if !single {
+                o.push_str("<div class=\"grid3\">");
+            }
+            for mut c in charts {
+                c.height = 220.0;
+                o.push_str(&c.render());
+            }
+            if !single {
+                o.push_str("</div>");
+            }
+        }
+        if single {
+            o.push_str("</div>");
+        }
+    }
+    if single {
+        o.push_str("</div>");
+    }
+    o.push_str("</section>");
+}
+
+fn clock_scores(r: &RunResult, name: &str) -> Option<ClockScores> {
+    r.scores(name).find_map(|s| match s {
+        Scores::Clocks(c) => Some(c.clone()),
+        _ => None,
+    })
+}
+
+fn clocks(o: &mut String, r: &RunResult) {
+    let cold = clock_scores(r, "clocks-cold");
+    let hot = clock_scores(r, "clocks-hot");
+    if cold.is_none() && hot.is_none() {
+        return;
+    }
+    let any_opp = cold
+        .iter()
+        .chain(hot.iter())
+        .flat_map(|c| c.clusters.iter())
+        .flat_map(|c| c.points.iter())
+        .any(|p| p.opp_mhz.is_some());
+    o.push_str(if any_opp {
+        "<section><h2>Measured vs advertised clock</h2><p class=\"muted\">Each OPP set through cpufreq, the clock measured by counting cycles. On the diagonal the CPU runs at the clock it advertises; below it, slower. Filled: cold, before the benchmarks; hollow: hot, after them.</p><div class=\"grid2\">"
+    } else {
+        "<section><h2>Measured clock</h2><p class=\"muted\">No cpufreq on this machine, so no advertised clocks: the clock measured by counting cycles, cold (before the benchmarks) and hot (after them).</p><div class=\"grid2\">"
+    });
+    let mut clusters: Vec<usize> = cold
+        .iter()
+        .chain(hot.iter())
+        .flat_map(|c| c.clusters.iter().map(|x| x.cluster))
+        .collect();
+    clusters.sort_unstable();
+    clusters.dedup();
+    let mut table = String::from("<div class=\"scroll\"><table><thead><tr><th>cluster</th><th>OPP (MHz)</th><th>measured cold</th><th>measured hot</th><th>deviation</th></tr></thead><tbody>");
+    for k in clusters {
+        let pick = |c: &Option<ClockScores>| -> Vec<ClockPoint> {
+            c.iter()
+                .flat_map(|c| c.clusters.iter().filter(|x| x.cluster == k))
+                .flat_map(|x| x.points.iter().cloned())
+                .collect()
+        };
+        let (pc, ph) = (pick(&cold), pick(&hot));
+        let name = cluster_name(r, k);
+        let has_opp = pc.iter().chain(ph.iter()).any(|p| p.opp_mhz.is_some());
+        if has_opp {
+            let mut c = LineChart::new(&name, "OPP (MHz)", "measured (MHz)");
+            c.width = 420.0;
+            c.height = 280.0;
+            c.diagonal = true;
+            let pts = |v: &[ClockPoint]| -> Vec<(f64, Option<f64>)> {
+                let mut p: Vec<(f64, Option<f64>)> = v
+                    .iter()
+                    .filter_map(|p| Some((p.opp_mhz? as f64, p.measured_mhz)))
+                    .collect();
+                p.sort_by(|a, b| a.0.total_cmp(&b.0));
+                p
+            };
+            let mut s = Series::new("cold", cluster_colour(k), "MHz", pts(&pc));
+            s.markers = true;
+            c.series.push(s);
+            let mut s = Series::new("hot", cluster_colour(k), "MHz", pts(&ph));
+            s.markers = true;
+            s.dashed = true;
+            c.series.push(s);
+            o.push_str(&c.render());
+        } else {
+            let rows: Vec<Bar> = pc
+                .iter()
+                .map(|p| ("cold", p))
+                .chain(ph.iter().map(|p| ("hot", p)))
+                .filter_map(|(w, p)| {
+                    let m = p.measured_mhz?;
+                    Some(Bar {
+                        label: w.into(),
+                        value: m,
+                        colour: cluster_colour(k).into(),
+                        text: format!("{} MHz", num(m)),
+                    })
+                })
+                .collect();
+            o.push_str(&bars(&name, &rows));
+        }
+        let mut opps: Vec<Option<u32>> = pc.iter().chain(ph.iter()).map(|p| p.opp_mhz).collect();
+        opps.sort_unstable_by(|a, b| b.cmp(a));
+        opps.dedup();
+        for opp in opps {
+            let c = pc.iter().find(|p| p.opp_mhz == opp);
+            let hh = ph.iter().find(|p| p.opp_mhz == opp);
+            let dev = c.or(hh).and_then(|p| p.deviation_pct);
+            let _ = write!(
+                table,
+                "<tr><td><i class=\"dot\" style=\"background:{}\"></i>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td></tr>",
+                cluster_colour(k),
+                esc(&name),
+                opp.map_or("–".into(), |o| o.to_string()),
+                c.and_then(|p| p.measured_mhz).map_or("–".into(), |m| format!("{m:.0}")),
+                hh.and_then(|p| p.measured_mhz).map_or("–".into(), |m| format!("{m:.0}")),
+                if dev.is_some_and(|d| d < -9.0) { "bad" } else if dev.is_some_and(|d| d.abs() > 1.0) { "meh" } else { "" },
+                dev.map_or("".into(), |d| format!("{d:+.1} %"))
+            );
+        }
+    }
+    o.push_str("</div><details><summary>all points</summary>");
+    table.push_str("</tbody></table></div>");
+    o.push_str(&table);
+    o.push_str("</details></section>");
+}
+
+fn throttling(o: &mut String, r: &RunResult) {
+    if r.throttling.trim().is_empty() {
+        return;
+    }
+    // The text is sbc-bench's table layout; its parser reads it back.
+    let tables = crate::import::parse(&r.throttling).throttling;
+    if tables.is_empty() {
+        return;
+    }
+    o.push_str("<section><h2>Throttling statistics</h2><p class=\"muted\">Time spent on each cpufreq OPP while the benchmarks ran. Anything below the top OPP (red) is time the clock was lowered.</p><div class=\"grid3\">");
+    for t in &tables {
+        let cluster = t
+            .cpus
+            .as_deref()
+            .and_then(|c| truebench_host::parse::cpulist::parse(c).first().copied())
+            .and_then(|c| r.inventory.cluster_of(c))
+            .map(|c| c.id)
+            .unwrap_or(0);
+        let total: f64 = t.time_in_state.iter().map(|x| x.1).sum();
+        let top = t.time_in_state.iter().map(|x| x.0).max().unwrap_or(0);
+        let rows: Vec<Bar> = t
+            .time_in_state
+            .iter()
+            .map(|&(mhz, s)| Bar {
+                label: format!("{mhz} MHz"),
+                value: s,
+                colour: if mhz == top {
+                    cluster_colour(cluster).into()
+                } else {
+                    "#d1495b".into()
+                },
+                text: format!(
+                    "{} s{}",
+                    num(s),
+                    if total > 0.0 && s > 0.0 {
+                        format!(" ({:.1} %)", s / total * 100.0)
+                    } else {
+                        String::new()
+                    }
+                ),
+            })
+            .collect();
+        let title = match (&t.cpus, &t.core_type) {
+            (Some(c), Some(k)) => format!("CPUs {c} · {k}"),
+            (Some(c), None) => format!("CPUs {c}"),
+            _ => "all CPUs".into(),
+        };
+        o.push_str(&bars(&title, &rows));
+    }
+    o.push_str("</div></section>");
+}
+
+fn aes(o: &mut String, r: &RunResult) {
+    let mut any = false;
+    for name in ["aes", "aes-parallel"] {
+        for s in r.scores(name) {
+            let Scores::Aes(a) = s else { continue };
+            if !any {
+                o.push_str("<section><h2>AES</h2>");
+                any = true;
+            }
+            let src = match a.source {
+                AesSourceKind::Openssl => format!(
+                    "openssl speed -evp, {}",
+                    a.version.as_deref().unwrap_or("unknown version")
+                ),
+                AesSourceKind::Builtin => {
+                    format!("built-in, {}", a.version.as_deref().unwrap_or("truebench"))
+                }
+            };
+            let instr = match (a.has_aes_instructions, &a.aes_instructions) {
+                (Some(true), Some(k)) => format!("; CPU has {k}"),
+                (Some(false), Some(k)) => format!("; no {k}"),
+                _ => String::new(),
+            };
+            let _ = write!(
+                o,
+                "<p class=\"muted\">{}{}{}. Throughput in 1000 bytes/s per block size (OpenSSL's k).</p><div class=\"scroll\"><table class=\"num2\"><thead><tr><th>cipher</th><th>cluster</th>",
+                if a.parallel { "All CPUs in parallel; " } else { "" },
+                esc(&src),
+                esc(&instr)
+            );
+            for s in &a.sizes {
+                let _ = write!(
+                    o,
+                    "<th>{}</th>",
+                    if *s >= 1024 {
+                        format!("{} KiB", s / 1024)
+                    } else {
+                        format!("{s} B")
+                    }
+                );
+            }
+            o.push_str("</tr></thead><tbody>");
+            let best = a
+                .tables
+                .iter()
+                .flat_map(|t| t.rows.iter())
+                .flat_map(|r| r.k.iter().copied())
+                .fold(0.0, f64::max)
+                .max(1.0);
+            for t in &a.tables {
+                let k = t.cluster.unwrap_or(0);
+                let who = if a.parallel {
+                    "all".to_string()
+                } else {
+                    t.core_type.clone().unwrap_or_else(|| cluster_name(r, k))
+                };
+                for row in &t.rows {
+                    let _ = write!(
+                        o,
+                        "<tr><td>{}</td><td><i class=\"dot\" style=\"background:{}\"></i>{}</td>",
+                        esc(&row.cipher),
+                        cluster_colour(k),
+                        esc(&who)
+                    );
+                    for v in &row.k {
+                        let _ = write!(
+                            o,
+                            "<td><span class=\"cellbar\" style=\"width:{:.0}%;background:{}\"></span>{}</td>",
+                            v / best * 100.0,
+                            cluster_colour(k),
+                            num(*v)
+                        );
+                    }
+                    o.push_str("</tr>");
+                }
+            }
+            o.push_str("</tbody></table></div>");
+        }
+    }
+    if any {
+        o.push_str("</section>");
+    }
+}
+
+fn memory(o: &mut String, r: &RunResult) {
+    let Some(Scores::Memory(m)) = r.scores("memory").next() else {
+        return;
+    };
+    o.push_str("<section><h2>Memory</h2><div class=\"scroll\"><table class=\"num\"><thead><tr><th>cluster</th><th>memcpy (MB/s)</th><th>memset (MB/s)</th><th>read (MB/s)</th></tr></thead><tbody>");
+    for c in &m.clusters {
+        let k = c.cluster.unwrap_or(0);
+        let bw = |b: &Option<Bandwidth>| {
+            b.as_ref().map_or("–".into(), |b| {
+                if b.spread_pct >= 0.1 {
+                    format!("{} <small>±{:.1} %</small>", num(b.mb_s), b.spread_pct)
+                } else {
+                    num(b.mb_s)
+                }
+            })
+        };
+        let _ = write!(
+            o,
+            "<tr><td><i class=\"dot\" style=\"background:{}\"></i>{}{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            cluster_colour(k),
+            c.cpu.map(|c| format!("cpu{c} · ")).unwrap_or_default(),
+            esc(c.core_type.as_deref().unwrap_or("")),
+            bw(&c.memcpy),
+            bw(&c.memset),
+            bw(&c.read)
+        );
+    }
+    o.push_str("</tbody></table></div>");
+    if m.clusters.iter().any(|c| !c.latency.is_empty()) {
+        let mut ch = LineChart::new(
+            "Memory latency (random dependent reads)",
+            "buffer size (bytes)",
+            "latency (ns)",
+        );
+        ch.x_log2 = true;
+        ch.width = 760.0;
+        ch.height = 300.0;
+        ch.y_min = Some(0.0);
+        for c in &m.clusters {
+            let k = c.cluster.unwrap_or(0);
+            let name = match (c.cpu, &c.core_type) {
+                (Some(cpu), Some(t)) => format!("cpu{cpu} · {t}"),
+                (Some(cpu), None) => format!("cpu{cpu}"),
+                (None, Some(t)) => t.clone(),
+                (None, None) => cluster_name(r, k),
+            };
+            let mut s = Series::new(
+                &name,
+                cluster_colour(k),
+                "ns",
+                c.latency
+                    .iter()
+                    .map(|p| (p.bytes as f64, Some(p.ns)))
+                    .collect(),
+            );
+            s.markers = true;
+            ch.series.push(s);
+            if c.latency.iter().any(|p| p.ns_hugepages.is_some()) {
+                let mut s = Series::new(
+                    &format!("{name}, huge pages"),
+                    cluster_colour(k),
+                    "ns",
+                    c.latency
+                        .iter()
+                        .map(|p| (p.bytes as f64, p.ns_hugepages))
+                        .collect(),
+                );
+                s.dashed = true;
+                ch.series.push(s);
+            }
+        }
+        o.push_str(&wide(&ch.render()));
+        if let Some(n) = r
+            .notes
+            .iter()
+            .find(|n| n.starts_with("memory latency from"))
+        {
+            let _ = write!(o, "<p class=\"muted\">{}</p>", esc(n));
+        }
+    }
+    o.push_str("</section>");
+}
+
+fn compression(o: &mut String, r: &RunResult) {
+    let mut rows = Vec::new();
+    for name in [
+        "compression-single",
+        "compression-multi",
+        "compression-cluster",
+    ] {
+        for s in r.scores(name) {
+            let Scores::Compression(c) = s else { continue };
+            for run in &c.runs {
+                rows.push((c.tool, c.version.clone(), run.clone()));
+            }
+        }
+    }
+    if rows.is_empty() {
+        return;
+    }
+    o.push_str("<section><h2>Compression</h2><div class=\"scroll\"><table class=\"num2\"><thead><tr><th>run</th><th>CPUs</th><th>compress</th><th>decompress</th><th>total</th></tr></thead><tbody>");
+    for (tool, _v, run) in rows {
+        let kind = match run.kind {
+            RunKind::Single => "single-threaded",
+            RunKind::Multi => "all cores",
+            RunKind::Cluster => "one cluster",
+        };
+        let k = run.cluster.unwrap_or(0);
+        let cpus = truebench_host::parse::cpulist::format(&run.cpus);
+        let (c, d, t) = match tool {
+            CompressionTool::SevenZip => (
+                run.compress_mips
+                    .map_or("–".into(), |v| format!("{} MIPS", num(v as f64))),
+                run.decompress_mips
+                    .map_or("–".into(), |v| format!("{} MIPS", num(v as f64))),
+                run.total_mips
+                    .map_or("–".into(), |v| format!("<b>{}</b> MIPS", num(v as f64))),
+            ),
+            CompressionTool::BuiltinLzma => (
+                run.compress_mb_s
+                    .map_or("–".into(), |v| format!("{} MB/s", num(v))),
+                run.decompress_mb_s
+                    .map_or("–".into(), |v| format!("{} MB/s", num(v))),
+                "–".into(),
+            ),
+        };
+        let _ = write!(
+            o,
+            "<tr><td><i class=\"dot\" style=\"background:{}\"></i>{kind}</td><td>{}</td><td>{c}</td><td>{d}</td><td>{t}</td></tr>",
+            if run.kind == RunKind::Multi { "#4a5568" } else { cluster_colour(k) },
+            esc(&cpus)
+        );
+    }
+    o.push_str("</tbody></table></div></section>");
+}
+
+fn stress(o: &mut String, r: &RunResult) {
+    let Some(Scores::Stress(s)) = r.scores("stress").next() else {
+        return;
+    };
+    if s.intervals.len() < 2 {
+        return;
+    }
+    let mut c = LineChart::new(
+        &format!("{} over time", s.tool),
+        "time (s)",
+        &format!("score ({})", s.unit),
+    );
+    c.width = 760.0;
+    c.series.push(Series::new(
+        &s.tool,
+        svg::CPU_COLOUR,
+        &s.unit,
+        s.intervals
+            .iter()
+            .map(|i| (i.end_s, Some(i.score)))
+            .collect(),
+    ));
+    let _ = write!(
+        o,
+        "<section><h2>Sustained load</h2><p class=\"muted\">{}{}</p>{}</section>",
+        esc(s.version.as_deref().unwrap_or(&s.tool)),
+        s.change_pct
+            .map(|p| format!(": {p:+.1} % from the first to the last interval"))
+            .unwrap_or_default(),
+        wide(&c.render())
+    );
+}
+
+fn system(o: &mut String, r: &RunResult) {
+    o.push_str("<section><h2>System</h2><div class=\"scroll\"><table><thead><tr><th>cluster</th><th>CPUs</th><th>core</th><th>min–max (MHz)</th><th>OPPs</th></tr></thead><tbody>");
+    for c in &r.inventory.clusters {
+        let _ = write!(
+            o,
+            "<tr><td><i class=\"dot\" style=\"background:{}\"></i>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            cluster_colour(c.id),
+            c.id,
+            esc(&c.cpu_range()),
+            esc(c.core_type.as_deref().unwrap_or("–")),
+            match (c.min_mhz, c.max_mhz) {
+                (Some(a), Some(b)) => format!("{a}–{b}"),
+                _ => "–".into(),
+            },
+            c.opps_mhz.len()
+        );
+    }
+    o.push_str("</tbody></table></div>");
+    if !r.tools.is_empty() {
+        o.push_str("<h3>Tools</h3><ul class=\"plain\">");
+        for t in &r.tools {
+            let _ = write!(
+                o,
+                "<li><b>{}</b> {}</li>",
+                esc(&t.name),
+                esc(t.version.as_deref().unwrap_or(""))
+            );
+        }
+        o.push_str("</ul>");
+    }
+    o.push_str("<h3>Tuning</h3>");
+    if is_imported(r) {
+        o.push_str("<p class=\"muted\">sbc-bench's own tuning (performance governors); not recorded in the log.</p>");
+    } else if r.tuning.applied {
+        let _ = write!(
+            o,
+            "<p class=\"muted\">{} setting(s) changed for the run and restored afterwards.</p>",
+            r.tuning.changes.len()
+        );
+    } else {
+        let _ = write!(
+            o,
+            "<p class=\"muted\">Not tuned: {}</p>",
+            esc(r.tuning.reason.as_deref().unwrap_or("nothing to tune"))
+        );
+    }
+    o.push_str("<h3>Kernel log</h3>");
+    if r.kernel_log.available {
+        if r.kernel_log.lines.is_empty() {
+            o.push_str("<p class=\"muted\">Nothing logged while the benchmarks ran.</p>");
+        } else {
+            let _ = write!(
+                o,
+                "<details><summary>{} line(s)</summary><pre>",
+                r.kernel_log.lines.len()
+            );
+            for l in &r.kernel_log.lines {
+                o.push_str(&esc(l));
+                o.push('\n');
+            }
+            o.push_str("</pre></details>");
+        }
+    } else {
+        let _ = write!(
+            o,
+            "<p class=\"muted\">Not read: {}</p>",
+            esc(r.kernel_log.reason.as_deref().unwrap_or("unavailable"))
+        );
+    }
+    let notes: Vec<&String> = r
+        .notes
+        .iter()
+        .filter(|n| !n.starts_with("sbc-bench's validation: "))
+        .collect();
+    if !notes.is_empty() {
+        o.push_str("<h3>Notes</h3><ul class=\"plain\">");
+        for n in notes {
+            let _ = write!(o, "<li>{}</li>", esc(n));
+        }
+        o.push_str("</ul>");
+    }
+    o.push_str("</section>");
+}
+
+/// The whole page.
+pub fn html(r: &RunResult) -> String {
+    let mut o = String::with_capacity(256 * 1024);
+    let title = format!("truebench — {}", device(r));
+    let _ = write!(
+        o,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{}</title><style>{CSS}</style></head><body><main>",
+        esc(&title)
+    );
+    header(&mut o, r);
+    scores(&mut o, r);
+    verdicts(&mut o, r);
+    timeline(&mut o, r);
+    clocks(&mut o, r);
+    throttling(&mut o, r);
+    aes(&mut o, r);
+    memory(&mut o, r);
+    compression(&mut o, r);
+    stress(&mut o, r);
+    system(&mut o, r);
+    h(
+        &mut o,
+        &format!(
+            "<footer>truebench {} · result schema {} · this page is self-contained: no script, nothing loaded from anywhere.</footer></main></body></html>\n",
+            esc(env!("CARGO_PKG_VERSION")),
+            r.schema_version
+        ),
+    );
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_is_self_contained() {
+        let log =
+            crate::import::parse("sbc-bench v0.9.72 Board <X> (Mon, 1 Jan 2024 00:00:00 +0000)\n");
+        let r = crate::convert::to_run_result(&log, "x.txt");
+        let p = html(&r);
+        assert!(p.starts_with("<!DOCTYPE html>"));
+        assert!(p.contains("Board &lt;X&gt;"));
+        assert!(!p.contains("http://") && !p.contains("https://"));
+        assert!(!p.contains("<script"));
+    }
+}
