@@ -76,6 +76,13 @@ pub enum Command {
     /// lzma, stress, stockfish) — for the bench/ scripts.
     #[command(hide = true)]
     Kernel(crate::kernel::KernelArgs),
+    /// List the runs and imported logs stored in the history database.
+    History(crate::history::HistoryArgs),
+    /// Write one self-contained HTML report (charts, verdicts, evidence) for a result.
+    Report(crate::report::ReportArgs),
+    /// Scores side by side with relative differences and what makes the comparison unfair;
+    /// with --corpus, where a result stands among sbc-bench logs.
+    Compare(crate::compare::CompareArgs),
 }
 
 /// Run a command; returns the process exit code.
@@ -100,5 +107,8 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Run(args) => crate::run::run(args),
         Command::Import(args) => crate::import::run(args),
         Command::Kernel(args) => crate::kernel::run(args),
+        Command::History(args) => crate::history::run(args),
+        Command::Report(args) => crate::report::run(args),
+        Command::Compare(args) => crate::compare::run(args),
     }
 }

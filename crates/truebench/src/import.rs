@@ -1,8 +1,10 @@
-//! `truebench import LOG…`: read sbc-bench result logs (v0.4 … v0.9.72).
+//! `truebench import LOG…`: read sbc-bench result logs (v0.4 … v0.9.72), store them in the
+//! history, and re-judge them with truebench's detectors.
 
 use std::path::PathBuf;
+use truebench_results::convert::to_run_result;
 use truebench_results::import::summary;
-use truebench_results::{parse, results_row, SbcBenchLog};
+use truebench_results::{parse, results_row, verdict, SbcBenchLog};
 
 #[derive(clap::Args, Debug)]
 pub struct ImportArgs {
@@ -10,12 +12,28 @@ pub struct ImportArgs {
     #[arg(value_name = "LOG", required = true)]
     pub logs: Vec<PathBuf>,
     /// Print the parsed model as JSON: one object for one log, an array for several.
-    #[arg(long, conflicts_with = "row")]
+    #[arg(long, conflicts_with_all = ["row", "result", "verdicts"])]
     pub json: bool,
     /// Print the Results.md row computed the way the sbc-bench version that wrote the log
     /// computes it, one per log.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["result", "verdicts"])]
     pub row: bool,
+    /// Print each log converted to truebench's result document (the JSON of `truebench run`).
+    #[arg(long, conflicts_with = "verdicts")]
+    pub result: bool,
+    /// Print only where truebench's detectors agree and disagree with sbc-bench's own
+    /// verdicts (the summary shows them too); with --json-verdicts as JSON.
+    #[arg(long)]
+    pub verdicts: bool,
+    /// With --verdicts: JSON instead of text.
+    #[arg(long, requires = "verdicts")]
+    pub json_verdicts: bool,
+    /// Do not store the imported logs in the history database.
+    #[arg(long)]
+    pub no_store: bool,
+    /// History database (default $XDG_DATA_HOME/truebench/history.sqlite).
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
 }
 
 /// Exit code 2 when a file could not be read (the others are still imported); sections that
@@ -38,6 +56,26 @@ pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
             }
         }
     }
+    let converted: Vec<_> = parsed
+        .iter()
+        .map(|(name, log)| to_run_result(log, name))
+        .collect();
+    let mut stored: Vec<Option<(i64, bool)>> = vec![None; parsed.len()];
+    if !args.no_store && !parsed.is_empty() {
+        match crate::report::open_db(args.db.as_deref()) {
+            Ok(mut db) => {
+                for (i, r) in converted.iter().enumerate() {
+                    match db.insert(r) {
+                        Ok(ins) => stored[i] = Some((ins.id, ins.new)),
+                        Err(e) => {
+                            eprintln!("truebench: warning: {}: not stored: {e}", parsed[i].0);
+                        }
+                    }
+                }
+            }
+            Err(e) => eprintln!("truebench: warning: history not written: {e:#}"),
+        }
+    }
     if args.json {
         let logs: Vec<&SbcBenchLog> = parsed.iter().map(|(_, l)| l).collect();
         let text = if logs.len() == 1 {
@@ -52,12 +90,43 @@ pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
         for (_, log) in &parsed {
             println!("{}", results_row(log));
         }
+    } else if args.result {
+        let text = if converted.len() == 1 {
+            serde_json::to_string_pretty(&converted[0])?
+        } else {
+            serde_json::to_string_pretty(&converted)?
+        };
+        if !converted.is_empty() {
+            println!("{text}");
+        }
+    } else if args.json_verdicts {
+        let all: Vec<serde_json::Value> = parsed
+            .iter()
+            .zip(&converted)
+            .map(|((name, log), r)| {
+                serde_json::json!({"log": name, "verdicts": verdict::compare(log, r)})
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&all)?);
     } else {
-        for (i, (name, log)) in parsed.iter().enumerate() {
+        for (i, ((name, log), r)) in parsed.iter().zip(&converted).enumerate() {
             if i > 0 {
                 println!();
             }
-            print!("{}", summary(name, log));
+            if args.verdicts {
+                println!("{name}:");
+            } else {
+                print!("{}", summary(name, log));
+            }
+            print!("{}", verdict::render(&verdict::compare(log, r)));
+            if !args.verdicts {
+                if let Some((id, new)) = stored[i] {
+                    println!(
+                        "  history: {} as id {id}",
+                        if new { "stored" } else { "already stored" }
+                    );
+                }
+            }
         }
     }
     Ok(if failed { 2 } else { 0 })

@@ -3,11 +3,14 @@
 
 mod cli;
 mod clocks;
+mod compare;
+mod history;
 mod import;
 mod info;
 mod kernel;
 mod monitor;
 mod recovery;
+mod report;
 mod run;
 mod serve;
 

@@ -102,6 +102,13 @@ CPU sysfs topology (clusters, cpufreq members, clockspeeds)
   4        0        4      408    2352   Cortex-A76 / r4p0
 ";
 
+/// truebench with its history database inside the test's temp dir (import stores logs).
+fn tb(dir: &tempfile::TempDir) -> Command {
+    let mut c = Command::new(BIN);
+    c.env("XDG_DATA_HOME", dir.path().join("data"));
+    c
+}
+
 fn log_file(dir: &tempfile::TempDir) -> std::path::PathBuf {
     let p = dir.path().join("rock5a.txt");
     std::fs::write(&p, LOG).unwrap();
@@ -111,7 +118,7 @@ fn log_file(dir: &tempfile::TempDir) -> std::path::PathBuf {
 #[test]
 fn row_is_computed_the_sbc_bench_way() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(BIN)
+    let out = tb(&dir)
         .args(["import", "--row"])
         .arg(log_file(&dir))
         .output()
@@ -133,7 +140,7 @@ fn row_is_computed_the_sbc_bench_way() {
 fn summary_and_json() {
     let dir = tempfile::tempdir().unwrap();
     let path = log_file(&dir);
-    let out = Command::new(BIN).arg("import").arg(&path).output().unwrap();
+    let out = tb(&dir).arg("import").arg(&path).output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.starts_with("rock5a.txt: sbc-bench v0.9.72"), "{text}");
@@ -145,7 +152,7 @@ fn summary_and_json() {
     );
     assert!(text.contains("missing validation:"), "{text}");
 
-    let out = Command::new(BIN)
+    let out = tb(&dir)
         .args(["import", "--json"])
         .arg(&path)
         .output()
@@ -162,7 +169,7 @@ fn unreadable_file_is_named_and_exits_2() {
     let dir = tempfile::tempdir().unwrap();
     let good = log_file(&dir);
     let missing = dir.path().join("no-such-log.txt");
-    let out = Command::new(BIN)
+    let out = tb(&dir)
         .args(["import", "--row"])
         .arg(&missing)
         .arg(&good)

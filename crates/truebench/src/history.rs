@@ -1,0 +1,101 @@
+//! `truebench history [--device …] [--since …] [--json]`: the runs and imports stored in the
+//! history database.
+
+use std::path::PathBuf;
+use truebench_results::model::Stamp;
+use truebench_results::store::{parse_since, Entry, Filter};
+
+#[derive(clap::Args, Debug)]
+pub struct HistoryArgs {
+    /// Only runs whose device, SoC or hostname contains this (case-insensitive).
+    #[arg(long, value_name = "TEXT")]
+    pub device: Option<String>,
+    /// Only runs started since: a date (`2024-03-01`, UTC) or an age (`7d`, `12h`).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// One JSON array of entries instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// History database (default $XDG_DATA_HOME/truebench/history.sqlite).
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+}
+
+fn cell(v: Option<u64>) -> String {
+    v.map_or("-".into(), |v| v.to_string())
+}
+
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() > n {
+        let t: String = s.chars().take(n - 1).collect();
+        format!("{t}…")
+    } else {
+        s.to_string()
+    }
+}
+
+pub fn render(entries: &[Entry]) -> String {
+    let mut o = format!(
+        "{:>5}  {:<10}  {:<30}  {:<22}  {:<9}  {:<5}  {:>7}  {:>6}  {:>7}  {:>8}\n",
+        "id", "date", "device", "SoC", "mode", "valid", "7z-mult", "7z-1", "memcpy", "AES"
+    );
+    for e in entries {
+        let date = if e.started_unix_ms == 0 {
+            "unknown".to_string()
+        } else {
+            e.started_utc.chars().take(10).collect()
+        };
+        let device = e
+            .device
+            .clone()
+            .or_else(|| e.hostname.clone())
+            .unwrap_or_else(|| "-".into());
+        let mode = if e.source == "sbc-bench" {
+            "sbc-bench".to_string()
+        } else {
+            e.mode.clone()
+        };
+        o.push_str(&format!(
+            "{:>5}  {:<10}  {:<30}  {:<22}  {:<9}  {:<5}  {:>7}  {:>6}  {:>7}  {:>8}\n",
+            e.id,
+            date,
+            clip(&device, 30),
+            clip(e.soc.as_deref().unwrap_or("-"), 22),
+            mode,
+            if !e.complete {
+                "part"
+            } else if e.valid {
+                "yes"
+            } else {
+                "NO"
+            },
+            cell(e.metrics.sevenzip_multi),
+            cell(e.metrics.sevenzip_single),
+            cell(e.metrics.memcpy),
+            cell(e.metrics.aes),
+        ));
+    }
+    o
+}
+
+pub fn run(args: HistoryArgs) -> anyhow::Result<i32> {
+    let since = match &args.since {
+        Some(s) => Some(parse_since(s, Stamp::now().unix_ms).ok_or_else(|| {
+            anyhow::anyhow!("--since {s}: expected a date (2024-03-01) or an age (7d, 12h)")
+        })?),
+        None => None,
+    };
+    let store = crate::report::open_db(args.db.as_deref())?;
+    let entries = store.list(&Filter {
+        device: args.device.clone(),
+        since_unix_ms: since,
+    })?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&entries)?);
+    } else if entries.is_empty() {
+        eprintln!("truebench: no stored run matches ({})", store.path());
+    } else {
+        print!("{}", render(&entries));
+    }
+    Ok(0)
+}

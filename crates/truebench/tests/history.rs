@@ -1,0 +1,159 @@
+//! `truebench import` into the history, `history`, `report`, `compare` and `compare --corpus`
+//! end to end, on real sbc-bench logs of the corpus (tests/data/sbc-bench/results.tar.gz).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_truebench");
+
+fn archive() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/sbc-bench/results.tar.gz")
+}
+
+/// Extract the named logs of the corpus into `dir`.
+fn logs(dir: &Path, names: &[&str]) -> Vec<PathBuf> {
+    let f = std::fs::File::open(archive()).unwrap();
+    let mut ar = tar::Archive::new(flate2::read::GzDecoder::new(f));
+    let mut out = Vec::new();
+    for e in ar.entries().unwrap() {
+        let mut e = e.unwrap();
+        let name = e
+            .path()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        if names.contains(&name.as_str()) {
+            let mut text = Vec::new();
+            e.read_to_end(&mut text).unwrap();
+            let p = dir.join(&name);
+            std::fs::write(&p, text).unwrap();
+            out.push(p);
+        }
+    }
+    out.sort();
+    assert_eq!(out.len(), names.len());
+    out
+}
+
+fn tb(db: &Path, args: &[&str]) -> Output {
+    let out = Command::new(BIN)
+        .args(args)
+        .arg("--db")
+        .arg(db)
+        // Nothing may land in the user's own history.
+        .env("XDG_DATA_HOME", db.parent().unwrap().join("xdg"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "truebench {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn text(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn import_history_report_compare() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    // RK3588 ROCK 5B (throttled), Raspberry Pi 4, Rock 5A-class board.
+    let files = logs(dir.path(), &["3L37.txt", "4qJG.txt", "4qJr.txt"]);
+    let paths: Vec<&str> = files.iter().map(|p| p.to_str().unwrap()).collect();
+
+    // import: summary with the verdict comparison, stored.
+    let mut args = vec!["import"];
+    args.extend(&paths);
+    let out = text(&tb(&db, &args));
+    assert!(
+        out.contains("verdicts (sbc-bench vs truebench on the same evidence)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("throttling           agree: both flag it"),
+        "the ROCK 5B's throttling: {out}"
+    );
+    assert_eq!(out.matches("history: stored as id").count(), 3, "{out}");
+    // The same logs again: not duplicated.
+    let out = text(&tb(&db, &args));
+    assert_eq!(
+        out.matches("history: already stored as id").count(),
+        3,
+        "{out}"
+    );
+
+    // history: table and JSON, filters.
+    let out = text(&tb(&db, &["history"]));
+    assert_eq!(out.lines().count(), 4, "{out}");
+    assert!(out.contains("Raspberry Pi 4"), "{out}");
+    let v: serde_json::Value =
+        serde_json::from_slice(&tb(&db, &["history", "--json"]).stdout).unwrap();
+    let all = v.as_array().unwrap();
+    assert_eq!(all.len(), 3);
+    let rock = all
+        .iter()
+        .find(|e| e["source_name"] == "4qJG.txt")
+        .expect("4qJG stored");
+    assert_eq!(rock["sevenzip_single"], 2989);
+    assert_eq!(rock["valid"], false);
+    let id = rock["id"].as_i64().unwrap().to_string();
+    let v: serde_json::Value =
+        serde_json::from_slice(&tb(&db, &["history", "--json", "--device", "rk3588"]).stdout)
+            .unwrap();
+    assert!(v.as_array().unwrap().len() >= 1);
+    assert!(v
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|e| e["soc"].as_str().unwrap_or("").contains("RK3588")));
+    let v: serde_json::Value =
+        serde_json::from_slice(&tb(&db, &["history", "--json", "--since", "2023-01-01"]).stdout)
+            .unwrap();
+    assert!(v
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|e| e["started_unix_ms"].as_i64().unwrap() >= 1_672_531_200_000));
+
+    // report from a history id and from the log itself: the same page.
+    let html = dir.path().join("r.html");
+    tb(&db, &["report", &id, "--html", html.to_str().unwrap()]);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("Radxa ROCK 5 Model B"));
+    assert!(page.contains("Throttling statistics"));
+    let html2 = dir.path().join("r2.html");
+    tb(
+        &db,
+        &["report", paths[1], "--html", html2.to_str().unwrap()],
+    );
+    assert_eq!(std::fs::read_to_string(&html2).unwrap(), page);
+
+    // compare: side by side with relative differences, unfair comparisons flagged.
+    let out = text(&tb(&db, &["compare", paths[1], paths[0]]));
+    assert!(out.contains("7-zip multi (MIPS)"), "{out}");
+    assert!(out.contains(" %)"), "relative difference missing: {out}");
+    assert!(out.contains("Not a valid comparison"), "{out}");
+    assert!(out.contains("throttled"), "{out}");
+    let v: serde_json::Value =
+        serde_json::from_slice(&tb(&db, &["compare", "--json", &id, paths[0]]).stdout).unwrap();
+    assert_eq!(v["columns"].as_array().unwrap().len(), 2);
+    assert_eq!(v["valid"], false);
+
+    // where does the ROCK 5B stand among the corpus?
+    let out = text(&tb(
+        &db,
+        &["compare", paths[1], "--corpus", archive().to_str().unwrap()],
+    ));
+    assert!(out.contains("among 260 sbc-bench logs"), "{out}");
+    assert!(
+        out.contains("7-zip multi (MIPS), 7-zip 16.x: 16060 — rank"),
+        "{out}"
+    );
+    assert!(out.contains("(this result)"), "{out}");
+}
