@@ -106,7 +106,7 @@ fn import_history_report_compare() {
     let v: serde_json::Value =
         serde_json::from_slice(&tb(&db, &["history", "--json", "--device", "rk3588"]).stdout)
             .unwrap();
-    assert!(v.as_array().unwrap().len() >= 1);
+    assert!(!v.as_array().unwrap().is_empty());
     assert!(v
         .as_array()
         .unwrap()
