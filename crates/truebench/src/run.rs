@@ -71,6 +71,13 @@ pub struct RunArgs {
     /// Length of the extensive stress phase, seconds.
     #[arg(long, value_name = "S", hide = true)]
     pub stress_seconds: Option<f64>,
+    /// History database the result is stored in (default
+    /// $XDG_DATA_HOME/truebench/history.sqlite).
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Do not store the result in the history database.
+    #[arg(long)]
+    pub no_store: bool,
 }
 
 fn positive(name: &str, v: f64) -> anyhow::Result<Duration> {
@@ -141,6 +148,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         Ok(()) if !quiet => eprintln!("truebench: results in {}", dir.display()),
         Ok(()) => {}
         Err(e) => eprintln!("truebench: warning: could not write the results folder: {e:#}"),
+    }
+    if !args.no_store {
+        match truebench_results::store::store_result(&result, args.db.as_deref()) {
+            Ok((path, ins)) if !quiet => eprintln!(
+                "truebench: stored in the history as #{} ({})",
+                ins.id,
+                path.display()
+            ),
+            Ok(_) => {}
+            Err(e) => eprintln!("truebench: warning: not stored in the history: {e}"),
+        }
     }
 
     let mut out = std::io::stdout().lock();
