@@ -404,71 +404,85 @@ pub fn compare(items: &[(String, RunResult)]) -> Comparison {
     }
 }
 
-/// The comparison as a text table.
+/// The comparison as a text table: one column per result, widths fitted to the cells.
 pub fn render(c: &Comparison) -> String {
-    let w = 22usize;
-    let mut o = String::new();
-    let cell = |s: &str| format!("{s:<w$}");
-    o.push_str(&cell(""));
-    for col in &c.columns {
-        o.push_str(&cell(&format!("{}: {}", col.key, col.label)));
-    }
-    o.push('\n');
-    let line = |o: &mut String, name: &str, f: &dyn Fn(&Column) -> String| {
-        o.push_str(&cell(name));
-        for col in &c.columns {
-            o.push_str(&cell(&f(col)));
-        }
-        o.push('\n');
-    };
     let short = |s: &str| -> String {
-        if s.chars().count() > w - 2 {
-            let t: String = s.chars().take(w - 3).collect();
+        if s.chars().count() > 28 {
+            let t: String = s.chars().take(27).collect();
             format!("{t}…")
         } else {
             s.to_string()
         }
     };
-    line(&mut o, "device", &|c| short(&c.device));
-    line(&mut o, "date", &|c| c.date.clone());
-    line(&mut o, "mode", &|c| c.mode.clone());
-    line(&mut o, "valid", &|c| {
+    let mut lines: Vec<(String, Vec<String>)> = Vec::new();
+    let mut add = |name: &str, f: &dyn Fn(&Column) -> String| {
+        lines.push((name.to_string(), c.columns.iter().map(f).collect()));
+    };
+    add("", &|c| short(&format!("{}: {}", c.key, c.label)));
+    add("device", &|c| short(&c.device));
+    add("date", &|c| c.date.clone());
+    add("mode", &|c| c.mode.clone());
+    add("valid", &|c| {
         if c.valid {
             "yes".into()
         } else {
             "NO".into()
         }
     });
-    line(&mut o, "7-zip", &|c| {
+    add("7-zip", &|c| {
         c.metrics
             .sevenzip_version
             .clone()
             .unwrap_or_else(|| "-".into())
     });
-    line(&mut o, "OpenSSL", &|c| {
+    add("OpenSSL", &|c| {
         short(c.metrics.openssl_version.as_deref().unwrap_or("-"))
     });
-    line(&mut o, "max clock (MHz)", &|c| {
+    add("max clock (MHz)", &|c| {
         c.max_clock_mhz.map_or("-".into(), |v| format!("{v:.0}"))
     });
-    line(&mut o, "max temp (°C)", &|c| {
+    add("max temp (°C)", &|c| {
         c.max_temp_c.map_or("-".into(), |v| format!("{v:.1}"))
     });
     for r in &c.rows {
-        o.push_str(&cell(&format!(
-            "{} ({}){}",
-            r.label,
-            r.unit,
-            if r.invalid.is_empty() { "" } else { " *" }
-        )));
-        for (v, rel) in r.values.iter().zip(&r.relative_pct) {
-            let s = match (v, rel) {
+        let cells = r
+            .values
+            .iter()
+            .zip(&r.relative_pct)
+            .map(|(v, rel)| match (v, rel) {
                 (Some(v), Some(p)) => format!("{v} ({p:+.1} %)"),
                 (Some(v), None) => v.to_string(),
                 (None, _) => "-".into(),
-            };
-            o.push_str(&cell(&s));
+            })
+            .collect();
+        lines.push((
+            format!(
+                "{} ({}){}",
+                r.label,
+                r.unit,
+                if r.invalid.is_empty() { "" } else { " *" }
+            ),
+            cells,
+        ));
+    }
+    let w0 = lines.iter().map(|l| l.0.chars().count()).max().unwrap_or(0) + 2;
+    let widths: Vec<usize> = (0..c.columns.len())
+        .map(|i| {
+            lines
+                .iter()
+                .map(|l| l.1[i].chars().count())
+                .max()
+                .unwrap_or(0)
+                + 2
+        })
+        .collect();
+    let mut o = String::new();
+    for (name, cells) in &lines {
+        let mut line = format!("{name:<w0$}");
+        for (cell, w) in cells.iter().zip(&widths) {
+            line.push_str(&format!("{cell:<w$}"));
         }
+        o.push_str(line.trim_end());
         o.push('\n');
     }
     if c.rows.iter().any(|r| !r.invalid.is_empty()) {

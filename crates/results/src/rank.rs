@@ -268,21 +268,29 @@ pub fn render(label: &str, corpus_len: usize, ranks: &[Rank]) -> String {
         match (r.value, r.rank) {
             (Some(v), Some(k)) => {
                 o.push_str(&format!("\n{head}: {v} — rank {k} of {}\n", r.of));
+                let nw = r
+                    .above
+                    .iter()
+                    .chain(&r.below)
+                    .map(|x| x.name.chars().count())
+                    .chain([label_short(label).chars().count()])
+                    .max()
+                    .unwrap_or(10);
                 for x in &r.above {
                     o.push_str(&format!(
-                        "    {:>4}. {:<10} {:>9}  {}\n",
+                        "    {:>4}. {:<nw$} {:>9}  {}\n",
                         x.rank, x.name, x.value, x.device
                     ));
                 }
                 o.push_str(&format!(
-                    "  → {:>4}. {:<10} {:>9}  (this result)\n",
+                    "  → {:>4}. {:<nw$} {:>9}  (this result)\n",
                     k,
                     label_short(label),
                     v
                 ));
                 for x in &r.below {
                     o.push_str(&format!(
-                        "    {:>4}. {:<10} {:>9}  {}\n",
+                        "    {:>4}. {:<nw$} {:>9}  {}\n",
                         x.rank, x.name, x.value, x.device
                     ));
                 }
@@ -300,8 +308,12 @@ pub fn render(label: &str, corpus_len: usize, ranks: &[Rank]) -> String {
 }
 
 fn label_short(l: &str) -> String {
-    let t: String = l.chars().take(10).collect();
-    t
+    if l.chars().count() > 24 {
+        let t: String = l.chars().take(23).collect();
+        format!("{t}…")
+    } else {
+        l.to_string()
+    }
 }
 
 #[cfg(test)]
