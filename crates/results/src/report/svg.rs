@@ -208,10 +208,14 @@ impl LineChart {
             y0 = y0.min(x0);
             y1 = y1.max(x1);
         }
-        if y1 <= y0 {
-            let pad = if y0 == 0.0 { 1.0 } else { y0.abs() * 0.05 };
-            y0 -= pad;
-            y1 += pad;
+        // A nearly flat line (2300 vs 2301 MHz) gets a span of at least 5 % of its level, so
+        // the ticks do not repeat one rounded number and the flatness shows.
+        let min_span = (y0.abs().max(y1.abs()) * 0.05).max(1e-9);
+        if y1 - y0 < min_span {
+            let mid = (y0 + y1) / 2.0;
+            let pad = if mid == 0.0 { 1.0 } else { min_span / 2.0 };
+            y0 = mid - pad;
+            y1 = mid + pad;
         }
         let ystep = nice_step(y1 - y0, 4);
         y0 = (y0 / ystep).floor() * ystep;
