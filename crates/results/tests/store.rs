@@ -28,30 +28,43 @@ fn variant(base: &RunResult, writer: &str, n: u64) -> RunResult {
     r
 }
 
-/// A writer process, or None when this binary cannot start a copy of itself: under
-/// qemu-user without binfmt_misc (the cross tests) the kernel cannot exec a foreign binary.
+/// Whether this test binary can start a copy of itself. Under qemu-user (the cross tests)
+/// it cannot: the kernel has no binfmt_misc entry for the foreign binary. Natively it can,
+/// and the multi-process tests below always run.
+fn can_self_exec() -> bool {
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args(["--list", "--exact", "child_writer"])
+        .env_remove("TB_STORE_CHILD")
+        .output();
+    match out {
+        Ok(o)
+            if o.status.success()
+                && String::from_utf8_lossy(&o.stdout).contains("child_writer: test") =>
+        {
+            true
+        }
+        other => {
+            println!("skipping: this test binary cannot start a copy of itself ({other:?}); emulated without binfmt_misc?");
+            false
+        }
+    }
+}
+
+/// A writer process, or None when this binary cannot start a copy of itself.
 fn spawn_writer(db: &Path, writer: &str, count: u64) -> Option<Child> {
-    let r = Command::new(std::env::current_exe().unwrap())
+    if !can_self_exec() {
+        return None;
+    }
+    let c = Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "child_writer", "--nocapture", "--test-threads=1"])
         .env("TB_STORE_CHILD", db)
         .env("TB_STORE_WRITER", writer)
         .env("TB_STORE_COUNT", count.to_string())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
-        .spawn();
-    match r {
-        Ok(c) => Some(c),
-        Err(e) if e.raw_os_error() == Some(libc_enoexec()) => {
-            println!("skipping: cannot start a second copy of this test binary ({e}): emulated without binfmt_misc");
-            None
-        }
-        Err(e) => panic!("spawn writer: {e}"),
-    }
-}
-
-/// ENOEXEC ("Exec format error") on Linux.
-fn libc_enoexec() -> i32 {
-    8
+        .spawn()
+        .expect("spawn writer");
+    Some(c)
 }
 
 /// The body of a writer process (returns at once in a normal test run): inserts
