@@ -81,8 +81,10 @@ fn verdict_agreement_over_the_corpus() {
         for c in verdict::compare(&log, &r) {
             let src = if c.sbc_bench.explicit() {
                 "bullet"
-            } else {
+            } else if c.sbc_bench.flagged().is_some() {
                 "implicit"
+            } else {
+                "no sbc-bench verdict"
             };
             *tally
                 .entry((format!("{} ({src})", c.kind.as_str()), c.agreement.as_str()))
@@ -102,7 +104,7 @@ fn verdict_agreement_over_the_corpus() {
         logs.len()
     );
     for ((k, a), n) in &tally {
-        println!("  {k:<34} {a:<46} {n}");
+        println!("  {k:<44} {a:<46} {n}");
     }
     for d in &disagreements {
         println!("  {d}");
