@@ -939,3 +939,46 @@ fn without_tuning_nothing_is_written_and_the_record_says_why() {
         "{cold:?}"
     );
 }
+
+#[test]
+fn kernel_time_of_the_benchmark_itself_is_not_blamed_on_others() {
+    let d = rock5b();
+    let mut fake = Fake::new(d.path()).script("memory", |root, _| {
+        // One CPU of eight busy, most of it in the kernel (page faults of the buffers); no
+        // other process gets any CPU time.
+        for i in 1..=8u64 {
+            let stat = read(root, "proc/stat");
+            let rest = stat.split_once('\n').unwrap().1.to_string();
+            put(
+                root,
+                "proc/stat",
+                &format!(
+                    "cpu  {} 34 {} {} 240 75 206 0 0 0\n{rest}",
+                    2382 + 20 * i,
+                    1146 + 80 * i,
+                    57677 + 700 * i
+                ),
+            );
+            std::thread::sleep(Duration::from_millis(60));
+        }
+    });
+    let (r, _) = go(
+        d.path(),
+        &opts(Mode::Standard),
+        &mut fake,
+        Arc::new(AtomicBool::new(false)),
+    );
+    let r = r.unwrap();
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::SystemActivity)
+        .unwrap_or_else(|| panic!("no system_activity:\n{}", render::detailed_log(&r)));
+    assert_eq!(f.severity, Severity::Info, "{f:#?}");
+    assert!(f.evidence.iter().any(|e| e.contains("the benchmark's own")));
+    assert!(!r
+        .findings
+        .iter()
+        .any(|f| f.kind == FindingKind::BackgroundActivity));
+    assert!(r.valid);
+}
