@@ -185,10 +185,14 @@ pub fn background_activity(
 }
 
 /// `%sys` high during benchmark phases (sbc-bench: peak > 15 or integer mean ≥ 1). Usually
-/// swapping to zram or a busy driver; benchmarks themselves spend ~0 % in the kernel.
+/// swapping to zram or a busy driver; single-threaded benchmarks spend ~0 % in the kernel.
+/// Multi-threaded phases fault in their own memory (7-zip allocates its dictionaries per
+/// thread): the corpus shows 1–2.5 % sys in clean all-core 7-zip runs that sbc-bench rightly
+/// did not flag, so the tolerated mean grows with the share of CPUs the phase uses, up to 3 %.
 pub fn system_activity(tl: &Timeline, tables: &[(f64, &ProcessTable)]) -> Vec<Finding> {
     let mut out = Vec::new();
     for p in tl.phases.iter().filter(|p| p.threads.is_some()) {
+        let threads = p.threads.unwrap_or(1) as f64;
         let samples = phase_samples(tl, p);
         let sys: Vec<(f64, &Sample)> = samples
             .iter()
@@ -199,11 +203,26 @@ pub fn system_activity(tl: &Timeline, tables: &[(f64, &ProcessTable)]) -> Vec<Fi
         }
         let peak = sys.iter().map(|s| s.0).fold(f64::MIN, f64::max);
         let mean = sys.iter().map(|s| s.0).sum::<f64>() / sys.len() as f64;
-        if peak <= 15.0 && mean < 1.0 {
+        let online = samples
+            .iter()
+            .find_map(|s| s.cpus_online)
+            .map(f64::from)
+            .filter(|&n| n > 0.0);
+        let share = match online {
+            Some(n) => (threads / n).min(1.0),
+            None if threads > 1.0 => 1.0,
+            None => 0.0,
+        };
+        let mean_tol = if threads > 1.0 {
+            1.0 + 2.0 * share
+        } else {
+            1.0
+        };
+        if peak <= 15.0 && mean < mean_tol {
             continue;
         }
         let mut ev = vec![format!(
-            "%sys {mean:.1} % mean (tolerated < 1), {peak:.1} % peak (tolerated 15)"
+            "%sys {mean:.1} % mean (tolerated < {mean_tol:.1}), {peak:.1} % peak (tolerated 15)"
         )];
         ev.extend(capped(
             sys.iter()
