@@ -37,6 +37,9 @@ pub enum Kernel {
         /// Largest latency buffer in MiB.
         #[arg(long, value_name = "MIB")]
         latency_max_mib: Option<u64>,
+        /// Minimum duration of one bandwidth sample (standard 0.5, tinymembench's).
+        #[arg(long, value_name = "S")]
+        sample_seconds: Option<f64>,
     },
     /// Built-in AES table (openssl speed units), pinned to one CPU.
     Aes {
@@ -132,6 +135,7 @@ pub fn run(args: KernelArgs) -> anyhow::Result<i32> {
             buffer_mib,
             no_latency,
             latency_max_mib,
+            sample_seconds,
         } => {
             let mut opts = if quick {
                 memory::MemoryOptions::quick()
@@ -146,6 +150,9 @@ pub fn run(args: KernelArgs) -> anyhow::Result<i32> {
                 opts.latency_max_bytes = Some(m << 20);
             }
             opts.latency &= !no_latency;
+            if let Some(s) = sample_seconds {
+                opts.sample_seconds = s;
+            }
             let r = memory::measure(&host, &opts).context("memory kernel")?;
             emit(json, &r, |r| {
                 let mut s = format!(

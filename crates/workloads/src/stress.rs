@@ -101,6 +101,7 @@ mod kernel {
         }
     }
 
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     #[inline(always)]
     pub fn pass_fma(a: &mut [f32; LANES], b: &[f32; LANES], c: &[f32; LANES]) {
         for _ in 0..REPEAT {
