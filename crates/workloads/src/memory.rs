@@ -383,7 +383,7 @@ pub fn measure(host: &Host, opts: &MemoryOptions) -> Result<MemoryResult, Memory
         let lat = if opts2.latency {
             let max = opts2
                 .latency_max_bytes
-                .unwrap_or_else(|| (128 * MIB).max(buffer.bytes));
+                .unwrap_or_else(|| latency_max(buffer.bytes, buffer.mem_available_bytes));
             let huge = opts2.latency_hugepages && !thp.as_deref().is_some_and(thp_is_never);
             Some(latency_pinned(max, line, huge, &opts2, thp.clone())?)
         } else {
@@ -853,6 +853,16 @@ mod read {
     }
 }
 
+/// Top of the latency curve: at least 128 MiB and the bandwidth buffer, but at most half of
+/// `MemAvailable` (one buffer exists at a time) so a small board does not start swapping.
+pub fn latency_max(buffer_bytes: u64, mem_available_bytes: Option<u64>) -> u64 {
+    let want = (128 * MIB).max(buffer_bytes);
+    match mem_available_bytes {
+        Some(avail) => want.min(prev_power_of_two(avail / 2).max(8 * MIB)),
+        None => want,
+    }
+}
+
 /// Sizes of the latency curve: 4 KiB doubling up to `max` (itself included if not a power of two).
 pub fn latency_sizes(max: u64) -> Vec<u64> {
     let mut v = Vec::new();
@@ -995,6 +1005,15 @@ mod tests {
         assert_eq!(c.bytes, 32 * MIB);
         assert!(c.reason.contains("MemAvailable"), "{}", c.reason);
         assert_eq!(choose_buffer(None, None).bytes, MIN_BUFFER);
+    }
+
+    #[test]
+    fn latency_top_is_128m_unless_memory_is_short() {
+        assert_eq!(latency_max(64 * MIB, Some(8000 * MIB)), 128 * MIB);
+        assert_eq!(latency_max(256 * MIB, Some(8000 * MIB)), 256 * MIB);
+        assert_eq!(latency_max(64 * MIB, None), 128 * MIB);
+        // 512 MB board, 180 MiB available: 64 MiB.
+        assert_eq!(latency_max(32 * MIB, Some(180 * MIB)), 64 * MIB);
     }
 
     #[test]
