@@ -391,7 +391,14 @@ pub fn summary(r: &RunResult) -> String {
         let v: Vec<String> = s
             .intervals
             .iter()
-            .map(|i| format!("{:.2}", i.score))
+            // GFLOP/s need decimals, stockfish's nodes/s do not.
+            .map(|i| {
+                if i.score >= 1000.0 {
+                    format!("{:.0}", i.score)
+                } else {
+                    format!("{:.2}", i.score)
+                }
+            })
             .collect();
         let _ = writeln!(
             o,
