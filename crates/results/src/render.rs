@@ -331,6 +331,31 @@ fn clock_line(c: &ClusterClock) -> Option<String> {
 
 fn clocks_lines(r: &RunResult) -> String {
     let mut o = String::new();
+    if let Some(a) = clock_scores(r, "clocks-all").and_then(|c| c.all_cores) {
+        let mhz = |v: &[CoreClock], cpu: u32| {
+            v.iter()
+                .find(|c| c.cpu == cpu)
+                .and_then(|c| c.measured_mhz)
+                .map_or("-".into(), |m| format!("{m:.0}"))
+        };
+        let cells: Vec<String> = a
+            .idle
+            .iter()
+            .map(|c| {
+                format!(
+                    "cpu{} {}/{}",
+                    c.cpu,
+                    mhz(&a.idle, c.cpu),
+                    mhz(&a.load, c.cpu)
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            o,
+            "All CPUs at once, idle/under load (MHz): {}",
+            cells.join(", ")
+        );
+    }
     for (name, title) in [
         ("clocks-cold", "Before (idle, cold)"),
         ("clocks-hot", "After (still under load)"),

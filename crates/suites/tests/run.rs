@@ -853,9 +853,16 @@ fn extensive_mode_adds_parallel_aes_per_cluster_7zip_stress_and_all_core_clocks(
         panic!()
     };
     assert_eq!(all.all_cores.as_ref().unwrap().load.len(), 8);
-    assert!(render::summary(&r).contains(
+    let summary = render::summary(&r);
+    assert!(summary.contains(
         "Stress (built-in, GFLOP/s per interval): 40.00,40.00,36.00,30.00 (-25.0% first to last)"
     ));
+    // Every CPU at its cluster's top OPP (the probe reports scaling_max_freq − 3 MHz).
+    assert!(
+        summary.contains("All CPUs at once, idle/under load (MHz): cpu0 1797/1797, cpu1 1797/1797"),
+        "{summary}"
+    );
+    assert!(summary.contains("cpu7 2397/2397"), "{summary}");
     check_document(&r);
 }
 
