@@ -382,6 +382,64 @@ fn prometheus_hwmon_and_thermal_fixtures() {
     assert!(inv.thermal.chosen.is_some());
 }
 
+/// Intel hybrid parts: P- and E-cores share one model name; the PMU devices tell them apart.
+/// Models an Alder Lake i7-1260P laptop (4 P-cores with SMT = CPUs 0-7, 8 E-cores = 8-15,
+/// intel_pstate with one policy per CPU) as Linux 6.x exposes it.
+#[test]
+fn intel_hybrid_p_and_e_cores() {
+    let d = tempfile::tempdir().unwrap();
+    let w = |rel: &str, text: &str| {
+        let p = d.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    let mut cpuinfo = String::new();
+    for cpu in 0..16 {
+        cpuinfo.push_str(&format!(
+            "processor\t: {cpu}\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 154\nmodel name\t: 12th Gen Intel(R) Core(TM) i7-1260P\nstepping\t: 3\nflags\t\t: fpu lm aes hybrid\n\n"
+        ));
+        let base = format!("sys/devices/system/cpu/cpu{cpu}");
+        w(&format!("{base}/topology/physical_package_id"), "0\n");
+        w(
+            &format!("{base}/topology/core_id"),
+            &format!("{}\n", if cpu < 8 { cpu / 2 * 4 } else { 8 + cpu }),
+        );
+        let pol = format!("sys/devices/system/cpu/cpufreq/policy{cpu}");
+        w(&format!("{pol}/related_cpus"), &format!("{cpu}\n"));
+        w(&format!("{pol}/scaling_driver"), "intel_pstate\n");
+        w(&format!("{pol}/scaling_governor"), "powersave\n");
+        w(&format!("{pol}/cpuinfo_min_freq"), "400000\n");
+        w(
+            &format!("{pol}/cpuinfo_max_freq"),
+            if cpu < 8 { "4700000\n" } else { "3400000\n" },
+        );
+    }
+    w("proc/cpuinfo", &cpuinfo);
+    w("sys/devices/system/cpu/present", "0-15\n");
+    w("sys/devices/system/cpu/online", "0-15\n");
+    w("sys/devices/cpu_core/cpus", "0-7\n");
+    w("sys/devices/cpu_atom/cpus", "8-15\n");
+
+    let inv = Inventory::probe(&Host::new(d.path()));
+    assert_eq!(inv.clusters.len(), 2, "{:#?}", inv.clusters);
+    assert_eq!(inv.clusters[0].cpus, (0..8).collect::<Vec<u32>>());
+    assert_eq!(
+        inv.clusters[0].core_type.as_deref(),
+        Some("12th Gen Intel Core i7-1260P (P-core)")
+    );
+    assert_eq!(
+        inv.clusters[1].core_type.as_deref(),
+        Some("12th Gen Intel Core i7-1260P (E-core)")
+    );
+    assert_eq!(inv.clusters[0].max_mhz, Some(4700));
+    assert_eq!(inv.clusters[1].max_mhz, Some(3400));
+    assert_eq!(
+        inv.clusters[1].policies.len(),
+        8,
+        "per-core policies merged"
+    );
+}
+
 #[test]
 fn a_192_cpu_machine() {
     let dir = truebench_fixtures::synthetic_epyc(192);
