@@ -440,6 +440,97 @@ fn intel_hybrid_p_and_e_cores() {
     );
 }
 
+/// Virtualization and container signatures, each as the real systems expose them.
+#[test]
+fn virtualization_layers() {
+    let cases: &[(&[(&str, &str)], &str, &str)] = &[
+        (
+            &[
+                ("sys/class/dmi/id/sys_vendor", "VMware, Inc.\n"),
+                ("sys/class/dmi/id/product_name", "VMware Virtual Platform\n"),
+            ],
+            "vm",
+            "VMware",
+        ),
+        (
+            &[
+                ("sys/class/dmi/id/sys_vendor", "innotek GmbH\n"),
+                ("sys/class/dmi/id/product_name", "VirtualBox\n"),
+            ],
+            "vm",
+            "VirtualBox",
+        ),
+        (
+            &[
+                ("sys/class/dmi/id/sys_vendor", "Microsoft Corporation\n"),
+                ("sys/class/dmi/id/product_name", "Virtual Machine\n"),
+            ],
+            "vm",
+            "Hyper-V",
+        ),
+        (
+            &[
+                ("sys/class/dmi/id/sys_vendor", "QEMU\n"),
+                (
+                    "sys/class/dmi/id/product_name",
+                    "Standard PC (Q35 + ICH9, 2009)\n",
+                ),
+            ],
+            "vm",
+            "QEMU/KVM",
+        ),
+        (
+            &[
+                ("sys/class/dmi/id/sys_vendor", "Apple Inc.\n"),
+                (
+                    "sys/class/dmi/id/product_name",
+                    "Apple Virtualization Generic Platform\n",
+                ),
+            ],
+            "vm",
+            "Apple Virtualization",
+        ),
+        (&[("sys/hypervisor/type", "xen\n")], "vm", "Xen"),
+        (
+            &[(
+                "proc/sys/kernel/osrelease",
+                "5.15.153.1-microsoft-standard-WSL2\n",
+            )],
+            "wsl",
+            "WSL",
+        ),
+        (&[(".dockerenv", "")], "container", "Docker"),
+        (
+            &[("run/systemd/container", "systemd-nspawn\n")],
+            "container",
+            "systemd-nspawn",
+        ),
+        // A Surface laptop is Microsoft hardware, not Hyper-V.
+        (
+            &[
+                ("sys/class/dmi/id/sys_vendor", "Microsoft Corporation\n"),
+                ("sys/class/dmi/id/product_name", "Surface Laptop 4\n"),
+            ],
+            "none",
+            "",
+        ),
+    ];
+    for (files, kind, name) in cases {
+        let d = tempfile::tempdir().unwrap();
+        for (rel, text) in *files {
+            let p = d.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        let v = Inventory::probe(&Host::new(d.path())).virtualization;
+        assert_eq!(v.kind, *kind, "{files:?}: {v:?}");
+        if *kind != "none" {
+            assert_eq!(v.name.as_deref(), Some(*name), "{files:?}: {v:?}");
+            assert!(v.evidence.is_some());
+        }
+    }
+}
+
 #[test]
 fn a_192_cpu_machine() {
     let dir = truebench_fixtures::synthetic_epyc(192);
