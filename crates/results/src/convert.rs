@@ -175,10 +175,6 @@ fn inventory(log: &SbcBenchLog, name: &str) -> Inventory {
             core_type: core.clone(),
             policy,
             policies: policy.into_iter().collect(),
-            policy_dir: None,
-            driver: None,
-            governor: None,
-            governors: Vec::new(),
             min_mhz: topo
                 .iter()
                 .filter_map(|t| t.min_mhz)
@@ -189,13 +185,9 @@ fn inventory(log: &SbcBenchLog, name: &str) -> Inventory {
                 .filter_map(|t| t.max_mhz)
                 .max()
                 .or(opps.last().copied()),
-            scaling_min_mhz: None,
-            scaling_max_mhz: None,
             opps_khz: opps.iter().map(|&m| m as u64 * 1000).collect(),
             opps_mhz: opps,
-            boost_khz: Vec::new(),
-            time_in_state: false,
-            cur_freq_file: None,
+            ..Default::default()
         });
         for &c in members {
             let t = log.topology.iter().find(|t| t.cpu == c);

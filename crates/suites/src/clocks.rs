@@ -434,21 +434,7 @@ fn clusters_of(inv: &Inventory) -> Vec<Cluster> {
         id: 0,
         core_type: inv.cpus.first().and_then(|c| c.core_type.clone()),
         cpus,
-        policy: None,
-        policies: Vec::new(),
-        policy_dir: None,
-        driver: None,
-        governor: None,
-        governors: Vec::new(),
-        min_mhz: None,
-        max_mhz: None,
-        scaling_min_mhz: None,
-        scaling_max_mhz: None,
-        opps_mhz: Vec::new(),
-        opps_khz: Vec::new(),
-        boost_khz: Vec::new(),
-        time_in_state: false,
-        cur_freq_file: None,
+        ..Default::default()
     }]
 }
 

@@ -28,7 +28,7 @@ pub struct Cpu {
     pub capacity: Option<u32>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Cluster {
     pub id: usize,
     pub cpus: Vec<u32>,
@@ -476,18 +476,7 @@ fn build_clusters(host: &Host, cpus: &mut [Cpu], pols: &[Policy], x86: bool) -> 
             policy: first_policy,
             policies: policies.clone(),
             policy_dir: pol.map(|p| p.dir.clone()),
-            driver: None,
-            governor: None,
-            governors: Vec::new(),
-            min_mhz: None,
-            max_mhz: None,
-            scaling_min_mhz: None,
-            scaling_max_mhz: None,
-            opps_mhz: Vec::new(),
-            opps_khz: Vec::new(),
-            boost_khz: Vec::new(),
-            time_in_state: false,
-            cur_freq_file: None,
+            ..Default::default()
         };
         if let Some(p) = pol {
             fill_policy(host, &mut cl, p, pols, &policies);
@@ -562,24 +551,8 @@ mod tests {
     #[test]
     fn cluster_range_names() {
         let mut c = Cluster {
-            id: 0,
             cpus: vec![4, 5, 6, 7],
-            core_type: None,
-            policy: None,
-            policies: vec![],
-            policy_dir: None,
-            driver: None,
-            governor: None,
-            governors: vec![],
-            min_mhz: None,
-            max_mhz: None,
-            scaling_min_mhz: None,
-            scaling_max_mhz: None,
-            opps_mhz: vec![],
-            opps_khz: vec![],
-            boost_khz: vec![],
-            time_in_state: false,
-            cur_freq_file: None,
+            ..Default::default()
         };
         assert_eq!(c.cpu_range(), "cpu4-cpu7");
         c.cpus = vec![0, 2];
