@@ -1,7 +1,8 @@
 //! `truebench run` as a real process: the quick run end to end on this machine (real kernels,
 //! the document checked against docs/schema/run.schema.json), Ctrl-C on a recorded ROCK 5B
-//! root (partial result, every file restored byte for byte), and `--unattended`'s exit code 3
-//! when the kernel log of that root shows the oom-killer during the run.
+//! root (partial result, every file restored byte for byte), and — as an unprivileged user —
+//! the untuned run with `--unattended`'s exit code 3 when the kernel log of that root shows the
+//! oom-killer during the run.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -89,9 +90,13 @@ fn rock5b() -> tempfile::TempDir {
 
 /// Start `truebench run ARGS`; stderr lines arrive on the channel as they are printed.
 fn spawn(args: &[&str]) -> (Child, mpsc::Receiver<String>) {
-    let mut child = truebench()
-        .arg("run")
-        .args(args)
+    let mut cmd = truebench();
+    cmd.arg("run").args(args);
+    spawn_cmd(cmd)
+}
+
+fn spawn_cmd(mut cmd: Command) -> (Child, mpsc::Receiver<String>) {
+    let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -293,24 +298,64 @@ fn sigint_mid_run_restores_the_root_and_leaves_a_partial_result() {
     assert!(log.contains("INCOMPLETE"), "{log}");
 }
 
+/// `truebench run` as an unprivileged user (dropped with setpriv when the tests run as root),
+/// with the variables the tests must not inherit removed.
+fn unprivileged() -> Command {
+    // SAFETY: geteuid has no preconditions.
+    let mut c = if unsafe { libc::geteuid() } == 0 {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN]);
+        c
+    } else {
+        Command::new(BIN)
+    };
+    for v in ["MODE", "NOTUNING", "MaxKHz", "MinKHz", "CPUINFOFILE"] {
+        c.env_remove(v);
+    }
+    c
+}
+
+/// Without root the run goes on untuned and says why; with `--unattended` it exits 3 when
+/// the result is invalid — here because the recorded board's kernel log reports the
+/// oom-killer while the run goes on.
 #[test]
-fn unattended_exits_3_when_the_run_is_invalid() {
+fn without_root_unattended_runs_untuned_and_exits_3_when_invalid() {
     let root = rock5b();
+    // Readable for everyone, writable for nobody but root.
+    let mut dirs = vec![root.path().to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&d, fs::Permissions::from_mode(0o755)).unwrap();
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if fs::symlink_metadata(&p).unwrap().is_dir() {
+                dirs.push(p);
+            }
+        }
+    }
+    let before = tree(root.path());
     let out = tempfile::tempdir().unwrap();
-    let (mut child, rx) = spawn(&[
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(out.path(), fs::Permissions::from_mode(0o777)).unwrap();
+    }
+    let mut cmd = unprivileged();
+    cmd.args([
+        "run",
         "--quick",
         "--unattended",
         "--json",
+        "--no-store",
         "--idle-timeout",
         "5",
         "--root",
-        root.path().to_str().unwrap(),
-        "--results-dir",
-        out.path().to_str().unwrap(),
-    ]);
+    ])
+    .arg(root.path())
+    .arg("--results-dir")
+    .arg(out.path().join("r"));
+    let (mut child, rx) = spawn_cmd(cmd);
     let mut seen = Vec::new();
     wait_for(&rx, "[3/7] memory", &mut seen);
-    // The kernel log of the recorded board reports the oom-killer while the run goes on.
     let mut kmsg = fs::OpenOptions::new()
         .append(true)
         .open(root.path().join("dev/kmsg"))
@@ -325,7 +370,8 @@ fn unattended_exits_3_when_the_run_is_invalid() {
     std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut stdout).unwrap();
     let status = child.wait().unwrap();
     seen.extend(rx.try_iter());
-    assert_eq!(status.code(), Some(3), "{}", seen.join("\n"));
+    let stderr = seen.join("\n");
+    assert_eq!(status.code(), Some(3), "{stderr}");
     let r: RunResult = serde_json::from_str(&stdout).unwrap();
     assert!(r.complete && !r.valid);
     let oom = r
@@ -338,4 +384,27 @@ fn unattended_exits_3_when_the_run_is_invalid() {
         .iter()
         .any(|e| e.contains("Killed process 4321")));
     assert_eq!(r.kernel_log.lines.len(), 1);
+
+    // Untuned, and said so.
+    assert!(r.tuning.requested && !r.tuning.applied && r.tuning.changes.is_empty());
+    let reason = r.tuning.reason.as_deref().unwrap();
+    assert!(
+        reason.contains("needs root") && reason.contains("untuned"),
+        "{reason}"
+    );
+    assert!(
+        stderr.contains("needs root"),
+        "said on stderr too: {stderr}"
+    );
+    let Some(truebench_results::model::Scores::Clocks(c)) = &r.phase("clocks-cold").unwrap().scores
+    else {
+        panic!()
+    };
+    assert!(
+        c.clusters.iter().all(|c| c.mode == "current_clock"),
+        "{c:?}"
+    );
+    assert!(truebench_results::summary(&r)
+        .contains("Settings were not tuned: changing settings needs root"));
+    assert_eq!(tree(root.path()), before, "nothing written");
 }
