@@ -443,7 +443,13 @@ fn intel_hybrid_p_and_e_cores() {
 /// Virtualization and container signatures, each as the real systems expose them.
 #[test]
 fn virtualization_layers() {
-    let cases: &[(&[(&str, &str)], &str, &str)] = &[
+    // (files to write, expected kind, expected name)
+    type Case = (
+        &'static [(&'static str, &'static str)],
+        &'static str,
+        &'static str,
+    );
+    let cases: &[Case] = &[
         (
             &[
                 ("sys/class/dmi/id/sys_vendor", "VMware, Inc.\n"),
