@@ -25,9 +25,10 @@ pub fn time_in_state(text: &str) -> Vec<(u64, u64)> {
         .collect()
 }
 
-/// kHz → MHz as sbc-bench prints it (rounded to the nearest MHz).
+/// kHz → MHz as sbc-bench prints it (rounded to the nearest MHz). Saturates: a garbage value
+/// near u64::MAX in a sysfs file must not overflow (a panic in debug builds).
 pub fn khz_to_mhz(khz: u64) -> u32 {
-    ((khz + 500) / 1000) as u32
+    u32::try_from(khz.saturating_add(500) / 1000).unwrap_or(u32::MAX)
 }
 
 #[cfg(test)]
@@ -56,5 +57,7 @@ mod tests {
         assert_eq!(khz_to_mhz(2803200), 2803);
         assert_eq!(khz_to_mhz(1459500), 1460);
         assert_eq!(khz_to_mhz(1008000), 1008);
+        assert_eq!(khz_to_mhz(u64::MAX), u32::MAX);
+        assert_eq!(khz_to_mhz(u64::MAX - 499), u32::MAX);
     }
 }
