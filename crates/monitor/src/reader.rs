@@ -179,12 +179,12 @@ pub fn cpu_pct(now: &CpuTimes, before: &CpuTimes) -> Option<CpuPct> {
     }
     let p = |v: u64| v as f64 * 100.0 / total as f64;
     Some(CpuPct {
-        cpu: p(total - d.idle - d.iowait),
+        cpu: p(d.busy()),
         sys: p(d.system),
         usr: p(d.user),
         nice: p(d.nice),
         io: p(d.iowait),
-        irq: p(d.irq + d.softirq),
+        irq: p(d.irq.saturating_add(d.softirq)),
         steal: p(d.steal),
     })
 }
@@ -809,7 +809,7 @@ impl SampleReader {
                         if t == 0 {
                             0.0
                         } else {
-                            (t - d.idle - d.iowait) as f64 / t as f64
+                            d.busy() as f64 / t as f64
                         }
                     }
                     _ => 0.0,
@@ -951,6 +951,16 @@ mod tests {
         assert!((p.irq - 10.0 * 100.0 / 210.0).abs() < 1e-9);
         assert!((p.io - 10.0 * 100.0 / 210.0).abs() < 1e-9);
         assert!(cpu_pct(&a, &a).is_none());
+        // A corrupt line with counters near u64::MAX: a figure, not an overflow panic.
+        let huge = CpuTimes {
+            user: u64::MAX,
+            idle: u64::MAX,
+            irq: u64::MAX,
+            softirq: u64::MAX,
+            ..Default::default()
+        };
+        let p = cpu_pct(&huge, &CpuTimes::default()).unwrap();
+        assert!(p.cpu.is_finite() && p.irq.is_finite());
     }
 
     #[test]

@@ -161,7 +161,7 @@ impl Probe<'_> {
             (Some(a), Some(b)) => {
                 let d = b.delta(&a);
                 let total = d.total();
-                (total > 0).then(|| (total - d.idle - d.iowait) as f64 / total as f64 * ncpus)
+                (total > 0).then(|| d.busy() as f64 / total as f64 * ncpus)
             }
             _ => None,
         };

@@ -19,15 +19,26 @@ pub struct CpuTimes {
 
 impl CpuTimes {
     /// Total ticks. guest/guest_nice are already included in user/nice, so not added twice.
+    /// Saturating: a corrupt line with huge counters must not overflow.
     pub fn total(&self) -> u64 {
-        self.user
-            + self.nice
-            + self.system
-            + self.idle
-            + self.iowait
-            + self.irq
-            + self.softirq
-            + self.steal
+        [
+            self.nice,
+            self.system,
+            self.idle,
+            self.iowait,
+            self.irq,
+            self.softirq,
+            self.steal,
+        ]
+        .iter()
+        .fold(self.user, |a, &b| a.saturating_add(b))
+    }
+
+    /// Ticks not idle nor waiting for I/O (saturating, like `total`).
+    pub fn busy(&self) -> u64 {
+        self.total()
+            .saturating_sub(self.idle)
+            .saturating_sub(self.iowait)
     }
 
     /// Per-field difference `self - earlier`, saturating (counters can step back after a CPU
@@ -108,6 +119,32 @@ pub fn parse(text: &str) -> Stat {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn total_of_huge_counters_saturates() {
+        let t = CpuTimes {
+            user: u64::MAX,
+            idle: u64::MAX,
+            steal: 5,
+            ..Default::default()
+        };
+        assert_eq!(t.total(), u64::MAX);
+        assert_eq!(t.busy(), 0);
+        let small = CpuTimes {
+            user: 1,
+            nice: 2,
+            system: 3,
+            idle: 4,
+            iowait: 5,
+            irq: 6,
+            softirq: 7,
+            steal: 8,
+            guest: 100,
+            guest_nice: 100,
+        };
+        assert_eq!(small.total(), 36);
+        assert_eq!(small.busy(), 27);
+    }
 
     #[test]
     fn real_lines() {
