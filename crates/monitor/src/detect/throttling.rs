@@ -362,7 +362,7 @@ pub fn x86_counters(before: &Snapshot, after: &Snapshot) -> Vec<Finding> {
             })
         };
         if dc > 0 {
-            core_events += dc;
+            core_events = core_events.saturating_add(dc);
             ev.push(format!(
                 "cpu{}: core_throttle_count {} → {} (+{dc}{})",
                 a.cpu,
