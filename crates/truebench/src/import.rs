@@ -48,7 +48,16 @@ pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_else(|| path.display().to_string());
-                parsed.push((name, parse(&String::from_utf8_lossy(&bytes))));
+                let log = parse(&String::from_utf8_lossy(&bytes));
+                if truebench_results::import::is_sbc_bench_log(&log) {
+                    parsed.push((name, log));
+                } else {
+                    eprintln!(
+                        "truebench: error: {}: not an sbc-bench log (no sbc-bench version line, no 7-zip or OpenSSL section)",
+                        path.display()
+                    );
+                    failed = true;
+                }
             }
             Err(e) => {
                 eprintln!("truebench: error: {}: {e}", path.display());

@@ -47,7 +47,7 @@ pub fn load(what: &str, db: Option<&Path>) -> anyhow::Result<(String, RunResult)
             return Ok((name, r));
         }
         let log = parse(&text);
-        if log.header.version.is_none() && log.sevenzip.is_none() && log.openssl.is_none() {
+        if !truebench_results::import::is_sbc_bench_log(&log) {
             anyhow::bail!("{what}: neither a truebench result (JSON) nor an sbc-bench log");
         }
         return Ok((name.clone(), to_run_result(&log, &name)));

@@ -181,3 +181,26 @@ fn unreadable_file_is_named_and_exits_2() {
     // the readable log is still imported
     assert!(String::from_utf8_lossy(&out.stdout).contains("| Radxa ROCK 5A |"));
 }
+
+#[test]
+fn text_that_is_no_sbc_bench_log_is_refused_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = log_file(&dir);
+    let junk = dir.path().join("junk.txt");
+    // Bytes of every value, and a cpuinfo capture: neither is a benchmark log.
+    std::fs::write(&junk, (0u8..=255).cycle().take(3000).collect::<Vec<u8>>()).unwrap();
+    let cpuinfo = dir.path().join("board.cpuinfo");
+    std::fs::write(&cpuinfo, "processor\t: 0\nCPU part\t: 0xd0b\n").unwrap();
+    let out = tb(&dir)
+        .args(["import", "--row", "--no-store"])
+        .arg(&junk)
+        .arg(&cpuinfo)
+        .arg(&good)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("junk.txt: not an sbc-bench log"), "{err}");
+    assert!(err.contains("board.cpuinfo: not an sbc-bench log"), "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("| Radxa ROCK 5A |"));
+}

@@ -50,6 +50,12 @@ fn missing(what: &str, reason: &str) -> Missing {
     }
 }
 
+/// Whether a parsed text is an sbc-bench log at all: it names its sbc-bench version or holds
+/// one of the benchmark sections every version prints. Random text parses to an empty log.
+pub fn is_sbc_bench_log(log: &SbcBenchLog) -> bool {
+    log.header.version.is_some() || log.sevenzip.is_some() || log.openssl.is_some()
+}
+
 /// Parse one sbc-bench result log (any version from v0.4 to v0.9.72).
 pub fn parse(text: &str) -> SbcBenchLog {
     let owned: Vec<String> = text
