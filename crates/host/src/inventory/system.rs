@@ -241,17 +241,21 @@ fn kernel_arch(host: &Host, cpu: &CpuPart) -> (Option<String>, Option<String>) {
     let guess = if let Some(a) = f("CPU architecture") {
         // arm64 kernels print "8"; 32-bit kernels "7", "5TEJ", "AArch64" on some old ones.
         let feats = f("Features").unwrap_or("");
-        if a.starts_with('8') || a.starts_with('9') || a.eq_ignore_ascii_case("aarch64") {
-            if feats.split_whitespace().any(|w| w == "asimd" || w == "fp") {
+        // The leading number; anything outside ARMv4…v9 is not an architecture version.
+        let n: Option<u8> = a
+            .chars()
+            .take_while(|c| c.is_ascii_digit())
+            .collect::<String>()
+            .parse()
+            .ok();
+        match n {
+            _ if a.eq_ignore_ascii_case("aarch64") => Some("aarch64".to_string()),
+            Some(8 | 9) if feats.split_whitespace().any(|w| w == "asimd" || w == "fp") => {
                 Some("aarch64".to_string())
-            } else {
-                Some("armv8l".to_string())
             }
-        } else {
-            Some(format!(
-                "armv{}l",
-                a.trim_end_matches(|c: char| !c.is_ascii_digit())
-            ))
+            Some(8 | 9) => Some("armv8l".to_string()),
+            Some(v @ 4..=7) => Some(format!("armv{v}l")),
+            _ => None,
         }
     } else if let Some(isa) = f("isa").filter(|i| i.starts_with("rv")) {
         Some(
