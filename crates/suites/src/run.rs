@@ -250,6 +250,12 @@ struct Outcome {
 }
 
 impl Outcome {
+    /// Mark the phase failed; the last failure's reason is the one reported.
+    fn fail(&mut self, reason: impl Into<String>) {
+        self.status = Some(PhaseStatus::Failed);
+        self.reason = Some(reason.into());
+    }
+
     fn skipped(reason: impl Into<String>) -> Outcome {
         Outcome {
             status: Some(PhaseStatus::Skipped),
@@ -923,8 +929,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                         }
                         Err(KernelError::Interrupted) => break,
                         Err(e) => {
-                            out.status = Some(PhaseStatus::Failed);
-                            out.reason = Some(format!("cpu{}: {e}", g.first));
+                            out.fail(format!("cpu{}: {e}", g.first));
                         }
                     }
                 }
@@ -993,8 +998,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                         }
                         Err(KernelError::Interrupted) => break,
                         Err(e) => {
-                            out.status = Some(PhaseStatus::Failed);
-                            out.reason = Some(format!("cpu{}: {e}", g.first));
+                            out.fail(format!("cpu{}: {e}", g.first));
                         }
                     }
                 }
@@ -1017,8 +1021,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                             }
                             Err(KernelError::Interrupted) => break,
                             Err(e) => {
-                                out.status = Some(PhaseStatus::Failed);
-                                out.reason = Some(format!("cpu{}: {e}", g.first));
+                                out.fail(format!("cpu{}: {e}", g.first));
                             }
                         }
                     }
@@ -1069,8 +1072,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                     text: format!("{}{}", run.output.stdout, run.output.stderr),
                 });
                 if run.bench.is_none() && !run.output.stopped {
-                    out.status = Some(PhaseStatus::Failed);
-                    out.reason = Some(format!(
+                    out.fail(format!(
                         "`{}` printed no result (exit {:?}{})",
                         run.output.command_line(),
                         run.output.exit_code,
@@ -1094,8 +1096,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
             }
             Err(KernelError::Interrupted) => None,
             Err(e) => {
-                out.status = Some(PhaseStatus::Failed);
-                out.reason = Some(e.to_string());
+                out.fail(e.to_string());
                 None
             }
         }
@@ -1148,8 +1149,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
             }
             Err(KernelError::Interrupted) => None,
             Err(e) => {
-                out.status = Some(PhaseStatus::Failed);
-                out.reason = Some(e.to_string());
+                out.fail(e.to_string());
                 None
             }
         }
