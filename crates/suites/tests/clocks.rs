@@ -118,33 +118,12 @@ fn rock5b(cpufreq: bool) -> TempDir {
 
 /// Every file below `root` (relative path → bytes), for byte-for-byte comparisons.
 fn tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
-        for e in fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            let meta = fs::symlink_metadata(&p).unwrap();
-            let rel = p.strip_prefix(base).unwrap().to_path_buf();
-            if meta.file_type().is_symlink() {
-                // sysfs links (cpuN/cpufreq → ../cpufreq/policyN): compare the target.
-                let target = fs::read_link(&p).unwrap();
-                out.insert(rel, target.into_os_string().into_encoded_bytes());
-            } else if meta.is_dir() {
-                walk(base, &p, out);
-            } else {
-                out.insert(rel, fs::read(&p).unwrap());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(root, root, &mut out);
-    out
+    truebench_fixtures::tree_bytes(root, &[])
 }
 
 /// Tuning's own journal directory is not part of the machine's settings.
 fn settings(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    tree(root)
-        .into_iter()
-        .filter(|(p, _)| !p.starts_with("var/lib/truebench"))
-        .collect()
+    truebench_fixtures::tree_bytes(root, &["var/lib/truebench"])
 }
 
 /// What the fake saw when it was asked to measure.

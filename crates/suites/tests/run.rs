@@ -88,29 +88,7 @@ fn grow_time_in_state(root: &Path, policy: u32, add: &[(u64, u64)]) {
 
 /// Every file below `root` except tuning's own journal directory.
 fn settings(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
-        for e in fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            let meta = fs::symlink_metadata(&p).unwrap();
-            let rel = p.strip_prefix(base).unwrap().to_path_buf();
-            if meta.file_type().is_symlink() {
-                out.insert(
-                    rel,
-                    fs::read_link(&p)
-                        .unwrap()
-                        .into_os_string()
-                        .into_encoded_bytes(),
-                );
-            } else if meta.is_dir() {
-                walk(base, &p, out);
-            } else if !rel.starts_with("var/lib/truebench") {
-                out.insert(rel, fs::read(&p).unwrap());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(root, root, &mut out);
-    out
+    truebench_fixtures::tree_bytes(root, &["var/lib/truebench"])
 }
 
 /// The ROCK 5B root, idle (load 0.00), with a GPU devfreq device and a PCIe ASPM policy to

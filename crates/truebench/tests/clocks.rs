@@ -12,30 +12,8 @@ const BIN: &str = env!("CARGO_BIN_EXE_truebench");
 const GOV4: &str = "sys/devices/system/cpu/cpufreq/policy4/scaling_governor";
 
 fn tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
-        for e in fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            let meta = fs::symlink_metadata(&p).unwrap();
-            let rel = p.strip_prefix(base).unwrap().to_path_buf();
-            if meta.is_dir() {
-                walk(base, &p, out);
-            } else if meta.file_type().is_symlink() {
-                out.insert(
-                    rel,
-                    fs::read_link(&p)
-                        .unwrap()
-                        .into_os_string()
-                        .into_encoded_bytes(),
-                );
-            } else if !rel.starts_with("var/lib/truebench") {
-                // Tuning's journal directory is truebench's, not the machine's.
-                out.insert(rel, fs::read(&p).unwrap());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(root, root, &mut out);
-    out
+    // Tuning's journal directory is truebench's, not the machine's.
+    truebench_fixtures::tree_bytes(root, &["var/lib/truebench"])
 }
 
 #[test]
