@@ -57,19 +57,7 @@ impl Machine {
 
     /// Add ticks to `(kHz, ticks)` rows of a policy's time_in_state.
     fn grow_time_in_state(&self, policy: u32, add: &[(u64, u64)]) {
-        let rel = format!("sys/devices/system/cpu/cpufreq/policy{policy}/stats/time_in_state");
-        let text: String = self
-            .read(&rel)
-            .lines()
-            .map(|l| {
-                let mut it = l.split_whitespace();
-                let f: u64 = it.next().unwrap().parse().unwrap();
-                let t: u64 = it.next().unwrap().parse().unwrap();
-                let extra = add.iter().find(|a| a.0 == f).map_or(0, |a| a.1);
-                format!("{f} {}\n", t + extra)
-            })
-            .collect();
-        self.write(&rel, &text);
+        truebench_fixtures::grow_time_in_state(self.dir.path(), policy, add);
     }
 
     fn set_governor(&self, policies: &[u32], gov: &str) {

@@ -70,22 +70,6 @@ fn read(root: &Path, rel: &str) -> String {
     fs::read_to_string(root.join(rel)).unwrap()
 }
 
-/// Add ticks at `khz` to a policy's time_in_state.
-fn grow_time_in_state(root: &Path, policy: u32, add: &[(u64, u64)]) {
-    let rel = format!("{CPU}/cpufreq/policy{policy}/stats/time_in_state");
-    let text: String = read(root, &rel)
-        .lines()
-        .map(|l| {
-            let mut it = l.split_whitespace();
-            let f: u64 = it.next().unwrap().parse().unwrap();
-            let t: u64 = it.next().unwrap().parse().unwrap();
-            let extra = add.iter().find(|a| a.0 == f).map_or(0, |a| a.1);
-            format!("{f} {}\n", t + extra)
-        })
-        .collect();
-    put(root, &rel, &text);
-}
-
 /// Every file below `root` except tuning's own journal directory.
 fn settings(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     truebench_fixtures::tree_bytes(root, &["var/lib/truebench"])
@@ -643,7 +627,7 @@ fn scripted_throttling_during_the_multi_core_run_invalidates_the_result() {
     let d = rock5b();
     let mut fake = Fake::new(d.path()).script("multi", |root, _| {
         // The big cluster spends 30 s of 40 below its top OPP.
-        grow_time_in_state(root, 4, &[(2400000, 1000), (2208000, 3000)]);
+        truebench_fixtures::grow_time_in_state(root, 4, &[(2400000, 1000), (2208000, 3000)]);
     });
     let (r, _) = go(
         d.path(),
