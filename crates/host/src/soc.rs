@@ -23,7 +23,9 @@ pub struct SocEvidence {
 }
 
 /// The guessed SoC and the evidence that led to it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct SocGuess {
     pub name: String,
     /// Which rule matched, human-readable, e.g. "device-tree compatible \"rockchip,rk3588\"".

@@ -15,7 +15,7 @@ use truebench_host::{Host, Inventory};
 use crate::timeline::Timeline;
 
 /// One cpufreq policy's statistics.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PolicyStats {
     /// `policyN`'s N.
     pub policy: u32,
@@ -34,7 +34,7 @@ pub struct PolicyStats {
 /// A thermal cooling device (`sys/class/thermal/cooling_deviceN`). With
 /// CONFIG_THERMAL_STATISTICS its `stats/time_in_state_ms` tells how long the kernel kept it
 /// in each state — state > 0 on a `cpufreq` device is the kernel capping the clock.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CoolingDevice {
     /// `cooling_device0`
     pub name: String,
@@ -58,7 +58,7 @@ impl CoolingDevice {
 }
 
 /// x86 `cpuN/thermal_throttle/{core,package}_throttle_count`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ThrottleCount {
     pub cpu: u32,
     pub core: Option<u64>,
@@ -71,7 +71,7 @@ pub struct ThrottleCount {
 }
 
 /// One `proc/swaps` line.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SwapUse {
     pub filename: String,
     pub kind: String,
@@ -86,7 +86,7 @@ impl SwapUse {
 }
 
 /// Busy and total ticks of one CPU from `proc/stat`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CpuTicks {
     pub cpu: u32,
     /// idle + iowait
@@ -95,7 +95,7 @@ pub struct CpuTicks {
 }
 
 /// CPU time of one process from `proc/[pid]/stat`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProcessTimes {
     pub pid: u32,
     pub ppid: u32,
@@ -109,7 +109,7 @@ pub struct ProcessTimes {
 }
 
 /// Every process's CPU time at one moment.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProcessTable {
     /// Ticks per second (`sysconf(_SC_CLK_TCK)` on the live machine, else 100).
     pub clk_tck: u64,
@@ -122,7 +122,7 @@ pub struct ProcessTable {
 }
 
 /// CPU time one process used between two process tables.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProcessDelta {
     pub pid: u32,
     pub comm: String,
@@ -275,7 +275,7 @@ pub struct SnapshotOptions {
 }
 
 /// The counters detectors compare before and after.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Snapshot {
     /// Wall clock, Unix milliseconds.
     pub unix_ms: i64,

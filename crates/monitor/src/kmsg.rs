@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use truebench_host::Host;
 
 /// Kernel-log lines collected since `start`, or why they could not be.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum KernelLog {
     Lines(Vec<String>),

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// %-split of CPU time over the interval before the sample, from `/proc/stat` deltas, over all
 /// online CPUs (100 = every CPU busy). `cpu` is everything but idle and iowait.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CpuPct {
     pub cpu: f64,
     pub sys: f64,
@@ -21,7 +21,7 @@ pub struct CpuPct {
 }
 
 /// Raspberry Pi firmware readings (`vcgencmd`), taken at a slower cadence.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RpiSample {
     /// `measure_clock arm`, MHz: the real clock the firmware runs.
     pub arm_mhz: Option<f64>,
@@ -37,7 +37,7 @@ pub struct RpiSample {
 }
 
 /// One sample. `None` = not available on this machine (or the read timed out).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Sample {
     /// Seconds since the timeline started (monotonic clock).
     pub t: f64,
@@ -64,7 +64,7 @@ pub struct Sample {
 }
 
 /// What the per-sample vectors mean; fixed for the life of a timeline.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TimelineHeader {
     /// Cluster labels in cluster-id order, e.g. `cpu0-cpu3 (Cortex-A55)`.
     pub clusters: Vec<String>,
@@ -82,7 +82,7 @@ pub struct TimelineHeader {
 
 /// A named phase: `[start, end)` in timeline seconds, with the parallelism it is expected
 /// to use (1 for a single-threaded benchmark, N for all cores; None = unknown).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Phase {
     pub name: String,
     pub start: f64,
@@ -90,7 +90,7 @@ pub struct Phase {
     pub threads: Option<u32>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Timeline {
     pub header: TimelineHeader,
     pub samples: Vec<Sample>,

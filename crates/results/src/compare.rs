@@ -44,7 +44,7 @@ pub fn metrics(r: &RunResult) -> Metrics {
     let row = crate::render::row(r);
     let mut sevenzip_version = None;
     for name in ["compression-multi", "compression-single"] {
-        for s in r.scores(name) {
+        for s in r.envelope.scores(name) {
             if let Scores::Compression(c) = s {
                 if c.tool == CompressionTool::SevenZip && sevenzip_version.is_none() {
                     sevenzip_version = c.version.clone();
@@ -52,7 +52,7 @@ pub fn metrics(r: &RunResult) -> Metrics {
             }
         }
     }
-    let openssl_version = r.scores("aes").find_map(|s| match s {
+    let openssl_version = r.envelope.scores("aes").find_map(|s| match s {
         Scores::Aes(a) => Some(match a.source {
             AesSourceKind::Openssl => a
                 .version
@@ -179,7 +179,8 @@ pub struct Comparison {
 }
 
 fn flagged(r: &RunResult, kinds: &[FindingKind]) -> Vec<String> {
-    r.findings
+    r.envelope
+        .findings
         .iter()
         .filter(|f| kinds.contains(&f.kind) && f.severity > Severity::Info)
         .map(|f| f.message.clone())
@@ -187,7 +188,8 @@ fn flagged(r: &RunResult, kinds: &[FindingKind]) -> Vec<String> {
 }
 
 fn max_clock(r: &RunResult) -> Option<f64> {
-    r.scores("clocks-cold")
+    r.envelope
+        .scores("clocks-cold")
         .filter_map(|s| match s {
             Scores::Clocks(c) => Some(c),
             _ => None,
@@ -205,7 +207,8 @@ fn max_clock(r: &RunResult) -> Option<f64> {
 }
 
 fn max_temp(r: &RunResult) -> Option<f64> {
-    r.timeline
+    r.envelope
+        .timeline
         .samples
         .iter()
         .filter_map(|s| s.soc_temp_c)
@@ -230,22 +233,24 @@ pub fn compare(items: &[(String, RunResult)]) -> Comparison {
             key: key.clone(),
             label: label.clone(),
             device: r
+                .envelope
                 .inventory
                 .device
                 .clone()
-                .or_else(|| r.hostname.clone())
+                .or_else(|| r.envelope.hostname.clone())
                 .unwrap_or_else(|| "unknown device".into()),
-            date: if r.started.unix_ms == 0 {
+            date: if r.envelope.started.unix_ms == 0 {
                 "unknown".into()
             } else {
-                r.started
+                r.envelope
+                    .started
                     .utc
                     .get(..10)
-                    .unwrap_or(&r.started.utc)
+                    .unwrap_or(&r.envelope.started.utc)
                     .to_string()
             },
-            mode: r.mode.as_str().into(),
-            valid: r.valid,
+            mode: r.body.mode.as_str().into(),
+            valid: r.envelope.valid,
             metrics: metrics(r),
             max_clock_mhz: max_clock(r),
             max_temp_c: max_temp(r),
@@ -258,15 +263,16 @@ pub fn compare(items: &[(String, RunResult)]) -> Comparison {
             "{key} ({})",
             columns[keys.iter().position(|k| k == key).unwrap_or(0)].label
         );
-        if !r.comparable || r.mode == Mode::Quick {
+        if !r.envelope.comparable || r.body.mode == Mode::Quick {
             warnings.push(format!(
                 "{name}: quick mode — shortened phases give other numbers"
             ));
         }
-        if !r.complete {
+        if !r.envelope.complete {
             warnings.push(format!(
                 "{name}: not complete ({})",
-                r.incomplete_reason
+                r.envelope
+                    .incomplete_reason
                     .as_deref()
                     .unwrap_or("the run did not finish")
             ));
@@ -301,7 +307,7 @@ pub fn compare(items: &[(String, RunResult)]) -> Comparison {
         .map(|(_, r)| {
             if is_imported(r) {
                 "sbc-bench's".to_string()
-            } else if r.tuning.applied {
+            } else if r.envelope.tuning.applied {
                 "truebench's".to_string()
             } else {
                 "none".to_string()

@@ -31,12 +31,13 @@ pub const SBC_BENCH_TOOL: &str = "sbc-bench";
 
 /// True when `r` was converted from an sbc-bench log (not measured by truebench).
 pub fn is_imported(r: &RunResult) -> bool {
-    r.tools.iter().any(|t| t.name == SBC_BENCH_TOOL)
+    r.envelope.tools.iter().any(|t| t.name == SBC_BENCH_TOOL)
 }
 
 /// The sbc-bench version and log file name of an imported result.
 pub fn import_source(r: &RunResult) -> Option<(Option<String>, Option<String>)> {
-    r.tools
+    r.envelope
+        .tools
         .iter()
         .find(|t| t.name == SBC_BENCH_TOOL)
         .map(|t| (t.version.clone(), t.path.clone()))
@@ -1359,48 +1360,52 @@ pub fn to_run_result(log: &SbcBenchLog, name: &str) -> RunResult {
     let started = Stamp::from_unix_ms(ms_start);
     let ended = Stamp::from_unix_ms(ms_end.max(ms_start));
     RunResult {
-        schema_version: SCHEMA_VERSION,
-        truebench_version: env!("CARGO_PKG_VERSION").to_string(),
-        mode: match log.header.mode.as_deref() {
-            Some("extensive") => Mode::Extensive,
-            _ => Mode::Standard,
+        body: RunBody {
+            mode: match log.header.mode.as_deref() {
+                Some("extensive") => Mode::Extensive,
+                _ => Mode::Standard,
+            },
         },
-        comparable: true,
-        complete,
-        incomplete_reason: (!complete)
-            .then(|| format!("the log has no usable {} output", lacking.join(", "))),
-        valid,
-        duration_s: if start.is_some() {
-            (ended.unix_ms - started.unix_ms) as f64 / 1000.0
-        } else {
-            t_end
+        envelope: Envelope {
+            truebench_version: env!("CARGO_PKG_VERSION").to_string(),
+            comparable: true,
+            complete,
+            incomplete_reason: (!complete)
+                .then(|| format!("the log has no usable {} output", lacking.join(", "))),
+            valid,
+            duration_s: if start.is_some() {
+                (ended.unix_ms - started.unix_ms) as f64 / 1000.0
+            } else {
+                t_end
+            },
+            started,
+            ended,
+            hostname: log.system.hostname.clone(),
+            os_codename: log.system.codename.clone(),
+            inventory: inv,
+            tuning: TuningRecord {
+                requested: true,
+                applied: false,
+                reason: Some(
+                    "sbc-bench's own tuning (performance governors), not recorded in the log"
+                        .into(),
+                ),
+                ..Default::default()
+            },
+            tools,
+            phases,
+            findings,
+            timeline: built.timeline,
+            kernel_log: KernelLogRecord {
+                available: log.dmesg.is_some(),
+                reason: log.dmesg.is_none().then(|| {
+                    "the log has no `dmesg output while running the benchmarks` section".into()
+                }),
+                lines: log.dmesg.clone().unwrap_or_default(),
+            },
+            throttling: throttling_text(log),
+            notes,
         },
-        started,
-        ended,
-        hostname: log.system.hostname.clone(),
-        os_codename: log.system.codename.clone(),
-        inventory: inv,
-        tuning: TuningRecord {
-            requested: true,
-            applied: false,
-            reason: Some(
-                "sbc-bench's own tuning (performance governors), not recorded in the log".into(),
-            ),
-            ..Default::default()
-        },
-        tools,
-        phases,
-        findings,
-        timeline: built.timeline,
-        kernel_log: KernelLogRecord {
-            available: log.dmesg.is_some(),
-            reason: log.dmesg.is_none().then(|| {
-                "the log has no `dmesg output while running the benchmarks` section".into()
-            }),
-            lines: log.dmesg.clone().unwrap_or_default(),
-        },
-        throttling: throttling_text(log),
-        notes,
     }
 }
 

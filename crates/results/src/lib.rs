@@ -1,6 +1,6 @@
 //! truebench results: the versioned result model of `truebench run` (`model`) and its
 //! renderers (`render`: summary, detailed log, Results.md row), the text rendering of an
-//! inventory (`info`), a checker for truebench's JSON Schema files (`schema_check`), and the
+//! inventory (`info`), and the
 //! import of sbc-bench result logs of every version (`import`), with the Results.md row
 //! computed the way sbc-bench computes it (`row`).
 
@@ -14,12 +14,11 @@ pub mod render;
 pub mod report;
 pub mod row;
 pub mod sbcbench;
-pub mod schema_check;
 pub mod store;
 pub mod verdict;
 
 pub use import::{parse, results_row};
-pub use model::{migrate, RunResult};
+pub use model::{migrate, migrate_run, migrate_typed, Document, RunResult};
 pub use render::{detailed_log, summary};
 pub use row::ResultsRow;
 pub use sbcbench::SbcBenchLog;

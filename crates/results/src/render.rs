@@ -35,32 +35,34 @@ fn spread(pct: f64) -> String {
 }
 
 fn machine_name(r: &RunResult) -> String {
-    r.inventory
+    r.envelope
+        .inventory
         .device
         .clone()
-        .or_else(|| r.hostname.clone())
+        .or_else(|| r.envelope.hostname.clone())
         .unwrap_or_else(|| "unknown device".into())
 }
 
 fn header(r: &RunResult) -> String {
     let mut o = format!(
         "truebench {} — {} run on {}, started {}, {}\n",
-        r.truebench_version,
-        r.mode.as_str(),
+        r.envelope.truebench_version,
+        r.body.mode.as_str(),
         machine_name(r),
-        r.started.utc,
-        human_duration(r.duration_s)
+        r.envelope.started.utc,
+        human_duration(r.envelope.duration_s)
     );
-    if !r.comparable {
+    if !r.envelope.comparable {
         o.push_str(
             "Quick mode: every phase was shortened. These numbers are NOT comparable with standard runs.\n",
         );
     }
-    if !r.complete {
+    if !r.envelope.complete {
         let _ = writeln!(
             o,
             "INCOMPLETE: {}. The scores below are partial.",
-            r.incomplete_reason
+            r.envelope
+                .incomplete_reason
                 .as_deref()
                 .unwrap_or("the run did not finish")
         );
@@ -72,6 +74,7 @@ fn header(r: &RunResult) -> String {
 fn validation(r: &RunResult) -> String {
     let mut o = String::from("Results validation:\n\n");
     let shown: Vec<Finding> = r
+        .envelope
         .findings
         .iter()
         .filter(|f| f.severity > Severity::Info)
@@ -92,6 +95,7 @@ fn validation(r: &RunResult) -> String {
         }
     }
     let info = r
+        .envelope
         .findings
         .iter()
         .filter(|f| f.severity == Severity::Info)
@@ -102,9 +106,9 @@ fn validation(r: &RunResult) -> String {
     let _ = writeln!(
         o,
         "\nVerdict: {}",
-        if r.valid {
+        if r.envelope.valid {
             "valid"
-        } else if !r.complete {
+        } else if !r.envelope.complete {
             "incomplete"
         } else {
             "INVALID (see above)"
@@ -147,6 +151,7 @@ fn memory_lines(m: &MemoryScores) -> String {
 fn compression_lines(r: &RunResult) -> String {
     let mut o = String::new();
     let single: Vec<&CompressionScores> = r
+        .envelope
         .scores("compression-single")
         .filter_map(|s| match s {
             Scores::Compression(c) => Some(c),
@@ -154,6 +159,7 @@ fn compression_lines(r: &RunResult) -> String {
         })
         .collect();
     let multi: Vec<&CompressionScores> = r
+        .envelope
         .scores("compression-multi")
         .filter_map(|s| match s {
             Scores::Compression(c) => Some(c),
@@ -262,7 +268,7 @@ pub fn aes_table_text(a: &AesScores) -> String {
 fn aes_lines(r: &RunResult) -> String {
     let mut o = String::new();
     for name in ["aes", "aes-parallel"] {
-        for s in r.scores(name) {
+        for s in r.envelope.scores(name) {
             let Scores::Aes(a) = s else { continue };
             let src = match a.source {
                 AesSourceKind::Openssl => format!(
@@ -296,7 +302,7 @@ fn aes_lines(r: &RunResult) -> String {
 }
 
 fn clock_scores(r: &RunResult, name: &str) -> Option<ClockScores> {
-    r.scores(name).find_map(|s| match s {
+    r.envelope.scores(name).find_map(|s| match s {
         Scores::Clocks(c) => Some(c.clone()),
         _ => None,
     })
@@ -363,7 +369,7 @@ fn clocks_lines(r: &RunResult) -> String {
         let Some(c) = clock_scores(r, name) else {
             continue;
         };
-        let temp = r.phase(name).and_then(|p| phase_temp(r, p));
+        let temp = r.envelope.phase(name).and_then(|p| phase_temp(r, p));
         let _ = writeln!(
             o,
             "{title}{}:",
@@ -386,7 +392,8 @@ fn phase_temp(r: &RunResult, p: &PhaseResult) -> Option<f64> {
         end: p.ended,
         threads: p.threads,
     };
-    r.timeline
+    r.envelope
+        .timeline
         .samples_in(&ph)
         .iter()
         .filter_map(|s| s.soc_temp_c)
@@ -398,7 +405,7 @@ pub fn summary(r: &RunResult) -> String {
     let mut o = header(r);
     o.push('\n');
     o.push_str(&validation(r));
-    if let Some(Scores::Memory(m)) = r.scores("memory").next() {
+    if let Some(Scores::Memory(m)) = r.envelope.scores("memory").next() {
         let _ = writeln!(o, "\nMemory performance (pinned to one CPU per cluster):");
         o.push_str(&memory_lines(m));
     }
@@ -412,7 +419,7 @@ pub fn summary(r: &RunResult) -> String {
         o.push('\n');
         o.push_str(&aes);
     }
-    if let Some(Scores::Stress(s)) = r.scores("stress").next() {
+    if let Some(Scores::Stress(s)) = r.envelope.scores("stress").next() {
         let v: Vec<String> = s
             .intervals
             .iter()
@@ -442,6 +449,7 @@ pub fn summary(r: &RunResult) -> String {
         o.push_str(&clocks);
     }
     let skipped: Vec<String> = r
+        .envelope
         .phases
         .iter()
         .filter(|p| p.status != PhaseStatus::Ok)
@@ -465,11 +473,15 @@ pub fn summary(r: &RunResult) -> String {
             let _ = writeln!(o, "{s}");
         }
     }
-    if !r.tuning.applied {
+    if !r.envelope.tuning.applied {
         let _ = writeln!(
             o,
             "\nSettings were not tuned: {}",
-            r.tuning.reason.as_deref().unwrap_or("nothing to tune")
+            r.envelope
+                .tuning
+                .reason
+                .as_deref()
+                .unwrap_or("nothing to tune")
         );
     }
     let _ = writeln!(o, "\n{}", row(r));
@@ -478,12 +490,13 @@ pub fn summary(r: &RunResult) -> String {
 
 fn layout(r: &RunResult) -> Layout {
     let rpi = r
+        .envelope
         .timeline
         .samples
         .iter()
         .find_map(|s| s.rpi)
         .map(|x| x.pmic_watts.is_some() || x.input_volts.is_some());
-    Layout::new(&r.inventory, rpi)
+    Layout::new(&r.envelope.inventory, rpi)
 }
 
 /// The full log: every phase's raw output and monitoring table, throttling statistics,
@@ -493,17 +506,20 @@ pub fn detailed_log(r: &RunResult) -> String {
     let _ = writeln!(
         o,
         "Ended {} (schema_version {}), complete: {}, valid: {}",
-        r.ended.utc, r.schema_version, r.complete, r.valid
+        r.envelope.ended.utc,
+        crate::model::SCHEMA_VERSION,
+        r.envelope.complete,
+        r.envelope.valid
     );
     o.push('\n');
-    o.push_str(&crate::info::identity(&r.inventory));
-    if let Some(h) = &r.hostname {
+    o.push_str(&crate::info::identity(&r.envelope.inventory));
+    if let Some(h) = &r.envelope.hostname {
         let _ = writeln!(o, "Hostname:       {h}");
     }
     o.push('\n');
-    o.push_str(&crate::info::topology_table(&r.inventory));
+    o.push_str(&crate::info::topology_table(&r.envelope.inventory));
     o.push('\n');
-    match &r.inventory.thermal.chosen {
+    match &r.envelope.inventory.thermal.chosen {
         Some(c) => {
             let _ = writeln!(o, "Thermal source: /{} ({})", c.path, c.name);
         }
@@ -512,12 +528,12 @@ pub fn detailed_log(r: &RunResult) -> String {
     let _ = writeln!(
         o,
         "Measured clock during monitoring: {}",
-        r.timeline.header.measured_clock_source
+        r.envelope.timeline.header.measured_clock_source
     );
 
     let _ = writeln!(o, "\n{RULE}\n\nTools and versions:\n");
-    let _ = writeln!(o, "  * truebench {}", r.truebench_version);
-    for t in &r.tools {
+    let _ = writeln!(o, "  * truebench {}", r.envelope.truebench_version);
+    for t in &r.envelope.tools {
         let _ = writeln!(
             o,
             "  * {}: {}{}",
@@ -531,16 +547,20 @@ pub fn detailed_log(r: &RunResult) -> String {
     }
 
     let _ = writeln!(o, "\n{RULE}\n\nTuning:\n");
-    if r.tuning.applied {
+    if r.envelope.tuning.applied {
         o.push_str("  Settings changed for the run and restored afterwards:\n");
     } else {
         let _ = writeln!(
             o,
             "  Not tuned: {}",
-            r.tuning.reason.as_deref().unwrap_or("nothing to tune")
+            r.envelope
+                .tuning
+                .reason
+                .as_deref()
+                .unwrap_or("nothing to tune")
         );
     }
-    for c in &r.tuning.changes {
+    for c in &r.envelope.tuning.changes {
         let _ = writeln!(
             o,
             "    /{} = {}{}",
@@ -552,15 +572,19 @@ pub fn detailed_log(r: &RunResult) -> String {
                 .unwrap_or_default()
         );
     }
-    if r.tuning.applied && r.tuning.reason.is_some() {
-        let _ = writeln!(o, "  Note: {}", r.tuning.reason.as_deref().unwrap_or(""));
+    if r.envelope.tuning.applied && r.envelope.tuning.reason.is_some() {
+        let _ = writeln!(
+            o,
+            "  Note: {}",
+            r.envelope.tuning.reason.as_deref().unwrap_or("")
+        );
     }
-    for f in &r.tuning.restore_failed {
+    for f in &r.envelope.tuning.restore_failed {
         let _ = writeln!(o, "  NOT RESTORED: /{}: {}", f.path, f.reason);
     }
 
     let layout = layout(r);
-    for p in &r.phases {
+    for p in &r.envelope.phases {
         let _ = writeln!(o, "\n{RULE}\n");
         let status = match p.status {
             PhaseStatus::Ok => "ok".to_string(),
@@ -611,7 +635,7 @@ pub fn detailed_log(r: &RunResult) -> String {
             end: p.ended,
             threads: p.threads,
         };
-        let samples = r.timeline.samples_in(&ph);
+        let samples = r.envelope.timeline.samples_in(&ph);
         let _ = writeln!(o, "\nSystem health while running {}:\n", p.title);
         if samples.is_empty() {
             o.push_str("(no sample: the phase was shorter than the sampling interval)\n");
@@ -620,26 +644,30 @@ pub fn detailed_log(r: &RunResult) -> String {
         }
     }
 
-    if !r.throttling.is_empty() {
+    if !r.envelope.throttling.is_empty() {
         let _ = writeln!(o, "\n{RULE}\n");
-        o.push_str(r.throttling.trim_end());
+        o.push_str(r.envelope.throttling.trim_end());
         o.push('\n');
     }
 
     let _ = writeln!(o, "\n{RULE}\n");
-    if r.kernel_log.available {
+    if r.envelope.kernel_log.available {
         let _ = writeln!(o, "Kernel log while running the benchmarks:\n");
-        if r.kernel_log.lines.is_empty() {
+        if r.envelope.kernel_log.lines.is_empty() {
             o.push_str("(nothing logged)\n");
         }
-        for l in &r.kernel_log.lines {
+        for l in &r.envelope.kernel_log.lines {
             let _ = writeln!(o, "{l}");
         }
     } else {
         let _ = writeln!(
             o,
             "Kernel log not read: {}",
-            r.kernel_log.reason.as_deref().unwrap_or("unavailable")
+            r.envelope
+                .kernel_log
+                .reason
+                .as_deref()
+                .unwrap_or("unavailable")
         );
     }
 
@@ -647,14 +675,14 @@ pub fn detailed_log(r: &RunResult) -> String {
         o,
         "\n{RULE}\n\nFindings (every detector over the whole run):\n"
     );
-    if r.findings.is_empty() {
+    if r.envelope.findings.is_empty() {
         o.push_str("  none\n");
     } else {
-        o.push_str(&render_findings(&r.findings));
+        o.push_str(&render_findings(&r.envelope.findings));
     }
-    if !r.notes.is_empty() {
+    if !r.envelope.notes.is_empty() {
         let _ = writeln!(o, "\nNotes:");
-        for n in &r.notes {
+        for n in &r.envelope.notes {
             let _ = writeln!(o, "  * {n}");
         }
     }
@@ -669,10 +697,10 @@ pub fn detailed_log(r: &RunResult) -> String {
 /// 7-zip multi = mean of the all-core runs, single = best pinned run.
 pub fn row(r: &RunResult) -> ResultsRow {
     let mut row = crate::import::results_row(&as_sbc_bench_log(r));
-    if r.inventory.device.is_none() && r.hostname.is_none() {
+    if r.envelope.inventory.device.is_none() && r.envelope.hostname.is_none() {
         row.device = "-".into();
     }
-    if !r.comparable {
+    if !r.envelope.comparable {
         row.notes.push("quick mode: not comparable".into());
     }
     row
@@ -685,16 +713,16 @@ fn trunc_mhz(v: f64) -> u32 {
 /// This run as the sbc-bench log model, as far as the row needs it.
 pub fn as_sbc_bench_log(r: &RunResult) -> sbcbench::SbcBenchLog {
     use sbcbench::*;
-    let inv = &r.inventory;
+    let inv = &r.envelope.inventory;
     let mut log = SbcBenchLog::default();
     log.header.version = Some("0.9.72".into());
-    log.header.device = inv.device.clone().or_else(|| r.hostname.clone());
+    log.header.device = inv.device.clone().or_else(|| r.envelope.hostname.clone());
     log.system.kernel = inv.kernel.release.clone();
     log.system.kernel_arch = inv.arch.kernel.clone();
     log.system.userland = inv.arch.userland.clone();
     log.system.os_pretty = inv.distro.clone();
-    log.system.codename = r.os_codename.clone();
-    log.system.hostname = r.hostname.clone();
+    log.system.codename = r.envelope.os_codename.clone();
+    log.system.hostname = r.envelope.hostname.clone();
     log.system.cpus = Some(inv.cpus.len() as u32);
     log.topology = inv
         .cpus
@@ -750,7 +778,7 @@ pub fn as_sbc_bench_log(r: &RunResult) -> sbcbench::SbcBenchLog {
             });
         }
     }
-    if let Some(Scores::Memory(m)) = r.scores("memory").next() {
+    if let Some(Scores::Memory(m)) = r.envelope.scores("memory").next() {
         for c in &m.clusters {
             let mut results = Vec::new();
             for (name, b) in [
@@ -776,7 +804,7 @@ pub fn as_sbc_bench_log(r: &RunResult) -> sbcbench::SbcBenchLog {
             });
         }
     }
-    if let Some(Scores::Aes(a)) = r.scores("aes").next() {
+    if let Some(Scores::Aes(a)) = r.envelope.scores("aes").next() {
         log.openssl = Some(OpenSsl {
             version_line: a.version.clone(),
             version: a.version.clone(),
@@ -802,7 +830,7 @@ pub fn as_sbc_bench_log(r: &RunResult) -> sbcbench::SbcBenchLog {
         ("compression-single", SevenZipKind::Single),
         ("compression-multi", SevenZipKind::Multi),
     ] {
-        for s in r.scores(name) {
+        for s in r.envelope.scores(name) {
             let Scores::Compression(c) = s else { continue };
             if c.tool != CompressionTool::SevenZip {
                 continue;
@@ -835,7 +863,7 @@ pub fn as_sbc_bench_log(r: &RunResult) -> sbcbench::SbcBenchLog {
     }
     // sbc-bench prints throttling tables (and flags the clock column) only when the clock
     // was lowered.
-    let throttled = r.findings.iter().any(|f| {
+    let throttled = r.envelope.findings.iter().any(|f| {
         f.kind == truebench_monitor::FindingKind::Throttling && f.severity > Severity::Info
     });
     if throttled {

@@ -17,7 +17,7 @@ use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use crate::compare::{metrics, Metrics};
 use crate::convert::{import_source, is_imported};
-use crate::model::{migrate, RunResult};
+use crate::model::{migrate_typed, RunResult};
 
 /// How long a writer waits for the other writer's transaction.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -256,18 +256,18 @@ impl Store {
             params![
                 d,
                 stored,
-                r.started.unix_ms,
-                r.started.utc,
-                r.inventory.device,
-                r.inventory.soc.as_ref().map(|s| s.name.clone()),
-                r.hostname,
-                r.mode.as_str(),
-                r.valid,
-                r.complete,
+                r.envelope.started.unix_ms,
+                r.envelope.started.utc,
+                r.envelope.inventory.device,
+                r.envelope.inventory.soc.as_ref().map(|s| s.name.clone()),
+                r.envelope.hostname,
+                r.body.mode.as_str(),
+                r.envelope.valid,
+                r.envelope.complete,
                 source,
                 source_name,
-                r.schema_version,
-                r.truebench_version,
+                crate::model::SCHEMA_VERSION,
+                r.envelope.truebench_version,
                 i(m.sevenzip_multi),
                 i(m.sevenzip_single),
                 i(m.aes),
@@ -300,7 +300,7 @@ impl Store {
             reason,
         };
         let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| doc(e.to_string()))?;
-        migrate(v).map(Some).map_err(|e| doc(e.to_string()))
+        migrate_typed(v).map(Some).map_err(|e| doc(e.to_string()))
     }
 
     /// Runs matching `f`, oldest first.

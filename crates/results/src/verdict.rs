@@ -260,7 +260,8 @@ pub fn sbc_verdict(log: &SbcBenchLog, kind: FindingKind) -> SbcVerdict {
 
 /// Largest clock deviation below the OPP at the top OPP of any cluster, %, from the result.
 fn worst_top_deviation(r: &RunResult) -> Option<f64> {
-    r.phases
+    r.envelope
+        .phases
         .iter()
         .filter_map(|p| match &p.scores {
             Some(crate::model::Scores::Clocks(c)) => Some(c),
@@ -345,7 +346,7 @@ fn why(
         (FindingKind::SystemActivity, Agreement::OnlyTruebench) => {
             let multi = tb
                 .and_then(phase_in)
-                .and_then(|p| r.timeline.phases.iter().find(|x| x.name == p))
+                .and_then(|p| r.envelope.timeline.phases.iter().find(|x| x.name == p))
                 .and_then(|p| p.threads)
                 .is_some_and(|t| t > 1);
             if multi {
@@ -393,6 +394,7 @@ pub fn compare(log: &SbcBenchLog, r: &RunResult) -> Vec<VerdictComparison> {
         .map(|&kind| {
             let sbc = sbc_verdict(log, kind);
             let tb = r
+                .envelope
                 .findings
                 .iter()
                 .filter(|f| f.kind == kind)

@@ -42,11 +42,11 @@ fn side_by_side_with_reasons() {
 
     // Quick mode, another 7-zip and truebench's own tuning are each flagged.
     let mut q = b.clone();
-    q.mode = Mode::Quick;
-    q.comparable = false;
-    q.tools.retain(|t| t.name != "sbc-bench");
-    q.tuning.applied = true;
-    for p in q.phases.iter_mut() {
+    q.body.mode = Mode::Quick;
+    q.envelope.comparable = false;
+    q.envelope.tools.retain(|t| t.name != "sbc-bench");
+    q.envelope.tuning.applied = true;
+    for p in q.envelope.phases.iter_mut() {
         if let Some(truebench_results::model::Scores::Compression(z)) = p.scores.as_mut() {
             z.version = Some("26.02".into());
         }

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use truebench_monitor::FindingKind;
 use truebench_results::convert::{is_imported, to_run_result};
 use truebench_results::verdict::{self, Agreement};
-use truebench_results::{migrate, parse, render};
+use truebench_results::{migrate_run, parse, render};
 
 #[test]
 fn every_log_converts_round_trips_and_keeps_its_scores() {
@@ -22,10 +22,14 @@ fn every_log_converts_round_trips_and_keeps_its_scores() {
         assert!(is_imported(&r), "{name}");
         // The document survives JSON and reads back through migrate.
         let v = serde_json::to_value(&r).unwrap();
-        let back = migrate(v).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(back.phases.len(), r.phases.len(), "{name}");
+        let back = migrate_run(v).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(
+            back.envelope.phases.len(),
+            r.envelope.phases.len(),
+            "{name}"
+        );
         // Every sample lies inside the timeline's order and phases are inside the samples.
-        for w in r.timeline.samples.windows(2) {
+        for w in r.envelope.timeline.samples.windows(2) {
             assert!(w[0].t <= w[1].t, "{name}: samples out of order");
         }
         // The scores the row is made of survive the conversion: the converted result's row
@@ -132,11 +136,20 @@ fn rock5b_throttling_is_seen_by_both() {
     let log = parse(text);
     let r = to_run_result(&log, name);
     // Three clusters from the topology table, OPPs from the cold check.
-    assert_eq!(r.inventory.clusters.len(), 3);
-    assert_eq!(r.inventory.clusters[2].cpus, [6, 7]);
-    assert_eq!(r.inventory.clusters[2].opps_mhz.last(), Some(&2208));
+    assert_eq!(r.envelope.inventory.clusters.len(), 3);
+    assert_eq!(r.envelope.inventory.clusters[2].cpus, [6, 7]);
+    assert_eq!(
+        r.envelope.inventory.clusters[2].opps_mhz.last(),
+        Some(&2208)
+    );
     // Six monitored phases (the one-line `now` table is not a phase), in time order.
-    let names: Vec<&str> = r.timeline.phases.iter().map(|p| p.name.as_str()).collect();
+    let names: Vec<&str> = r
+        .envelope
+        .timeline
+        .phases
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
     assert_eq!(
         names,
         [
@@ -149,22 +162,23 @@ fn rock5b_throttling_is_seen_by_both() {
         ]
     );
     // big.LITTLE: the big clock goes to the last A76 cluster, LITTLE to the A55 one.
-    let s = r.timeline.samples.last().unwrap();
+    let s = r.envelope.timeline.samples.last().unwrap();
     assert_eq!(s.cluster_mhz, [Some(1800), None, Some(2208)]);
     assert_eq!(s.soc_temp_c, Some(74.8));
     // 18:05:08 +0100 is 17:05:08 UTC.
     assert_eq!(
-        truebench_results::model::rfc3339_utc(r.timeline.samples[0].unix_ms),
+        truebench_results::model::rfc3339_utc(r.envelope.timeline.samples[0].unix_ms),
         "2023-03-13T17:05:08.000Z"
     );
     // 89 s of 970 s at 1008 instead of 2208 MHz on cpu6-7: > 2 % of the clock lost.
     let thr: Vec<_> = r
+        .envelope
         .findings
         .iter()
         .filter(|f| f.kind == FindingKind::Throttling)
         .collect();
     assert!(!thr.is_empty());
-    assert!(!r.valid);
+    assert!(!r.envelope.valid);
     let v = verdict::compare(&log, &r);
     let t = v
         .iter()
@@ -174,7 +188,7 @@ fn rock5b_throttling_is_seen_by_both() {
     let sw = v.iter().find(|c| c.kind == FindingKind::Swapping).unwrap();
     assert_eq!(sw.agreement, Agreement::BothClear);
     // Scores typed per phase.
-    assert!(r.throttling.contains("for CPUs 6-7 (Cortex-A76)"));
+    assert!(r.envelope.throttling.contains("for CPUs 6-7 (Cortex-A76)"));
     let row = render::row(&r);
     assert_eq!(row.sevenzip_single, Some(2989));
     assert_eq!(row.aes, Some(1247490));

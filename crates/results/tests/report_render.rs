@@ -2,7 +2,7 @@
 //! error, no request to the network, the charts in the DOM. Skipped with a message when
 //! Chromium is not installed. Static checks (no URL, no script) run everywhere.
 //!
-//! Pages: a real quick run of this project's VM (tests/data/quick-run-x86-vm.json) and
+//! Pages: a real quick run of this project's VM (tests/data/v1/quick-run-x86-vm.json) and
 //! imported sbc-bench logs — ROCK 5B with throttling (4qJG), a Raspberry Pi 4 (fake/real
 //! clocks, 3L37), and the oldest log format in the corpus.
 
@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use truebench_results::convert::to_run_result;
-use truebench_results::{migrate, parse, report, RunResult};
+use truebench_results::{migrate_run, parse, report, RunResult};
 
 fn chromium() -> Option<PathBuf> {
     for name in ["chromium", "chromium-browser", "google-chrome"] {
@@ -148,12 +148,12 @@ fn pages() -> Vec<(String, RunResult)> {
     let logs = common::logs();
     let mut v = Vec::new();
     let quick = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/quick-run-x86-vm.json"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/v1/quick-run-x86-vm.json"),
     )
     .unwrap();
     v.push((
         "quick-run".to_string(),
-        migrate(serde_json::from_str(&quick).unwrap()).unwrap(),
+        migrate_run(serde_json::from_str(&quick).unwrap()).unwrap(),
     ));
     let oldest = logs
         .iter()

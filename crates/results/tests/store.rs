@@ -23,8 +23,8 @@ fn sample_result() -> RunResult {
 /// A distinct document per (writer, n): the digest differs, so nothing is deduplicated.
 fn variant(base: &RunResult, writer: &str, n: u64) -> RunResult {
     let mut r = base.clone();
-    r.hostname = Some(format!("{writer}-{n}"));
-    r.started.unix_ms += n as i64;
+    r.envelope.hostname = Some(format!("{writer}-{n}"));
+    r.envelope.started.unix_ms += n as i64;
     r
 }
 
@@ -99,9 +99,13 @@ fn check_rows(s: &Store) -> usize {
             .get(e.id)
             .unwrap()
             .unwrap_or_else(|| panic!("row {} listed but not readable", e.id));
-        assert_eq!(r.started.unix_ms, e.started_unix_ms, "row {}", e.id);
-        assert_eq!(r.inventory.device, e.device);
-        assert_eq!(r.hostname, e.hostname);
+        assert_eq!(
+            r.envelope.started.unix_ms, e.started_unix_ms,
+            "row {}",
+            e.id
+        );
+        assert_eq!(r.envelope.inventory.device, e.device);
+        assert_eq!(r.envelope.hostname, e.hostname);
         assert_eq!(truebench_results::compare::metrics(&r), e.metrics);
     }
     rows.len()
@@ -129,7 +133,7 @@ fn round_trip_dedup_and_filters() {
     // What comes back is the document as JSON reads it (serde_json's float parsing may
     // differ from the in-memory value in the last bit).
     let via_json = |r: &RunResult| {
-        truebench_results::migrate(
+        truebench_results::migrate_run(
             serde_json::from_str(&serde_json::to_string(r).unwrap()).unwrap(),
         )
         .unwrap()
@@ -159,7 +163,7 @@ fn round_trip_dedup_and_filters() {
     assert_eq!(f(Some("rock 5"), None), 2);
     assert_eq!(f(Some("rk3588"), None), 2);
     assert_eq!(f(Some("raspberry"), None), 0);
-    assert_eq!(f(None, Some(base.started.unix_ms + 1)), 1);
+    assert_eq!(f(None, Some(base.envelope.started.unix_ms + 1)), 1);
     drop(s);
     // Reopening keeps everything.
     let s = Store::open(&db).unwrap();

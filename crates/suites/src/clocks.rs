@@ -15,6 +15,9 @@ use truebench_host::inventory::Cluster;
 use truebench_host::{Host, Inventory};
 use truebench_monitor::detect::clocks::clock_deviation;
 use truebench_monitor::Finding;
+pub use truebench_results::model::clocks::{
+    AllCores, ClockPoint, ClusterClocks, CoreClock, WalkMode,
+};
 use truebench_tuning::{Tuning, TuningError};
 use truebench_workloads::clock::{self, ClockError, ClockMeasurement, ClockOptions};
 
@@ -210,72 +213,6 @@ pub struct ClocksReport {
     pub findings: Vec<Finding>,
     pub notes: Vec<String>,
     pub tuning: TuningSummary,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WalkMode {
-    /// Every OPP set and measured.
-    OppWalk,
-    /// cpufreq exists but could not be changed (no root): measured at the current clock.
-    CurrentClock,
-    /// No cpufreq policy: measured at whatever clock the hardware runs.
-    NoCpufreq,
-    /// Every CPU of the cluster is offline.
-    Offline,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ClusterClocks {
-    pub id: usize,
-    pub cpus: Vec<u32>,
-    pub cpu_range: String,
-    pub core_type: Option<String>,
-    pub driver: Option<String>,
-    /// The CPU the measurements ran on (the cluster's first online one).
-    pub measured_cpu: Option<u32>,
-    pub mode: WalkMode,
-    /// Whether the measured clock follows scaling_max_freq; `None` when not testable (fewer
-    /// than two OPPs walked, or no walk).
-    pub enforced: Option<bool>,
-    pub points: Vec<ClockPoint>,
-    pub notes: Vec<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ClockPoint {
-    /// The OPP set as scaling_max_freq (MHz, rounded down like sbc-bench); null without a walk.
-    pub opp_mhz: Option<u32>,
-    pub opp_khz: Option<u64>,
-    /// What cpufreq reported as current clock right after the measurement.
-    pub reported_mhz: Option<u32>,
-    /// Raspberry Pi firmware's `measure_clock arm`.
-    pub firmware_mhz: Option<f64>,
-    pub measured_mhz: Option<f64>,
-    pub samples_mhz: Vec<f64>,
-    /// What a plain timed loop would have seen (disturbances included).
-    pub effective_mhz: Option<f64>,
-    /// (measured − OPP) / OPP in %.
-    pub deviation_pct: Option<f64>,
-    pub rejected: u32,
-    pub duration_ms: f64,
-    pub error: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AllCores {
-    pub idle: Vec<CoreClock>,
-    pub load: Vec<CoreClock>,
-    pub load_heat_s: f64,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CoreClock {
-    pub cpu: u32,
-    pub measured_mhz: Option<f64>,
-    pub samples_mhz: Vec<f64>,
-    pub reported_mhz: Option<u32>,
-    pub error: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -465,24 +465,19 @@ fn go(
 }
 
 fn names(r: &RunResult) -> Vec<&str> {
-    r.phases.iter().map(|p| p.name.as_str()).collect()
+    r.envelope.phases.iter().map(|p| p.name.as_str()).collect()
 }
 
-fn schema() -> serde_json::Value {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schema/run.schema.json");
-    serde_json::from_str(&fs::read_to_string(p).unwrap()).unwrap()
-}
-
-/// The document validates against docs/schema/run.schema.json and survives a round trip.
+/// The document validates against docs/schema/result.schema.json and survives a round trip.
 fn check_document(r: &RunResult) {
     let v = serde_json::to_value(r).unwrap();
-    let errors = truebench_results::schema_check::validate(&schema(), &v);
+    let errors = truebench_fixtures::schema::validate_result(&v);
     assert!(
         errors.is_empty(),
         "schema violations:\n{}",
         errors.join("\n")
     );
-    let back = truebench_results::migrate(v).unwrap();
+    let back = truebench_results::migrate_run(v).unwrap();
     assert_eq!(&back, r);
 }
 
@@ -511,14 +506,18 @@ fn clean_run_tunes_measures_every_cluster_and_restores_byte_for_byte() {
         ]
     );
     assert!(
-        r.phases.iter().all(|p| p.status == PhaseStatus::Ok),
+        r.envelope
+            .phases
+            .iter()
+            .all(|p| p.status == PhaseStatus::Ok),
         "{:#?}",
-        r.phases
+        r.envelope.phases
     );
-    assert!(r.complete && r.comparable);
-    assert!(r.valid, "{}", render::summary(&r));
+    assert!(r.envelope.complete && r.envelope.comparable);
+    assert!(r.envelope.valid, "{}", render::summary(&r));
     // The timeline carries the same phases with their parallelism.
     let tl: Vec<(&str, Option<u32>)> = r
+        .envelope
         .timeline
         .phases
         .iter()
@@ -544,6 +543,7 @@ fn clean_run_tunes_measures_every_cluster_and_restores_byte_for_byte() {
 
     // Tuning: performance everywhere, devfreq and ASPM too; all restored.
     let changed: Vec<(&str, &str)> = r
+        .envelope
         .tuning
         .changes
         .iter()
@@ -557,12 +557,14 @@ fn clean_run_tunes_measures_every_cluster_and_restores_byte_for_byte() {
     }
     assert!(changed.contains(&("sys/class/devfreq/fb000000.gpu/governor", "performance")));
     assert!(changed.contains(&("sys/module/pcie_aspm/parameters/policy", "performance")));
-    assert!(r.tuning.applied && r.tuning.changes.iter().all(|c| c.error.is_none()));
-    assert!(r.tuning.restore_failed.is_empty());
+    assert!(
+        r.envelope.tuning.applied && r.envelope.tuning.changes.iter().all(|c| c.error.is_none())
+    );
+    assert!(r.envelope.tuning.restore_failed.is_empty());
     assert_eq!(settings(d.path()), before, "every file back byte for byte");
 
     // The cold walk covered every OPP; the hot check measured the top OPP of each cluster.
-    let Some(Scores::Clocks(cold)) = &r.phase("clocks-cold").unwrap().scores else {
+    let Some(Scores::Clocks(cold)) = &r.envelope.phase("clocks-cold").unwrap().scores else {
         panic!()
     };
     assert_eq!(cold.clusters.len(), 3);
@@ -570,7 +572,7 @@ fn clean_run_tunes_measures_every_cluster_and_restores_byte_for_byte() {
         .clusters
         .iter()
         .all(|c| c.mode == "opp_walk" && c.points.len() >= 7));
-    let Some(Scores::Clocks(hot)) = &r.phase("clocks-hot").unwrap().scores else {
+    let Some(Scores::Clocks(hot)) = &r.envelope.phase("clocks-hot").unwrap().scores else {
         panic!()
     };
     let hot_opps: Vec<Option<u32>> = hot.clusters.iter().map(|c| c.points[0].opp_mhz).collect();
@@ -607,7 +609,7 @@ fn clean_run_tunes_measures_every_cluster_and_restores_byte_for_byte() {
         assert!(summary.contains(want), "{want} missing in:\n{summary}");
     }
     let log = render::detailed_log(&r);
-    for p in &r.phases {
+    for p in &r.envelope.phases {
         assert!(
             log.contains(&format!("System health while running {}:", p.title)),
             "{}",
@@ -637,21 +639,22 @@ fn scripted_throttling_during_the_multi_core_run_invalidates_the_result() {
     );
     let r = r.unwrap();
     let t = r
+        .envelope
         .findings
         .iter()
         .find(|f| f.kind == FindingKind::Throttling)
         .unwrap_or_else(|| panic!("no throttling finding:\n{}", render::detailed_log(&r)));
     assert_eq!(t.severity, Severity::Critical);
-    assert!(!r.valid && r.complete);
+    assert!(!r.envelope.valid && r.envelope.complete);
     assert!(
-        r.throttling.contains("Throttling statistics"),
+        r.envelope.throttling.contains("Throttling statistics"),
         "{}",
-        r.throttling
+        r.envelope.throttling
     );
     assert!(
-        r.throttling.contains("2208 MHz:   90.00 sec"),
+        r.envelope.throttling.contains("2208 MHz:   90.00 sec"),
         "{}",
-        r.throttling
+        r.envelope.throttling
     );
     assert!(render::row(&r).throttled);
     assert!(render::summary(&r).contains("INVALID"));
@@ -702,6 +705,7 @@ fn background_load_during_a_single_threaded_phase_names_the_process() {
     );
     let r = r.unwrap();
     let f = r
+        .envelope
         .findings
         .iter()
         .find(|f| f.kind == FindingKind::BackgroundActivity)
@@ -718,13 +722,14 @@ fn background_load_during_a_single_threaded_phase_names_the_process() {
     );
     // Only the phase with the load is blamed.
     assert_eq!(
-        r.findings
+        r.envelope
+            .findings
             .iter()
             .filter(|f| f.kind == FindingKind::BackgroundActivity)
             .count(),
         1
     );
-    assert!(!r.valid);
+    assert!(!r.envelope.valid);
 }
 
 #[test]
@@ -736,14 +741,18 @@ fn ctrl_c_during_aes_ends_with_a_partial_result_and_restored_settings() {
     let mut fake = Fake::new(d.path()).script("aes", move |_, _| s2.store(true, Ordering::SeqCst));
     let (r, _) = go(d.path(), &opts(Mode::Standard), &mut fake, stop);
     let r = r.unwrap();
-    assert!(!r.complete && !r.valid);
+    assert!(!r.envelope.complete && !r.envelope.valid);
     assert!(
-        r.incomplete_reason.as_deref().unwrap().contains("'aes'"),
+        r.envelope
+            .incomplete_reason
+            .as_deref()
+            .unwrap()
+            .contains("'aes'"),
         "{:?}",
-        r.incomplete_reason
+        r.envelope.incomplete_reason
     );
     assert_eq!(names(&r), ["idle", "clocks-cold", "memory", "aes"]);
-    assert_eq!(r.phases[3].status, PhaseStatus::Interrupted);
+    assert_eq!(r.envelope.phases[3].status, PhaseStatus::Interrupted);
     assert!(
         !fake.calls.iter().any(|c| c.starts_with("single")),
         "{:?}",
@@ -767,13 +776,14 @@ fn without_openssl_and_7zip_the_builtins_say_what_they_are() {
         Arc::new(AtomicBool::new(false)),
     );
     let r = r.unwrap();
-    assert!(!r.comparable);
-    let Some(Scores::Aes(a)) = &r.phase("aes").unwrap().scores else {
+    assert!(!r.envelope.comparable);
+    let Some(Scores::Aes(a)) = &r.envelope.phase("aes").unwrap().scores else {
         panic!()
     };
     assert_eq!(a.source, AesSourceKind::Builtin);
     assert_eq!(a.tables.len(), 3);
-    let Some(Scores::Compression(c)) = &r.phase("compression-multi").unwrap().scores else {
+    let Some(Scores::Compression(c)) = &r.envelope.phase("compression-multi").unwrap().scores
+    else {
         panic!()
     };
     assert_eq!(c.tool, CompressionTool::BuiltinLzma);
@@ -806,12 +816,12 @@ fn extensive_mode_adds_parallel_aes_per_cluster_7zip_stress_and_all_core_clocks(
         "{:?}",
         fake.calls
     );
-    let Some(Scores::Stress(s)) = &r.phase("stress").unwrap().scores else {
+    let Some(Scores::Stress(s)) = &r.envelope.phase("stress").unwrap().scores else {
         panic!()
     };
     assert_eq!(s.intervals.len(), 4);
     assert!((s.change_pct.unwrap() + 25.0).abs() < 1e-9);
-    let Some(Scores::Clocks(all)) = &r.phase("clocks-all").unwrap().scores else {
+    let Some(Scores::Clocks(all)) = &r.envelope.phase("clocks-all").unwrap().scores else {
         panic!()
     };
     assert_eq!(all.all_cores.as_ref().unwrap().load.len(), 8);
@@ -864,7 +874,7 @@ fn a_busy_machine_is_refused_unless_forced() {
             reason.contains("busy") || reason.contains("load"),
             "{reason}"
         ),
-        other => panic!("{:?}", other.map(|r| r.valid)),
+        other => panic!("{:?}", other.map(|r| r.envelope.valid)),
     }
     assert!(fake.calls.is_empty(), "nothing measured: {:?}", fake.calls);
 
@@ -875,12 +885,13 @@ fn a_busy_machine_is_refused_unless_forced() {
     ticker.join().unwrap();
     let r = r.unwrap();
     let f = r
+        .envelope
         .findings
         .iter()
         .find(|f| f.kind == FindingKind::NotIdle)
         .expect("not_idle finding");
     assert!(f.severity >= Severity::Warning);
-    let Some(Scores::Idle(i)) = &r.phase("idle").unwrap().scores else {
+    let Some(Scores::Idle(i)) = &r.envelope.phase("idle").unwrap().scores else {
         panic!()
     };
     assert!(!i.idle && i.forced);
@@ -896,11 +907,14 @@ fn without_tuning_nothing_is_written_and_the_record_says_why() {
     o.no_tuning_reason = Some("--no-tuning was given".into());
     let (r, _) = go(d.path(), &o, &mut fake, Arc::new(AtomicBool::new(false)));
     let r = r.unwrap();
-    assert!(!r.tuning.applied && r.tuning.changes.is_empty());
-    assert_eq!(r.tuning.reason.as_deref(), Some("--no-tuning was given"));
+    assert!(!r.envelope.tuning.applied && r.envelope.tuning.changes.is_empty());
+    assert_eq!(
+        r.envelope.tuning.reason.as_deref(),
+        Some("--no-tuning was given")
+    );
     assert_eq!(settings(d.path()), before);
     assert!(!d.path().join("var/lib/truebench/tuning.journal").exists());
-    let Some(Scores::Clocks(cold)) = &r.phase("clocks-cold").unwrap().scores else {
+    let Some(Scores::Clocks(cold)) = &r.envelope.phase("clocks-cold").unwrap().scores else {
         panic!()
     };
     assert!(
@@ -939,6 +953,7 @@ fn kernel_time_of_the_benchmark_itself_is_not_blamed_on_others() {
     );
     let r = r.unwrap();
     let f = r
+        .envelope
         .findings
         .iter()
         .find(|f| f.kind == FindingKind::SystemActivity)
@@ -946,8 +961,9 @@ fn kernel_time_of_the_benchmark_itself_is_not_blamed_on_others() {
     assert_eq!(f.severity, Severity::Info, "{f:#?}");
     assert!(f.evidence.iter().any(|e| e.contains("the benchmark's own")));
     assert!(!r
+        .envelope
         .findings
         .iter()
         .any(|f| f.kind == FindingKind::BackgroundActivity));
-    assert!(r.valid);
+    assert!(r.envelope.valid);
 }

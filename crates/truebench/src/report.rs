@@ -5,7 +5,7 @@ use anyhow::Context;
 use std::path::{Path, PathBuf};
 use truebench_results::convert::to_run_result;
 use truebench_results::store::{self, Store};
-use truebench_results::{migrate, parse, RunResult};
+use truebench_results::{migrate_run, parse, RunResult};
 
 #[derive(clap::Args, Debug)]
 pub struct ReportArgs {
@@ -43,7 +43,7 @@ pub fn load(what: &str, db: Option<&Path>) -> anyhow::Result<(String, RunResult)
         if text.trim_start().starts_with('{') {
             let v: serde_json::Value =
                 serde_json::from_str(&text).with_context(|| format!("{what}: not valid JSON"))?;
-            let r = migrate(v).with_context(|| what.to_string())?;
+            let r = migrate_run(v).with_context(|| what.to_string())?;
             return Ok((name, r));
         }
         let log = parse(&text);

@@ -177,9 +177,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         }
     }
     out.flush()?;
-    Ok(if !result.complete {
+    Ok(if !result.envelope.complete {
         EXIT_INTERRUPTED
-    } else if result.valid {
+    } else if result.envelope.valid {
         0
     } else {
         EXIT_INVALID
@@ -188,12 +188,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
 
 /// `./truebench-results/2026-07-01_123456-rock5b`, local time.
 fn default_dir(r: &RunResult) -> PathBuf {
-    let secs = (r.started.unix_ms / 1000) as libc::time_t;
+    let secs = (r.envelope.started.unix_ms / 1000) as libc::time_t;
     // SAFETY: localtime_r writes into the tm we pass and reads only `secs`.
     let stamp = unsafe {
         let mut tm: libc::tm = std::mem::zeroed();
         if libc::localtime_r(&secs, &mut tm).is_null() {
-            r.started.utc.replace(':', "")
+            r.envelope.started.utc.replace(':', "")
         } else {
             format!(
                 "{:04}-{:02}-{:02}_{:02}{:02}{:02}",
@@ -207,6 +207,7 @@ fn default_dir(r: &RunResult) -> PathBuf {
         }
     };
     let host: String = r
+        .envelope
         .hostname
         .as_deref()
         .unwrap_or("unknown")

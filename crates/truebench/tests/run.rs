@@ -1,5 +1,5 @@
 //! `truebench run` as a real process: the quick run end to end on this machine (real kernels,
-//! the document checked against docs/schema/run.schema.json), Ctrl-C on a recorded ROCK 5B
+//! the document checked against docs/schema/result.schema.json), Ctrl-C on a recorded ROCK 5B
 //! root (partial result, every file restored byte for byte), and — as an unprivileged user —
 //! the untuned run with `--unattended`'s exit code 3 when the kernel log of that root shows the
 //! oom-killer during the run.
@@ -29,11 +29,6 @@ fn truebench() -> Command {
         std::env::temp_dir().join("truebench-run-tests-history"),
     );
     c
-}
-
-fn schema() -> Value {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schema/run.schema.json");
-    serde_json::from_str(&fs::read_to_string(p).unwrap()).unwrap()
 }
 
 fn tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
@@ -108,7 +103,7 @@ fn wait_for(rx: &mpsc::Receiver<String>, what: &str, seen: &mut Vec<String>) {
 fn read_result(dir: &Path) -> (Value, RunResult) {
     let text = fs::read_to_string(dir.join("result.json")).unwrap();
     let v: Value = serde_json::from_str(&text).unwrap();
-    let r = truebench_results::migrate(v.clone()).unwrap();
+    let r = truebench_results::migrate_run(v.clone()).unwrap();
     (v, r)
 }
 
@@ -134,7 +129,7 @@ fn quick_run_on_this_machine_end_to_end() {
 
     // stdout is exactly the document; it matches the schema, the folder's copy and the model.
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let errors = truebench_results::schema_check::validate(&schema(), &v);
+    let errors = truebench_fixtures::schema::validate_result(&v);
     assert!(
         errors.is_empty(),
         "schema violations:\n{}",
@@ -144,17 +139,23 @@ fn quick_run_on_this_machine_end_to_end() {
     assert_eq!(saved, v);
     assert_eq!(serde_json::to_value(&r).unwrap(), v, "serde round trip");
 
-    assert_eq!(r.mode, truebench_results::model::Mode::Quick);
-    assert!(!r.comparable && r.complete);
+    assert_eq!(r.body.mode, truebench_results::model::Mode::Quick);
+    assert!(!r.envelope.comparable && r.envelope.complete);
     // Exit code and verdict agree: 0 only for a valid result (this shared machine is often
     // busy, which makes the result invalid with background_activity findings).
-    assert_eq!(code == Some(0), r.valid, "{:#?}", r.findings);
+    assert_eq!(
+        code == Some(0),
+        r.envelope.valid,
+        "{:#?}",
+        r.envelope.findings
+    );
     let critical = r
+        .envelope
         .findings
         .iter()
         .any(|f| f.severity == truebench_monitor::Severity::Critical);
-    assert_eq!(r.valid, !critical);
-    for p in &r.phases {
+    assert_eq!(r.envelope.valid, !critical);
+    for p in &r.envelope.phases {
         assert_eq!(
             p.status,
             truebench_results::model::PhaseStatus::Ok,
@@ -171,12 +172,12 @@ fn quick_run_on_this_machine_end_to_end() {
     assert!(row.memset.unwrap() >= 300);
     let aes = row.aes.expect("aes-256-cbc at 16 KiB");
     assert!(aes > 5_000, "AES {aes} k");
-    if r.tools.iter().any(|t| t.name == "7-zip") {
+    if r.envelope.tools.iter().any(|t| t.name == "7-zip") {
         let single = row.sevenzip_single.expect("7-zip single");
         let multi = row.sevenzip_multi.expect("7-zip multi");
         assert!(single > 200 && multi > 200, "7-zip {single} / {multi} MIPS");
     } else {
-        let c = &v["phases"]
+        let c = &v["envelope"]["phases"]
             .as_array()
             .unwrap()
             .iter()
@@ -186,7 +187,7 @@ fn quick_run_on_this_machine_end_to_end() {
         assert!(c["runs"][0]["compress_mb_s"].as_f64().unwrap() > 0.1);
     }
     for name in ["clocks-cold", "clocks-hot"] {
-        let p = r.phase(name).unwrap();
+        let p = r.envelope.phase(name).unwrap();
         let Some(truebench_results::model::Scores::Clocks(c)) = &p.scores else {
             panic!("{name}")
         };
@@ -196,8 +197,9 @@ fn quick_run_on_this_machine_end_to_end() {
         }
     }
     // The sampler ran throughout: the multi-core phase has samples with %cpu.
-    let multi = r.timeline.phase("compression-multi").unwrap();
+    let multi = r.envelope.timeline.phase("compression-multi").unwrap();
     assert!(r
+        .envelope
         .timeline
         .samples_in(multi)
         .iter()
@@ -205,7 +207,7 @@ fn quick_run_on_this_machine_end_to_end() {
 
     // The detailed log holds the raw output behind every number and a table per phase.
     let log = fs::read_to_string(dir.path().join("detailed.log")).unwrap();
-    for p in &r.phases {
+    for p in &r.envelope.phases {
         assert!(log.contains(&format!("Phase {}: ", p.name)), "{}", p.name);
         assert!(
             log.contains(&format!("System health while running {}:", p.title)),
@@ -215,7 +217,8 @@ fn quick_run_on_this_machine_end_to_end() {
     }
     assert!(log.contains("aes-256-cbc") || log.contains("AES-256-CBC"));
     assert!(log.contains(&format!("{:.1} MB/s", {
-        let Some(truebench_results::model::Scores::Memory(m)) = &r.phase("memory").unwrap().scores
+        let Some(truebench_results::model::Scores::Memory(m)) =
+            &r.envelope.phase("memory").unwrap().scores
         else {
             panic!()
         };
@@ -260,18 +263,19 @@ fn sigint_mid_run_restores_the_root_and_leaves_a_partial_result() {
         "every file restored byte for byte"
     );
     let (v, r) = read_result(out.path());
-    assert!(!r.complete && !r.valid);
+    assert!(!r.envelope.complete && !r.envelope.valid);
     assert!(
-        r.incomplete_reason
+        r.envelope
+            .incomplete_reason
             .as_deref()
             .unwrap_or("")
             .contains("memory"),
         "{:?}",
-        r.incomplete_reason
+        r.envelope.incomplete_reason
     );
-    assert!(r.phase("compression-single").is_none());
-    assert!(truebench_results::schema_check::validate(&schema(), &v).is_empty());
-    assert!(r.tuning.applied && r.tuning.restore_failed.is_empty());
+    assert!(r.envelope.phase("compression-single").is_none());
+    assert!(truebench_fixtures::schema::validate_result(&v).is_empty());
+    assert!(r.envelope.tuning.applied && r.envelope.tuning.restore_failed.is_empty());
     let log = fs::read_to_string(out.path().join("detailed.log")).unwrap();
     assert!(log.contains("INCOMPLETE"), "{log}");
 }
@@ -351,8 +355,9 @@ fn without_root_unattended_runs_untuned_and_exits_3_when_invalid() {
     let stderr = seen.join("\n");
     assert_eq!(status.code(), Some(3), "{stderr}");
     let r: RunResult = serde_json::from_str(&stdout).unwrap();
-    assert!(r.complete && !r.valid);
+    assert!(r.envelope.complete && !r.envelope.valid);
     let oom = r
+        .envelope
         .findings
         .iter()
         .find(|f| f.kind == truebench_monitor::FindingKind::OomKill)
@@ -361,11 +366,15 @@ fn without_root_unattended_runs_untuned_and_exits_3_when_invalid() {
         .evidence
         .iter()
         .any(|e| e.contains("Killed process 4321")));
-    assert_eq!(r.kernel_log.lines.len(), 1);
+    assert_eq!(r.envelope.kernel_log.lines.len(), 1);
 
     // Untuned, and said so.
-    assert!(r.tuning.requested && !r.tuning.applied && r.tuning.changes.is_empty());
-    let reason = r.tuning.reason.as_deref().unwrap();
+    assert!(
+        r.envelope.tuning.requested
+            && !r.envelope.tuning.applied
+            && r.envelope.tuning.changes.is_empty()
+    );
+    let reason = r.envelope.tuning.reason.as_deref().unwrap();
     assert!(
         reason.contains("needs root") && reason.contains("untuned"),
         "{reason}"
@@ -374,7 +383,8 @@ fn without_root_unattended_runs_untuned_and_exits_3_when_invalid() {
         stderr.contains("needs root"),
         "said on stderr too: {stderr}"
     );
-    let Some(truebench_results::model::Scores::Clocks(c)) = &r.phase("clocks-cold").unwrap().scores
+    let Some(truebench_results::model::Scores::Clocks(c)) =
+        &r.envelope.phase("clocks-cold").unwrap().scores
     else {
         panic!()
     };

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 const CPU_DIR: &str = "sys/devices/system/cpu";
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Cpu {
     pub id: u32,
     pub online: bool,
@@ -28,7 +28,7 @@ pub struct Cpu {
     pub capacity: Option<u32>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Cluster {
     pub id: usize,
     pub cpus: Vec<u32>,

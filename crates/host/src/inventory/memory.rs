@@ -5,7 +5,7 @@ use crate::parse::{bracketed_choice, meminfo, swaps};
 use crate::Host;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Memory {
     pub total_kb: Option<u64>,
     pub available_kb: Option<u64>,
@@ -14,7 +14,7 @@ pub struct Memory {
     pub page_size_source: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SwapDevice {
     pub filename: String,
     /// `zram`, `partition` or `file`.
@@ -30,14 +30,14 @@ pub struct SwapDevice {
     pub storage: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Zswap {
     pub enabled: bool,
     pub compressor: Option<String>,
     pub max_pool_percent: Option<u64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Swap {
     pub devices: Vec<SwapDevice>,
     pub zswap: Option<Zswap>,

@@ -8,7 +8,7 @@ use crate::soc::{self, SocEvidence, SocGuess};
 use crate::Host;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Kernel {
     /// `6.1.0-13-arm64`
     pub release: Option<String>,
@@ -16,7 +16,7 @@ pub struct Kernel {
     pub version: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Arch {
     /// Kernel architecture as `uname -m` prints it (`aarch64`, `armv7l`, `x86_64`).
     pub kernel: Option<String>,
@@ -27,7 +27,7 @@ pub struct Arch {
     pub userland: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Virtualization {
     /// `none`, `vm`, `container` or `wsl` — the innermost layer we run in.
     pub kind: String,
@@ -37,7 +37,7 @@ pub struct Virtualization {
     pub layers: Vec<VirtLayer>,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct VirtLayer {
     pub kind: String,
     pub name: String,

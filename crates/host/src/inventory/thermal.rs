@@ -8,14 +8,14 @@ use serde::{Deserialize, Serialize};
 /// Readings outside this range are sensor garbage (unconnected inputs read -273 or 255 °C).
 const PLAUSIBLE_C: std::ops::RangeInclusive<f64> = -40.0..=150.0;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TripPoint {
     pub kind: Option<String>,
     pub temp_c: Option<f64>,
     pub hyst_c: Option<f64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ThermalZone {
     /// `thermal_zone0`
     pub name: String,
@@ -28,7 +28,7 @@ pub struct ThermalZone {
     pub trips: Vec<TripPoint>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HwmonSensor {
     /// temp, in, curr, power, fan, energy, humidity
     pub kind: String,
@@ -41,7 +41,7 @@ pub struct HwmonSensor {
     pub path: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HwmonChip {
     /// `hwmon0`
     pub dir: String,
@@ -54,7 +54,7 @@ pub struct HwmonChip {
     pub alarms: Vec<(String, u64)>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ChosenSensor {
     /// "zone" or "hwmon"
     pub kind: String,
@@ -66,7 +66,7 @@ pub struct ChosenSensor {
     pub reason: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Thermal {
     pub chosen: Option<ChosenSensor>,
     pub zones: Vec<ThermalZone>,

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 /// One `cpu`/`cpuN` line. Fields missing on old kernels are zero.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct CpuTimes {
     pub user: u64,
     pub nice: u64,
@@ -59,7 +59,7 @@ impl CpuTimes {
     }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Stat {
     /// The aggregate `cpu` line.
     pub total: Option<CpuTimes>,

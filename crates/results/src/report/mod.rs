@@ -29,20 +29,22 @@ fn wide(chart: &str) -> String {
 }
 
 fn device(r: &RunResult) -> String {
-    r.inventory
+    r.envelope
+        .inventory
         .device
         .clone()
-        .or_else(|| r.hostname.clone())
+        .or_else(|| r.envelope.hostname.clone())
         .unwrap_or_else(|| "Unknown device".into())
 }
 
 fn cluster_name(r: &RunResult, c: usize) -> String {
-    match r.inventory.clusters.get(c) {
+    match r.envelope.inventory.clusters.get(c) {
         Some(cl) => match &cl.core_type {
             Some(t) => format!("{} · {t}", cl.cpu_range()),
             None => cl.cpu_range(),
         },
         None => r
+            .envelope
             .timeline
             .header
             .clusters
@@ -64,16 +66,17 @@ fn sev_class(s: Severity) -> &'static str {
 // sections
 
 fn header(o: &mut String, r: &RunResult) {
-    let (badge, class) = if !r.complete {
+    let (badge, class) = if !r.envelope.complete {
         ("INCOMPLETE", "crit")
-    } else if !r.valid {
+    } else if !r.envelope.valid {
         ("INVALID", "crit")
-    } else if !r.comparable {
+    } else if !r.envelope.comparable {
         ("VALID · QUICK", "warn")
     } else {
         ("VALID", "ok")
     };
     let soc = r
+        .envelope
         .inventory
         .soc
         .as_ref()
@@ -85,10 +88,11 @@ fn header(o: &mut String, r: &RunResult) {
         esc(&device(r)),
         esc(&soc)
     );
-    let when = if r.started.unix_ms == 0 {
+    let when = if r.envelope.started.unix_ms == 0 {
         "date unknown".to_string()
     } else {
-        r.started
+        r.envelope
+            .started
             .utc
             .replace('T', " ")
             .trim_end_matches('Z')
@@ -103,21 +107,25 @@ fn header(o: &mut String, r: &RunResult) {
             v.map(|v| format!(" v{v}")).unwrap_or_default(),
             name.unwrap_or_default()
         ),
-        None => format!("truebench {}", r.truebench_version),
+        None => format!("truebench {}", r.envelope.truebench_version),
     };
     let mut facts = vec![
         ("Date", when),
-        ("Mode", r.mode.as_str().to_string()),
-        ("Duration", crate::render::human_duration(r.duration_s)),
+        ("Mode", r.body.mode.as_str().to_string()),
+        (
+            "Duration",
+            crate::render::human_duration(r.envelope.duration_s),
+        ),
         ("Source", source),
     ];
-    if let Some(k) = &r.inventory.kernel.release {
+    if let Some(k) = &r.envelope.inventory.kernel.release {
         facts.push(("Kernel", k.clone()));
     }
-    if let Some(d) = &r.inventory.distro {
+    if let Some(d) = &r.envelope.inventory.distro {
         facts.push(("OS", d.clone()));
     }
     let cores: Vec<String> = r
+        .envelope
         .inventory
         .clusters
         .iter()
@@ -133,7 +141,7 @@ fn header(o: &mut String, r: &RunResult) {
     if !cores.is_empty() {
         facts.push(("CPU", cores.join(" + ")));
     }
-    if let Some(kb) = r.inventory.memory.total_kb {
+    if let Some(kb) = r.envelope.inventory.memory.total_kb {
         facts.push(("RAM", format!("{:.1} GiB", kb as f64 / 1048576.0)));
     }
     o.push_str("<dl class=\"facts\">");
@@ -141,10 +149,10 @@ fn header(o: &mut String, r: &RunResult) {
         let _ = write!(o, "<div><dt>{k}</dt><dd>{}</dd></div>", esc(&v));
     }
     o.push_str("</dl>");
-    if !r.comparable {
+    if !r.envelope.comparable {
         o.push_str("<p class=\"note warn\">Quick mode: every phase was shortened. These numbers are not comparable with standard runs.</p>");
     }
-    if let Some(why) = &r.incomplete_reason {
+    if let Some(why) = &r.envelope.incomplete_reason {
         let _ = write!(o, "<p class=\"note crit\">Incomplete: {}</p>", esc(why));
     }
     o.push_str("</header>");
@@ -194,7 +202,7 @@ fn scores(o: &mut String, r: &RunResult) {
     }
     o.push_str("</div>");
     if m.sevenzip_multi.is_none() {
-        if let Some(Scores::Compression(c)) = r.scores("compression-multi").next() {
+        if let Some(Scores::Compression(c)) = r.envelope.scores("compression-multi").next() {
             if c.tool == CompressionTool::BuiltinLzma {
                 o.push_str("<p class=\"muted\">7-zip was not installed: the built-in LZMA benchmark ran instead (MB/s, not comparable with 7-zip MIPS).</p>");
             }
@@ -230,6 +238,7 @@ fn finding_html(o: &mut String, f: &Finding) {
 fn verdicts(o: &mut String, r: &RunResult) {
     o.push_str("<section><h2>Verdicts</h2>");
     let shown: Vec<&Finding> = r
+        .envelope
         .findings
         .iter()
         .filter(|f| f.severity > Severity::Info)
@@ -244,6 +253,7 @@ fn verdicts(o: &mut String, r: &RunResult) {
         o.push_str("</ul>");
     }
     let info: Vec<&Finding> = r
+        .envelope
         .findings
         .iter()
         .filter(|f| f.severity == Severity::Info)
@@ -260,6 +270,7 @@ fn verdicts(o: &mut String, r: &RunResult) {
         o.push_str("</ul></details>");
     }
     let sbc: Vec<&str> = r
+        .envelope
         .notes
         .iter()
         .filter_map(|n| n.strip_prefix("sbc-bench's validation: "))
@@ -276,17 +287,18 @@ fn verdicts(o: &mut String, r: &RunResult) {
 
 /// Samples of a timeline phase, t relative to its start.
 fn phase_samples<'a>(r: &'a RunResult, p: &truebench_monitor::Phase) -> &'a [Sample] {
-    r.timeline.samples_in(p)
+    r.envelope.timeline.samples_in(p)
 }
 
 fn nclusters(r: &RunResult) -> usize {
-    r.timeline
+    r.envelope
+        .timeline
         .samples
         .iter()
         .map(|s| s.cluster_mhz.len().max(s.measured_mhz.len()))
         .max()
         .unwrap_or(0)
-        .max(r.timeline.header.clusters.len())
+        .max(r.envelope.timeline.header.clusters.len())
 }
 
 fn clock_chart(r: &RunResult, samples: &[Sample], t0: f64, title: &str, w: f64) -> LineChart {
@@ -338,6 +350,7 @@ fn temp_chart(r: &RunResult, samples: &[Sample], t0: f64, title: &str, w: f64) -
     let mut c = LineChart::new(title, "time (s)", "temperature (°C)");
     c.width = w;
     let name = r
+        .envelope
         .timeline
         .header
         .soc_sensor
@@ -381,7 +394,7 @@ fn cpu_chart(samples: &[Sample], t0: f64, title: &str, w: f64) -> LineChart {
 }
 
 fn timeline(o: &mut String, r: &RunResult) {
-    let tl = &r.timeline;
+    let tl = &r.envelope.timeline;
     o.push_str("<section><h2>Timeline</h2>");
     if tl.samples.len() < 2 {
         o.push_str("<p class=\"muted\">No monitoring samples.</p></section>");
@@ -475,6 +488,7 @@ fn timeline(o: &mut String, r: &RunResult) {
     for p in &tl.phases {
         let samples = phase_samples(r, p);
         let title = r
+            .envelope
             .phases
             .iter()
             .find(|x| x.name == p.name || x.title == p.name)
@@ -529,7 +543,7 @@ fn timeline(o: &mut String, r: &RunResult) {
 }
 
 fn clock_scores(r: &RunResult, name: &str) -> Option<ClockScores> {
-    r.scores(name).find_map(|s| match s {
+    r.envelope.scores(name).find_map(|s| match s {
         Scores::Clocks(c) => Some(c.clone()),
         _ => None,
     })
@@ -635,11 +649,11 @@ fn clocks(o: &mut String, r: &RunResult) {
 }
 
 fn throttling(o: &mut String, r: &RunResult) {
-    if r.throttling.trim().is_empty() {
+    if r.envelope.throttling.trim().is_empty() {
         return;
     }
     // The text is sbc-bench's table layout; its parser reads it back.
-    let tables = crate::import::parse(&r.throttling).throttling;
+    let tables = crate::import::parse(&r.envelope.throttling).throttling;
     if tables.is_empty() {
         return;
     }
@@ -649,7 +663,7 @@ fn throttling(o: &mut String, r: &RunResult) {
             .cpus
             .as_deref()
             .and_then(|c| truebench_host::parse::cpulist::parse(c).first().copied())
-            .and_then(|c| r.inventory.cluster_of(c))
+            .and_then(|c| r.envelope.inventory.cluster_of(c))
             .map(|c| c.id)
             .unwrap_or(0);
         let total: f64 = t.time_in_state.iter().map(|x| x.1).sum();
@@ -689,7 +703,7 @@ fn throttling(o: &mut String, r: &RunResult) {
 fn aes(o: &mut String, r: &RunResult) {
     let mut any = false;
     for name in ["aes", "aes-parallel"] {
-        for s in r.scores(name) {
+        for s in r.envelope.scores(name) {
             let Scores::Aes(a) = s else { continue };
             if !any {
                 o.push_str("<section><h2>AES</h2>");
@@ -771,7 +785,7 @@ fn aes(o: &mut String, r: &RunResult) {
 }
 
 fn memory(o: &mut String, r: &RunResult) {
-    let Some(Scores::Memory(m)) = r.scores("memory").next() else {
+    let Some(Scores::Memory(m)) = r.envelope.scores("memory").next() else {
         return;
     };
     o.push_str("<section><h2>Memory</h2><div class=\"scroll\"><table class=\"num\"><thead><tr><th>cluster</th><th>memcpy (MB/s)</th><th>memset (MB/s)</th><th>read (MB/s)</th></tr></thead><tbody>");
@@ -843,6 +857,7 @@ fn memory(o: &mut String, r: &RunResult) {
         }
         o.push_str(&wide(&ch.render()));
         if let Some(n) = r
+            .envelope
             .notes
             .iter()
             .find(|n| n.starts_with("memory latency from"))
@@ -860,7 +875,7 @@ fn compression(o: &mut String, r: &RunResult) {
         "compression-multi",
         "compression-cluster",
     ] {
-        for s in r.scores(name) {
+        for s in r.envelope.scores(name) {
             let Scores::Compression(c) = s else { continue };
             for run in &c.runs {
                 rows.push((c.tool, c.version.clone(), run.clone()));
@@ -907,7 +922,7 @@ fn compression(o: &mut String, r: &RunResult) {
 }
 
 fn stress(o: &mut String, r: &RunResult) {
-    let Some(Scores::Stress(s)) = r.scores("stress").next() else {
+    let Some(Scores::Stress(s)) = r.envelope.scores("stress").next() else {
         return;
     };
     if s.intervals.len() < 2 {
@@ -941,7 +956,7 @@ fn stress(o: &mut String, r: &RunResult) {
 
 fn system(o: &mut String, r: &RunResult) {
     o.push_str("<section><h2>System</h2><div class=\"scroll\"><table><thead><tr><th>cluster</th><th>CPUs</th><th>core</th><th>min–max (MHz)</th><th>OPPs</th></tr></thead><tbody>");
-    for c in &r.inventory.clusters {
+    for c in &r.envelope.inventory.clusters {
         let _ = write!(
             o,
             "<tr><td><i class=\"dot\" style=\"background:{}\"></i>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
@@ -957,9 +972,9 @@ fn system(o: &mut String, r: &RunResult) {
         );
     }
     o.push_str("</tbody></table></div>");
-    if !r.tools.is_empty() {
+    if !r.envelope.tools.is_empty() {
         o.push_str("<h3>Tools</h3><ul class=\"plain\">");
-        for t in &r.tools {
+        for t in &r.envelope.tools {
             let _ = write!(
                 o,
                 "<li><b>{}</b> {}</li>",
@@ -972,30 +987,35 @@ fn system(o: &mut String, r: &RunResult) {
     o.push_str("<h3>Tuning</h3>");
     if is_imported(r) {
         o.push_str("<p class=\"muted\">sbc-bench's own tuning (performance governors); not recorded in the log.</p>");
-    } else if r.tuning.applied {
+    } else if r.envelope.tuning.applied {
         let _ = write!(
             o,
             "<p class=\"muted\">{} setting(s) changed for the run and restored afterwards.</p>",
-            r.tuning.changes.len()
+            r.envelope.tuning.changes.len()
         );
     } else {
         let _ = write!(
             o,
             "<p class=\"muted\">Not tuned: {}</p>",
-            esc(r.tuning.reason.as_deref().unwrap_or("nothing to tune"))
+            esc(r
+                .envelope
+                .tuning
+                .reason
+                .as_deref()
+                .unwrap_or("nothing to tune"))
         );
     }
     o.push_str("<h3>Kernel log</h3>");
-    if r.kernel_log.available {
-        if r.kernel_log.lines.is_empty() {
+    if r.envelope.kernel_log.available {
+        if r.envelope.kernel_log.lines.is_empty() {
             o.push_str("<p class=\"muted\">Nothing logged while the benchmarks ran.</p>");
         } else {
             let _ = write!(
                 o,
                 "<details><summary>{} line(s)</summary><pre>",
-                r.kernel_log.lines.len()
+                r.envelope.kernel_log.lines.len()
             );
-            for l in &r.kernel_log.lines {
+            for l in &r.envelope.kernel_log.lines {
                 o.push_str(&esc(l));
                 o.push('\n');
             }
@@ -1005,10 +1025,16 @@ fn system(o: &mut String, r: &RunResult) {
         let _ = write!(
             o,
             "<p class=\"muted\">Not read: {}</p>",
-            esc(r.kernel_log.reason.as_deref().unwrap_or("unavailable"))
+            esc(r
+                .envelope
+                .kernel_log
+                .reason
+                .as_deref()
+                .unwrap_or("unavailable"))
         );
     }
     let notes: Vec<&String> = r
+        .envelope
         .notes
         .iter()
         .filter(|n| !n.starts_with("sbc-bench's validation: "))
@@ -1048,7 +1074,7 @@ pub fn html(r: &RunResult) -> String {
         &format!(
             "<footer>truebench {} · result schema {} · this page is self-contained: no script, nothing loaded from anywhere.</footer></main></body></html>\n",
             esc(env!("CARGO_PKG_VERSION")),
-            r.schema_version
+            crate::model::SCHEMA_VERSION
         ),
     );
     o

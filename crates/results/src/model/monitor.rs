@@ -1,0 +1,25 @@
+//! The `monitor` kind: a command run under the monitor (`truebench monitor -- CMD`,
+//! sbc-bench's `ExecuteCommand`). Its verdicts are the envelope's findings; the body is what
+//! ran and how it ended.
+
+use serde::{Deserialize, Serialize};
+
+/// Body of a `monitor` document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct MonitorBody {
+    /// The command line as run (`["sh", "-c", "…"]` for ExecuteCommand).
+    pub command: Vec<String>,
+    /// The command's exit code; None when it was killed by a signal or could not start.
+    pub exit_code: Option<i32>,
+    /// The signal that ended it (`9`), if any.
+    pub signal: Option<i32>,
+    /// Why it could not start (`No such file or directory`).
+    pub error: Option<String>,
+    /// Wall time of the command, seconds.
+    pub duration_s: f64,
+    /// Seconds between samples.
+    pub interval_s: f64,
+    /// Threads the command was said to keep busy (`--threads`): background activity is judged
+    /// against it; None: not judged.
+    pub threads: Option<u32>,
+}

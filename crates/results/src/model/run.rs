@@ -1,0 +1,267 @@
+//! The `run` kind: sbc-bench's standard benchmark. Its body is the mode; its figures are the
+//! typed [`Scores`] of each phase (in the envelope's phases, next to their evidence).
+//! Field by field documentation: `docs/schema/run.md`.
+
+use serde::{Deserialize, Serialize};
+
+/// Body of a `run` document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct RunBody {
+    pub mode: Mode,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    Standard,
+    /// Every phase shortened (about a minute): not comparable with other results.
+    Quick,
+    /// Standard plus AES on all cores, 7-zip per cluster, a stress phase and all-core clocks.
+    Extensive,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Standard => "standard",
+            Mode::Quick => "quick",
+            Mode::Extensive => "extensive",
+        }
+    }
+}
+
+/// Headline numbers of a phase, typed per kind.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Scores {
+    Idle(IdleScores),
+    Clocks(ClockScores),
+    Memory(MemoryScores),
+    Aes(AesScores),
+    Compression(CompressionScores),
+    Stress(StressScores),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct IdleScores {
+    pub idle: bool,
+    /// Not idle, started anyway (`--force`).
+    pub forced: bool,
+    /// The gate's last verdict (`1-minute load 0.05 < 0.10`).
+    pub reason: String,
+    pub waited_s: f64,
+    pub load1: Option<f64>,
+    /// Busy CPUs as % of all, over the last interval.
+    pub busy_pct: Option<f64>,
+    pub temp_c: Option<f64>,
+    pub busy_processes: Vec<BusyProcess>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct BusyProcess {
+    pub pid: u32,
+    pub comm: String,
+    pub cpu_s: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ClockScores {
+    pub clusters: Vec<ClusterClock>,
+    pub all_cores: Option<AllCoreClocks>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ClusterClock {
+    pub cluster: usize,
+    /// `cpu4-cpu7`.
+    pub cpus: String,
+    pub core_type: Option<String>,
+    pub measured_cpu: Option<u32>,
+    /// `opp_walk`, `current_clock`, `no_cpufreq`, `offline`, `max_opp` (hot check).
+    pub mode: String,
+    pub points: Vec<ClockPoint>,
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ClockPoint {
+    /// The OPP set (MHz); None without cpufreq or a walk.
+    pub opp_mhz: Option<u32>,
+    /// What cpufreq reported at the moment.
+    pub reported_mhz: Option<u32>,
+    /// Raspberry Pi firmware's `measure_clock arm`.
+    pub firmware_mhz: Option<f64>,
+    pub measured_mhz: Option<f64>,
+    pub samples_mhz: Vec<f64>,
+    /// (measured − OPP) / OPP, %.
+    pub deviation_pct: Option<f64>,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct AllCoreClocks {
+    pub idle: Vec<CoreClock>,
+    pub load: Vec<CoreClock>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CoreClock {
+    pub cpu: u32,
+    pub measured_mhz: Option<f64>,
+    pub reported_mhz: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct MemoryScores {
+    /// One entry per cluster, pinned to its first CPU.
+    pub clusters: Vec<MemoryCluster>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct MemoryCluster {
+    pub cluster: Option<usize>,
+    pub cpu: Option<u32>,
+    pub core_type: Option<String>,
+    pub memcpy: Option<Bandwidth>,
+    pub memset: Option<Bandwidth>,
+    /// Read-only pass.
+    pub read: Option<Bandwidth>,
+    pub buffer_bytes: u64,
+    /// Dependent random reads from 4 KiB up: the cache sizes show as steps.
+    pub latency: Vec<LatencyPoint>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Bandwidth {
+    /// Best sample, MB/s (10^6 bytes/s).
+    pub mb_s: f64,
+    /// Sample standard deviation as % of the best (tinymembench's bracket).
+    pub spread_pct: f64,
+    pub samples: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct LatencyPoint {
+    pub bytes: u64,
+    pub ns: f64,
+    pub ns_hugepages: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AesSourceKind {
+    /// `openssl speed -elapsed -evp`: comparable with the sbc-bench corpus.
+    Openssl,
+    /// truebench's built-in measurement in the same units.
+    Builtin,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct AesScores {
+    pub source: AesSourceKind,
+    /// OpenSSL's version line, or the built-in implementation.
+    pub version: Option<String>,
+    /// The CPU has AES instructions (ARMv8 Crypto Extensions, AES-NI); None: unknown.
+    pub has_aes_instructions: Option<bool>,
+    /// `AES-NI`, `ARMv8 Crypto Extensions`, … (what the flag means on this architecture).
+    pub aes_instructions: Option<String>,
+    /// All CPUs in parallel (`openssl speed -multi`, extensive mode).
+    pub parallel: bool,
+    /// Chunk sizes, bytes (columns of every row).
+    pub sizes: Vec<u32>,
+    pub tables: Vec<AesTable>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct AesTable {
+    pub cluster: Option<usize>,
+    pub cpus: Vec<u32>,
+    pub core_type: Option<String>,
+    pub rows: Vec<AesRow>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct AesRow {
+    /// `aes-256-cbc`.
+    pub cipher: String,
+    /// 1000s of bytes per second per chunk size (OpenSSL's `k`).
+    pub k: Vec<f64>,
+}
+
+impl AesTable {
+    pub fn get(&self, sizes: &[u32], cipher: &str, size: u32) -> Option<f64> {
+        let col = sizes.iter().position(|&s| s == size)?;
+        self.rows
+            .iter()
+            .find(|r| r.cipher == cipher)
+            .and_then(|r| r.k.get(col).copied())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CompressionTool {
+    /// 7-zip's own benchmark (`7zz b`): MIPS.
+    SevenZip,
+    /// Built-in liblzma benchmark: MB/s of uncompressed data, never MIPS.
+    BuiltinLzma,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CompressionScores {
+    pub tool: CompressionTool,
+    /// 7-zip's version (`26.02`; scores differ between versions) or `liblzma 5.8.1`.
+    pub version: Option<String>,
+    pub program: Option<String>,
+    pub runs: Vec<CompressionRun>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RunKind {
+    /// One thread pinned to one CPU (per cluster).
+    Single,
+    /// All CPUs.
+    Multi,
+    /// All CPUs of one cluster (extensive).
+    Cluster,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CompressionRun {
+    pub kind: RunKind,
+    pub cluster: Option<usize>,
+    pub cpus: Vec<u32>,
+    pub threads: u32,
+    /// log2 of the dictionary (`-mdN` or 7-zip's default).
+    pub dict_log2: Option<u32>,
+    /// Why this dictionary (low memory shrinks it).
+    pub dictionary_reason: Option<String>,
+    /// 7-zip: `Avr:` compression and decompression rating and `Tot:` rating, MIPS.
+    pub compress_mips: Option<u64>,
+    pub decompress_mips: Option<u64>,
+    pub total_mips: Option<u64>,
+    /// Built-in LZMA: MB/s of uncompressed data (not MIPS).
+    pub compress_mb_s: Option<f64>,
+    pub decompress_mb_s: Option<f64>,
+    pub ratio: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct StressScores {
+    /// `stockfish` or `built-in`.
+    pub tool: String,
+    pub version: Option<String>,
+    /// `GFLOP/s` (built-in) or `nodes/s` (stockfish).
+    pub unit: String,
+    pub intervals: Vec<StressInterval>,
+    /// First to last interval, % (negative: the machine slowed down).
+    pub change_pct: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct StressInterval {
+    pub start_s: f64,
+    pub end_s: f64,
+    pub score: f64,
+}
