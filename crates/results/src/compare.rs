@@ -40,7 +40,7 @@ pub fn openssl_short(v: &str) -> String {
 }
 
 /// The figures of `r`, computed the way its Results.md row is.
-pub fn metrics(r: &RunResult) -> Metrics {
+pub fn metrics(r: RunView<'_>) -> Metrics {
     let row = crate::render::row(r);
     let mut sevenzip_version = None;
     for name in ["compression-multi", "compression-single"] {
@@ -178,7 +178,7 @@ pub struct Comparison {
     pub valid: bool,
 }
 
-fn flagged(r: &RunResult, kinds: &[FindingKind]) -> Vec<String> {
+fn flagged(r: RunView<'_>, kinds: &[FindingKind]) -> Vec<String> {
     r.envelope
         .findings
         .iter()
@@ -187,7 +187,7 @@ fn flagged(r: &RunResult, kinds: &[FindingKind]) -> Vec<String> {
         .collect()
 }
 
-fn max_clock(r: &RunResult) -> Option<f64> {
+fn max_clock(r: RunView<'_>) -> Option<f64> {
     r.envelope
         .scores("clocks-cold")
         .filter_map(|s| match s {
@@ -206,7 +206,7 @@ fn max_clock(r: &RunResult) -> Option<f64> {
         .reduce(f64::max)
 }
 
-fn max_temp(r: &RunResult) -> Option<f64> {
+fn max_temp(r: RunView<'_>) -> Option<f64> {
     r.envelope
         .timeline
         .samples
@@ -251,9 +251,9 @@ pub fn compare(items: &[(String, RunResult)]) -> Comparison {
             },
             mode: r.body.mode.as_str().into(),
             valid: r.envelope.valid,
-            metrics: metrics(r),
-            max_clock_mhz: max_clock(r),
-            max_temp_c: max_temp(r),
+            metrics: metrics(r.view()),
+            max_clock_mhz: max_clock(r.view()),
+            max_temp_c: max_temp(r.view()),
         })
         .collect();
 
@@ -294,7 +294,7 @@ pub fn compare(items: &[(String, RunResult)]) -> Comparison {
                 "invalid",
             ),
         ] {
-            let f = flagged(r, kinds);
+            let f = flagged(r.view(), kinds);
             if let Some(first) = f.first() {
                 warnings.push(format!("{name}: {what} — {first}"));
             }
@@ -305,7 +305,7 @@ pub fn compare(items: &[(String, RunResult)]) -> Comparison {
     let tuning: Vec<String> = items
         .iter()
         .map(|(_, r)| {
-            if is_imported(r) {
+            if is_imported(r.view()) {
                 "sbc-bench's".to_string()
             } else if r.envelope.tuning.applied {
                 "truebench's".to_string()
@@ -519,4 +519,121 @@ mod tests {
         assert_eq!(sevenzip_family("16.02"), "16.x");
         assert_eq!(major_minor("1.1.1n"), "1.1");
     }
+}
+
+/// Results of any one kind side by side: every headline figure ([`crate::kinds::metrics`])
+/// with its difference to the first result, and what makes the comparison unfair.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DocumentComparison {
+    pub kind: String,
+    pub labels: Vec<String>,
+    /// (figure, unit, value per result, % difference to the first per result).
+    pub rows: Vec<FigureRow>,
+    pub warnings: Vec<String>,
+    pub valid: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FigureRow {
+    pub key: String,
+    pub unit: Option<String>,
+    pub values: Vec<Option<String>>,
+    pub relative_pct: Vec<Option<f64>>,
+}
+
+/// Compare documents of one kind (the caller refuses mixed kinds).
+pub fn compare_documents(items: &[(String, Document)]) -> DocumentComparison {
+    let figures: Vec<Vec<crate::kinds::Metric>> = items
+        .iter()
+        .map(|(_, d)| crate::kinds::metrics(d))
+        .collect();
+    let mut keys: Vec<(String, Option<String>)> = Vec::new();
+    for f in figures.iter().flatten() {
+        if !keys.iter().any(|(k, _)| *k == f.key) {
+            keys.push((f.key.clone(), f.unit.clone()));
+        }
+    }
+    let rows = keys
+        .into_iter()
+        .map(|(key, unit)| {
+            let of = |i: usize| figures[i].iter().find(|m| m.key == key);
+            let base = of(0).and_then(|m| m.value);
+            FigureRow {
+                values: (0..items.len())
+                    .map(|i| {
+                        of(i).map(|m| match (&m.value, &m.text) {
+                            (Some(v), _) => format!("{v:.1}").trim_end_matches(".0").to_string(),
+                            (None, Some(t)) => t.clone(),
+                            (None, None) => "-".into(),
+                        })
+                    })
+                    .collect(),
+                relative_pct: (0..items.len())
+                    .map(|i| match (base, of(i).and_then(|m| m.value)) {
+                        (Some(b), Some(v)) if i > 0 && b != 0.0 => Some((v - b) / b.abs() * 100.0),
+                        _ => None,
+                    })
+                    .collect(),
+                key,
+                unit,
+            }
+        })
+        .collect();
+    let mut warnings = Vec::new();
+    for (label, d) in items {
+        let e = &d.envelope;
+        if !e.complete {
+            warnings.push(format!("{label} is incomplete"));
+        } else if !e.valid {
+            warnings.push(format!("{label} is not valid (see its findings)"));
+        }
+        if !e.comparable {
+            warnings.push(format!("{label} is not comparable (shortened phases)"));
+        }
+    }
+    DocumentComparison {
+        kind: items
+            .first()
+            .map(|(_, d)| d.kind().to_string())
+            .unwrap_or_default(),
+        labels: items.iter().map(|(l, _)| l.clone()).collect(),
+        valid: warnings.is_empty(),
+        rows,
+        warnings,
+    }
+}
+
+pub fn render_documents(c: &DocumentComparison) -> String {
+    let mut o = format!("Comparing {} {} results:\n\n", c.labels.len(), c.kind);
+    let w = c.rows.iter().map(|r| r.key.len() + 8).max().unwrap_or(10);
+    o.push_str(&format!("{:<w$}", ""));
+    for l in &c.labels {
+        o.push_str(&format!("  {:>22}", l));
+    }
+    o.push('\n');
+    for r in &c.rows {
+        let name = match &r.unit {
+            Some(u) => format!("{} ({u})", r.key),
+            None => r.key.clone(),
+        };
+        o.push_str(&format!("{name:<w$}"));
+        for (v, p) in r.values.iter().zip(&r.relative_pct) {
+            let cell = match (v, p) {
+                (Some(v), Some(p)) => format!("{v} ({p:+.1} %)"),
+                (Some(v), None) => v.clone(),
+                (None, _) => "-".into(),
+            };
+            o.push_str(&format!("  {cell:>22}"));
+        }
+        o.push('\n');
+    }
+    if c.warnings.is_empty() {
+        o.push_str("\nNothing makes this comparison unfair that truebench can see.\n");
+    } else {
+        o.push_str("\nNot a valid comparison:\n");
+        for w in &c.warnings {
+            o.push_str(&format!("  * {w}\n"));
+        }
+    }
+    o
 }

@@ -30,12 +30,12 @@ use crate::sbcbench::{self, MonitorTable, Round, SbcBenchLog, SevenZipKind};
 pub const SBC_BENCH_TOOL: &str = "sbc-bench";
 
 /// True when `r` was converted from an sbc-bench log (not measured by truebench).
-pub fn is_imported(r: &RunResult) -> bool {
+pub fn is_imported<B>(r: View<'_, B>) -> bool {
     r.envelope.tools.iter().any(|t| t.name == SBC_BENCH_TOOL)
 }
 
 /// The sbc-bench version and log file name of an imported result.
-pub fn import_source(r: &RunResult) -> Option<(Option<String>, Option<String>)> {
+pub fn import_source<B>(r: View<'_, B>) -> Option<(Option<String>, Option<String>)> {
     r.envelope
         .tools
         .iter()

@@ -8,6 +8,7 @@ pub mod compare;
 pub mod convert;
 pub mod import;
 pub mod info;
+pub mod kinds;
 pub mod model;
 pub mod rank;
 pub mod render;

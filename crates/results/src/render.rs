@@ -34,21 +34,30 @@ fn spread(pct: f64) -> String {
     }
 }
 
-fn machine_name(r: &RunResult) -> String {
-    r.envelope
-        .inventory
+/// The device, else the hostname.
+pub fn machine_name(env: &Envelope) -> String {
+    env.inventory
         .device
         .clone()
-        .or_else(|| r.envelope.hostname.clone())
+        .or_else(|| env.hostname.clone())
         .unwrap_or_else(|| "unknown device".into())
 }
 
-fn header(r: &RunResult) -> String {
+fn header(r: RunView<'_>) -> String {
+    header_for(r.envelope, &format!("{} run", r.body.mode.as_str()))
+}
+
+/// First lines of every kind's summary: `truebench 0.1.0 — quick run on …, started …`, and
+/// whether the figures are comparable and complete.
+pub fn header_for(env: &Envelope, what: &str) -> String {
+    let r = View {
+        envelope: env,
+        body: &(),
+    };
     let mut o = format!(
-        "truebench {} — {} run on {}, started {}, {}\n",
+        "truebench {} — {what} on {}, started {}, {}\n",
         r.envelope.truebench_version,
-        r.body.mode.as_str(),
-        machine_name(r),
+        machine_name(env),
         r.envelope.started.utc,
         human_duration(r.envelope.duration_s)
     );
@@ -70,8 +79,16 @@ fn header(r: &RunResult) -> String {
     o
 }
 
-/// sbc-bench's `Results validation` bullets, from the findings.
-fn validation(r: &RunResult) -> String {
+fn validation(r: RunView<'_>) -> String {
+    validation_for(r.envelope)
+}
+
+/// sbc-bench's `Results validation` bullets, from the findings, and the verdict.
+pub fn validation_for(env: &Envelope) -> String {
+    let r = View {
+        envelope: env,
+        body: &(),
+    };
     let mut o = String::from("Results validation:\n\n");
     let shown: Vec<Finding> = r
         .envelope
@@ -148,7 +165,7 @@ fn memory_lines(m: &MemoryScores) -> String {
     o
 }
 
-fn compression_lines(r: &RunResult) -> String {
+fn compression_lines(r: RunView<'_>) -> String {
     let mut o = String::new();
     let single: Vec<&CompressionScores> = r
         .envelope
@@ -265,7 +282,7 @@ pub fn aes_table_text(a: &AesScores) -> String {
     o
 }
 
-fn aes_lines(r: &RunResult) -> String {
+fn aes_lines(r: RunView<'_>) -> String {
     let mut o = String::new();
     for name in ["aes", "aes-parallel"] {
         for s in r.envelope.scores(name) {
@@ -301,7 +318,7 @@ fn aes_lines(r: &RunResult) -> String {
     o
 }
 
-fn clock_scores(r: &RunResult, name: &str) -> Option<ClockScores> {
+fn clock_scores(r: RunView<'_>, name: &str) -> Option<ClockScores> {
     r.envelope.scores(name).find_map(|s| match s {
         Scores::Clocks(c) => Some(c.clone()),
         _ => None,
@@ -335,7 +352,7 @@ fn clock_line(c: &ClusterClock) -> Option<String> {
     ))
 }
 
-fn clocks_lines(r: &RunResult) -> String {
+fn clocks_lines(r: RunView<'_>) -> String {
     let mut o = String::new();
     if let Some(a) = clock_scores(r, "clocks-all").and_then(|c| c.all_cores) {
         let mhz = |v: &[CoreClock], cpu: u32| {
@@ -385,7 +402,7 @@ fn clocks_lines(r: &RunResult) -> String {
 }
 
 /// Highest SoC temperature seen during a phase.
-fn phase_temp(r: &RunResult, p: &PhaseResult) -> Option<f64> {
+fn phase_temp(r: RunView<'_>, p: &PhaseResult) -> Option<f64> {
     let ph = truebench_monitor::Phase {
         name: p.name.clone(),
         start: p.started,
@@ -401,7 +418,7 @@ fn phase_temp(r: &RunResult, p: &PhaseResult) -> Option<f64> {
 }
 
 /// The short summary `truebench run` prints on stdout (sbc-bench's console summary).
-pub fn summary(r: &RunResult) -> String {
+pub fn summary(r: RunView<'_>) -> String {
     let mut o = header(r);
     o.push('\n');
     o.push_str(&validation(r));
@@ -488,7 +505,7 @@ pub fn summary(r: &RunResult) -> String {
     o
 }
 
-fn layout(r: &RunResult) -> Layout {
+fn layout<B>(r: View<'_, B>) -> Layout {
     let rpi = r
         .envelope
         .timeline
@@ -501,8 +518,18 @@ fn layout(r: &RunResult) -> Layout {
 
 /// The full log: every phase's raw output and monitoring table, throttling statistics,
 /// kernel-log lines, findings with evidence, topology and versions.
-pub fn detailed_log(r: &RunResult) -> String {
-    let mut o = header(r);
+pub fn detailed_log(r: RunView<'_>) -> String {
+    detailed_log_for(r.envelope, &header(r), &summary(r))
+}
+
+/// The detailed log of any kind: `header`, the machine, tools, tuning, every phase with its
+/// raw output and monitoring table, throttling, kernel log, findings, notes, then `summary`.
+pub fn detailed_log_for(env: &Envelope, header: &str, summary: &str) -> String {
+    let r = View {
+        envelope: env,
+        body: &(),
+    };
+    let mut o = header.to_string();
     let _ = writeln!(
         o,
         "Ended {} (schema_version {}), complete: {}, valid: {}",
@@ -687,7 +714,7 @@ pub fn detailed_log(r: &RunResult) -> String {
         }
     }
     let _ = writeln!(o, "\n{RULE}\n\nSummary:\n");
-    o.push_str(&summary(r));
+    o.push_str(summary);
     o
 }
 
@@ -695,7 +722,7 @@ pub fn detailed_log(r: &RunResult) -> String {
 /// logs (`import::results_row`, latest sbc-bench rules) from a log model filled with this
 /// run's numbers: AES = aes-256-cbc at 16 KiB (best cluster), memcpy/memset = best cluster,
 /// 7-zip multi = mean of the all-core runs, single = best pinned run.
-pub fn row(r: &RunResult) -> ResultsRow {
+pub fn row(r: RunView<'_>) -> ResultsRow {
     let mut row = crate::import::results_row(&as_sbc_bench_log(r));
     if r.envelope.inventory.device.is_none() && r.envelope.hostname.is_none() {
         row.device = "-".into();
@@ -711,7 +738,7 @@ fn trunc_mhz(v: f64) -> u32 {
 }
 
 /// This run as the sbc-bench log model, as far as the row needs it.
-pub fn as_sbc_bench_log(r: &RunResult) -> sbcbench::SbcBenchLog {
+pub fn as_sbc_bench_log(r: RunView<'_>) -> sbcbench::SbcBenchLog {
     use sbcbench::*;
     let inv = &r.envelope.inventory;
     let mut log = SbcBenchLog::default();

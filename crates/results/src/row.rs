@@ -50,6 +50,9 @@ fn num(v: &Option<u64>) -> String {
     v.map(|x| x.to_string()).unwrap_or_else(|| "-".into())
 }
 
+/// The table header of sbc-bench's Results.md, as it prints it.
+pub const RESULTS_MD_HEADER: &str = "| Device / details | Clockspeed | Kernel | Distro | 7-zip multi | 7-zip single | AES | memcpy | memset | kH/s |\n| ----- | :--------: | :----: | :----: | ----: | ------: | ------: | -----: | -----: | ---: |";
+
 impl ResultsRow {
     /// The ten cells as printed (clock without the throttling suffix).
     pub fn cells(&self) -> [String; 10] {

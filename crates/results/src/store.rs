@@ -1,8 +1,10 @@
-//! The local history: every run and every imported sbc-bench log in one SQLite database
+//! The local history: every result of every kind and every imported sbc-bench log in one SQLite database
 //! (bundled SQLite, nothing to install), by default `$XDG_DATA_HOME/truebench/history.sqlite`.
 //!
-//! Each result is one row: the full `RunResult` JSON plus indexed columns for listing and
-//! ranking (date, device, SoC, mode, validity, the Results.md scores and tool versions).
+//! Each result is one row of `results` (kind, machine identity, time, validity, the full
+//! document as JSON) plus its headline figures in `metrics` (result, key, value or text,
+//! unit), which `history`, `compare` and `rank` read for any kind. Duplicates are found by the
+//! SHA-256 of the document and confirmed by comparing its text.
 //!
 //! Durability: WAL journal, every write in its own `BEGIN IMMEDIATE` transaction (the write
 //! lock is taken up front, so two writers queue instead of failing halfway), and a busy
@@ -15,14 +17,17 @@ use std::time::Duration;
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
-use crate::compare::{metrics, Metrics};
-use crate::convert::{import_source, is_imported};
-use crate::model::{migrate_typed, RunResult};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use crate::compare::Metrics;
+use crate::kinds;
+use crate::model::{migrate, BodyKind, Document, Stamp, Typed, View};
 
 /// How long a writer waits for the other writer's transaction.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
 /// `PRAGMA user_version` of the layout below.
-const LAYOUT_VERSION: i64 = 1;
+const LAYOUT_VERSION: i64 = 2;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -67,15 +72,18 @@ pub fn default_path() -> Result<PathBuf, StoreError> {
     Ok(base.join("truebench").join("history.sqlite"))
 }
 
-/// One listed run.
+/// One listed result.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Entry {
     pub id: i64,
+    /// `run`, `clocks`, `monitor`.
+    pub kind: String,
     pub started_unix_ms: i64,
     pub started_utc: String,
     pub device: Option<String>,
     pub soc: Option<String>,
     pub hostname: Option<String>,
+    /// What was measured, in a few words: a run's mode, `OPP walk`, a monitored command.
     pub mode: String,
     pub valid: bool,
     pub complete: bool,
@@ -83,23 +91,54 @@ pub struct Entry {
     pub source: String,
     /// The imported log's file name.
     pub source_name: Option<String>,
+    /// The headline figures (`sevenzip_multi`, `cluster0_measured_mhz`, `exit_code`…).
     #[serde(flatten)]
-    pub metrics: Metrics,
+    pub metrics: BTreeMap<String, serde_json::Value>,
 }
 
-/// What `list` returns: runs whose device or SoC contains `device` (case-insensitive) and
-/// that started at or after `since_unix_ms`.
+impl Entry {
+    fn number(&self, key: &str) -> Option<u64> {
+        self.metrics
+            .get(key)
+            .and_then(|v| v.as_f64())
+            .map(|v| v.max(0.0) as u64)
+    }
+
+    fn text(&self, key: &str) -> Option<String> {
+        self.metrics
+            .get(key)
+            .and_then(|v| v.as_str())
+            .map(String::from)
+    }
+
+    /// The Results.md figures of a `run` entry (all None for other kinds).
+    pub fn run_metrics(&self) -> Metrics {
+        Metrics {
+            sevenzip_multi: self.number("sevenzip_multi"),
+            sevenzip_single: self.number("sevenzip_single"),
+            aes: self.number("aes"),
+            memcpy: self.number("memcpy"),
+            memset: self.number("memset"),
+            sevenzip_version: self.text("sevenzip_version"),
+            openssl_version: self.text("openssl_version"),
+        }
+    }
+}
+
+/// What `list` returns: results whose device, SoC or hostname contains `device`
+/// (case-insensitive), of `kind`, that started at or after `since_unix_ms`.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
     pub device: Option<String>,
     pub since_unix_ms: Option<i64>,
+    pub kind: Option<String>,
 }
 
 /// Result of [`Store::insert`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Inserted {
     pub id: i64,
-    /// False when the same document was already stored (same content digest).
+    /// False when the same document was already stored (same content).
     pub new: bool,
 }
 
@@ -108,15 +147,64 @@ pub struct Store {
     path: String,
 }
 
-/// FNV-1a 64 of the stored JSON: identical documents (the same log imported twice) share it.
+/// SHA-256 of the stored JSON, hex: identical documents (the same log imported twice) share
+/// it, and different documents do not (the stored text is compared too, so even a collision
+/// could not drop a result).
 fn digest(text: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.as_bytes() {
-        h ^= *b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("{h:016x}")
+    use sha2::{Digest, Sha256};
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
+
+/// A result of any kind, or of a known kind, as the store takes it.
+pub trait AsDocument {
+    fn as_document(&self) -> Cow<'_, Document>;
+}
+
+impl AsDocument for Document {
+    fn as_document(&self) -> Cow<'_, Document> {
+        Cow::Borrowed(self)
+    }
+}
+
+impl<B: BodyKind> AsDocument for Typed<B> {
+    fn as_document(&self) -> Cow<'_, Document> {
+        Cow::Owned(self.to_document())
+    }
+}
+
+const CREATE_V2: &str = "CREATE TABLE IF NOT EXISTS results (
+        id INTEGER PRIMARY KEY,
+        key TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL,
+        stored_unix_ms INTEGER NOT NULL,
+        started_unix_ms INTEGER NOT NULL,
+        started_utc TEXT NOT NULL,
+        device TEXT,
+        soc TEXT,
+        hostname TEXT,
+        label TEXT NOT NULL,
+        valid INTEGER NOT NULL,
+        complete INTEGER NOT NULL,
+        source TEXT NOT NULL,
+        source_name TEXT,
+        schema_version INTEGER NOT NULL,
+        truebench_version TEXT NOT NULL,
+        document TEXT NOT NULL
+     );
+     CREATE INDEX IF NOT EXISTS results_started ON results(started_unix_ms);
+     CREATE INDEX IF NOT EXISTS results_device ON results(device);
+     CREATE INDEX IF NOT EXISTS results_kind ON results(kind);
+     CREATE TABLE IF NOT EXISTS metrics (
+        result_id INTEGER NOT NULL REFERENCES results(id) ON DELETE CASCADE,
+        key TEXT NOT NULL,
+        value REAL,
+        text TEXT,
+        unit TEXT,
+        PRIMARY KEY (result_id, key)
+     );";
 
 impl Store {
     /// Open (creating it and its folder if needed) the database at `path`.
@@ -139,6 +227,7 @@ impl Store {
             .map_err(sq)?;
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(sq)?;
+        conn.pragma_update(None, "foreign_keys", "ON").map_err(sq)?;
         let mut s = Store { conn, path: shown };
         s.migrate_layout()?;
         Ok(s)
@@ -155,6 +244,8 @@ impl Store {
         }
     }
 
+    /// Layout 1 (one `runs` table with the Results.md columns) becomes layout 2 (`results` of
+    /// any kind + `metrics`), every document migrated to the current schema, ids kept.
     fn migrate_layout(&mut self) -> Result<(), StoreError> {
         let path = self.path.clone();
         let sq = |source| StoreError::Sqlite {
@@ -174,58 +265,43 @@ impl Store {
                 found: version,
             });
         }
-        if version < 1 {
-            tx.execute_batch(
-                "CREATE TABLE IF NOT EXISTS runs (
-                    id INTEGER PRIMARY KEY,
-                    digest TEXT NOT NULL UNIQUE,
-                    stored_unix_ms INTEGER NOT NULL,
-                    started_unix_ms INTEGER NOT NULL,
-                    started_utc TEXT NOT NULL,
-                    device TEXT,
-                    soc TEXT,
-                    hostname TEXT,
-                    mode TEXT NOT NULL,
-                    valid INTEGER NOT NULL,
-                    complete INTEGER NOT NULL,
-                    source TEXT NOT NULL,
-                    source_name TEXT,
-                    schema_version INTEGER NOT NULL,
-                    truebench_version TEXT NOT NULL,
-                    sevenzip_multi INTEGER,
-                    sevenzip_single INTEGER,
-                    aes INTEGER,
-                    memcpy INTEGER,
-                    memset INTEGER,
-                    sevenzip_version TEXT,
-                    openssl_version TEXT,
-                    json TEXT NOT NULL
-                 );
-                 CREATE INDEX IF NOT EXISTS runs_started ON runs(started_unix_ms);
-                 CREATE INDEX IF NOT EXISTS runs_device ON runs(device);
-                 PRAGMA user_version = 1;",
-            )
-            .map_err(sq)?;
+        if version < LAYOUT_VERSION {
+            tx.execute_batch(CREATE_V2).map_err(sq)?;
+        }
+        if version == 1 {
+            let old: Vec<(i64, i64, String)> = {
+                let mut stmt = tx
+                    .prepare("SELECT id, stored_unix_ms, json FROM runs ORDER BY id")
+                    .map_err(sq)?;
+                let rows = stmt
+                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                    .map_err(sq)?;
+                rows.collect::<Result<_, _>>().map_err(sq)?
+            };
+            for (id, stored, json) in old {
+                let bad = |reason: String| StoreError::Document {
+                    path: path.clone(),
+                    id,
+                    reason: format!("cannot carry it over to the new layout: {reason}"),
+                };
+                let v: serde_json::Value =
+                    serde_json::from_str(&json).map_err(|e| bad(e.to_string()))?;
+                let doc = migrate(v).map_err(|e| bad(e.to_string()))?;
+                insert_doc(&tx, &path, &doc, Some(id), stored)?;
+            }
+            tx.execute_batch("DROP TABLE runs;").map_err(sq)?;
+        }
+        if version < LAYOUT_VERSION {
+            tx.pragma_update(None, "user_version", LAYOUT_VERSION)
+                .map_err(sq)?;
         }
         tx.commit().map_err(sq)
     }
 
     /// Store one result in its own transaction. The same document stored again is not
     /// duplicated: its existing id comes back with `new: false`.
-    pub fn insert(&mut self, r: &RunResult) -> Result<Inserted, StoreError> {
-        let json = serde_json::to_string(r).map_err(|e| StoreError::Document {
-            path: self.path.clone(),
-            id: 0,
-            reason: e.to_string(),
-        })?;
-        let d = digest(&json);
-        let m = metrics(r);
-        let (source, source_name) = if is_imported(r) {
-            ("sbc-bench", import_source(r).and_then(|(_, name)| name))
-        } else {
-            ("run", None)
-        };
-        let stored = crate::model::Stamp::now().unix_ms;
+    pub fn insert(&mut self, doc: &impl AsDocument) -> Result<Inserted, StoreError> {
+        let doc = doc.as_document();
         let path = self.path.clone();
         let sq = |source| StoreError::Sqlite {
             path: path.clone(),
@@ -235,60 +311,18 @@ impl Store {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(sq)?;
-        if let Some(id) = tx
-            .query_row("SELECT id FROM runs WHERE digest = ?1", [&d], |row| {
-                row.get::<_, i64>(0)
-            })
-            .optional()
-            .map_err(sq)?
-        {
-            tx.commit().map_err(sq)?;
-            return Ok(Inserted { id, new: false });
-        }
-        let i = |v: Option<u64>| v.map(|x| x as i64);
-        tx.execute(
-            "INSERT INTO runs (digest, stored_unix_ms, started_unix_ms, started_utc, device, soc,
-                hostname, mode, valid, complete, source, source_name, schema_version,
-                truebench_version, sevenzip_multi, sevenzip_single, aes, memcpy, memset,
-                sevenzip_version, openssl_version, json)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                ?18, ?19, ?20, ?21, ?22)",
-            params![
-                d,
-                stored,
-                r.envelope.started.unix_ms,
-                r.envelope.started.utc,
-                r.envelope.inventory.device,
-                r.envelope.inventory.soc.as_ref().map(|s| s.name.clone()),
-                r.envelope.hostname,
-                r.body.mode.as_str(),
-                r.envelope.valid,
-                r.envelope.complete,
-                source,
-                source_name,
-                crate::model::SCHEMA_VERSION,
-                r.envelope.truebench_version,
-                i(m.sevenzip_multi),
-                i(m.sevenzip_single),
-                i(m.aes),
-                i(m.memcpy),
-                i(m.memset),
-                m.sevenzip_version,
-                m.openssl_version,
-                json,
-            ],
-        )
-        .map_err(sq)?;
-        let id = tx.last_insert_rowid();
+        let ins = insert_doc(&tx, &path, &doc, None, Stamp::now().unix_ms)?;
         tx.commit().map_err(sq)?;
-        Ok(Inserted { id, new: true })
+        Ok(ins)
     }
 
-    /// The stored document of run `id`, migrated to the current model.
-    pub fn get(&self, id: i64) -> Result<Option<RunResult>, StoreError> {
+    /// The stored document `id`, migrated to the current model.
+    pub fn get(&self, id: i64) -> Result<Option<Document>, StoreError> {
         let text: Option<String> = self
             .conn
-            .query_row("SELECT json FROM runs WHERE id = ?1", [id], |r| r.get(0))
+            .query_row("SELECT document FROM results WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
             .optional()
             .map_err(|e| self.err(e))?;
         let Some(text) = text else {
@@ -300,57 +334,90 @@ impl Store {
             reason,
         };
         let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| doc(e.to_string()))?;
-        migrate_typed(v).map(Some).map_err(|e| doc(e.to_string()))
+        migrate(v).map(Some).map_err(|e| doc(e.to_string()))
     }
 
-    /// Runs matching `f`, oldest first.
+    /// [`Store::get`] of a result that must be of kind `B`.
+    pub fn get_typed<B: BodyKind>(&self, id: i64) -> Result<Option<Typed<B>>, StoreError> {
+        match self.get(id)? {
+            None => Ok(None),
+            Some(d) => d.into_typed().map(Some).map_err(|d| StoreError::Document {
+                path: self.path.clone(),
+                id,
+                reason: format!("a {} result, not a {} result", d.kind(), B::KIND),
+            }),
+        }
+    }
+
+    /// Results matching `f`, oldest first, with their metrics.
     pub fn list(&self, f: &Filter) -> Result<Vec<Entry>, StoreError> {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT id, started_unix_ms, started_utc, device, soc, hostname, mode, valid,
-                        complete, source, source_name, sevenzip_multi, sevenzip_single, aes,
-                        memcpy, memset, sevenzip_version, openssl_version
-                 FROM runs
+                "SELECT id, kind, started_unix_ms, started_utc, device, soc, hostname, label,
+                        valid, complete, source, source_name
+                 FROM results
                  WHERE (?1 IS NULL OR instr(lower(coalesce(device, '') || ' ' || coalesce(soc, '')
                                          || ' ' || coalesce(hostname, '')), lower(?1)) > 0)
                    AND (?2 IS NULL OR started_unix_ms >= ?2)
+                   AND (?3 IS NULL OR kind = ?3)
                  ORDER BY started_unix_ms, id",
             )
             .map_err(|e| self.err(e))?;
-        let u = |v: Option<i64>| v.map(|x| x.max(0) as u64);
         let rows = stmt
-            .query_map(params![f.device, f.since_unix_ms], |r| {
+            .query_map(params![f.device, f.since_unix_ms, f.kind], |r| {
                 Ok(Entry {
                     id: r.get(0)?,
-                    started_unix_ms: r.get(1)?,
-                    started_utc: r.get(2)?,
-                    device: r.get(3)?,
-                    soc: r.get(4)?,
-                    hostname: r.get(5)?,
-                    mode: r.get(6)?,
-                    valid: r.get(7)?,
-                    complete: r.get(8)?,
-                    source: r.get(9)?,
-                    source_name: r.get(10)?,
-                    metrics: Metrics {
-                        sevenzip_multi: u(r.get(11)?),
-                        sevenzip_single: u(r.get(12)?),
-                        aes: u(r.get(13)?),
-                        memcpy: u(r.get(14)?),
-                        memset: u(r.get(15)?),
-                        sevenzip_version: r.get(16)?,
-                        openssl_version: r.get(17)?,
-                    },
+                    kind: r.get(1)?,
+                    started_unix_ms: r.get(2)?,
+                    started_utc: r.get(3)?,
+                    device: r.get(4)?,
+                    soc: r.get(5)?,
+                    hostname: r.get(6)?,
+                    mode: r.get(7)?,
+                    valid: r.get(8)?,
+                    complete: r.get(9)?,
+                    source: r.get(10)?,
+                    source_name: r.get(11)?,
+                    metrics: BTreeMap::new(),
                 })
             })
             .map_err(|e| self.err(e))?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
+        let mut entries = rows
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        let mut m = self
+            .conn
+            .prepare("SELECT key, value, text FROM metrics WHERE result_id = ?1")
+            .map_err(|e| self.err(e))?;
+        for e in &mut entries {
+            let rows = m
+                .query_map([e.id], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, Option<f64>>(1)?,
+                        r.get::<_, Option<String>>(2)?,
+                    ))
+                })
+                .map_err(|err| self.err(err))?;
+            for row in rows {
+                let (k, v, t) = row.map_err(|err| self.err(err))?;
+                let value = match (v, t) {
+                    // Whole numbers stay integers in JSON (2989, not 2989.0).
+                    (Some(v), _) if v.fract() == 0.0 && v.abs() < 9.0e15 => (v as i64).into(),
+                    (Some(v), _) => v.into(),
+                    (None, Some(t)) => t.into(),
+                    (None, None) => serde_json::Value::Null,
+                };
+                e.metrics.insert(k, value);
+            }
+        }
+        Ok(entries)
     }
 
     pub fn count(&self) -> Result<i64, StoreError> {
         self.conn
-            .query_row("SELECT count(*) FROM runs", [], |r| r.get(0))
+            .query_row("SELECT count(*) FROM results", [], |r| r.get(0))
             .map_err(|e| self.err(e))
     }
 
@@ -367,6 +434,88 @@ impl Store {
             .map_err(|e| self.err(e))?;
         Ok(lines.join("\n"))
     }
+}
+
+/// Insert `doc` (with `id` when carrying over an old row) and its metrics inside `tx`.
+fn insert_doc(
+    tx: &rusqlite::Transaction<'_>,
+    path: &str,
+    doc: &Document,
+    id: Option<i64>,
+    stored_unix_ms: i64,
+) -> Result<Inserted, StoreError> {
+    let sq = |source| StoreError::Sqlite {
+        path: path.to_string(),
+        source,
+    };
+    let json = serde_json::to_string(doc).map_err(|e| StoreError::Document {
+        path: path.to_string(),
+        id: id.unwrap_or(0),
+        reason: e.to_string(),
+    })?;
+    let d = digest(&json);
+    // Same key: the same document, unless the texts differ (a SHA-256 collision, never seen);
+    // then the key gets a suffix so nothing is dropped.
+    let mut key = d.clone();
+    for n in 1.. {
+        let found: Option<(i64, String)> = tx
+            .query_row(
+                "SELECT id, document FROM results WHERE key = ?1",
+                [&key],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()
+            .map_err(sq)?;
+        match found {
+            Some((id, text)) if text == json => return Ok(Inserted { id, new: false }),
+            Some(_) => key = format!("{d}-{n}"),
+            None => break,
+        }
+    }
+    let env = &doc.envelope;
+    let (source, source_name) = match crate::convert::import_source(View {
+        envelope: env,
+        body: &(),
+    }) {
+        Some((_, name)) => ("sbc-bench", name),
+        None => ("run", None),
+    };
+    tx.execute(
+        "INSERT INTO results (id, key, kind, stored_unix_ms, started_unix_ms, started_utc, device,
+            soc, hostname, label, valid, complete, source, source_name, schema_version,
+            truebench_version, document)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+        params![
+            id,
+            key,
+            doc.kind(),
+            stored_unix_ms,
+            env.started.unix_ms,
+            env.started.utc,
+            env.inventory.device,
+            env.inventory.soc.as_ref().map(|s| s.name.clone()),
+            env.hostname,
+            kinds::label(doc),
+            env.valid,
+            env.complete,
+            source,
+            source_name,
+            doc.schema_version,
+            env.truebench_version,
+            json,
+        ],
+    )
+    .map_err(sq)?;
+    let id = tx.last_insert_rowid();
+    for m in kinds::metrics(doc) {
+        tx.execute(
+            "INSERT OR REPLACE INTO metrics (result_id, key, value, text, unit)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![id, m.key, m.value, m.text, m.unit],
+        )
+        .map_err(sq)?;
+    }
+    Ok(Inserted { id, new: true })
 }
 
 /// `--since`: `2024-03-01`, `2024-03-01T12:00`, or an age (`7d`, `12h`, `30m`) before
@@ -405,7 +554,10 @@ pub fn parse_since(s: &str, now_ms: i64) -> Option<i64> {
 
 /// Store `r` in the history at `db` (or the default location): the one call `truebench run`
 /// makes after writing its result folder.
-pub fn store_result(r: &RunResult, db: Option<&Path>) -> Result<(PathBuf, Inserted), StoreError> {
+pub fn store_result(
+    r: &impl AsDocument,
+    db: Option<&Path>,
+) -> Result<(PathBuf, Inserted), StoreError> {
     let path = match db {
         Some(p) => p.to_path_buf(),
         None => default_path()?,
@@ -438,7 +590,10 @@ mod tests {
 
     #[test]
     fn digest_is_stable_and_content_bound() {
-        assert_eq!(digest(""), "cbf29ce484222325");
+        assert_eq!(
+            digest(""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
         assert_ne!(digest("{\"a\":1}"), digest("{\"a\":2}"));
     }
 }

@@ -18,7 +18,7 @@
 use serde::{Deserialize, Serialize};
 use truebench_monitor::{Finding, FindingKind, Severity};
 
-use crate::model::RunResult;
+use crate::model::RunView;
 use crate::sbcbench::SbcBenchLog;
 
 /// The kinds compared, in report order.
@@ -259,7 +259,7 @@ pub fn sbc_verdict(log: &SbcBenchLog, kind: FindingKind) -> SbcVerdict {
 }
 
 /// Largest clock deviation below the OPP at the top OPP of any cluster, %, from the result.
-fn worst_top_deviation(r: &RunResult) -> Option<f64> {
+fn worst_top_deviation(r: RunView<'_>) -> Option<f64> {
     r.envelope
         .phases
         .iter()
@@ -282,7 +282,7 @@ fn why(
     kind: FindingKind,
     a: Agreement,
     log: &SbcBenchLog,
-    r: &RunResult,
+    r: RunView<'_>,
     tb: Option<&Finding>,
 ) -> String {
     let tb_msg = tb.map(|f| f.message.clone()).unwrap_or_default();
@@ -388,7 +388,7 @@ fn why(
 }
 
 /// One comparison per kind in [`KINDS`].
-pub fn compare(log: &SbcBenchLog, r: &RunResult) -> Vec<VerdictComparison> {
+pub fn compare(log: &SbcBenchLog, r: RunView<'_>) -> Vec<VerdictComparison> {
     KINDS
         .iter()
         .map(|&kind| {

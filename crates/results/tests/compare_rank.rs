@@ -79,7 +79,7 @@ fn ranks_among_the_corpus() {
     let archive = common::data_dir().join("results.tar.gz");
     let corpus = load_corpus(&archive).unwrap();
     assert_eq!(corpus.len(), common::logs().len());
-    let m = metrics(&result("4qJG.txt"));
+    let m = metrics((result("4qJG.txt")).view());
     let ranks = rank(&m, &corpus, 2);
     for r in &ranks {
         let v = r.value.unwrap();

@@ -19,7 +19,7 @@ fn every_log_converts_round_trips_and_keeps_its_scores() {
     for (name, text) in &logs {
         let log = parse(text);
         let r = to_run_result(&log, name);
-        assert!(is_imported(&r), "{name}");
+        assert!(is_imported(r.view()), "{name}");
         // The document survives JSON and reads back through migrate.
         let v = serde_json::to_value(&r).unwrap();
         let back = migrate_run(v).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -42,7 +42,7 @@ fn every_log_converts_round_trips_and_keeps_its_scores() {
             o.mode = Some("per_cluster".into());
         }
         let a = truebench_results::results_row(&latest);
-        let b = render::row(&r);
+        let b = render::row(r.view());
         let key =
             |x: &truebench_results::ResultsRow| (x.sevenzip_single, x.aes, x.memcpy, x.memset);
         if key(&a) == key(&b) {
@@ -82,7 +82,7 @@ fn verdict_agreement_over_the_corpus() {
         if !log.validation.is_empty() {
             with_bullets += 1;
         }
-        for c in verdict::compare(&log, &r) {
+        for c in verdict::compare(&log, r.view()) {
             let src = if c.sbc_bench.explicit() {
                 "bullet"
             } else if c.sbc_bench.flagged().is_some() {
@@ -179,7 +179,7 @@ fn rock5b_throttling_is_seen_by_both() {
         .collect();
     assert!(!thr.is_empty());
     assert!(!r.envelope.valid);
-    let v = verdict::compare(&log, &r);
+    let v = verdict::compare(&log, r.view());
     let t = v
         .iter()
         .find(|c| c.kind == FindingKind::Throttling)
@@ -189,7 +189,7 @@ fn rock5b_throttling_is_seen_by_both() {
     assert_eq!(sw.agreement, Agreement::BothClear);
     // Scores typed per phase.
     assert!(r.envelope.throttling.contains("for CPUs 6-7 (Cortex-A76)"));
-    let row = render::row(&r);
+    let row = render::row(r.view());
     assert_eq!(row.sevenzip_single, Some(2989));
     assert_eq!(row.aes, Some(1247490));
 }

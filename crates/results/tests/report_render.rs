@@ -176,7 +176,7 @@ fn reports_render_without_errors_or_requests() {
         println!("skipping the Chromium part: no chromium in PATH (Debian: apt-get install chromium); static checks only");
     }
     for (name, r) in pages() {
-        let html = report::html(&r);
+        let html = report::html(r.view());
         let problems = static_problems(&html);
         assert!(problems.is_empty(), "{name}: {problems:?}");
         let Some(chrome) = &chrome else { continue };

@@ -11,6 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use truebench_results::convert::to_run_result;
+use truebench_results::model::RunBody;
 use truebench_results::store::{Filter, Store};
 use truebench_results::{parse, RunResult};
 
@@ -96,7 +97,7 @@ fn check_rows(s: &Store) -> usize {
     let rows = s.list(&Filter::default()).unwrap();
     for e in &rows {
         let r = s
-            .get(e.id)
+            .get_typed::<RunBody>(e.id)
             .unwrap()
             .unwrap_or_else(|| panic!("row {} listed but not readable", e.id));
         assert_eq!(
@@ -106,7 +107,11 @@ fn check_rows(s: &Store) -> usize {
         );
         assert_eq!(r.envelope.inventory.device, e.device);
         assert_eq!(r.envelope.hostname, e.hostname);
-        assert_eq!(truebench_results::compare::metrics(&r), e.metrics);
+        assert_eq!(
+            truebench_results::compare::metrics(r.view()),
+            e.run_metrics()
+        );
+        assert_eq!(e.kind, "run");
     }
     rows.len()
 }
@@ -138,8 +143,14 @@ fn round_trip_dedup_and_filters() {
         )
         .unwrap()
     };
-    assert_eq!(s.get(a.id).unwrap().unwrap(), via_json(&base));
-    assert_eq!(s.get(b.id).unwrap().unwrap(), via_json(&later));
+    assert_eq!(
+        s.get_typed::<RunBody>(a.id).unwrap().unwrap(),
+        via_json(&base)
+    );
+    assert_eq!(
+        s.get_typed::<RunBody>(b.id).unwrap().unwrap(),
+        via_json(&later)
+    );
     assert!(s.get(9999).unwrap().is_none());
     let all = s.list(&Filter::default()).unwrap();
     assert_eq!(all.len(), 2);
@@ -147,15 +158,16 @@ fn round_trip_dedup_and_filters() {
     assert_eq!(e.source, "sbc-bench");
     assert_eq!(e.source_name.as_deref(), Some("4qJG.txt"));
     assert_eq!(e.soc.as_deref(), Some("Rockchip RK3588/RK3588s"));
-    assert_eq!(e.metrics.sevenzip_single, Some(2989));
-    assert_eq!(e.metrics.sevenzip_version.as_deref(), Some("16.02"));
-    assert_eq!(e.metrics.openssl_version.as_deref(), Some("3.0.7"));
+    assert_eq!(e.run_metrics().sevenzip_single, Some(2989));
+    assert_eq!(e.run_metrics().sevenzip_version.as_deref(), Some("16.02"));
+    assert_eq!(e.run_metrics().openssl_version.as_deref(), Some("3.0.7"));
     assert!(!e.valid);
     // Filters: device/SoC substring, case-insensitive; since.
     let f = |device: Option<&str>, since: Option<i64>| {
         s.list(&Filter {
             device: device.map(String::from),
             since_unix_ms: since,
+            ..Default::default()
         })
         .unwrap()
         .len()
@@ -237,4 +249,125 @@ fn two_writers_at_once_both_succeed() {
     let s = Store::open(&db).unwrap();
     assert_eq!(s.count().unwrap() as u64, 2 * N);
     assert_eq!(check_rows(&s) as u64, 2 * N);
+}
+
+/// A history written by the last build of layout 1 (the `runs` table) opens as layout 2:
+/// every row carried over with its id, its document migrated, its figures in `metrics`.
+#[test]
+fn a_layout_1_history_migrates_with_ids_and_figures() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("history.sqlite");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/v1/history-v1.sqlite"),
+        &db,
+    )
+    .unwrap();
+    let s = Store::open(&db).unwrap();
+    let all = s.list(&Filter::default()).unwrap();
+    assert_eq!(all.len(), 2);
+    let rock = all
+        .iter()
+        .find(|e| e.source_name.as_deref() == Some("4qJG.txt"))
+        .expect("4qJG carried over");
+    assert_eq!(rock.kind, "run");
+    assert_eq!(rock.source, "sbc-bench");
+    assert_eq!(rock.run_metrics().sevenzip_single, Some(2989));
+    assert_eq!(check_rows(&s), 2);
+    // The ids of layout 1 still name the same results.
+    let ids: Vec<i64> = all.iter().map(|e| e.id).collect();
+    assert_eq!(ids.iter().copied().max(), Some(2));
+    // Opening again changes nothing; storing the same log again finds it.
+    drop(s);
+    let mut s = Store::open(&db).unwrap();
+    let again = s.insert(&sample_result()).unwrap();
+    assert!(!again.new, "the migrated 4qJG was stored twice");
+    assert_eq!(again.id, rock.id);
+}
+
+/// Every kind goes into the same table and comes back by kind.
+#[test]
+fn every_kind_is_stored_listed_and_read_back() {
+    use truebench_results::model::clocks::{ClockPoint, ClusterClocks, WalkMode};
+    use truebench_results::model::{ClocksBody, Document, MonitorBody, Typed};
+    let (_d, db) = tmp_db();
+    let mut s = Store::open(&db).unwrap();
+    let run = sample_result();
+    let clocks = Typed {
+        envelope: run.envelope.clone(),
+        body: ClocksBody {
+            max_khz: None,
+            min_khz: None,
+            walked: true,
+            clusters: vec![ClusterClocks {
+                id: 0,
+                cpus: vec![0, 1, 2, 3],
+                cpu_range: "cpu0-cpu3".into(),
+                core_type: Some("Cortex-A55".into()),
+                driver: Some("cpufreq-dt".into()),
+                measured_cpu: Some(0),
+                mode: WalkMode::OppWalk,
+                enforced: Some(true),
+                points: vec![ClockPoint {
+                    opp_mhz: Some(1800),
+                    opp_khz: Some(1_800_000),
+                    reported_mhz: Some(1800),
+                    firmware_mhz: None,
+                    measured_mhz: Some(1795.5),
+                    samples_mhz: vec![1795.5],
+                    effective_mhz: None,
+                    deviation_pct: Some(-0.25),
+                    rejected: 0,
+                    duration_ms: 100.0,
+                    error: None,
+                }],
+                notes: vec![],
+            }],
+            all_cores: None,
+        },
+    };
+    let monitor = Typed {
+        envelope: run.envelope.clone(),
+        body: MonitorBody {
+            command: vec!["sleep".into(), "3".into()],
+            exit_code: Some(0),
+            signal: None,
+            error: None,
+            duration_s: 3.01,
+            interval_s: 1.0,
+            threads: None,
+        },
+    };
+    let r = s.insert(&run).unwrap();
+    let c = s.insert(&clocks).unwrap();
+    let m = s.insert(&monitor).unwrap();
+    assert!(r.new && c.new && m.new);
+    assert_eq!(s.count().unwrap(), 3);
+    let only = |kind: &str| {
+        s.list(&Filter {
+            kind: Some(kind.into()),
+            ..Default::default()
+        })
+        .unwrap()
+    };
+    let cl = only("clocks");
+    assert_eq!(cl.len(), 1);
+    assert_eq!(cl[0].id, c.id);
+    assert_eq!(cl[0].mode, "OPP walk");
+    assert_eq!(cl[0].metrics["cluster0_measured_mhz"], 1795.5);
+    assert_eq!(cl[0].metrics["cluster0_opp_mhz"], 1800);
+    let mo = only("monitor");
+    assert_eq!(mo[0].mode, "sleep 3");
+    assert_eq!(mo[0].metrics["exit_code"], 0);
+    assert_eq!(only("run").len(), 1);
+    let back: Document = s.get(c.id).unwrap().unwrap();
+    assert_eq!(back.kind(), "clocks");
+    assert!(s
+        .get_typed::<RunBody>(m.id)
+        .unwrap_err()
+        .to_string()
+        .contains("a monitor result, not a run result"));
+    assert_eq!(
+        s.get_typed::<MonitorBody>(m.id).unwrap().unwrap().body,
+        monitor.body
+    );
 }

@@ -514,7 +514,7 @@ fn clean_run_tunes_measures_every_cluster_and_restores_byte_for_byte() {
         r.envelope.phases
     );
     assert!(r.envelope.complete && r.envelope.comparable);
-    assert!(r.envelope.valid, "{}", render::summary(&r));
+    assert!(r.envelope.valid, "{}", render::summary(r.view()));
     // The timeline carries the same phases with their parallelism.
     let tl: Vec<(&str, Option<u32>)> = r
         .envelope
@@ -579,7 +579,7 @@ fn clean_run_tunes_measures_every_cluster_and_restores_byte_for_byte() {
     assert_eq!(hot_opps, [Some(1800), Some(2400), Some(2400)]);
 
     // Scores and the row: best cluster for memory and AES, 7-zip from the canned output.
-    let row = render::row(&r);
+    let row = render::row(r.view());
     assert_eq!(row.memcpy, Some(10000));
     assert_eq!(row.memset, Some(24000));
     assert_eq!(row.aes, Some(1_100_000));
@@ -597,7 +597,7 @@ fn clean_run_tunes_measures_every_cluster_and_restores_byte_for_byte() {
         .count();
     assert_eq!(starts, 7);
 
-    let summary = render::summary(&r);
+    let summary = render::summary(r.view());
     for want in [
         "Results validation",
         "memcpy: 10000.0 MB/s (0.4%)",
@@ -608,7 +608,7 @@ fn clean_run_tunes_measures_every_cluster_and_restores_byte_for_byte() {
     ] {
         assert!(summary.contains(want), "{want} missing in:\n{summary}");
     }
-    let log = render::detailed_log(&r);
+    let log = render::detailed_log(r.view());
     for p in &r.envelope.phases {
         assert!(
             log.contains(&format!("System health while running {}:", p.title)),
@@ -643,7 +643,7 @@ fn scripted_throttling_during_the_multi_core_run_invalidates_the_result() {
         .findings
         .iter()
         .find(|f| f.kind == FindingKind::Throttling)
-        .unwrap_or_else(|| panic!("no throttling finding:\n{}", render::detailed_log(&r)));
+        .unwrap_or_else(|| panic!("no throttling finding:\n{}", render::detailed_log(r.view())));
     assert_eq!(t.severity, Severity::Critical);
     assert!(!r.envelope.valid && r.envelope.complete);
     assert!(
@@ -656,8 +656,8 @@ fn scripted_throttling_during_the_multi_core_run_invalidates_the_result() {
         "{}",
         r.envelope.throttling
     );
-    assert!(render::row(&r).throttled);
-    assert!(render::summary(&r).contains("INVALID"));
+    assert!(render::row(r.view()).throttled);
+    assert!(render::summary(r.view()).contains("INVALID"));
     check_document(&r);
 }
 
@@ -709,7 +709,7 @@ fn background_load_during_a_single_threaded_phase_names_the_process() {
         .findings
         .iter()
         .find(|f| f.kind == FindingKind::BackgroundActivity)
-        .unwrap_or_else(|| panic!("no background finding:\n{}", render::detailed_log(&r)));
+        .unwrap_or_else(|| panic!("no background finding:\n{}", render::detailed_log(r.view())));
     assert!(f.message.contains("'memory'"), "{}", f.message);
     assert!(f.message.contains("cryptominer"), "{}", f.message);
     assert_eq!(f.severity, Severity::Critical);
@@ -759,7 +759,7 @@ fn ctrl_c_during_aes_ends_with_a_partial_result_and_restored_settings() {
         fake.calls
     );
     assert_eq!(settings(d.path()), before);
-    assert!(render::summary(&r).contains("INCOMPLETE"));
+    assert!(render::summary(r.view()).contains("INCOMPLETE"));
     check_document(&r);
 }
 
@@ -789,11 +789,11 @@ fn without_openssl_and_7zip_the_builtins_say_what_they_are() {
     assert_eq!(c.tool, CompressionTool::BuiltinLzma);
     assert_eq!(c.runs.len(), 1, "quick: one all-core run");
     assert!(c.runs[0].total_mips.is_none() && c.runs[0].compress_mb_s == Some(24.0));
-    let s = render::summary(&r);
+    let s = render::summary(r.view());
     assert!(s.contains("7-zip scores were not taken"), "{s}");
     assert!(s.contains("not 7-zip MIPS"), "{s}");
     assert!(s.contains("NOT comparable"), "{s}");
-    let row = render::row(&r);
+    let row = render::row(r.view());
     assert_eq!(row.sevenzip_multi, None);
     check_document(&r);
 }
@@ -825,7 +825,7 @@ fn extensive_mode_adds_parallel_aes_per_cluster_7zip_stress_and_all_core_clocks(
         panic!()
     };
     assert_eq!(all.all_cores.as_ref().unwrap().load.len(), 8);
-    let summary = render::summary(&r);
+    let summary = render::summary(r.view());
     assert!(summary.contains(
         "Stress (built-in, GFLOP/s per interval): 40.00,40.00,36.00,30.00 (-25.0% first to last)"
     ));
@@ -957,7 +957,7 @@ fn kernel_time_of_the_benchmark_itself_is_not_blamed_on_others() {
         .findings
         .iter()
         .find(|f| f.kind == FindingKind::SystemActivity)
-        .unwrap_or_else(|| panic!("no system_activity:\n{}", render::detailed_log(&r)));
+        .unwrap_or_else(|| panic!("no system_activity:\n{}", render::detailed_log(r.view())));
     assert_eq!(f.severity, Severity::Info, "{f:#?}");
     assert!(f.evidence.iter().any(|e| e.contains("the benchmark's own")));
     assert!(!r

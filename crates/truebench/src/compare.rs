@@ -3,6 +3,7 @@
 //! where a result stands among sbc-bench logs.
 
 use std::path::PathBuf;
+use truebench_results::model::{BodyKind, RunBody, RunResult};
 use truebench_results::{compare, rank};
 
 #[derive(clap::Args, Debug)]
@@ -26,15 +27,49 @@ pub struct CompareArgs {
 }
 
 pub fn run(args: CompareArgs) -> anyhow::Result<i32> {
-    let mut items = Vec::new();
+    let mut docs = Vec::new();
     for r in &args.results {
-        items.push(crate::report::load(r, args.db.as_deref())?);
+        docs.push(crate::report::load(r, args.db.as_deref())?);
     }
+    // Different kinds measure different things: say which and refuse.
+    if let Some((first_label, first)) = docs.first() {
+        for (label, d) in &docs[1..] {
+            if d.kind() != first.kind() {
+                anyhow::bail!(
+                    "cannot compare {first_label} (a {} result) with {label} (a {} result): only results of one kind can be compared",
+                    first.kind(),
+                    d.kind()
+                );
+            }
+        }
+    }
+    let kind = docs.first().map(|(_, d)| d.kind()).unwrap_or("run");
+    if kind != RunBody::KIND {
+        if args.corpus.is_some() {
+            anyhow::bail!(
+                "--corpus ranks run results among sbc-bench logs; these are {kind} results"
+            );
+        }
+        if docs.len() < 2 {
+            anyhow::bail!("compare needs two or more results");
+        }
+        let c = compare::compare_documents(&docs);
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&c)?);
+        } else {
+            print!("{}", compare::render_documents(&c));
+        }
+        return Ok(0);
+    }
+    let items: Vec<(String, RunResult)> = docs
+        .into_iter()
+        .map(|(l, d)| (l, d.into_typed().expect("every result is a run")))
+        .collect();
     if let Some(dir) = &args.corpus {
         let corpus = rank::load_corpus(dir)?;
         let mut all = Vec::new();
         for (label, r) in &items {
-            let m = compare::metrics(r);
+            let m = compare::metrics(r.view());
             let ranks = rank::rank(&m, &corpus, args.neighbours);
             if args.json {
                 all.push(serde_json::json!({"result": label, "metrics": m, "corpus": corpus.len(), "ranks": ranks}));

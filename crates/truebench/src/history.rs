@@ -1,5 +1,5 @@
-//! `truebench history [--device …] [--since …] [--json]`: the runs and imports stored in the
-//! history database.
+//! `truebench history [--kind …] [--device …] [--since …] [--json]`: the results of every
+//! kind and the imports stored in the history database.
 
 use std::path::PathBuf;
 use truebench_results::model::Stamp;
@@ -7,6 +7,9 @@ use truebench_results::store::{parse_since, Entry, Filter};
 
 #[derive(clap::Args, Debug)]
 pub struct HistoryArgs {
+    /// Only results of this kind: run, clocks or monitor.
+    #[arg(long, value_name = "KIND", value_parser = clap::builder::PossibleValuesParser::new(truebench_results::model::KINDS))]
+    pub kind: Option<String>,
     /// Only runs whose device, SoC or hostname contains this (case-insensitive).
     #[arg(long, value_name = "TEXT")]
     pub device: Option<String>,
@@ -34,10 +37,22 @@ fn clip(s: &str, n: usize) -> String {
     }
 }
 
+/// The headline figures of a result that is no run, as `key value unit` pairs.
+fn other_figures(e: &Entry) -> String {
+    e.metrics
+        .iter()
+        .map(|(k, v)| match v {
+            serde_json::Value::String(s) => format!("{k} {s}"),
+            v => format!("{k} {v}"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 pub fn render(entries: &[Entry]) -> String {
     let mut o = format!(
-        "{:>5}  {:<10}  {:<30}  {:<22}  {:<9}  {:<5}  {:>7}  {:>6}  {:>7}  {:>8}\n",
-        "id", "date", "device", "SoC", "mode", "valid", "7z-mult", "7z-1", "memcpy", "AES"
+        "{:>5}  {:<10}  {:<7}  {:<30}  {:<22}  {:<9}  {:<5}  {:>7}  {:>6}  {:>7}  {:>8}\n",
+        "id", "date", "kind", "device", "SoC", "mode", "valid", "7z-mult", "7z-1", "memcpy", "AES"
     );
     for e in entries {
         let date = if e.started_unix_ms == 0 {
@@ -55,24 +70,42 @@ pub fn render(entries: &[Entry]) -> String {
         } else {
             e.mode.clone()
         };
+        let valid = if !e.complete {
+            "part"
+        } else if e.valid {
+            "yes"
+        } else {
+            "NO"
+        };
+        if e.kind != "run" {
+            // Other kinds have other figures: named in one column instead of the run's four.
+            o.push_str(&format!(
+                "{:>5}  {:<10}  {:<7}  {:<30}  {:<22}  {:<9}  {:<5}  {}\n",
+                e.id,
+                date,
+                e.kind,
+                clip(&device, 30),
+                clip(e.soc.as_deref().unwrap_or("-"), 22),
+                clip(&e.mode, 9),
+                valid,
+                other_figures(e)
+            ));
+            continue;
+        }
+        let m = e.run_metrics();
         o.push_str(&format!(
-            "{:>5}  {:<10}  {:<30}  {:<22}  {:<9}  {:<5}  {:>7}  {:>6}  {:>7}  {:>8}\n",
+            "{:>5}  {:<10}  {:<7}  {:<30}  {:<22}  {:<9}  {:<5}  {:>7}  {:>6}  {:>7}  {:>8}\n",
             e.id,
             date,
+            e.kind,
             clip(&device, 30),
             clip(e.soc.as_deref().unwrap_or("-"), 22),
             mode,
-            if !e.complete {
-                "part"
-            } else if e.valid {
-                "yes"
-            } else {
-                "NO"
-            },
-            cell(e.metrics.sevenzip_multi),
-            cell(e.metrics.sevenzip_single),
-            cell(e.metrics.memcpy),
-            cell(e.metrics.aes),
+            valid,
+            cell(m.sevenzip_multi),
+            cell(m.sevenzip_single),
+            cell(m.memcpy),
+            cell(m.aes),
         ));
     }
     o
@@ -89,11 +122,12 @@ pub fn run(args: HistoryArgs) -> anyhow::Result<i32> {
     let entries = store.list(&Filter {
         device: args.device.clone(),
         since_unix_ms: since,
+        kind: args.kind.clone(),
     })?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&entries)?);
     } else if entries.is_empty() {
-        eprintln!("truebench: no stored run matches ({})", store.path());
+        eprintln!("truebench: no stored result matches ({})", store.path());
     } else {
         print!("{}", render(&entries));
     }

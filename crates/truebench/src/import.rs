@@ -113,7 +113,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
             .iter()
             .zip(&converted)
             .map(|((name, log), r)| {
-                serde_json::json!({"log": name, "verdicts": verdict::compare(log, r)})
+                serde_json::json!({"log": name, "verdicts": verdict::compare(log, r.view())})
             })
             .collect();
         println!("{}", serde_json::to_string_pretty(&all)?);
@@ -127,7 +127,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
             } else {
                 print!("{}", summary(name, log));
             }
-            print!("{}", verdict::render(&verdict::compare(log, r)));
+            print!("{}", verdict::render(&verdict::compare(log, r.view())));
             if !args.verdicts {
                 if let Some((id, new)) = stored[i] {
                     println!(

@@ -5,11 +5,11 @@ use anyhow::Context;
 use std::path::{Path, PathBuf};
 use truebench_results::convert::to_run_result;
 use truebench_results::store::{self, Store};
-use truebench_results::{migrate_run, parse, RunResult};
+use truebench_results::{migrate, parse, Document};
 
 #[derive(clap::Args, Debug)]
 pub struct ReportArgs {
-    /// A result.json of `truebench run`, an sbc-bench result log, or a history id (`12`).
+    /// A result.json of any truebench measurement, an sbc-bench result log, or a history id (`12`).
     #[arg(value_name = "RESULT")]
     pub result: String,
     /// Write the HTML page here.
@@ -31,7 +31,7 @@ pub fn open_db(db: Option<&Path>) -> anyhow::Result<Store> {
 
 /// Read what the user named: a file (truebench JSON or sbc-bench log) or a history id
 /// (`12`, `#12`). Returns a label for display and the result.
-pub fn load(what: &str, db: Option<&Path>) -> anyhow::Result<(String, RunResult)> {
+pub fn load(what: &str, db: Option<&Path>) -> anyhow::Result<(String, Document)> {
     let path = Path::new(what);
     if path.is_file() {
         let bytes = std::fs::read(path).with_context(|| format!("reading {what}"))?;
@@ -43,14 +43,14 @@ pub fn load(what: &str, db: Option<&Path>) -> anyhow::Result<(String, RunResult)
         if text.trim_start().starts_with('{') {
             let v: serde_json::Value =
                 serde_json::from_str(&text).with_context(|| format!("{what}: not valid JSON"))?;
-            let r = migrate_run(v).with_context(|| what.to_string())?;
+            let r = migrate(v).with_context(|| what.to_string())?;
             return Ok((name, r));
         }
         let log = parse(&text);
         if !truebench_results::import::is_sbc_bench_log(&log) {
             anyhow::bail!("{what}: neither a truebench result (JSON) nor an sbc-bench log");
         }
-        return Ok((name.clone(), to_run_result(&log, &name)));
+        return Ok((name.clone(), to_run_result(&log, &name).into_document()));
     }
     let id: i64 = what
         .trim_start_matches('#')
@@ -59,13 +59,13 @@ pub fn load(what: &str, db: Option<&Path>) -> anyhow::Result<(String, RunResult)
     let s = open_db(db)?;
     match s.get(id)? {
         Some(r) => Ok((format!("#{id}"), r)),
-        None => anyhow::bail!("{}: no run with id {id}", s.path()),
+        None => anyhow::bail!("{}: no result with id {id}", s.path()),
     }
 }
 
 pub fn run(args: ReportArgs) -> anyhow::Result<i32> {
     let (_, r) = load(&args.result, args.db.as_deref())?;
-    let page = truebench_results::report::html(&r);
+    let page = truebench_results::kinds::html_page(&r);
     // Written beside the target and renamed: a reader never sees half a page.
     let tmp = args.html.with_extension("html.tmp");
     std::fs::write(&tmp, page).with_context(|| format!("writing {}", tmp.display()))?;

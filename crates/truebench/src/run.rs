@@ -165,9 +165,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&result)?)?;
     } else if args.row {
-        writeln!(out, "{}", truebench_results::render::row(&result))?;
+        writeln!(out, "{}", truebench_results::render::row(result.view()))?;
     } else {
-        write!(out, "{}", truebench_results::summary(&result))?;
+        write!(out, "{}", truebench_results::summary(result.view()))?;
         if written.is_ok() {
             writeln!(
                 out,
@@ -230,7 +230,7 @@ fn write_folder(dir: &Path, r: &RunResult) -> anyhow::Result<()> {
     let json = serde_json::to_string_pretty(r)?;
     for (name, text) in [
         ("result.json", json),
-        ("detailed.log", truebench_results::detailed_log(r)),
+        ("detailed.log", truebench_results::detailed_log(r.view())),
     ] {
         let tmp = dir.join(format!(".{name}.tmp"));
         std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;

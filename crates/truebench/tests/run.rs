@@ -166,7 +166,7 @@ fn quick_run_on_this_machine_end_to_end() {
     }
 
     // Plausible numbers from the real kernels.
-    let row = truebench_results::render::row(&r);
+    let row = truebench_results::render::row(r.view());
     let memcpy = row.memcpy.expect("memcpy");
     assert!((300..1_000_000).contains(&memcpy), "memcpy {memcpy} MB/s");
     assert!(row.memset.unwrap() >= 300);
@@ -392,7 +392,7 @@ fn without_root_unattended_runs_untuned_and_exits_3_when_invalid() {
         c.clusters.iter().all(|c| c.mode == "current_clock"),
         "{c:?}"
     );
-    assert!(truebench_results::summary(&r)
+    assert!(truebench_results::summary(r.view())
         .contains("Settings were not tuned: changing settings needs root"));
     assert_eq!(tree(root.path()), before, "nothing written");
 }

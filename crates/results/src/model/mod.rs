@@ -142,6 +142,43 @@ pub type ClocksResult = Typed<ClocksBody>;
 /// The result of `truebench monitor -- CMD`.
 pub type MonitorResult = Typed<MonitorBody>;
 
+/// A borrowed document of kind `B`: what renderers take, so a [`Document`] renders without
+/// being taken apart or copied. Field access reads like [`Typed`]'s (`r.envelope.phases`).
+#[derive(Debug, PartialEq)]
+pub struct View<'a, B> {
+    pub envelope: &'a Envelope,
+    pub body: &'a B,
+}
+
+impl<B> Clone for View<'_, B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<B> Copy for View<'_, B> {}
+
+/// A borrowed `run` result.
+pub type RunView<'a> = View<'a, RunBody>;
+
+impl<B> Typed<B> {
+    pub fn view(&self) -> View<'_, B> {
+        View {
+            envelope: &self.envelope,
+            body: &self.body,
+        }
+    }
+}
+
+impl Document {
+    /// The document as a view of kind `B`, if it is one.
+    pub fn view<B: BodyKind>(&self) -> Option<View<'_, B>> {
+        B::of(&self.body).map(|body| View {
+            envelope: &self.envelope,
+            body,
+        })
+    }
+}
+
 impl<B: BodyKind> Typed<B> {
     pub fn into_document(self) -> Document {
         Document {

@@ -6,6 +6,7 @@
 //! Cluster colours are the same in every chart. Tooltips are SVG `<title>`s; evidence sits in
 //! `<details>` blocks, so nothing needs JavaScript.
 
+mod run;
 pub mod svg;
 
 use std::fmt::Write;
@@ -28,7 +29,7 @@ fn wide(chart: &str) -> String {
     format!("<div class=\"scroll\"><div class=\"wide\">{chart}</div></div>")
 }
 
-fn device(r: &RunResult) -> String {
+fn device<B>(r: View<'_, B>) -> String {
     r.envelope
         .inventory
         .device
@@ -37,7 +38,7 @@ fn device(r: &RunResult) -> String {
         .unwrap_or_else(|| "Unknown device".into())
 }
 
-fn cluster_name(r: &RunResult, c: usize) -> String {
+fn cluster_name<B>(r: View<'_, B>, c: usize) -> String {
     match r.envelope.inventory.clusters.get(c) {
         Some(cl) => match &cl.core_type {
             Some(t) => format!("{} · {t}", cl.cpu_range()),
@@ -65,7 +66,7 @@ fn sev_class(s: Severity) -> &'static str {
 // ---------------------------------------------------------------------------------------
 // sections
 
-fn header(o: &mut String, r: &RunResult) {
+fn header<B>(o: &mut String, r: View<'_, B>, kind: (&str, String)) {
     let (badge, class) = if !r.envelope.complete {
         ("INCOMPLETE", "crit")
     } else if !r.envelope.valid {
@@ -111,7 +112,7 @@ fn header(o: &mut String, r: &RunResult) {
     };
     let mut facts = vec![
         ("Date", when),
-        ("Mode", r.body.mode.as_str().to_string()),
+        kind,
         (
             "Duration",
             crate::render::human_duration(r.envelope.duration_s),
@@ -158,59 +159,6 @@ fn header(o: &mut String, r: &RunResult) {
     o.push_str("</header>");
 }
 
-fn scores(o: &mut String, r: &RunResult) {
-    let m = metrics(r);
-    let cards: Vec<(&str, Option<u64>, &str, String)> = vec![
-        (
-            "7-zip multi",
-            m.sevenzip_multi,
-            "MIPS",
-            m.sevenzip_version
-                .as_ref()
-                .map(|v| format!("7-Zip {v}, all cores"))
-                .unwrap_or_default(),
-        ),
-        (
-            "7-zip single",
-            m.sevenzip_single,
-            "MIPS",
-            "best core".into(),
-        ),
-        (
-            "AES-256-CBC",
-            m.aes,
-            "kB/s",
-            format!(
-                "16 KiB blocks{}",
-                m.openssl_version
-                    .as_ref()
-                    .map(|v| format!(", OpenSSL {v}"))
-                    .unwrap_or_default()
-            ),
-        ),
-        ("memcpy", m.memcpy, "MB/s", "best cluster".into()),
-        ("memset", m.memset, "MB/s", "best cluster".into()),
-    ];
-    o.push_str("<section><h2>Scores</h2><div class=\"cards\">");
-    for (name, v, unit, sub) in cards {
-        let _ = write!(
-            o,
-            "<div class=\"card\"><div class=\"k\">{name}</div><div class=\"v\">{}<small> {unit}</small></div><div class=\"s\">{}</div></div>",
-            v.map_or("–".into(), |v| num(v as f64)),
-            esc(&sub)
-        );
-    }
-    o.push_str("</div>");
-    if m.sevenzip_multi.is_none() {
-        if let Some(Scores::Compression(c)) = r.envelope.scores("compression-multi").next() {
-            if c.tool == CompressionTool::BuiltinLzma {
-                o.push_str("<p class=\"muted\">7-zip was not installed: the built-in LZMA benchmark ran instead (MB/s, not comparable with 7-zip MIPS).</p>");
-            }
-        }
-    }
-    o.push_str("</section>");
-}
-
 fn finding_html(o: &mut String, f: &Finding) {
     let _ = write!(
         o,
@@ -235,7 +183,7 @@ fn finding_html(o: &mut String, f: &Finding) {
     o.push_str("</li>");
 }
 
-fn verdicts(o: &mut String, r: &RunResult) {
+fn verdicts<B>(o: &mut String, r: View<'_, B>) {
     o.push_str("<section><h2>Verdicts</h2>");
     let shown: Vec<&Finding> = r
         .envelope
@@ -286,11 +234,11 @@ fn verdicts(o: &mut String, r: &RunResult) {
 }
 
 /// Samples of a timeline phase, t relative to its start.
-fn phase_samples<'a>(r: &'a RunResult, p: &truebench_monitor::Phase) -> &'a [Sample] {
+fn phase_samples<'a, B>(r: View<'a, B>, p: &truebench_monitor::Phase) -> &'a [Sample] {
     r.envelope.timeline.samples_in(p)
 }
 
-fn nclusters(r: &RunResult) -> usize {
+fn nclusters<B>(r: View<'_, B>) -> usize {
     r.envelope
         .timeline
         .samples
@@ -301,7 +249,7 @@ fn nclusters(r: &RunResult) -> usize {
         .max(r.envelope.timeline.header.clusters.len())
 }
 
-fn clock_chart(r: &RunResult, samples: &[Sample], t0: f64, title: &str, w: f64) -> LineChart {
+fn clock_chart<B>(r: View<'_, B>, samples: &[Sample], t0: f64, title: &str, w: f64) -> LineChart {
     let mut c = LineChart::new(title, "time (s)", "clock (MHz)");
     c.width = w;
     for k in 0..nclusters(r) {
@@ -346,7 +294,7 @@ fn clock_chart(r: &RunResult, samples: &[Sample], t0: f64, title: &str, w: f64) 
     c
 }
 
-fn temp_chart(r: &RunResult, samples: &[Sample], t0: f64, title: &str, w: f64) -> LineChart {
+fn temp_chart<B>(r: View<'_, B>, samples: &[Sample], t0: f64, title: &str, w: f64) -> LineChart {
     let mut c = LineChart::new(title, "time (s)", "temperature (°C)");
     c.width = w;
     let name = r
@@ -393,7 +341,7 @@ fn cpu_chart(samples: &[Sample], t0: f64, title: &str, w: f64) -> LineChart {
     c
 }
 
-fn timeline(o: &mut String, r: &RunResult) {
+fn timeline<B>(o: &mut String, r: View<'_, B>) {
     let tl = &r.envelope.timeline;
     o.push_str("<section><h2>Timeline</h2>");
     if tl.samples.len() < 2 {
@@ -542,113 +490,7 @@ fn timeline(o: &mut String, r: &RunResult) {
     o.push_str("</section>");
 }
 
-fn clock_scores(r: &RunResult, name: &str) -> Option<ClockScores> {
-    r.envelope.scores(name).find_map(|s| match s {
-        Scores::Clocks(c) => Some(c.clone()),
-        _ => None,
-    })
-}
-
-fn clocks(o: &mut String, r: &RunResult) {
-    let cold = clock_scores(r, "clocks-cold");
-    let hot = clock_scores(r, "clocks-hot");
-    if cold.is_none() && hot.is_none() {
-        return;
-    }
-    let any_opp = cold
-        .iter()
-        .chain(hot.iter())
-        .flat_map(|c| c.clusters.iter())
-        .flat_map(|c| c.points.iter())
-        .any(|p| p.opp_mhz.is_some());
-    o.push_str(if any_opp {
-        "<section><h2>Measured vs advertised clock</h2><p class=\"muted\">Each OPP set through cpufreq, the clock measured by counting cycles. On the diagonal the CPU runs at the clock it advertises; below it, slower. Filled: cold, before the benchmarks; hollow: hot, after them.</p><div class=\"grid2\">"
-    } else {
-        "<section><h2>Measured clock</h2><p class=\"muted\">No cpufreq on this machine, so no advertised clocks: the clock measured by counting cycles, cold (before the benchmarks) and hot (after them).</p><div class=\"grid2\">"
-    });
-    let mut clusters: Vec<usize> = cold
-        .iter()
-        .chain(hot.iter())
-        .flat_map(|c| c.clusters.iter().map(|x| x.cluster))
-        .collect();
-    clusters.sort_unstable();
-    clusters.dedup();
-    let mut table = String::from("<div class=\"scroll\"><table><thead><tr><th>cluster</th><th>OPP (MHz)</th><th>measured cold</th><th>measured hot</th><th>deviation</th></tr></thead><tbody>");
-    for k in clusters {
-        let pick = |c: &Option<ClockScores>| -> Vec<ClockPoint> {
-            c.iter()
-                .flat_map(|c| c.clusters.iter().filter(|x| x.cluster == k))
-                .flat_map(|x| x.points.iter().cloned())
-                .collect()
-        };
-        let (pc, ph) = (pick(&cold), pick(&hot));
-        let name = cluster_name(r, k);
-        let has_opp = pc.iter().chain(ph.iter()).any(|p| p.opp_mhz.is_some());
-        if has_opp {
-            let mut c = LineChart::new(&name, "OPP (MHz)", "measured (MHz)");
-            c.width = 420.0;
-            c.height = 280.0;
-            c.diagonal = true;
-            let pts = |v: &[ClockPoint]| -> Vec<(f64, Option<f64>)> {
-                let mut p: Vec<(f64, Option<f64>)> = v
-                    .iter()
-                    .filter_map(|p| Some((p.opp_mhz? as f64, p.measured_mhz)))
-                    .collect();
-                p.sort_by(|a, b| a.0.total_cmp(&b.0));
-                p
-            };
-            let mut s = Series::new("cold", cluster_colour(k), "MHz", pts(&pc));
-            s.markers = true;
-            c.series.push(s);
-            let mut s = Series::new("hot", cluster_colour(k), "MHz", pts(&ph));
-            s.markers = true;
-            s.dashed = true;
-            c.series.push(s);
-            o.push_str(&c.render());
-        } else {
-            let rows: Vec<Bar> = pc
-                .iter()
-                .map(|p| ("cold", p))
-                .chain(ph.iter().map(|p| ("hot", p)))
-                .filter_map(|(w, p)| {
-                    let m = p.measured_mhz?;
-                    Some(Bar {
-                        label: w.into(),
-                        value: m,
-                        colour: cluster_colour(k).into(),
-                        text: format!("{} MHz", num(m)),
-                    })
-                })
-                .collect();
-            o.push_str(&bars(&name, &rows));
-        }
-        let mut opps: Vec<Option<u32>> = pc.iter().chain(ph.iter()).map(|p| p.opp_mhz).collect();
-        opps.sort_unstable_by(|a, b| b.cmp(a));
-        opps.dedup();
-        for opp in opps {
-            let c = pc.iter().find(|p| p.opp_mhz == opp);
-            let hh = ph.iter().find(|p| p.opp_mhz == opp);
-            let dev = c.or(hh).and_then(|p| p.deviation_pct);
-            let _ = write!(
-                table,
-                "<tr><td><i class=\"dot\" style=\"background:{}\"></i>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td></tr>",
-                cluster_colour(k),
-                esc(&name),
-                opp.map_or("–".into(), |o| o.to_string()),
-                c.and_then(|p| p.measured_mhz).map_or("–".into(), |m| format!("{m:.0}")),
-                hh.and_then(|p| p.measured_mhz).map_or("–".into(), |m| format!("{m:.0}")),
-                if dev.is_some_and(|d| d < -9.0) { "bad" } else if dev.is_some_and(|d| d.abs() > 1.0) { "meh" } else { "" },
-                dev.map_or("".into(), |d| format!("{d:+.1} %"))
-            );
-        }
-    }
-    o.push_str("</div><details><summary>all points</summary>");
-    table.push_str("</tbody></table></div>");
-    o.push_str(&table);
-    o.push_str("</details></section>");
-}
-
-fn throttling(o: &mut String, r: &RunResult) {
+fn throttling<B>(o: &mut String, r: View<'_, B>) {
     if r.envelope.throttling.trim().is_empty() {
         return;
     }
@@ -700,261 +542,7 @@ fn throttling(o: &mut String, r: &RunResult) {
     o.push_str("</div></section>");
 }
 
-fn aes(o: &mut String, r: &RunResult) {
-    let mut any = false;
-    for name in ["aes", "aes-parallel"] {
-        for s in r.envelope.scores(name) {
-            let Scores::Aes(a) = s else { continue };
-            if !any {
-                o.push_str("<section><h2>AES</h2>");
-                any = true;
-            }
-            let src = match a.source {
-                AesSourceKind::Openssl => format!(
-                    "openssl speed -evp, {}",
-                    a.version.as_deref().unwrap_or("unknown version")
-                ),
-                AesSourceKind::Builtin => {
-                    format!("built-in, {}", a.version.as_deref().unwrap_or("truebench"))
-                }
-            };
-            let instr = match (a.has_aes_instructions, &a.aes_instructions) {
-                (Some(true), Some(k)) => format!("; CPU has {k}"),
-                (Some(false), Some(k)) => format!("; no {k}"),
-                _ => String::new(),
-            };
-            let _ = write!(
-                o,
-                "<p class=\"muted\">{}{}{}. Throughput in 1000 bytes/s per block size (OpenSSL's k).</p><div class=\"scroll\"><table class=\"num2\"><thead><tr><th>cipher</th><th>cluster</th>",
-                if a.parallel { "All CPUs in parallel; " } else { "" },
-                esc(&src),
-                esc(&instr)
-            );
-            for s in &a.sizes {
-                let _ = write!(
-                    o,
-                    "<th>{}</th>",
-                    if *s >= 1024 {
-                        format!("{} KiB", s / 1024)
-                    } else {
-                        format!("{s} B")
-                    }
-                );
-            }
-            o.push_str("</tr></thead><tbody>");
-            let best = a
-                .tables
-                .iter()
-                .flat_map(|t| t.rows.iter())
-                .flat_map(|r| r.k.iter().copied())
-                .fold(0.0, f64::max)
-                .max(1.0);
-            for t in &a.tables {
-                let k = t.cluster.unwrap_or(0);
-                let who = if a.parallel {
-                    "all".to_string()
-                } else {
-                    t.core_type.clone().unwrap_or_else(|| cluster_name(r, k))
-                };
-                for row in &t.rows {
-                    let _ = write!(
-                        o,
-                        "<tr><td>{}</td><td><i class=\"dot\" style=\"background:{}\"></i>{}</td>",
-                        esc(&row.cipher),
-                        cluster_colour(k),
-                        esc(&who)
-                    );
-                    for v in &row.k {
-                        let _ = write!(
-                            o,
-                            "<td><span class=\"cellbar\" style=\"width:{:.0}%;background:{}\"></span>{}</td>",
-                            v / best * 100.0,
-                            cluster_colour(k),
-                            num(*v)
-                        );
-                    }
-                    o.push_str("</tr>");
-                }
-            }
-            o.push_str("</tbody></table></div>");
-        }
-    }
-    if any {
-        o.push_str("</section>");
-    }
-}
-
-fn memory(o: &mut String, r: &RunResult) {
-    let Some(Scores::Memory(m)) = r.envelope.scores("memory").next() else {
-        return;
-    };
-    o.push_str("<section><h2>Memory</h2><div class=\"scroll\"><table class=\"num\"><thead><tr><th>cluster</th><th>memcpy (MB/s)</th><th>memset (MB/s)</th><th>read (MB/s)</th></tr></thead><tbody>");
-    for c in &m.clusters {
-        let k = c.cluster.unwrap_or(0);
-        let bw = |b: &Option<Bandwidth>| {
-            b.as_ref().map_or("–".into(), |b| {
-                if b.spread_pct >= 0.1 {
-                    format!("{} <small>±{:.1} %</small>", num(b.mb_s), b.spread_pct)
-                } else {
-                    num(b.mb_s)
-                }
-            })
-        };
-        let _ = write!(
-            o,
-            "<tr><td><i class=\"dot\" style=\"background:{}\"></i>{}{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            cluster_colour(k),
-            c.cpu.map(|c| format!("cpu{c} · ")).unwrap_or_default(),
-            esc(c.core_type.as_deref().unwrap_or("")),
-            bw(&c.memcpy),
-            bw(&c.memset),
-            bw(&c.read)
-        );
-    }
-    o.push_str("</tbody></table></div>");
-    if m.clusters.iter().any(|c| !c.latency.is_empty()) {
-        let mut ch = LineChart::new(
-            "Memory latency (random dependent reads)",
-            "buffer size (bytes)",
-            "latency (ns)",
-        );
-        ch.x_log2 = true;
-        ch.width = 760.0;
-        ch.height = 300.0;
-        ch.y_min = Some(0.0);
-        for c in &m.clusters {
-            let k = c.cluster.unwrap_or(0);
-            let name = match (c.cpu, &c.core_type) {
-                (Some(cpu), Some(t)) => format!("cpu{cpu} · {t}"),
-                (Some(cpu), None) => format!("cpu{cpu}"),
-                (None, Some(t)) => t.clone(),
-                (None, None) => cluster_name(r, k),
-            };
-            let mut s = Series::new(
-                &name,
-                cluster_colour(k),
-                "ns",
-                c.latency
-                    .iter()
-                    .map(|p| (p.bytes as f64, Some(p.ns)))
-                    .collect(),
-            );
-            s.markers = true;
-            ch.series.push(s);
-            if c.latency.iter().any(|p| p.ns_hugepages.is_some()) {
-                let mut s = Series::new(
-                    &format!("{name}, huge pages"),
-                    cluster_colour(k),
-                    "ns",
-                    c.latency
-                        .iter()
-                        .map(|p| (p.bytes as f64, p.ns_hugepages))
-                        .collect(),
-                );
-                s.dashed = true;
-                ch.series.push(s);
-            }
-        }
-        o.push_str(&wide(&ch.render()));
-        if let Some(n) = r
-            .envelope
-            .notes
-            .iter()
-            .find(|n| n.starts_with("memory latency from"))
-        {
-            let _ = write!(o, "<p class=\"muted\">{}</p>", esc(n));
-        }
-    }
-    o.push_str("</section>");
-}
-
-fn compression(o: &mut String, r: &RunResult) {
-    let mut rows = Vec::new();
-    for name in [
-        "compression-single",
-        "compression-multi",
-        "compression-cluster",
-    ] {
-        for s in r.envelope.scores(name) {
-            let Scores::Compression(c) = s else { continue };
-            for run in &c.runs {
-                rows.push((c.tool, c.version.clone(), run.clone()));
-            }
-        }
-    }
-    if rows.is_empty() {
-        return;
-    }
-    o.push_str("<section><h2>Compression</h2><div class=\"scroll\"><table class=\"num2\"><thead><tr><th>run</th><th>CPUs</th><th>compress</th><th>decompress</th><th>total</th></tr></thead><tbody>");
-    for (tool, _v, run) in rows {
-        let kind = match run.kind {
-            RunKind::Single => "single-threaded",
-            RunKind::Multi => "all cores",
-            RunKind::Cluster => "one cluster",
-        };
-        let k = run.cluster.unwrap_or(0);
-        let cpus = truebench_host::parse::cpulist::format(&run.cpus);
-        let (c, d, t) = match tool {
-            CompressionTool::SevenZip => (
-                run.compress_mips
-                    .map_or("–".into(), |v| format!("{} MIPS", num(v as f64))),
-                run.decompress_mips
-                    .map_or("–".into(), |v| format!("{} MIPS", num(v as f64))),
-                run.total_mips
-                    .map_or("–".into(), |v| format!("<b>{}</b> MIPS", num(v as f64))),
-            ),
-            CompressionTool::BuiltinLzma => (
-                run.compress_mb_s
-                    .map_or("–".into(), |v| format!("{} MB/s", num(v))),
-                run.decompress_mb_s
-                    .map_or("–".into(), |v| format!("{} MB/s", num(v))),
-                "–".into(),
-            ),
-        };
-        let _ = write!(
-            o,
-            "<tr><td><i class=\"dot\" style=\"background:{}\"></i>{kind}</td><td>{}</td><td>{c}</td><td>{d}</td><td>{t}</td></tr>",
-            if run.kind == RunKind::Multi { "#4a5568" } else { cluster_colour(k) },
-            esc(&cpus)
-        );
-    }
-    o.push_str("</tbody></table></div></section>");
-}
-
-fn stress(o: &mut String, r: &RunResult) {
-    let Some(Scores::Stress(s)) = r.envelope.scores("stress").next() else {
-        return;
-    };
-    if s.intervals.len() < 2 {
-        return;
-    }
-    let mut c = LineChart::new(
-        &format!("{} over time", s.tool),
-        "time (s)",
-        &format!("score ({})", s.unit),
-    );
-    c.width = 760.0;
-    c.series.push(Series::new(
-        &s.tool,
-        svg::CPU_COLOUR,
-        &s.unit,
-        s.intervals
-            .iter()
-            .map(|i| (i.end_s, Some(i.score)))
-            .collect(),
-    ));
-    let _ = write!(
-        o,
-        "<section><h2>Sustained load</h2><p class=\"muted\">{}{}</p>{}</section>",
-        esc(s.version.as_deref().unwrap_or(&s.tool)),
-        s.change_pct
-            .map(|p| format!(": {p:+.1} % from the first to the last interval"))
-            .unwrap_or_default(),
-        wide(&c.render())
-    );
-}
-
-fn system(o: &mut String, r: &RunResult) {
+fn system<B>(o: &mut String, r: View<'_, B>) {
     o.push_str("<section><h2>System</h2><div class=\"scroll\"><table><thead><tr><th>cluster</th><th>CPUs</th><th>core</th><th>min–max (MHz)</th><th>OPPs</th></tr></thead><tbody>");
     for c in &r.envelope.inventory.clusters {
         let _ = write!(
@@ -1049,8 +637,25 @@ fn system(o: &mut String, r: &RunResult) {
     o.push_str("</section>");
 }
 
-/// The whole page.
-pub fn html(r: &RunResult) -> String {
+/// The page of a `run` result.
+pub fn html(r: RunView<'_>) -> String {
+    use crate::kinds::Render;
+    RunBody::html_page(r)
+}
+
+/// The `run` sections: (score cards, everything after the timeline).
+pub fn run_sections(r: RunView<'_>) -> (String, String) {
+    (run::headline(r), run::details(r))
+}
+
+/// The page of a document of any kind: the same frame (header, the kind's headline, verdicts
+/// with evidence, timeline charts per phase, the kind's details, throttling, system) for all.
+pub fn document(doc: &Document) -> String {
+    crate::kinds::html_page(doc)
+}
+
+/// The frame every kind's page shares; `headline` and `details` are the kind's sections.
+pub fn page<B>(r: View<'_, B>, kind: (&str, String), headline: &str, details: &str) -> String {
     let mut o = String::with_capacity(256 * 1024);
     let title = format!("truebench — {}", device(r));
     let _ = write!(
@@ -1058,16 +663,12 @@ pub fn html(r: &RunResult) -> String {
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{}</title><style>{CSS}</style></head><body><main>",
         esc(&title)
     );
-    header(&mut o, r);
-    scores(&mut o, r);
+    header(&mut o, r, kind);
+    o.push_str(headline);
     verdicts(&mut o, r);
     timeline(&mut o, r);
-    clocks(&mut o, r);
+    o.push_str(details);
     throttling(&mut o, r);
-    aes(&mut o, r);
-    memory(&mut o, r);
-    compression(&mut o, r);
-    stress(&mut o, r);
     system(&mut o, r);
     h(
         &mut o,
@@ -1089,7 +690,7 @@ mod tests {
         let log =
             crate::import::parse("sbc-bench v0.9.72 Board <X> (Mon, 1 Jan 2024 00:00:00 +0000)\n");
         let r = crate::convert::to_run_result(&log, "x.txt");
-        let p = html(&r);
+        let p = html(r.view());
         assert!(p.starts_with("<!DOCTYPE html>"));
         assert!(p.contains("Board &lt;X&gt;"));
         assert!(!p.contains("http://") && !p.contains("https://"));
