@@ -5,3 +5,4 @@
 pub mod clocks;
 pub mod idle;
 pub mod run;
+pub mod session;

@@ -14,16 +14,12 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use truebench_host::parse::os_release;
 use truebench_host::{Host, Inventory};
-use truebench_monitor::detect::{self, activity, throttling};
-use truebench_monitor::evidence::{Snapshot, SnapshotOptions};
-use truebench_monitor::kmsg::{KernelLog, KernelLogReader};
-use truebench_monitor::sampler::{Sampler, SamplerConfig};
+use truebench_monitor::detect::activity;
 use truebench_monitor::{Finding, FindingKind, Severity};
-use truebench_results::model::{self as m, Mode, PhaseStatus, RunResult, Scores, Stamp};
+use truebench_results::model::{self as m, Mode, PhaseStatus, RunResult, Scores};
 use truebench_tuning::{Tuning, TuningError};
 use truebench_workloads::aes::{self, AesOptions, BuiltinAesResult, Cipher};
 use truebench_workloads::lzma::{self, LzmaBenchOptions, LzmaBenchResult};
@@ -36,6 +32,7 @@ use truebench_workloads::stress::{
 
 use crate::clocks::{self, ClockProbe, ClocksOptions, ClocksReport, KernelProbe, WalkMode};
 use crate::idle::{self, IdleConfig, Verdict};
+use crate::session::{Finish, Outcome, Session, SessionOptions};
 
 /// How each phase is sized.
 #[derive(Debug, Clone)]
@@ -239,39 +236,6 @@ pub enum RunError {
     Tuning(TuningError),
 }
 
-/// One phase's outcome, before it is placed on the timeline.
-#[derive(Default)]
-struct Outcome {
-    status: Option<PhaseStatus>,
-    reason: Option<String>,
-    scores: Option<Scores>,
-    raw: Vec<m::RawOutput>,
-    details: serde_json::Value,
-}
-
-impl Outcome {
-    /// Mark the phase failed; the last failure's reason is the one reported.
-    fn fail(&mut self, reason: impl Into<String>) {
-        self.status = Some(PhaseStatus::Failed);
-        self.reason = Some(reason.into());
-    }
-
-    fn skipped(reason: impl Into<String>) -> Outcome {
-        Outcome {
-            status: Some(PhaseStatus::Skipped),
-            reason: Some(reason.into()),
-            ..Default::default()
-        }
-    }
-    fn failed(reason: impl Into<String>) -> Outcome {
-        Outcome {
-            status: Some(PhaseStatus::Failed),
-            reason: Some(reason.into()),
-            ..Default::default()
-        }
-    }
-}
-
 /// A cluster as the run uses it: its online CPUs and the one single-threaded work is pinned to.
 #[derive(Debug, Clone)]
 struct Group {
@@ -327,10 +291,6 @@ fn all_cpus(groups: &[Group]) -> Vec<u32> {
     v
 }
 
-fn now_ms() -> i64 {
-    Stamp::now().unix_ms
-}
-
 fn to_json<T: serde::Serialize>(v: &T) -> serde_json::Value {
     serde_json::to_value(v).unwrap_or(serde_json::Value::Null)
 }
@@ -342,19 +302,10 @@ struct Run<'a, M: Measurements + ?Sized> {
     m: &'a mut M,
     stop: Arc<AtomicBool>,
     events: &'a mut dyn FnMut(Event),
-    sampler: Sampler,
+    /// The shared core: sampler, snapshots, tuning, findings, the envelope.
+    s: Session<'a>,
     groups: Vec<Group>,
-    phases: Vec<m::PhaseResult>,
-    snapshots: Vec<Snapshot>,
-    /// Index into `snapshots` of the first one after tuning: the "before" of the verdicts.
-    baseline: Option<usize>,
     plan: Vec<&'static str>,
-    tuning: Option<Tuning>,
-    record: m::TuningRecord,
-    tools: Vec<m::Tool>,
-    extra_findings: Vec<Finding>,
-    notes: Vec<String>,
-    interrupted_in: Option<String>,
 }
 
 /// Run the benchmark. `Err` only when it could not start (not idle without `--force`,
@@ -368,18 +319,17 @@ pub fn run<M: Measurements + ?Sized>(
     stop: Arc<AtomicBool>,
     events: &mut dyn FnMut(Event),
 ) -> Result<RunResult, RunError> {
-    let started = Stamp::now();
-    let t0 = Instant::now();
-    let mut klog = KernelLogReader::start(host);
-    let sampler = Sampler::start(
+    let session = Session::start(
         host,
         inv,
-        SamplerConfig {
-            interval: opts.sample_interval,
-            ..Default::default()
+        &SessionOptions {
+            sample_interval: opts.sample_interval,
+            kernel_log: None,
+            truebench_version: opts.truebench_version.clone(),
         },
-        None,
-    );
+        stop.clone(),
+    )
+    .expect("the kernel log is followed from dev/kmsg, which never fails to open");
     let groups = groups(inv);
     let mut plan = vec![
         "idle",
@@ -405,21 +355,9 @@ pub fn run<M: Measurements + ?Sized>(
         m,
         stop,
         events,
-        sampler,
+        s: session,
         groups,
-        phases: Vec::new(),
-        snapshots: Vec::new(),
-        baseline: None,
         plan,
-        tuning: None,
-        record: m::TuningRecord {
-            requested: opts.tune,
-            ..Default::default()
-        },
-        tools: Vec::new(),
-        extra_findings: Vec::new(),
-        notes: Vec::new(),
-        interrupted_in: None,
     };
     let plan: Vec<(String, Duration)> = r
         .plan
@@ -430,7 +368,7 @@ pub fn run<M: Measurements + ?Sized>(
     r.phase_idle()?;
     r.begin_tuning()?;
     r.phases_after_idle();
-    Ok(r.finish(started, t0, &mut klog))
+    Ok(r.finish())
 }
 
 impl<M: Measurements + ?Sized> Run<'_, M> {
@@ -440,26 +378,6 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
 
     fn emit(&mut self, e: Event) {
         (self.events)(e);
-    }
-
-    fn snapshot(&mut self) {
-        let rpi = self
-            .sampler
-            .snapshot()
-            .samples
-            .last()
-            .and_then(|s| s.rpi)
-            .and_then(|r| r.throttled);
-        let s = Snapshot::take_with(
-            self.host,
-            self.inv,
-            &SnapshotOptions {
-                t: Some(self.sampler.now()),
-                rpi_throttled: rpi,
-                ..Default::default()
-            },
-        );
-        self.snapshots.push(s);
     }
 
     fn estimate(&self, name: &str) -> Duration {
@@ -532,52 +450,16 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
             title: title.into(),
             estimate,
         });
-        self.snapshot();
-        let started = self.sampler.now();
-        let started_unix_ms = now_ms();
-        self.sampler.mark_phase(name, threads);
-        let mut out = body(self);
-        self.sampler.end_phase();
-        let ended = self.sampler.now();
-        self.snapshot();
-        let mut status = out.status.unwrap_or(PhaseStatus::Ok);
-        if self.stopped() && status != PhaseStatus::Skipped {
-            status = PhaseStatus::Interrupted;
-            out.reason
-                .get_or_insert_with(|| "interrupted (Ctrl-C or SIGTERM)".into());
-            self.interrupted_in.get_or_insert_with(|| name.to_string());
-        }
+        let open = self.s.begin_phase(name, title, threads, cpus);
+        let out = body(self);
+        let p = self.s.end_phase(open, out);
+        let (status, reason, seconds) = (p.status, p.reason.clone(), p.duration_s().unwrap_or(0.0));
         self.emit(Event::PhaseEnd {
             name: name.into(),
             status,
-            reason: out.reason.clone(),
-            seconds: ended - started,
+            reason,
+            seconds,
         });
-        self.phases.push(m::PhaseResult {
-            name: name.into(),
-            title: title.into(),
-            started,
-            ended: Some(ended),
-            started_unix_ms,
-            ended_unix_ms: Some(now_ms()),
-            threads,
-            cpus,
-            status,
-            reason: out.reason,
-            scores: out.scores,
-            raw: out.raw,
-            details: out.details,
-        });
-    }
-
-    fn tool(&mut self, name: &str, version: Option<String>, path: Option<String>) {
-        if !self.tools.iter().any(|t| t.name == name) {
-            self.tools.push(m::Tool {
-                name: name.into(),
-                version,
-                path,
-            });
-        }
     }
 
     // ---------------------------------------------------------------------------------
@@ -657,7 +539,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
             });
         }
         // --force: say so in the result, with the evidence of the idle phase.
-        let tl = self.sampler.snapshot();
+        let tl = self.s.sampler.snapshot();
         let phase = tl.phase("idle").cloned();
         let samples = phase.as_ref().map(|p| tl.samples_in(p)).unwrap_or(&[]);
         let (a, b) = phase
@@ -675,7 +557,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                 )
                 .with_evidence(busy.clone())
             });
-        self.extra_findings.push(f);
+        self.s.finding(f);
         self.emit(Event::Note(format!(
             "not idle ({}); going on because of --force",
             rep.reason
@@ -687,55 +569,30 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
     // tuning
 
     fn begin_tuning(&mut self) -> Result<(), RunError> {
-        if !self.opts.tune {
-            self.record.reason = Some(
-                self.opts
-                    .no_tuning_reason
-                    .clone()
-                    .unwrap_or_else(|| "tuning switched off".into()),
-            );
-            return Ok(());
-        }
-        match Tuning::begin(self.host) {
-            Ok(t) => self.tuning = Some(t),
-            Err(e @ TuningError::Busy { .. }) => return Err(RunError::Tuning(e)),
-            Err(e) => {
-                let why = match e {
-                    TuningError::PermissionDenied { .. } | TuningError::ReadOnly { .. } => {
-                        format!("changing settings needs root ({e}); the run goes on untuned")
-                    }
-                    TuningError::Journal { ref source, .. }
-                        if source.kind() == std::io::ErrorKind::PermissionDenied =>
-                    {
-                        format!("changing settings needs root ({e}); the run goes on untuned")
-                    }
-                    _ => format!("settings could not be changed ({e}); the run goes on untuned"),
-                };
-                self.emit(Event::Note(why.clone()));
-                self.record.reason = Some(why);
-            }
+        let why_not = (!self.opts.tune).then(|| {
+            self.opts
+                .no_tuning_reason
+                .clone()
+                .unwrap_or_else(|| "tuning switched off".into())
+        });
+        self.s
+            .begin_tuning(self.opts.tune, why_not)
+            .map_err(RunError::Tuning)?;
+        if self.opts.tune && !self.s.tuned() {
+            let why = self.s.record.reason.clone().unwrap_or_default();
+            self.emit(Event::Note(why));
         }
         Ok(())
     }
 
     fn write(&mut self, path: String, value: &str) -> bool {
-        let Some(t) = self.tuning.as_mut() else {
-            return false;
-        };
-        let res = t.write(&path, value);
-        let ok = res.is_ok();
-        self.record.changes.push(m::TuningChange {
-            path,
-            value: value.into(),
-            error: res.err().map(|e| e.to_string()),
-        });
-        ok
+        self.s.write(path, value)
     }
 
     /// Performance governor on every cpufreq policy and devfreq device, ASPM `performance`,
     /// MaxKHz/MinKHz as limits.
     fn apply_tuning(&mut self) {
-        if self.tuning.is_none() {
+        if !self.s.tuned() {
             return;
         }
         let host = self.host;
@@ -795,25 +652,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                 self.write(aspm.into(), "performance");
             }
         }
-        let ok = self
-            .record
-            .changes
-            .iter()
-            .filter(|c| c.error.is_none())
-            .count();
-        let failed = self.record.changes.len() - ok;
-        self.record.applied |= ok > 0;
-        if self.record.changes.is_empty() {
-            self.record.reason = Some(
-                "nothing to tune: no cpufreq policy, devfreq device or ASPM policy that is not already at performance"
-                    .into(),
-            );
-        } else if failed > 0 {
-            self.record.reason = Some(format!(
-                "{failed} of {} setting(s) could not be changed (see changes)",
-                self.record.changes.len()
-            ));
-        }
+        self.s.settle_tuning_record();
     }
 
     // ---------------------------------------------------------------------------------
@@ -823,23 +662,17 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
         let steps: Vec<&'static str> = self.plan[1..].to_vec();
         for name in steps {
             if self.stopped() {
-                self.interrupted_in
-                    .get_or_insert_with(|| format!("before '{name}'"));
+                self.s.interrupted(format!("before '{name}'"));
                 break;
             }
             match name {
                 "clocks-cold" => {
                     self.phase_clocks_cold();
                     // The walk's limits go back; then the run's own settings.
-                    if let Some(t) = self.tuning.as_mut() {
-                        if let Ok(rep) = t.restore() {
-                            self.record.restored.extend(rep.restored);
-                        }
-                    }
+                    self.s.restore_now();
                     self.apply_tuning();
                     // Verdicts cover the benchmarks, not the walk through low OPPs.
-                    self.snapshot();
-                    self.baseline = Some(self.snapshots.len() - 1);
+                    self.s.mark_baseline();
                 }
                 "memory" => self.phase_memory(),
                 "aes" => self.phase_aes(),
@@ -861,7 +694,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
             min_khz: self.opts.min_khz,
             all_cores: false,
             load_heat: Duration::from_secs(if self.opts.mode == Mode::Quick { 1 } else { 5 }),
-            tune: self.tuning.is_some(),
+            tune: self.s.tuned(),
         }
     }
 
@@ -874,22 +707,24 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
             first,
             |r| {
                 let opts = r.clock_options();
-                let reason = r
-                    .record
-                    .reason
-                    .clone()
-                    .or_else(|| (!r.opts.tune).then(|| "tuning switched off".to_string()));
-                let mut tuning = r.tuning.take();
+                let reason =
+                    r.s.record
+                        .reason
+                        .clone()
+                        .or_else(|| (!r.opts.tune).then(|| "tuning switched off".to_string()));
+                let mut tuning = r.s.take_tuning();
                 let report =
                     clocks::run_with(r.host, r.inv, &opts, r.m.clock_probe(), &mut tuning, reason);
-                r.tuning = tuning;
-                r.tool(
+                r.s.give_back_tuning(tuning);
+                r.s.tool(
                     "built-in clock",
                     Some(format!("truebench {}", r.opts.truebench_version)),
                     None,
                 );
-                r.extra_findings.extend(report.findings.iter().cloned());
-                r.notes.extend(report.notes.iter().cloned());
+                for f in &report.findings {
+                    r.s.finding(f.clone());
+                }
+                r.s.notes.extend(report.notes.iter().cloned());
                 clocks_outcome(&report, "OPP walk from the highest OPP")
             },
         );
@@ -923,7 +758,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                             });
                             scores.clusters.push(memory_cluster(g, &res));
                             if let Some(b) = res.bandwidth.first() {
-                                r.tool("built-in memory", Some(b.implementation.clone()), None);
+                                r.s.tool("built-in memory", Some(b.implementation.clone()), None);
                             }
                             details.push(to_json(&res));
                         }
@@ -981,7 +816,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                     .on_cpu(g.first);
                     match r.m.openssl(&opts, &r.stop) {
                         Ok(res) => {
-                            r.tool(
+                            r.s.tool(
                                 "openssl",
                                 Some(res.version_line.clone()),
                                 Some(res.program.clone()),
@@ -991,7 +826,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                             details.push(to_json(&res));
                         }
                         Err(KernelError::NotInstalled(why)) => {
-                            r.notes.push(format!(
+                            r.s.notes.push(format!(
                                 "{why}: AES measured with the built-in kernel (not comparable with sbc-bench's OpenSSL scores)"
                             ));
                             use_builtin = true;
@@ -1013,7 +848,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                         match r.m.builtin_aes(&opts, &[g.first], &r.stop) {
                             Ok(res) => {
                                 for one in &res {
-                                    r.tool("built-in aes", Some(one.implementation.clone()), None);
+                                    r.s.tool("built-in aes", Some(one.implementation.clone()), None);
                                     scores.version = Some(one.implementation.clone());
                                     push_builtin(&mut scores, &mut out.raw, g, one);
                                     details.push(to_json(one));
@@ -1065,7 +900,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
         match self.m.sevenzip(&opts, avail, allowed, &self.stop) {
             Ok(run) => {
                 let version = run.bench.as_ref().and_then(|b| b.version.clone());
-                self.tool("7-zip", version, Some(run.program.clone()));
+                self.s.tool("7-zip", version, Some(run.program.clone()));
                 out.raw.push(m::RawOutput {
                     label: format!("{label} (dictionary: {})", run.dictionary.reason),
                     command: run.output.command_line(),
@@ -1087,8 +922,8 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
             }
             Err(KernelError::NotInstalled(why)) => {
                 *missing = true;
-                if !self.notes.iter().any(|n| n.starts_with(&why)) {
-                    self.notes.push(format!(
+                if !self.s.notes.iter().any(|n| n.starts_with(&why)) {
+                    self.s.notes.push(format!(
                         "{why}: the built-in LZMA benchmark ran instead; its MB/s are not 7-zip MIPS"
                     ));
                 }
@@ -1116,7 +951,8 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
         };
         match self.m.lzma(&opts, &self.stop) {
             Ok(res) => {
-                self.tool("built-in lzma", Some(res.implementation.clone()), None);
+                self.s
+                    .tool("built-in lzma", Some(res.implementation.clone()), None);
                 out.raw.push(m::RawOutput {
                     label,
                     command: format!(
@@ -1401,7 +1237,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
             cpus.clone(),
             |r| match r.m.stress(&cpus, seconds, interval, &r.stop) {
                 Ok(StressOutcome::Builtin(s)) => {
-                    r.tool("built-in stress", Some(s.implementation.clone()), None);
+                    r.s.tool("built-in stress", Some(s.implementation.clone()), None);
                     Outcome {
                         raw: vec![m::RawOutput {
                             label: "built-in SIMD load, score per interval".into(),
@@ -1431,7 +1267,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                     }
                 }
                 Ok(StressOutcome::Stockfish(s)) => {
-                    r.tool("stockfish", s.version_line.clone(), Some(s.program.clone()));
+                    r.s.tool("stockfish", s.version_line.clone(), Some(s.program.clone()));
                     let mut t = 0.0;
                     let intervals: Vec<m::StressInterval> = s
                         .runs
@@ -1490,9 +1326,9 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
             cpus,
             |r| {
                 let opts = r.clock_options();
-                let mut tuning = r.tuning.take();
+                let mut tuning = r.s.take_tuning();
                 let a = clocks::all_cores(r.host, r.inv, &opts, r.m.clock_probe(), &mut tuning);
-                r.tuning = tuning;
+                r.s.give_back_tuning(tuning);
                 let conv = |v: &[clocks::CoreClock]| -> Vec<m::CoreClock> {
                     v.iter()
                         .map(|c| m::CoreClock {
@@ -1568,7 +1404,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                     let opp = g
                         .policy_dir
                         .as_ref()
-                        .filter(|_| r.record.applied)
+                        .filter(|_| r.s.record.applied)
                         .and_then(|d| r.host.read_u64(format!("{d}/scaling_max_freq")))
                         .map(|k| (k / 1000) as u32);
                     let point = match measured {
@@ -1602,7 +1438,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                                 cluster.map_or("CPU".into(), |c| c.cpu_range()),
                                 f.message
                             );
-                            r.extra_findings.push(f);
+                            r.s.finding(f);
                         }
                     }
                     text.push_str(&format!(
@@ -1641,146 +1477,17 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
     // ---------------------------------------------------------------------------------
     // verdicts and the result
 
-    fn finish(mut self, started: Stamp, t0: Instant, klog: &mut KernelLogReader) -> RunResult {
-        // Restore first: nothing after this point needs the tuned machine.
-        if let Some(mut t) = self.tuning.take() {
-            match t.restore() {
-                Ok(rep) => {
-                    self.record.restored.extend(rep.restored);
-                    self.record.restore_failed.extend(
-                        rep.failed
-                            .into_iter()
-                            .map(|(path, reason)| m::RestoreFailure { path, reason }),
-                    );
-                }
-                Err(e) => self.notes.push(format!("restoring settings failed: {e}")),
-            }
-        }
-        let timeline = self.sampler.stop();
-        let log = klog.collect();
-        if self.snapshots.is_empty() {
-            self.snapshots.push(Snapshot::take(self.host, self.inv));
-        }
-        let before_i = self.baseline.unwrap_or(0).min(self.snapshots.len() - 1);
-        let before = &self.snapshots[before_i];
-        let after = self.snapshots.last().expect("at least one snapshot");
-        let mut findings = detect::detect_all(self.inv, before, after, &timeline, &log);
-        // Background activity per phase, with process tables at every phase boundary.
-        findings.retain(|f| {
-            !matches!(
-                f.kind,
-                FindingKind::BackgroundActivity | FindingKind::SystemActivity
-            )
-        });
-        let refs: Vec<&Snapshot> = self.snapshots.iter().collect();
-        let tables = detect::process_tables(&timeline, &refs);
-        findings.extend(activity::background_activity(self.inv, &timeline, &tables));
-        // %sys of the benchmark's own page faults (memory maps and touches hundreds of MiB)
-        // is not background: when no other process used CPU time in the phase, say so at
-        // `info` instead of asking the user to stop processes that do not exist.
-        findings.extend(
-            activity::system_activity(&timeline, &tables)
-                .into_iter()
-                .map(|mut f| {
-                    let own = f
-                        .evidence
-                        .iter()
-                        .any(|e| e.starts_with("No other process used measurable CPU time"));
-                    if own {
-                        f.severity = Severity::Info;
-                        f.evidence.push(
-                            "no other process ran: the kernel time is the benchmark's own (page faults of its buffers, starting the tool)"
-                                .into(),
-                        );
-                    }
-                    f
-                }),
-        );
-        findings.append(&mut self.extra_findings);
-        detect::sort(&mut findings);
-
-        let mut throttling = String::new();
-        for a in &after.policies {
-            let Some(b) = before.policies.iter().find(|p| p.policy == a.policy) else {
-                continue;
-            };
-            if let Some(t) = throttling::opp_table(self.inv, b, a) {
-                if t.below_ticks() > 0 {
-                    throttling.push_str(&t.render().join("\n"));
-                    throttling.push_str("\n\n");
-                }
-            }
-        }
-
-        let complete = self.interrupted_in.is_none()
-            && self
-                .phases
-                .iter()
-                .all(|p| p.status != PhaseStatus::Interrupted);
-        let incomplete_reason = self.interrupted_in.as_ref().map(|p| {
-            if p.starts_with("before") {
-                format!("interrupted (Ctrl-C or SIGTERM) {p}")
-            } else {
-                format!("interrupted (Ctrl-C or SIGTERM) during '{p}'")
-            }
-        });
-        let valid = complete && truebench_monitor::finding::is_valid(&findings);
-        let kernel_log = match log {
-            KernelLog::Lines(lines) => m::KernelLogRecord {
-                available: true,
-                reason: None,
-                lines,
-            },
-            KernelLog::Unavailable(why) => m::KernelLogRecord {
-                available: false,
-                reason: Some(why),
-                lines: Vec::new(),
-            },
-        };
-        let codename = self
-            .host
-            .read("etc/os-release")
-            .or_else(|_| self.host.read("usr/lib/os-release"))
-            .ok()
-            .and_then(|t| {
-                let kv = os_release::parse(&t);
-                kv.get("UBUNTU_CODENAME")
-                    .or_else(|| kv.get("VERSION_CODENAME"))
-                    .cloned()
-            })
-            .filter(|c| !c.is_empty());
-        if !self.host.is_live() {
-            self.notes.push(format!(
-                "{} is a recorded machine: its files were read and tuned, but every benchmark ran on this machine's CPUs",
-                self.host.root().display()
-            ));
-        }
-        RunResult {
-            body: m::RunBody {
+    fn finish(self) -> RunResult {
+        let comparable = self.opts.mode != Mode::Quick;
+        self.s.finish(
+            m::RunBody {
                 mode: self.opts.mode,
             },
-            envelope: m::Envelope {
-                truebench_version: self.opts.truebench_version.clone(),
-                comparable: self.opts.mode != Mode::Quick,
-                complete,
-                incomplete_reason,
-                valid,
-                ended: Stamp::now(),
-                duration_s: t0.elapsed().as_secs_f64(),
-                started,
-                hostname: self.host.read_trimmed("proc/sys/kernel/hostname"),
-                os_codename: codename,
-                inventory: self.inv.clone(),
-                tuning: self.record,
-                tools: self.tools,
-                phases: self.phases,
-                findings,
-                timeline,
-                kernel_log,
-                throttling,
-                notes: self.notes,
+            Finish {
+                comparable,
+                ..Default::default()
             },
-        }
+        )
     }
 }
 

@@ -234,13 +234,24 @@ pub fn system_activity(tl: &Timeline, tables: &[(f64, &ProcessTable)]) -> Vec<Fi
         let end = p
             .end
             .unwrap_or_else(|| samples.last().map_or(p.start, |s| s.t));
+        // When no other process used CPU time in the phase, the kernel time is the
+        // measurement's own (page faults of its buffers, starting the tool): worth a note,
+        // not a warning that asks the user to stop processes that do not exist.
+        let mut own = false;
         if let Some((a, b, d)) = processes_between(tables, p.start, end) {
+            own = !d.iter().any(|x| x.total_s() >= 0.01);
             ev.extend(process_lines(a, b, &d));
+        }
+        if own {
+            ev.push(
+                "no other process ran: the kernel time is the benchmark's own (page faults of its buffers, starting the tool)"
+                    .into(),
+            );
         }
         out.push(
             Finding::new(
                 FindingKind::SystemActivity,
-                Severity::Warning,
+                if own { Severity::Info } else { Severity::Warning },
                 format!(
                     "The kernel was busy during '{}' ({mean:.1} % sys on average, up to {peak:.0} %): benchmarks spend almost no time in the kernel, so this is usually swapping to zram, a busy driver or the command's own I/O; check the processes listed and run again.",
                     p.name

@@ -20,6 +20,20 @@ use crate::finding::{Finding, FindingKind, Severity};
 use crate::kmsg::KernelLog;
 use crate::timeline::{Sample, Timeline};
 
+/// What the detectors judge: the evidence of one measurement and its phases.
+pub struct Context<'a> {
+    pub inv: &'a Inventory,
+    /// The snapshot the verdicts start from (after tuning) and the last one.
+    pub before: &'a Snapshot,
+    pub after: &'a Snapshot,
+    /// Every snapshot taken, in order (one at each phase boundary): their process tables
+    /// name the processes that ran during each phase.
+    pub boundaries: &'a [&'a Snapshot],
+    /// The samples, with the phases marked and the threads each keeps busy.
+    pub timeline: &'a Timeline,
+    pub log: &'a KernelLog,
+}
+
 /// Every detector over one watched run: `before`/`after` snapshots around it, the samples
 /// taken in between and the kernel log written meanwhile. Most severe findings first.
 pub fn detect_all(
@@ -29,6 +43,22 @@ pub fn detect_all(
     timeline: &Timeline,
     klog: &KernelLog,
 ) -> Vec<Finding> {
+    run(&Context {
+        inv,
+        before,
+        after,
+        boundaries: &[before, after],
+        timeline,
+        log: klog,
+    })
+}
+
+/// The one pipeline every measurement's verdicts come from: each detector once, background
+/// and kernel activity judged per phase against the threads the phase uses and the processes
+/// seen at its boundaries. Most severe findings first.
+pub fn run(ctx: &Context<'_>) -> Vec<Finding> {
+    let (inv, before, after, timeline, klog) =
+        (ctx.inv, ctx.before, ctx.after, ctx.timeline, ctx.log);
     let lines = klog.lines();
     let mut f = Vec::new();
     f.extend(throttling::detect(inv, before, after, timeline));
@@ -40,7 +70,7 @@ pub fn detect_all(
     f.extend(memory::zswap_on_zram(before, after));
     f.extend(memory::oom_kill(lines));
     f.extend(thermal::thermal_trip(lines));
-    let tables = process_tables(timeline, &[before, after]);
+    let tables = process_tables(timeline, ctx.boundaries);
     f.extend(activity::background_activity(inv, timeline, &tables));
     f.extend(activity::system_activity(timeline, &tables));
     if let KernelLog::Unavailable(why) = klog {

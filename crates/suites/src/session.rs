@@ -1,0 +1,528 @@
+//! The Session: the shared core of every measurement.
+//!
+//! start the sampler and the kernel-log reader → (tune through [`Tuning`], every write
+//! recorded) → phases, each marked on the timeline with the threads it keeps busy and an
+//! evidence snapshot at both boundaries → restore → run the detectors once, through one
+//! pipeline with each phase's context → assemble the envelope of the result document.
+//!
+//! Ctrl-C/SIGTERM set the `stop` flag: the running phase is marked interrupted, later phases
+//! are not started, settings are restored and the result says where it stopped
+//! (`complete: false`). Suites (run, clocks, monitor -- CMD…) are plans of phases on a Session.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use truebench_host::parse::os_release;
+use truebench_host::{Host, Inventory};
+use truebench_monitor::detect::{self, throttling, Context};
+use truebench_monitor::evidence::{Snapshot, SnapshotOptions};
+use truebench_monitor::kmsg::{KernelLog, KernelLogReader};
+use truebench_monitor::sampler::{Sampler, SamplerConfig};
+use truebench_monitor::Finding;
+use truebench_results::model::{self as m, BodyKind, PhaseStatus, Stamp, Typed};
+use truebench_tuning::{Tuning, TuningError};
+
+/// How a session samples and where it reads the kernel log.
+#[derive(Debug, Clone)]
+pub struct SessionOptions {
+    pub sample_interval: Duration,
+    /// Read kernel-log lines from this file instead of `dev/kmsg` (`--kernel-log`).
+    pub kernel_log: Option<std::path::PathBuf>,
+    pub truebench_version: String,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        SessionOptions {
+            sample_interval: Duration::from_secs(1),
+            kernel_log: None,
+            truebench_version: env!("CARGO_PKG_VERSION").to_string(),
+        }
+    }
+}
+
+/// What one phase produced, before it is placed on the timeline.
+#[derive(Default)]
+pub struct Outcome {
+    pub status: Option<PhaseStatus>,
+    pub reason: Option<String>,
+    pub scores: Option<m::Scores>,
+    pub raw: Vec<m::RawOutput>,
+    pub details: serde_json::Value,
+}
+
+impl Outcome {
+    /// Mark the phase failed; the last failure's reason is the one reported.
+    pub fn fail(&mut self, reason: impl Into<String>) {
+        self.status = Some(PhaseStatus::Failed);
+        self.reason = Some(reason.into());
+    }
+
+    pub fn skipped(reason: impl Into<String>) -> Outcome {
+        Outcome {
+            status: Some(PhaseStatus::Skipped),
+            reason: Some(reason.into()),
+            ..Default::default()
+        }
+    }
+
+    pub fn failed(reason: impl Into<String>) -> Outcome {
+        Outcome {
+            status: Some(PhaseStatus::Failed),
+            reason: Some(reason.into()),
+            ..Default::default()
+        }
+    }
+}
+
+/// Options of [`Session::finish`].
+#[derive(Debug, Clone, Default)]
+pub struct Finish {
+    /// False when the figures are not comparable with full measurements (`--quick`).
+    pub comparable: bool,
+    /// Processes to leave out of the last snapshot's process table (the monitored command).
+    pub exclude_pids: Vec<u32>,
+}
+
+/// A phase begun with [`Session::begin_phase`].
+#[derive(Debug)]
+pub struct OpenPhase {
+    name: String,
+    title: String,
+    threads: Option<u32>,
+    cpus: Vec<u32>,
+    started: f64,
+    started_unix_ms: i64,
+}
+
+pub struct Session<'a> {
+    pub host: &'a Host,
+    pub inv: &'a Inventory,
+    pub stop: Arc<AtomicBool>,
+    pub sampler: Sampler,
+    klog: KernelLogReader,
+    started: Stamp,
+    t0: Instant,
+    version: String,
+    phases: Vec<m::PhaseResult>,
+    snapshots: Vec<Snapshot>,
+    /// Index into `snapshots` of the "before" of the verdicts (after tuning, by default the
+    /// first snapshot).
+    baseline: Option<usize>,
+    tuning: Option<Tuning>,
+    pub record: m::TuningRecord,
+    tools: Vec<m::Tool>,
+    findings: Vec<Finding>,
+    pub notes: Vec<String>,
+    interrupted_in: Option<String>,
+}
+
+impl<'a> Session<'a> {
+    /// Start sampling and following the kernel log. Fails only when `--kernel-log FILE`
+    /// cannot be read.
+    pub fn start(
+        host: &'a Host,
+        inv: &'a Inventory,
+        opts: &SessionOptions,
+        stop: Arc<AtomicBool>,
+    ) -> std::io::Result<Session<'a>> {
+        let klog = match &opts.kernel_log {
+            Some(p) => KernelLogReader::from_file(p)?,
+            None => KernelLogReader::start(host),
+        };
+        let sampler = Sampler::start(
+            host,
+            inv,
+            SamplerConfig {
+                interval: opts.sample_interval,
+                ..Default::default()
+            },
+            None,
+        );
+        Ok(Session {
+            host,
+            inv,
+            stop,
+            sampler,
+            klog,
+            started: Stamp::now(),
+            t0: Instant::now(),
+            version: opts.truebench_version.clone(),
+            phases: Vec::new(),
+            snapshots: Vec::new(),
+            baseline: None,
+            tuning: None,
+            record: m::TuningRecord::default(),
+            tools: Vec::new(),
+            findings: Vec::new(),
+            notes: Vec::new(),
+            interrupted_in: None,
+        })
+    }
+
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::SeqCst)
+    }
+
+    /// Seconds on the timeline's clock.
+    pub fn now(&self) -> f64 {
+        self.sampler.now()
+    }
+
+    /// An evidence snapshot (process table included) at this moment of the timeline.
+    pub fn snapshot(&mut self) {
+        self.snapshot_excluding(Vec::new());
+    }
+
+    fn snapshot_excluding(&mut self, exclude_pids: Vec<u32>) {
+        let rpi = self
+            .sampler
+            .snapshot()
+            .samples
+            .last()
+            .and_then(|s| s.rpi)
+            .and_then(|r| r.throttled);
+        let s = Snapshot::take_with(
+            self.host,
+            self.inv,
+            &SnapshotOptions {
+                t: Some(self.sampler.now()),
+                rpi_throttled: rpi,
+                exclude_pids,
+                ..Default::default()
+            },
+        );
+        self.snapshots.push(s);
+    }
+
+    /// Take a snapshot now and judge everything after it: what came before (an OPP walk
+    /// through low clocks, the idle wait) is not held against the measurement.
+    pub fn mark_baseline(&mut self) {
+        self.snapshot();
+        self.baseline = Some(self.snapshots.len() - 1);
+    }
+
+    /// Record a program or built-in kernel that produced figures (once per name).
+    pub fn tool(&mut self, name: &str, version: Option<String>, path: Option<String>) {
+        if !self.tools.iter().any(|t| t.name == name) {
+            self.tools.push(m::Tool {
+                name: name.into(),
+                version,
+                path,
+            });
+        }
+    }
+
+    /// A finding a phase established itself (clock deviation, forced start…).
+    pub fn finding(&mut self, f: Finding) {
+        self.findings.push(f);
+    }
+
+    pub fn note(&mut self, n: impl Into<String>) {
+        self.notes.push(n.into());
+    }
+
+    /// Mark the measurement interrupted `where_` (`before 'memory'`) unless it already is.
+    pub fn interrupted(&mut self, where_: impl Into<String>) {
+        self.interrupted_in.get_or_insert_with(|| where_.into());
+    }
+
+    /// Run one phase: mark it on the timeline, snapshot its boundaries, record the outcome.
+    /// Returns the phase as recorded.
+    pub fn phase(
+        &mut self,
+        name: &str,
+        title: &str,
+        threads: Option<u32>,
+        cpus: Vec<u32>,
+        body: impl FnOnce(&mut Self) -> Outcome,
+    ) -> &m::PhaseResult {
+        let open = self.begin_phase(name, title, threads, cpus);
+        let out = body(self);
+        self.end_phase(open, out)
+    }
+
+    /// The first half of [`Session::phase`], for suites whose phase bodies need more than the
+    /// session: snapshot, mark the phase on the timeline.
+    pub fn begin_phase(
+        &mut self,
+        name: &str,
+        title: &str,
+        threads: Option<u32>,
+        cpus: Vec<u32>,
+    ) -> OpenPhase {
+        self.snapshot();
+        let started = self.sampler.now();
+        let started_unix_ms = Stamp::now().unix_ms;
+        self.sampler.mark_phase(name, threads);
+        OpenPhase {
+            name: name.into(),
+            title: title.into(),
+            threads,
+            cpus,
+            started,
+            started_unix_ms,
+        }
+    }
+
+    /// The second half: end the mark, snapshot, record the outcome (interrupted when the stop
+    /// flag was raised meanwhile).
+    pub fn end_phase(&mut self, open: OpenPhase, mut out: Outcome) -> &m::PhaseResult {
+        self.sampler.end_phase();
+        let ended = self.sampler.now();
+        self.snapshot();
+        let mut status = out.status.unwrap_or(PhaseStatus::Ok);
+        if self.stopped() && status != PhaseStatus::Skipped {
+            status = PhaseStatus::Interrupted;
+            out.reason
+                .get_or_insert_with(|| "interrupted (Ctrl-C or SIGTERM)".into());
+            self.interrupted(open.name.clone());
+        }
+        self.phases.push(m::PhaseResult {
+            name: open.name,
+            title: open.title,
+            started: open.started,
+            ended: Some(ended),
+            started_unix_ms: open.started_unix_ms,
+            ended_unix_ms: Some(Stamp::now().unix_ms),
+            threads: open.threads,
+            cpus: open.cpus,
+            status,
+            reason: out.reason,
+            scores: out.scores,
+            raw: out.raw,
+            details: out.details,
+        });
+        self.phases.last().expect("just pushed")
+    }
+
+    /// The phases recorded so far.
+    pub fn phases(&self) -> &[m::PhaseResult] {
+        &self.phases
+    }
+
+    // ---------------------------------------------------------------------------------
+    // tuning
+
+    /// Start changing settings (journaled first by [`Tuning`]). Without the right to, the
+    /// measurement goes on untuned and the record says why; only another run tuning this
+    /// root stops it (`Err`).
+    pub fn begin_tuning(
+        &mut self,
+        wanted: bool,
+        why_not: Option<String>,
+    ) -> Result<(), TuningError> {
+        self.record.requested = wanted;
+        if !wanted {
+            self.record.reason = Some(why_not.unwrap_or_else(|| "tuning switched off".into()));
+            return Ok(());
+        }
+        match Tuning::begin(self.host) {
+            Ok(t) => self.tuning = Some(t),
+            Err(e @ TuningError::Busy { .. }) => return Err(e),
+            Err(e) => {
+                let needs_root = match &e {
+                    TuningError::PermissionDenied { .. } | TuningError::ReadOnly { .. } => true,
+                    TuningError::Journal { source, .. } => {
+                        source.kind() == std::io::ErrorKind::PermissionDenied
+                    }
+                    _ => false,
+                };
+                self.record.reason = Some(if needs_root {
+                    format!("changing settings needs root ({e}); the measurement goes on untuned")
+                } else {
+                    format!("settings could not be changed ({e}); the measurement goes on untuned")
+                });
+            }
+        }
+        Ok(())
+    }
+
+    pub fn tuned(&self) -> bool {
+        self.tuning.is_some()
+    }
+
+    /// Write one setting through Tuning, recorded; false when untuned or the write failed.
+    pub fn write(&mut self, path: String, value: &str) -> bool {
+        let Some(t) = self.tuning.as_mut() else {
+            return false;
+        };
+        let res = t.write(&path, value);
+        let ok = res.is_ok();
+        self.record.changes.push(m::TuningChange {
+            path,
+            value: value.into(),
+            error: res.err().map(|e| e.to_string()),
+        });
+        ok
+    }
+
+    /// Lend the Tuning to code that changes settings itself (the OPP walk); give it back
+    /// with [`Session::give_back_tuning`].
+    pub fn take_tuning(&mut self) -> Option<Tuning> {
+        self.tuning.take()
+    }
+
+    pub fn give_back_tuning(&mut self, t: Option<Tuning>) {
+        self.tuning = t;
+    }
+
+    /// Put every setting changed so far back now (the session stays tuned for more writes).
+    pub fn restore_now(&mut self) {
+        if let Some(t) = self.tuning.as_mut() {
+            match t.restore() {
+                Ok(rep) => {
+                    self.record.restored.extend(rep.restored);
+                    self.record.restore_failed.extend(
+                        rep.failed
+                            .into_iter()
+                            .map(|(path, reason)| m::RestoreFailure { path, reason }),
+                    );
+                }
+                Err(e) => self.notes.push(format!("restoring settings failed: {e}")),
+            }
+        }
+    }
+
+    /// Summarise the writes in the record: applied, or why not (or not all).
+    pub fn settle_tuning_record(&mut self) {
+        let ok = self
+            .record
+            .changes
+            .iter()
+            .filter(|c| c.error.is_none())
+            .count();
+        let failed = self.record.changes.len() - ok;
+        self.record.applied |= ok > 0;
+        if self.record.changes.is_empty() {
+            self.record.reason = Some(
+                "nothing to tune: no cpufreq policy, devfreq device or ASPM policy that is not already at performance"
+                    .into(),
+            );
+        } else if failed > 0 {
+            self.record.reason = Some(format!(
+                "{failed} of {} setting(s) could not be changed (see changes)",
+                self.record.changes.len()
+            ));
+        }
+    }
+
+    // ---------------------------------------------------------------------------------
+    // the result
+
+    /// Restore, stop sampling, run the detectors once over the whole session, and assemble
+    /// the document of kind `B`.
+    pub fn finish<B: BodyKind>(mut self, body: B, opts: Finish) -> Typed<B> {
+        // Restore first: nothing after this point needs the tuned machine.
+        if self.tuning.is_some() {
+            self.restore_now();
+            self.tuning = None;
+        }
+        if !opts.exclude_pids.is_empty() {
+            self.snapshot_excluding(opts.exclude_pids.clone());
+        }
+        let timeline = self.sampler.stop();
+        let log = self.klog.collect();
+        if self.snapshots.is_empty() {
+            self.snapshots.push(Snapshot::take(self.host, self.inv));
+        }
+        let before_i = self.baseline.unwrap_or(0).min(self.snapshots.len() - 1);
+        let refs: Vec<&Snapshot> = self.snapshots.iter().collect();
+        let mut findings = detect::run(&Context {
+            inv: self.inv,
+            before: refs[before_i],
+            after: refs[refs.len() - 1],
+            boundaries: &refs,
+            timeline: &timeline,
+            log: &log,
+        });
+        findings.append(&mut self.findings);
+        detect::sort(&mut findings);
+
+        let before = refs[before_i];
+        let after = refs[refs.len() - 1];
+        let mut throttling = String::new();
+        for a in &after.policies {
+            let Some(b) = before.policies.iter().find(|p| p.policy == a.policy) else {
+                continue;
+            };
+            if let Some(t) = throttling::opp_table(self.inv, b, a) {
+                if t.below_ticks() > 0 {
+                    throttling.push_str(&t.render().join("\n"));
+                    throttling.push_str("\n\n");
+                }
+            }
+        }
+
+        let complete = self.interrupted_in.is_none()
+            && self
+                .phases
+                .iter()
+                .all(|p| p.status != PhaseStatus::Interrupted);
+        let incomplete_reason = self.interrupted_in.as_ref().map(|p| {
+            if p.starts_with("before") {
+                format!("interrupted (Ctrl-C or SIGTERM) {p}")
+            } else {
+                format!("interrupted (Ctrl-C or SIGTERM) during '{p}'")
+            }
+        });
+        let valid = complete && truebench_monitor::finding::is_valid(&findings);
+        let kernel_log = match log {
+            KernelLog::Lines(lines) => m::KernelLogRecord {
+                available: true,
+                reason: None,
+                lines,
+            },
+            KernelLog::Unavailable(why) => m::KernelLogRecord {
+                available: false,
+                reason: Some(why),
+                lines: Vec::new(),
+            },
+        };
+        if !self.host.is_live() {
+            self.notes.push(format!(
+                "{} is a recorded machine: its files were read and tuned, but every measurement ran on this machine's CPUs",
+                self.host.root().display()
+            ));
+        }
+        Typed {
+            body,
+            envelope: m::Envelope {
+                truebench_version: self.version,
+                comparable: opts.comparable,
+                complete,
+                incomplete_reason,
+                valid,
+                ended: Stamp::now(),
+                duration_s: self.t0.elapsed().as_secs_f64(),
+                started: self.started,
+                hostname: self.host.read_trimmed("proc/sys/kernel/hostname"),
+                os_codename: os_codename(self.host),
+                inventory: self.inv.clone(),
+                tuning: self.record,
+                tools: self.tools,
+                phases: self.phases,
+                findings,
+                timeline,
+                kernel_log,
+                throttling,
+                notes: self.notes,
+            },
+        }
+    }
+}
+
+/// `UBUNTU_CODENAME`, else `VERSION_CODENAME` of the root's os-release.
+fn os_codename(host: &Host) -> Option<String> {
+    host.read("etc/os-release")
+        .or_else(|_| host.read("usr/lib/os-release"))
+        .ok()
+        .and_then(|t| {
+            let kv = os_release::parse(&t);
+            kv.get("UBUNTU_CODENAME")
+                .or_else(|| kv.get("VERSION_CODENAME"))
+                .cloned()
+        })
+        .filter(|c| !c.is_empty())
+}
