@@ -1,0 +1,279 @@
+//! The clock phases: the cold OPP walk, all cores at once (extensive), and the hot check under load.
+
+use super::*;
+
+impl<M: Measurements + ?Sized> Run<'_, M> {
+    pub(super) fn clock_options(&self) -> ClocksOptions {
+        ClocksOptions {
+            max_khz: self.opts.max_khz,
+            min_khz: self.opts.min_khz,
+            all_cores: false,
+            load_heat: Duration::from_secs(if self.opts.mode == Mode::Quick { 1 } else { 5 }),
+            tune: self.s.tuned(),
+        }
+    }
+
+    pub(super) fn phase_clocks_cold(&mut self) {
+        let first: Vec<u32> = self.groups.iter().map(|g| g.first).collect();
+        self.phase(
+            "clocks-cold",
+            "clock check, idle and cold (measured vs advertised for every OPP)",
+            Some(1),
+            first,
+            |r| {
+                let opts = r.clock_options();
+                let reason =
+                    r.s.record
+                        .reason
+                        .clone()
+                        .or_else(|| (!r.opts.tune).then(|| "tuning switched off".to_string()));
+                let mut tuning = r.s.take_tuning();
+                let report =
+                    clocks::run_with(r.host, r.inv, &opts, r.m.clock_probe(), &mut tuning, reason);
+                r.s.give_back_tuning(tuning);
+                r.s.tool(
+                    "built-in clock",
+                    Some(format!("truebench {}", r.opts.truebench_version)),
+                    None,
+                );
+                for f in &report.findings {
+                    r.s.finding(f.clone());
+                }
+                r.s.notes.extend(report.notes.iter().cloned());
+                clocks_outcome(&report, "OPP walk from the highest OPP")
+            },
+        );
+    }
+
+    pub(super) fn phase_clocks_all(&mut self) {
+        let cpus = all_cpus(&self.groups);
+        let n = cpus.len() as u32;
+        self.phase(
+            "clocks-all",
+            "clock of every CPU at once, idle and under load",
+            Some(n),
+            cpus,
+            |r| {
+                let opts = r.clock_options();
+                let mut tuning = r.s.take_tuning();
+                let a = clocks::all_cores(r.host, r.inv, &opts, r.m.clock_probe(), &mut tuning);
+                r.s.give_back_tuning(tuning);
+                let conv = |v: &[clocks::CoreClock]| -> Vec<m::CoreClock> {
+                    v.iter()
+                        .map(|c| m::CoreClock {
+                            cpu: c.cpu,
+                            measured_mhz: c.measured_mhz,
+                            reported_mhz: c.reported_mhz,
+                        })
+                        .collect()
+                };
+                let text = |what: &str, v: &[clocks::CoreClock]| -> String {
+                    let mut s = format!("Measuring clockspeeds for all cores in parallel ({what}):\n");
+                    for c in v {
+                        s.push_str(&format!(
+                            "cpu{}: {}\n",
+                            c.cpu,
+                            c.measured_mhz
+                                .map_or("failed".into(), |m| format!("{m:.0} MHz"))
+                        ));
+                    }
+                    s
+                };
+                Outcome {
+                    raw: vec![m::RawOutput {
+                        label: "all cores".into(),
+                        command: format!(
+                            "built-in clock measurement on every CPU, idle, then after {} s of load",
+                            a.load_heat_s
+                        ),
+                        text: format!("{}\n{}", text("idle", &a.idle), text("full load", &a.load)),
+                    }],
+                    scores: Some(Scores::Clocks(m::ClockScores {
+                        clusters: Vec::new(),
+                        all_cores: Some(m::AllCoreClocks {
+                            idle: conv(&a.idle),
+                            load: conv(&a.load),
+                        }),
+                    })),
+                    details: to_json(&a),
+                    ..Default::default()
+                }
+            },
+        );
+    }
+
+    /// The highest allowed OPP of every cluster again, right after the heaviest phases, with
+    /// a load on every other CPU so the SoC stays hot.
+    pub(super) fn phase_clocks_hot(&mut self) {
+        let groups = self.groups.clone();
+        let all = all_cpus(&groups);
+        let n = all.len() as u32;
+        self.phase(
+            "clocks-hot",
+            "clock check at the highest OPP, hot and under load on the other CPUs",
+            Some(n),
+            all.clone(),
+            |r| {
+                let mut scores = m::ClockScores::default();
+                let mut text = String::new();
+                for g in &groups {
+                    let others: Vec<u32> = all.iter().copied().filter(|&c| c != g.first).collect();
+                    let probe = r.m.clock_probe();
+                    let load = probe.start_load(&others);
+                    std::thread::sleep(r.opts.hot_settle);
+                    let measured = probe.measure(r.host, g.first);
+                    let firmware = probe.firmware_mhz(r.host);
+                    drop(load);
+                    let cluster = g.cluster.and_then(|c| r.inv.clusters.get(c));
+                    let reported = cluster
+                        .and_then(|c| c.cur_freq_file.as_ref())
+                        .and_then(|f| r.host.read_u64(f))
+                        .map(|k| (k / 1000) as u32);
+                    // With the performance governor the clock is the policy's maximum.
+                    let opp = g
+                        .policy_dir
+                        .as_ref()
+                        .filter(|_| r.s.record.applied)
+                        .and_then(|d| r.host.read_u64(format!("{d}/scaling_max_freq")))
+                        .map(|k| (k / 1000) as u32);
+                    let point = match measured {
+                        Ok(mm) => m::ClockPoint {
+                            opp_mhz: opp,
+                            reported_mhz: reported,
+                            firmware_mhz: firmware,
+                            measured_mhz: Some(mm.mhz),
+                            deviation_pct: opp
+                                .filter(|&o| o > 0)
+                                .map(|o| (mm.mhz - o as f64) / o as f64 * 100.0),
+                            samples_mhz: mm.samples_mhz,
+                            error: None,
+                        },
+                        Err(e) => m::ClockPoint {
+                            opp_mhz: opp,
+                            reported_mhz: reported,
+                            firmware_mhz: firmware,
+                            measured_mhz: None,
+                            samples_mhz: Vec::new(),
+                            deviation_pct: None,
+                            error: Some(e.to_string()),
+                        },
+                    };
+                    if let (Some(o), Some(mhz)) = (point.opp_mhz, point.measured_mhz) {
+                        if let Some(mut f) =
+                            truebench_monitor::detect::clocks::clock_deviation(o as f64, mhz)
+                        {
+                            f.message = format!(
+                                "{} under load, hot: {}",
+                                cluster.map_or("CPU".into(), |c| c.cpu_range()),
+                                f.message
+                            );
+                            r.s.finding(f);
+                        }
+                    }
+                    text.push_str(&format!(
+                        "Checking cpufreq OPP for {}{} (hot, load on {} other CPU(s)):\n{}\n\n",
+                        cluster.map_or(format!("cpu{}", g.first), |c| c.cpu_range()),
+                        core(&g.core_type),
+                        others.len(),
+                        hot_line(&point)
+                    ));
+                    scores.clusters.push(m::ClusterClock {
+                        cluster: g.cluster.unwrap_or(0),
+                        cpus: cluster.map_or(format!("cpu{}", g.first), |c| c.cpu_range()),
+                        core_type: g.core_type.clone(),
+                        measured_cpu: Some(g.first),
+                        mode: "max_opp".into(),
+                        points: vec![point],
+                        notes: Vec::new(),
+                    });
+                    if r.stopped() {
+                        break;
+                    }
+                }
+                Outcome {
+                    raw: vec![m::RawOutput {
+                        label: "clocks, hot".into(),
+                        command: "built-in clock measurement at the highest allowed OPP".into(),
+                        text,
+                    }],
+                    scores: Some(Scores::Clocks(scores)),
+                    ..Default::default()
+                }
+            },
+        );
+    }
+}
+
+pub(super) fn hot_line(p: &m::ClockPoint) -> String {
+    let measured = match p.measured_mhz {
+        Some(v) => format!(
+            "{v:.0} ({})",
+            p.samples_mhz
+                .iter()
+                .map(|s| format!("{s:.3}"))
+                .collect::<Vec<_>>()
+                .join("/")
+        ),
+        None => format!("failed ({})", p.error.as_deref().unwrap_or("?")),
+    };
+    match p.opp_mhz {
+        Some(o) => format!(
+            "Cpufreq OPP: {o:>4}    Measured: {measured}{}",
+            crate::clocks::deviation_column(p.deviation_pct)
+        ),
+        None => format!("Measured: {measured}"),
+    }
+}
+
+pub(super) fn clocks_outcome(report: &ClocksReport, what: &str) -> Outcome {
+    let clusters = report
+        .clusters
+        .iter()
+        .map(|c| m::ClusterClock {
+            cluster: c.id,
+            cpus: c.cpu_range.clone(),
+            core_type: c.core_type.clone(),
+            measured_cpu: c.measured_cpu,
+            mode: match c.mode {
+                WalkMode::OppWalk => "opp_walk",
+                WalkMode::CurrentClock => "current_clock",
+                WalkMode::NoCpufreq => "no_cpufreq",
+                WalkMode::Offline => "offline",
+            }
+            .into(),
+            points: c
+                .points
+                .iter()
+                .map(|p| m::ClockPoint {
+                    opp_mhz: p.opp_mhz,
+                    reported_mhz: p.reported_mhz,
+                    firmware_mhz: p.firmware_mhz,
+                    measured_mhz: p.measured_mhz,
+                    samples_mhz: p.samples_mhz.clone(),
+                    deviation_pct: p.deviation_pct,
+                    error: p.error.clone(),
+                })
+                .collect(),
+            notes: c.notes.clone(),
+        })
+        .collect();
+    let measured = report
+        .clusters
+        .iter()
+        .flat_map(|c| &c.points)
+        .any(|p| p.measured_mhz.is_some());
+    Outcome {
+        status: (!measured).then_some(PhaseStatus::Failed),
+        reason: (!measured).then(|| "no clock could be measured".into()),
+        raw: vec![m::RawOutput {
+            label: "clocks".into(),
+            command: format!("built-in clock measurement ({what})"),
+            text: clocks::render_text(report),
+        }],
+        scores: Some(Scores::Clocks(m::ClockScores {
+            clusters,
+            all_cores: None,
+        })),
+        details: to_json(report),
+    }
+}
