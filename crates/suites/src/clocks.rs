@@ -356,7 +356,7 @@ pub fn all_cores<P: ClockProbe + ?Sized>(
 }
 
 /// The inventory's clusters; a machine without cpufreq or topology still has its CPUs.
-fn clusters_of(inv: &Inventory) -> Vec<Cluster> {
+pub(crate) fn clusters_of(inv: &Inventory) -> Vec<Cluster> {
     if !inv.clusters.is_empty() {
         return inv.clusters.clone();
     }
@@ -375,7 +375,7 @@ fn clusters_of(inv: &Inventory) -> Vec<Cluster> {
     }]
 }
 
-fn no_walk_reason(e: &TuningError) -> String {
+pub(crate) fn no_walk_reason(e: &TuningError) -> String {
     match e {
         TuningError::PermissionDenied { .. } | TuningError::ReadOnly { .. } => {
             format!("the OPP walk needs root: {e}")

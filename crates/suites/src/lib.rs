@@ -3,6 +3,7 @@
 //! orchestration is tested on fixture roots with scripted measurements.
 
 pub mod clocks;
+pub mod clocks_session;
 pub mod idle;
 pub mod run;
 pub mod session;

@@ -312,11 +312,11 @@ impl<'a> Session<'a> {
         &mut self,
         wanted: bool,
         why_not: Option<String>,
-    ) -> Result<(), TuningError> {
+    ) -> Result<Option<TuningError>, TuningError> {
         self.record.requested = wanted;
         if !wanted {
             self.record.reason = Some(why_not.unwrap_or_else(|| "tuning switched off".into()));
-            return Ok(());
+            return Ok(None);
         }
         match Tuning::begin(self.host) {
             Ok(t) => self.tuning = Some(t),
@@ -334,9 +334,10 @@ impl<'a> Session<'a> {
                 } else {
                     format!("settings could not be changed ({e}); the measurement goes on untuned")
                 });
+                return Ok(Some(e));
             }
         }
-        Ok(())
+        Ok(None)
     }
 
     pub fn tuned(&self) -> bool {
@@ -480,7 +481,12 @@ impl<'a> Session<'a> {
                 lines: Vec::new(),
             },
         };
-        if !self.host.is_live() {
+        if !self.host.is_live()
+            && !self
+                .notes
+                .iter()
+                .any(|n| n.contains("is a recorded machine"))
+        {
             self.notes.push(format!(
                 "{} is a recorded machine: its files were read and tuned, but every measurement ran on this machine's CPUs",
                 self.host.root().display()

@@ -3,7 +3,9 @@
 use crate::cli::MachineArgs;
 use std::time::Duration;
 use truebench_host::Inventory;
-use truebench_suites::clocks::{self, ClocksOptions, KernelProbe};
+use truebench_results::kinds::Render as RunRender;
+use truebench_suites::clocks::{ClocksOptions, KernelProbe};
+use truebench_suites::clocks_session;
 use truebench_workloads::clock::{self as kernel, ClockOptions};
 
 #[derive(clap::Args, Debug)]
@@ -26,9 +28,11 @@ pub struct ClocksArgs {
     /// Never change cpufreq settings: measure each cluster at its current clock.
     #[arg(long)]
     pub no_tuning: bool,
-    /// Print one JSON document instead of text.
+    /// Print the result document (JSON, kind `clocks`) instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub store: crate::keep::StoreArgs,
     /// Measure one CPU once and print one `key=value` line (for bench/clock_vs_7zip.sh).
     #[arg(long, hide = true)]
     pub bench_probe: bool,
@@ -58,18 +62,28 @@ pub fn run(args: ClocksArgs) -> anyhow::Result<i32> {
         tune: !args.no_tuning,
     };
     let mut probe = KernelProbe::new(ClockOptions::default());
-    let report = clocks::run(&host, &inv, &opts, &mut probe);
+    // Ctrl-C: the walk is stopped between points, settings restored, the partial result kept.
+    let stop = truebench_tuning::graceful_interrupts();
+    let result = clocks_session::document(&host, &inv, &opts, &mut probe, stop);
+    crate::keep::store(&result, &args.store, args.json);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        println!("{}", serde_json::to_string_pretty(&result)?);
     } else {
-        print!("{}", clocks::render_text(&report));
+        print!("{}", RunRender::summary(result.view()));
     }
-    let measured = report
+    let measured = result
+        .body
         .clusters
         .iter()
         .flat_map(|c| &c.points)
         .any(|p| p.measured_mhz.is_some());
-    Ok(if measured { 0 } else { 1 })
+    Ok(if !result.envelope.complete {
+        130
+    } else if measured {
+        0
+    } else {
+        1
+    })
 }
 
 /// One measurement of the live machine, for the side-by-side benchmark against 7-Zip.

@@ -7,6 +7,7 @@ mod compare;
 mod history;
 mod import;
 mod info;
+mod keep;
 mod kernel;
 mod monitor;
 mod recovery;

@@ -9,6 +9,16 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_truebench");
+
+/// The binary with the history kept out of the user's own (every clocks result is stored).
+fn bin() -> Command {
+    let mut c = Command::new(BIN);
+    c.env(
+        "XDG_DATA_HOME",
+        std::env::temp_dir().join("truebench-clocks-tests-history"),
+    );
+    c
+}
 const GOV4: &str = "sys/devices/system/cpu/cpufreq/policy4/scaling_governor";
 
 fn tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
@@ -18,17 +28,15 @@ fn tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 
 #[test]
 fn live_machine_json_has_a_plausible_clock_per_cluster() {
-    let out = Command::new(BIN)
-        .args(["clocks", "--json"])
-        .output()
-        .unwrap();
+    let out = bin().args(["clocks", "--json"]).output().unwrap();
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let clusters = v["clusters"].as_array().unwrap();
+    assert_eq!(v["kind"], "clocks", "{v}");
+    let clusters = v["body"]["clusters"].as_array().unwrap();
     assert!(!clusters.is_empty(), "{v}");
     for c in clusters {
         let points = c["points"].as_array().unwrap();
@@ -39,15 +47,12 @@ fn live_machine_json_has_a_plausible_clock_per_cluster() {
             assert_eq!(p["samples_mhz"].as_array().unwrap().len(), 3, "{p}");
         }
     }
-    assert!(v["findings"].is_array());
+    assert!(v["envelope"]["findings"].is_array());
 }
 
 #[test]
 fn bench_probe_prints_one_line() {
-    let out = Command::new(BIN)
-        .args(["clocks", "--bench-probe"])
-        .output()
-        .unwrap();
+    let out = bin().args(["clocks", "--bench-probe"]).output().unwrap();
     assert!(
         out.status.success(),
         "{}",
@@ -68,7 +73,7 @@ fn bench_probe_prints_one_line() {
 fn opp_walk_on_a_recorded_root_changes_and_restores_its_files() {
     let root = truebench_fixtures::root("rk3588-rock5b");
     let before = tree(root.path());
-    let out = Command::new(BIN)
+    let out = bin()
         .args(["clocks", "--root"])
         .arg(root.path())
         .env("MaxKHz", "1800000")
@@ -99,7 +104,7 @@ fn interrupted_walk(signal: &str) -> (tempfile::TempDir, BTreeMap<PathBuf, Vec<u
     let before = tree(root.path());
     let gov = root.path().join(GOV4);
     let original = fs::read_to_string(&gov).unwrap();
-    let mut child = Command::new(BIN)
+    let mut child = bin()
         .args(["clocks", "--root"])
         .arg(root.path())
         .stdout(Stdio::null())
@@ -145,7 +150,7 @@ fn sigkill_during_the_walk_is_repaired_by_the_next_command() {
         before,
         "SIGKILL leaves the settings changed"
     );
-    let out = Command::new(BIN)
+    let out = bin()
         .args(["clocks", "--json", "--max-khz", "408000", "--root"])
         .arg(root.path())
         .output()
@@ -183,7 +188,7 @@ fn without_root_the_current_clock_is_measured_and_the_walk_is_said_to_need_root(
         c.args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN]);
         c
     } else {
-        Command::new(BIN)
+        bin()
     };
     let out = cmd
         .args(["clocks", "--json", "--root"])
@@ -196,10 +201,10 @@ fn without_root_the_current_clock_is_measured_and_the_walk_is_said_to_need_root(
         String::from_utf8_lossy(&out.stderr)
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["tuning"]["applied"], false, "{v}");
-    let reason = v["tuning"]["reason"].as_str().unwrap();
+    assert_eq!(v["envelope"]["tuning"]["applied"], false, "{v}");
+    let reason = v["envelope"]["tuning"]["reason"].as_str().unwrap();
     assert!(reason.starts_with("the OPP walk needs root"), "{reason}");
-    for c in v["clusters"].as_array().unwrap() {
+    for c in v["body"]["clusters"].as_array().unwrap() {
         assert_eq!(c["mode"], "current_clock", "{c}");
         assert_eq!(c["points"].as_array().unwrap().len(), 1, "{c}");
         assert!(

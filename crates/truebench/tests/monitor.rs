@@ -5,8 +5,14 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+/// The binary with the history kept out of the user's own (monitored commands are stored).
 fn truebench() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_truebench"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_truebench"));
+    c.env(
+        "XDG_DATA_HOME",
+        std::env::temp_dir().join("truebench-monitor-tests-history"),
+    );
+    c
 }
 
 /// Start `monitor` with `args`, let it run, end it with SIGINT like Ctrl-C; stdout and

@@ -40,7 +40,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                     r.s.finding(f.clone());
                 }
                 r.s.notes.extend(report.notes.iter().cloned());
-                clocks_outcome(&report, "OPP walk from the highest OPP")
+                crate::clocks_session::outcome(&report, "OPP walk from the highest OPP")
             },
         );
     }
@@ -222,58 +222,5 @@ pub(super) fn hot_line(p: &m::ClockPoint) -> String {
             crate::clocks::deviation_column(p.deviation_pct)
         ),
         None => format!("Measured: {measured}"),
-    }
-}
-
-pub(super) fn clocks_outcome(report: &ClocksReport, what: &str) -> Outcome {
-    let clusters = report
-        .clusters
-        .iter()
-        .map(|c| m::ClusterClock {
-            cluster: c.id,
-            cpus: c.cpu_range.clone(),
-            core_type: c.core_type.clone(),
-            measured_cpu: c.measured_cpu,
-            mode: match c.mode {
-                WalkMode::OppWalk => "opp_walk",
-                WalkMode::CurrentClock => "current_clock",
-                WalkMode::NoCpufreq => "no_cpufreq",
-                WalkMode::Offline => "offline",
-            }
-            .into(),
-            points: c
-                .points
-                .iter()
-                .map(|p| m::ClockPoint {
-                    opp_mhz: p.opp_mhz,
-                    reported_mhz: p.reported_mhz,
-                    firmware_mhz: p.firmware_mhz,
-                    measured_mhz: p.measured_mhz,
-                    samples_mhz: p.samples_mhz.clone(),
-                    deviation_pct: p.deviation_pct,
-                    error: p.error.clone(),
-                })
-                .collect(),
-            notes: c.notes.clone(),
-        })
-        .collect();
-    let measured = report
-        .clusters
-        .iter()
-        .flat_map(|c| &c.points)
-        .any(|p| p.measured_mhz.is_some());
-    Outcome {
-        status: (!measured).then_some(PhaseStatus::Failed),
-        reason: (!measured).then(|| "no clock could be measured".into()),
-        raw: vec![m::RawOutput {
-            label: "clocks".into(),
-            command: format!("built-in clock measurement ({what})"),
-            text: clocks::render_text(report),
-        }],
-        scores: Some(Scores::Clocks(m::ClockScores {
-            clusters,
-            all_cores: None,
-        })),
-        details: to_json(report),
     }
 }

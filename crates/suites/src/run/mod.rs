@@ -30,7 +30,7 @@ use truebench_workloads::stress::{
     self, StockfishOptions, StockfishResult, StressOptions, StressResult,
 };
 
-use crate::clocks::{self, ClockProbe, ClocksOptions, ClocksReport, KernelProbe, WalkMode};
+use crate::clocks::{self, ClockProbe, ClocksOptions, KernelProbe};
 use crate::idle::{self, IdleConfig, Verdict};
 use crate::session::{Finish, Outcome, Session, SessionOptions};
 

@@ -1,0 +1,144 @@
+//! `truebench clocks` as a measurement on the Session: the walk is one phase whose evidence
+//! (samples, snapshots, kernel log) and findings go into a stored `clocks` document.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use truebench_host::{Host, Inventory};
+use truebench_results::model::{self as m, ClocksBody, ClocksResult, PhaseStatus, Scores};
+
+use crate::clocks::{
+    clusters_of, no_walk_reason, render_text, run_with, ClockProbe, ClocksOptions, ClocksReport,
+    WalkMode,
+};
+use crate::session::{Finish, Outcome, Session, SessionOptions};
+
+/// Walk the OPPs (or measure at the current clocks) on a Session and return the document.
+/// Settings are restored before it returns, also when `stop` is raised meanwhile.
+pub fn document<P: ClockProbe + ?Sized>(
+    host: &Host,
+    inv: &Inventory,
+    opts: &ClocksOptions,
+    probe: &mut P,
+    stop: Arc<AtomicBool>,
+) -> ClocksResult {
+    let mut s = Session::start(
+        host,
+        inv,
+        &SessionOptions {
+            sample_interval: Duration::from_millis(250),
+            ..Default::default()
+        },
+        stop,
+    )
+    .expect("the kernel log is followed from dev/kmsg, which never fails to open");
+    let wants_walk = opts.tune && clusters_of(inv).iter().any(|c| c.policy_dir.is_some());
+    let reason = if wants_walk {
+        match s.begin_tuning(true, None) {
+            Ok(None) => None,
+            Ok(Some(e)) | Err(e) => Some(no_walk_reason(&e)),
+        }
+    } else {
+        let why = (!opts.tune).then(|| "the OPP walk was switched off".to_string());
+        let _ = s.begin_tuning(false, why.clone());
+        why
+    };
+    if let Some(r) = &reason {
+        s.record.reason = Some(r.clone());
+    }
+    let cpus: Vec<u32> = clusters_of(inv)
+        .iter()
+        .filter_map(|c| c.cpus.first().copied())
+        .collect();
+    let mut report = None;
+    s.phase(
+        "clocks",
+        "clock check (measured vs advertised for every OPP)",
+        Some(1),
+        cpus,
+        |s| {
+            let mut tuning = s.take_tuning();
+            let r = run_with(s.host, s.inv, opts, probe, &mut tuning, reason.clone());
+            s.give_back_tuning(tuning);
+            let out = outcome(&r, "OPP walk from the highest OPP");
+            report = Some(r);
+            out
+        },
+    );
+    let r = report.expect("the clocks phase ran");
+    s.record.applied = r.tuning.applied;
+    for f in &r.findings {
+        s.finding(f.clone());
+    }
+    s.notes.extend(r.notes.iter().cloned());
+    let walked = r.clusters.iter().any(|c| c.mode == WalkMode::OppWalk);
+    s.finish(
+        ClocksBody {
+            max_khz: opts.max_khz,
+            min_khz: opts.min_khz,
+            walked,
+            clusters: r.clusters,
+            all_cores: r.all_cores,
+        },
+        Finish {
+            comparable: true,
+            ..Default::default()
+        },
+    )
+}
+
+/// The clock walk as a phase outcome: typed scores, the sbc-bench text as raw output, the
+/// report as details.
+pub(crate) fn outcome(report: &ClocksReport, what: &str) -> Outcome {
+    let clusters = report
+        .clusters
+        .iter()
+        .map(|c| m::ClusterClock {
+            cluster: c.id,
+            cpus: c.cpu_range.clone(),
+            core_type: c.core_type.clone(),
+            measured_cpu: c.measured_cpu,
+            mode: match c.mode {
+                WalkMode::OppWalk => "opp_walk",
+                WalkMode::CurrentClock => "current_clock",
+                WalkMode::NoCpufreq => "no_cpufreq",
+                WalkMode::Offline => "offline",
+            }
+            .into(),
+            points: c
+                .points
+                .iter()
+                .map(|p| m::ClockPoint {
+                    opp_mhz: p.opp_mhz,
+                    reported_mhz: p.reported_mhz,
+                    firmware_mhz: p.firmware_mhz,
+                    measured_mhz: p.measured_mhz,
+                    samples_mhz: p.samples_mhz.clone(),
+                    deviation_pct: p.deviation_pct,
+                    error: p.error.clone(),
+                })
+                .collect(),
+            notes: c.notes.clone(),
+        })
+        .collect();
+    let measured = report
+        .clusters
+        .iter()
+        .flat_map(|c| &c.points)
+        .any(|p| p.measured_mhz.is_some());
+    Outcome {
+        status: (!measured).then_some(PhaseStatus::Failed),
+        reason: (!measured).then(|| "no clock could be measured".into()),
+        raw: vec![m::RawOutput {
+            label: "clocks".into(),
+            command: format!("built-in clock measurement ({what})"),
+            text: render_text(report),
+        }],
+        scores: Some(Scores::Clocks(m::ClockScores {
+            clusters,
+            all_cores: None,
+        })),
+        details: serde_json::to_value(report).unwrap_or_default(),
+    }
+}
