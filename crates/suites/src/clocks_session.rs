@@ -81,10 +81,7 @@ pub fn document<P: ClockProbe + ?Sized>(
             clusters: r.clusters,
             all_cores: r.all_cores,
         },
-        Finish {
-            comparable: true,
-            ..Default::default()
-        },
+        Finish { comparable: true },
     )
 }
 

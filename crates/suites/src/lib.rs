@@ -4,6 +4,7 @@
 
 pub mod clocks;
 pub mod clocks_session;
+pub mod command;
 pub mod idle;
 pub mod run;
 pub mod session;

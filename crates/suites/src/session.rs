@@ -81,8 +81,6 @@ impl Outcome {
 pub struct Finish {
     /// False when the figures are not comparable with full measurements (`--quick`).
     pub comparable: bool,
-    /// Processes to leave out of the last snapshot's process table (the monitored command).
-    pub exclude_pids: Vec<u32>,
 }
 
 /// A phase begun with [`Session::begin_phase`].
@@ -172,10 +170,6 @@ impl<'a> Session<'a> {
 
     /// An evidence snapshot (process table included) at this moment of the timeline.
     pub fn snapshot(&mut self) {
-        self.snapshot_excluding(Vec::new());
-    }
-
-    fn snapshot_excluding(&mut self, exclude_pids: Vec<u32>) {
         let rpi = self
             .sampler
             .snapshot()
@@ -189,7 +183,6 @@ impl<'a> Session<'a> {
             &SnapshotOptions {
                 t: Some(self.sampler.now()),
                 rpi_throttled: rpi,
-                exclude_pids,
                 ..Default::default()
             },
         );
@@ -419,9 +412,6 @@ impl<'a> Session<'a> {
         if self.tuning.is_some() {
             self.restore_now();
             self.tuning = None;
-        }
-        if !opts.exclude_pids.is_empty() {
-            self.snapshot_excluding(opts.exclude_pids.clone());
         }
         let timeline = self.sampler.stop();
         let log = self.klog.collect();

@@ -2,19 +2,18 @@
 //! around a run of it (sbc-bench's `ExecuteCommand` with `-R`).
 
 use crate::cli::MachineArgs;
-use anyhow::Context;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use truebench_host::{Host, Inventory};
-use truebench_monitor::detect::{detect_all, render_findings};
-use truebench_monitor::evidence::{Snapshot, SnapshotOptions};
-use truebench_monitor::kmsg::KernelLogReader;
-use truebench_monitor::render::{self, Layout, Table};
+use truebench_monitor::render::{Layout, Table};
 use truebench_monitor::sampler::{Sampler, SamplerConfig};
 use truebench_monitor::Sample;
+use truebench_results::kinds::Render;
+use truebench_results::model::MonitorBody;
+use truebench_suites::command::{self, CommandOptions};
 
 #[derive(clap::Args, Debug)]
 pub struct MonitorArgs {
@@ -33,6 +32,8 @@ pub struct MonitorArgs {
     /// Read kernel-log lines from FILE (dmesg text or kmsg records) instead of /dev/kmsg.
     #[arg(long, value_name = "FILE")]
     pub kernel_log: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: crate::keep::StoreArgs,
     /// Command to run while monitoring; its exit code becomes truebench's. Without it, the
     /// environment variable ExecuteCommand (a shell command line) is run with `sh -c`.
     #[arg(last = true, value_name = "COMMAND")]
@@ -193,12 +194,6 @@ fn shell_quote(a: &str) -> String {
     }
 }
 
-/// Exit code of a finished child, shell style (128 + signal when killed).
-fn exit_code(st: std::process::ExitStatus) -> i32 {
-    use std::os::unix::process::ExitStatusExt;
-    st.code().unwrap_or_else(|| 128 + st.signal().unwrap_or(0))
-}
-
 fn with_command(
     host: &Host,
     inv: &Inventory,
@@ -211,124 +206,47 @@ fn with_command(
         .map(|a| shell_quote(a))
         .collect::<Vec<_>>()
         .join(" ");
-    let sampler = Sampler::start(
-        host,
-        inv,
-        SamplerConfig {
-            interval,
-            ..Default::default()
-        },
-        None,
-    );
-    let rpi_bits = || {
-        sampler
-            .snapshot()
-            .samples
-            .last()
-            .and_then(|s| s.rpi)
-            .and_then(|r| r.throttled)
-    };
-    let before = Snapshot::take_with(
-        host,
-        inv,
-        &SnapshotOptions {
-            t: Some(sampler.now()),
-            rpi_throttled: rpi_bits(),
-            ..Default::default()
-        },
-    );
-    let mut klog = match &args.kernel_log {
-        Some(p) => KernelLogReader::from_file(p)
-            .with_context(|| format!("--kernel-log {}", p.display()))?,
-        None => KernelLogReader::start(host),
-    };
     if !args.json_lines {
         print!("{}", hardware_header(host, inv));
         println!("Running: {cmdline}\n");
         let _ = std::io::stdout().flush();
     }
-
     // Ctrl-C reaches the child through the terminal's process group; the first one only sets
     // this flag for us, so the report is still printed.
     let interrupted = truebench_tuning::graceful_interrupts();
-    sampler.mark_phase("command", args.threads);
-    let mut child = std::process::Command::new(&command[0])
-        .args(&command[1..])
-        .spawn()
-        .with_context(|| format!("cannot start {}", command[0]))?;
-    let pid = child.id();
-    let mut forwarded = false;
-    let status = loop {
-        if let Some(st) = child.try_wait().context("waiting for the command")? {
-            break st;
-        }
-        // A SIGINT sent to truebench alone (not the terminal's group) is passed on once.
-        if interrupted.load(Ordering::SeqCst) && !forwarded {
-            forwarded = true;
-            // SAFETY: signalling our own child by pid.
-            unsafe {
-                libc::kill(pid as libc::pid_t, libc::SIGINT);
-            }
-        }
-        std::thread::sleep(Duration::from_millis(20));
+    let opts = CommandOptions {
+        interval,
+        threads: args.threads,
+        kernel_log: args.kernel_log.clone(),
     };
-    sampler.end_phase();
-    let after = Snapshot::take_with(
-        host,
-        inv,
-        &SnapshotOptions {
-            t: Some(sampler.now()),
-            rpi_throttled: rpi_bits(),
-            exclude_pids: vec![pid],
-            ..Default::default()
-        },
-    );
-    let rpi = sampler.rpi();
-    let disabled = sampler.disabled();
-    let timeline = sampler.stop();
-    let log = klog.collect();
-    let findings = detect_all(inv, &before, &after, &timeline, &log);
-    let code = exit_code(status);
-
+    let result = command::run(host, inv, command, &opts, interrupted)?;
+    if let Some(e) = &result.body.error {
+        anyhow::bail!("cannot start {}: {e}", command[0]);
+    }
+    crate::keep::store(&result, &args.store, args.json_lines);
+    let code = match (result.body.exit_code, result.body.signal) {
+        (Some(c), _) => c,
+        (None, Some(sig)) => 128 + sig,
+        (None, None) => 1,
+    };
     let mut out = std::io::stdout().lock();
     if args.json_lines {
-        for s in &timeline.samples {
+        let tl = &result.envelope.timeline;
+        for s in &tl.samples {
             writeln!(out, "{}", json_line(s))?;
         }
         let summary = serde_json::json!({
+            "kind": "monitor",
             "command": command,
             "exit_code": code,
-            "header": timeline.header,
-            "phases": timeline.phases,
-            "findings": findings,
+            "header": tl.header,
+            "phases": tl.phases,
+            "findings": result.envelope.findings,
+            "valid": result.envelope.valid,
         });
         writeln!(out, "{summary}")?;
     } else {
-        writeln!(out, "\nSystem health while running {cmdline}:\n")?;
-        let layout = Layout::new(inv, rpi);
-        write!(out, "{}", render::table(&layout, &timeline.samples))?;
-        if timeline.samples.is_empty() {
-            writeln!(
-                out,
-                "(no sample: the command ended within the first interval of {} s)",
-                interval.as_secs_f64()
-            )?;
-        }
-        writeln!(
-            out,
-            "\nMeasured clock: {}",
-            timeline.header.measured_clock_source
-        )?;
-        for d in &disabled {
-            writeln!(out, "Not read any more: {d}")?;
-        }
-        writeln!(out)?;
-        if findings.is_empty() {
-            writeln!(out, "No problems found.")?;
-        } else {
-            write!(out, "{}", render_findings(&findings))?;
-        }
-        writeln!(out, "\nCommand exit code: {code}")?;
+        write!(out, "{}", MonitorBody::summary(result.view()))?;
     }
     out.flush()?;
     Ok(code)

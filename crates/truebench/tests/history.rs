@@ -157,3 +157,110 @@ fn import_history_report_compare() {
     );
     assert!(out.contains("(this result)"), "{out}");
 }
+
+fn tb_raw(db: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .env("XDG_DATA_HOME", db.parent().unwrap().join("xdg"))
+        .output()
+        .unwrap()
+}
+
+/// `clocks` and `monitor -- CMD` results go through the same path as runs: stored, listed by
+/// kind, rendered as a page, compared with their own kind and refused against another.
+#[test]
+fn clocks_and_monitor_results_are_stored_listed_rendered_and_compared() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    let dbs = db.to_str().unwrap();
+    let paths = logs(dir.path(), &["4qJG.txt"]);
+    tb(&db, &["import", paths[0].to_str().unwrap()]);
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let rootp = root.path().to_str().unwrap();
+    for _ in 0..2 {
+        let o = tb_raw(&db, &["clocks", "--root", rootp, "--db", dbs]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("in the history as #"));
+    }
+    let o = tb_raw(
+        &db,
+        &[
+            "monitor",
+            "--interval",
+            "0.2",
+            "--db",
+            dbs,
+            "--",
+            "sh",
+            "-c",
+            "sleep 0.5; exit 3",
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+
+    let list = |kind: &str| -> Vec<serde_json::Value> {
+        let v: serde_json::Value =
+            serde_json::from_slice(&tb(&db, &["history", "--json", "--kind", kind]).stdout)
+                .unwrap();
+        v.as_array().unwrap().clone()
+    };
+    let clocks = list("clocks");
+    assert_eq!(clocks.len(), 2, "{clocks:?}");
+    for c in &clocks {
+        assert_eq!(c["kind"], "clocks");
+        assert!(c["cluster0_measured_mhz"].as_f64().unwrap() > 0.0, "{c}");
+    }
+    let mon = list("monitor");
+    assert_eq!(mon.len(), 1);
+    assert_eq!(mon[0]["exit_code"], 3);
+    assert!(
+        mon[0]["mode"].as_str().unwrap().contains("sleep 0.5"),
+        "{}",
+        mon[0]
+    );
+    let runs = list("run");
+    assert_eq!(runs.len(), 1);
+    let all = text(&tb(&db, &["history"]));
+    assert_eq!(all.lines().count(), 5, "{all}");
+    assert!(
+        all.contains(" clocks ") && all.contains(" monitor "),
+        "{all}"
+    );
+    // An unknown kind is refused with the list of kinds.
+    let o = tb_raw(&db, &["history", "--db", dbs, "--kind", "nonsense"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("clocks"));
+
+    let id = |v: &serde_json::Value| v["id"].as_i64().unwrap().to_string();
+    // Every kind renders in the same page frame.
+    for (doc, expect) in [(&clocks[0], "Measured clocks"), (&mon[0], "sleep 0.5")] {
+        let html = dir.path().join(format!("{}.html", id(doc)));
+        tb(&db, &["report", &id(doc), "--html", html.to_str().unwrap()]);
+        let page = std::fs::read_to_string(&html).unwrap();
+        assert!(page.starts_with("<!DOCTYPE html>"));
+        assert!(page.contains(expect), "{expect} missing");
+        assert!(page.contains("<h2>Verdicts</h2>"));
+    }
+    // Two clocks results compare figure by figure.
+    let out = text(&tb(&db, &["compare", &id(&clocks[0]), &id(&clocks[1])]));
+    assert!(out.contains("Comparing 2 clocks results"), "{out}");
+    assert!(out.contains("cluster0_measured_mhz (MHz)"), "{out}");
+    // A clocks result against a run: refused, saying why.
+    let o = tb_raw(
+        &db,
+        &["compare", "--db", dbs, &id(&clocks[0]), &id(&runs[0])],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("cannot compare")
+            && err.contains("a clocks result")
+            && err.contains("a run result"),
+        "{err}"
+    );
+}

@@ -516,10 +516,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
             m::RunBody {
                 mode: self.opts.mode,
             },
-            Finish {
-                comparable,
-                ..Default::default()
-            },
+            Finish { comparable },
         )
     }
 }

@@ -1,0 +1,145 @@
+//! `truebench monitor -- CMD` (sbc-bench's `ExecuteCommand`): run a command as one phase on
+//! the Session and judge what the machine did meanwhile. Nothing is tuned.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use truebench_host::{Host, Inventory};
+use truebench_results::model::{MonitorBody, MonitorResult};
+
+use crate::session::{Finish, Outcome, Session, SessionOptions};
+
+#[derive(Debug, Clone)]
+pub struct CommandOptions {
+    pub interval: Duration,
+    /// Threads the command keeps busy: enables the background-activity check.
+    pub threads: Option<u32>,
+    /// Kernel-log lines from this file instead of `dev/kmsg`.
+    pub kernel_log: Option<PathBuf>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    #[error("--kernel-log {path}: {source}")]
+    KernelLog {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("no command to run")]
+    Empty,
+}
+
+/// Run `command` under the monitor. The first Ctrl-C (`stop`) is passed on to the command
+/// once; the result is kept either way. A command that cannot start is a result too (its
+/// `error`), so the evidence of the attempt is not lost.
+pub fn run(
+    host: &Host,
+    inv: &Inventory,
+    command: &[String],
+    opts: &CommandOptions,
+    stop: Arc<AtomicBool>,
+) -> Result<MonitorResult, CommandError> {
+    if command.is_empty() {
+        return Err(CommandError::Empty);
+    }
+    let mut s = Session::start(
+        host,
+        inv,
+        &SessionOptions {
+            sample_interval: opts.interval,
+            kernel_log: opts.kernel_log.clone(),
+            ..Default::default()
+        },
+        stop.clone(),
+    )
+    .map_err(|source| CommandError::KernelLog {
+        path: opts
+            .kernel_log
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
+        source,
+    })?;
+    let _ = s.begin_tuning(
+        false,
+        Some("monitor changes no setting: the command runs as the machine is".into()),
+    );
+    let mut body = MonitorBody {
+        command: command.to_vec(),
+        exit_code: None,
+        signal: None,
+        error: None,
+        duration_s: 0.0,
+        interval_s: opts.interval.as_secs_f64(),
+        threads: opts.threads,
+    };
+    s.phase(
+        "command",
+        &format!("the command ({})", command.join(" ")),
+        opts.threads,
+        Vec::new(),
+        |_| {
+            let t0 = Instant::now();
+            let mut out = Outcome::default();
+            match std::process::Command::new(&command[0])
+                .args(&command[1..])
+                .spawn()
+            {
+                Ok(mut child) => {
+                    let status = wait_forwarding_sigint(&mut child, &stop);
+                    match status {
+                        Ok(st) => {
+                            use std::os::unix::process::ExitStatusExt;
+                            body.exit_code = st.code();
+                            body.signal = st.signal();
+                            if !st.success() {
+                                out.reason = Some(match (st.code(), st.signal()) {
+                                    (Some(c), _) => format!("the command exited with {c}"),
+                                    (None, Some(sig)) => {
+                                        format!("the command was killed by signal {sig}")
+                                    }
+                                    _ => "the command failed".into(),
+                                });
+                            }
+                        }
+                        Err(e) => out.fail(format!("waiting for the command: {e}")),
+                    }
+                }
+                Err(e) => {
+                    body.error = Some(e.to_string());
+                    out.fail(format!("cannot start {}: {e}", command[0]));
+                }
+            }
+            body.duration_s = t0.elapsed().as_secs_f64();
+            out
+        },
+    );
+    for d in s.sampler.disabled() {
+        s.note(format!("Not read any more: {d}"));
+    }
+    Ok(s.finish(body, Finish { comparable: true }))
+}
+
+fn wait_forwarding_sigint(
+    child: &mut std::process::Child,
+    stop: &AtomicBool,
+) -> std::io::Result<std::process::ExitStatus> {
+    let mut forwarded = false;
+    loop {
+        if let Some(st) = child.try_wait()? {
+            return Ok(st);
+        }
+        // A SIGINT sent to truebench alone (not the terminal's group) is passed on once.
+        if stop.load(Ordering::SeqCst) && !forwarded {
+            forwarded = true;
+            // SAFETY: signalling our own child by pid.
+            unsafe {
+                libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
