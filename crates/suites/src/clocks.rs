@@ -13,13 +13,11 @@ use std::sync::Arc;
 use std::time::Duration;
 use truebench_host::inventory::Cluster;
 use truebench_host::{Host, Inventory};
+pub use truebench_model::clocks::{AllCores, ClockPoint, ClusterClocks, CoreClock, WalkMode};
 use truebench_monitor::detect::clocks::clock_deviation;
 use truebench_monitor::Finding;
-pub use truebench_results::kinds::clocks_text::{
+pub use truebench_render::kinds::clocks_text::{
     self, deviation_column, opp_line, SHOWN_DEVIATION_PCT,
-};
-pub use truebench_results::model::clocks::{
-    AllCores, ClockPoint, ClusterClocks, CoreClock, WalkMode,
 };
 use truebench_tuning::{Tuning, TuningError};
 use truebench_workloads::clock::{self, ClockError, ClockMeasurement, ClockOptions};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use truebench_host::{Host, Inventory};
-use truebench_results::model::{self as m, ClocksBody, ClocksResult, PhaseStatus, Scores};
+use truebench_model::{self as m, ClocksBody, ClocksResult, PhaseStatus, Scores};
 
 use crate::clocks::{
     clusters_of, no_walk_reason, render_text, run_with, ClockProbe, ClocksOptions, ClocksReport,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use truebench_host::{Host, Inventory};
-use truebench_results::model::{MonitorBody, MonitorResult};
+use truebench_model::{MonitorBody, MonitorResult};
 
 use crate::session::{Finish, Outcome, Session, SessionOptions};
 

@@ -15,12 +15,12 @@ use std::time::{Duration, Instant};
 
 use truebench_host::parse::os_release;
 use truebench_host::{Host, Inventory};
+use truebench_model::{self as m, BodyKind, PhaseStatus, Stamp, Typed};
 use truebench_monitor::detect::{self, throttling, Context};
 use truebench_monitor::evidence::{Snapshot, SnapshotOptions};
 use truebench_monitor::kmsg::{KernelLog, KernelLogReader};
 use truebench_monitor::sampler::{Sampler, SamplerConfig};
 use truebench_monitor::Finding;
-use truebench_results::model::{self as m, BodyKind, PhaseStatus, Stamp, Typed};
 use truebench_tuning::{Tuning, TuningError};
 
 /// How a session samples and where it reads the kernel log.

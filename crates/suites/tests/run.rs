@@ -16,11 +16,9 @@ use std::time::Duration;
 
 use tempfile::TempDir;
 use truebench_host::{Host, Inventory};
+use truebench_model::{AesSourceKind, CompressionTool, Mode, PhaseStatus, RunResult, Scores};
 use truebench_monitor::{FindingKind, Severity};
-use truebench_results::model::{
-    AesSourceKind, CompressionTool, Mode, PhaseStatus, RunResult, Scores,
-};
-use truebench_results::render;
+use truebench_render::text as render;
 use truebench_suites::clocks::{ClockProbe, LoadHandle};
 use truebench_suites::run::{
     run, Event, KernelError, Measurements, RunError, RunOptions, StressOutcome,
@@ -477,7 +475,7 @@ fn check_document(r: &RunResult) {
         "schema violations:\n{}",
         errors.join("\n")
     );
-    let back = truebench_results::migrate_run(v).unwrap();
+    let back = truebench_model::migrate_run(v).unwrap();
     assert_eq!(&back, r);
 }
 

@@ -3,7 +3,7 @@
 use crate::cli::MachineArgs;
 use std::time::Duration;
 use truebench_host::Inventory;
-use truebench_results::kinds::Render as RunRender;
+use truebench_render::kinds::Render as RunRender;
 use truebench_suites::clocks::{ClocksOptions, KernelProbe};
 use truebench_suites::clocks_session;
 use truebench_workloads::clock::{self as kernel, ClockOptions};

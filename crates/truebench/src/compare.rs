@@ -3,8 +3,8 @@
 //! where a result stands among sbc-bench logs.
 
 use std::path::PathBuf;
-use truebench_results::model::{BodyKind, RunBody, RunResult};
-use truebench_results::{compare, rank};
+use truebench_model::{BodyKind, RunBody, RunResult};
+use truebench_store::{compare, rank};
 
 #[derive(clap::Args, Debug)]
 pub struct CompareArgs {

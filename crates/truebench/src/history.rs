@@ -2,13 +2,13 @@
 //! kind and the imports stored in the history database.
 
 use std::path::PathBuf;
-use truebench_results::model::Stamp;
-use truebench_results::store::{parse_since, Entry, Filter};
+use truebench_model::Stamp;
+use truebench_store::{parse_since, Entry, Filter};
 
 #[derive(clap::Args, Debug)]
 pub struct HistoryArgs {
     /// Only results of this kind: run, clocks or monitor.
-    #[arg(long, value_name = "KIND", value_parser = clap::builder::PossibleValuesParser::new(truebench_results::model::KINDS))]
+    #[arg(long, value_name = "KIND", value_parser = clap::builder::PossibleValuesParser::new(truebench_model::KINDS))]
     pub kind: Option<String>,
     /// Only runs whose device, SoC or hostname contains this (case-insensitive).
     #[arg(long, value_name = "TEXT")]

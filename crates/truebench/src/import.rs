@@ -2,9 +2,9 @@
 //! history, and re-judge them with truebench's detectors.
 
 use std::path::PathBuf;
-use truebench_results::convert::to_run_result;
-use truebench_results::import::summary;
-use truebench_results::{parse, results_row, verdict, SbcBenchLog};
+use truebench_sbcbench::convert::to_run_result;
+use truebench_sbcbench::import::summary;
+use truebench_sbcbench::{parse, results_row, verdict, SbcBenchLog};
 
 #[derive(clap::Args, Debug)]
 pub struct ImportArgs {
@@ -49,7 +49,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_else(|| path.display().to_string());
                 let log = parse(&String::from_utf8_lossy(&bytes));
-                if truebench_results::import::is_sbc_bench_log(&log) {
+                if truebench_sbcbench::import::is_sbc_bench_log(&log) {
                     parsed.push((name, log));
                 } else {
                     eprintln!(

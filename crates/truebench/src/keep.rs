@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use truebench_results::store::{store_result, AsDocument};
+use truebench_store::{store_result, AsDocument};
 
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct StoreArgs {

@@ -8,11 +8,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use truebench_host::{Host, Inventory};
+use truebench_model::MonitorBody;
 use truebench_monitor::render::{Layout, Table};
 use truebench_monitor::sampler::{Sampler, SamplerConfig};
 use truebench_monitor::Sample;
-use truebench_results::kinds::Render;
-use truebench_results::model::MonitorBody;
+use truebench_render::kinds::Render;
 use truebench_suites::command::{self, CommandOptions};
 
 #[derive(clap::Args, Debug)]

@@ -3,9 +3,10 @@
 
 use anyhow::Context;
 use std::path::{Path, PathBuf};
-use truebench_results::convert::to_run_result;
-use truebench_results::store::{self, Store};
-use truebench_results::{migrate, parse, Document};
+use truebench_model::{migrate, Document};
+use truebench_sbcbench::convert::to_run_result;
+use truebench_sbcbench::parse;
+use truebench_store::{self as store, Store};
 
 #[derive(clap::Args, Debug)]
 pub struct ReportArgs {
@@ -47,7 +48,7 @@ pub fn load(what: &str, db: Option<&Path>) -> anyhow::Result<(String, Document)>
             return Ok((name, r));
         }
         let log = parse(&text);
-        if !truebench_results::import::is_sbc_bench_log(&log) {
+        if !truebench_sbcbench::import::is_sbc_bench_log(&log) {
             anyhow::bail!("{what}: neither a truebench result (JSON) nor an sbc-bench log");
         }
         return Ok((name.clone(), to_run_result(&log, &name).into_document()));
@@ -65,7 +66,7 @@ pub fn load(what: &str, db: Option<&Path>) -> anyhow::Result<(String, Document)>
 
 pub fn run(args: ReportArgs) -> anyhow::Result<i32> {
     let (_, r) = load(&args.result, args.db.as_deref())?;
-    let page = truebench_results::kinds::html_page(&r);
+    let page = truebench_render::kinds::html_page(&r);
     // Written beside the target and renamed: a reader never sees half a page.
     let tmp = args.html.with_extension("html.tmp");
     std::fs::write(&tmp, page).with_context(|| format!("writing {}", tmp.display()))?;

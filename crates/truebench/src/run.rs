@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use truebench_host::Inventory;
-use truebench_results::model::{Mode, PhaseStatus, RunResult};
+use truebench_model::{Mode, PhaseStatus, RunResult};
 use truebench_suites::run::{self as suite, Event, LiveMeasurements, RunOptions};
 
 /// Exit code of a run that finished but whose result is not valid (throttling, background
@@ -150,7 +150,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         Err(e) => eprintln!("truebench: warning: could not write the results folder: {e:#}"),
     }
     if !args.no_store {
-        match truebench_results::store::store_result(&result, args.db.as_deref()) {
+        match truebench_store::store_result(&result, args.db.as_deref()) {
             Ok((path, ins)) if !quiet => eprintln!(
                 "truebench: stored in the history as #{} ({})",
                 ins.id,
@@ -165,9 +165,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&result)?)?;
     } else if args.row {
-        writeln!(out, "{}", truebench_results::render::row(result.view()))?;
+        writeln!(out, "{}", truebench_render::text::row(result.view()))?;
     } else {
-        write!(out, "{}", truebench_results::summary(result.view()))?;
+        write!(out, "{}", truebench_render::summary(result.view()))?;
         if written.is_ok() {
             writeln!(
                 out,
@@ -230,7 +230,7 @@ fn write_folder(dir: &Path, r: &RunResult) -> anyhow::Result<()> {
     let json = serde_json::to_string_pretty(r)?;
     for (name, text) in [
         ("result.json", json),
-        ("detailed.log", truebench_results::detailed_log(r.view())),
+        ("detailed.log", truebench_render::detailed_log(r.view())),
     ] {
         let tmp = dir.join(format!(".{name}.tmp"));
         std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;

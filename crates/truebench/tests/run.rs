@@ -13,7 +13,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::Value;
-use truebench_results::model::RunResult;
+use truebench_model::RunResult;
 
 const BIN: &str = env!("CARGO_BIN_EXE_truebench");
 const GOV0: &str = "sys/devices/system/cpu/cpufreq/policy0/scaling_governor";
@@ -103,7 +103,7 @@ fn wait_for(rx: &mpsc::Receiver<String>, what: &str, seen: &mut Vec<String>) {
 fn read_result(dir: &Path) -> (Value, RunResult) {
     let text = fs::read_to_string(dir.join("result.json")).unwrap();
     let v: Value = serde_json::from_str(&text).unwrap();
-    let r = truebench_results::migrate_run(v.clone()).unwrap();
+    let r = truebench_model::migrate_run(v.clone()).unwrap();
     (v, r)
 }
 
@@ -139,7 +139,7 @@ fn quick_run_on_this_machine_end_to_end() {
     assert_eq!(saved, v);
     assert_eq!(serde_json::to_value(&r).unwrap(), v, "serde round trip");
 
-    assert_eq!(r.body.mode, truebench_results::model::Mode::Quick);
+    assert_eq!(r.body.mode, truebench_model::Mode::Quick);
     assert!(!r.envelope.comparable && r.envelope.complete);
     // Exit code and verdict agree: 0 only for a valid result (this shared machine is often
     // busy, which makes the result invalid with background_activity findings).
@@ -158,7 +158,7 @@ fn quick_run_on_this_machine_end_to_end() {
     for p in &r.envelope.phases {
         assert_eq!(
             p.status,
-            truebench_results::model::PhaseStatus::Ok,
+            truebench_model::PhaseStatus::Ok,
             "{}: {:?}",
             p.name,
             p.reason
@@ -166,7 +166,7 @@ fn quick_run_on_this_machine_end_to_end() {
     }
 
     // Plausible numbers from the real kernels.
-    let row = truebench_results::render::row(r.view());
+    let row = truebench_render::text::row(r.view());
     let memcpy = row.memcpy.expect("memcpy");
     assert!((300..1_000_000).contains(&memcpy), "memcpy {memcpy} MB/s");
     assert!(row.memset.unwrap() >= 300);
@@ -188,7 +188,7 @@ fn quick_run_on_this_machine_end_to_end() {
     }
     for name in ["clocks-cold", "clocks-hot"] {
         let p = r.envelope.phase(name).unwrap();
-        let Some(truebench_results::model::Scores::Clocks(c)) = &p.scores else {
+        let Some(truebench_model::Scores::Clocks(c)) = &p.scores else {
             panic!("{name}")
         };
         for cl in &c.clusters {
@@ -217,8 +217,7 @@ fn quick_run_on_this_machine_end_to_end() {
     }
     assert!(log.contains("aes-256-cbc") || log.contains("AES-256-CBC"));
     assert!(log.contains(&format!("{:.1} MB/s", {
-        let Some(truebench_results::model::Scores::Memory(m)) =
-            &r.envelope.phase("memory").unwrap().scores
+        let Some(truebench_model::Scores::Memory(m)) = &r.envelope.phase("memory").unwrap().scores
         else {
             panic!()
         };
@@ -383,8 +382,7 @@ fn without_root_unattended_runs_untuned_and_exits_3_when_invalid() {
         stderr.contains("needs root"),
         "said on stderr too: {stderr}"
     );
-    let Some(truebench_results::model::Scores::Clocks(c)) =
-        &r.envelope.phase("clocks-cold").unwrap().scores
+    let Some(truebench_model::Scores::Clocks(c)) = &r.envelope.phase("clocks-cold").unwrap().scores
     else {
         panic!()
     };
@@ -392,7 +390,7 @@ fn without_root_unattended_runs_untuned_and_exits_3_when_invalid() {
         c.clusters.iter().all(|c| c.mode == "current_clock"),
         "{c:?}"
     );
-    assert!(truebench_results::summary(r.view())
+    assert!(truebench_render::summary(r.view())
         .contains("Settings were not tuned: changing settings needs root"));
     assert_eq!(tree(root.path()), before, "nothing written");
 }

@@ -17,9 +17,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use truebench_host::{Host, Inventory};
+use truebench_model::{self as m, Mode, PhaseStatus, RunResult, Scores};
 use truebench_monitor::detect::activity;
 use truebench_monitor::{Finding, FindingKind, Severity};
-use truebench_results::model::{self as m, Mode, PhaseStatus, RunResult, Scores};
 use truebench_tuning::{Tuning, TuningError};
 use truebench_workloads::aes::{self, AesOptions, BuiltinAesResult, Cipher};
 use truebench_workloads::lzma::{self, LzmaBenchOptions, LzmaBenchResult};

@@ -1,0 +1,355 @@
+//! The result document every truebench measurement writes (`result.json`, `--json`, the
+//! history): `{schema_version, kind, envelope, body}`.
+//!
+//! - The [`Envelope`] is what every kind shares: version, times, machine, tuning, tools, phases
+//!   with their evidence, findings, timeline, kernel log, complete/valid and why.
+//! - The body is per kind ([`Body`]): [`RunBody`] (`truebench run`), [`ClocksBody`]
+//!   (`truebench clocks`), [`MonitorBody`] (`truebench monitor -- CMD`).
+//!
+//! Code that knows its kind works with a [`Typed`] document (`RunResult` = `Typed<RunBody>`);
+//! code that takes any kind (history, report, compare) works with [`Document`]. Both serialize
+//! to the same JSON. The JSON Schema is generated from these types (`docs/schema/result.schema.json`,
+//! kept current by a test); older versions are read through [`migrate`].
+//!
+//! The model depends on the machine model (`truebench_host::Inventory`) and on the monitor's
+//! evidence types (`Finding`, `Timeline`), never on the measurement kernels: a suite converts
+//! each kernel's result into the typed scores here and keeps the kernel's full result as JSON
+//! in [`PhaseResult::details`] for traceability.
+
+pub mod clocks;
+mod envelope;
+pub mod monitor;
+mod run;
+mod time;
+
+use serde::{Deserialize, Serialize};
+
+pub use clocks::ClocksBody;
+pub use envelope::*;
+pub use monitor::MonitorBody;
+pub use run::*;
+pub use time::{rfc3339_utc, unix_s_utc, Stamp};
+
+/// Version of the document. Bump on an incompatible change and teach [`migrate`] the old one.
+/// 1: the `run` result alone (flat); 2: `{schema_version, kind, envelope, body}`.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// What a document measured, with the figures of that kind.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "kind", content = "body", rename_all = "snake_case")]
+pub enum Body {
+    Run(RunBody),
+    Clocks(ClocksBody),
+    Monitor(MonitorBody),
+}
+
+impl Body {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Body::Run(_) => RunBody::KIND,
+            Body::Clocks(_) => ClocksBody::KIND,
+            Body::Monitor(_) => MonitorBody::KIND,
+        }
+    }
+}
+
+/// Every kind of document, by its `kind` string (for `history --kind` and error messages).
+pub const KINDS: &[&str] = &[RunBody::KIND, ClocksBody::KIND, MonitorBody::KIND];
+
+/// One result document of any kind.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(title = "truebench result document")]
+pub struct Document {
+    /// [`SCHEMA_VERSION`] of the writer.
+    pub schema_version: u32,
+    #[serde(flatten)]
+    pub body: Body,
+    pub envelope: Envelope,
+}
+
+impl Document {
+    pub fn kind(&self) -> &'static str {
+        self.body.kind()
+    }
+
+    /// The document as its kind's type; `Err` gives it back when it is another kind.
+    pub fn into_typed<B: BodyKind>(self) -> Result<Typed<B>, Box<Document>> {
+        let Document {
+            schema_version,
+            body,
+            envelope,
+        } = self;
+        match B::from_body(body) {
+            Ok(body) => Ok(Typed { envelope, body }),
+            Err(body) => Err(Box::new(Document {
+                schema_version,
+                body,
+                envelope,
+            })),
+        }
+    }
+}
+
+/// A body type: one per kind of measurement. Adding a kind = a body type implementing this,
+/// a variant of [`Body`], a renderer and a suite (docs/architecture.md).
+pub trait BodyKind: Sized + Clone {
+    /// The `kind` string of the document (`run`).
+    const KIND: &'static str;
+    fn into_body(self) -> Body;
+    /// The body back, or the other kind's body unchanged.
+    fn from_body(body: Body) -> Result<Self, Body>;
+    fn of(body: &Body) -> Option<&Self>;
+}
+
+macro_rules! body_kind {
+    ($t:ty, $variant:ident, $kind:literal) => {
+        impl BodyKind for $t {
+            const KIND: &'static str = $kind;
+            fn into_body(self) -> Body {
+                Body::$variant(self)
+            }
+            fn from_body(body: Body) -> Result<Self, Body> {
+                match body {
+                    Body::$variant(b) => Ok(b),
+                    other => Err(other),
+                }
+            }
+            fn of(body: &Body) -> Option<&Self> {
+                match body {
+                    Body::$variant(b) => Some(b),
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+body_kind!(RunBody, Run, "run");
+body_kind!(ClocksBody, Clocks, "clocks");
+body_kind!(MonitorBody, Monitor, "monitor");
+
+/// A document whose kind is known: the envelope and the body of kind `B`. Serializes to (and
+/// deserializes from) the same JSON as [`Document`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Typed<B> {
+    pub envelope: Envelope,
+    pub body: B,
+}
+
+/// The result of `truebench run`.
+pub type RunResult = Typed<RunBody>;
+/// The result of `truebench clocks`.
+pub type ClocksResult = Typed<ClocksBody>;
+/// The result of `truebench monitor -- CMD`.
+pub type MonitorResult = Typed<MonitorBody>;
+
+/// A borrowed document of kind `B`: what renderers take, so a [`Document`] renders without
+/// being taken apart or copied. Field access reads like [`Typed`]'s (`r.envelope.phases`).
+#[derive(Debug, PartialEq)]
+pub struct View<'a, B> {
+    pub envelope: &'a Envelope,
+    pub body: &'a B,
+}
+
+impl<B> Clone for View<'_, B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<B> Copy for View<'_, B> {}
+
+/// A borrowed `run` result.
+pub type RunView<'a> = View<'a, RunBody>;
+
+impl<B> Typed<B> {
+    pub fn view(&self) -> View<'_, B> {
+        View {
+            envelope: &self.envelope,
+            body: &self.body,
+        }
+    }
+}
+
+impl Document {
+    /// The document as a view of kind `B`, if it is one.
+    pub fn view<B: BodyKind>(&self) -> Option<View<'_, B>> {
+        B::of(&self.body).map(|body| View {
+            envelope: &self.envelope,
+            body,
+        })
+    }
+}
+
+impl<B: BodyKind> Typed<B> {
+    pub fn into_document(self) -> Document {
+        Document {
+            schema_version: SCHEMA_VERSION,
+            body: self.body.into_body(),
+            envelope: self.envelope,
+        }
+    }
+
+    pub fn to_document(&self) -> Document {
+        self.clone().into_document()
+    }
+}
+
+impl<B: BodyKind + Serialize> Serialize for Typed<B> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Document", 4)?;
+        st.serialize_field("schema_version", &SCHEMA_VERSION)?;
+        st.serialize_field("kind", B::KIND)?;
+        st.serialize_field("body", &self.body)?;
+        st.serialize_field("envelope", &self.envelope)?;
+        st.end()
+    }
+}
+
+impl<'de, B: BodyKind> Deserialize<'de> for Typed<B> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let doc = Document::deserialize(d)?;
+        let kind = doc.kind();
+        doc.into_typed().map_err(|_| {
+            serde::de::Error::custom(format!("a {kind} document, not a {} document", B::KIND))
+        })
+    }
+}
+
+/// Why a document could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum MigrateError {
+    #[error("not a truebench result: no numeric `schema_version` field")]
+    NoVersion,
+    #[error(
+        "schema_version {0} was written by a newer truebench; this build reads versions up to {SCHEMA_VERSION}: upgrade truebench"
+    )]
+    Newer(u64),
+    #[error("schema_version {0} is not a version truebench ever wrote")]
+    Unknown(u64),
+    #[error("schema_version {version}: {source}")]
+    Invalid {
+        version: u64,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("this is a {found} result, not a {wanted} result")]
+    WrongKind {
+        found: &'static str,
+        wanted: &'static str,
+    },
+}
+
+/// Read a result document of any schema version this build knows, converting older versions
+/// to the current model step by step.
+pub fn migrate(mut value: serde_json::Value) -> Result<Document, MigrateError> {
+    let version = value
+        .get("schema_version")
+        .and_then(serde_json::Value::as_u64)
+        .ok_or(MigrateError::NoVersion)?;
+    if version > SCHEMA_VERSION as u64 {
+        return Err(MigrateError::Newer(version));
+    }
+    if version == 0 {
+        return Err(MigrateError::Unknown(version));
+    }
+    let invalid = |source| MigrateError::Invalid { version, source };
+    if version == 1 {
+        value = v1_to_v2(value).map_err(invalid)?;
+    }
+    serde_json::from_value(value).map_err(invalid)
+}
+
+/// [`migrate`] for a caller that needs one kind.
+pub fn migrate_typed<B: BodyKind>(value: serde_json::Value) -> Result<Typed<B>, MigrateError> {
+    migrate(value)?
+        .into_typed()
+        .map_err(|d| MigrateError::WrongKind {
+            found: d.kind(),
+            wanted: B::KIND,
+        })
+}
+
+/// [`migrate`] for a `run` result.
+pub fn migrate_run(value: serde_json::Value) -> Result<RunResult, MigrateError> {
+    migrate_typed(value)
+}
+
+/// Version 1 was the flat `run` result: `mode` becomes the body, everything else the envelope.
+fn v1_to_v2(value: serde_json::Value) -> Result<serde_json::Value, serde_json::Error> {
+    use serde::de::Error;
+    let serde_json::Value::Object(mut obj) = value else {
+        return Err(serde_json::Error::custom(
+            "a version 1 document is a JSON object",
+        ));
+    };
+    obj.remove("schema_version");
+    let mode = obj
+        .remove("mode")
+        .ok_or_else(|| serde_json::Error::missing_field("mode"))?;
+    Ok(serde_json::json!({
+        "schema_version": SCHEMA_VERSION,
+        "kind": RunBody::KIND,
+        "body": { "mode": mode },
+        "envelope": serde_json::Value::Object(obj),
+    }))
+}
+
+/// The JSON Schema of [`Document`] (checked in as `docs/schema/result.schema.json`).
+pub fn json_schema() -> serde_json::Value {
+    let mut s = serde_json::to_value(schemars::schema_for!(Document)).unwrap_or_default();
+    if let Some(o) = s.as_object_mut() {
+        o.insert(
+            "$comment".into(),
+            format!(
+                "schema_version {SCHEMA_VERSION}; generated from crates/model by `cargo test -p truebench-model --test schema` (set TRUEBENCH_WRITE_SCHEMA=1 to rewrite)"
+            )
+            .into(),
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrate_rejects_future_and_missing_versions() {
+        let e = migrate(serde_json::json!({"schema_version": 7})).unwrap_err();
+        assert!(e.to_string().contains("newer truebench"), "{e}");
+        assert!(matches!(
+            migrate(serde_json::json!({"mode": "quick"})),
+            Err(MigrateError::NoVersion)
+        ));
+        assert!(matches!(
+            migrate(serde_json::json!({"schema_version": 0})),
+            Err(MigrateError::Unknown(0))
+        ));
+        let e = migrate(serde_json::json!({"schema_version": 1})).unwrap_err();
+        assert!(matches!(e, MigrateError::Invalid { version: 1, .. }), "{e}");
+        let e = migrate(serde_json::json!({"schema_version": 2, "kind": "run"})).unwrap_err();
+        assert!(matches!(e, MigrateError::Invalid { version: 2, .. }), "{e}");
+    }
+
+    #[test]
+    fn scores_are_tagged_by_kind() {
+        let s = Scores::Stress(StressScores {
+            tool: "built-in".into(),
+            version: None,
+            unit: "GFLOP/s".into(),
+            intervals: vec![],
+            change_pct: None,
+        });
+        let v = serde_json::to_value(&s).unwrap();
+        assert_eq!(v["kind"], "stress");
+        assert_eq!(serde_json::from_value::<Scores>(v).unwrap(), s);
+    }
+
+    #[test]
+    fn kinds_are_listed_once() {
+        let mut k = KINDS.to_vec();
+        k.sort_unstable();
+        k.dedup();
+        assert_eq!(k.len(), KINDS.len());
+    }
+}

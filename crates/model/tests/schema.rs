@@ -1,0 +1,114 @@
+//! The JSON Schema of the result document is generated from the model and checked in
+//! (`docs/schema/result.schema.json`): this test fails when the file is stale (rewrite it with
+//! `TRUEBENCH_WRITE_SCHEMA=1 cargo test -p truebench-model --test schema`), and checks that
+//! real version-1 documents migrate to documents the schema accepts.
+
+use std::path::Path;
+
+use truebench_fixtures::schema::{result_schema_path, validate, validate_result};
+use truebench_model::{self as model, Body, Document, Mode, RunBody};
+
+fn data(name: &str) -> serde_json::Value {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+#[test]
+fn checked_in_schema_is_current() {
+    let generated = serde_json::to_string_pretty(&model::json_schema()).unwrap() + "\n";
+    let path = result_schema_path();
+    if std::env::var_os("TRUEBENCH_WRITE_SCHEMA").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+    }
+    let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        on_disk == generated,
+        "{} is stale: the model changed. Rewrite it with TRUEBENCH_WRITE_SCHEMA=1 cargo test -p truebench-model --test schema, and review the diff",
+        path.display()
+    );
+}
+
+#[test]
+fn version_1_documents_migrate_and_validate() {
+    for name in [
+        "v1/quick-run-x86-vm.json",
+        "v1/quick-run-x86-vm-2.json",
+        "v1/imported-4qJG.json",
+    ] {
+        let v1 = data(name);
+        assert_eq!(v1["schema_version"], 1, "{name}");
+        let doc = model::migrate(v1.clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(doc.kind(), "run");
+        assert_eq!(doc.schema_version, model::SCHEMA_VERSION);
+        let Body::Run(body) = &doc.body else {
+            panic!("{name}: not a run")
+        };
+        assert_eq!(serde_json::to_value(body.mode).unwrap(), v1["mode"]);
+        // Nothing of the old document is lost: every field is in the envelope, unchanged.
+        let env = serde_json::to_value(&doc.envelope).unwrap();
+        for (k, v) in v1.as_object().unwrap() {
+            if k == "schema_version" || k == "mode" {
+                continue;
+            }
+            assert_eq!(&env[k], v, "{name}: {k}");
+        }
+        let v2 = serde_json::to_value(&doc).unwrap();
+        let errors = validate_result(&v2);
+        assert!(errors.is_empty(), "{name}: {errors:#?}");
+        // The typed form writes the same JSON as the generic one.
+        let typed: model::RunResult = doc.clone().into_typed().unwrap();
+        assert_eq!(serde_json::to_value(&typed).unwrap(), v2);
+        assert_eq!(serde_json::from_value::<Document>(v2).unwrap(), doc);
+    }
+}
+
+#[test]
+fn the_schema_rejects_what_the_model_rejects() {
+    let doc = model::migrate(data("v1/quick-run-x86-vm.json")).unwrap();
+    let good = serde_json::to_value(&doc).unwrap();
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(result_schema_path()).unwrap()).unwrap();
+    assert!(validate(&schema, &good).is_empty());
+    for (what, bad) in [
+        ("unknown kind", {
+            let mut b = good.clone();
+            b["kind"] = "nonsense".into();
+            b
+        }),
+        ("mode of another kind", {
+            let mut b = good.clone();
+            b["body"]["mode"] = "turbo".into();
+            b
+        }),
+        ("no envelope", {
+            let mut b = good.clone();
+            b.as_object_mut().unwrap().remove("envelope");
+            b
+        }),
+        ("valid is no boolean", {
+            let mut b = good.clone();
+            b["envelope"]["valid"] = "yes".into();
+            b
+        }),
+    ] {
+        assert!(!validate(&schema, &bad).is_empty(), "{what}: accepted");
+        assert!(
+            serde_json::from_value::<Document>(bad).is_err(),
+            "{what}: the model read it"
+        );
+    }
+}
+
+#[test]
+fn a_typed_document_refuses_another_kind() {
+    let mut doc = model::migrate(data("v1/quick-run-x86-vm.json")).unwrap();
+    let v = serde_json::to_value(&doc).unwrap();
+    assert!(serde_json::from_value::<model::ClocksResult>(v.clone()).is_err());
+    let e = model::migrate_typed::<model::MonitorBody>(v).unwrap_err();
+    assert_eq!(e.to_string(), "this is a run result, not a monitor result");
+    doc.body = Body::Run(RunBody { mode: Mode::Quick });
+    assert!(doc.into_typed::<RunBody>().is_ok());
+}

@@ -1,0 +1,117 @@
+//! What each kind of result document renders as and which figures it stores: one [`Render`]
+//! implementation per body type, the way hyperfine puts its exporters behind one trait.
+//!
+//! The generic entry points ([`summary`], [`detailed_log`], [`html_page`], [`markdown`],
+//! [`metrics`], [`label`]) take a [`Document`] of any kind and dispatch on its body. Adding a
+//! kind: implement [`Render`] for its body type and add it to `dispatch!` below.
+
+pub mod clocks;
+pub mod clocks_text;
+pub mod monitor;
+pub mod run;
+
+use truebench_model::{Body, BodyKind, Document, View};
+
+/// One headline figure of a result, as the history stores it (`metrics` table) and `compare`
+/// reads it: a number with its unit, or a text (tool versions).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Metric {
+    /// `sevenzip_multi`, `cluster0_measured_mhz`, `exit_code`.
+    pub key: String,
+    pub value: Option<f64>,
+    /// For figures that are no numbers (`sevenzip_version` = `16.02`).
+    pub text: Option<String>,
+    /// `MIPS`, `MB/s`, `MHz`, `s`; None for counts and texts.
+    pub unit: Option<String>,
+}
+
+impl Metric {
+    pub fn number(key: impl Into<String>, value: f64, unit: Option<&str>) -> Metric {
+        Metric {
+            key: key.into(),
+            value: Some(value),
+            text: None,
+            unit: unit.map(str::to_string),
+        }
+    }
+
+    pub fn text(key: impl Into<String>, text: impl Into<String>) -> Metric {
+        Metric {
+            key: key.into(),
+            value: None,
+            text: Some(text.into()),
+            unit: None,
+        }
+    }
+}
+
+/// The renderers and figures of one kind of result.
+pub trait Render: BodyKind {
+    /// What was measured, in a few words, for lists (`standard`, `OPP walk`, `sleep 3`).
+    fn label(r: View<'_, Self>) -> String;
+    /// The headline figures the history stores and `compare` sets side by side.
+    fn metrics(r: View<'_, Self>) -> Vec<Metric>;
+    /// The short text the command prints at its end.
+    fn summary(r: View<'_, Self>) -> String;
+    /// The detailed log: every raw output, the monitoring of every phase, the evidence.
+    fn detailed_log(r: View<'_, Self>) -> String;
+    /// The kind's sections of the HTML page: (headline under the header, details after the
+    /// timeline). The page frame is the same for every kind (`report::page`).
+    fn html_sections(r: View<'_, Self>) -> (String, String);
+    /// `Mode`-like fact in the page header: (name, value).
+    fn html_fact(r: View<'_, Self>) -> (&'static str, String);
+    /// Markdown for publishing (the Results.md row for a run).
+    fn markdown(r: View<'_, Self>) -> String;
+
+    /// The whole page: the shared frame around the kind's sections.
+    fn html_page(r: View<'_, Self>) -> String {
+        let (headline, details) = Self::html_sections(r);
+        crate::report::page(r, Self::html_fact(r), &headline, &details)
+    }
+}
+
+macro_rules! dispatch {
+    ($doc:expr, $f:ident) => {{
+        let doc: &Document = $doc;
+        let env = &doc.envelope;
+        match &doc.body {
+            Body::Run(b) => Render::$f(View {
+                envelope: env,
+                body: b,
+            }),
+            Body::Clocks(b) => Render::$f(View {
+                envelope: env,
+                body: b,
+            }),
+            Body::Monitor(b) => Render::$f(View {
+                envelope: env,
+                body: b,
+            }),
+        }
+    }};
+}
+
+pub fn label(doc: &Document) -> String {
+    dispatch!(doc, label)
+}
+
+pub fn metrics(doc: &Document) -> Vec<Metric> {
+    dispatch!(doc, metrics)
+}
+
+pub fn summary(doc: &Document) -> String {
+    dispatch!(doc, summary)
+}
+
+pub fn detailed_log(doc: &Document) -> String {
+    dispatch!(doc, detailed_log)
+}
+
+pub fn markdown(doc: &Document) -> String {
+    dispatch!(doc, markdown)
+}
+
+/// The whole self-contained HTML page of `doc`.
+pub fn html_page(doc: &Document) -> String {
+    dispatch!(doc, html_page)
+}

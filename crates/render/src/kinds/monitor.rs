@@ -1,0 +1,134 @@
+//! The `monitor` kind: a command run under the monitor (`truebench monitor -- CMD`).
+
+use std::fmt::Write;
+
+use truebench_monitor::detect::render_findings;
+use truebench_monitor::render::{table, Layout};
+
+use super::{Metric, Render};
+use crate::report::svg::esc;
+use crate::text::{detailed_log_for, header_for};
+use truebench_model::{MonitorBody, View};
+
+type MonitorView<'a> = View<'a, MonitorBody>;
+
+/// `sh -c 'make -j4'`: each argument quoted only when the shell would split it.
+pub fn command_line(args: &[String]) -> String {
+    args.iter()
+        .map(|a| {
+            if !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+            {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn ending(b: &MonitorBody) -> String {
+    match (b.exit_code, b.signal, &b.error) {
+        (_, _, Some(e)) => format!("could not start: {e}"),
+        (Some(c), _, _) => format!("exit code {c}"),
+        (None, Some(s), _) => format!("killed by signal {s}"),
+        (None, None, None) => "ending unknown".into(),
+    }
+}
+
+impl Render for MonitorBody {
+    fn label(r: MonitorView<'_>) -> String {
+        command_line(&r.body.command)
+    }
+
+    fn metrics(r: MonitorView<'_>) -> Vec<Metric> {
+        let mut out = vec![Metric::number("duration_s", r.body.duration_s, Some("s"))];
+        if let Some(c) = r.body.exit_code {
+            out.push(Metric::number("exit_code", c as f64, None));
+        }
+        out
+    }
+
+    /// What `truebench monitor -- CMD` prints when the command has ended.
+    fn summary(r: MonitorView<'_>) -> String {
+        let mut o = String::new();
+        let cmd = command_line(&r.body.command);
+        let tl = &r.envelope.timeline;
+        let _ = writeln!(o, "\nSystem health while running {cmd}:\n");
+        let rpi = tl
+            .samples
+            .iter()
+            .find_map(|s| s.rpi)
+            .map(|x| x.pmic_watts.is_some() || x.input_volts.is_some());
+        let layout = Layout::new(&r.envelope.inventory, rpi);
+        o.push_str(&table(&layout, &tl.samples));
+        if tl.samples.is_empty() {
+            let _ = writeln!(
+                o,
+                "(no sample: the command ended within the first interval of {} s)",
+                r.body.interval_s
+            );
+        }
+        let _ = writeln!(o, "\nMeasured clock: {}", tl.header.measured_clock_source);
+        for n in &r.envelope.notes {
+            let _ = writeln!(o, "{n}");
+        }
+        o.push('\n');
+        if r.envelope.findings.is_empty() {
+            o.push_str("No problems found.\n");
+        } else {
+            o.push_str(&render_findings(&r.envelope.findings));
+        }
+        match (r.body.exit_code, r.body.signal) {
+            (Some(c), _) => {
+                let _ = writeln!(o, "\nCommand exit code: {c}");
+            }
+            (None, Some(s)) => {
+                let _ = writeln!(o, "\nCommand exit code: {}", 128 + s);
+            }
+            _ => {
+                let _ = writeln!(o, "\nCommand: {}", ending(r.body));
+            }
+        }
+        o
+    }
+
+    fn detailed_log(r: MonitorView<'_>) -> String {
+        detailed_log_for(
+            r.envelope,
+            &header_for(
+                r.envelope,
+                &format!("monitor of `{}`", command_line(&r.body.command)),
+            ),
+            &Self::summary(r),
+        )
+    }
+
+    fn html_sections(r: MonitorView<'_>) -> (String, String) {
+        let head = format!(
+            "<section><h2>Command</h2><dl class=\"facts\"><div><dt>Command</dt><dd><code>{}</code></dd></div><div><dt>Ended</dt><dd>{}</dd></div><div><dt>Duration</dt><dd>{}</dd></div><div><dt>Sampled every</dt><dd>{} s</dd></div></dl></section>",
+            esc(&command_line(&r.body.command)),
+            esc(&ending(r.body)),
+            esc(&crate::text::human_duration(r.body.duration_s)),
+            r.body.interval_s
+        );
+        (head, String::new())
+    }
+
+    fn html_fact(r: MonitorView<'_>) -> (&'static str, String) {
+        ("Command", command_line(&r.body.command))
+    }
+
+    fn markdown(r: MonitorView<'_>) -> String {
+        let verdict = if r.envelope.valid { "valid" } else { "INVALID" };
+        format!(
+            "| Command | Ended | Duration | Verdict | Findings |\n| --- | --- | ---: | --- | ---: |\n| `{}` | {} | {:.1} s | {verdict} | {} |\n",
+            command_line(&r.body.command).replace('|', "\\|"),
+            ending(r.body),
+            r.body.duration_s,
+            r.envelope.findings.len()
+        )
+    }
+}

@@ -1,0 +1,11 @@
+//! Rendering of result documents: one [`kinds::Render`] implementation per kind (label,
+//! headline figures, summary, detailed log, HTML sections, Markdown), the texts of the `run`
+//! kind (`text`: summary, detailed log, the Results.md row), the inventory as text (`info`) and
+//! the self-contained HTML report with one page frame for every kind (`report`).
+
+pub mod info;
+pub mod kinds;
+pub mod report;
+pub mod text;
+
+pub use text::{detailed_log, summary};

@@ -1,0 +1,216 @@
+//! Evidence for truebench's detectors from what a log recorded (snapshots, throttling tables).
+
+use truebench_host::Inventory;
+use truebench_monitor::detect::{self, activity, clocks, cores, memory, power, thermal};
+use truebench_monitor::evidence::{PolicyStats, Snapshot, SwapUse};
+use truebench_monitor::{Finding, Timeline};
+
+use crate::log::{self, SbcBenchLog};
+use truebench_model::*;
+
+use super::*;
+
+pub(super) fn throttling_text(log: &SbcBenchLog) -> String {
+    let mut o = String::new();
+    for t in &log.throttling {
+        let label = match (&t.cpus, &t.core_type) {
+            (Some(c), Some(k)) => format!(" for CPUs {c} ({k})"),
+            (Some(c), None) => format!(" for CPUs {c}"),
+            _ => String::new(),
+        };
+        o.push_str(&format!(
+            "Throttling statistics (time spent on each cpufreq OPP){label}:\n\n"
+        ));
+        for (mhz, s) in &t.time_in_state {
+            let d = if *s == 0.0 {
+                "0".to_string()
+            } else {
+                format!("{s:.2}")
+            };
+            o.push_str(&format!("{mhz:>4} MHz: {d:>7} sec\n"));
+        }
+        o.push('\n');
+    }
+    o
+}
+
+/// Before/after snapshots as far as the log tells: time in state per OPP (the throttling
+/// tables hold the difference, so "before" is all zero), swap in use (first and last
+/// `free`, `swapon`).
+pub(super) fn snapshots(log: &SbcBenchLog, inv: &Inventory) -> (Snapshot, Snapshot) {
+    let mut before = Snapshot::default();
+    let mut after = Snapshot::default();
+    for (i, t) in log.throttling.iter().enumerate() {
+        let members = t.cpus.as_deref().map(cpus_of).unwrap_or_default();
+        let cluster = members
+            .first()
+            .and_then(|&c| inv.cluster_of(c))
+            .map(|c| c.id)
+            .or((inv.clusters.len() == 1).then_some(0));
+        let top = t.time_in_state.iter().map(|r| r.0).max().unwrap_or(0) as u64 * 1000;
+        let mk = |after: bool| PolicyStats {
+            policy: members.first().copied().unwrap_or(i as u32),
+            cluster,
+            dir: String::new(),
+            // sbc-bench switches every policy to performance for the benchmarks.
+            governor: Some("performance".into()),
+            scaling_max_khz: Some(top),
+            cpuinfo_max_khz: Some(top),
+            time_in_state: t
+                .time_in_state
+                .iter()
+                .map(|&(mhz, s)| {
+                    (
+                        mhz as u64 * 1000,
+                        if after {
+                            (s * 100.0).round().max(0.0) as u64
+                        } else {
+                            0
+                        },
+                    )
+                })
+                .collect(),
+            total_trans: None,
+        };
+        before.policies.push(mk(false));
+        after.policies.push(mk(true));
+    }
+    let free_first = log.memory.first();
+    let free_last = (log.memory.len() > 1).then(|| log.memory.last()).flatten();
+    let fill = |s: &mut Snapshot,
+                free: Option<&log::FreeSnapshot>,
+                swaps: Option<&Vec<log::SwapDevice>>| {
+        if let Some(f) = free {
+            if let (Some(t), Some(u)) = (f.swap_total, f.swap_used) {
+                s.swap_total_kb = Some(t / 1024);
+                s.swap_free_kb = Some(t.saturating_sub(u) / 1024);
+            }
+        }
+        if let Some(sw) = swaps {
+            s.swaps = sw
+                .iter()
+                .map(|d| SwapUse {
+                    filename: d.filename.clone(),
+                    kind: swap_kind(d),
+                    size_kb: d.size_kb.unwrap_or(0),
+                    used_kb: d.used_kb.unwrap_or(0),
+                })
+                .collect();
+            s.zram_swap = sw.iter().any(|d| d.filename.contains("zram"));
+        }
+    };
+    fill(&mut before, free_first, log.swap_devices.first());
+    if free_last.is_some() {
+        fill(
+            &mut after,
+            free_last,
+            (log.swap_devices.len() > 1)
+                .then(|| log.swap_devices.last())
+                .flatten(),
+        );
+    } else {
+        // Without a second `free` nothing tells the swap use after: judge no change.
+        after.swap_total_kb = before.swap_total_kb;
+        after.swap_free_kb = before.swap_free_kb;
+        after.swaps = before.swaps.clone();
+        after.zram_swap = before.zram_swap;
+    }
+    // The log shows zswap only through sbc-bench's warning about it (and its `Zswap active
+    // using …` line next to it); the swap devices tell whether zram is under it.
+    if zswap_warning(log).is_some() {
+        before.zswap_enabled = Some(true);
+        after.zswap_enabled = Some(true);
+    }
+    (before, after)
+}
+
+pub(super) fn zswap_warning(log: &SbcBenchLog) -> Option<&String> {
+    log.warnings
+        .iter()
+        .find(|w| w.contains("ZSWAP ON TOP OF ZRAM"))
+        .or_else(|| {
+            log.validation
+                .iter()
+                .find(|b| b.starts_with("Zswap combined with ZRAM"))
+        })
+}
+
+/// truebench's detectors over the evidence an sbc-bench log holds.
+pub fn detect(
+    log: &SbcBenchLog,
+    inv: &Inventory,
+    tl: &Timeline,
+    scores: &[PhaseResult],
+) -> Vec<Finding> {
+    let (before, after) = snapshots(log, inv);
+    let lines: Vec<String> = log.dmesg.clone().unwrap_or_default();
+    let mut f = Vec::new();
+    f.extend(detect::throttling::time_in_state(inv, &before, &after));
+    f.extend(detect::throttling::hot_clock_drops(inv, tl));
+    f.extend(power::undervoltage_log(&lines));
+    f.extend(cores::killed_cores(&before, &after, &lines));
+    f.extend(memory::swapping(inv, &before, &after, tl));
+    f.extend(
+        memory::zswap_on_zram(&before, &after)
+            .into_iter()
+            .map(|mut z| {
+                if let Some(w) = zswap_warning(log) {
+                    z.evidence = vec![
+                        format!("sbc-bench's log: {w}"),
+                        format!(
+                            "zram swap: {}",
+                            after
+                                .swaps
+                                .iter()
+                                .filter(|s| s.is_zram())
+                                .map(|s| s.filename.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    ];
+                }
+                z
+            }),
+    );
+    f.extend(memory::oom_kill(&lines));
+    f.extend(thermal::thermal_trip(&lines));
+    f.extend(activity::background_activity(inv, tl, &[]));
+    f.extend(activity::system_activity(tl, &[]));
+    // Measured vs advertised at the highest OPP of each cluster, before and after.
+    for p in scores {
+        let Some(Scores::Clocks(c)) = &p.scores else {
+            continue;
+        };
+        let when = if p.name == "clocks-hot" {
+            "after the benchmarks, hot"
+        } else {
+            "before the benchmarks"
+        };
+        for cl in &c.clusters {
+            let Some(top) = cl
+                .points
+                .iter()
+                .filter(|x| x.opp_mhz.is_some() && x.measured_mhz.is_some())
+                .max_by_key(|x| x.opp_mhz)
+            else {
+                continue;
+            };
+            let (Some(o), Some(m)) = (top.opp_mhz, top.measured_mhz) else {
+                continue;
+            };
+            if let Some(mut finding) = clocks::clock_deviation(o as f64, m) {
+                finding.message = format!("{} {when}: {}", cl.cpus, finding.message);
+                f.push(finding);
+            }
+        }
+    }
+    if log.dmesg.is_none() {
+        f.push(Finding::new(
+            truebench_monitor::FindingKind::NotChecked,
+            truebench_monitor::Severity::Info,
+            "The log has no kernel-log section (sbc-bench added it in later versions), so killed CPU cores, under-voltage, oom-killer and thermal-trip messages were not checked.",
+        ));
+    }
+    detect::sort(&mut f);
+    f
+}

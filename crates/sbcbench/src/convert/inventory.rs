@@ -1,0 +1,242 @@
+//! The machine of a log: clusters, CPUs, OPPs, memory, swap, kernel, SoC — as an Inventory.
+
+use truebench_host::inventory::{
+    Arch, ChosenSensor, Cluster, Cpu, Kernel, Memory, Missing, Swap, SwapDevice, Thermal,
+    Virtualization,
+};
+use truebench_host::soc::SocGuess;
+use truebench_host::Inventory;
+
+use crate::log::{self, Round, SbcBenchLog};
+
+/// `cpu0-cpu3`, `0-3`, `cpu4` → CPU numbers.
+pub(super) fn cpus_of(s: &str) -> Vec<u32> {
+    truebench_host::parse::cpulist::parse(&s.replace("cpu", ""))
+}
+
+/// CPUs, core type and stepping of one cluster.
+type Group = (Vec<u32>, Option<String>, Option<String>);
+
+pub(super) fn group_clusters(log: &SbcBenchLog) -> Vec<Group> {
+    // One per cpufreq policy of the topology table (keyed by policy, else cluster id) …
+    let mut groups: Vec<(Option<i64>, Group)> = Vec::new();
+    for c in &log.topology {
+        let key = c.policy.map(i64::from).or(c.cluster.map(|x| 1000 + x));
+        match groups.iter_mut().find(|g| g.0 == key) {
+            Some(g) => g.1 .0.push(c.cpu),
+            None => groups.push((key, (vec![c.cpu], c.core_type.clone(), c.stepping.clone()))),
+        }
+    }
+    if !groups.is_empty() {
+        let mut v: Vec<Group> = groups.into_iter().map(|g| g.1).collect();
+        v.sort_by_key(|g| g.0.first().copied().unwrap_or(0));
+        return v;
+    }
+    // … else one per `Checking cpufreq OPP for cpuX-cpuY` block, else one for all CPUs.
+    let mut v: Vec<Group> = Vec::new();
+    for b in log.opp_blocks.iter().filter(|b| b.round == Round::Before) {
+        let cpus = b.cpus.as_deref().map(cpus_of).unwrap_or_default();
+        if cpus.is_empty() || v.iter().any(|g| g.0 == cpus) {
+            continue;
+        }
+        v.push((cpus, b.core_type.clone(), None));
+    }
+    if v.is_empty() {
+        let n = log.system.cpus.unwrap_or(1).max(1);
+        let core = log
+            .opp_blocks
+            .iter()
+            .find_map(|b| b.core_type.clone())
+            .or_else(|| log.tinymembench.iter().find_map(|t| t.label.clone()));
+        v.push(((0..n).collect(), core, None));
+    }
+    v.sort_by_key(|g| g.0.first().copied().unwrap_or(0));
+    v
+}
+
+pub(super) fn inventory(log: &SbcBenchLog, name: &str) -> Inventory {
+    let groups = group_clusters(log);
+    let mut clusters = Vec::new();
+    let mut cpus = Vec::new();
+    for (i, (members, core, stepping)) in groups.iter().enumerate() {
+        let topo: Vec<&log::TopologyCpu> = log
+            .topology
+            .iter()
+            .filter(|t| members.contains(&t.cpu))
+            .collect();
+        // The OPP block of this cluster: by its CPU range, or the only block.
+        let before: Vec<&log::OppBlock> = log
+            .opp_blocks
+            .iter()
+            .filter(|b| b.round == Round::Before)
+            .collect();
+        let block = before
+            .iter()
+            .find(|b| b.cpus.as_deref().is_some_and(|c| cpus_of(c) == *members))
+            .or(if before.len() == 1 && groups.len() == 1 {
+                before.first()
+            } else {
+                None
+            });
+        let mut opps: Vec<u32> = block
+            .map(|b| b.points.iter().map(|p| p.opp_mhz).collect())
+            .unwrap_or_default();
+        opps.sort_unstable();
+        opps.dedup();
+        let policy = topo.first().and_then(|t| t.policy);
+        clusters.push(Cluster {
+            id: i,
+            cpus: members.clone(),
+            core_type: core.clone(),
+            policy,
+            policies: policy.into_iter().collect(),
+            min_mhz: topo
+                .iter()
+                .filter_map(|t| t.min_mhz)
+                .min()
+                .or(opps.first().copied()),
+            max_mhz: topo
+                .iter()
+                .filter_map(|t| t.max_mhz)
+                .max()
+                .or(opps.last().copied()),
+            opps_khz: opps.iter().map(|&m| m as u64 * 1000).collect(),
+            opps_mhz: opps,
+            ..Default::default()
+        });
+        for &c in members {
+            let t = log.topology.iter().find(|t| t.cpu == c);
+            cpus.push(Cpu {
+                id: c,
+                online: true,
+                cluster: Some(i),
+                policy: t.and_then(|t| t.policy),
+                core_type: t.and_then(|t| t.core_type.clone()).or(core.clone()),
+                stepping: t.and_then(|t| t.stepping.clone()).or(stepping.clone()),
+                package: None,
+                core_id: None,
+                capacity: None,
+            });
+        }
+    }
+    cpus.sort_by_key(|c| c.id);
+
+    let first_free = log.memory.first();
+    let swaps = log.swap_devices.first().cloned().unwrap_or_default();
+    let swap = Swap {
+        devices: swaps
+            .iter()
+            .map(|d| SwapDevice {
+                filename: d.filename.clone(),
+                kind: swap_kind(d),
+                size_kb: d.size_kb.unwrap_or(0),
+                used_kb: d.used_kb.unwrap_or(0),
+                priority: d.priority.unwrap_or(0),
+                algorithm: None,
+                disk: None,
+                storage: None,
+            })
+            .collect(),
+        zswap: None,
+        total_kb: first_free.and_then(|m| m.swap_total).map(|b| b / 1024),
+        used_kb: first_free.and_then(|m| m.swap_used).map(|b| b / 1024),
+    };
+    let first_temp = log
+        .monitoring
+        .iter()
+        .flat_map(|t| t.samples.iter())
+        .find_map(|s| s.temp_c);
+    // A sensor without any reading would need a made-up temperature: leave it out (the
+    // timeline header still names it).
+    let chosen = log
+        .thermal_source
+        .as_ref()
+        .zip(first_temp)
+        .map(|(t, temp_c)| ChosenSensor {
+            kind: if t.path.contains("hwmon") {
+                "hwmon".into()
+            } else {
+                "thermal_zone".into()
+            },
+            name: t.name.clone().unwrap_or_else(|| "unknown".into()),
+            path: t
+                .path
+                .trim_start_matches('/')
+                .trim_end_matches('/')
+                .to_string(),
+            temp_c,
+            reason: "sbc-bench's `Thermal source:` line".into(),
+        });
+    let mut missing: Vec<Missing> = log
+        .missing
+        .iter()
+        .map(|m| Missing {
+            what: m.what.clone(),
+            reason: format!("sbc-bench log: {}", m.reason),
+        })
+        .collect();
+    if log.topology.is_empty() {
+        missing.push(Missing {
+            what: "topology".into(),
+            reason: "sbc-bench log without the `CPU sysfs topology` table (before v0.7): clusters taken from the OPP checks".into(),
+        });
+    }
+    Inventory {
+        schema_version: truebench_host::inventory::SCHEMA_VERSION,
+        root: format!("sbc-bench log {name}"),
+        device: log.header.device.clone(),
+        soc: log.system.soc_guess.as_ref().map(|s| SocGuess {
+            name: s.clone(),
+            evidence: "sbc-bench's `SoC guess:` line".into(),
+        }),
+        kernel: Kernel {
+            release: log.system.kernel.clone(),
+            version: None,
+        },
+        arch: Arch {
+            kernel: log.system.kernel_arch.clone(),
+            kernel_source: None,
+            userland: log
+                .system
+                .userland
+                .clone()
+                .or(log.system.architecture.clone()),
+        },
+        distro: log
+            .system
+            .os_pretty
+            .clone()
+            .or(log.system.description.clone()),
+        virtualization: Virtualization {
+            kind: "unknown".into(),
+            name: None,
+            evidence: None,
+            layers: Vec::new(),
+        },
+        cpus,
+        clusters,
+        thermal: Thermal {
+            chosen,
+            zones: Vec::new(),
+            hwmon: Vec::new(),
+        },
+        memory: Memory {
+            total_kb: first_free.and_then(|m| m.mem_total).map(|b| b / 1024),
+            available_kb: first_free.and_then(|m| m.mem_available).map(|b| b / 1024),
+            page_size: None,
+            page_size_source: None,
+        },
+        swap,
+        missing,
+    }
+}
+
+pub(super) fn swap_kind(d: &log::SwapDevice) -> String {
+    if d.filename.contains("zram") {
+        "zram".into()
+    } else if d.kind == "file" {
+        "file".into()
+    } else {
+        "partition".into()
+    }
+}

@@ -1,0 +1,572 @@
+//! Results side by side: the headline scores with relative differences, and every reason
+//! the comparison is not a fair one (different 7-zip or OpenSSL versions, throttling,
+//! background activity, swapping, quick mode, different tuning, incomplete runs).
+
+use serde::{Deserialize, Serialize};
+use truebench_monitor::{FindingKind, Severity};
+
+use truebench_model::*;
+pub use truebench_render::kinds::run::{metrics, openssl_short, Metrics};
+use truebench_sbcbench::convert::is_imported;
+
+/// `16.02` → `16.x`; 7-zip's benchmark scores change between major versions, and the
+/// corpus holds p7zip 16.02 and 9.20 only.
+pub fn sevenzip_family(version: &str) -> String {
+    let major = version.split('.').next().unwrap_or(version).trim();
+    format!("{major}.x")
+}
+
+/// `3.0.7` → `3.0`.
+fn major_minor(v: &str) -> String {
+    v.split('.').take(2).collect::<Vec<_>>().join(".")
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    SevenzipMulti,
+    SevenzipSingle,
+    Aes,
+    Memcpy,
+    Memset,
+}
+
+pub const METRICS: [Metric; 5] = [
+    Metric::SevenzipMulti,
+    Metric::SevenzipSingle,
+    Metric::Aes,
+    Metric::Memcpy,
+    Metric::Memset,
+];
+
+impl Metric {
+    pub fn label(self) -> &'static str {
+        match self {
+            Metric::SevenzipMulti => "7-zip multi",
+            Metric::SevenzipSingle => "7-zip single",
+            Metric::Aes => "AES-256 16 KiB",
+            Metric::Memcpy => "memcpy",
+            Metric::Memset => "memset",
+        }
+    }
+    pub fn unit(self) -> &'static str {
+        match self {
+            Metric::SevenzipMulti | Metric::SevenzipSingle => "MIPS",
+            Metric::Aes => "kB/s",
+            Metric::Memcpy | Metric::Memset => "MB/s",
+        }
+    }
+    pub fn get(self, m: &Metrics) -> Option<u64> {
+        match self {
+            Metric::SevenzipMulti => m.sevenzip_multi,
+            Metric::SevenzipSingle => m.sevenzip_single,
+            Metric::Aes => m.aes,
+            Metric::Memcpy => m.memcpy,
+            Metric::Memset => m.memset,
+        }
+    }
+    /// Scores of this metric depend on the 7-zip version.
+    pub fn sevenzip(self) -> bool {
+        matches!(self, Metric::SevenzipMulti | Metric::SevenzipSingle)
+    }
+}
+
+/// One compared result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Column {
+    /// `A`, `B`, …
+    pub key: String,
+    /// What the user gave (file name, `#12`).
+    pub label: String,
+    pub device: String,
+    pub date: String,
+    pub mode: String,
+    pub valid: bool,
+    pub metrics: Metrics,
+    /// Highest measured clock of any cluster at its top OPP before the benchmarks, MHz.
+    pub max_clock_mhz: Option<f64>,
+    /// Highest SoC temperature seen, °C.
+    pub max_temp_c: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    pub metric: Metric,
+    pub label: String,
+    pub unit: String,
+    pub values: Vec<Option<u64>>,
+    /// (value − first value) / first value, %; None for the first column or missing values.
+    pub relative_pct: Vec<Option<f64>>,
+    /// Why the numbers in this row cannot be compared fairly (empty: they can).
+    pub invalid: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    pub columns: Vec<Column>,
+    pub rows: Vec<Row>,
+    /// Every reason the comparison is not valid, per result or between results.
+    pub warnings: Vec<String>,
+    /// True when nothing above makes the comparison unfair.
+    pub valid: bool,
+}
+
+fn flagged(r: RunView<'_>, kinds: &[FindingKind]) -> Vec<String> {
+    r.envelope
+        .findings
+        .iter()
+        .filter(|f| kinds.contains(&f.kind) && f.severity > Severity::Info)
+        .map(|f| f.message.clone())
+        .collect()
+}
+
+fn max_clock(r: RunView<'_>) -> Option<f64> {
+    r.envelope
+        .scores("clocks-cold")
+        .filter_map(|s| match s {
+            Scores::Clocks(c) => Some(c),
+            _ => None,
+        })
+        .flat_map(|c| c.clusters.iter())
+        .filter_map(|cl| {
+            let top = cl
+                .points
+                .iter()
+                .filter(|p| p.measured_mhz.is_some())
+                .max_by_key(|p| p.opp_mhz.unwrap_or(0))?;
+            top.measured_mhz
+        })
+        .reduce(f64::max)
+}
+
+fn max_temp(r: RunView<'_>) -> Option<f64> {
+    r.envelope
+        .timeline
+        .samples
+        .iter()
+        .filter_map(|s| s.soc_temp_c)
+        .reduce(f64::max)
+}
+
+/// Compare results; the first is the reference for the relative differences.
+pub fn compare(items: &[(String, RunResult)]) -> Comparison {
+    let keys: Vec<String> = (0..items.len())
+        .map(|i| {
+            if i < 26 {
+                ((b'A' + i as u8) as char).to_string()
+            } else {
+                format!("#{}", i + 1)
+            }
+        })
+        .collect();
+    let columns: Vec<Column> = items
+        .iter()
+        .zip(&keys)
+        .map(|((label, r), key)| Column {
+            key: key.clone(),
+            label: label.clone(),
+            device: r
+                .envelope
+                .inventory
+                .device
+                .clone()
+                .or_else(|| r.envelope.hostname.clone())
+                .unwrap_or_else(|| "unknown device".into()),
+            date: if r.envelope.started.unix_ms == 0 {
+                "unknown".into()
+            } else {
+                r.envelope
+                    .started
+                    .utc
+                    .get(..10)
+                    .unwrap_or(&r.envelope.started.utc)
+                    .to_string()
+            },
+            mode: r.body.mode.as_str().into(),
+            valid: r.envelope.valid,
+            metrics: metrics(r.view()),
+            max_clock_mhz: max_clock(r.view()),
+            max_temp_c: max_temp(r.view()),
+        })
+        .collect();
+
+    let mut warnings = Vec::new();
+    for ((_, r), key) in items.iter().zip(&keys) {
+        let name = format!(
+            "{key} ({})",
+            columns[keys.iter().position(|k| k == key).unwrap_or(0)].label
+        );
+        if !r.envelope.comparable || r.body.mode == Mode::Quick {
+            warnings.push(format!(
+                "{name}: quick mode — shortened phases give other numbers"
+            ));
+        }
+        if !r.envelope.complete {
+            warnings.push(format!(
+                "{name}: not complete ({})",
+                r.envelope
+                    .incomplete_reason
+                    .as_deref()
+                    .unwrap_or("the run did not finish")
+            ));
+        }
+        for (kinds, what) in [
+            (&[FindingKind::Throttling][..], "throttled"),
+            (
+                &[FindingKind::BackgroundActivity, FindingKind::SystemActivity][..],
+                "background activity",
+            ),
+            (&[FindingKind::Swapping][..], "swapped"),
+            (
+                &[
+                    FindingKind::KilledCores,
+                    FindingKind::Undervoltage,
+                    FindingKind::OomKill,
+                    FindingKind::ThermalTrip,
+                ][..],
+                "invalid",
+            ),
+        ] {
+            let f = flagged(r.view(), kinds);
+            if let Some(first) = f.first() {
+                warnings.push(format!("{name}: {what} — {first}"));
+            }
+        }
+    }
+    // Tuning: truebench's (recorded), sbc-bench's (performance governors, not recorded),
+    // or none.
+    let tuning: Vec<String> = items
+        .iter()
+        .map(|(_, r)| {
+            if is_imported(r.view()) {
+                "sbc-bench's".to_string()
+            } else if r.envelope.tuning.applied {
+                "truebench's".to_string()
+            } else {
+                "none".to_string()
+            }
+        })
+        .collect();
+    if tuning.iter().any(|t| *t != tuning[0]) {
+        let parts: Vec<String> = keys
+            .iter()
+            .zip(&tuning)
+            .map(|(k, t)| format!("{k}: {t}"))
+            .collect();
+        warnings.push(format!(
+            "different tuning ({}): governors and device settings change the scores",
+            parts.join(", ")
+        ));
+    }
+
+    let zip_versions: Vec<Option<String>> = columns
+        .iter()
+        .map(|c| c.metrics.sevenzip_version.clone())
+        .collect();
+    let ssl_versions: Vec<Option<String>> = columns
+        .iter()
+        .map(|c| c.metrics.openssl_version.clone())
+        .collect();
+    let differ = |v: &[Option<String>], norm: &dyn Fn(&str) -> String| -> Option<String> {
+        let known: Vec<(usize, String)> = v
+            .iter()
+            .enumerate()
+            .filter_map(|(i, x)| x.as_deref().map(|s| (i, norm(s))))
+            .collect();
+        if known.iter().any(|k| k.1 != known[0].1) {
+            Some(
+                v.iter()
+                    .zip(&keys)
+                    .map(|(x, k)| format!("{k}: {}", x.as_deref().unwrap_or("none")))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            )
+        } else {
+            None
+        }
+    };
+    let zip_differ = differ(&zip_versions, &|s: &str| s.to_string());
+    let ssl_differ = differ(&ssl_versions, &major_minor);
+    if let Some(d) = &zip_differ {
+        warnings.push(format!(
+            "different 7-zip versions ({d}): 7-zip's ratings change between versions"
+        ));
+    }
+    if let Some(d) = &ssl_differ {
+        warnings.push(format!(
+            "different OpenSSL versions ({d}): AES throughput changes between OpenSSL releases"
+        ));
+    }
+
+    let rows = METRICS
+        .iter()
+        .map(|&m| {
+            let values: Vec<Option<u64>> = columns.iter().map(|c| m.get(&c.metrics)).collect();
+            let base = values.first().copied().flatten();
+            let relative_pct = values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| match (i, base, v) {
+                    (0, _, _) => None,
+                    (_, Some(b), Some(v)) if b > 0 => {
+                        Some((*v as f64 - b as f64) / b as f64 * 100.0)
+                    }
+                    _ => None,
+                })
+                .collect();
+            let mut invalid = Vec::new();
+            if m.sevenzip() {
+                if let Some(d) = &zip_differ {
+                    invalid.push(format!("7-zip versions differ ({d})"));
+                }
+            }
+            if m == Metric::Aes {
+                if let Some(d) = &ssl_differ {
+                    invalid.push(format!("OpenSSL versions differ ({d})"));
+                }
+            }
+            Row {
+                metric: m,
+                label: m.label().into(),
+                unit: m.unit().into(),
+                values,
+                relative_pct,
+                invalid,
+            }
+        })
+        .collect();
+    Comparison {
+        valid: warnings.is_empty(),
+        columns,
+        rows,
+        warnings,
+    }
+}
+
+/// The comparison as a text table: one column per result, widths fitted to the cells.
+pub fn render(c: &Comparison) -> String {
+    let short = |s: &str| -> String {
+        if s.chars().count() > 28 {
+            let t: String = s.chars().take(27).collect();
+            format!("{t}…")
+        } else {
+            s.to_string()
+        }
+    };
+    let mut lines: Vec<(String, Vec<String>)> = Vec::new();
+    let mut add = |name: &str, f: &dyn Fn(&Column) -> String| {
+        lines.push((name.to_string(), c.columns.iter().map(f).collect()));
+    };
+    add("", &|c| short(&format!("{}: {}", c.key, c.label)));
+    add("device", &|c| short(&c.device));
+    add("date", &|c| c.date.clone());
+    add("mode", &|c| c.mode.clone());
+    add("valid", &|c| {
+        if c.valid {
+            "yes".into()
+        } else {
+            "NO".into()
+        }
+    });
+    add("7-zip", &|c| {
+        c.metrics
+            .sevenzip_version
+            .clone()
+            .unwrap_or_else(|| "-".into())
+    });
+    add("OpenSSL", &|c| {
+        short(c.metrics.openssl_version.as_deref().unwrap_or("-"))
+    });
+    add("max clock (MHz)", &|c| {
+        c.max_clock_mhz.map_or("-".into(), |v| format!("{v:.0}"))
+    });
+    add("max temp (°C)", &|c| {
+        c.max_temp_c.map_or("-".into(), |v| format!("{v:.1}"))
+    });
+    for r in &c.rows {
+        let cells = r
+            .values
+            .iter()
+            .zip(&r.relative_pct)
+            .map(|(v, rel)| match (v, rel) {
+                (Some(v), Some(p)) => format!("{v} ({p:+.1} %)"),
+                (Some(v), None) => v.to_string(),
+                (None, _) => "-".into(),
+            })
+            .collect();
+        lines.push((
+            format!(
+                "{} ({}){}",
+                r.label,
+                r.unit,
+                if r.invalid.is_empty() { "" } else { " *" }
+            ),
+            cells,
+        ));
+    }
+    let w0 = lines.iter().map(|l| l.0.chars().count()).max().unwrap_or(0) + 2;
+    let widths: Vec<usize> = (0..c.columns.len())
+        .map(|i| {
+            lines
+                .iter()
+                .map(|l| l.1[i].chars().count())
+                .max()
+                .unwrap_or(0)
+                + 2
+        })
+        .collect();
+    let mut o = String::new();
+    for (name, cells) in &lines {
+        let mut line = format!("{name:<w0$}");
+        for (cell, w) in cells.iter().zip(&widths) {
+            line.push_str(&format!("{cell:<w$}"));
+        }
+        o.push_str(line.trim_end());
+        o.push('\n');
+    }
+    if c.rows.iter().any(|r| !r.invalid.is_empty()) {
+        o.push_str("* not comparable: tool versions differ (see below)\n");
+    }
+    if c.warnings.is_empty() {
+        o.push_str("\nValid comparison: same tool versions and tuning, no throttling, swapping or background activity.\n");
+    } else {
+        o.push_str("\nNot a valid comparison:\n");
+        for w in &c.warnings {
+            o.push_str(&format!("  * {w}\n"));
+        }
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions() {
+        assert_eq!(
+            openssl_short("OpenSSL 3.0.19 27 Jan 2026 (Library: OpenSSL 3.0.19 27 Jan 2026)"),
+            "3.0.19"
+        );
+        assert_eq!(openssl_short("OpenSSL 3.0.7, built on 1 Nov 2022"), "3.0.7");
+        assert_eq!(sevenzip_family("16.02"), "16.x");
+        assert_eq!(major_minor("1.1.1n"), "1.1");
+    }
+}
+
+/// Results of any one kind side by side: every headline figure ([`truebench_render::kinds::metrics`])
+/// with its difference to the first result, and what makes the comparison unfair.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DocumentComparison {
+    pub kind: String,
+    pub labels: Vec<String>,
+    /// (figure, unit, value per result, % difference to the first per result).
+    pub rows: Vec<FigureRow>,
+    pub warnings: Vec<String>,
+    pub valid: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FigureRow {
+    pub key: String,
+    pub unit: Option<String>,
+    pub values: Vec<Option<String>>,
+    pub relative_pct: Vec<Option<f64>>,
+}
+
+/// Compare documents of one kind (the caller refuses mixed kinds).
+pub fn compare_documents(items: &[(String, Document)]) -> DocumentComparison {
+    let figures: Vec<Vec<truebench_render::kinds::Metric>> = items
+        .iter()
+        .map(|(_, d)| truebench_render::kinds::metrics(d))
+        .collect();
+    let mut keys: Vec<(String, Option<String>)> = Vec::new();
+    for f in figures.iter().flatten() {
+        if !keys.iter().any(|(k, _)| *k == f.key) {
+            keys.push((f.key.clone(), f.unit.clone()));
+        }
+    }
+    let rows = keys
+        .into_iter()
+        .map(|(key, unit)| {
+            let of = |i: usize| figures[i].iter().find(|m| m.key == key);
+            let base = of(0).and_then(|m| m.value);
+            FigureRow {
+                values: (0..items.len())
+                    .map(|i| {
+                        of(i).map(|m| match (&m.value, &m.text) {
+                            (Some(v), _) => format!("{v:.1}").trim_end_matches(".0").to_string(),
+                            (None, Some(t)) => t.clone(),
+                            (None, None) => "-".into(),
+                        })
+                    })
+                    .collect(),
+                relative_pct: (0..items.len())
+                    .map(|i| match (base, of(i).and_then(|m| m.value)) {
+                        (Some(b), Some(v)) if i > 0 && b != 0.0 => Some((v - b) / b.abs() * 100.0),
+                        _ => None,
+                    })
+                    .collect(),
+                key,
+                unit,
+            }
+        })
+        .collect();
+    let mut warnings = Vec::new();
+    for (label, d) in items {
+        let e = &d.envelope;
+        if !e.complete {
+            warnings.push(format!("{label} is incomplete"));
+        } else if !e.valid {
+            warnings.push(format!("{label} is not valid (see its findings)"));
+        }
+        if !e.comparable {
+            warnings.push(format!("{label} is not comparable (shortened phases)"));
+        }
+    }
+    DocumentComparison {
+        kind: items
+            .first()
+            .map(|(_, d)| d.kind().to_string())
+            .unwrap_or_default(),
+        labels: items.iter().map(|(l, _)| l.clone()).collect(),
+        valid: warnings.is_empty(),
+        rows,
+        warnings,
+    }
+}
+
+pub fn render_documents(c: &DocumentComparison) -> String {
+    let mut o = format!("Comparing {} {} results:\n\n", c.labels.len(), c.kind);
+    let w = c.rows.iter().map(|r| r.key.len() + 8).max().unwrap_or(10);
+    o.push_str(&format!("{:<w$}", ""));
+    for l in &c.labels {
+        o.push_str(&format!("  {:>22}", l));
+    }
+    o.push('\n');
+    for r in &c.rows {
+        let name = match &r.unit {
+            Some(u) => format!("{} ({u})", r.key),
+            None => r.key.clone(),
+        };
+        o.push_str(&format!("{name:<w$}"));
+        for (v, p) in r.values.iter().zip(&r.relative_pct) {
+            let cell = match (v, p) {
+                (Some(v), Some(p)) => format!("{v} ({p:+.1} %)"),
+                (Some(v), None) => v.clone(),
+                (None, _) => "-".into(),
+            };
+            o.push_str(&format!("  {cell:>22}"));
+        }
+        o.push('\n');
+    }
+    if c.warnings.is_empty() {
+        o.push_str("\nNothing makes this comparison unfair that truebench can see.\n");
+    } else {
+        o.push_str("\nNot a valid comparison:\n");
+        for w in &c.warnings {
+            o.push_str(&format!("  * {w}\n"));
+        }
+    }
+    o
+}
