@@ -7,7 +7,7 @@ mod compare;
 mod history;
 mod import;
 mod info;
-mod kernel;
+mod measure;
 mod monitor;
 mod recovery;
 mod report;

@@ -1,4 +1,4 @@
-//! `truebench kernel …` (hidden): run one measurement kernel or tool adapter alone and print
+//! `truebench measure …` (hidden): run one measurement kernel or tool adapter alone and print
 //! its result — for the bench/ scripts that compare each kernel with its peer tool, and for
 //! experiments. `truebench run` calls the same library functions.
 
@@ -9,7 +9,7 @@ use serde::Serialize;
 use truebench_workloads::{aes, lzma, memory, openssl, pin, sevenzip, stress};
 
 #[derive(Args, Debug)]
-pub struct KernelArgs {
+pub struct MeasureArgs {
     #[command(flatten)]
     pub machine: MachineArgs,
     /// Print the full result as JSON instead of text.
@@ -125,7 +125,7 @@ fn cpus_or_all(cpus: Vec<u32>) -> Vec<u32> {
     }
 }
 
-pub fn run(args: KernelArgs) -> anyhow::Result<i32> {
+pub fn run(args: MeasureArgs) -> anyhow::Result<i32> {
     let host = args.machine.host()?;
     let json = args.json;
     match args.kernel {
