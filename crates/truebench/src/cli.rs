@@ -95,9 +95,9 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
             let host = machine.host()?;
             let inv = truebench_host::Inventory::probe(&host);
             if json {
-                println!("{}", serde_json::to_string_pretty(&inv)?);
+                outln!("{}", serde_json::to_string_pretty(&inv)?)?;
             } else {
-                print!("{}", crate::info::render(&inv));
+                out!("{}", crate::info::render(&inv))?;
             }
             Ok(0)
         }

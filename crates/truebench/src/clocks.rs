@@ -60,9 +60,9 @@ pub fn run(args: ClocksArgs) -> anyhow::Result<i32> {
     let mut probe = KernelProbe::new(ClockOptions::default());
     let report = clocks::run(&host, &inv, &opts, &mut probe);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{}", clocks::render_text(&report));
+        out!("{}", clocks::render_text(&report))?;
     }
     let measured = report
         .clusters
@@ -87,7 +87,7 @@ fn bench_probe(args: &ClocksArgs) -> anyhow::Result<i32> {
         opts.sample_budget = opts.sample_budget.max(opts.trial * 12);
     }
     let m = kernel::measure(&truebench_host::Host::live(), cpu, &opts)?;
-    println!(
+    outln!(
         "cpu={} mhz={:.3} samples={} effective={:.1} ms={:.1} trials={} rejected={} realtime={} steal_ms={:.1}",
         m.cpu,
         m.mhz,
@@ -98,6 +98,6 @@ fn bench_probe(args: &ClocksArgs) -> anyhow::Result<i32> {
         m.rejected,
         m.realtime,
         m.steal_ms.unwrap_or(0.0)
-    );
+    )?;
     Ok(0)
 }

@@ -91,11 +91,11 @@ pub fn run(args: HistoryArgs) -> anyhow::Result<i32> {
         since_unix_ms: since,
     })?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&entries)?);
+        outln!("{}", serde_json::to_string_pretty(&entries)?)?;
     } else if entries.is_empty() {
-        eprintln!("truebench: no stored run matches ({})", store.path());
+        errln!("truebench: no stored run matches ({})", store.path());
     } else {
-        print!("{}", render(&entries));
+        out!("{}", render(&entries))?;
     }
     Ok(0)
 }

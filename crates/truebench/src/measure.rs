@@ -110,9 +110,9 @@ fn emit<T: Serialize>(
     text: impl FnOnce(&T) -> String,
 ) -> anyhow::Result<i32> {
     if json {
-        println!("{}", serde_json::to_string_pretty(value)?);
+        outln!("{}", serde_json::to_string_pretty(value)?)?;
     } else {
-        print!("{}", text(value));
+        out!("{}", text(value))?;
     }
     Ok(0)
 }
@@ -265,7 +265,7 @@ pub fn run(args: MeasureArgs) -> anyhow::Result<i32> {
             };
             let r = stress::run_builtin(&opts, None, |iv| {
                 if !json {
-                    eprintln!("{:7.1} s  {:.2} GFLOP/s", iv.end_s, iv.score);
+                    errln!("{:7.1} s  {:.2} GFLOP/s", iv.end_s, iv.score);
                 }
             })?;
             emit(json, &r, |r| {

@@ -129,7 +129,7 @@ fn watch(host: &Host, inv: &Inventory, interval: Duration, json: bool) -> anyhow
     };
     let sampler = if json {
         let cb = Box::new(move |s: &Sample| {
-            let mut out = std::io::stdout().lock();
+            let mut out = crate::out::stdout();
             if writeln!(out, "{}", json_line(s))
                 .and_then(|_| out.flush())
                 .is_err()
@@ -146,7 +146,7 @@ fn watch(host: &Host, inv: &Inventory, interval: Duration, json: bool) -> anyhow
             let mut g = t2.lock().unwrap_or_else(|e| e.into_inner());
             let Some(t) = g.as_mut() else { return };
             let text = t.next(s);
-            let mut out = std::io::stdout().lock();
+            let mut out = crate::out::stdout();
             if out
                 .write_all(text.as_bytes())
                 .and_then(|_| out.flush())
@@ -156,7 +156,7 @@ fn watch(host: &Host, inv: &Inventory, interval: Duration, json: bool) -> anyhow
             }
         });
         let sampler = Sampler::start(host, inv, cfg, Some(cb));
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::out::stdout();
         let _ = write!(out, "{}", hardware_header(host, inv)).and_then(|_| out.flush());
         *table.lock().unwrap_or_else(|e| e.into_inner()) =
             Some(Table::new(Layout::new(inv, sampler.rpi())));
@@ -243,8 +243,8 @@ fn with_command(
         None => KernelLogReader::start(host),
     };
     if !args.json_lines {
-        print!("{}", hardware_header(host, inv));
-        println!("Running: {cmdline}\n");
+        out!("{}", hardware_header(host, inv))?;
+        outln!("Running: {cmdline}\n")?;
         let _ = std::io::stdout().flush();
     }
 
@@ -290,7 +290,7 @@ fn with_command(
     let findings = detect_all(inv, &before, &after, &timeline, &log);
     let code = exit_code(status);
 
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::out::stdout();
     if args.json_lines {
         for s in &timeline.samples {
             writeln!(out, "{}", json_line(s))?;

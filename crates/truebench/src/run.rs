@@ -145,23 +145,23 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     };
     let written = write_folder(&dir, &result);
     match &written {
-        Ok(()) if !quiet => eprintln!("truebench: results in {}", dir.display()),
+        Ok(()) if !quiet => errln!("truebench: results in {}", dir.display()),
         Ok(()) => {}
-        Err(e) => eprintln!("truebench: warning: could not write the results folder: {e:#}"),
+        Err(e) => errln!("truebench: warning: could not write the results folder: {e:#}"),
     }
     if !args.no_store {
         match truebench_results::store::store_result(&result, args.db.as_deref()) {
-            Ok((path, ins)) if !quiet => eprintln!(
+            Ok((path, ins)) if !quiet => errln!(
                 "truebench: stored in the history as #{} ({})",
                 ins.id,
                 path.display()
             ),
             Ok(_) => {}
-            Err(e) => eprintln!("truebench: warning: not stored in the history: {e}"),
+            Err(e) => errln!("truebench: warning: not stored in the history: {e}"),
         }
     }
 
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::out::stdout();
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&result)?)?;
     } else if args.row {
@@ -321,7 +321,7 @@ impl Progress {
                 while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                     let line = bar.lock().map(|b| b.line()).unwrap_or_default();
                     if !line.is_empty() {
-                        eprint!("\r\x1b[2K{line}");
+                        err!("\r\x1b[2K{line}");
                     }
                     std::thread::sleep(Duration::from_millis(250));
                 }
@@ -338,9 +338,9 @@ impl Progress {
 
     fn say(&self, text: &str) {
         if self.tty {
-            eprint!("\r\x1b[2K");
+            err!("\r\x1b[2K");
         }
-        eprintln!("{text}");
+        errln!("{text}");
     }
 
     fn event(&mut self, e: Event) {
@@ -424,7 +424,7 @@ impl Progress {
         self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
         if let Some(t) = self.ticker.take() {
             let _ = t.join();
-            eprint!("\r\x1b[2K");
+            err!("\r\x1b[2K");
         }
     }
 }
