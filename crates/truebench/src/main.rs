@@ -15,6 +15,7 @@ mod import;
 mod info;
 mod measure;
 mod monitor;
+mod progress;
 mod recovery;
 mod report;
 mod run;

@@ -222,6 +222,17 @@ fn quick_run_on_this_machine_end_to_end() {
         m.clusters[0].memcpy.as_ref().unwrap().mb_s
     })));
     assert!(stderr.contains("[7/7] clocks-hot"), "{stderr}");
+    // stderr is no terminal here: plain lines, no bar, and a line only when something
+    // changed (the idle gate's verdict is repeated every second, its line is not).
+    assert!(
+        !stderr.contains('\r') && !stderr.contains('\x1b'),
+        "{stderr:?}"
+    );
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert!(
+        lines.windows(2).all(|w| w[0] != w[1]),
+        "a line repeated: {stderr}"
+    );
 }
 
 #[test]
