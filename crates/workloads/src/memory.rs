@@ -15,7 +15,9 @@
 //! The result is the full time per access in ns (L1 latency included), so cache sizes show as
 //! steps and the TLB's share as the gap between the two columns.
 
+use rustix::mm::{madvise, mmap_anonymous, munmap, Advice, MapFlags, ProtFlags};
 use serde::{Deserialize, Serialize};
+use std::ffi::c_void;
 use std::hint::black_box;
 use std::time::Instant;
 use truebench_host::Host;
@@ -427,7 +429,7 @@ fn thp_is_never(s: &str) -> bool {
 
 /// Anonymous memory aligned to 2 MiB, unmapped on drop.
 struct Mapping {
-    base: *mut libc::c_void,
+    base: *mut c_void,
     map_len: usize,
     ptr: *mut u8,
     len: usize,
@@ -438,34 +440,30 @@ impl Mapping {
     /// left to the system default (`None`), and touch every page so no fault is timed later.
     fn new(len: usize, hugepages: Option<bool>) -> Result<Mapping, MemoryError> {
         let map_len = len + HUGE_ALIGN;
-        // SAFETY: anonymous private mapping; checked for MAP_FAILED.
+        // SAFETY: a new anonymous private mapping at an address the kernel picks.
         let base = unsafe {
-            libc::mmap(
+            mmap_anonymous(
                 std::ptr::null_mut(),
                 map_len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::PRIVATE,
             )
-        };
-        if base == libc::MAP_FAILED {
-            return Err(MemoryError::Alloc {
-                bytes: len,
-                source: std::io::Error::last_os_error(),
-            });
         }
+        .map_err(|e| MemoryError::Alloc {
+            bytes: len,
+            source: e.into(),
+        })?;
         let offset = (HUGE_ALIGN - (base as usize % HUGE_ALIGN)) % HUGE_ALIGN;
         // SAFETY: offset < HUGE_ALIGN, so ptr..ptr+len lies inside the mapping.
         let ptr = unsafe { (base as *mut u8).add(offset) };
         if let Some(on) = hugepages {
             let advice = if on {
-                libc::MADV_HUGEPAGE
+                Advice::LinuxHugepage
             } else {
-                libc::MADV_NOHUGEPAGE
+                Advice::LinuxNoHugepage
             };
             // SAFETY: advisory only, on our own mapping; failure (no THP support) is harmless.
-            unsafe { libc::madvise(ptr as *mut libc::c_void, len, advice) };
+            let _ = unsafe { madvise(ptr as *mut c_void, len, advice) };
         }
         // SAFETY: the whole range is mapped read-write.
         unsafe { std::ptr::write_bytes(ptr, 1, len) };
@@ -485,8 +483,8 @@ impl Mapping {
 
 impl Drop for Mapping {
     fn drop(&mut self) {
-        // SAFETY: exactly the region mmap returned.
-        unsafe { libc::munmap(self.base, self.map_len) };
+        // SAFETY: exactly the region mmap returned, no longer referenced.
+        let _ = unsafe { munmap(self.base, self.map_len) };
     }
 }
 
