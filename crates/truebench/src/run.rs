@@ -190,6 +190,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
 /// `./truebench-results/2026-07-01_123456-rock5b`, local time.
 fn default_dir(r: &RunResult) -> PathBuf {
     let secs = (r.started.unix_ms / 1000) as libc::time_t;
+    // libc: the time zone database is libc's business; rustix has no localtime_r.
     // SAFETY: localtime_r writes into the tm we pass and reads only `secs`.
     let stamp = unsafe {
         let mut tm: libc::tm = std::mem::zeroed();

@@ -290,8 +290,7 @@ fn sigint_mid_run_restores_the_root_and_leaves_a_partial_result() {
 /// `truebench run` as an unprivileged user (dropped with setpriv when the tests run as root),
 /// with the variables the tests must not inherit removed.
 fn unprivileged() -> Command {
-    // SAFETY: geteuid has no preconditions.
-    let mut c = if unsafe { libc::geteuid() } == 0 {
+    let mut c = if rustix::process::geteuid().is_root() {
         let mut c = Command::new("setpriv");
         c.args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN]);
         c
