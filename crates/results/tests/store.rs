@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -44,7 +44,8 @@ fn can_self_exec() -> bool {
             true
         }
         other => {
-            println!("skipping: this test binary cannot start a copy of itself ({other:?}); emulated without binfmt_misc?");
+            let test = std::thread::current().name().unwrap_or("?").to_string();
+            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: this test binary cannot start a copy of itself ({other:?}); emulated without binfmt_misc?");
             false
         }
     }
