@@ -57,7 +57,13 @@ fn spawn_writer(db: &Path, writer: &str, count: u64) -> Option<Child> {
         return None;
     }
     let c = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_writer", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "child_writer",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env("TB_STORE_CHILD", db)
         .env("TB_STORE_WRITER", writer)
         .env("TB_STORE_COUNT", count.to_string())
@@ -68,9 +74,10 @@ fn spawn_writer(db: &Path, writer: &str, count: u64) -> Option<Child> {
     Some(c)
 }
 
-/// The body of a writer process (returns at once in a normal test run): inserts
-/// `TB_STORE_COUNT` documents, printing `committed N` after each commit.
+/// The body of a writer process, not a test of its own (ignored; the tests above run it with
+/// `--ignored`): inserts `TB_STORE_COUNT` documents, printing `committed N` after each commit.
 #[test]
+#[ignore = "the writer process of the multi-process tests, started by them"]
 fn child_writer() {
     let Some(db) = std::env::var_os("TB_STORE_CHILD") else {
         return;
