@@ -21,7 +21,7 @@ CPU=${CPU:-$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' | tail -1 | sed 's/.*
 
 echo "machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), $(uptime | sed 's/.*load/load/')"
 echo "cpu $CPU; $(openssl version); $SECS s per cell"
-TB=$("$TRUEBENCH" kernel aes --cpu "$CPU" --seconds "$SECS")
+TB=$("$TRUEBENCH" measure aes --cpu "$CPU" --seconds "$SECS")
 echo "$TB" | sed -n '1,2p'
 printf '%-12s %6s %14s %14s %7s\n' cipher bytes truebench openssl ratio
 for c in aes-128-cbc aes-192-cbc aes-256-cbc aes-256-gcm; do

@@ -154,7 +154,7 @@ report quiet
 report load
 # Why a plain timed loop reads low on a noisy machine: the longer its window, the more
 # interrupts and stolen time it includes. truebench's kernel with longer trials shows it.
-printf 'window sweep (truebench kernel, long-loop length → MHz):'
+printf 'window sweep (the clock kernel, long-loop length → MHz):'
 for us in 40 400 4000 20000; do
   printf ' %sus=%s' "$us" "$("$TRUEBENCH" clocks --bench-probe --cpu "$CPU" --trial-us "$us" | tr ' ' '\n' | sed -n 's/^mhz=//p')"
 done

@@ -30,7 +30,7 @@ echo "machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), $(uptime 
 echo "cpu $CPU, dictionary 2^$DICT; $("$SZ" | sed -n '2p')"
 printf '%-5s %-10s %14s %14s %7s   %s\n' round direction "truebench KiB/s" "7-zip KiB/s" ratio "7-zip rating (MIPS)"
 for r in $(seq 1 "$ROUNDS"); do
-  TB=$("$TRUEBENCH" kernel lzma --cpus "$CPU" --seconds "$SECS" --dict "$DICT" --data-mib $((1 << (DICT - 20))))
+  TB=$("$TRUEBENCH" measure lzma --cpus "$CPU" --seconds "$SECS" --dict "$DICT" --data-mib $((1 << (DICT - 20))))
   tc=$(echo "$TB" | awk '/^compress:/ {print $2}')
   td=$(echo "$TB" | awk '/^compress:/ {print $5}')
   ratio=$(echo "$TB" | sed -n 's/.*ratio \([0-9.]*\).*/\1/p')

@@ -31,7 +31,7 @@ fi
 CPU=${CPU:-$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' | tail -1 | sed 's/.*-//')}
 
 tb_run() { # -> "memcpy memset read bufmib"
-  local args=(kernel memory --cpu "$CPU" --no-latency)
+  local args=(measure memory --cpu "$CPU" --no-latency)
   [ -n "${MIB:-}" ] && args+=(--buffer-mib "$MIB")
   "$TRUEBENCH" "${args[@]}" | awk '
     /^buffer:/ {buf=$2}
@@ -84,7 +84,7 @@ done
 echo
 echo "full standard memory run (bandwidth + latency, THP off/on) on cpu $CPU:"
 start=$(date +%s.%N)
-"$TRUEBENCH" kernel memory --cpu "$CPU" ${MIB:+--buffer-mib "$MIB"} --json > /tmp/truebench-memory.$$.json
+"$TRUEBENCH" measure memory --cpu "$CPU" ${MIB:+--buffer-mib "$MIB"} --json > /tmp/truebench-memory.$$.json
 end=$(date +%s.%N)
 python3 - /tmp/truebench-memory.$$.json "$start" "$end" <<'EOF'
 import json, sys

@@ -1,8 +1,10 @@
 //! `Inventory::probe` on recordings of real machines: the 22 util-linux sysfs dumps, ~210
 //! sbc-bench cpuinfo captures, the hand-built board roots and the Prometheus fixtures.
 //!
-//! Snapshots live in tests/snapshots/. A changed snapshot fails the test and writes
-//! `<name>.new` next to it; review the diff and run with `UPDATE_SNAPSHOTS=1` to accept.
+//! Snapshots live in tests/snapshots/ as insta files (`NAME.snap`). A changed or missing
+//! snapshot fails the test; outside CI insta writes `NAME.snap.new` beside it (review with
+//! `cargo insta review`, or accept every one with `INSTA_UPDATE=always cargo test`). In CI
+//! (`CI` set) nothing is written: the test just fails.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,32 +14,43 @@ fn snapshot_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots")
 }
 
+/// Byte for byte: insta's own comparison ignores whitespace at the end of a snapshot.
+#[derive(Clone)]
+struct Exact;
+
+impl insta::Comparator for Exact {
+    fn matches(&self, reference: &insta::Snapshot, test: &insta::Snapshot) -> bool {
+        match (reference.contents().as_text(), test.contents().as_text()) {
+            (Some(r), Some(t)) => r.matches_fully(t),
+            _ => false,
+        }
+    }
+
+    fn dyn_clone(&self) -> Box<dyn insta::Comparator> {
+        Box::new(Exact)
+    }
+}
+
 /// Compare `actual` with the stored snapshot `name`; collect mismatches instead of stopping at
-/// the first so one run shows every changed machine.
+/// the first so one run shows every changed machine (insta prints the diff of each).
 fn check_snapshot(name: &str, actual: &str, failures: &mut Vec<String>) {
-    let path = snapshot_dir().join(name);
-    let update = std::env::var_os("UPDATE_SNAPSHOTS").is_some();
-    match std::fs::read_to_string(&path) {
-        Ok(expected) if expected == actual => {
-            let _ = std::fs::remove_file(path.with_extension("new"));
-        }
-        Ok(_) if !update => {
-            std::fs::write(path.with_extension("new"), actual).unwrap();
-            failures.push(format!(
-                "{name}: differs from the snapshot; see {}.new",
-                path.display()
-            ));
-        }
-        _ => {
-            if !update && std::env::var_os("CI").is_some() {
-                failures.push(format!(
-                    "{name}: no snapshot stored (run with UPDATE_SNAPSHOTS=1)"
-                ));
-                return;
-            }
-            std::fs::create_dir_all(snapshot_dir()).unwrap();
-            std::fs::write(&path, actual).unwrap();
-        }
+    // The file format ends the text with one newline of its own.
+    let Some(body) = actual.strip_suffix('\n') else {
+        failures.push(format!("{name}: the text does not end with a newline"));
+        return;
+    };
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(snapshot_dir());
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.set_comparator(Box::new(Exact));
+    let matched = settings.bind(|| {
+        std::panic::catch_unwind(|| insta::assert_snapshot!(name.to_string(), body)).is_ok()
+    });
+    if !matched {
+        failures.push(format!(
+            "{name}: differs from tests/snapshots/{name}.snap (or is not stored)"
+        ));
     }
 }
 

@@ -8,6 +8,7 @@
 
 use truebench_fixtures::sbc_bench as common;
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -175,7 +176,8 @@ fn reports_render_without_errors_or_requests() {
     let dir = tempfile::tempdir().unwrap();
     let chrome = chromium();
     if chrome.is_none() {
-        println!("skipping the Chromium part: no chromium in PATH (Debian: apt-get install chromium); static checks only");
+        let test = std::thread::current().name().unwrap_or("?").to_string();
+        let _ = writeln!(std::io::stderr(), "SKIPPED {test}: the Chromium part: no chromium in PATH (Debian: apt-get install chromium); static checks only");
     }
     for (name, r) in pages() {
         let html = report::html(r.view());
@@ -232,7 +234,11 @@ fn the_checks_catch_errors_and_requests() {
         "static checks missed a remote image and a script: {problems:?}"
     );
     let Some(chrome) = chromium() else {
-        println!("skipping the Chromium part: no chromium in PATH");
+        let test = std::thread::current().name().unwrap_or("?").to_string();
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED {test}: the Chromium part: no chromium in PATH"
+        );
         return;
     };
     let dir = tempfile::tempdir().unwrap();

@@ -5,7 +5,7 @@
 
 use truebench_fixtures::sbc_bench as common;
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -46,7 +46,8 @@ fn can_self_exec() -> bool {
             true
         }
         other => {
-            println!("skipping: this test binary cannot start a copy of itself ({other:?}); emulated without binfmt_misc?");
+            let test = std::thread::current().name().unwrap_or("?").to_string();
+            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: this test binary cannot start a copy of itself ({other:?}); emulated without binfmt_misc?");
             false
         }
     }
@@ -58,7 +59,13 @@ fn spawn_writer(db: &Path, writer: &str, count: u64) -> Option<Child> {
         return None;
     }
     let c = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_writer", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "child_writer",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env("TB_STORE_CHILD", db)
         .env("TB_STORE_WRITER", writer)
         .env("TB_STORE_COUNT", count.to_string())
@@ -69,9 +76,10 @@ fn spawn_writer(db: &Path, writer: &str, count: u64) -> Option<Child> {
     Some(c)
 }
 
-/// The body of a writer process (returns at once in a normal test run): inserts
-/// `TB_STORE_COUNT` documents, printing `committed N` after each commit.
+/// The body of a writer process, not a test of its own (ignored; the tests above run it with
+/// `--ignored`): inserts `TB_STORE_COUNT` documents, printing `committed N` after each commit.
 #[test]
+#[ignore = "the writer process of the multi-process tests, started by them"]
 fn child_writer() {
     let Some(db) = std::env::var_os("TB_STORE_CHILD") else {
         return;

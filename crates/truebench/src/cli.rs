@@ -75,7 +75,7 @@ pub enum Command {
     /// Run one measurement kernel or tool adapter alone (memory, aes, openssl, sevenzip,
     /// lzma, stress, stockfish) — for the bench/ scripts.
     #[command(hide = true)]
-    Kernel(crate::kernel::KernelArgs),
+    Measure(crate::measure::MeasureArgs),
     /// List the runs and imported logs stored in the history database.
     History(crate::history::HistoryArgs),
     /// Write one self-contained HTML report (charts, verdicts, evidence) for a result.
@@ -95,9 +95,9 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
             let host = machine.host()?;
             let inv = truebench_host::Inventory::probe(&host);
             if json {
-                println!("{}", serde_json::to_string_pretty(&inv)?);
+                outln!("{}", serde_json::to_string_pretty(&inv)?)?;
             } else {
-                print!("{}", crate::info::render(&inv));
+                out!("{}", crate::info::render(&inv))?;
             }
             Ok(0)
         }
@@ -106,7 +106,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Clocks(args) => crate::clocks::run(args),
         Command::Run(args) => crate::run::run(args),
         Command::Import(args) => crate::import::run(args),
-        Command::Kernel(args) => crate::kernel::run(args),
+        Command::Measure(args) => crate::measure::run(args),
         Command::History(args) => crate::history::run(args),
         Command::Report(args) => crate::report::run(args),
         Command::Compare(args) => crate::compare::run(args),

@@ -67,9 +67,9 @@ pub fn run(args: ClocksArgs) -> anyhow::Result<i32> {
     let result = clocks_session::document(&host, &inv, &opts, &mut probe, stop);
     crate::keep::store(&result, &args.store, args.json);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&result)?);
+        outln!("{}", serde_json::to_string_pretty(&result)?)?;
     } else {
-        print!("{}", RunRender::summary(result.view()));
+        out!("{}", RunRender::summary(result.view()))?;
     }
     let measured = result
         .body
@@ -101,7 +101,7 @@ fn bench_probe(args: &ClocksArgs) -> anyhow::Result<i32> {
         opts.sample_budget = opts.sample_budget.max(opts.trial * 12);
     }
     let m = kernel::measure(&truebench_host::Host::live(), cpu, &opts)?;
-    println!(
+    outln!(
         "cpu={} mhz={:.3} samples={} effective={:.1} ms={:.1} trials={} rejected={} realtime={} steal_ms={:.1}",
         m.cpu,
         m.mhz,
@@ -112,6 +112,6 @@ fn bench_probe(args: &ClocksArgs) -> anyhow::Result<i32> {
         m.rejected,
         m.realtime,
         m.steal_ms.unwrap_or(0.0)
-    );
+    )?;
     Ok(0)
 }

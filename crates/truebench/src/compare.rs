@@ -55,9 +55,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<i32> {
         }
         let c = compare::compare_documents(&docs);
         if args.json {
-            println!("{}", serde_json::to_string_pretty(&c)?);
+            outln!("{}", serde_json::to_string_pretty(&c)?)?;
         } else {
-            print!("{}", compare::render_documents(&c));
+            out!("{}", compare::render_documents(&c))?;
         }
         return Ok(0);
     }
@@ -74,11 +74,11 @@ pub fn run(args: CompareArgs) -> anyhow::Result<i32> {
             if args.json {
                 all.push(serde_json::json!({"result": label, "metrics": m, "corpus": corpus.len(), "ranks": ranks}));
             } else {
-                print!("{}", rank::render(label, corpus.len(), &ranks));
+                out!("{}", rank::render(label, corpus.len(), &ranks))?;
             }
         }
         if args.json {
-            println!("{}", serde_json::to_string_pretty(&all)?);
+            outln!("{}", serde_json::to_string_pretty(&all)?)?;
         }
         return Ok(0);
     }
@@ -87,9 +87,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<i32> {
     }
     let c = compare::compare(&items);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&c)?);
+        outln!("{}", serde_json::to_string_pretty(&c)?)?;
     } else {
-        print!("{}", compare::render(&c));
+        out!("{}", compare::render(&c))?;
     }
     Ok(0)
 }

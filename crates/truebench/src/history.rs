@@ -125,11 +125,11 @@ pub fn run(args: HistoryArgs) -> anyhow::Result<i32> {
         kind: args.kind.clone(),
     })?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&entries)?);
+        outln!("{}", serde_json::to_string_pretty(&entries)?)?;
     } else if entries.is_empty() {
-        eprintln!("truebench: no stored result matches ({})", store.path());
+        errln!("truebench: no stored result matches ({})", store.path());
     } else {
-        print!("{}", render(&entries));
+        out!("{}", render(&entries))?;
     }
     Ok(0)
 }

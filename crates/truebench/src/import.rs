@@ -52,7 +52,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
                 if truebench_sbcbench::import::is_sbc_bench_log(&log) {
                     parsed.push((name, log));
                 } else {
-                    eprintln!(
+                    errln!(
                         "truebench: error: {}: not an sbc-bench log (no sbc-bench version line, no 7-zip or OpenSSL section)",
                         path.display()
                     );
@@ -60,7 +60,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
                 }
             }
             Err(e) => {
-                eprintln!("truebench: error: {}: {e}", path.display());
+                errln!("truebench: error: {}: {e}", path.display());
                 failed = true;
             }
         }
@@ -77,12 +77,12 @@ pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
                     match db.insert(r) {
                         Ok(ins) => stored[i] = Some((ins.id, ins.new)),
                         Err(e) => {
-                            eprintln!("truebench: warning: {}: not stored: {e}", parsed[i].0);
+                            errln!("truebench: warning: {}: not stored: {e}", parsed[i].0);
                         }
                     }
                 }
             }
-            Err(e) => eprintln!("truebench: warning: history not written: {e:#}"),
+            Err(e) => errln!("truebench: warning: history not written: {e:#}"),
         }
     }
     if args.json {
@@ -93,11 +93,11 @@ pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
             serde_json::to_string_pretty(&logs)?
         };
         if !logs.is_empty() {
-            println!("{text}");
+            outln!("{text}")?;
         }
     } else if args.row {
         for (_, log) in &parsed {
-            println!("{}", results_row(log));
+            outln!("{}", results_row(log))?;
         }
     } else if args.result {
         let text = if converted.len() == 1 {
@@ -106,7 +106,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
             serde_json::to_string_pretty(&converted)?
         };
         if !converted.is_empty() {
-            println!("{text}");
+            outln!("{text}")?;
         }
     } else if args.json_verdicts {
         let all: Vec<serde_json::Value> = parsed
@@ -116,24 +116,24 @@ pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
                 serde_json::json!({"log": name, "verdicts": verdict::compare(log, r.view())})
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&all)?);
+        outln!("{}", serde_json::to_string_pretty(&all)?)?;
     } else {
         for (i, ((name, log), r)) in parsed.iter().zip(&converted).enumerate() {
             if i > 0 {
-                println!();
+                outln!()?;
             }
             if args.verdicts {
-                println!("{name}:");
+                outln!("{name}:")?;
             } else {
-                print!("{}", summary(name, log));
+                out!("{}", summary(name, log))?;
             }
-            print!("{}", verdict::render(&verdict::compare(log, r.view())));
+            out!("{}", verdict::render(&verdict::compare(log, r.view())))?;
             if !args.verdicts {
                 if let Some((id, new)) = stored[i] {
-                    println!(
+                    outln!(
                         "  history: {} as id {id}",
                         if new { "stored" } else { "already stored" }
-                    );
+                    )?;
                 }
             }
         }

@@ -24,7 +24,7 @@ pub fn store(doc: &impl AsDocument, args: &StoreArgs, quiet: bool) -> Option<i64
     match store_result(doc, args.db.as_deref()) {
         Ok((path, ins)) => {
             if !quiet {
-                eprintln!(
+                errln!(
                     "truebench: {} in the history as #{} ({})",
                     if ins.new { "stored" } else { "already" },
                     ins.id,
@@ -34,7 +34,7 @@ pub fn store(doc: &impl AsDocument, args: &StoreArgs, quiet: bool) -> Option<i64
             Some(ins.id)
         }
         Err(e) => {
-            eprintln!("truebench: warning: not stored in the history: {e}");
+            errln!("truebench: warning: not stored in the history: {e}");
             None
         }
     }

@@ -130,7 +130,7 @@ fn watch(host: &Host, inv: &Inventory, interval: Duration, json: bool) -> anyhow
     };
     let sampler = if json {
         let cb = Box::new(move |s: &Sample| {
-            let mut out = std::io::stdout().lock();
+            let mut out = crate::out::stdout();
             if writeln!(out, "{}", json_line(s))
                 .and_then(|_| out.flush())
                 .is_err()
@@ -147,7 +147,7 @@ fn watch(host: &Host, inv: &Inventory, interval: Duration, json: bool) -> anyhow
             let mut g = t2.lock().unwrap_or_else(|e| e.into_inner());
             let Some(t) = g.as_mut() else { return };
             let text = t.next(s);
-            let mut out = std::io::stdout().lock();
+            let mut out = crate::out::stdout();
             if out
                 .write_all(text.as_bytes())
                 .and_then(|_| out.flush())
@@ -157,7 +157,7 @@ fn watch(host: &Host, inv: &Inventory, interval: Duration, json: bool) -> anyhow
             }
         });
         let sampler = Sampler::start(host, inv, cfg, Some(cb));
-        let mut out = std::io::stdout().lock();
+        let mut out = crate::out::stdout();
         let _ = write!(out, "{}", hardware_header(host, inv)).and_then(|_| out.flush());
         *table.lock().unwrap_or_else(|e| e.into_inner()) =
             Some(Table::new(Layout::new(inv, sampler.rpi())));
@@ -207,9 +207,9 @@ fn with_command(
         .collect::<Vec<_>>()
         .join(" ");
     if !args.json_lines {
-        print!("{}", hardware_header(host, inv));
-        println!("Running: {cmdline}\n");
-        let _ = std::io::stdout().flush();
+        out!("{}", hardware_header(host, inv))?;
+        outln!("Running: {cmdline}\n")?;
+        let _ = crate::out::stdout().flush();
     }
     // Ctrl-C reaches the child through the terminal's process group; the first one only sets
     // this flag for us, so the report is still printed.
@@ -229,7 +229,7 @@ fn with_command(
         (None, Some(sig)) => 128 + sig,
         (None, None) => 1,
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::out::stdout();
     if args.json_lines {
         let tl = &result.envelope.timeline;
         for s in &tl.samples {

@@ -9,12 +9,12 @@ use truebench_tuning::{recover, RestoreReport, TuningError};
 pub fn recover_at_start(host: &Host) {
     match recover(host) {
         Ok(None) => {}
-        Ok(Some(r)) => eprint!("{}", message(&r)),
-        Err(e @ TuningError::PermissionDenied { .. }) => eprintln!(
+        Ok(Some(r)) => err!("{}", message(&r)),
+        Err(e @ TuningError::PermissionDenied { .. }) => errln!(
             "truebench: warning: a killed truebench run left settings changed; restoring them \
              needs root: {e}. Run any truebench command as root to restore them."
         ),
-        Err(e) => eprintln!("truebench: warning: restoring settings left by a killed run: {e}"),
+        Err(e) => errln!("truebench: warning: restoring settings left by a killed run: {e}"),
     }
 }
 

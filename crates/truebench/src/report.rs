@@ -72,6 +72,6 @@ pub fn run(args: ReportArgs) -> anyhow::Result<i32> {
     std::fs::write(&tmp, page).with_context(|| format!("writing {}", tmp.display()))?;
     std::fs::rename(&tmp, &args.html)
         .with_context(|| format!("renaming {} to {}", tmp.display(), args.html.display()))?;
-    eprintln!("truebench: report written to {}", args.html.display());
+    errln!("truebench: report written to {}", args.html.display());
     Ok(0)
 }

@@ -1,16 +1,16 @@
 //! `truebench run`: the standard benchmark (sbc-bench's main job). stdout gets the summary
-//! (or the JSON document, or the Results.md row); stderr the progress; the results folder the
-//! JSON and the detailed log.
+//! (or the JSON document, or the Results.md row); stderr the progress (`progress.rs`); the
+//! results folder the JSON and the detailed log.
 
 use crate::cli::MachineArgs;
+use crate::progress::{Mode, Progress};
 use anyhow::Context;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use truebench_host::Inventory;
-use truebench_model::{Mode, PhaseStatus, RunResult};
-use truebench_suites::run::{self as suite, Event, LiveMeasurements, RunOptions};
+use truebench_model::{self as model, RunResult};
+use truebench_suites::run::{self as suite, LiveMeasurements, RunOptions};
 
 /// Exit code of a run that finished but whose result is not valid (throttling, background
 /// activity, swapping…: the findings say why).
@@ -92,11 +92,11 @@ fn options(args: &RunArgs) -> anyhow::Result<RunOptions> {
         .unwrap_or_default()
         .to_ascii_lowercase();
     let mode = if args.quick {
-        Mode::Quick
+        model::Mode::Quick
     } else if args.extensive || env_mode == "extensive" {
-        Mode::Extensive
+        model::Mode::Extensive
     } else {
-        Mode::Standard
+        model::Mode::Standard
     };
     let mut o = RunOptions::new(mode);
     let notuning = std::env::var("NOTUNING").is_ok_and(|v| !v.is_empty());
@@ -131,7 +131,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     // exits 130. A second one restores and exits at once.
     let stop = truebench_tuning::graceful_interrupts();
     let quiet = args.quiet;
-    let mut progress = Progress::new(!quiet, std::io::stderr().is_terminal());
+    let mode = Mode::choose(quiet, args.json, std::io::stderr().is_terminal());
+    let mut progress = Progress::new(mode);
     let mut measurements = LiveMeasurements::new(&host);
     let result = suite::run(&host, &inv, &opts, &mut measurements, stop, &mut |e| {
         progress.event(e)
@@ -145,23 +146,23 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     };
     let written = write_folder(&dir, &result);
     match &written {
-        Ok(()) if !quiet => eprintln!("truebench: results in {}", dir.display()),
+        Ok(()) if !quiet => errln!("truebench: results in {}", dir.display()),
         Ok(()) => {}
-        Err(e) => eprintln!("truebench: warning: could not write the results folder: {e:#}"),
+        Err(e) => errln!("truebench: warning: could not write the results folder: {e:#}"),
     }
     if !args.no_store {
         match truebench_store::store_result(&result, args.db.as_deref()) {
-            Ok((path, ins)) if !quiet => eprintln!(
+            Ok((path, ins)) if !quiet => errln!(
                 "truebench: stored in the history as #{} ({})",
                 ins.id,
                 path.display()
             ),
             Ok(_) => {}
-            Err(e) => eprintln!("truebench: warning: not stored in the history: {e}"),
+            Err(e) => errln!("truebench: warning: not stored in the history: {e}"),
         }
     }
 
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::out::stdout();
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&result)?)?;
     } else if args.row {
@@ -189,6 +190,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
 /// `./truebench-results/2026-07-01_123456-rock5b`, local time.
 fn default_dir(r: &RunResult) -> PathBuf {
     let secs = (r.envelope.started.unix_ms / 1000) as libc::time_t;
+    // libc: the time zone database is libc's business; rustix has no localtime_r.
     // SAFETY: localtime_r writes into the tm we pass and reads only `secs`.
     let stamp = unsafe {
         let mut tm: libc::tm = std::mem::zeroed();
@@ -238,194 +240,4 @@ fn write_folder(dir: &Path, r: &RunResult) -> anyhow::Result<()> {
             .with_context(|| format!("renaming {} to {name}", tmp.display()))?;
     }
     Ok(())
-}
-
-// ---------------------------------------------------------------------------------------
-// progress on stderr
-
-#[derive(Default)]
-struct Bar {
-    plan: Vec<(String, Duration)>,
-    /// (index, total, name, title, started, estimate)
-    current: Option<(usize, usize, String, String, Instant, Duration)>,
-    waiting: Option<String>,
-    done: usize,
-}
-
-impl Bar {
-    /// Estimated time left: the current phase's rest plus every phase not started.
-    fn eta(&self) -> Duration {
-        let rest: Duration = self
-            .plan
-            .iter()
-            .skip(self.done + usize::from(self.current.is_some()))
-            .map(|p| p.1)
-            .sum();
-        let cur = self
-            .current
-            .as_ref()
-            .map(|c| c.5.saturating_sub(c.4.elapsed()))
-            .unwrap_or_default();
-        rest + cur
-    }
-
-    fn line(&self) -> String {
-        let Some((i, n, name, _, started, est)) = &self.current else {
-            return String::new();
-        };
-        let el = started.elapsed().as_secs_f64();
-        let frac = if est.is_zero() {
-            1.0
-        } else {
-            (el / est.as_secs_f64()).min(1.0)
-        };
-        let width = 24;
-        let filled = (frac * width as f64) as usize;
-        let wait = self
-            .waiting
-            .as_ref()
-            .filter(|_| name == "idle")
-            .map(|w| format!("  {w}"))
-            .unwrap_or_default();
-        format!(
-            "[{i}/{n}] {name:<19} [{}{}] {el:>4.0}s/~{:.0}s  ETA {}{wait}",
-            "#".repeat(filled),
-            "-".repeat(width - filled),
-            est.as_secs_f64(),
-            mmss(self.eta())
-        )
-    }
-}
-
-fn mmss(d: Duration) -> String {
-    let s = d.as_secs();
-    format!("{}:{:02}", s / 60, s % 60)
-}
-
-/// A progress bar redrawn four times a second on a terminal; plain lines otherwise.
-struct Progress {
-    enabled: bool,
-    tty: bool,
-    bar: Arc<Mutex<Bar>>,
-    stop: Arc<std::sync::atomic::AtomicBool>,
-    ticker: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Progress {
-    fn new(enabled: bool, tty: bool) -> Progress {
-        let bar = Arc::new(Mutex::new(Bar::default()));
-        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let ticker = (enabled && tty).then(|| {
-            let bar = bar.clone();
-            let stop = stop.clone();
-            std::thread::spawn(move || {
-                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                    let line = bar.lock().map(|b| b.line()).unwrap_or_default();
-                    if !line.is_empty() {
-                        eprint!("\r\x1b[2K{line}");
-                    }
-                    std::thread::sleep(Duration::from_millis(250));
-                }
-            })
-        });
-        Progress {
-            enabled,
-            tty,
-            bar,
-            stop,
-            ticker,
-        }
-    }
-
-    fn say(&self, text: &str) {
-        if self.tty {
-            eprint!("\r\x1b[2K");
-        }
-        eprintln!("{text}");
-    }
-
-    fn event(&mut self, e: Event) {
-        if !self.enabled {
-            return;
-        }
-        let mut b = self.bar.lock().unwrap_or_else(|e| e.into_inner());
-        match e {
-            Event::Plan(p) => {
-                let total: Duration = p.iter().map(|x| x.1).sum();
-                b.plan = p;
-                drop(b);
-                self.say(&format!(
-                    "truebench: {} phases, about {} (plus waiting for an idle system)",
-                    self.bar.lock().map(|b| b.plan.len()).unwrap_or(0),
-                    mmss(total)
-                ));
-            }
-            Event::Waiting(w) => {
-                let changed = b.waiting.as_deref() != Some(&w);
-                b.waiting = Some(w.clone());
-                drop(b);
-                if changed && !self.tty {
-                    self.say(&format!("truebench: waiting for an idle system: {w}"));
-                }
-            }
-            Event::PhaseStart {
-                index,
-                total,
-                name,
-                title,
-                estimate,
-            } => {
-                b.current = Some((
-                    index,
-                    total,
-                    name.clone(),
-                    title.clone(),
-                    Instant::now(),
-                    estimate,
-                ));
-                drop(b);
-                if !self.tty {
-                    self.say(&format!(
-                        "truebench: [{index}/{total}] {name}: {title} (about {:.0} s)",
-                        estimate.as_secs_f64()
-                    ));
-                }
-            }
-            Event::PhaseEnd {
-                name,
-                status,
-                reason,
-                seconds,
-            } => {
-                let idx = b.current.as_ref().map_or(0, |c| c.0);
-                let total = b.current.as_ref().map_or(0, |c| c.1);
-                b.current = None;
-                b.done = idx;
-                b.waiting = None;
-                drop(b);
-                let st = match status {
-                    PhaseStatus::Ok => "ok".to_string(),
-                    PhaseStatus::Skipped => "skipped".into(),
-                    PhaseStatus::Failed => "FAILED".into(),
-                    PhaseStatus::Interrupted => "interrupted".into(),
-                };
-                self.say(&format!(
-                    "truebench: [{idx}/{total}] {name}: {st} in {seconds:.1} s{}",
-                    reason.map(|r| format!(" ({r})")).unwrap_or_default()
-                ));
-            }
-            Event::Note(n) => {
-                drop(b);
-                self.say(&format!("truebench: {n}"));
-            }
-        }
-    }
-
-    fn finish(&mut self) {
-        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        if let Some(t) = self.ticker.take() {
-            let _ = t.join();
-            eprint!("\r\x1b[2K");
-        }
-    }
 }

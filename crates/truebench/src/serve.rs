@@ -25,7 +25,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<i32> {
     let addr = listener.local_addr()?;
     // Scrapes within 100 ms share one reading of the machine.
     let exporter = CachedExporter::new(Exporter::new(&host, &inv), Duration::from_millis(100));
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::out::stdout();
     writeln!(out, "Serving metrics on http://{addr}/metrics")?;
     out.flush()?;
     drop(out);

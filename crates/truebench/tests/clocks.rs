@@ -167,8 +167,7 @@ fn sigkill_during_the_walk_is_repaired_by_the_next_command() {
 fn without_root_the_current_clock_is_measured_and_the_walk_is_said_to_need_root() {
     // Needs root to drop to an unprivileged user; as an ordinary user the command itself is
     // the unprivileged case, tested the same way.
-    // SAFETY: geteuid has no preconditions.
-    let root_user = unsafe { libc::geteuid() } == 0;
+    let root_user = rustix::process::geteuid().is_root();
     let root = truebench_fixtures::root("rk3588-rock5b");
     // Readable for everyone, writable for nobody but root (fixture files are 0444/0644).
     let mut dirs = vec![root.path().to_path_buf()];

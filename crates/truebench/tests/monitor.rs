@@ -1,6 +1,7 @@
 //! `truebench monitor` run as a real process: on fixture roots (whose files change while it
 //! runs), on the live machine, and with a command to watch.
 
+use rustix::process::{kill_process, Pid, Signal};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -29,10 +30,8 @@ fn monitor_for(args: &[&str], run: Duration, during: impl FnOnce()) -> (String, 
     std::thread::sleep(run / 2);
     during();
     std::thread::sleep(run / 2);
-    // SAFETY: signalling our own child.
-    unsafe {
-        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
-    }
+    // Our own child, not reaped yet.
+    kill_process(Pid::from_child(&child), Signal::INT).unwrap();
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.is_empty(), "stderr: {stderr}");

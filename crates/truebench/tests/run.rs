@@ -224,6 +224,17 @@ fn quick_run_on_this_machine_end_to_end() {
         m.clusters[0].memcpy.as_ref().unwrap().mb_s
     })));
     assert!(stderr.contains("[7/7] clocks-hot"), "{stderr}");
+    // stderr is no terminal here: plain lines, no bar, and a line only when something
+    // changed (the idle gate's verdict is repeated every second, its line is not).
+    assert!(
+        !stderr.contains('\r') && !stderr.contains('\x1b'),
+        "{stderr:?}"
+    );
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert!(
+        lines.windows(2).all(|w| w[0] != w[1]),
+        "a line repeated: {stderr}"
+    );
 }
 
 #[test]
@@ -282,8 +293,7 @@ fn sigint_mid_run_restores_the_root_and_leaves_a_partial_result() {
 /// `truebench run` as an unprivileged user (dropped with setpriv when the tests run as root),
 /// with the variables the tests must not inherit removed.
 fn unprivileged() -> Command {
-    // SAFETY: geteuid has no preconditions.
-    let mut c = if unsafe { libc::geteuid() } == 0 {
+    let mut c = if rustix::process::geteuid().is_root() {
         let mut c = Command::new("setpriv");
         c.args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN]);
         c

@@ -15,11 +15,12 @@
 //! F <seq> =<reason>                        restoring failed for good (e.g. the file is gone)
 //! ```
 
+use rustix::fs::{flock, FlockOperation};
+use rustix::io::Errno;
 use std::fmt::Write as _;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
-use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
 /// State directory below the root (`/var/lib/truebench` on the live machine).
@@ -281,16 +282,11 @@ impl DirLock {
     pub fn try_lock(dir: &Path) -> io::Result<Option<DirLock>> {
         let f = File::open(dir)?;
         loop {
-            // SAFETY: flock on a file descriptor we own; no memory is involved.
-            let r = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-            if r == 0 {
-                return Ok(Some(DirLock { _dir: f }));
-            }
-            let e = io::Error::last_os_error();
-            match e.raw_os_error() {
-                Some(libc::EINTR) => continue,
-                Some(libc::EWOULDBLOCK) => return Ok(None),
-                _ => return Err(e),
+            match flock(&f, FlockOperation::NonBlockingLockExclusive) {
+                Ok(()) => return Ok(Some(DirLock { _dir: f })),
+                Err(Errno::INTR) => continue,
+                Err(Errno::WOULDBLOCK) => return Ok(None),
+                Err(e) => return Err(e.into()),
             }
         }
     }

@@ -2,10 +2,9 @@
 //! kernel. Pure decisions (what to write, in which order) are separate from the file system
 //! calls so they can be tested without a kernel.
 
-use std::ffi::CString;
+use rustix::io::Errno;
 use std::fs::OpenOptions;
 use std::io::{self, Write};
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 /// True when `path` lives on a kernel pseudo file system (sysfs, procfs, …), where a write
@@ -16,14 +15,9 @@ pub fn is_pseudo(path: &Path) -> bool {
     const DEBUGFS: i64 = 0x6462_6720;
     const CGROUP: i64 = 0x0027_e0eb;
     const CGROUP2: i64 = 0x6367_7270;
-    let Ok(c) = CString::new(path.as_os_str().as_bytes()) else {
+    let Ok(st) = rustix::fs::statfs(path) else {
         return false;
     };
-    // SAFETY: statfs fills the zeroed struct; c is a valid NUL-terminated path.
-    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
-        return false;
-    }
     // f_type's width differs between architectures.
     #[allow(clippy::unnecessary_cast)]
     let t = st.f_type as i64;
@@ -112,16 +106,15 @@ pub fn emulated_content(current: &[u8], value: &str) -> Vec<u8> {
 
 /// True when this process runs as root.
 pub fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
+    rustix::process::geteuid().is_root()
 }
 
 /// Whether an error means "not allowed for this user" (so root would succeed). EPERM for
 /// root means the kernel forbids the change (ASPM under firmware control, lockdown).
 pub fn needs_privilege(e: &io::Error) -> bool {
-    match e.raw_os_error() {
-        Some(libc::EACCES) => true,
-        Some(libc::EPERM) => !is_root(),
+    match Errno::from_io_error(e) {
+        Some(Errno::ACCESS) => true,
+        Some(Errno::PERM) => !is_root(),
         _ => false,
     }
 }
@@ -132,8 +125,8 @@ pub fn needs_privilege(e: &io::Error) -> bool {
 pub fn retryable(e: &io::Error) -> bool {
     needs_privilege(e)
         || matches!(
-            e.raw_os_error(),
-            Some(libc::EROFS | libc::EBUSY | libc::EAGAIN | libc::EINTR)
+            Errno::from_io_error(e),
+            Some(Errno::ROFS | Errno::BUSY | Errno::AGAIN | Errno::INTR)
         )
 }
 

@@ -13,6 +13,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use common::*;
+use rustix::process::{kill_process, Pid, Signal};
 use truebench_host::Host;
 use truebench_tuning::{recover, Tuning, TuningError};
 
@@ -86,15 +87,15 @@ fn wait(child: &mut Child) -> ExitStatus {
     }
 }
 
-fn signal(child: &Child, sig: i32) {
-    // SAFETY: kill(2) on the pid of a child we spawned and have not reaped.
-    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, sig) }, 0);
+/// kill(2) on the pid of a child we spawned and have not reaped.
+fn signal(child: &Child, sig: Signal) {
+    kill_process(Pid::from_child(child), sig).unwrap();
 }
 
 /// Settings the helper changes: 3 policies × (governor, min, max), ASPM, the odd file.
 const CHANGED: usize = 3 * 3 + 2;
 
-fn interrupted_run_restores(sig: i32) {
+fn interrupted_run_restores(sig: Signal) {
     let d = temp_rock5b();
     let before = snapshot(d.path());
     let mut child = hold(d.path());
@@ -107,7 +108,7 @@ fn interrupted_run_restores(sig: i32) {
     signal(&child, sig);
     let status = wait(&mut child);
     let err = child.wait_with_output_stderr();
-    assert_eq!(status.code(), Some(128 + sig), "{status:?} {err}");
+    assert_eq!(status.code(), Some(128 + sig.as_raw()), "{status:?} {err}");
     assert!(err.contains("restored"), "{err}");
     assert_eq!(
         changed(&before, &snapshot(d.path())),
@@ -119,26 +120,26 @@ fn interrupted_run_restores(sig: i32) {
 
 #[test]
 fn sigint_restores_and_exits_130() {
-    interrupted_run_restores(libc::SIGINT);
+    interrupted_run_restores(Signal::INT);
 }
 
 #[test]
 fn sigterm_restores_and_exits_143() {
-    interrupted_run_restores(libc::SIGTERM);
+    interrupted_run_restores(Signal::TERM);
 }
 
 #[test]
 fn sighup_restores_and_exits_129() {
-    interrupted_run_restores(libc::SIGHUP);
+    interrupted_run_restores(Signal::HUP);
 }
 
 fn killed(root: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     let before = snapshot(root);
     let mut child = hold(root);
     ready(&mut child);
-    signal(&child, libc::SIGKILL);
+    signal(&child, Signal::KILL);
     let status = wait(&mut child);
-    assert_eq!(status.signal(), Some(libc::SIGKILL));
+    assert_eq!(status.signal(), Some(Signal::KILL.as_raw()));
     // Nothing could run: the settings stay changed and the journal stays.
     assert_eq!(changed(&before, &snapshot(root)).len(), CHANGED);
     assert!(journal(root).exists());
@@ -210,7 +211,7 @@ fn two_processes_cannot_change_one_root_at_once() {
     assert_eq!(recover(&host).unwrap(), None);
     assert_eq!(changed(&before, &snapshot(d.path())).len(), CHANGED);
 
-    signal(&first, libc::SIGTERM);
+    signal(&first, Signal::TERM);
     assert_eq!(wait(&mut first).code(), Some(143));
     assert_eq!(changed(&before, &snapshot(d.path())), Vec::<String>::new());
     // Free again.
@@ -225,7 +226,7 @@ fn a_graceful_command_stops_by_itself_on_the_first_signal() {
     let out = child.stdout.take().unwrap();
     let mut lines = BufReader::new(out).lines();
     assert!(lines.next().unwrap().unwrap().starts_with("READY"));
-    signal(&child, libc::SIGINT);
+    signal(&child, Signal::INT);
     let status = wait(&mut child);
     assert_eq!(
         status.code(),
@@ -244,14 +245,14 @@ fn a_second_signal_restores_and_exits_even_if_the_command_does_not_stop() {
     let before = snapshot(d.path());
     let mut child = hold_with(d.path(), &["--graceful-stuck"]);
     ready(&mut child);
-    signal(&child, libc::SIGINT);
+    signal(&child, Signal::INT);
     std::thread::sleep(Duration::from_millis(300));
     assert!(
         child.try_wait().unwrap().is_none(),
         "the first signal only asks"
     );
     assert_eq!(changed(&before, &snapshot(d.path())).len(), CHANGED);
-    signal(&child, libc::SIGINT);
+    signal(&child, Signal::INT);
     assert_eq!(wait(&mut child).code(), Some(130));
     assert_eq!(changed(&before, &snapshot(d.path())), Vec::<String>::new());
 }

@@ -19,6 +19,9 @@
 //! over the *mean* loop times, disturbances included — what a plain timed-loop probe (7-Zip's
 //! `CPU Freq`) would see. The gap between the two is time the core did not run our code.
 
+use rustix::io::Errno;
+use rustix::thread::{sched_setaffinity, CpuSet};
+use rustix::time::{clock_gettime, clock_gettime_dynamic, ClockId, DynamicClockId};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -598,26 +601,17 @@ fn calibrate(method: Method, target_ns: u64) -> usize {
     }
 }
 
+/// CLOCK_MONOTONIC_RAW (the vDSO, no system call): not slewed by NTP while a sample runs.
 fn now_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: valid pointer to a timespec.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_RAW, &mut ts) };
+    let ts = clock_gettime(ClockId::MonotonicRaw);
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// [`now_ns`] cannot fail, so the clock is asked once here in a way that can.
 fn check_timer() -> Result<(), ClockError> {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: valid pointer to a timespec.
-    if unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_RAW, &mut ts) } != 0 {
-        return Err(ClockError::Timer(std::io::Error::last_os_error()));
-    }
-    Ok(())
+    clock_gettime_dynamic(DynamicClockId::Known(ClockId::MonotonicRaw))
+        .map(drop)
+        .map_err(|e| ClockError::Timer(e.into()))
 }
 
 /// Smallest step the timer shows between two reads (its real resolution, not `clock_getres`,
@@ -640,6 +634,7 @@ fn timer_granularity_ns() -> u64 {
     best
 }
 
+/// libc: rustix has no getrusage.
 fn context_switches() -> u64 {
     // SAFETY: zeroed rusage is a valid value; getrusage fills it.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
@@ -649,36 +644,21 @@ fn context_switches() -> u64 {
 
 /// CPUs this process may run on (its affinity mask: a container or `taskset` can narrow it).
 pub fn allowed_cpus() -> Vec<u32> {
-    // SAFETY: cpu_set_t is plain data; the kernel fills it.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return Vec::new();
-        }
-        (0..libc::CPU_SETSIZE as usize)
-            .filter(|&c| libc::CPU_ISSET(c, &set))
-            .map(|c| c as u32)
-            .collect()
-    }
+    crate::pin::current_affinity()
 }
 
 fn pin_current(cpu: u32) -> std::io::Result<()> {
-    if cpu as usize >= libc::CPU_SETSIZE as usize {
-        return Err(std::io::Error::from_raw_os_error(libc::EINVAL));
+    if cpu as usize >= CpuSet::MAX_CPU {
+        return Err(Errno::INVAL.into());
     }
-    // SAFETY: cpu_set_t is plain data; CPU_SET is bounds-checked above.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu as usize, &mut set);
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
-    Ok(())
+    let mut set = CpuSet::new();
+    set.set(cpu as usize);
+    sched_setaffinity(None, &set).map_err(Into::into)
 }
 
 /// `SCHED_FIFO` priority 1 for the current thread while alive: above every normal task, below
 /// threaded interrupt handlers, so the system stays serviceable. Restores the old policy.
+/// libc: rustix has no sched_setscheduler/sched_getparam.
 struct Realtime {
     active: bool,
     policy: libc::c_int,
@@ -731,17 +711,12 @@ struct Snapshot {
 impl<'h> Accounting<'h> {
     /// Opened on the measuring thread: `thread-self` resolves to the opener.
     fn open(host: &'h Host, cpu: u32) -> Self {
-        // SAFETY: sysconf has no preconditions.
-        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+        let hz = rustix::param::clock_ticks_per_second();
         Accounting {
             host,
             cpu,
             schedstat: host.open("proc/thread-self/schedstat").ok(),
-            tick_ns: if hz > 0 {
-                1_000_000_000 / hz as u64
-            } else {
-                10_000_000
-            },
+            tick_ns: 1_000_000_000u64.checked_div(hz).unwrap_or(10_000_000),
         }
     }
 

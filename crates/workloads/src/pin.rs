@@ -1,6 +1,7 @@
 //! CPU affinity: pin the calling thread, run a closure on a pinned thread, or pin a child
 //! process before it executes (what `taskset -c` does, without needing `taskset`).
 
+use rustix::thread::{sched_getaffinity, sched_setaffinity, CpuSet};
 use std::io;
 use std::process::Command;
 
@@ -11,24 +12,22 @@ pub enum PinError {
     Affinity { cpu: u32, source: io::Error },
     #[error("cpu list is empty")]
     Empty,
-    #[error("cpu{0}: beyond the {max} CPUs a cpu_set_t holds", max = libc::CPU_SETSIZE)]
+    #[error("cpu{0}: beyond the {max} CPUs a cpu_set_t holds", max = CpuSet::MAX_CPU)]
     TooLarge(u32),
     #[error("the pinned worker thread panicked")]
     Panicked,
 }
 
-fn cpu_set(cpus: &[u32]) -> Result<libc::cpu_set_t, PinError> {
+fn cpu_set(cpus: &[u32]) -> Result<CpuSet, PinError> {
     if cpus.is_empty() {
         return Err(PinError::Empty);
     }
-    // SAFETY: cpu_set_t is a plain bit array; all-zero is the empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    let mut set = CpuSet::new();
     for &cpu in cpus {
-        if cpu as usize >= libc::CPU_SETSIZE as usize {
+        if cpu as usize >= CpuSet::MAX_CPU {
             return Err(PinError::TooLarge(cpu));
         }
-        // SAFETY: index checked against CPU_SETSIZE above.
-        unsafe { libc::CPU_SET(cpu as usize, &mut set) };
+        set.set(cpu as usize);
     }
     Ok(set)
 }
@@ -36,15 +35,11 @@ fn cpu_set(cpus: &[u32]) -> Result<libc::cpu_set_t, PinError> {
 /// Restrict the calling thread to `cpus`.
 pub fn set_current_affinity(cpus: &[u32]) -> Result<(), PinError> {
     let set = cpu_set(cpus)?;
-    // SAFETY: pid 0 = calling thread; the set lives for the call.
-    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
-    if rc != 0 {
-        return Err(PinError::Affinity {
-            cpu: cpus[0],
-            source: io::Error::last_os_error(),
-        });
-    }
-    Ok(())
+    // None: the calling thread.
+    sched_setaffinity(None, &set).map_err(|e| PinError::Affinity {
+        cpu: cpus[0],
+        source: e.into(),
+    })
 }
 
 /// Pin the calling thread to one CPU.
@@ -54,16 +49,12 @@ pub fn pin_current_thread(cpu: u32) -> Result<(), PinError> {
 
 /// The CPUs the calling thread may run on (its affinity mask), ascending.
 pub fn current_affinity() -> Vec<u32> {
-    // SAFETY: all-zero is a valid empty set; the kernel fills it.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    let rc =
-        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
-    if rc != 0 {
+    let Ok(set) = sched_getaffinity(None) else {
         return Vec::new();
-    }
-    (0..libc::CPU_SETSIZE as u32)
-        // SAFETY: index below CPU_SETSIZE.
-        .filter(|&c| unsafe { libc::CPU_ISSET(c as usize, &set) })
+    };
+    (0..CpuSet::MAX_CPU)
+        .filter(|&c| set.is_set(c))
+        .map(|c| c as u32)
         .collect()
 }
 
@@ -92,14 +83,9 @@ pub fn pin_command(cmd: &mut Command, cpus: &[u32]) -> Result<(), PinError> {
     // Built before fork: the child may only make async-signal-safe calls.
     let set = cpu_set(cpus)?;
     // SAFETY: the closure only calls sched_setaffinity (a raw syscall, async-signal-safe) on a
-    // set copied into the closure; it allocates nothing.
+    // set copied into the closure; it allocates nothing (rustix errors are plain numbers).
     unsafe {
-        cmd.pre_exec(move || {
-            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-                return Err(io::Error::last_os_error());
-            }
-            Ok(())
-        });
+        cmd.pre_exec(move || sched_setaffinity(None, &set).map_err(io::Error::from));
     }
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! The kernels and adapters really run on this machine, briefly; results are checked for
 //! plausibility only (performance figures belong in bench/ and BENCHMARKS.md). Tests of
-//! external tools skip with a message when the tool is not installed (CI installs the
-//! Debian packages `openssl`, `7zip` and `stockfish`).
+//! external tools skip with `SKIPPED <test>: …` when the tool is not installed (CI installs
+//! the Debian packages `openssl`, `7zip` and `stockfish`, and fails on any skip).
 
 use std::sync::atomic::AtomicBool;
 use truebench_host::Host;
@@ -12,10 +12,6 @@ use truebench_workloads::{lzma, openssl, sevenzip, stress};
 
 fn a_cpu() -> u32 {
     *current_affinity().last().expect("some CPU is allowed")
-}
-
-fn skip(what: &str) {
-    eprintln!("SKIPPED: {what} is not installed on this machine");
 }
 
 #[test]
@@ -90,7 +86,7 @@ fn builtin_aes_table_is_complete() {
 #[test]
 fn openssl_adapter_on_this_machine() {
     let Some(program) = openssl::find() else {
-        return skip("openssl");
+        truebench_fixtures::skip!("openssl is not installed on this machine");
     };
     let opts = openssl::OpensslOptions::standard().on_cpu(a_cpu());
     let r = openssl::measure_with(&program, &opts, None).unwrap();
@@ -111,7 +107,7 @@ fn openssl_adapter_on_this_machine() {
 #[test]
 fn seven_zip_adapter_short_run() {
     let Some(program) = sevenzip::find() else {
-        return skip("7-zip (7zz/7z/7za/7zr)");
+        truebench_fixtures::skip!("7-zip (7zz/7z/7za/7zr) is not installed on this machine");
     };
     let cpu = a_cpu();
     let opts = sevenzip::SevenZipOptions {
@@ -187,7 +183,7 @@ fn stress_gives_a_series() {
 #[test]
 fn stockfish_adapter_short_run() {
     let Some(program) = stress::find_stockfish() else {
-        return skip("stockfish");
+        truebench_fixtures::skip!("stockfish is not installed on this machine");
     };
     let opts = stress::StockfishOptions {
         cpus: Some(vec![a_cpu()]),

@@ -1,0 +1,299 @@
+//! `truebench measure …` (hidden): run one measurement kernel or tool adapter alone and print
+//! its result — for the bench/ scripts that compare each kernel with its peer tool, and for
+//! experiments. `truebench run` calls the same library functions.
+
+use crate::cli::MachineArgs;
+use anyhow::Context;
+use clap::{Args, Subcommand};
+use serde::Serialize;
+use truebench_workloads::{aes, lzma, memory, openssl, pin, sevenzip, stress};
+
+#[derive(Args, Debug)]
+pub struct MeasureArgs {
+    #[command(flatten)]
+    pub machine: MachineArgs,
+    /// Print the full result as JSON instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub kernel: Kernel,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Kernel {
+    /// Memory bandwidth (memcpy, memset, read) and latency, pinned to one CPU.
+    Memory {
+        #[arg(long, value_name = "N")]
+        cpu: Option<u32>,
+        /// A few seconds instead of the standard run.
+        #[arg(long)]
+        quick: bool,
+        /// Bandwidth buffer in MiB (default: from the cache sizes and MemAvailable).
+        #[arg(long, value_name = "MIB")]
+        buffer_mib: Option<u64>,
+        /// Bandwidth only.
+        #[arg(long)]
+        no_latency: bool,
+        /// Largest latency buffer in MiB.
+        #[arg(long, value_name = "MIB")]
+        latency_max_mib: Option<u64>,
+        /// Minimum duration of one bandwidth sample (standard 0.5, tinymembench's).
+        #[arg(long, value_name = "S")]
+        sample_seconds: Option<f64>,
+    },
+    /// Built-in AES table (openssl speed units), pinned to one CPU.
+    Aes {
+        #[arg(long, value_name = "N")]
+        cpu: Option<u32>,
+        /// Seconds per cipher and chunk size.
+        #[arg(long, value_name = "S", default_value_t = 1.0)]
+        seconds: f64,
+    },
+    /// `openssl speed -elapsed -evp` for the four ciphers, pinned to one CPU.
+    Openssl {
+        #[arg(long, value_name = "N")]
+        cpu: Option<u32>,
+        /// `-seconds N` per chunk size where supported.
+        #[arg(long, value_name = "S", default_value_t = 1)]
+        seconds: u32,
+    },
+    /// `7z b`: single-threaded pinned with --cpu, otherwise on all CPUs.
+    Sevenzip {
+        #[arg(long, value_name = "N")]
+        cpu: Option<u32>,
+        /// `-mdN` (log2 of the dictionary); default: chosen from MemAvailable.
+        #[arg(long, value_name = "LOG2")]
+        md: Option<u32>,
+        /// `7z b N`.
+        #[arg(long, value_name = "N")]
+        iterations: Option<u32>,
+    },
+    /// Built-in LZMA benchmark (liblzma; MB/s, not 7-zip MIPS).
+    Lzma {
+        /// One pinned worker per CPU (comma-separated); default: one unpinned worker.
+        #[arg(long, value_name = "LIST", value_delimiter = ',')]
+        cpus: Vec<u32>,
+        /// Seconds compressing, then decompressing.
+        #[arg(long, value_name = "S", default_value_t = 5.0)]
+        seconds: f64,
+        /// log2 of the dictionary.
+        #[arg(long, value_name = "LOG2", default_value_t = 22)]
+        dict: u32,
+        /// Input size in MiB.
+        #[arg(long, value_name = "MIB", default_value_t = 4)]
+        data_mib: usize,
+    },
+    /// Built-in SIMD stress load with a score per interval.
+    Stress {
+        /// CPUs to load (comma-separated); default: every CPU allowed.
+        #[arg(long, value_name = "LIST", value_delimiter = ',')]
+        cpus: Vec<u32>,
+        #[arg(long, value_name = "S", default_value_t = 30.0)]
+        seconds: f64,
+        #[arg(long, value_name = "S", default_value_t = 5.0)]
+        interval: f64,
+    },
+    /// `stockfish bench` back to back.
+    Stockfish {
+        #[arg(long, value_name = "LIST", value_delimiter = ',')]
+        cpus: Vec<u32>,
+        #[arg(long, value_name = "S", default_value_t = 30.0)]
+        seconds: f64,
+        #[arg(long, default_value_t = 16)]
+        depth: u32,
+    },
+}
+
+fn emit<T: Serialize>(
+    json: bool,
+    value: &T,
+    text: impl FnOnce(&T) -> String,
+) -> anyhow::Result<i32> {
+    if json {
+        outln!("{}", serde_json::to_string_pretty(value)?)?;
+    } else {
+        out!("{}", text(value))?;
+    }
+    Ok(0)
+}
+
+fn cpus_or_all(cpus: Vec<u32>) -> Vec<u32> {
+    if cpus.is_empty() {
+        pin::current_affinity()
+    } else {
+        cpus
+    }
+}
+
+pub fn run(args: MeasureArgs) -> anyhow::Result<i32> {
+    let host = args.machine.host()?;
+    let json = args.json;
+    match args.kernel {
+        Kernel::Memory {
+            cpu,
+            quick,
+            buffer_mib,
+            no_latency,
+            latency_max_mib,
+            sample_seconds,
+        } => {
+            let mut opts = if quick {
+                memory::MemoryOptions::quick()
+            } else {
+                memory::MemoryOptions::standard()
+            };
+            opts.cpu = cpu;
+            if let Some(m) = buffer_mib {
+                opts.buffer_bytes = Some(m << 20);
+            }
+            if let Some(m) = latency_max_mib {
+                opts.latency_max_bytes = Some(m << 20);
+            }
+            opts.latency &= !no_latency;
+            if let Some(s) = sample_seconds {
+                opts.sample_seconds = s;
+            }
+            let r = memory::measure(&host, &opts).context("memory kernel")?;
+            emit(json, &r, |r| {
+                let mut s = format!(
+                    "buffer: {} MiB ({}), {:.1} s\n",
+                    r.buffer.bytes >> 20,
+                    r.buffer.reason,
+                    r.seconds
+                );
+                for b in &r.bandwidth {
+                    s.push_str(&format!("{}  [{}]\n", b.summary_line(), b.implementation));
+                }
+                if let Some(l) = &r.latency {
+                    s.push_str(&l.table());
+                }
+                s
+            })
+        }
+        Kernel::Aes { cpu, seconds } => {
+            let opts = aes::AesOptions {
+                cpu,
+                seconds,
+                ..aes::AesOptions::standard()
+            };
+            let r = aes::measure_builtin(&opts).context("built-in AES")?;
+            let cap = aes::cpu_aes_capability(&host, cpu.unwrap_or(0));
+            emit(json, &r, |r| {
+                format!(
+                    "{}\nAES instructions: cpu {} / used by built-in: {}\n{}",
+                    r.implementation,
+                    match cap.cpu_has_aes {
+                        Some(true) => "yes",
+                        Some(false) => "no",
+                        None => "unknown",
+                    },
+                    if r.uses_aes_instructions { "yes" } else { "no" },
+                    r.table.text()
+                )
+            })
+        }
+        Kernel::Openssl { cpu, seconds } => {
+            let opts = openssl::OpensslOptions {
+                cpu,
+                seconds: Some(seconds),
+                ..openssl::OpensslOptions::standard()
+            };
+            let r = openssl::measure(&opts, None)?;
+            emit(json, &r, |r| {
+                format!("{}\n{}", r.version_line, r.table.text())
+            })
+        }
+        Kernel::Sevenzip {
+            cpu,
+            md,
+            iterations,
+        } => {
+            let mut opts = match cpu {
+                Some(c) => sevenzip::SevenZipOptions::single(c),
+                None => sevenzip::SevenZipOptions::all(),
+            };
+            opts.dict_log2 = md;
+            opts.iterations = iterations;
+            let avail = truebench_host::Inventory::probe(&host)
+                .memory
+                .available_kb
+                .map(|kb| kb * 1024);
+            let allowed = pin::current_affinity().len() as u32;
+            let r = sevenzip::run(&opts, avail, allowed, None)?;
+            emit(json, &r, |r| {
+                let mut s = format!(
+                    "{}\ndictionary: {}\n",
+                    r.output.command_line(),
+                    r.dictionary.reason
+                );
+                s.push_str(&r.output.stdout);
+                s
+            })
+        }
+        Kernel::Lzma {
+            cpus,
+            seconds,
+            dict,
+            data_mib,
+        } => {
+            let opts = lzma::LzmaBenchOptions {
+                cpus: (!cpus.is_empty()).then_some(cpus),
+                seconds,
+                dict_log2: dict,
+                data_bytes: data_mib << 20,
+                ..lzma::LzmaBenchOptions::standard()
+            };
+            let r = lzma::measure(&opts, None)?;
+            emit(json, &r, |r| {
+                format!(
+                    "{}\ncompress: {:.0} KiB/s  decompress: {:.0} KiB/s\n",
+                    r.summary_line(),
+                    r.compress_kib_s,
+                    r.decompress_kib_s
+                )
+            })
+        }
+        Kernel::Stress {
+            cpus,
+            seconds,
+            interval,
+        } => {
+            let opts = stress::StressOptions {
+                cpus: cpus_or_all(cpus),
+                seconds,
+                interval_seconds: interval,
+            };
+            let r = stress::run_builtin(&opts, None, |iv| {
+                if !json {
+                    errln!("{:7.1} s  {:.2} GFLOP/s", iv.end_s, iv.score);
+                }
+            })?;
+            emit(json, &r, |r| {
+                format!("{} ({})\n", r.series_text(), r.implementation)
+            })
+        }
+        Kernel::Stockfish {
+            cpus,
+            seconds,
+            depth,
+        } => {
+            let cpus = cpus_or_all(cpus);
+            let opts = stress::StockfishOptions {
+                threads: cpus.len() as u32,
+                cpus: Some(cpus),
+                depth,
+                seconds,
+                ..stress::StockfishOptions::standard(1)
+            };
+            let r = stress::run_stockfish(&opts, None)?;
+            emit(json, &r, |r| {
+                let v: Vec<String> = r.series().iter().map(u64::to_string).collect();
+                format!(
+                    "{}\nNodes/second: {}\n",
+                    r.version_line.as_deref().unwrap_or("stockfish"),
+                    v.join(",")
+                )
+            })
+        }
+    }
+}

@@ -1,0 +1,548 @@
+//! Progress of `truebench run` on stderr, from the suite's events
+//! (`truebench_suites::run::Event`):
+//! - on a terminal, an `indicatif` bar for the current phase with the ETA of the whole run,
+//!   and a line above it for each phase that ends and each note;
+//! - otherwise (a log file, a pipe, CI) and with `--json`, plain lines, only when something
+//!   changes: a phase starts or ends, the idle gate's verdict changes, a note;
+//! - nothing with `--quiet`.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+use std::fmt;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+use truebench_model::PhaseStatus;
+use truebench_suites::run::Event;
+
+/// How progress is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Off,
+    /// Plain lines when something changes.
+    Lines,
+    /// The bar (stderr is a terminal and stdout is no JSON document).
+    Bar,
+}
+
+impl Mode {
+    pub fn choose(quiet: bool, json: bool, stderr_is_terminal: bool) -> Mode {
+        if quiet {
+            Mode::Off
+        } else if stderr_is_terminal && !json {
+            Mode::Bar
+        } else {
+            Mode::Lines
+        }
+    }
+}
+
+/// The current phase.
+struct Phase {
+    index: usize,
+    total: usize,
+    name: String,
+    started: Instant,
+    estimate: Duration,
+}
+
+/// What the events said so far.
+#[derive(Default)]
+struct State {
+    plan: Vec<(String, Duration)>,
+    current: Option<Phase>,
+    waiting: Option<String>,
+    /// Phases ended.
+    done: usize,
+    /// The label of the phase that ended last, shown until the next one starts.
+    last: String,
+}
+
+impl State {
+    /// Estimated time left: the current phase's rest plus every phase not started.
+    fn eta(&self) -> Duration {
+        let rest: Duration = self
+            .plan
+            .iter()
+            .skip(self.done + usize::from(self.current.is_some()))
+            .map(|p| p.1)
+            .sum();
+        let cur = self
+            .current
+            .as_ref()
+            .map(|c| c.estimate.saturating_sub(c.started.elapsed()))
+            .unwrap_or_default();
+        rest + cur
+    }
+
+    /// The bar's length and position (ms) for the current phase.
+    fn position(&self) -> Option<(u64, u64)> {
+        let c = self.current.as_ref()?;
+        let estimate_ms = (c.estimate.as_millis() as u64).max(1);
+        Some((
+            estimate_ms,
+            (c.started.elapsed().as_millis() as u64).min(estimate_ms),
+        ))
+    }
+
+    /// Left of the bar: `[3/7] memory`, padded.
+    fn label(&self) -> String {
+        self.current.as_ref().map_or(self.last.clone(), |c| {
+            format!("[{}/{}] {:<19}", c.index, c.total, c.name)
+        })
+    }
+
+    /// Right of the bar: time in the phase, its estimate, the ETA of the run, and the idle
+    /// gate's verdict while it waits.
+    fn status(&self) -> String {
+        let Some(c) = &self.current else {
+            return format!("{:>12}  ETA {}", "", mmss(self.eta()));
+        };
+        let wait = self
+            .waiting
+            .as_ref()
+            .filter(|_| c.name == "idle")
+            .map(|w| format!("  {w}"))
+            .unwrap_or_default();
+        format!(
+            "{:>4.0}s/~{:.0}s  ETA {}{wait}",
+            c.started.elapsed().as_secs_f64(),
+            c.estimate.as_secs_f64(),
+            mmss(self.eta())
+        )
+    }
+}
+
+fn mmss(d: Duration) -> String {
+    let s = d.as_secs();
+    format!("{}:{:02}", s / 60, s % 60)
+}
+
+/// The bar, redrawn four times a second by a thread of its own.
+struct Bar {
+    bar: ProgressBar,
+    stop: Arc<AtomicBool>,
+    ticker: Option<JoinHandle<()>>,
+    /// Drawn since the first phase started; before, lines are written directly.
+    shown: bool,
+    target: Option<ProgressDrawTarget>,
+}
+
+pub struct Progress {
+    mode: Mode,
+    state: Arc<Mutex<State>>,
+    /// Where plain lines go (stderr; a buffer in the tests).
+    lines: Box<dyn Write + Send>,
+    bar: Option<Bar>,
+}
+
+impl Progress {
+    pub fn new(mode: Mode) -> Progress {
+        Progress::with_targets(
+            mode,
+            Box::new(std::io::stderr()),
+            ProgressDrawTarget::stderr,
+        )
+    }
+
+    fn with_targets(
+        mode: Mode,
+        lines: Box<dyn Write + Send>,
+        target: impl FnOnce() -> ProgressDrawTarget,
+    ) -> Progress {
+        let state = Arc::new(Mutex::new(State::default()));
+        let bar = (mode == Mode::Bar).then(|| {
+            // The text beside the bar is read from the state at each draw, so a draw never
+            // mixes two phases.
+            let (s1, s2) = (state.clone(), state.clone());
+            let style = ProgressStyle::with_template("{label} [{bar:24}] {status}")
+                .expect("a valid template")
+                .with_key("label", move |_: &ProgressState, w: &mut dyn fmt::Write| {
+                    let _ = w.write_str(&lock(&s1).label());
+                })
+                .with_key(
+                    "status",
+                    move |_: &ProgressState, w: &mut dyn fmt::Write| {
+                        let _ = w.write_str(&lock(&s2).status());
+                    },
+                )
+                .progress_chars("#>-");
+            let bar = ProgressBar::hidden().with_style(style);
+            let stop = Arc::new(AtomicBool::new(false));
+            let ticker = {
+                let (bar, stop, state) = (bar.clone(), stop.clone(), state.clone());
+                std::thread::spawn(move || {
+                    while !stop.load(Ordering::Relaxed) {
+                        update(&bar, &state);
+                        std::thread::sleep(Duration::from_millis(250));
+                    }
+                })
+            };
+            Bar {
+                bar,
+                stop,
+                ticker: Some(ticker),
+                shown: false,
+                target: Some(target()),
+            }
+        });
+        Progress {
+            mode,
+            state,
+            lines,
+            bar,
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        lock(&self.state)
+    }
+
+    /// One line: above the bar when it is shown, else plain. Lost when stderr is gone.
+    fn say(&mut self, text: &str) {
+        match &self.bar {
+            Some(b) if b.shown => b.bar.println(text),
+            _ => {
+                let _ = writeln!(self.lines, "{text}");
+            }
+        }
+    }
+
+    pub fn event(&mut self, e: Event) {
+        if self.mode == Mode::Off {
+            return;
+        }
+        match e {
+            Event::Plan(p) => {
+                let total: Duration = p.iter().map(|x| x.1).sum();
+                let n = p.len();
+                self.state().plan = p;
+                self.say(&format!(
+                    "truebench: {n} phases, about {} (plus waiting for an idle system)",
+                    mmss(total)
+                ));
+            }
+            Event::Waiting(w) => {
+                let changed = {
+                    let mut s = self.state();
+                    let changed = s.waiting.as_deref() != Some(&w);
+                    s.waiting = Some(w.clone());
+                    changed
+                };
+                // The bar shows it beside the idle phase.
+                if changed && self.mode == Mode::Lines {
+                    self.say(&format!("truebench: waiting for an idle system: {w}"));
+                }
+            }
+            Event::PhaseStart {
+                index,
+                total,
+                name,
+                title,
+                estimate,
+            } => {
+                self.state().current = Some(Phase {
+                    index,
+                    total,
+                    name: name.clone(),
+                    started: Instant::now(),
+                    estimate,
+                });
+                match &mut self.bar {
+                    Some(b) => {
+                        if let Some(t) = b.target.take() {
+                            b.bar.set_draw_target(t);
+                            b.shown = true;
+                        }
+                        update(&b.bar, &self.state);
+                    }
+                    None => self.say(&format!(
+                        "truebench: [{index}/{total}] {name}: {title} (about {:.0} s)",
+                        estimate.as_secs_f64()
+                    )),
+                }
+            }
+            Event::PhaseEnd {
+                name,
+                status,
+                reason,
+                seconds,
+            } => {
+                let (idx, total) = {
+                    let mut s = self.state();
+                    s.last = s.label();
+                    let it = s.current.take().map_or((0, 0), |c| (c.index, c.total));
+                    s.done = it.0;
+                    s.waiting = None;
+                    it
+                };
+                let st = match status {
+                    PhaseStatus::Ok => "ok",
+                    PhaseStatus::Skipped => "skipped",
+                    PhaseStatus::Failed => "FAILED",
+                    PhaseStatus::Interrupted => "interrupted",
+                };
+                self.say(&format!(
+                    "truebench: [{idx}/{total}] {name}: {st} in {seconds:.1} s{}",
+                    reason.map(|r| format!(" ({r})")).unwrap_or_default()
+                ));
+            }
+            Event::Note(n) => self.say(&format!("truebench: {n}")),
+        }
+    }
+
+    /// Stop the bar and clear it; the lines above it stay.
+    pub fn finish(&mut self) {
+        if let Some(b) = &mut self.bar {
+            b.stop.store(true, Ordering::Relaxed);
+            if let Some(t) = b.ticker.take() {
+                let _ = t.join();
+            }
+            b.bar.finish_and_clear();
+        }
+        let _ = self.lines.flush();
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+    state.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Move the bar to where the current phase is, and draw it once. The state's lock is not
+/// held while the bar draws (the draw takes it to read the text).
+fn update(bar: &ProgressBar, state: &Mutex<State>) {
+    let now = lock(state).position();
+    if let Some((len, pos)) = now {
+        bar.update(|s| {
+            s.set_len(len);
+            s.set_pos(pos);
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use indicatif::TermLike;
+
+    /// A buffer the test keeps a handle on.
+    #[derive(Clone, Default, Debug)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Shared {
+        fn text(&self) -> String {
+            String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+        }
+    }
+
+    impl Write for Shared {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A terminal 100 columns wide that records the text written (cursor moves and line ends
+    /// dropped: indicatif pads every line to the width).
+    impl TermLike for Shared {
+        fn width(&self) -> u16 {
+            100
+        }
+        fn move_cursor_up(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_down(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_right(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_left(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn write_line(&self, s: &str) -> std::io::Result<()> {
+            self.write_str(s)
+        }
+        fn write_str(&self, s: &str) -> std::io::Result<()> {
+            self.0.lock().unwrap().extend_from_slice(s.as_bytes());
+            Ok(())
+        }
+        fn clear_line(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn flush(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn events() -> Vec<Event> {
+        let s = Duration::from_secs;
+        let mut v = vec![
+            Event::Plan(vec![("idle".into(), s(30)), ("memory".into(), s(90))]),
+            Event::PhaseStart {
+                index: 1,
+                total: 2,
+                name: "idle".into(),
+                title: "Waiting for an idle system".into(),
+                estimate: s(30),
+            },
+        ];
+        // The idle gate repeats its verdict every second; only changes make a line.
+        for w in [
+            "load 2.10",
+            "load 2.10",
+            "load 2.10",
+            "load 0.40",
+            "load 0.40",
+        ] {
+            v.push(Event::Waiting(w.into()));
+        }
+        v.extend([
+            Event::PhaseEnd {
+                name: "idle".into(),
+                status: PhaseStatus::Ok,
+                reason: None,
+                seconds: 4.25,
+            },
+            Event::PhaseStart {
+                index: 2,
+                total: 2,
+                name: "memory".into(),
+                title: "Memory bandwidth and latency".into(),
+                estimate: s(90),
+            },
+            Event::Note("memory: cpu4 is offline".into()),
+            Event::PhaseEnd {
+                name: "memory".into(),
+                status: PhaseStatus::Failed,
+                reason: Some("out of memory".into()),
+                seconds: 1.0,
+            },
+        ]);
+        v
+    }
+
+    #[test]
+    fn the_bar_only_on_a_terminal_without_json() {
+        assert_eq!(Mode::choose(false, false, true), Mode::Bar);
+        assert_eq!(Mode::choose(false, true, true), Mode::Lines);
+        assert_eq!(Mode::choose(false, false, false), Mode::Lines);
+        assert_eq!(Mode::choose(false, true, false), Mode::Lines);
+        assert_eq!(Mode::choose(true, false, true), Mode::Off);
+        assert_eq!(Mode::choose(true, true, false), Mode::Off);
+    }
+
+    #[test]
+    fn plain_lines_only_when_something_changes() {
+        let out = Shared::default();
+        let mut p = Progress::with_targets(
+            Mode::Lines,
+            Box::new(out.clone()),
+            ProgressDrawTarget::hidden,
+        );
+        for e in events() {
+            p.event(e);
+        }
+        p.finish();
+        assert_eq!(
+            out.text(),
+            "truebench: 2 phases, about 2:00 (plus waiting for an idle system)\n\
+             truebench: [1/2] idle: Waiting for an idle system (about 30 s)\n\
+             truebench: waiting for an idle system: load 2.10\n\
+             truebench: waiting for an idle system: load 0.40\n\
+             truebench: [1/2] idle: ok in 4.2 s\n\
+             truebench: [2/2] memory: Memory bandwidth and latency (about 90 s)\n\
+             truebench: memory: cpu4 is offline\n\
+             truebench: [2/2] memory: FAILED in 1.0 s (out of memory)\n"
+        );
+    }
+
+    #[test]
+    fn quiet_prints_nothing() {
+        let out = Shared::default();
+        let mut p =
+            Progress::with_targets(Mode::Off, Box::new(out.clone()), ProgressDrawTarget::hidden);
+        for e in events() {
+            p.event(e);
+        }
+        p.finish();
+        assert_eq!(out.text(), "");
+    }
+
+    #[test]
+    fn the_bar_shows_the_phase_and_the_eta_and_ended_phases_above_it() {
+        let lines = Shared::default();
+        let term = Shared::default();
+        let t = term.clone();
+        let mut p = Progress::with_targets(Mode::Bar, Box::new(lines.clone()), move || {
+            ProgressDrawTarget::term_like(Box::new(t))
+        });
+        let mut ev = events().into_iter();
+        p.event(ev.next().unwrap()); // the plan, before the bar is shown
+        p.event(ev.next().unwrap()); // idle starts: the bar appears
+        p.event(Event::Waiting("load 2.10".into()));
+        std::thread::sleep(Duration::from_millis(600));
+        let drawn = term.text();
+        assert!(drawn.contains("[1/2] idle"), "{drawn:?}");
+        assert!(drawn.contains("/~30s  ETA 1:59  load 2.10"), "{drawn:?}");
+        assert!(drawn.contains("[>-----------------------]"), "{drawn:?}");
+        for e in ev {
+            p.event(e);
+        }
+        p.finish();
+        assert_eq!(
+            lines.text(),
+            "truebench: 2 phases, about 2:00 (plus waiting for an idle system)\n"
+        );
+        let drawn = term.text();
+        // Phase starts and idle verdicts are on the bar only; the rest is printed above it.
+        assert!(!drawn.contains("waiting for an idle system:"), "{drawn:?}");
+        assert!(!drawn.contains("(about 90 s)"), "{drawn:?}");
+        for l in [
+            "truebench: [1/2] idle: ok in 4.2 s",
+            "truebench: memory: cpu4 is offline",
+            "truebench: [2/2] memory: FAILED in 1.0 s (out of memory)",
+        ] {
+            assert!(drawn.contains(l), "{l:?} in {drawn:?}");
+        }
+        assert!(drawn.contains("[2/2] memory"), "{drawn:?}");
+    }
+
+    #[test]
+    fn eta_is_the_current_phase_rest_and_every_phase_not_started() {
+        let s = Duration::from_secs;
+        let mut st = State {
+            plan: vec![
+                ("a".into(), s(10)),
+                ("b".into(), s(20)),
+                ("c".into(), s(30)),
+            ],
+            ..Default::default()
+        };
+        assert_eq!(st.eta(), s(60));
+        st.done = 1;
+        st.current = Some(Phase {
+            index: 2,
+            total: 3,
+            name: "b".into(),
+            started: Instant::now() - s(5),
+            estimate: s(20),
+        });
+        let eta = st.eta().as_secs_f64();
+        assert!((44.0..=45.0).contains(&eta), "{eta}");
+        // A phase that overruns its estimate leaves only the phases after it.
+        st.current.as_mut().unwrap().started = Instant::now() - s(25);
+        assert_eq!(st.eta(), s(30));
+        assert_eq!(mmss(s(125)), "2:05");
+    }
+}
