@@ -4,7 +4,8 @@
 //!
 //! Pages: a real quick run of this project's VM (tests/data/v1/quick-run-x86-vm.json) and
 //! imported sbc-bench logs — ROCK 5B with throttling (4qJG), a Raspberry Pi 4 (fake/real
-//! clocks, 3L37), and the oldest log format in the corpus.
+//! clocks, 3L37), and the oldest log format in the corpus — and a `clocks` and a `monitor`
+//! document in the same page frame.
 
 use truebench_fixtures::sbc_bench as common;
 
@@ -13,8 +14,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use truebench_model::{migrate_run, RunResult};
-use truebench_render::report;
+use truebench_model::clocks::{ClockPoint, ClusterClocks, WalkMode};
+use truebench_model::{migrate_run, ClocksBody, Document, MonitorBody, RunResult, Typed};
+use truebench_render::kinds;
 use truebench_sbcbench::convert::to_run_result;
 use truebench_sbcbench::parse;
 
@@ -147,7 +149,68 @@ fn static_problems(html: &str) -> Vec<String> {
     v
 }
 
-fn pages() -> Vec<(String, RunResult)> {
+/// A `clocks` and a `monitor` document around the envelope of a real run.
+fn other_kinds(run: &RunResult) -> Vec<(String, Document)> {
+    let point = |opp: u32, mhz: f64| ClockPoint {
+        opp_mhz: Some(opp),
+        opp_khz: Some(opp as u64 * 1000),
+        reported_mhz: Some(opp),
+        firmware_mhz: None,
+        measured_mhz: Some(mhz),
+        samples_mhz: vec![mhz + 0.4, mhz, mhz - 0.3],
+        effective_mhz: Some(mhz - 10.0),
+        deviation_pct: Some((mhz - opp as f64) / opp as f64 * 100.0),
+        rejected: 0,
+        duration_ms: 100.0,
+        error: None,
+    };
+    let clocks = Typed {
+        envelope: run.envelope.clone(),
+        body: ClocksBody {
+            max_khz: None,
+            min_khz: None,
+            walked: true,
+            clusters: vec![ClusterClocks {
+                id: 0,
+                cpus: vec![0, 1],
+                cpu_range: "cpu0-cpu1".into(),
+                core_type: Some("Cortex-A76".into()),
+                driver: Some("cpufreq-dt".into()),
+                measured_cpu: Some(0),
+                mode: WalkMode::OppWalk,
+                enforced: Some(true),
+                points: vec![point(2400, 2350.0), point(1800, 1796.0), point(408, 407.0)],
+                notes: vec![],
+            }],
+            all_cores: None,
+        },
+    };
+    let monitor = Typed {
+        envelope: run.envelope.clone(),
+        body: MonitorBody {
+            command: vec!["sh".into(), "-c".into(), "make -j2 <x>".into()],
+            exit_code: Some(0),
+            signal: None,
+            error: None,
+            duration_s: 42.0,
+            interval_s: 1.0,
+            threads: Some(2),
+        },
+    };
+    vec![
+        ("clocks".into(), clocks.into_document()),
+        ("monitor".into(), monitor.into_document()),
+    ]
+}
+
+fn pages() -> Vec<(String, Document)> {
+    let runs = run_pages();
+    let mut v: Vec<(String, Document)> = other_kinds(&runs[0].1);
+    v.extend(runs.into_iter().map(|(n, r)| (n, r.into_document())));
+    v
+}
+
+fn run_pages() -> Vec<(String, RunResult)> {
     let logs = common::logs();
     let mut v = Vec::new();
     let quick = std::fs::read_to_string(
@@ -180,7 +243,7 @@ fn reports_render_without_errors_or_requests() {
         let _ = writeln!(std::io::stderr(), "SKIPPED {test}: the Chromium part: no chromium in PATH (Debian: apt-get install chromium); static checks only");
     }
     for (name, r) in pages() {
-        let html = report::html(r.view());
+        let html = kinds::html_page(&r);
         let problems = static_problems(&html);
         assert!(problems.is_empty(), "{name}: {problems:?}");
         let Some(chrome) = &chrome else { continue };

@@ -40,9 +40,15 @@ pub fn document<P: ClockProbe + ?Sized>(
             Ok(Some(e)) | Err(e) => Some(no_walk_reason(&e)),
         }
     } else {
-        let why = (!opts.tune).then(|| "the OPP walk was switched off".to_string());
-        let _ = s.begin_tuning(false, why.clone());
-        why
+        let why = if opts.tune {
+            "no cpufreq policy: there are no OPPs to walk, each cluster is measured at the clock the hardware runs"
+        } else {
+            "the OPP walk was switched off"
+        };
+        let _ = s.begin_tuning(false, Some(why.to_string()));
+        // Only a switched-off walk is a reason the clusters' notes repeat; without cpufreq
+        // each cluster already says so.
+        (!opts.tune).then(|| why.to_string())
     };
     if let Some(r) = &reason {
         s.record.reason = Some(r.clone());

@@ -43,6 +43,11 @@ fn other_figures(e: &Entry) -> String {
         .iter()
         .map(|(k, v)| match v {
             serde_json::Value::String(s) => format!("{k} {s}"),
+            // Figures to one decimal: a list is for reading, the JSON keeps every digit.
+            serde_json::Value::Number(n) => match n.as_f64() {
+                Some(f) if f.fract() != 0.0 => format!("{k} {f:.1}"),
+                _ => format!("{k} {n}"),
+            },
             v => format!("{k} {v}"),
         })
         .collect::<Vec<_>>()
