@@ -82,3 +82,26 @@ pub struct CoreClock {
     pub reported_mhz: Option<u32>,
     pub error: Option<String>,
 }
+
+impl ClockPoint {
+    /// A point measured at `opp_mhz` from its samples (their median is the measured clock),
+    /// with the deviation computed; no error, nothing rejected.
+    pub fn at_opp(opp_mhz: u32, samples_mhz: Vec<f64>, duration_ms: f64) -> ClockPoint {
+        let mut sorted = samples_mhz.clone();
+        sorted.sort_by(f64::total_cmp);
+        let measured = sorted.get(sorted.len() / 2).copied();
+        ClockPoint {
+            opp_mhz: Some(opp_mhz),
+            opp_khz: Some(opp_mhz as u64 * 1000),
+            reported_mhz: None,
+            firmware_mhz: None,
+            measured_mhz: measured,
+            samples_mhz,
+            effective_mhz: None,
+            deviation_pct: measured.map(|m| (m - opp_mhz as f64) / opp_mhz as f64 * 100.0),
+            rejected: 0,
+            duration_ms,
+            error: None,
+        }
+    }
+}

@@ -152,17 +152,9 @@ fn static_problems(html: &str) -> Vec<String> {
 /// A `clocks` and a `monitor` document around the envelope of a real run.
 fn other_kinds(run: &RunResult) -> Vec<(String, Document)> {
     let point = |opp: u32, mhz: f64| ClockPoint {
-        opp_mhz: Some(opp),
-        opp_khz: Some(opp as u64 * 1000),
         reported_mhz: Some(opp),
-        firmware_mhz: None,
-        measured_mhz: Some(mhz),
-        samples_mhz: vec![mhz + 0.4, mhz, mhz - 0.3],
         effective_mhz: Some(mhz - 10.0),
-        deviation_pct: Some((mhz - opp as f64) / opp as f64 * 100.0),
-        rejected: 0,
-        duration_ms: 100.0,
-        error: None,
+        ..ClockPoint::at_opp(opp, vec![mhz + 0.4, mhz, mhz - 0.3], 100.0)
     };
     let clocks = Typed {
         envelope: run.envelope.clone(),

@@ -242,6 +242,15 @@ impl Store {
         &self.path
     }
 
+    /// A write transaction that holds the write lock from its start, so two writers queue
+    /// instead of failing halfway.
+    fn immediate(&mut self) -> Result<rusqlite::Transaction<'_>, StoreError> {
+        let path = self.path.clone();
+        self.conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|source| StoreError::Sqlite { path, source })
+    }
+
     fn err(&self, source: rusqlite::Error) -> StoreError {
         StoreError::Sqlite {
             path: self.path.clone(),
@@ -257,10 +266,7 @@ impl Store {
             path: path.clone(),
             source,
         };
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sq)?;
+        let tx = self.immediate()?;
         let version: i64 = tx
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(sq)?;
@@ -308,16 +314,10 @@ impl Store {
     pub fn insert(&mut self, doc: &impl AsDocument) -> Result<Inserted, StoreError> {
         let doc = doc.as_document();
         let path = self.path.clone();
-        let sq = |source| StoreError::Sqlite {
-            path: path.clone(),
-            source,
-        };
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sq)?;
+        let tx = self.immediate()?;
         let ins = insert_doc(&tx, &path, &doc, None, Stamp::now().unix_ms)?;
-        tx.commit().map_err(sq)?;
+        tx.commit()
+            .map_err(|source| StoreError::Sqlite { path, source })?;
         Ok(ins)
     }
 

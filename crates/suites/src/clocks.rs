@@ -823,19 +823,7 @@ mod tests {
     use super::*;
 
     fn point(opp: u32, measured: f64) -> ClockPoint {
-        ClockPoint {
-            opp_mhz: Some(opp),
-            opp_khz: Some(opp as u64 * 1000),
-            reported_mhz: None,
-            firmware_mhz: None,
-            measured_mhz: Some(measured),
-            samples_mhz: vec![measured + 0.5, measured, measured - 0.5],
-            effective_mhz: None,
-            deviation_pct: Some((measured - opp as f64) / opp as f64 * 100.0),
-            rejected: 0,
-            duration_ms: 1.0,
-            error: None,
-        }
+        ClockPoint::at_opp(opp, vec![measured + 0.5, measured, measured - 0.5], 1.0)
     }
 
     #[test]
