@@ -1,8 +1,9 @@
 //! Evidence for truebench's detectors from what a log recorded (snapshots, throttling tables).
 
 use truebench_host::Inventory;
-use truebench_monitor::detect::{self, activity, clocks, cores, memory, power, thermal};
+use truebench_monitor::detect::{self, clocks};
 use truebench_monitor::evidence::{PolicyStats, Snapshot, SwapUse};
+use truebench_monitor::kmsg::KernelLog;
 use truebench_monitor::{Finding, Timeline};
 
 use crate::log::{self, SbcBenchLog};
@@ -143,39 +144,43 @@ pub fn detect(
     scores: &[PhaseResult],
 ) -> Vec<Finding> {
     let (before, after) = snapshots(log, inv);
-    let lines: Vec<String> = log.dmesg.clone().unwrap_or_default();
-    let mut f = Vec::new();
-    f.extend(detect::throttling::time_in_state(inv, &before, &after));
-    f.extend(detect::throttling::hot_clock_drops(inv, tl));
-    f.extend(power::undervoltage_log(&lines));
-    f.extend(cores::killed_cores(&before, &after, &lines));
-    f.extend(memory::swapping(inv, &before, &after, tl));
-    f.extend(
-        memory::zswap_on_zram(&before, &after)
-            .into_iter()
-            .map(|mut z| {
-                if let Some(w) = zswap_warning(log) {
-                    z.evidence = vec![
-                        format!("sbc-bench's log: {w}"),
-                        format!(
-                            "zram swap: {}",
-                            after
-                                .swaps
-                                .iter()
-                                .filter(|s| s.is_zram())
-                                .map(|s| s.filename.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
-                    ];
-                }
-                z
-            }),
-    );
-    f.extend(memory::oom_kill(&lines));
-    f.extend(thermal::thermal_trip(&lines));
-    f.extend(activity::background_activity(inv, tl, &[]));
-    f.extend(activity::system_activity(tl, &[]));
+    let klog = match &log.dmesg {
+        Some(lines) => KernelLog::Lines(lines.clone()),
+        None => KernelLog::Unavailable(
+            "the log has no kernel-log section (sbc-bench added it in later versions)".into(),
+        ),
+    };
+    // The same pipeline as every measurement of truebench's own; the log has no process
+    // tables, so background activity is judged from the monitoring lines alone.
+    let mut f = detect::run(&detect::Context {
+        inv,
+        before: &before,
+        after: &after,
+        boundaries: &[&before, &after],
+        timeline: tl,
+        log: &klog,
+    });
+    // sbc-bench's own words on zswap over zram are the better evidence.
+    if let Some(w) = zswap_warning(log) {
+        for z in f
+            .iter_mut()
+            .filter(|z| z.kind == truebench_monitor::FindingKind::ZswapOnZram)
+        {
+            z.evidence = vec![
+                format!("sbc-bench's log: {w}"),
+                format!(
+                    "zram swap: {}",
+                    after
+                        .swaps
+                        .iter()
+                        .filter(|s| s.is_zram())
+                        .map(|s| s.filename.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ];
+        }
+    }
     // Measured vs advertised at the highest OPP of each cluster, before and after.
     for p in scores {
         let Some(Scores::Clocks(c)) = &p.scores else {
@@ -203,13 +208,6 @@ pub fn detect(
                 f.push(finding);
             }
         }
-    }
-    if log.dmesg.is_none() {
-        f.push(Finding::new(
-            truebench_monitor::FindingKind::NotChecked,
-            truebench_monitor::Severity::Info,
-            "The log has no kernel-log section (sbc-bench added it in later versions), so killed CPU cores, under-voltage, oom-killer and thermal-trip messages were not checked.",
-        ));
     }
     detect::sort(&mut f);
     f
