@@ -344,6 +344,7 @@ impl<'a> Session<'a> {
         };
         let res = t.write(&path, value);
         let ok = res.is_ok();
+        self.record.applied |= ok;
         self.record.changes.push(m::TuningChange {
             path,
             value: value.into(),

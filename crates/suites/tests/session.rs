@@ -1,0 +1,125 @@
+//! The Session on a recorded ROCK 5B root: phases with their evidence, a setting written
+//! through it and restored byte for byte at the end, and Ctrl-C turned into a partial result.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use truebench_host::{Host, Inventory};
+use truebench_model::{MonitorBody, PhaseStatus};
+use truebench_suites::session::{Finish, Outcome, Session, SessionOptions};
+
+const GOV: &str = "sys/devices/system/cpu/cpufreq/policy4/scaling_governor";
+
+fn body() -> MonitorBody {
+    MonitorBody {
+        command: vec!["test".into()],
+        exit_code: Some(0),
+        signal: None,
+        error: None,
+        duration_s: 0.0,
+        interval_s: 0.05,
+        threads: None,
+    }
+}
+
+fn opts() -> SessionOptions {
+    SessionOptions {
+        sample_interval: Duration::from_millis(50),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn phases_tuning_and_the_envelope() {
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let before = truebench_fixtures::tree_bytes(root.path(), &["var/lib/truebench", "dev/kmsg"]);
+    let host = Host::new(root.path());
+    let inv = Inventory::probe(&host);
+    let mut s = Session::start(&host, &inv, &opts(), Arc::new(AtomicBool::new(false))).unwrap();
+    s.begin_tuning(true, None).unwrap();
+    if !s.tuned() {
+        // Tuning a fixture root needs write access to it; every CI run is root.
+        truebench_fixtures::skip!("this user cannot write the fixture root's journal");
+    }
+    assert!(s.write(GOV.into(), "powersave"));
+    assert_eq!(
+        std::fs::read_to_string(root.path().join(GOV))
+            .unwrap()
+            .trim(),
+        "powersave"
+    );
+    let p = s.phase("first", "a phase that works", Some(1), vec![4], |_| {
+        std::thread::sleep(Duration::from_millis(200));
+        Outcome::default()
+    });
+    assert_eq!(p.status, PhaseStatus::Ok);
+    let p = s.phase("second", "a phase that fails", None, vec![], |s| {
+        s.note("a note from the phase");
+        Outcome::failed("it did not work")
+    });
+    assert_eq!(p.status, PhaseStatus::Failed);
+    let doc = s.finish(body(), Finish { comparable: true });
+    let env = &doc.envelope;
+    assert!(env.complete);
+    assert_eq!(
+        env.phases
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect::<Vec<_>>(),
+        ["first", "second"]
+    );
+    assert_eq!(env.phases[0].threads, Some(1));
+    assert!(env.phases[0].duration_s().unwrap() >= 0.2);
+    // Both phases are marked on the timeline that was sampled meanwhile.
+    assert_eq!(env.timeline.phases.len(), 2);
+    assert!(!env.timeline.samples.is_empty());
+    assert!(env.tuning.requested && env.tuning.applied);
+    assert_eq!(env.tuning.changes.len(), 1);
+    assert!(env
+        .tuning
+        .restored
+        .iter()
+        .any(|p| p.ends_with("scaling_governor")));
+    assert!(env.notes.iter().any(|n| n == "a note from the phase"));
+    assert!(env
+        .notes
+        .iter()
+        .any(|n| n.contains("is a recorded machine")));
+    assert_eq!(env.inventory.clusters.len(), 3);
+    // Everything written is back, byte for byte.
+    assert_eq!(
+        truebench_fixtures::tree_bytes(root.path(), &["var/lib/truebench", "dev/kmsg"]),
+        before
+    );
+}
+
+#[test]
+fn a_stop_during_a_phase_gives_a_partial_result() {
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let host = Host::new(root.path());
+    let inv = Inventory::probe(&host);
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut s = Session::start(&host, &inv, &opts(), stop.clone()).unwrap();
+    s.begin_tuning(false, Some("not wanted here".into()))
+        .unwrap();
+    s.phase("done", "finished before the stop", None, vec![], |_| {
+        Outcome::default()
+    });
+    s.phase("cut", "stopped halfway", None, vec![], |_| {
+        stop.store(true, Ordering::SeqCst);
+        Outcome::default()
+    });
+    assert!(s.stopped());
+    let doc = s.finish(body(), Finish { comparable: true });
+    let env = &doc.envelope;
+    assert!(!env.complete && !env.valid);
+    assert_eq!(env.phases[0].status, PhaseStatus::Ok);
+    assert_eq!(env.phases[1].status, PhaseStatus::Interrupted);
+    assert_eq!(
+        env.incomplete_reason.as_deref(),
+        Some("interrupted (Ctrl-C or SIGTERM) during 'cut'")
+    );
+    assert_eq!(env.tuning.reason.as_deref(), Some("not wanted here"));
+    assert!(!env.tuning.applied);
+}
