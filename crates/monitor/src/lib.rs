@@ -1,6 +1,7 @@
 //! Monitoring beside every benchmark: the sampler, the timeline, before/after evidence, and
 //! the pure detectors that turn evidence into findings.
 
+mod collect;
 pub mod detect;
 pub mod effective;
 pub mod evidence;
