@@ -15,4 +15,7 @@ pub mod sampler;
 pub mod timeline;
 
 pub use finding::{Finding, FindingKind, Severity};
-pub use timeline::{CpuPct, Phase, RpiSample, Sample, Timeline, TimelineHeader};
+pub use timeline::{
+    CpuPct, ExtraHeader, ExtraSample, Phase, PhaseEnergy, RpiSample, Sample, SourceEnergy,
+    Timeline, TimelineHeader,
+};
