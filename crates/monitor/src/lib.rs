@@ -15,6 +15,7 @@ pub mod sampler;
 pub mod timeline;
 
 pub use finding::{Finding, FindingKind, Severity};
+pub use reader::Sources;
 pub use timeline::{
     CpuPct, ExtraHeader, ExtraSample, Phase, PhaseEnergy, RpiSample, Sample, SourceEnergy,
     Timeline, TimelineHeader,

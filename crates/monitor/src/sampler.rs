@@ -2,7 +2,7 @@
 //! shared `Timeline` every interval. It never forks (the Raspberry Pi poller, which must run
 //! `vcgencmd`, is a thread of its own).
 
-use crate::reader::SampleReader;
+use crate::reader::{SampleReader, Sources};
 use crate::rpi::RpiPoller;
 use crate::timeline::{Sample, Timeline, TimelineHeader};
 use std::sync::{Arc, Condvar, Mutex};
@@ -23,6 +23,8 @@ pub struct SamplerConfig {
     /// Lower the sampler thread's priority (nice 19, as sbc-bench renices its monitor) so it
     /// does not compete with the benchmark it watches.
     pub nice: bool,
+    /// Optional sources to read besides the standard set.
+    pub sources: Sources,
 }
 
 impl Default for SamplerConfig {
@@ -31,6 +33,7 @@ impl Default for SamplerConfig {
             interval: Duration::from_secs(5),
             rpi_interval: Duration::from_secs(5),
             nice: true,
+            sources: Sources::default(),
         }
     }
 }
@@ -59,14 +62,16 @@ impl Sampler {
         on_sample: Option<OnSample>,
     ) -> Sampler {
         let interval = cfg.interval.max(Duration::from_millis(1));
-        let mut reader = SampleReader::new(host, inv, interval);
+        let mut reader = SampleReader::with_sources(host, inv, interval, cfg.sources);
         let rpi = RpiPoller::start(host, cfg.rpi_interval);
         if let Some(p) = &rpi {
             reader.set_rpi(Arc::clone(&p.latest));
         }
         let t0 = reader.t0();
+        let mut timeline = Timeline::new(reader.header().clone());
+        timeline.extra_header = reader.extra_header().clone();
         let shared = Arc::new(Shared {
-            timeline: Mutex::new(Timeline::new(reader.header().clone())),
+            timeline: Mutex::new(timeline),
             stop: Mutex::new(false),
             wake: Condvar::new(),
         });
@@ -135,12 +140,13 @@ impl Sampler {
     }
 
     /// Stop sampling (at once, not at the next tick) and return the timeline, with the open
-    /// phase ended.
+    /// phase ended and the energy of every phase filled in.
     pub fn stop(mut self) -> Timeline {
         self.halt();
         let t = self.now();
         let mut tl = std::mem::take(&mut *self.lock());
         tl.end_phase(t);
+        tl.fill_energy();
         tl
     }
 
@@ -221,10 +227,8 @@ fn run(
                 *d = reader.disabled().to_vec();
             }
         }
-        sh.timeline
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .samples
-            .push(s);
+        let mut tl = sh.timeline.lock().unwrap_or_else(|e| e.into_inner());
+        tl.samples.push(s);
+        tl.extra.push(reader.extra().clone());
     }
 }

@@ -14,7 +14,7 @@ use truebench_monitor::evidence::{Snapshot, SnapshotOptions};
 use truebench_monitor::kmsg::KernelLogReader;
 use truebench_monitor::render::{self, Layout, Table};
 use truebench_monitor::sampler::{Sampler, SamplerConfig};
-use truebench_monitor::Sample;
+use truebench_monitor::{ExtraSample, Sample, Sources};
 
 #[derive(clap::Args, Debug)]
 pub struct MonitorArgs {
@@ -216,6 +216,8 @@ fn with_command(
         inv,
         SamplerConfig {
             interval,
+            // The evidence of a command includes its I/O, network and stall time.
+            sources: Sources::ALL,
             ..Default::default()
         },
         None,
@@ -292,14 +294,24 @@ fn with_command(
 
     let mut out = std::io::stdout().lock();
     if args.json_lines {
-        for s in &timeline.samples {
-            writeln!(out, "{}", json_line(s))?;
+        let mut line = Vec::new();
+        let none = ExtraSample::default();
+        for (i, s) in timeline.samples.iter().enumerate() {
+            truebench_monitor::timeline::json_line(
+                &mut line,
+                s,
+                timeline.extra.get(i).unwrap_or(&none),
+            );
+            line.push(b'\n');
+            out.write_all(&line)?;
         }
         let summary = serde_json::json!({
             "command": command,
             "exit_code": code,
             "header": timeline.header,
+            "extra_header": timeline.extra_header,
             "phases": timeline.phases,
+            "energy": timeline.energy,
             "findings": findings,
         });
         writeln!(out, "{summary}")?;

@@ -61,16 +61,19 @@ pub fn f64_of(tok: &[u8]) -> Option<f64> {
 }
 
 /// Growth of a kernel counter between two readings. `unsigned long` counters wrap at 2^32 on
-/// 32-bit kernels: a step back from a value that fits 32 bits is taken as one wrap; any other
-/// step back (a reset, a device replaced under the same name) is unknown.
+/// 32-bit kernels: a step back between values that fit 32 bits is taken as one wrap when the
+/// growth it implies is under half the range; any other step back (a reset, a device replaced
+/// under the same name) is unknown.
 pub fn counter_delta(before: u64, now: u64) -> Option<u64> {
     if now >= before {
-        Some(now - before)
-    } else if before <= u32::MAX as u64 {
-        Some((u32::MAX as u64 - before) + now + 1)
-    } else {
-        None
+        return Some(now - before);
     }
+    let max = u32::MAX as u64;
+    if before > max {
+        return None;
+    }
+    let wrapped = (max - before) + now + 1;
+    (wrapped <= max / 2).then_some(wrapped)
 }
 
 #[cfg(test)]
@@ -106,5 +109,7 @@ mod tests {
         assert_eq!(counter_delta(10, 15), Some(5));
         assert_eq!(counter_delta(u32::MAX as u64 - 1, 3), Some(5));
         assert_eq!(counter_delta(1 << 40, 3), None);
+        // Back from 25 million to 1: a reset, not 4.27 billion requests in one interval.
+        assert_eq!(counter_delta(25_354_737, 1), None);
     }
 }

@@ -108,6 +108,14 @@ impl Cpu {
         pair
     }
 
+    /// CPU `i`'s times over the last interval (when per-CPU lines are kept and the CPU had a
+    /// line both times).
+    pub(crate) fn per_cpu_delta(&self, i: usize) -> Option<CpuTimes> {
+        // After `sample`, `last` holds this sample's lines and `now` the previous ones.
+        let p = self.per_cpu.as_ref()?;
+        Some(p.last.get(i).copied()??.delta(&p.now.get(i).copied()??))
+    }
+
     /// Each CPU's busy share over the last interval (when per-CPU lines are kept).
     pub(crate) fn busy(&self) -> Option<&[f64]> {
         self.per_cpu.as_ref().map(|p| p.busy.as_slice())

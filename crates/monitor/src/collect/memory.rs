@@ -1,7 +1,7 @@
 //! Memory and swap (`/proc/meminfo`).
 
 use crate::reader::bytes::pread_all;
-use crate::timeline::Sample;
+use crate::timeline::{MemorySample, Sample};
 use std::fs::File;
 use truebench_host::parse::meminfo::Meminfo;
 use truebench_host::procfs::MEMINFO;
@@ -29,5 +29,18 @@ impl Memory {
             .map(Meminfo::parse)
             .unwrap_or_default();
         s.swap_used_kb = self.last.swap_used_kb();
+    }
+
+    /// The detail beyond swap of the latest reading; None when unreadable.
+    pub(crate) fn detail(&self) -> Option<MemorySample> {
+        let m = &self.last;
+        let d = MemorySample {
+            available_kb: m.mem_available_kb,
+            free_kb: m.mem_free_kb,
+            cached_kb: m.cached_kb,
+            dirty_kb: m.dirty_kb,
+            writeback_kb: m.writeback_kb,
+        };
+        (d != MemorySample::default()).then_some(d)
     }
 }

@@ -3,6 +3,10 @@
 
 pub(crate) mod clocks;
 pub(crate) mod cpu;
+pub(crate) mod disks;
 pub(crate) mod memory;
+pub(crate) mod net;
 pub(crate) mod power;
+pub(crate) mod pressure;
+pub(crate) mod softirq;
 pub(crate) mod thermal;

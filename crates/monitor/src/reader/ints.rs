@@ -102,15 +102,6 @@ impl IntFiles {
         self.values[id.0]
     }
 
-    /// Whether the file could be opened.
-    pub(crate) fn is_open(&self, id: IntId) -> bool {
-        match self.at[id.0] {
-            At::Fast(i) => self.fast[i].is_some(),
-            // Handed to the helper thread, which disables unopened files itself.
-            At::Slow(_) => true,
-        }
-    }
-
     /// Files disabled after a read timed out, for the report.
     pub(crate) fn disabled(&self) -> &[String] {
         self.slow.as_ref().map_or(&[], |s| &s.timed_out)

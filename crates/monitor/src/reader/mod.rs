@@ -29,21 +29,54 @@ pub(crate) use slow::SlowReader;
 
 use crate::collect::clocks::Clocks;
 use crate::collect::cpu::Cpu;
+use crate::collect::disks::Disks;
 use crate::collect::memory::Memory;
+use crate::collect::net::Net;
 use crate::collect::power::Power;
+use crate::collect::pressure::Pressure;
+use crate::collect::softirq::Softirq;
 pub(crate) use crate::collect::thermal::Origin;
 use crate::collect::thermal::Thermal;
-use crate::timeline::{RpiSample, Sample, TimelineHeader};
+use crate::timeline::{ExtraHeader, ExtraSample, RpiSample, Sample, SoftirqSample, TimelineHeader};
 use ints::IntFiles;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use truebench_host::parse::meminfo::Meminfo;
 use truebench_host::{Host, Inventory};
+
+/// The optional sources a reader collects. CPU times, load, online CPUs, clocks,
+/// temperatures, hwmon readings, memory and power are always read; these cost a file read
+/// each per sample, so the commands that need them ask for them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Sources {
+    /// PSI stall shares (`/proc/pressure/*`).
+    pub pressure: bool,
+    /// Per-disk I/O (`/proc/diskstats`).
+    pub disks: bool,
+    /// Per-interface bytes and packets (`/proc/net/dev`).
+    pub net: bool,
+    /// Per-CPU softirq time and NET_RX/NET_TX/BLOCK counts (`/proc/softirqs`, per-CPU
+    /// lines of /proc/stat).
+    pub softirq: bool,
+}
+
+impl Sources {
+    pub const ALL: Sources = Sources {
+        pressure: true,
+        disks: true,
+        net: true,
+        softirq: true,
+    };
+}
 
 /// Stateful sample reader: build once, call `sample()` at every tick.
 pub struct SampleReader {
     t0: Instant,
     last_t: Instant,
     header: TimelineHeader,
+    extra_header: ExtraHeader,
+    /// The extra readings of the latest sample.
+    extra: ExtraSample,
     buf: Vec<u8>,
     ints: IntFiles,
     cpu: Cpu,
@@ -51,24 +84,40 @@ pub struct SampleReader {
     pub(crate) thermal: Thermal,
     memory: Memory,
     power: Power,
+    pressure: Option<Pressure>,
+    disks: Option<Disks>,
+    net: Option<Net>,
+    softirq: Option<Softirq>,
     rpi: Option<Arc<Mutex<Option<RpiSample>>>>,
     n_clusters: usize,
 }
 
 impl SampleReader {
-    /// Open every file once and take the /proc/stat and RAPL baselines, so the first
-    /// `sample()` is a real delta.
+    /// Open every file once and take the counters' baselines, so the first `sample()` is a
+    /// real delta. Optional sources off.
     pub fn new(host: &Host, inv: &Inventory, interval: Duration) -> SampleReader {
+        Self::with_sources(host, inv, interval, Sources::default())
+    }
+
+    pub fn with_sources(
+        host: &Host,
+        inv: &Inventory,
+        interval: Duration,
+        sources: Sources,
+    ) -> SampleReader {
         let t0 = Instant::now();
         let mut header = TimelineHeader {
             interval_s: interval.as_secs_f64(),
             ..Default::default()
         };
+        let mut xh = ExtraHeader::default();
         let deadline = (interval / 2).clamp(Duration::from_millis(20), Duration::from_millis(250));
         let mut ints = IntFiles::new(deadline);
         let clocks = Clocks::new(host, inv, &mut ints, &mut header);
         let thermal = Thermal::new(host, inv, &mut ints, &mut header);
-        let power = Power::new(host, &mut ints);
+        let power = Power::new(host, inv, &mut ints);
+        xh.power = power.header.clone();
+        xh.missing.extend(power.missing.iter().cloned());
         ints.start();
         let max_cpu = inv
             .cpus
@@ -76,19 +125,46 @@ impl SampleReader {
             .map(|c| c.id as usize + 1)
             .max()
             .unwrap_or(0);
-        let cpu = Cpu::new(host, max_cpu, clocks.needs_busy());
+        let cpu = Cpu::new(host, max_cpu, clocks.needs_busy() || sources.softirq);
+        let pressure = sources
+            .pressure
+            .then(|| Pressure::new(host, &mut xh.missing));
+        let disks = sources
+            .disks
+            .then(|| Disks::new(host, &mut xh.disks, &mut xh.missing));
+        let net = sources
+            .net
+            .then(|| Net::new(host, &mut xh.net, &mut xh.missing));
+        let softirq = sources
+            .softirq
+            .then(|| Softirq::new(host, &mut xh.softirq_cpus, &mut xh.missing));
+        let buf_len = [
+            cpu.buf_len(),
+            disks.as_ref().map_or(0, Disks::buf_len),
+            net.as_ref().map_or(0, Net::buf_len),
+            softirq.as_ref().map_or(0, Softirq::buf_len),
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0);
         let mut r = SampleReader {
             t0,
             last_t: t0,
             n_clusters: inv.clusters.len(),
             header,
-            buf: vec![0; cpu.buf_len()],
+            extra_header: xh,
+            extra: ExtraSample::default(),
+            buf: vec![0; buf_len],
             ints,
             cpu,
             clocks,
             thermal,
             memory: Memory::new(host),
             power,
+            pressure,
+            disks,
+            net,
+            softirq,
             rpi: None,
         };
         // Baselines.
@@ -96,6 +172,18 @@ impl SampleReader {
         r.ints.read(&mut r.buf);
         r.power.baseline(&r.ints);
         r.clocks.baseline();
+        if let Some(p) = r.pressure.as_mut() {
+            p.baseline(&mut r.buf);
+        }
+        if let Some(d) = r.disks.as_mut() {
+            d.baseline(&mut r.buf);
+        }
+        if let Some(n) = r.net.as_mut() {
+            n.baseline(&mut r.buf);
+        }
+        if let Some(s) = r.softirq.as_mut() {
+            s.baseline(&mut r.buf);
+        }
         r.last_t = Instant::now();
         r
     }
@@ -109,6 +197,18 @@ impl SampleReader {
         &self.header
     }
 
+    /// What `extra()` holds: power sources, disks, interfaces, and sources that could not be
+    /// read with the reason.
+    pub fn extra_header(&self) -> &ExtraHeader {
+        &self.extra_header
+    }
+
+    /// The extra readings (power per source, memory detail, pressure, disks, network,
+    /// softirqs) taken with the latest sample.
+    pub fn extra(&self) -> &ExtraSample {
+        &self.extra
+    }
+
     /// The instant `Sample::t` counts from.
     pub fn t0(&self) -> Instant {
         self.t0
@@ -120,7 +220,7 @@ impl SampleReader {
     }
 
     /// The latest /proc/meminfo reading.
-    pub fn meminfo(&self) -> &truebench_host::parse::meminfo::Meminfo {
+    pub fn meminfo(&self) -> &Meminfo {
         &self.memory.last
     }
 
@@ -131,7 +231,8 @@ impl SampleReader {
         s
     }
 
-    /// Fill `s` in place, reusing its vectors: no allocation once they have their length.
+    /// Fill `s` (and `extra()`) in place, reusing their vectors: no allocation once they have
+    /// their length.
     pub fn sample_into(&mut self, s: &mut Sample) {
         let now_t = Instant::now();
         let dt = now_t.duration_since(self.last_t).as_secs_f64();
@@ -145,13 +246,33 @@ impl SampleReader {
         reset(&mut s.measured_mhz, self.n_clusters);
         reset(&mut s.temps_c, self.thermal.n_temps);
         reset(&mut s.electrical, self.thermal.n_electrical);
+        let x = &mut self.extra;
+        x.dt_s = dt;
 
         self.ints.read(&mut self.buf);
-        self.cpu.sample(&mut self.buf, s);
+        let agg = self.cpu.sample(&mut self.buf, s);
         self.clocks.sample(&self.ints, self.cpu.busy(), s);
         self.thermal.sample(&self.ints, s);
         self.memory.sample(&mut self.buf, s);
-        self.power.sample(&self.ints, dt, s);
+        x.memory = self.memory.detail();
+        self.power.sample(&self.ints, dt, s, &mut x.power_w);
+        x.pressure = self
+            .pressure
+            .as_mut()
+            .and_then(|p| p.sample(&mut self.buf, dt));
+        if let Some(d) = self.disks.as_mut() {
+            d.sample(&mut self.buf, &mut x.disks);
+        }
+        if let Some(n) = self.net.as_mut() {
+            n.sample(&mut self.buf, &mut x.net);
+        }
+        match self.softirq.as_mut() {
+            Some(q) => {
+                let out = x.softirq.get_or_insert_with(SoftirqSample::default);
+                q.sample(&mut self.buf, agg, &self.cpu, out);
+            }
+            None => x.softirq = None,
+        }
         s.rpi = self
             .rpi
             .as_ref()
