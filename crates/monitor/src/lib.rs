@@ -7,6 +7,7 @@ pub mod effective;
 pub mod evidence;
 pub mod exporter;
 pub mod finding;
+pub mod freq;
 pub mod kmsg;
 pub mod reader;
 pub mod render;

@@ -247,6 +247,12 @@ impl Sampler {
         }
     }
 
+    /// The instant the timeline's seconds count from (to line other logs up with it, such
+    /// as `freq::FreqSampler`).
+    pub fn t0(&self) -> Instant {
+        self.t0
+    }
+
     /// Seconds on the timeline's clock.
     pub fn now(&self) -> f64 {
         self.t0.elapsed().as_secs_f64()
