@@ -107,8 +107,9 @@ pub struct TimelineHeader {
 }
 
 /// A named phase: `[start, end)` in timeline seconds, with the parallelism it is expected
-/// to use (1 for a single-threaded benchmark, N for all cores; None = unknown).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// to use (1 for a single-threaded benchmark, N for all cores; None = unknown). `Default` so
+/// builders can write `..Default::default()` and keep compiling when a field is added.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Phase {
     pub name: String,
     pub start: f64,
