@@ -296,6 +296,7 @@ mod tests {
         std::fs::write(p, text).unwrap();
     }
 
+    // Moved here with the parser from truebench-workloads (its memory kernel's test).
     #[test]
     fn cache_sizes() {
         assert_eq!(parse_cache_size("48K"), Some(48 * 1024));

@@ -920,16 +920,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cache_sizes_parse_in_every_spelling() {
-        assert_eq!(parse_cache_size("48K"), Some(48 * KIB));
-        assert_eq!(parse_cache_size("491520K\n"), Some(480 * MIB));
-        assert_eq!(parse_cache_size("1M"), Some(MIB));
-        assert_eq!(parse_cache_size("512"), Some(512));
-        assert_eq!(parse_cache_size("garbage"), None);
-        assert_eq!(parse_cache_size(""), None);
-    }
-
-    #[test]
     fn buffer_is_four_llc_within_bounds_and_memory() {
         // RK3588: 3 MiB L3 → 16 MiB → raised to the 64 MiB floor.
         assert_eq!(
