@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
 # Cost of monitoring: CPU time per sample and peak RSS of `truebench monitor --interval 0.1
-# --json-lines` on this machine and on a synthetic 192-CPU root, against the cost of
-# sbc-bench's way of producing one monitoring line (a shell that forks awk/cut/sed/date and
-# command substitutions for every value: ~14 processes per line).
+# --json-lines` on this machine, judged two ways:
+#  - against a reference loop in C compiled here at run time (nothing compiled is kept): one
+#    absolute timed wake-up per interval, a pread(2) of every /proc and /sys file truebench
+#    keeps open (taken from its /proc/PID/fd), and one line written to stdout, at the same
+#    nice 19 as truebench's sampling. On a VM the timed wake-up and the cold reads dominate
+#    both, so the ratio says what truebench adds to the unavoidable;
+#  - against sbc-bench's way of producing one monitoring line (a shell that forks
+#    awk/cut/sed/date and command substitutions for every value: ~14 processes per line).
+# truebench and the C loop run alternately, RUNS times each, so load from elsewhere hits
+# both alike; the medians and the median of the per-run ratios are printed with the load
+# average. Then the same monitor on a synthetic 192-CPU root, and the reading cost alone.
 #
-# Not a test: prints figures for BENCHMARKS.md. Usage: bench/monitor_cost.sh [SECONDS]
-# (default 30). Needs: bash, awk, sed, cut, date (the emulated sbc-bench line).
+# Not a test: prints figures for BENCHMARKS.md. Usage: bench/monitor_cost.sh [SECONDS] [RUNS]
+# (default 30 and 3). Needs: bash, awk, sed, cut, date, cc (the C reference loop).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS=${1:-30}
+RUNS=${2:-3}
 export CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1}
 cargo build --release -q -p truebench
 cargo build --release -q -p truebench-monitor --example epyc_root --example sample_cost
@@ -17,9 +26,43 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 target/release/examples/epyc_root "$TMP/epyc192" 192 >/dev/null
 
+cat >"$TMP/ref.c" <<'EOF'
+/* ref INTERVAL_S FILE...: the least a monitor must do per sample — one absolute timed
+   wake-up, a pread of each file into a static buffer, one line to stdout — until killed. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+  if (argc < 2) return 2;
+  long long step = (long long)(atof(argv[1]) * 1e9);
+  int n = argc - 2, fds[512];
+  static char buf[1 << 16];
+  if (n > 512) n = 512;
+  for (int i = 0; i < n; i++) fds[i] = open(argv[i + 2], O_RDONLY);
+  struct timespec next;
+  clock_gettime(CLOCK_MONOTONIC, &next);
+  for (long long k = 0;; k++) {
+    next.tv_nsec += step;
+    while (next.tv_nsec >= 1000000000) { next.tv_nsec -= 1000000000; next.tv_sec++; }
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {}
+    long sum = 0;
+    for (int i = 0; i < n; i++)
+      if (fds[i] >= 0) sum += pread(fds[i], buf, sizeof buf, 0);
+    char line[64];
+    int len = snprintf(line, sizeof line, "%lld %ld\n", k, sum);
+    if (write(1, line, len) < 0) return 1;
+  }
+}
+EOF
+cc -O2 -o "$TMP/ref" "$TMP/ref.c"
+
 # CPU time of every thread of PID, in ns (schedstat: sum_exec_runtime; tick-free).
 cpu_ns() {
-  local total=0 t
+  local total=0 t ns
   for t in /proc/"$1"/task/*/schedstat; do
     read -r ns _ <"$t" || continue
     total=$((total + ns))
@@ -27,22 +70,73 @@ cpu_ns() {
   echo "$total"
 }
 
-# run_monitor LABEL ARGS…: prints "LABEL samples cpu_ns peak_rss_kib"
-run_monitor() {
-  local label=$1
-  shift
-  "$TB" monitor --interval 0.1 --json-lines "$@" >"$TMP/out.jsonl" &
-  local pid=$!
+# measure PID OUTFILE: after a 1 s warm-up (start-up and the first sample excluded), CPU
+# time and lines written over SECS; prints "samples cpu_ns peak_rss_kib".
+measure() {
+  local pid=$1 out=$2 n0 c0 n1 c1 rss
+  sleep 1
+  n0=$(wc -l <"$out")
+  c0=$(cpu_ns "$pid")
   sleep "$SECS"
-  local ns rss
-  ns=$(cpu_ns "$pid")
+  n1=$(wc -l <"$out")
+  c1=$(cpu_ns "$pid")
   rss=$(awk '/^VmHWM:/ {print $2}' /proc/"$pid"/status)
+  echo "$((n1 - n0)) $((c1 - c0)) $rss"
+}
+
+# run_monitor ARGS…: prints "samples cpu_ns peak_rss_kib"; leaves the /proc and /sys files
+# it keeps open in $TMP/files.
+run_monitor() {
+  "$TB" monitor --interval 0.1 --json-lines "$@" >"$TMP/out.jsonl" &
+  local pid=$! r f
+  sleep 0.5
+  for f in /proc/"$pid"/fd/*; do readlink "$f" || true; done | grep -E '^/(proc|sys)/' >"$TMP/files" || true
+  r=$(measure "$pid" "$TMP/out.jsonl")
   kill -INT "$pid"
   wait "$pid" || true
-  local n
-  n=$(wc -l <"$TMP/out.jsonl")
-  echo "$label $n $ns $rss"
+  echo "$r"
 }
+
+run_ref() {
+  local files
+  mapfile -t files <"$TMP/files"
+  # At nice 19, like truebench's sampling thread (sbc-bench renices its monitor too).
+  nice -n 19 "$TMP/ref" 0.1 "${files[@]}" >"$TMP/ref.out" &
+  local pid=$! r
+  r=$(measure "$pid" "$TMP/ref.out")
+  kill "$pid"
+  wait "$pid" 2>/dev/null || true
+  echo "$r"
+}
+
+per() { awk -v ns="$1" -v n="$2" 'BEGIN {if (n > 0) printf "%.1f", ns/1e3/n; else print "n/a"}'; }
+median() { sort -g | awk '{v[NR]=$1} END {if (NR == 0) print "n/a"; else if (NR % 2) print v[(NR+1)/2]; else printf "%.2f\n", (v[NR/2]+v[NR/2+1])/2}'; }
+
+echo "machine: $(nproc) CPUs, $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo), kernel $(uname -r)"
+echo "truebench monitor --interval 0.1 --json-lines vs the C reference loop, ${SECS}s each, ${RUNS} runs alternating:"
+printf "%4s %10s %12s %10s %12s %7s %9s %9s\n" run load1 "tb µs/smp" "tb RSS" "C µs/smp" ratio "tb smp" "C smp"
+: >"$TMP/tb" >"$TMP/c" >"$TMP/ratio" >"$TMP/load"
+rss_max=0
+for ((i = 1; i <= RUNS; i++)); do
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  read -r n_tb ns_tb rss < <(run_monitor)
+  read -r n_c ns_c _ < <(run_ref)
+  tb_us=$(per "$ns_tb" "$n_tb")
+  c_us=$(per "$ns_c" "$n_c")
+  ratio=$(awk -v a="$tb_us" -v b="$c_us" 'BEGIN {if (b > 0) printf "%.2f", a/b; else print "n/a"}')
+  echo "$tb_us" >>"$TMP/tb"
+  echo "$c_us" >>"$TMP/c"
+  echo "$ratio" >>"$TMP/ratio"
+  echo "$load" >>"$TMP/load"
+  ((rss > rss_max)) && rss_max=$rss
+  printf "%4s %10s %12s %6.1f MiB %12s %7s %9s %9s\n" "$i" "$load" "$tb_us" "$(awk -v k="$rss" 'BEGIN {print k/1024}')" "$c_us" "$ratio" "$n_tb" "$n_c"
+done
+echo "files read per sample: $(tr '\n' ' ' <"$TMP/files")"
+echo "median: truebench $(median <"$TMP/tb") µs/sample, C loop $(median <"$TMP/c") µs/sample, ratio $(median <"$TMP/ratio") (load1 median $(median <"$TMP/load"), now $(cut -d' ' -f1-3 /proc/loadavg)); peak RSS $(awk -v k="$rss_max" 'BEGIN {printf "%.1f", k/1024}') MiB"
+echo "targets: <= 100 µs CPU per sample, <= 10 MiB RSS"
+
+read -r n_192 ns_192 rss_192 < <(run_monitor --root "$TMP/epyc192")
+printf "192-CPU root (files only): %s µs/sample, %s MiB peak RSS, %s samples\n" "$(per "$ns_192" "$n_192")" "$(awk -v k="$rss_192" 'BEGIN {printf "%.1f", k/1024}')" "$n_192"
 
 # One sbc-bench monitoring line (singlecluster case of MonitorBoard, same commands and command
 # substitutions), reading this machine's /proc and a stand-in for the cpufreq and thermal
@@ -70,11 +164,6 @@ read_temp() {
   echo -e "${RawTemp}"
 }
 
-echo "machine: $(nproc) CPUs, $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo), kernel $(uname -r)"
-echo "running truebench monitor --interval 0.1 --json-lines for ${SECS}s each…"
-read -r _ n_live ns_live rss_live < <(run_monitor live)
-read -r _ n_192 ns_192 rss_192 < <(run_monitor epyc192 --root "$TMP/epyc192")
-
 # sbc-bench emulation: N lines back to back, CPU time of the shell and all its children.
 N=200
 t0=$(date +%s%N)
@@ -86,18 +175,8 @@ tck=$(getconf CLK_TCK)
 sbc_us=$(awk -v a="$cpu_before" -v b="$cpu_after" -v t="$tck" -v n="$N" 'BEGIN {printf "%.0f", (b-a)/t*1e6/n}')
 wall_us=$(awk -v a="$t0" -v b="$t1" -v n="$N" 'BEGIN {printf "%.0f", (b-a)/1e3/n}')
 forks=$( (strace -f -c -e trace=clone,clone3,fork,vfork bash -c "$(declare -f sbc_line read_temp); TMP=$TMP; sbc_line >/dev/null" 2>&1 >/dev/null || true) | awk '/clone|fork/ {s+=$4} END {print s+0}')
-
-per() { awk -v ns="$1" -v n="$2" 'BEGIN {if (n > 0) printf "%.1f", ns/1e3/n; else print "n/a"}'; }
-live_us=$(per "$ns_live" "$n_live")
-e192_us=$(per "$ns_192" "$n_192")
-echo
-printf "%-46s %10s %12s %10s\n" "" "samples" "CPU/sample" "peak RSS"
-printf "%-46s %10s %10s µs %7s MiB\n" "truebench monitor, this machine" "$n_live" "$live_us" "$(awk -v k="$rss_live" 'BEGIN {printf "%.1f", k/1024}')"
-printf "%-46s %10s %10s µs %7s MiB\n" "truebench monitor, 192-CPU root (files only)" "$n_192" "$e192_us" "$(awk -v k="$rss_192" 'BEGIN {printf "%.1f", k/1024}')"
-printf "%-46s %10s %10s µs %11s\n" "sbc-bench monitoring line (emulated)" "$N" "$sbc_us" "-"
-echo "sbc-bench line: ${wall_us} µs wall each; processes forked per line: ${forks} (strace; 0 = strace not installed)"
-awk -v a="$sbc_us" -v b="$live_us" 'BEGIN {if (b > 0) printf "ratio sbc-bench / truebench CPU per line: %.0fx\n", a/b}'
-echo "targets: <= 100 µs CPU per sample, <= 10 MiB RSS"
+echo "sbc-bench monitoring line (emulated): ${sbc_us} µs CPU, ${wall_us} µs wall each; processes forked per line: ${forks} (strace; 0 = strace not installed)"
+awk -v a="$sbc_us" -v b="$(median <"$TMP/tb")" 'BEGIN {if (b > 0) printf "ratio sbc-bench / truebench CPU per line: %.0fx\n", a/b}'
 echo
 echo "breakdown (reading only, no thread, no output):"
 target/release/examples/sample_cost / 2000

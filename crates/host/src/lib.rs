@@ -1,8 +1,10 @@
 //! Read-only view of one Linux machine, rooted at a directory: the `Host` reader, pure
 //! parsers, knowledge tables compiled in as data, and the `Inventory` they yield.
 
+pub mod devices;
 pub mod host;
 pub mod parse;
+pub mod procfs;
 
 pub use host::{Host, ReadError};
 pub mod inventory;

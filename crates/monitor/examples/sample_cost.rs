@@ -4,6 +4,7 @@
 
 use std::time::{Duration, Instant};
 use truebench_host::{Host, Inventory};
+use truebench_monitor::freq::FreqReader;
 use truebench_monitor::reader::SampleReader;
 use truebench_monitor::Sample;
 
@@ -50,7 +51,16 @@ fn main() {
         let _ = std::hint::black_box(serde_json::to_string(&s));
     }
     let ser = (cpu_ns() - c1) as f64 / n as f64 / 1e3;
+    // The governor frequency log reads only scaling_cur_freq per policy.
+    let mut f = FreqReader::new(&host, &inv);
+    let mut row = vec![None; f.policies().len()];
+    let c2 = cpu_ns();
+    for _ in 0..n {
+        f.read(&mut row);
+    }
+    let freq = (cpu_ns() - c2) as f64 / n as f64 / 1e3;
     println!(
-        "{root}: sample_into {cpu:.1} µs CPU back to back ({wall:.1} µs wall), {cold:.1} µs after a 100 ms pause; JSON of {json} bytes {ser:.1} µs"
+        "{root}: sample_into {cpu:.1} µs CPU back to back ({wall:.1} µs wall), {cold:.1} µs after a 100 ms pause; JSON of {json} bytes {ser:.1} µs; frequency log tick ({} policies) {freq:.1} µs",
+        row.len()
     );
 }

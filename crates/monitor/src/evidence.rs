@@ -9,7 +9,7 @@
 //! to aligning `unix_ms` with the timeline's own samples.
 
 use serde::{Deserialize, Serialize};
-use truebench_host::parse::{cpufreq, cpulist, meminfo, stat, swaps};
+use truebench_host::parse::{cpufreq, cpulist, stat, swaps};
 use truebench_host::{Host, Inventory};
 
 use crate::timeline::Timeline;
@@ -495,11 +495,10 @@ impl Snapshot {
             Err(e) => self.missing.push(format!("swap: {e}")),
         }
         self.zram_swap = self.swaps.iter().any(SwapUse::is_zram);
-        match host.read("proc/meminfo") {
-            Ok(t) => {
-                let mi = meminfo::parse(&t);
-                self.swap_total_kb = mi.get("SwapTotal").copied();
-                self.swap_free_kb = mi.get("SwapFree").copied();
+        match host.meminfo() {
+            Ok(mi) => {
+                self.swap_total_kb = mi.swap_total_kb;
+                self.swap_free_kb = mi.swap_free_kb;
             }
             Err(e) => self.missing.push(format!("memory: {e}")),
         }

@@ -52,7 +52,6 @@ pub struct Exporter {
     core_throttles: Vec<Throttle>,
     package_throttles: Vec<(String, File)>,
     policies: Vec<(u32, File)>,
-    meminfo: Option<File>,
     clusters: Vec<(String, String)>,
     /// Kept alive: its thread refreshes the readings the sample reader shares.
     _rpi: Option<RpiPoller>,
@@ -198,7 +197,6 @@ impl Exporter {
             core_throttles,
             package_throttles,
             policies,
-            meminfo: open("proc/meminfo".into()),
             clusters,
             _rpi: rpi,
             cpus_online_at_start: None,
@@ -260,7 +258,7 @@ impl Exporter {
 
         let mut zones = Vec::new();
         let mut hw_temps = Vec::new();
-        for (origin, t) in self.reader.temp_origin.iter().zip(&s.temps_c) {
+        for (origin, t) in self.reader.thermal.temp_origin.iter().zip(&s.temps_c) {
             let Some(t) = t else { continue };
             match origin {
                 Origin::Zone { zone, kind } => {
@@ -304,6 +302,7 @@ impl Exporter {
         ] {
             let v: Vec<_> = self
                 .reader
+                .thermal
                 .electrical_origin
                 .iter()
                 .zip(&s.electrical)
@@ -321,9 +320,10 @@ impl Exporter {
         let mut names: Vec<(Vec<(&str, String)>, f64)> = Vec::new();
         for origin in self
             .reader
+            .thermal
             .temp_origin
             .iter()
-            .chain(self.reader.electrical_origin.iter().map(|(_, o)| o))
+            .chain(self.reader.thermal.electrical_origin.iter().map(|(_, o)| o))
         {
             if let Origin::Hwmon {
                 chip, chip_name, ..
@@ -380,23 +380,10 @@ impl Exporter {
         if let Some(l) = s.load1 {
             o.family("node_load1", "gauge", "1m load average.", &[(vec![], l)]);
         }
-        let (mut total, mut free) = (None, None);
-        if let Some(text) = self
-            .meminfo
-            .as_ref()
-            .and_then(|f| crate::reader::pread_all(f, buf).ok())
-        {
-            for line in String::from_utf8_lossy(text).lines() {
-                let val = || -> Option<f64> {
-                    Some(line.split_whitespace().nth(1)?.parse::<f64>().ok()? * 1024.0)
-                };
-                if line.starts_with("SwapTotal:") {
-                    total = val();
-                } else if line.starts_with("SwapFree:") {
-                    free = val();
-                }
-            }
-        }
+        // The sample just taken read /proc/meminfo already.
+        let mi = self.reader.meminfo();
+        let total = mi.swap_total_kb.map(|kb| kb as f64 * 1024.0);
+        let free = mi.swap_free_kb.map(|kb| kb as f64 * 1024.0);
         if let Some(t) = total {
             o.family(
                 "node_memory_SwapTotal_bytes",

@@ -1,11 +1,13 @@
 //! Monitoring beside every benchmark: the sampler, the timeline, before/after evidence, and
 //! the pure detectors that turn evidence into findings.
 
+mod collect;
 pub mod detect;
 pub mod effective;
 pub mod evidence;
 pub mod exporter;
 pub mod finding;
+pub mod freq;
 pub mod kmsg;
 pub mod reader;
 pub mod render;
@@ -14,4 +16,8 @@ pub mod sampler;
 pub mod timeline;
 
 pub use finding::{Finding, FindingKind, Severity};
-pub use timeline::{CpuPct, Phase, RpiSample, Sample, Timeline, TimelineHeader};
+pub use reader::Sources;
+pub use timeline::{
+    CpuPct, ExtraHeader, ExtraSample, Phase, PhaseEnergy, RpiSample, Sample, SourceEnergy,
+    Timeline, TimelineHeader,
+};

@@ -1,18 +1,25 @@
-//! `Sampler`: one background thread that owns a `SampleReader` and appends a `Sample` to a
-//! shared `Timeline` every interval. It never forks (the Raspberry Pi poller, which must run
-//! `vcgencmd`, is a thread of its own).
+//! Sampling at a fixed interval: `SampleLoop` samples on the calling thread (the monitor's
+//! command line: one thread, one wake-up per sample), `Sampler` runs the same loop on a
+//! background thread and appends to a shared `Timeline` while a benchmark runs. Neither ever
+//! forks (the Raspberry Pi poller, which must run `vcgencmd`, is a thread of its own).
 
-use crate::reader::SampleReader;
+use crate::reader::{SampleReader, Sources};
 use crate::rpi::RpiPoller;
-use crate::timeline::{Sample, Timeline, TimelineHeader};
+use crate::timeline::{ExtraSample, Sample, Timeline, TimelineHeader};
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use truebench_host::{Host, Inventory};
 
-/// Called on the sampler thread with each new sample (print it, send it on a channel…).
-/// Keep it short: the next sample waits for it.
-pub type OnSample = Box<dyn FnMut(&Sample) + Send>;
+/// Called with each new sample and its extra readings (print it, send it on a channel…);
+/// `Break` ends sampling. Keep it short: the next sample waits for it.
+pub type OnSample = Box<dyn FnMut(&Sample, &ExtraSample) -> ControlFlow<()> + Send>;
+
+/// How often a loop with a `stop` flag looks at it while waiting for a long interval: the
+/// flag (set by a signal thread) cannot wake it.
+const STOP_POLL: Duration = Duration::from_millis(250);
 
 #[derive(Debug, Clone)]
 pub struct SamplerConfig {
@@ -23,6 +30,14 @@ pub struct SamplerConfig {
     /// Lower the sampler thread's priority (nice 19, as sbc-bench renices its monitor) so it
     /// does not compete with the benchmark it watches.
     pub nice: bool,
+    /// Optional sources to read besides the standard set.
+    pub sources: Sources,
+    /// Keep every sample in the timeline. Off for a monitor that only prints: memory stays
+    /// flat however long it runs, and a sample costs no allocation.
+    pub keep_samples: bool,
+    /// Stop when this becomes true (looked at every sample, and every 250 ms while waiting
+    /// for a longer interval).
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 impl Default for SamplerConfig {
@@ -31,6 +46,9 @@ impl Default for SamplerConfig {
             interval: Duration::from_secs(5),
             rpi_interval: Duration::from_secs(5),
             nice: true,
+            sources: Sources::default(),
+            keep_samples: true,
+            stop: None,
         }
     }
 }
@@ -39,15 +57,167 @@ struct Shared {
     timeline: Mutex<Timeline>,
     stop: Mutex<bool>,
     wake: Condvar,
+    disabled: Mutex<Vec<String>>,
 }
 
+/// Samples at every interval on the thread that calls `run`.
+pub struct SampleLoop {
+    reader: SampleReader,
+    cfg: SamplerConfig,
+    interval: Duration,
+    shared: Arc<Shared>,
+    rpi_pmic: Option<bool>,
+    _rpi: Option<RpiPoller>,
+}
+
+impl SampleLoop {
+    /// Open the files and take the baselines (the first sample is one interval later).
+    pub fn new(host: &Host, inv: &Inventory, cfg: SamplerConfig) -> SampleLoop {
+        let interval = cfg.interval.max(Duration::from_millis(1));
+        let mut reader = SampleReader::with_sources(host, inv, interval, cfg.sources);
+        let rpi = RpiPoller::start(host, cfg.rpi_interval);
+        if let Some(p) = &rpi {
+            reader.set_rpi(Arc::clone(&p.latest));
+        }
+        let mut timeline = Timeline::new(reader.header().clone());
+        timeline.extra_header = reader.extra_header().clone();
+        SampleLoop {
+            shared: Arc::new(Shared {
+                timeline: Mutex::new(timeline),
+                stop: Mutex::new(false),
+                wake: Condvar::new(),
+                disabled: Mutex::new(Vec::new()),
+            }),
+            reader,
+            cfg,
+            interval,
+            rpi_pmic: rpi.as_ref().map(|p| p.pmic),
+            _rpi: rpi,
+        }
+    }
+
+    /// Some(pmic) when Raspberry Pi firmware readings are being taken.
+    pub fn rpi(&self) -> Option<bool> {
+        self.rpi_pmic
+    }
+
+    pub fn header(&self) -> &TimelineHeader {
+        self.reader.header()
+    }
+
+    /// Sample until the `stop` flag is set or `on_sample` breaks; returns the timeline (its
+    /// samples only with `keep_samples`).
+    pub fn run(mut self, mut on_sample: Option<OnSample>) -> Timeline {
+        self.run_loop(&mut on_sample);
+        let mut tl = std::mem::take(&mut *lock(&self.shared.timeline));
+        tl.fill_energy();
+        tl
+    }
+
+    fn stopped(&self) -> bool {
+        self.cfg
+            .stop
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::SeqCst))
+    }
+
+    /// Wait until `due`; false when asked to stop meanwhile.
+    fn wait_until(&self, due: Instant) -> bool {
+        let mut stop = lock(&self.shared.stop);
+        loop {
+            if *stop || self.stopped() {
+                return false;
+            }
+            let now = Instant::now();
+            if now >= due {
+                return true;
+            }
+            let mut wait = due - now;
+            if self.cfg.stop.is_some() {
+                wait = wait.min(STOP_POLL);
+            }
+            stop = self
+                .shared
+                .wake
+                .wait_timeout(stop, wait)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+
+    fn run_loop(&mut self, on_sample: &mut Option<OnSample>) {
+        // Let the kernel batch our timer with others (up to 1 % of the interval, at most 1 ms):
+        // a timed wakeup is the largest part of a sample's cost, more so in a VM.
+        let slack_ns = (self.interval.as_nanos() / 100).clamp(50_000, 1_000_000) as libc::c_ulong;
+        // SAFETY: PR_SET_TIMERSLACK on the calling thread; failure is harmless.
+        unsafe {
+            libc::prctl(libc::PR_SET_TIMERSLACK, slack_ns, 0, 0, 0);
+        }
+        if self.cfg.nice {
+            // SAFETY: setpriority on our own thread id; failure is harmless.
+            unsafe {
+                let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+                libc::setpriority(libc::PRIO_PROCESS, tid, 19);
+            }
+        }
+        let start = self.reader.t0();
+        let interval = self.interval;
+        // Reused when samples are not kept: steady-state sampling allocates nothing.
+        let mut scratch = Sample::default();
+        let mut k: u32 = 1;
+        loop {
+            // Absolute deadlines: sampling does not drift by the cost of each sample. When a
+            // sample ran late (a slow file, a busy machine), skip the ticks already missed.
+            let mut due = start + interval * k;
+            let now = Instant::now();
+            if due <= now {
+                let behind = now.duration_since(start).as_secs_f64() / interval.as_secs_f64();
+                k = behind as u32 + 1;
+                due = start + interval * k;
+            }
+            if !self.wait_until(due) {
+                return;
+            }
+            k += 1;
+            let flow = if self.cfg.keep_samples {
+                let s = self.reader.sample();
+                let flow = on_sample
+                    .as_mut()
+                    .map_or(ControlFlow::Continue(()), |cb| cb(&s, self.reader.extra()));
+                let mut tl = lock(&self.shared.timeline);
+                tl.samples.push(s);
+                tl.extra.push(self.reader.extra().clone());
+                flow
+            } else {
+                self.reader.sample_into(&mut scratch);
+                on_sample.as_mut().map_or(ControlFlow::Continue(()), |cb| {
+                    cb(&scratch, self.reader.extra())
+                })
+            };
+            let disabled = self.reader.disabled();
+            if !disabled.is_empty() {
+                let mut d = lock(&self.shared.disabled);
+                if d.len() != disabled.len() {
+                    *d = disabled.to_vec();
+                }
+            }
+            if flow.is_break() {
+                return;
+            }
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A `SampleLoop` on a background thread, with phase marks on the shared timeline.
 pub struct Sampler {
     shared: Arc<Shared>,
     handle: Option<JoinHandle<()>>,
     t0: Instant,
     rpi_pmic: Option<bool>,
-    disabled: Arc<Mutex<Vec<String>>>,
-    _rpi: Option<RpiPoller>,
 }
 
 impl Sampler {
@@ -58,34 +228,29 @@ impl Sampler {
         cfg: SamplerConfig,
         on_sample: Option<OnSample>,
     ) -> Sampler {
-        let interval = cfg.interval.max(Duration::from_millis(1));
-        let mut reader = SampleReader::new(host, inv, interval);
-        let rpi = RpiPoller::start(host, cfg.rpi_interval);
-        if let Some(p) = &rpi {
-            reader.set_rpi(Arc::clone(&p.latest));
-        }
-        let t0 = reader.t0();
-        let shared = Arc::new(Shared {
-            timeline: Mutex::new(Timeline::new(reader.header().clone())),
-            stop: Mutex::new(false),
-            wake: Condvar::new(),
-        });
-        let disabled = Arc::new(Mutex::new(Vec::new()));
-        let sh = Arc::clone(&shared);
-        let dis = Arc::clone(&disabled);
-        let nice = cfg.nice;
+        let mut lp = SampleLoop::new(host, inv, cfg);
+        let shared = Arc::clone(&lp.shared);
+        let t0 = lp.reader.t0();
+        let rpi_pmic = lp.rpi_pmic;
         let handle = std::thread::Builder::new()
             .name("truebench-sampler".into())
-            .spawn(move || run(reader, sh, interval, on_sample, nice, dis))
+            .spawn(move || {
+                let mut cb = on_sample;
+                lp.run_loop(&mut cb);
+            })
             .ok();
         Sampler {
             shared,
             handle,
             t0,
-            rpi_pmic: rpi.as_ref().map(|p| p.pmic),
-            disabled,
-            _rpi: rpi,
+            rpi_pmic,
         }
+    }
+
+    /// The instant the timeline's seconds count from (to line other logs up with it, such
+    /// as `freq::FreqSampler`).
+    pub fn t0(&self) -> Instant {
+        self.t0
     }
 
     /// Seconds on the timeline's clock.
@@ -121,110 +286,41 @@ impl Sampler {
 
     /// Files disabled because a read timed out.
     pub fn disabled(&self) -> Vec<String> {
-        self.disabled
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        lock(&self.shared.disabled).clone()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Timeline> {
-        self.shared
-            .timeline
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+        lock(&self.shared.timeline)
+    }
+
+    /// Block until sampling ends by itself (the config's `stop` flag, or the callback's
+    /// `Break`).
+    pub fn wait(&mut self) {
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
     }
 
     /// Stop sampling (at once, not at the next tick) and return the timeline, with the open
-    /// phase ended.
+    /// phase ended and the energy of every phase filled in.
     pub fn stop(mut self) -> Timeline {
         self.halt();
         let t = self.now();
         let mut tl = std::mem::take(&mut *self.lock());
         tl.end_phase(t);
+        tl.fill_energy();
         tl
     }
 
     fn halt(&mut self) {
-        *self.shared.stop.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        *lock(&self.shared.stop) = true;
         self.shared.wake.notify_all();
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
+        self.wait();
     }
 }
 
 impl Drop for Sampler {
     fn drop(&mut self) {
         self.halt();
-    }
-}
-
-fn run(
-    mut reader: SampleReader,
-    sh: Arc<Shared>,
-    interval: Duration,
-    mut on_sample: Option<OnSample>,
-    nice: bool,
-    disabled: Arc<Mutex<Vec<String>>>,
-) {
-    // Let the kernel batch our timer with others (up to 1 % of the interval, at most 1 ms):
-    // a timed wakeup is the largest part of a sample's cost, more so in a VM.
-    let slack_ns = (interval.as_nanos() / 100).clamp(50_000, 1_000_000) as libc::c_ulong;
-    // SAFETY: PR_SET_TIMERSLACK on the calling thread; failure is harmless.
-    unsafe {
-        libc::prctl(libc::PR_SET_TIMERSLACK, slack_ns, 0, 0, 0);
-    }
-    if nice {
-        // SAFETY: setpriority on our own thread id; failure is harmless.
-        unsafe {
-            let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-            libc::setpriority(libc::PRIO_PROCESS, tid, 19);
-        }
-    }
-    let start = reader.t0();
-    let mut k: u32 = 1;
-    loop {
-        // Absolute deadlines: sampling does not drift by the cost of each sample. When a
-        // sample ran late (a slow file, a busy machine), skip the ticks already missed.
-        let mut due = start + interval * k;
-        let now = Instant::now();
-        if due <= now {
-            let behind = now.duration_since(start).as_secs_f64() / interval.as_secs_f64();
-            k = behind as u32 + 1;
-            due = start + interval * k;
-        }
-        {
-            let mut stop = sh.stop.lock().unwrap_or_else(|e| e.into_inner());
-            loop {
-                if *stop {
-                    return;
-                }
-                let now = Instant::now();
-                if now >= due {
-                    break;
-                }
-                stop = sh
-                    .wake
-                    .wait_timeout(stop, due - now)
-                    .unwrap_or_else(|e| e.into_inner())
-                    .0;
-            }
-        }
-        k += 1;
-        let s = reader.sample();
-        if let Some(cb) = on_sample.as_mut() {
-            cb(&s);
-        }
-        if !reader.disabled().is_empty() {
-            let mut d = disabled.lock().unwrap_or_else(|e| e.into_inner());
-            if d.len() != reader.disabled().len() {
-                *d = reader.disabled().to_vec();
-            }
-        }
-        sh.timeline
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .samples
-            .push(s);
     }
 }

@@ -5,7 +5,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use truebench_host::{Host, Inventory};
-use truebench_monitor::reader::SampleReader;
+use truebench_monitor::reader::{SampleReader, Sources};
 use truebench_monitor::Sample;
 
 struct Counting;
@@ -28,9 +28,9 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static A: Counting = Counting;
 
-fn allocs_per_sample(host: &Host) -> (usize, usize) {
+fn allocs_per_sample(host: &Host, sources: Sources) -> (usize, usize) {
     let inv = Inventory::probe(host);
-    let mut r = SampleReader::new(host, &inv, Duration::from_millis(100));
+    let mut r = SampleReader::with_sources(host, &inv, Duration::from_millis(100), sources);
     let mut s = Sample::default();
     r.sample_into(&mut s);
     let before = ALLOCS.load(Ordering::Relaxed);
@@ -46,7 +46,7 @@ fn allocs_per_sample(host: &Host) -> (usize, usize) {
 // One test function: the counter is global and tests run in parallel threads.
 #[test]
 fn steady_state_sampling_does_not_allocate() {
-    let (steady, owned) = allocs_per_sample(&Host::live());
+    let (steady, owned) = allocs_per_sample(&Host::live(), Sources::default());
     assert_eq!(
         steady, 0,
         "live machine: {steady} allocations in 50 samples"
@@ -81,6 +81,13 @@ fn steady_state_sampling_does_not_allocate() {
     w("sys/class/thermal/thermal_zone0/temp", "40000\n");
     w("sys/class/hwmon/hwmon0/name", "rpi_volt\n");
     w("sys/class/hwmon/hwmon0/in0_input", "5000\n");
-    let (steady, _) = allocs_per_sample(&Host::new(d.path()));
+    let (steady, _) = allocs_per_sample(&Host::new(d.path()), Sources::default());
     assert_eq!(steady, 0, "board root: {steady} allocations in 50 samples");
+
+    // Every optional source (disks, network, softirqs, pressure) on the live machine.
+    let (steady, _) = allocs_per_sample(&Host::live(), Sources::ALL);
+    assert_eq!(
+        steady, 0,
+        "live machine, all sources: {steady} allocations in 50 samples"
+    );
 }

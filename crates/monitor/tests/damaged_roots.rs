@@ -16,8 +16,10 @@ use truebench_host::{Host, Inventory};
 use truebench_monitor::detect::detect_all;
 use truebench_monitor::evidence::Snapshot;
 use truebench_monitor::kmsg::KernelLog;
-use truebench_monitor::reader::SampleReader;
+use truebench_monitor::reader::{SampleReader, Sources};
 use truebench_monitor::timeline::Timeline;
+
+mod common;
 
 #[derive(Debug, Clone, Copy)]
 enum Mode {
@@ -136,7 +138,7 @@ struct Clean {
 fn clean(host: &Host) -> Clean {
     let inv = Inventory::probe(host);
     let before = Snapshot::take(host, &inv);
-    let reader = SampleReader::new(host, &inv, Duration::from_millis(10));
+    let reader = SampleReader::with_sources(host, &inv, Duration::from_millis(10), Sources::ALL);
     Clean {
         inv,
         before,
@@ -150,15 +152,41 @@ fn exercise_damaged(host: &Host, c: &mut Clean) {
     let inv = Inventory::probe(host);
     let after = Snapshot::take(host, &inv);
     let mut tl = Timeline::new(c.reader.header().clone());
+    tl.extra_header = c.reader.extra_header().clone();
+    tl.begin_phase("p", 0.0, None);
     for _ in 0..3 {
         tl.samples.push(c.reader.sample());
+        tl.extra.push(c.reader.extra().clone());
     }
+    tl.end_phase(1.0);
+    tl.fill_energy();
     // A reader opened on the damaged files.
-    let mut fresh = SampleReader::new(host, &inv, Duration::from_millis(10));
+    let mut fresh = SampleReader::with_sources(host, &inv, Duration::from_millis(10), Sources::ALL);
     let mut tl2 = Timeline::new(fresh.header().clone());
+    tl2.extra_header = fresh.extra_header().clone();
     for _ in 0..3 {
         tl2.samples.push(fresh.sample());
+        tl2.extra.push(fresh.extra().clone());
     }
+    tl2.fill_energy();
+    // The typed Host readers over the damaged files.
+    let _ = (
+        host.meminfo(),
+        host.hostname(),
+        host.diskstats(),
+        host.net_dev(),
+    );
+    let _ = (
+        host.softirqs(),
+        host.devfreq(),
+        host.pcie_aspm(),
+        host.disks(),
+    );
+    let _ = (host.powercap_zones(), host.cpu_caches(0));
+    for k in truebench_host::procfs::PressureKind::ALL {
+        let _ = host.pressure(k);
+    }
+    let _ = serde_json::to_string(&tl2);
     let klog = KernelLog::Lines(vec!["[ 1.0] CPU3: shutdown".into()]);
     detect_all(&c.inv, &c.before, &after, &tl, &klog);
     detect_all(&inv, &after, &c.before, &tl2, &klog);
@@ -316,4 +344,47 @@ fn real_arm_dump_survives_damage() {
     let copy = tempfile::tempdir().unwrap();
     truebench_fixtures::copy_tree(&d.path().join(name), copy.path()).unwrap();
     check(name, copy.path());
+}
+
+#[test]
+fn power_io_and_devfreq_board_survives_damage() {
+    // The hand-made roots of the extra-source tests in one: a Jetson INA3221, an INA226 and an
+    // amd_energy counter; disks, network, softirqs and PSI; RK3588 devfreq and ASPM.
+    let d = tempfile::tempdir().unwrap();
+    common::power_board(d.path());
+    common::io_board(d.path());
+    common::devfreq_board(d.path());
+    check("power-io-devfreq", d.path());
+}
+
+#[test]
+fn x86_laptop_rapl_survives_damage_to_its_counters() {
+    // Only the powercap files (energy counters, ranges, names) damaged: the full laptop root
+    // runs in `x86_intel_laptop_survives_damage`.
+    let d = truebench_fixtures::root("x86-intel-laptop");
+    let zones = d.path().join("sys/devices/virtual/powercap");
+    assert!(zones.is_dir());
+    quiet_panics();
+    let host = Host::new(d.path());
+    let files: Vec<(PathBuf, Vec<u8>)> = regular_files(d.path())
+        .into_iter()
+        .filter(|r| r.starts_with("sys/devices/virtual/powercap"))
+        .filter_map(|r| Some((r.clone(), fs::read(d.path().join(&r)).ok()?)))
+        .collect();
+    assert!(files.len() >= 12, "{files:?}");
+    let mut failures = Vec::new();
+    for mode in MODES {
+        for (rel, orig) in &files {
+            let r = catch(|| {
+                let mut c = clean(&host);
+                let _ = fs::write(d.path().join(rel), damage(orig, mode));
+                exercise_damaged(&host, &mut c);
+            });
+            fs::write(d.path().join(rel), orig).unwrap();
+            if let Err(e) = r {
+                failures.push(format!("{mode:?} on {}: {e}", rel.display()));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

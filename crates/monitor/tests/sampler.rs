@@ -18,8 +18,9 @@ fn samples_phases_callback_and_prompt_stop() {
         &host,
         &inv,
         cfg,
-        Some(Box::new(move |x| {
+        Some(Box::new(move |x, _| {
             let _ = tx.send(x.t);
+            std::ops::ControlFlow::Continue(())
         })),
     );
     s.mark_phase("warm", Some(1));
@@ -47,4 +48,69 @@ fn samples_phases_callback_and_prompt_stop() {
     let tl = s.stop();
     assert!(t.elapsed() < Duration::from_secs(5));
     assert!(tl.samples.is_empty());
+}
+
+#[test]
+fn a_loop_on_this_thread_ends_by_its_callback_or_its_flag() {
+    use std::ops::ControlFlow;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use truebench_monitor::sampler::SampleLoop;
+    let host = Host::live();
+    let inv = Inventory::probe(&host);
+
+    // The callback's Break ends it; kept samples come with their extra readings.
+    let mut n = 0;
+    let cfg = SamplerConfig {
+        interval: Duration::from_millis(10),
+        ..Default::default()
+    };
+    let tl = SampleLoop::new(&host, &inv, cfg).run(Some(Box::new(move |_, x| {
+        assert!(x.dt_s > 0.0);
+        n += 1;
+        if n == 3 {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })));
+    assert_eq!(tl.samples.len(), 3);
+    assert_eq!(tl.extra.len(), 3);
+
+    // Not keeping samples: the callback sees them, the timeline holds none.
+    let (tx, rx) = mpsc::channel();
+    let cfg = SamplerConfig {
+        interval: Duration::from_millis(10),
+        keep_samples: false,
+        ..Default::default()
+    };
+    let tl = SampleLoop::new(&host, &inv, cfg).run(Some(Box::new(move |s, _| {
+        let _ = tx.send(s.t);
+        if s.t > 0.045 {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })));
+    assert!(tl.samples.is_empty());
+    assert!(rx.try_iter().count() >= 4);
+
+    // A flag set by another thread (the signal thread, in `truebench monitor`) ends a 30 s
+    // interval within the 250 ms it is looked at.
+    let flag = Arc::new(AtomicBool::new(false));
+    let cfg = SamplerConfig {
+        interval: Duration::from_secs(30),
+        stop: Some(Arc::clone(&flag)),
+        ..Default::default()
+    };
+    let lp = SampleLoop::new(&host, &inv, cfg);
+    let setter = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(100));
+        flag.store(true, Ordering::SeqCst);
+    });
+    let t = Instant::now();
+    let tl = lp.run(None);
+    assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    assert!(tl.samples.is_empty());
+    setter.join().unwrap();
 }

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use truebench_host::{Host, Inventory};
 use truebench_model::{MonitorBody, MonitorResult};
+use truebench_monitor::Sources;
 
 use crate::session::{Finish, Outcome, Session, SessionOptions};
 
@@ -51,6 +52,8 @@ pub fn run(
         &SessionOptions {
             sample_interval: opts.interval,
             kernel_log: opts.kernel_log.clone(),
+            // The evidence of a command includes its I/O, network and stall time.
+            sources: Sources::ALL,
             ..Default::default()
         },
         stop.clone(),

@@ -20,7 +20,7 @@ use truebench_monitor::detect::{self, throttling, Context};
 use truebench_monitor::evidence::{Snapshot, SnapshotOptions};
 use truebench_monitor::kmsg::{KernelLog, KernelLogReader};
 use truebench_monitor::sampler::{Sampler, SamplerConfig};
-use truebench_monitor::Finding;
+use truebench_monitor::{Finding, Sources};
 use truebench_tuning::{Tuning, TuningError};
 
 /// How a session samples and where it reads the kernel log.
@@ -29,6 +29,8 @@ pub struct SessionOptions {
     pub sample_interval: Duration,
     /// Read kernel-log lines from this file instead of `dev/kmsg` (`--kernel-log`).
     pub kernel_log: Option<std::path::PathBuf>,
+    /// Readings beyond the standard set (power per source, pressure, disks, network…).
+    pub sources: Sources,
     pub truebench_version: String,
 }
 
@@ -37,6 +39,7 @@ impl Default for SessionOptions {
         SessionOptions {
             sample_interval: Duration::from_secs(1),
             kernel_log: None,
+            sources: Sources::default(),
             truebench_version: env!("CARGO_PKG_VERSION").to_string(),
         }
     }
@@ -134,6 +137,7 @@ impl<'a> Session<'a> {
             inv,
             SamplerConfig {
                 interval: opts.sample_interval,
+                sources: opts.sources,
                 ..Default::default()
             },
             None,
@@ -494,7 +498,7 @@ impl<'a> Session<'a> {
                 ended: Stamp::now(),
                 duration_s: self.t0.elapsed().as_secs_f64(),
                 started: self.started,
-                hostname: self.host.read_trimmed("proc/sys/kernel/hostname"),
+                hostname: self.host.hostname(),
                 os_codename: os_codename(self.host),
                 inventory: self.inv.clone(),
                 tuning: self.record,

@@ -3,15 +3,15 @@
 
 use crate::cli::MachineArgs;
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use truebench_host::{Host, Inventory};
 use truebench_model::MonitorBody;
 use truebench_monitor::render::{Layout, Table};
-use truebench_monitor::sampler::{Sampler, SamplerConfig};
-use truebench_monitor::Sample;
+use truebench_monitor::sampler::{SampleLoop, SamplerConfig};
+use truebench_monitor::timeline::json_line;
+use truebench_monitor::{ExtraSample, Sample};
 use truebench_render::kinds::Render;
 use truebench_suites::command::{self, CommandOptions};
 
@@ -39,9 +39,6 @@ pub struct MonitorArgs {
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
 }
-
-/// Set when stdout is gone (`truebench monitor | head`): stop like on Ctrl-C.
-static STDOUT_GONE: AtomicBool = AtomicBool::new(false);
 
 pub fn run(args: MonitorArgs) -> anyhow::Result<i32> {
     if !(args.interval.is_finite() && args.interval >= 0.001) {
@@ -115,70 +112,43 @@ fn resolve_link(host: &Host, rel: &str) -> String {
     parts.join("/")
 }
 
-fn json_line(s: &Sample) -> String {
-    serde_json::to_string(s).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+/// Write `bytes` to stdout; Break when stdout is gone (`truebench monitor | head`), which
+/// ends monitoring like Ctrl-C.
+fn print(bytes: &[u8]) -> ControlFlow<()> {
+    let mut out = crate::out::stdout();
+    match out.write_all(bytes).and_then(|_| out.flush()) {
+        Ok(()) => ControlFlow::Continue(()),
+        Err(_) => ControlFlow::Break(()),
+    }
 }
 
-/// Monitor until Ctrl-C (or SIGTERM/SIGHUP). The signal thread of truebench-tuning turns
-/// the first signal into a flag (`graceful_interrupts`); this thread looks at it four times a
-/// second, which costs far less than a sample.
+/// Monitor until Ctrl-C (or SIGTERM/SIGHUP). Samples are taken and printed on this thread,
+/// one wake-up each: the signal thread of truebench-tuning turns the first signal into a
+/// flag (`graceful_interrupts`) the loop looks at every sample (and every 250 ms while
+/// waiting for a longer interval).
 fn watch(host: &Host, inv: &Inventory, interval: Duration, json: bool) -> anyhow::Result<i32> {
-    let interrupted = truebench_tuning::graceful_interrupts();
     let cfg = SamplerConfig {
         interval,
+        keep_samples: false,
+        stop: Some(truebench_tuning::graceful_interrupts()),
         ..Default::default()
     };
-    let sampler = if json {
-        let cb = Box::new(move |s: &Sample| {
-            let mut out = crate::out::stdout();
-            if writeln!(out, "{}", json_line(s))
-                .and_then(|_| out.flush())
-                .is_err()
-            {
-                STDOUT_GONE.store(true, Ordering::SeqCst);
-            }
-        });
-        Sampler::start(host, inv, cfg, Some(cb))
+    let lp = SampleLoop::new(host, inv, cfg);
+    if json {
+        let mut buf = Vec::with_capacity(1024);
+        lp.run(Some(Box::new(move |s: &Sample, x: &ExtraSample| {
+            json_line(&mut buf, s, x);
+            buf.push(b'\n');
+            print(&buf)
+        })));
     } else {
-        // The layout depends on whether the Pi firmware answers, which the sampler finds out.
-        let table = Arc::new(Mutex::new(None::<Table>));
-        let t2 = Arc::clone(&table);
-        let cb = Box::new(move |s: &Sample| {
-            let mut g = t2.lock().unwrap_or_else(|e| e.into_inner());
-            let Some(t) = g.as_mut() else { return };
-            let text = t.next(s);
-            let mut out = crate::out::stdout();
-            if out
-                .write_all(text.as_bytes())
-                .and_then(|_| out.flush())
-                .is_err()
-            {
-                STDOUT_GONE.store(true, Ordering::SeqCst);
-            }
-        });
-        let sampler = Sampler::start(host, inv, cfg, Some(cb));
-        let mut out = crate::out::stdout();
-        let _ = write!(out, "{}", hardware_header(host, inv)).and_then(|_| out.flush());
-        *table.lock().unwrap_or_else(|e| e.into_inner()) =
-            Some(Table::new(Layout::new(inv, sampler.rpi())));
-        sampler
-    };
-    // Ctrl-C is noticed within 250 ms; a wakeup costs more than reading a sample, so this
-    // thread wakes rarely and lets its timer be batched (50 ms slack).
-    // SAFETY: PR_SET_TIMERSLACK on the calling thread; failure is harmless.
-    unsafe {
-        libc::prctl(
-            libc::PR_SET_TIMERSLACK,
-            50_000_000 as libc::c_ulong,
-            0,
-            0,
-            0,
-        );
+        // The layout depends on whether the Pi firmware answers, which the loop found out.
+        let _ = print(hardware_header(host, inv).as_bytes());
+        let mut table = Table::new(Layout::new(inv, lp.rpi()));
+        lp.run(Some(Box::new(move |s: &Sample, _: &ExtraSample| {
+            print(table.next(s).as_bytes())
+        })));
     }
-    while !interrupted.load(Ordering::SeqCst) && !STDOUT_GONE.load(Ordering::SeqCst) {
-        std::thread::sleep(Duration::from_millis(250));
-    }
-    let _ = sampler.stop();
     Ok(0)
 }
 
@@ -232,15 +202,22 @@ fn with_command(
     let mut out = crate::out::stdout();
     if args.json_lines {
         let tl = &result.envelope.timeline;
-        for s in &tl.samples {
-            writeln!(out, "{}", json_line(s))?;
+        let mut line = Vec::new();
+        let none = ExtraSample::default();
+        for (i, s) in tl.samples.iter().enumerate() {
+            line.clear();
+            json_line(&mut line, s, tl.extra.get(i).unwrap_or(&none));
+            line.push(b'\n');
+            out.write_all(&line)?;
         }
         let summary = serde_json::json!({
             "kind": "monitor",
             "command": command,
             "exit_code": code,
             "header": tl.header,
+            "extra_header": tl.extra_header,
             "phases": tl.phases,
+            "energy": tl.energy,
             "findings": result.envelope.findings,
             "valid": result.envelope.valid,
         });

@@ -42,58 +42,8 @@ pub enum MemoryError {
     Pin(#[from] PinError),
 }
 
-/// One cache of the CPU, from `sys/devices/system/cpu/cpuN/cache/index*`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CacheLevel {
-    pub level: u32,
-    /// `Data`, `Instruction` or `Unified`.
-    pub kind: String,
-    pub bytes: u64,
-    pub line_bytes: Option<u64>,
-    /// CPUs sharing it (`shared_cpu_list`), as the kernel wrote it.
-    pub shared_cpu_list: Option<String>,
-}
-
-/// Parse a cache `size` file: `48K`, `2048K`, `1M`, `491520K`, or plain bytes.
-pub fn parse_cache_size(text: &str) -> Option<u64> {
-    let t = text.trim();
-    let (num, mult) = match t.chars().last()? {
-        'K' | 'k' => (&t[..t.len() - 1], KIB),
-        'M' | 'm' => (&t[..t.len() - 1], MIB),
-        'G' | 'g' => (&t[..t.len() - 1], 1024 * MIB),
-        _ => (t, 1),
-    };
-    num.trim().parse::<u64>().ok().map(|n| n * mult)
-}
-
-/// The caches the kernel reports for `cpu` (empty when the directory is missing, as on many
-/// ARM boards without cache information in the device tree).
-pub fn read_caches(host: &Host, cpu: u32) -> Vec<CacheLevel> {
-    let dir = format!("sys/devices/system/cpu/cpu{cpu}/cache");
-    let mut out = Vec::new();
-    for entry in host.list(&dir) {
-        if !entry.starts_with("index") {
-            continue;
-        }
-        let base = format!("{dir}/{entry}");
-        let level = host.read_u64(format!("{base}/level"));
-        let bytes = host
-            .read_trimmed(format!("{base}/size"))
-            .and_then(|s| parse_cache_size(&s));
-        if let (Some(level), Some(bytes)) = (level, bytes) {
-            out.push(CacheLevel {
-                level: level as u32,
-                kind: host
-                    .read_trimmed(format!("{base}/type"))
-                    .unwrap_or_else(|| "unknown".into()),
-                bytes,
-                line_bytes: host.read_u64(format!("{base}/coherency_line_size")),
-                shared_cpu_list: host.read_trimmed(format!("{base}/shared_cpu_list")),
-            });
-        }
-    }
-    out
-}
+// The cache table is read by `Host::cpu_caches`; re-exported so results keep their paths.
+pub use truebench_host::devices::{parse_cache_size, CacheLevel};
 
 /// The largest data-holding cache (the last level), in bytes.
 pub fn last_level_cache(caches: &[CacheLevel]) -> Option<u64> {
@@ -368,8 +318,8 @@ pub fn measure(host: &Host, opts: &MemoryOptions) -> Result<MemoryResult, Memory
     let started = Instant::now();
     let caches = opts
         .cpu
-        .map(|c| read_caches(host, c))
-        .unwrap_or_else(|| read_caches(host, 0));
+        .map(|c| host.cpu_caches(c))
+        .unwrap_or_else(|| host.cpu_caches(0));
     let buffer = buffer_for(host, &caches, opts);
     let thp = host
         .read_trimmed("sys/kernel/mm/transparent_hugepage/enabled")
@@ -407,14 +357,10 @@ pub fn measure(host: &Host, opts: &MemoryOptions) -> Result<MemoryResult, Memory
 
 fn buffer_for(host: &Host, caches: &[CacheLevel], opts: &MemoryOptions) -> BufferChoice {
     let avail = host
-        .read("proc/meminfo")
+        .meminfo()
         .ok()
-        .and_then(|t| {
-            truebench_host::parse::meminfo::parse(&t)
-                .get("MemAvailable")
-                .copied()
-        })
-        .map(|kb| kb * 1024);
+        .and_then(|m| m.mem_available_kb)
+        .map(|kb| kb.saturating_mul(1024));
     let mut choice = choose_buffer(last_level_cache(caches), avail);
     if let Some(b) = opts.buffer_bytes {
         choice.bytes = b.max(4 * KIB);
@@ -831,16 +777,6 @@ fn chase(mut p: usize, steps: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn cache_sizes_parse_in_every_spelling() {
-        assert_eq!(parse_cache_size("48K"), Some(48 * KIB));
-        assert_eq!(parse_cache_size("491520K\n"), Some(480 * MIB));
-        assert_eq!(parse_cache_size("1M"), Some(MIB));
-        assert_eq!(parse_cache_size("512"), Some(512));
-        assert_eq!(parse_cache_size("garbage"), None);
-        assert_eq!(parse_cache_size(""), None);
-    }
 
     #[test]
     fn buffer_is_four_llc_within_bounds_and_memory() {

@@ -1,5 +1,7 @@
 //! `/proc/meminfo`.
 
+use super::bytes::{lines, tokens, u64_of};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Values in kB keyed by name (`MemTotal`, `SwapFree`, …). Lines that do not parse are skipped.
@@ -19,8 +21,65 @@ pub fn parse(text: &str) -> BTreeMap<String, u64> {
     m
 }
 
+/// The fields of /proc/meminfo truebench uses, in kB; `None` when the line is missing or
+/// malformed. Parsed from bytes without allocating, so the sampler can re-read it each tick.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+pub struct Meminfo {
+    pub mem_total_kb: Option<u64>,
+    pub mem_free_kb: Option<u64>,
+    /// The kernel's estimate of memory available without swapping (3.14+).
+    pub mem_available_kb: Option<u64>,
+    pub buffers_kb: Option<u64>,
+    /// Page cache (excluding swap cache).
+    pub cached_kb: Option<u64>,
+    pub swap_cached_kb: Option<u64>,
+    /// Waiting to be written back to storage.
+    pub dirty_kb: Option<u64>,
+    /// Being written back right now.
+    pub writeback_kb: Option<u64>,
+    pub shmem_kb: Option<u64>,
+    pub swap_total_kb: Option<u64>,
+    pub swap_free_kb: Option<u64>,
+}
+
+impl Meminfo {
+    pub fn parse(text: &[u8]) -> Meminfo {
+        let mut m = Meminfo::default();
+        for line in lines(text) {
+            let Some(colon) = line.iter().position(|&c| c == b':') else {
+                continue;
+            };
+            let slot = match &line[..colon] {
+                b"MemTotal" => &mut m.mem_total_kb,
+                b"MemFree" => &mut m.mem_free_kb,
+                b"MemAvailable" => &mut m.mem_available_kb,
+                b"Buffers" => &mut m.buffers_kb,
+                b"Cached" => &mut m.cached_kb,
+                b"SwapCached" => &mut m.swap_cached_kb,
+                b"Dirty" => &mut m.dirty_kb,
+                b"Writeback" => &mut m.writeback_kb,
+                b"Shmem" => &mut m.shmem_kb,
+                b"SwapTotal" => &mut m.swap_total_kb,
+                b"SwapFree" => &mut m.swap_free_kb,
+                _ => continue,
+            };
+            *slot = tokens(&line[colon + 1..]).next().and_then(u64_of);
+        }
+        m
+    }
+
+    /// `SwapTotal - SwapFree` (every swap device together).
+    pub fn swap_used_kb(&self) -> Option<u64> {
+        Some(self.swap_total_kb?.saturating_sub(self.swap_free_kb?))
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn parses_kb_and_unitless() {
         let m = super::parse(
@@ -29,5 +88,21 @@ mod tests {
         assert_eq!(m["MemTotal"], 16314512);
         assert_eq!(m["HugePages_Total"], 0);
         assert_eq!(m.len(), 2);
+    }
+
+    #[test]
+    fn typed_fields() {
+        // The head of procfs' fixture meminfo (Prometheus procfs testdata).
+        let t = b"MemTotal:       15666184 kB\nMemFree:          440324 kB\nBuffers:         1020128 kB\nCached:         12007640 kB\nSwapCached:            0 kB\nActive:          6761276 kB\nDirty:               768 kB\nWriteback:             0 kB\nShmem:            214836 kB\nSwapTotal:             0 kB\nSwapFree:              0 kB\n";
+        let m = Meminfo::parse(t);
+        assert_eq!(m.mem_total_kb, Some(15666184));
+        assert_eq!(m.cached_kb, Some(12007640));
+        assert_eq!(m.dirty_kb, Some(768));
+        assert_eq!(m.mem_available_kb, None);
+        assert_eq!(m.swap_used_kb(), Some(0));
+        let m = Meminfo::parse(b"SwapTotal: 2097148 kB\nSwapFree: 2000000 kB\nSwapCached: x kB\n");
+        assert_eq!(m.swap_used_kb(), Some(97148));
+        assert_eq!(m.swap_cached_kb, None);
+        assert_eq!(Meminfo::parse(b"\xff\0:").swap_used_kb(), None);
     }
 }

@@ -1,11 +1,16 @@
 //! Pure parsers: text in, typed value out. Nothing here touches the file system, and nothing
 //! panics on odd input: what cannot be understood becomes `None` or is skipped.
 
+pub mod bytes;
 pub mod cpufreq;
 pub mod cpuinfo;
 pub mod cpulist;
+pub mod diskstats;
 pub mod meminfo;
+pub mod netdev;
 pub mod os_release;
+pub mod pressure;
+pub mod softirqs;
 pub mod stat;
 pub mod swaps;
 

@@ -5,13 +5,9 @@ use super::*;
 impl<M: Measurements + ?Sized> Run<'_, M> {
     pub(super) fn mem_available(&self) -> Option<u64> {
         self.host
-            .read("proc/meminfo")
+            .meminfo()
             .ok()
-            .and_then(|t| {
-                truebench_host::parse::meminfo::parse(&t)
-                    .get("MemAvailable")
-                    .copied()
-            })
+            .and_then(|m| m.mem_available_kb)
             .map(|kb| kb * 1024)
     }
 

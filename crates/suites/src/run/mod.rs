@@ -335,8 +335,8 @@ pub fn run<M: Measurements + ?Sized>(
         inv,
         &SessionOptions {
             sample_interval: opts.sample_interval,
-            kernel_log: None,
             truebench_version: opts.truebench_version.clone(),
+            ..Default::default()
         },
         stop.clone(),
     )

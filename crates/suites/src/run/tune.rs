@@ -70,21 +70,17 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                 }
             }
         }
-        for dev in host.list("sys/class/devfreq") {
-            let base = format!("sys/class/devfreq/{dev}");
-            let available = host
-                .read_trimmed(format!("{base}/available_governors"))
-                .unwrap_or_default();
-            if available.split_whitespace().any(|g| g == "performance")
-                && host.read_trimmed(format!("{base}/governor")).as_deref() != Some("performance")
-            {
-                self.write(format!("{base}/governor"), "performance");
+        for d in host.devfreq() {
+            if d.can_switch_to_performance() {
+                self.write(format!("{}/governor", d.path), "performance");
             }
         }
-        let aspm = "sys/module/pcie_aspm/parameters/policy";
-        if let Some(p) = host.read_trimmed(aspm) {
-            if truebench_host::parse::bracketed_choice(&p) != Some("performance") {
-                self.write(aspm.into(), "performance");
+        if let Some(p) = host.pcie_aspm() {
+            if p.active.as_deref() != Some("performance") {
+                self.write(
+                    truebench_host::devices::PCIE_ASPM_POLICY.into(),
+                    "performance",
+                );
             }
         }
         self.s.settle_tuning_record();

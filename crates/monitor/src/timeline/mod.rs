@@ -4,6 +4,13 @@
 //! renderers (which read it). Indexes into per-cluster and per-sensor vectors follow the
 //! `TimelineHeader`, fixed when the sampler starts.
 
+mod energy;
+pub mod extra;
+
+pub use extra::{
+    CpuSoftirq, DiskDelta, ExtraHeader, ExtraSample, MemorySample, NetDelta, PhaseEnergy,
+    PowerKind, PowerSource, PressureSample, SoftirqSample, SourceEnergy,
+};
 use serde::{Deserialize, Serialize};
 
 /// %-split of CPU time over the interval before the sample, from `/proc/stat` deltas, over all
@@ -63,6 +70,25 @@ pub struct Sample {
     pub rpi: Option<RpiSample>,
 }
 
+/// One sample and its extra readings as one JSON object (a `--json-lines` line, without the
+/// newline): the sample's keys, then the extra ones. Written into `out`, which is cleared
+/// first, so a caller printing many lines reuses one buffer.
+pub fn json_line(out: &mut Vec<u8>, sample: &Sample, extra: &ExtraSample) {
+    #[derive(Serialize, schemars::JsonSchema)]
+    struct Line<'a> {
+        #[serde(flatten)]
+        sample: &'a Sample,
+        #[serde(flatten)]
+        extra: &'a ExtraSample,
+    }
+    out.clear();
+    if let Err(e) = serde_json::to_writer(&mut *out, &Line { sample, extra }) {
+        // Writing these types into memory does not fail; should it, the line says why.
+        out.clear();
+        out.extend_from_slice(format!("{{\"error\":\"{e}\"}}").as_bytes());
+    }
+}
+
 /// What the per-sample vectors mean; fixed for the life of a timeline.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TimelineHeader {
@@ -81,8 +107,9 @@ pub struct TimelineHeader {
 }
 
 /// A named phase: `[start, end)` in timeline seconds, with the parallelism it is expected
-/// to use (1 for a single-threaded benchmark, N for all cores; None = unknown).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+/// to use (1 for a single-threaded benchmark, N for all cores; None = unknown). `Default` so
+/// builders can write `..Default::default()` and keep compiling when a field is added.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Phase {
     pub name: String,
     pub start: f64,
@@ -95,14 +122,22 @@ pub struct Timeline {
     pub header: TimelineHeader,
     pub samples: Vec<Sample>,
     pub phases: Vec<Phase>,
+    /// What `extra` holds (power sources, disks, interfaces…).
+    #[serde(default, skip_serializing_if = "ExtraHeader::is_empty")]
+    pub extra_header: ExtraHeader,
+    /// Empty, or one entry per sample (`extra[i]` was read with `samples[i]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extra: Vec<ExtraSample>,
+    /// Energy per power source of each ended phase (see `fill_energy`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub energy: Vec<PhaseEnergy>,
 }
 
 impl Timeline {
     pub fn new(header: TimelineHeader) -> Self {
         Timeline {
             header,
-            samples: Vec::new(),
-            phases: Vec::new(),
+            ..Default::default()
         }
     }
 
@@ -134,6 +169,18 @@ impl Timeline {
         &self.samples[lo..hi]
     }
 
+    /// The extra readings of the samples `samples_in(phase)` returns (empty when the
+    /// timeline has none).
+    pub fn extra_in(&self, phase: &Phase) -> &[ExtraSample] {
+        if self.extra.len() != self.samples.len() {
+            return &[];
+        }
+        let end = phase.end.unwrap_or(f64::INFINITY);
+        let lo = self.samples.partition_point(|s| s.t < phase.start);
+        let hi = self.samples.partition_point(|s| s.t < end);
+        &self.extra[lo..hi]
+    }
+
     pub fn phase(&self, name: &str) -> Option<&Phase> {
         self.phases.iter().find(|p| p.name == name)
     }
@@ -160,5 +207,35 @@ mod tests {
         assert_eq!(tl.samples_in(&a).len(), 4);
         assert_eq!(tl.samples_in(&b).len(), 3);
         assert_eq!(b.end, Some(7.0));
+    }
+
+    #[test]
+    fn documents_without_extra_still_load_and_new_ones_round_trip() {
+        let old = r#"{"header":{"clusters":["cpu0-cpu3"],"temp_sensors":[],"electrical":[],
+            "soc_sensor":null,"interval_s":1.0,"measured_clock_source":"none"},
+            "samples":[{"t":1.0,"unix_ms":0,"cluster_mhz":[1800],"measured_mhz":[],
+            "load1":0.5,"cpu":null,"soc_temp_c":null,"temps_c":[],"electrical":[],
+            "rapl_watts":null,"swap_used_kb":null,"cpus_online":4,"rpi":null}],
+            "phases":[{"name":"a","start":0.0,"end":2.0,"threads":1}]}"#;
+        let tl: Timeline = serde_json::from_str(old).unwrap();
+        assert!(tl.extra.is_empty() && tl.energy.is_empty() && tl.extra_header.is_empty());
+        assert!(tl.extra_in(&tl.phases[0]).is_empty());
+        // Without extra readings the document has exactly the old keys.
+        let v = serde_json::to_value(&tl).unwrap();
+        assert_eq!(v.as_object().unwrap().len(), 3);
+
+        let mut tl = tl;
+        tl.extra_header.disks = vec!["sda".into()];
+        tl.extra.push(ExtraSample {
+            dt_s: 1.0,
+            disks: vec![Some(DiskDelta {
+                reads: 3,
+                ..Default::default()
+            })],
+            ..Default::default()
+        });
+        let back: Timeline = serde_json::from_str(&serde_json::to_string(&tl).unwrap()).unwrap();
+        assert_eq!(back, tl);
+        assert_eq!(back.extra_in(&back.phases[0])[0].disks[0].unwrap().reads, 3);
     }
 }

@@ -1,0 +1,111 @@
+//! `/proc/softirqs`: how many times each softirq ran on each CPU (counts, not time; the time
+//! spent in softirq context is the `softirq` column of /proc/stat).
+//!
+//! The header names the columns (`CPU0 CPU1 …`, one per possible CPU); each row is `NAME:`
+//! followed by one count per column.
+
+use super::bytes::{lines, tokens, u64_of};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Softirqs {
+    /// CPU number of each column.
+    pub cpus: Vec<u32>,
+    /// `(name, count per column)`, e.g. `("NET_RX", [55919, 28694])`.
+    pub rows: Vec<(String, Vec<u64>)>,
+}
+
+impl Softirqs {
+    pub fn row(&self, name: &str) -> Option<&[u64]> {
+        self.rows
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_slice())
+    }
+}
+
+/// CPU numbers of the header's columns; tokens that are not `CPU<n>` end the list.
+pub fn for_each_column(text: &[u8], mut f: impl FnMut(u32)) {
+    let Some(head) = lines(text).next() else {
+        return;
+    };
+    for t in tokens(head) {
+        match t
+            .strip_prefix(b"CPU")
+            .and_then(u64_of)
+            .and_then(|v| u32::try_from(v).ok())
+        {
+            Some(c) => f(c),
+            None => return,
+        }
+    }
+}
+
+/// Fill `out[i]` with column i of row `name` (`NET_RX`, `BLOCK`…); columns the line lacks or
+/// that do not parse become None. Returns false when the row is missing. Does not allocate.
+pub fn fill_row(text: &[u8], name: &[u8], out: &mut [Option<u64>]) -> bool {
+    out.iter_mut().for_each(|v| *v = None);
+    for line in lines(text).skip(1) {
+        let l = line.trim_ascii_start();
+        let Some(rest) = l.strip_prefix(name).and_then(|r| r.strip_prefix(b":")) else {
+            continue;
+        };
+        for (slot, t) in out.iter_mut().zip(tokens(rest)) {
+            *slot = u64_of(t);
+        }
+        return true;
+    }
+    false
+}
+
+pub fn parse(text: &str) -> Softirqs {
+    let b = text.as_bytes();
+    let mut s = Softirqs::default();
+    for_each_column(b, |c| s.cpus.push(c));
+    for line in text.lines().skip(1) {
+        let Some((name, rest)) = line.split_once(':') else {
+            continue;
+        };
+        let vals: Option<Vec<u64>> = rest
+            .split_whitespace()
+            .take(s.cpus.len())
+            .map(|t| t.parse().ok())
+            .collect();
+        if let Some(v) = vals.filter(|v| v.len() == s.cpus.len()) {
+            s.rows.push((name.trim().to_string(), v));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Prometheus procfs testdata fixtures/proc/softirqs.
+    const T: &str = "                    CPU0       CPU1       \n          HI:          3          0\n       TIMER:    2776180     247490\n      NET_TX:       2419        772\n      NET_RX:      55919      28694\n       BLOCK:     174915     262755\n    IRQ_POLL:          0          0\n     TASKLET:        209         75\n       SCHED:    2278692     815209\n     HRTIMER:       1281        220\n         RCU:     605871     532783\n";
+
+    #[test]
+    fn rows_and_columns() {
+        let s = parse(T);
+        assert_eq!(s.cpus, [0, 1]);
+        assert_eq!(s.rows.len(), 10);
+        assert_eq!(s.row("NET_RX"), Some(&[55919, 28694][..]));
+        let mut out = [None; 3];
+        assert!(fill_row(T.as_bytes(), b"BLOCK", &mut out));
+        assert_eq!(out, [Some(174915), Some(262755), None]);
+        assert!(!fill_row(T.as_bytes(), b"NOPE", &mut out));
+        // `NET_RX` must not match a `NET_RXX` row, nor `TX` `NET_TX`.
+        assert!(!fill_row(b"CPU0\nNET_RXX: 5\n", b"NET_RX", &mut out));
+        assert!(!fill_row(b"CPU0\nNET_TX: 5\n", b"TX", &mut out));
+        assert_eq!(parse("garbage").cpus, Vec::<u32>::new());
+    }
+
+    #[test]
+    fn sparse_cpu_numbers() {
+        // CPUs 0 and 2 possible only (a hotplug-limited VM).
+        let s = parse("  CPU0 CPU2\nNET_RX: 1 2\nBAD: 1\n");
+        assert_eq!(s.cpus, [0, 2]);
+        assert_eq!(s.rows.len(), 1);
+    }
+}

@@ -1,0 +1,123 @@
+//! CPU times (`/proc/stat`), the load average and the online CPUs.
+
+use crate::reader::bytes::{count_cpulist, cpu_pct, load1, parse_stat, pread_all};
+use crate::timeline::Sample;
+use std::fs::File;
+use truebench_host::parse::stat::CpuTimes;
+use truebench_host::procfs::{LOADAVG, STAT};
+use truebench_host::Host;
+
+const ONLINE: &str = "sys/devices/system/cpu/online";
+
+/// Per-CPU /proc/stat lines (indexed by CPU number) and each CPU's busy share.
+pub(crate) struct PerCpu {
+    pub(crate) now: Vec<Option<CpuTimes>>,
+    pub(crate) last: Vec<Option<CpuTimes>>,
+    pub(crate) busy: Vec<f64>,
+}
+
+pub(crate) struct Cpu {
+    stat: Option<File>,
+    last: Option<CpuTimes>,
+    /// Only kept when a consumer needs per-CPU figures (measured clocks, softirq time).
+    pub(crate) per_cpu: Option<PerCpu>,
+    loadavg: Option<File>,
+    online: Option<File>,
+}
+
+impl Cpu {
+    /// `max_cpu`: highest CPU number + 1; `per_cpu`: also parse every `cpuN` line.
+    pub(crate) fn new(host: &Host, max_cpu: usize, per_cpu: bool) -> Cpu {
+        Cpu {
+            stat: host.open(STAT).ok(),
+            last: None,
+            per_cpu: per_cpu.then(|| PerCpu {
+                now: vec![None; max_cpu],
+                last: vec![None; max_cpu],
+                busy: vec![0.0; max_cpu],
+            }),
+            loadavg: host.open(LOADAVG).ok(),
+            online: host.open(ONLINE).ok(),
+        }
+    }
+
+    /// Scratch space `sample` needs: the aggregate line only fits in 4 KiB; every `cpuN`
+    /// line is ~80 bytes.
+    pub(crate) fn buf_len(&self) -> usize {
+        8192 + self.per_cpu.as_ref().map_or(0, |p| 96 * p.now.len())
+    }
+
+    fn read_stat(&mut self, buf: &mut [u8]) -> Option<CpuTimes> {
+        let text = pread_all(self.stat.as_ref()?, buf).ok()?;
+        match self.per_cpu.as_mut() {
+            Some(p) => parse_stat(text, Some(&mut p.now)),
+            None => parse_stat(text, None),
+        }
+    }
+
+    /// Take the /proc/stat baseline the first sample's percentages are a delta against.
+    pub(crate) fn baseline(&mut self, buf: &mut [u8]) {
+        self.last = self.read_stat(buf);
+        if let Some(p) = self.per_cpu.as_mut() {
+            p.last.clone_from(&p.now);
+        }
+    }
+
+    /// Fill `cpu`, `load1` and `cpus_online`; returns (now, before) aggregate times when
+    /// both readings exist.
+    pub(crate) fn sample(
+        &mut self,
+        buf: &mut [u8],
+        s: &mut Sample,
+    ) -> Option<(CpuTimes, CpuTimes)> {
+        // CPU %: delta against the previous reading (the baseline for the first sample).
+        let now = self.read_stat(buf);
+        let pair = now.zip(self.last);
+        s.cpu = pair.and_then(|(n, l)| cpu_pct(&n, &l));
+        if now.is_some() {
+            self.last = now;
+        }
+        if let Some(PerCpu { now, last, busy }) = self.per_cpu.as_mut() {
+            for (i, b) in busy.iter_mut().enumerate() {
+                *b = match (now[i], last[i]) {
+                    (Some(n), Some(l)) => {
+                        let d = n.delta(&l);
+                        let t = d.total();
+                        if t == 0 {
+                            0.0
+                        } else {
+                            d.busy() as f64 / t as f64
+                        }
+                    }
+                    _ => 0.0,
+                };
+            }
+            // `last` now holds this sample's lines and `now` the previous ones.
+            std::mem::swap(now, last);
+        }
+        s.load1 = self
+            .loadavg
+            .as_ref()
+            .and_then(|f| pread_all(f, buf).ok())
+            .and_then(load1);
+        s.cpus_online = self
+            .online
+            .as_ref()
+            .and_then(|f| pread_all(f, buf).ok())
+            .and_then(count_cpulist);
+        pair
+    }
+
+    /// CPU `i`'s times over the last interval (when per-CPU lines are kept and the CPU had a
+    /// line both times).
+    pub(crate) fn per_cpu_delta(&self, i: usize) -> Option<CpuTimes> {
+        // After `sample`, `last` holds this sample's lines and `now` the previous ones.
+        let p = self.per_cpu.as_ref()?;
+        Some(p.last.get(i).copied()??.delta(&p.now.get(i).copied()??))
+    }
+
+    /// Each CPU's busy share over the last interval (when per-CPU lines are kept).
+    pub(crate) fn busy(&self) -> Option<&[f64]> {
+        self.per_cpu.as_ref().map(|p| p.busy.as_slice())
+    }
+}

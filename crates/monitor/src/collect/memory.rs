@@ -1,0 +1,46 @@
+//! Memory and swap (`/proc/meminfo`).
+
+use crate::reader::bytes::pread_all;
+use crate::timeline::{MemorySample, Sample};
+use std::fs::File;
+use truebench_host::parse::meminfo::Meminfo;
+use truebench_host::procfs::MEMINFO;
+use truebench_host::Host;
+
+pub(crate) struct Memory {
+    file: Option<File>,
+    /// The latest reading (all fields None when unreadable).
+    pub(crate) last: Meminfo,
+}
+
+impl Memory {
+    pub(crate) fn new(host: &Host) -> Memory {
+        Memory {
+            file: host.open(MEMINFO).ok(),
+            last: Meminfo::default(),
+        }
+    }
+
+    pub(crate) fn sample(&mut self, buf: &mut [u8], s: &mut Sample) {
+        self.last = self
+            .file
+            .as_ref()
+            .and_then(|f| pread_all(f, buf).ok())
+            .map(Meminfo::parse)
+            .unwrap_or_default();
+        s.swap_used_kb = self.last.swap_used_kb();
+    }
+
+    /// The detail beyond swap of the latest reading; None when unreadable.
+    pub(crate) fn detail(&self) -> Option<MemorySample> {
+        let m = &self.last;
+        let d = MemorySample {
+            available_kb: m.mem_available_kb,
+            free_kb: m.mem_free_kb,
+            cached_kb: m.cached_kb,
+            dirty_kb: m.dirty_kb,
+            writeback_kb: m.writeback_kb,
+        };
+        (d != MemorySample::default()).then_some(d)
+    }
+}

@@ -1,0 +1,286 @@
+//! `SampleReader`: one `Sample` per call, from files opened once and re-read in place.
+//!
+//! Cost is the point: sbc-bench forks ~15 processes per monitoring line; here a sample is a
+//! handful of `pread(2)` calls into buffers allocated at construction, parsed without
+//! allocating (`sample_into` allocates nothing in steady state; see tests/alloc.rs). Each
+//! data source has its collector (`crate::collect`); this module owns the shared parts: the
+//! scratch buffer, the integer files and the clock of the timeline.
+//!
+//! ## Slow files
+//! Most files the sampler reads are served from kernel memory (procfs counters, cached
+//! `scaling_cur_freq`, thermal zones fed by the SoC's sensor registers) and return in
+//! microseconds. Some ask hardware or firmware each time: `cpuinfo_cur_freq` (a CPPC mailbox
+//! or SCMI message on servers and new ARM SoCs — known to take seconds or hang), hwmon chips
+//! (I2C/PMBus transfers, NVMe admin commands) and ACPI thermal zones (AML evaluation through
+//! the embedded controller). A read cannot be cancelled, so those files are read by a helper
+//! thread: the sampler posts a request and waits at most a deadline (half the interval,
+//! capped at 250 ms). A file whose read outlives the deadline yields `None` for that sample and
+//! is disabled for the rest of the run (listed by `disabled()`), so one hanging file costs one
+//! late sample, not a stalled timeline. Fast files are read inline, which keeps the common
+//! case free of thread hand-offs (two futex wakes per sample only when slow files exist).
+
+pub(crate) mod bytes;
+pub(crate) mod ints;
+pub(crate) mod slow;
+
+pub use bytes::{cpu_pct, energy_delta_uj};
+pub(crate) use bytes::{parse_i64, pread_all};
+pub(crate) use slow::SlowReader;
+
+use crate::collect::clocks::Clocks;
+use crate::collect::cpu::Cpu;
+use crate::collect::disks::Disks;
+use crate::collect::memory::Memory;
+use crate::collect::net::Net;
+use crate::collect::power::Power;
+use crate::collect::pressure::Pressure;
+use crate::collect::softirq::Softirq;
+pub(crate) use crate::collect::thermal::Origin;
+use crate::collect::thermal::Thermal;
+use crate::timeline::{ExtraHeader, ExtraSample, RpiSample, Sample, SoftirqSample, TimelineHeader};
+use ints::IntFiles;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use truebench_host::parse::meminfo::Meminfo;
+use truebench_host::{Host, Inventory};
+
+/// The optional sources a reader collects. CPU times, load, online CPUs, clocks,
+/// temperatures, hwmon readings, memory and power are always read; these cost a file read
+/// each per sample, so the commands that need them ask for them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Sources {
+    /// PSI stall shares (`/proc/pressure/*`).
+    pub pressure: bool,
+    /// Per-disk I/O (`/proc/diskstats`).
+    pub disks: bool,
+    /// Per-interface bytes and packets (`/proc/net/dev`).
+    pub net: bool,
+    /// Per-CPU softirq time and NET_RX/NET_TX/BLOCK counts (`/proc/softirqs`, per-CPU
+    /// lines of /proc/stat).
+    pub softirq: bool,
+}
+
+impl Sources {
+    pub const ALL: Sources = Sources {
+        pressure: true,
+        disks: true,
+        net: true,
+        softirq: true,
+    };
+}
+
+/// Stateful sample reader: build once, call `sample()` at every tick.
+pub struct SampleReader {
+    t0: Instant,
+    last_t: Instant,
+    header: TimelineHeader,
+    extra_header: ExtraHeader,
+    /// The extra readings of the latest sample.
+    extra: ExtraSample,
+    buf: Vec<u8>,
+    ints: IntFiles,
+    cpu: Cpu,
+    clocks: Clocks,
+    pub(crate) thermal: Thermal,
+    memory: Memory,
+    power: Power,
+    pressure: Option<Pressure>,
+    disks: Option<Disks>,
+    net: Option<Net>,
+    softirq: Option<Softirq>,
+    rpi: Option<Arc<Mutex<Option<RpiSample>>>>,
+    n_clusters: usize,
+}
+
+impl SampleReader {
+    /// Open every file once and take the counters' baselines, so the first `sample()` is a
+    /// real delta. Optional sources off.
+    pub fn new(host: &Host, inv: &Inventory, interval: Duration) -> SampleReader {
+        Self::with_sources(host, inv, interval, Sources::default())
+    }
+
+    pub fn with_sources(
+        host: &Host,
+        inv: &Inventory,
+        interval: Duration,
+        sources: Sources,
+    ) -> SampleReader {
+        let t0 = Instant::now();
+        let mut header = TimelineHeader {
+            interval_s: interval.as_secs_f64(),
+            ..Default::default()
+        };
+        let mut xh = ExtraHeader::default();
+        let deadline = (interval / 2).clamp(Duration::from_millis(20), Duration::from_millis(250));
+        let mut ints = IntFiles::new(deadline);
+        let clocks = Clocks::new(host, inv, &mut ints, &mut header);
+        let thermal = Thermal::new(host, inv, &mut ints, &mut header);
+        let power = Power::new(host, inv, &mut ints);
+        xh.power = power.header.clone();
+        xh.missing.extend(power.missing.iter().cloned());
+        ints.start();
+        let max_cpu = inv
+            .cpus
+            .iter()
+            .map(|c| c.id as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let cpu = Cpu::new(host, max_cpu, clocks.needs_busy() || sources.softirq);
+        let pressure = sources
+            .pressure
+            .then(|| Pressure::new(host, &mut xh.missing));
+        let disks = sources
+            .disks
+            .then(|| Disks::new(host, &mut xh.disks, &mut xh.missing));
+        let net = sources
+            .net
+            .then(|| Net::new(host, &mut xh.net, &mut xh.missing));
+        let softirq = sources
+            .softirq
+            .then(|| Softirq::new(host, &mut xh.softirq_cpus, &mut xh.missing));
+        let buf_len = [
+            cpu.buf_len(),
+            disks.as_ref().map_or(0, Disks::buf_len),
+            net.as_ref().map_or(0, Net::buf_len),
+            softirq.as_ref().map_or(0, Softirq::buf_len),
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0);
+        let mut r = SampleReader {
+            t0,
+            last_t: t0,
+            n_clusters: inv.clusters.len(),
+            header,
+            extra_header: xh,
+            extra: ExtraSample::default(),
+            buf: vec![0; buf_len],
+            ints,
+            cpu,
+            clocks,
+            thermal,
+            memory: Memory::new(host),
+            power,
+            pressure,
+            disks,
+            net,
+            softirq,
+            rpi: None,
+        };
+        // Baselines.
+        r.cpu.baseline(&mut r.buf);
+        r.ints.read(&mut r.buf);
+        r.power.baseline(&r.ints);
+        r.clocks.baseline();
+        if let Some(p) = r.pressure.as_mut() {
+            p.baseline(&mut r.buf);
+        }
+        if let Some(d) = r.disks.as_mut() {
+            d.baseline(&mut r.buf);
+        }
+        if let Some(n) = r.net.as_mut() {
+            n.baseline(&mut r.buf);
+        }
+        if let Some(s) = r.softirq.as_mut() {
+            s.baseline(&mut r.buf);
+        }
+        r.last_t = Instant::now();
+        r
+    }
+
+    /// Share the latest Raspberry Pi firmware reading (from `rpi::RpiPoller`) into samples.
+    pub fn set_rpi(&mut self, latest: Arc<Mutex<Option<RpiSample>>>) {
+        self.rpi = Some(latest);
+    }
+
+    pub fn header(&self) -> &TimelineHeader {
+        &self.header
+    }
+
+    /// What `extra()` holds: power sources, disks, interfaces, and sources that could not be
+    /// read with the reason.
+    pub fn extra_header(&self) -> &ExtraHeader {
+        &self.extra_header
+    }
+
+    /// The extra readings (power per source, memory detail, pressure, disks, network,
+    /// softirqs) taken with the latest sample.
+    pub fn extra(&self) -> &ExtraSample {
+        &self.extra
+    }
+
+    /// The instant `Sample::t` counts from.
+    pub fn t0(&self) -> Instant {
+        self.t0
+    }
+
+    /// Files disabled after a read timed out, for the report.
+    pub fn disabled(&self) -> &[String] {
+        self.ints.disabled()
+    }
+
+    /// The latest /proc/meminfo reading.
+    pub fn meminfo(&self) -> &Meminfo {
+        &self.memory.last
+    }
+
+    /// A new sample (allocates the sample's vectors).
+    pub fn sample(&mut self) -> Sample {
+        let mut s = Sample::default();
+        self.sample_into(&mut s);
+        s
+    }
+
+    /// Fill `s` (and `extra()`) in place, reusing their vectors: no allocation once they have
+    /// their length.
+    pub fn sample_into(&mut self, s: &mut Sample) {
+        let now_t = Instant::now();
+        let dt = now_t.duration_since(self.last_t).as_secs_f64();
+        self.last_t = now_t;
+        s.t = now_t.duration_since(self.t0).as_secs_f64();
+        s.unix_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis() as i64)
+            .unwrap_or(0);
+        reset(&mut s.cluster_mhz, self.n_clusters);
+        reset(&mut s.measured_mhz, self.n_clusters);
+        reset(&mut s.temps_c, self.thermal.n_temps);
+        reset(&mut s.electrical, self.thermal.n_electrical);
+        let x = &mut self.extra;
+        x.dt_s = dt;
+
+        self.ints.read(&mut self.buf);
+        let agg = self.cpu.sample(&mut self.buf, s);
+        self.clocks.sample(&self.ints, self.cpu.busy(), s);
+        self.thermal.sample(&self.ints, s);
+        self.memory.sample(&mut self.buf, s);
+        x.memory = self.memory.detail();
+        self.power.sample(&self.ints, dt, s, &mut x.power_w);
+        x.pressure = self
+            .pressure
+            .as_mut()
+            .and_then(|p| p.sample(&mut self.buf, dt));
+        if let Some(d) = self.disks.as_mut() {
+            d.sample(&mut self.buf, &mut x.disks);
+        }
+        if let Some(n) = self.net.as_mut() {
+            n.sample(&mut self.buf, &mut x.net);
+        }
+        match self.softirq.as_mut() {
+            Some(q) => {
+                let out = x.softirq.get_or_insert_with(SoftirqSample::default);
+                q.sample(&mut self.buf, agg, &self.cpu, out);
+            }
+            None => x.softirq = None,
+        }
+        s.rpi = self
+            .rpi
+            .as_ref()
+            .and_then(|m| *m.lock().unwrap_or_else(|e| e.into_inner()));
+    }
+}
+
+fn reset<T: Default + Clone>(v: &mut Vec<T>, n: usize) {
+    v.clear();
+    v.resize(n, T::default());
+}

@@ -1,0 +1,207 @@
+//! Helper thread for slow files: a read that asks hardware or firmware (`cpuinfo_cur_freq`
+//! over CPPC/SCMI, hwmon chips on I2C/PMBus, ACPI thermal zones) cannot be cancelled, so it is
+//! done here while the sampler waits at most a deadline. A file whose read outlives the
+//! deadline yields `None` for that sample and is disabled for the rest of the run.
+
+use super::bytes::{parse_i64, pread_all};
+use std::fs::File;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+struct SlowState {
+    /// Generation of the last request posted / completed.
+    req: u64,
+    done: u64,
+    /// `(generation read in, value)` per slow slot.
+    values: Vec<(u64, Option<i64>)>,
+    disabled: Vec<bool>,
+    /// The slot being read right now (to blame on a timeout).
+    current: Option<usize>,
+    stop: bool,
+}
+
+struct SlowShared {
+    state: Mutex<SlowState>,
+    request: Condvar,
+    done: Condvar,
+}
+
+/// Reads a set of files on a helper thread, each at most once per `collect`, giving up on
+/// (and disabling) a file whose read outlives the deadline.
+pub(crate) struct SlowReader {
+    shared: Arc<SlowShared>,
+    /// Root-relative paths, for the report of disabled files.
+    names: Vec<String>,
+    pub(crate) timed_out: Vec<String>,
+}
+
+/// How the helper thread reads slot `i` (replaceable in tests to simulate a hanging file).
+type ReadFn = fn(usize, &File, &mut [u8]) -> Option<i64>;
+
+fn read_int(_: usize, f: &File, buf: &mut [u8]) -> Option<i64> {
+    pread_all(f, buf).ok().and_then(parse_i64)
+}
+
+impl SlowReader {
+    pub(crate) fn start(files: Vec<Option<File>>, names: Vec<String>) -> SlowReader {
+        Self::start_with(files, names, read_int)
+    }
+
+    fn start_with(files: Vec<Option<File>>, names: Vec<String>, read: ReadFn) -> SlowReader {
+        let n = names.len();
+        let shared = Arc::new(SlowShared {
+            state: Mutex::new(SlowState {
+                req: 0,
+                done: 0,
+                values: vec![(0, None); n],
+                disabled: files.iter().map(|f| f.is_none()).collect(),
+                current: None,
+                stop: false,
+            }),
+            request: Condvar::new(),
+            done: Condvar::new(),
+        });
+        let sh = Arc::clone(&shared);
+        // The thread is detached on drop: a read stuck in the kernel cannot be interrupted,
+        // and joining it would move the hang to the caller.
+        let _ = std::thread::Builder::new()
+            .name("truebench-slowread".into())
+            .spawn(move || slow_loop(sh, files, read));
+        SlowReader {
+            shared,
+            names,
+            timed_out: Vec::new(),
+        }
+    }
+
+    /// Post a request and wait up to `deadline`; returns per-slot values of this round.
+    pub(crate) fn collect(&mut self, deadline: Duration, out: &mut [Option<i64>]) {
+        out.iter_mut().for_each(|v| *v = None);
+        let mut st = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        if st.done < st.req {
+            // Still stuck in the previous round: do not queue behind it.
+            if let Some(i) = st.current {
+                Self::blame(&mut st, &self.names, &mut self.timed_out, i);
+            }
+            return;
+        }
+        st.req += 1;
+        let gen = st.req;
+        self.shared.request.notify_one();
+        let start = Instant::now();
+        while st.done < gen {
+            let left = deadline.saturating_sub(start.elapsed());
+            if left.is_zero() {
+                break;
+            }
+            st = self
+                .shared
+                .done
+                .wait_timeout(st, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        if st.done < gen {
+            if let Some(i) = st.current {
+                Self::blame(&mut st, &self.names, &mut self.timed_out, i);
+            }
+        }
+        for (o, (g, v)) in out.iter_mut().zip(st.values.iter()) {
+            if *g == gen {
+                *o = *v;
+            }
+        }
+    }
+
+    fn blame(st: &mut SlowState, names: &[String], timed_out: &mut Vec<String>, i: usize) {
+        if !st.disabled[i] {
+            st.disabled[i] = true;
+            timed_out.push(format!("/{} (read timed out; disabled)", names[i]));
+        }
+    }
+}
+
+impl Drop for SlowReader {
+    fn drop(&mut self) {
+        let mut st = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.stop = true;
+        self.shared.request.notify_one();
+    }
+}
+
+fn slow_loop(sh: Arc<SlowShared>, files: Vec<Option<File>>, read: ReadFn) {
+    let mut buf = [0u8; 64];
+    let mut seen = 0u64;
+    loop {
+        let gen = {
+            let mut st = sh.state.lock().unwrap_or_else(|e| e.into_inner());
+            while st.req == seen && !st.stop {
+                st = sh.request.wait(st).unwrap_or_else(|e| e.into_inner());
+            }
+            if st.stop {
+                return;
+            }
+            st.req
+        };
+        seen = gen;
+        for (i, f) in files.iter().enumerate() {
+            let Some(f) = f else { continue };
+            {
+                let mut st = sh.state.lock().unwrap_or_else(|e| e.into_inner());
+                if st.disabled[i] {
+                    continue;
+                }
+                st.current = Some(i);
+            }
+            let v = read(i, f, &mut buf);
+            let mut st = sh.state.lock().unwrap_or_else(|e| e.into_inner());
+            st.values[i] = (gen, v);
+            st.current = None;
+        }
+        let mut st = sh.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.done = gen;
+        sh.done.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hanging_slow_file_costs_one_sample_and_is_disabled() {
+        fn hang_on_1(i: usize, f: &File, buf: &mut [u8]) -> Option<i64> {
+            if i == 1 {
+                std::thread::sleep(Duration::from_millis(600));
+            }
+            read_int(i, f, buf)
+        }
+        let d = tempfile::tempdir().unwrap();
+        let mut files = Vec::new();
+        let mut names = Vec::new();
+        for (i, v) in ["1800000", "2000000", "52000"].iter().enumerate() {
+            let p = d.path().join(format!("f{i}"));
+            std::fs::write(&p, v).unwrap();
+            files.push(Some(File::open(&p).unwrap()));
+            names.push(format!("f{i}"));
+        }
+        let mut r = SlowReader::start_with(files, names, hang_on_1);
+        let mut out = vec![None; 3];
+        let t = Instant::now();
+        r.collect(Duration::from_millis(50), &mut out);
+        assert!(t.elapsed() < Duration::from_millis(500));
+        // Read before the hang: fresh; the hanging one and the one after it: nothing.
+        assert_eq!(out, [Some(1800000), None, None]);
+        assert_eq!(r.timed_out, ["/f1 (read timed out; disabled)"]);
+        // Still stuck: the next round does not wait at all.
+        let t = Instant::now();
+        r.collect(Duration::from_millis(50), &mut out);
+        assert!(t.elapsed() < Duration::from_millis(400));
+        assert_eq!(out, [None, None, None]);
+        // Once the read returns, the other files are read again; f1 stays off.
+        std::thread::sleep(Duration::from_millis(700));
+        r.collect(Duration::from_millis(200), &mut out);
+        assert_eq!(out, [Some(1800000), None, Some(52000)]);
+        assert_eq!(r.timed_out.len(), 1);
+    }
+}
