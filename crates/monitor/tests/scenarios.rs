@@ -269,8 +269,9 @@ fn dynamic_governor_idle_time_at_low_opps_is_not_throttling() {
     let f = detect_all(&inv, &before, &after, &tl, &klog.collect());
     // Only the empty timeline is reported, as not checked.
     assert!(
-        f.iter().all(|x| x.kind == FindingKind::NotChecked
-            && x.message.starts_with("No monitoring sample")),
+        f.iter()
+            .all(|x| x.kind == FindingKind::NotChecked
+                && x.message.starts_with("No monitoring sample")),
         "{}",
         render_findings(&f)
     );

@@ -126,6 +126,9 @@ fn options(args: &RunArgs) -> anyhow::Result<RunOptions> {
 pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     let opts = options(&args)?;
     let host = args.machine.host()?;
+    // Every run measures this machine's CPUs, whatever --root says: one at a time.
+    let _lock =
+        truebench_suites::lock::MeasurementLock::acquire(&truebench_suites::lock::default_dir())?;
     let inv = Inventory::probe(&host);
     // The first Ctrl-C only asks the run to stop: it restores, writes the partial result and
     // exits 130. A second one restores and exits at once.

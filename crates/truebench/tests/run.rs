@@ -18,11 +18,21 @@ use truebench_model::RunResult;
 const BIN: &str = env!("CARGO_BIN_EXE_truebench");
 const GOV0: &str = "sys/devices/system/cpu/cpufreq/policy0/scaling_governor";
 
+/// A fresh directory for the measurement lock (`TMPDIR`), writable by every user like
+/// `/tmp`: the tests run in parallel and must not lock each other out.
+fn lock_dir() -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap().keep();
+    fs::set_permissions(&d, fs::Permissions::from_mode(0o1777)).unwrap();
+    d
+}
+
 fn truebench() -> Command {
     let mut c = Command::new(BIN);
     for v in ["MODE", "NOTUNING", "MaxKHz", "MinKHz", "CPUINFOFILE"] {
         c.env_remove(v);
     }
+    c.env("TMPDIR", lock_dir());
     // run stores its result in the history: keep the tests' runs out of the user's own.
     c.env(
         "XDG_DATA_HOME",
@@ -303,7 +313,59 @@ fn unprivileged() -> Command {
     for v in ["MODE", "NOTUNING", "MaxKHz", "MinKHz", "CPUINFOFILE"] {
         c.env_remove(v);
     }
+    c.env("TMPDIR", lock_dir());
     c
+}
+
+/// Two runs at once halve each other's scores: while one runs (as an unprivileged user when
+/// the tests run as root), a second one — root's — is refused at once, naming the lock.
+#[test]
+fn a_second_run_is_refused_while_one_runs_for_any_user() {
+    let root = rock5b();
+    let lock = lock_dir();
+    let out = tempfile::tempdir().unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(out.path(), fs::Permissions::from_mode(0o777)).unwrap();
+    }
+    let r = root.path().to_str().unwrap();
+    let args = [
+        "run",
+        "--quick",
+        "--force",
+        "--no-tuning",
+        "--no-store",
+        "--idle-timeout",
+        "0",
+        "--root",
+        r,
+    ];
+    let mut first = unprivileged();
+    first
+        .env("TMPDIR", &lock)
+        .args(args)
+        .args(["--results-dir", out.path().join("a").to_str().unwrap()]);
+    let (mut child, rx) = spawn_cmd(first);
+    let mut seen = Vec::new();
+    wait_for(&rx, "[1/7]", &mut seen);
+    let second = truebench()
+        .env("TMPDIR", &lock)
+        .args(args)
+        .args(["--results-dir", out.path().join("b").to_str().unwrap()])
+        .output()
+        .unwrap();
+    let _ = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let _ = child.wait();
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("another truebench measurement is running on this machine"),
+        "{err}"
+    );
+    assert!(err.contains(&format!("pid {}", child.id())), "{err}");
+    assert!(!out.path().join("b").exists());
 }
 
 /// Without root the run goes on untuned and says why; with `--unattended` it exits 3 when
