@@ -264,3 +264,85 @@ fn clocks_and_monitor_results_are_stored_listed_rendered_and_compared() {
         "{err}"
     );
 }
+
+fn raw(args: &[&str], xdg: &Path) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .env("XDG_DATA_HOME", xdg)
+        .output()
+        .unwrap()
+}
+
+/// Reading the history creates nothing: a `--db` where none is is an error naming it, the
+/// default location of a fresh user an empty list; a folder is named as one.
+#[test]
+fn reading_a_history_that_does_not_exist_creates_nothing() {
+    let t = tempfile::tempdir().unwrap();
+    let xdg = t.path().join("xdg");
+    let db = t.path().join("no/such/history.sqlite");
+    let o = raw(&["history", "--db", db.to_str().unwrap()], &xdg);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(db.to_str().unwrap()), "{err}");
+    assert!(err.contains("no history database there"), "{err}");
+    assert!(!t.path().join("no").exists(), "folders created");
+    for args in [
+        &["report", "3", "--html", "x.html"][..],
+        &["compare", "1", "2"],
+    ] {
+        let mut a = args.to_vec();
+        a.extend(["--db", db.to_str().unwrap()]);
+        let o = raw(&a, &xdg);
+        assert_eq!(o.status.code(), Some(2), "{a:?}");
+        assert!(!t.path().join("no").exists(), "{a:?} created folders");
+    }
+
+    let o = raw(&["history", "--json"], &xdg);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(text(&o).trim(), "[]");
+    assert!(!xdg.exists(), "the default history was created");
+
+    let o = raw(&["history", "--db", t.path().to_str().unwrap()], &xdg);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("is a directory"), "{err}");
+}
+
+/// `report … --html DIR/` writes a page named after the result into DIR; no temporary file
+/// is left behind, also when writing fails, and errors name the user's path.
+#[test]
+fn report_into_a_folder_leaves_no_temporary_files() {
+    let t = tempfile::tempdir().unwrap();
+    let xdg = t.path().join("xdg");
+    let log = logs(t.path(), &["4qJG.txt"]).remove(0);
+    let out = t.path().join("pages");
+    std::fs::create_dir(&out).unwrap();
+    let dir_arg = format!("{}/", out.display());
+    let o = raw(&["report", log.to_str().unwrap(), "--html", &dir_arg], &xdg);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["4qJG.html"], "{err}");
+    assert!(
+        err.contains(&out.join("4qJG.html").display().to_string()),
+        "{err}"
+    );
+
+    let missing = t.path().join("nowhere/page.html");
+    let o = raw(
+        &[
+            "report",
+            log.to_str().unwrap(),
+            "--html",
+            missing.to_str().unwrap(),
+        ],
+        &xdg,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(missing.to_str().unwrap()), "{err}");
+    assert!(!err.contains("page.html.tmp"), "{err}");
+}
