@@ -466,3 +466,79 @@ fn without_root_unattended_runs_untuned_and_exits_3_when_invalid() {
         .contains("Settings were not tuned: changing settings needs root"));
     assert_eq!(tree(root.path()), before, "nothing written");
 }
+
+/// A results folder that cannot be created or written is refused before the first phase,
+/// naming it; an earlier result.json in `--results-dir` is never overwritten.
+#[test]
+fn the_results_folder_is_checked_before_the_run_and_never_overwritten() {
+    let root = rock5b();
+    let t = tempfile::tempdir().unwrap();
+    let file = t.path().join("a-file");
+    fs::write(&file, "").unwrap();
+    let bad = file.join("results");
+    let earlier = t.path().join("earlier");
+    fs::create_dir(&earlier).unwrap();
+    fs::write(earlier.join("result.json"), "{\"earlier\": true}").unwrap();
+    for (dir, says) in [
+        (&bad, "cannot create it"),
+        (&earlier, "already holds a result.json"),
+    ] {
+        let out = truebench()
+            .args(["run", "--quick", "--force", "--no-store", "--root"])
+            .arg(root.path())
+            .arg("--results-dir")
+            .arg(dir)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(dir.to_str().unwrap()) && err.contains(says),
+            "{err}"
+        );
+        assert!(!err.contains("[1/7]"), "a phase ran: {err}");
+    }
+    assert_eq!(
+        fs::read_to_string(earlier.join("result.json")).unwrap(),
+        "{\"earlier\": true}"
+    );
+}
+
+/// When the folder goes away during the run, the result is kept in a temporary file named
+/// on stderr (with --no-store the history does not have it either) and the exit code is not 0.
+#[test]
+fn a_folder_lost_during_the_run_keeps_the_result_in_a_temporary_file() {
+    let root = rock5b();
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("results");
+    let (mut child, rx) = spawn(&[
+        "--quick",
+        "--force",
+        "--no-store",
+        "--no-tuning",
+        "--idle-timeout",
+        "0",
+        "--root",
+        root.path().to_str().unwrap(),
+        "--results-dir",
+        dir.to_str().unwrap(),
+    ]);
+    let mut seen = Vec::new();
+    wait_for(&rx, "[1/7]", &mut seen);
+    fs::remove_dir_all(&dir).unwrap();
+    fs::write(&dir, "not a folder").unwrap();
+    let _ = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let status = child.wait().unwrap();
+    seen.extend(rx.try_iter());
+    let err = seen.join("\n");
+    assert_ne!(status.code(), Some(0), "{err}");
+    assert!(err.contains(dir.to_str().unwrap()), "{err}");
+    let kept = err
+        .lines()
+        .find_map(|l| l.strip_prefix("truebench: the result was kept in "))
+        .unwrap_or_else(|| panic!("no kept file named: {err}"));
+    let v: Value = serde_json::from_str(&fs::read_to_string(kept).unwrap()).unwrap();
+    assert_eq!(v["kind"], "run");
+}
