@@ -42,7 +42,17 @@ pub fn open_db_read(db: Option<&Path>) -> anyhow::Result<Store> {
 /// Read what the user named: a file (truebench JSON or sbc-bench log) or a history id
 /// (`12`, `#12`). Returns a label for display and the result.
 pub fn load(what: &str, db: Option<&Path>) -> anyhow::Result<(String, Document)> {
-    let path = Path::new(what);
+    let mut path = PathBuf::from(what);
+    // A results folder of `truebench run`: its result.json.
+    if path.is_dir() {
+        let inner = path.join("result.json");
+        if !inner.is_file() {
+            anyhow::bail!("{what}: a folder without a result.json");
+        }
+        path = inner;
+    }
+    let what = &*path.to_string_lossy().into_owned();
+    let path = path.as_path();
     if path.is_file() {
         let bytes = std::fs::read(path).with_context(|| format!("reading {what}"))?;
         let text = String::from_utf8_lossy(&bytes);
@@ -53,6 +63,17 @@ pub fn load(what: &str, db: Option<&Path>) -> anyhow::Result<(String, Document)>
         if text.trim_start().starts_with('{') {
             let v: serde_json::Value =
                 serde_json::from_str(&text).with_context(|| format!("{what}: not valid JSON"))?;
+            // `info --json`: an inventory, no envelope (results of every version have one
+            // or, in version 1, `truebench_version`).
+            let is_info = v.get("envelope").is_none()
+                && v.get("truebench_version").is_none()
+                && v.get("root").is_some()
+                && v.get("cpus").is_some();
+            if is_info {
+                anyhow::bail!(
+                    "{what}: this is an info document (truebench info --json), not a result; report and compare read the results of run, clocks and monitor"
+                );
+            }
             let r = migrate(v).with_context(|| what.to_string())?;
             return Ok((name, r));
         }

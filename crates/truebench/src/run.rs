@@ -160,7 +160,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     match &written {
         Ok(()) if !quiet => errln!("truebench: results in {}", dir.display()),
         Ok(()) => {}
-        Err(e) => errln!("truebench: error: could not write the results folder: {e:#}"),
+        Err(e) => errln!(
+            "truebench: error: could not write the results folder: {}",
+            crate::out::chain(e)
+        ),
     }
     let mut stored = false;
     if !args.no_store {
@@ -182,7 +185,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         // Neither the folder nor the history has it: the result must not be lost.
         match keep_in_temp(&result) {
             Ok(p) => errln!("truebench: the result was kept in {}", p.display()),
-            Err(e) => errln!("truebench: error: the result could not be kept anywhere: {e:#}"),
+            Err(e) => errln!(
+                "truebench: error: the result could not be kept anywhere: {}",
+                crate::out::chain(&e)
+            ),
         }
     }
 
