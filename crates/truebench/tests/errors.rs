@@ -154,3 +154,52 @@ fn listen_on_a_bare_port() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `--cpuinfo FILE` / `CPUINFOFILE` with an empty or binary file is refused, naming what the
+/// user wrote: the flag or the variable.
+#[test]
+fn a_cpuinfo_file_without_cpuinfo_is_refused_naming_flag_or_variable() {
+    let t = tempfile::tempdir().unwrap();
+    let root = truebench_fixtures::root("empty");
+    let r = root.path().to_str().unwrap();
+    let empty = t.path().join("empty");
+    std::fs::write(&empty, "").unwrap();
+    let binary = t.path().join("binary");
+    std::fs::write(
+        &binary,
+        [0x7f, b'E', b'L', b'F', 2, 1, 1, 0, 0, 0, 0xff, 0xfe],
+    )
+    .unwrap();
+    for (file, why) in [
+        (&empty, "the file is empty"),
+        (&binary, "the file is binary"),
+    ] {
+        let f = file.to_str().unwrap();
+        let o = tb(&["info", "--root", r, "--cpuinfo", f], t.path());
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{e}");
+        assert!(
+            e.contains(&format!("--cpuinfo {f}: it holds no cpuinfo ({why})")),
+            "{e}"
+        );
+        let o = Command::new(BIN)
+            .args(["info", "--root", r])
+            .env("CPUINFOFILE", f)
+            .output()
+            .unwrap();
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{e}");
+        assert!(
+            e.contains(&format!("CPUINFOFILE={f}: it holds no cpuinfo")),
+            "{e}"
+        );
+    }
+    let o = Command::new(BIN)
+        .args(["info", "--root", r])
+        .env("CPUINFOFILE", "/x")
+        .output()
+        .unwrap();
+    let e = stderr(&o);
+    assert!(e.contains("CPUINFOFILE=/x: no such file"), "{e}");
+    assert!(!e.contains("--cpuinfo"), "{e}");
+}
