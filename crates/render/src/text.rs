@@ -739,6 +739,16 @@ pub fn detailed_log_for(env: &Envelope, header: &str, summary: &str) -> String {
 /// 7-zip multi = mean of the all-core runs, single = best pinned run.
 pub fn row(r: RunView<'_>) -> ResultsRow {
     let mut row = truebench_sbcbench::import::results_row(&as_sbc_bench_log(r));
+    // An imported log's scores are the log's own row, the same in every command.
+    if let Some([multi, single, aes, memcpy, memset]) =
+        truebench_sbcbench::convert::imported_scores(r)
+    {
+        row.sevenzip_multi = multi;
+        row.sevenzip_single = single;
+        row.aes = aes;
+        row.memcpy = memcpy;
+        row.memset = memset;
+    }
     if r.envelope.inventory.device.is_none() && r.envelope.hostname.is_none() {
         row.device = "-".into();
     }

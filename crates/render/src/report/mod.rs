@@ -636,6 +636,7 @@ fn system<B>(o: &mut String, r: View<'_, B>) {
         .notes
         .iter()
         .filter(|n| !n.starts_with("sbc-bench's validation: "))
+        .filter(|n| !n.starts_with(truebench_sbcbench::convert::ROW_NOTE))
         .collect();
     if !notes.is_empty() {
         o.push_str("<h3>Notes</h3><ul class=\"plain\">");
