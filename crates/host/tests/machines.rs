@@ -159,6 +159,14 @@ fn every_cpuinfo_capture_identifies_its_cores() {
     let mut unnamed = Vec::new();
     for f in &captures {
         let host = Host::new(empty.path()).with_cpuinfo(Some(f.clone()));
+        // Every real capture is accepted as cpuinfo (`--cpuinfo` refuses what is not).
+        let text = host.cpuinfo().unwrap();
+        assert_eq!(
+            truebench_host::parse::cpuinfo::not_cpuinfo(&text),
+            None,
+            "{}",
+            f.display()
+        );
         let inv = Inventory::probe(&host);
         let name = f.file_name().unwrap().to_string_lossy().into_owned();
         let mut sig: Vec<String> = Vec::new();

@@ -657,6 +657,33 @@ mod tests {
         assert!((d[1].cpu_s - 0.4).abs() < 1e-9);
     }
 
+    /// Another benchmark is background even when it is named like this one: only this
+    /// process and its children are excluded, judged by pid, never by name.
+    #[test]
+    fn another_truebench_and_its_children_are_background() {
+        let a = table(
+            &[
+                (60, 1, "truebench", 6, 0),
+                (61, 60, "7zz", 7, 0),
+                (80, 1, "truebench", 8, 0),
+                (81, 80, "7zz", 9, 0),
+            ],
+            &[60],
+        );
+        let b = table(
+            &[
+                (60, 1, "truebench", 6, 500),
+                (61, 60, "7zz", 7, 900),
+                (80, 1, "truebench", 8, 400),
+                (81, 80, "7zz", 9, 800),
+            ],
+            &[60],
+        );
+        let d = a.delta(&b);
+        let pids: Vec<u32> = d.iter().map(|d| d.pid).collect();
+        assert_eq!(pids, [81, 80], "{d:?}");
+    }
+
     #[test]
     fn ppid_cycles_terminate() {
         let t = table(&[(5, 6, "a", 0, 0), (6, 5, "b", 0, 0)], &[]);

@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use truebench_monitor::detect::render_findings;
 use truebench_monitor::render::{table, Layout};
-use truebench_monitor::{Finding, Severity};
+use truebench_monitor::{Finding, FindingKind, Severity};
 
 use truebench_model::*;
 use truebench_sbcbench::log as sbcbench;
@@ -83,6 +83,15 @@ fn validation(r: RunView<'_>) -> String {
     validation_for(r.envelope)
 }
 
+/// The findings saying what could not be checked, which a summary must list: without them
+/// "no problem found" would read as "checked and clean".
+pub fn not_checked(findings: &[Finding]) -> Vec<&Finding> {
+    findings
+        .iter()
+        .filter(|f| f.kind == FindingKind::NotChecked)
+        .collect()
+}
+
 /// sbc-bench's `Results validation` bullets, from the findings, and the verdict.
 pub fn validation_for(env: &Envelope) -> String {
     let r = View {
@@ -97,10 +106,13 @@ pub fn validation_for(env: &Envelope) -> String {
         .filter(|f| f.severity > Severity::Info)
         .cloned()
         .collect();
-    if shown.is_empty() {
+    let unchecked = not_checked(&r.envelope.findings);
+    if shown.is_empty() && unchecked.is_empty() {
         o.push_str(
             "  * No problem found: no throttling, swapping, background activity, killed cores or under-voltage seen\n",
         );
+    } else if shown.is_empty() {
+        o.push_str("  * No problem found in what could be checked\n");
     } else {
         for f in &shown {
             let sev = if f.severity == Severity::Critical {
@@ -111,11 +123,14 @@ pub fn validation_for(env: &Envelope) -> String {
             let _ = writeln!(o, "  * [{sev}] {}", f.message);
         }
     }
+    for f in &unchecked {
+        let _ = writeln!(o, "  * Not checked: {}", f.message);
+    }
     let info = r
         .envelope
         .findings
         .iter()
-        .filter(|f| f.severity == Severity::Info)
+        .filter(|f| f.severity == Severity::Info && f.kind != FindingKind::NotChecked)
         .count();
     if info > 0 {
         let _ = writeln!(o, "  * {info} more note(s) in the detailed log");
@@ -724,6 +739,16 @@ pub fn detailed_log_for(env: &Envelope, header: &str, summary: &str) -> String {
 /// 7-zip multi = mean of the all-core runs, single = best pinned run.
 pub fn row(r: RunView<'_>) -> ResultsRow {
     let mut row = truebench_sbcbench::import::results_row(&as_sbc_bench_log(r));
+    // An imported log's scores are the log's own row, the same in every command.
+    if let Some([multi, single, aes, memcpy, memset]) =
+        truebench_sbcbench::convert::imported_scores(r)
+    {
+        row.sevenzip_multi = multi;
+        row.sevenzip_single = single;
+        row.aes = aes;
+        row.memcpy = memcpy;
+        row.memset = memset;
+    }
     if r.envelope.inventory.device.is_none() && r.envelope.hostname.is_none() {
         row.device = "-".into();
     }

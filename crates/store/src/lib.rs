@@ -60,6 +60,10 @@ pub enum StoreError {
     NewerLayout { path: String, found: i64 },
     #[error("no history database location: neither XDG_DATA_HOME nor HOME is set; give --db PATH")]
     NoLocation,
+    #[error("{path}: no history database there (nothing has been stored yet)")]
+    Missing { path: String },
+    #[error("{path}: is a directory; give the database file (…/history.sqlite)")]
+    IsDirectory { path: String },
 }
 
 /// `$XDG_DATA_HOME/truebench/history.sqlite`, else `~/.local/share/truebench/history.sqlite`.
@@ -215,6 +219,9 @@ impl Store {
     /// Open (creating it and its folder if needed) the database at `path`.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let shown = path.display().to_string();
+        if path.is_dir() {
+            return Err(StoreError::IsDirectory { path: shown });
+        }
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::Folder {
                 path: dir.display().to_string(),
@@ -236,6 +243,19 @@ impl Store {
         let mut s = Store { conn, path: shown };
         s.migrate_layout()?;
         Ok(s)
+    }
+
+    /// Open an existing database for the commands that only read (history, report, compare):
+    /// a path where none is creates nothing and is `Missing`.
+    pub fn open_existing(path: &Path) -> Result<Store, StoreError> {
+        let shown = path.display().to_string();
+        if path.is_dir() {
+            return Err(StoreError::IsDirectory { path: shown });
+        }
+        if !path.exists() {
+            return Err(StoreError::Missing { path: shown });
+        }
+        Store::open(path)
     }
 
     pub fn path(&self) -> &str {

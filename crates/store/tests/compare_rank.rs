@@ -113,3 +113,45 @@ fn ranks_among_the_corpus() {
     let multi = &ranks[0];
     assert_eq!(multi.below[0].name, "4qJG.txt");
 }
+
+/// One computation of an imported log's scores: the Results.md row `import --row` prints
+/// (sbc-bench's rules applied to the log) is what compare, history and rank use, for every
+/// log of the corpus (issue 10, item 10).
+#[test]
+fn an_imported_logs_scores_are_its_results_md_row_everywhere() {
+    let mut differ = Vec::new();
+    let logs = common::logs();
+    for (name, text) in &logs {
+        let log = parse(text);
+        if !truebench_sbcbench::import::is_sbc_bench_log(&log) {
+            continue;
+        }
+        let row = truebench_sbcbench::results_row(&log);
+        let r = to_run_result(&log, name);
+        let m = metrics(r.view());
+        let got = [
+            m.sevenzip_multi,
+            m.sevenzip_single,
+            m.aes,
+            m.memcpy,
+            m.memset,
+        ];
+        let want = [
+            row.sevenzip_multi,
+            row.sevenzip_single,
+            row.aes,
+            row.memcpy,
+            row.memset,
+        ];
+        if got != want {
+            differ.push(format!("{name}: row {want:?}, compare/history {got:?}"));
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "{} of {} logs:\n{}",
+        differ.len(),
+        logs.len(),
+        differ.join("\n")
+    );
+}

@@ -6,5 +6,6 @@ pub mod clocks;
 pub mod clocks_session;
 pub mod command;
 pub mod idle;
+pub mod lock;
 pub mod run;
 pub mod session;

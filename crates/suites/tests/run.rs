@@ -895,6 +895,54 @@ fn a_busy_machine_is_refused_unless_forced() {
     assert!(!i.idle && i.forced);
 }
 
+/// `--force` starts at once (no wait up to the idle timeout) and the phase says it was not
+/// idle; `--cool-to` without a temperature sensor is said, not ignored.
+#[test]
+fn forced_start_does_not_wait_and_cool_to_without_a_sensor_is_said() {
+    let d = rock5b();
+    put(d.path(), "proc/loadavg", "3.50 3.00 2.00 4/246 1893\n");
+    std::fs::remove_dir_all(d.path().join("sys/class/thermal")).unwrap();
+    let _ = std::fs::remove_dir_all(d.path().join("sys/class/hwmon"));
+    let mut o = opts(Mode::Quick);
+    o.force = true;
+    o.idle.timeout = Duration::from_secs(30);
+    o.idle.cool_to = Some(40.0);
+    let mut fake = Fake::new(d.path());
+    let t0 = std::time::Instant::now();
+    let (r, events) = go(d.path(), &o, &mut fake, Arc::new(AtomicBool::new(false)));
+    let r = r.unwrap();
+    let idle = r.envelope.phase("idle").unwrap();
+    let waited = idle.ended.unwrap() - idle.started;
+    assert!(waited < 5.0, "waited {waited:.1} s for an idle system");
+    assert!(t0.elapsed() < Duration::from_secs(25));
+    assert!(
+        idle.reason
+            .as_deref()
+            .unwrap_or("")
+            .starts_with("not idle (forced): "),
+        "{:?}",
+        idle.reason
+    );
+    let Some(Scores::Idle(i)) = &idle.scores else {
+        panic!()
+    };
+    assert!(!i.idle && i.forced);
+    assert!(r
+        .envelope
+        .findings
+        .iter()
+        .any(|f| f.kind == FindingKind::NotIdle));
+    let said = "--cool-to 40: this machine has no temperature sensor";
+    assert!(
+        r.envelope.notes.iter().any(|n| n.contains(said)),
+        "{:?}",
+        r.envelope.notes
+    );
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, Event::Note(n) if n.contains(said))));
+}
+
 #[test]
 fn without_tuning_nothing_is_written_and_the_record_says_why() {
     let d = rock5b();

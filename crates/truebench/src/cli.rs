@@ -34,12 +34,29 @@ impl MachineArgs {
         if !self.root.is_dir() {
             anyhow::bail!("--root {}: not a directory", self.root.display());
         }
+        // Name what the user wrote: the flag, or sbc-bench's variable.
+        let given = |c: &std::path::Path| {
+            let flag = std::env::args_os().any(|a| a.to_string_lossy().starts_with("--cpuinfo"));
+            if flag {
+                format!("--cpuinfo {}", c.display())
+            } else {
+                format!("CPUINFOFILE={}", c.display())
+            }
+        };
         if let Some(c) = &self.cpuinfo {
             if !c.is_file() {
-                anyhow::bail!("--cpuinfo {}: no such file", c.display());
+                anyhow::bail!("{}: no such file", given(c));
             }
         }
         let host = Host::new(&self.root).with_cpuinfo(self.cpuinfo.clone());
+        if let Some(c) = &self.cpuinfo {
+            let text = host
+                .cpuinfo()
+                .map_err(|e| anyhow::anyhow!("{}: {}", given(c), e.source))?;
+            if let Some(why) = truebench_host::parse::cpuinfo::not_cpuinfo(&text) {
+                anyhow::bail!("{}: it holds no cpuinfo ({why})", given(c));
+            }
+        }
         // Every command opens its machine here, so this is where settings left changed by a
         // killed run on this root are put back, before the command looks at anything.
         crate::recovery::recover_at_start(&host);

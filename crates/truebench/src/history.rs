@@ -123,7 +123,25 @@ pub fn run(args: HistoryArgs) -> anyhow::Result<i32> {
         })?),
         None => None,
     };
-    let store = crate::report::open_db(args.db.as_deref())?;
+    let store = match crate::report::open_db_read(args.db.as_deref()) {
+        Ok(s) => s,
+        // A fresh user has no history yet: an empty list, and nothing created.
+        Err(e)
+            if args.db.is_none()
+                && matches!(
+                    e.downcast_ref(),
+                    Some(truebench_store::StoreError::Missing { .. })
+                ) =>
+        {
+            if args.json {
+                outln!("[]")?;
+            } else {
+                errln!("truebench: no stored result ({e})");
+            }
+            return Ok(0);
+        }
+        Err(e) => return Err(e),
+    };
     let entries = store.list(&Filter {
         device: args.device.clone(),
         since_unix_ms: since,

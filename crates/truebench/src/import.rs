@@ -82,7 +82,10 @@ pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
                     }
                 }
             }
-            Err(e) => errln!("truebench: warning: history not written: {e:#}"),
+            Err(e) => errln!(
+                "truebench: warning: history not written: {}",
+                crate::out::chain(&e)
+            ),
         }
     }
     if args.json {

@@ -34,7 +34,7 @@ fn main() {
         (out::Outcome::Closed, _) => 0,
         (_, Err(e)) => {
             if truebench_tuning::pending_signal().is_none() {
-                errln!("truebench: error: {e:#}");
+                errln!("truebench: error: {}", out::chain(&e));
             }
             2
         }

@@ -20,7 +20,12 @@ pub struct MonitorArgs {
     #[command(flatten)]
     pub machine: MachineArgs,
     /// Seconds between samples; fractions allowed (0.1 = ten per second).
-    #[arg(long, value_name = "S", default_value_t = 5.0)]
+    #[arg(
+        long,
+        value_name = "S",
+        default_value_t = 5.0,
+        allow_negative_numbers = true
+    )]
     pub interval: f64,
     /// Print one JSON object per sample on stdout instead of the table, and nothing else.
     #[arg(long)]
@@ -191,7 +196,9 @@ fn with_command(
     };
     let result = command::run(host, inv, command, &opts, interrupted)?;
     if let Some(e) = &result.body.error {
-        anyhow::bail!("cannot start {}: {e}", command[0]);
+        errln!("truebench: cannot start {}: {e}", command[0]);
+        // As a shell: 127 when there is no such command, 126 when it cannot be executed.
+        return Ok(if e.contains("os error 2)") { 127 } else { 126 });
     }
     crate::keep::store(&result, &args.store, args.json_lines);
     let code = match (result.body.exit_code, result.body.signal) {

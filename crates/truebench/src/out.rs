@@ -139,3 +139,45 @@ mod tests {
         assert_eq!(e.to_string(), "writing to standard output: odd (text)");
     }
 }
+
+/// An error and its causes, `a: b: c`, each cause left out when the message before already
+/// says it: library errors often print their source themselves (`{path}: {source}`), and
+/// anyhow's `{:#}` would repeat it (`not a database: not a database`).
+pub fn chain(e: &anyhow::Error) -> String {
+    let mut msg = String::new();
+    for cause in e.chain() {
+        let c = cause.to_string();
+        if msg.is_empty() {
+            msg = c;
+        } else if !msg.contains(&c) {
+            msg.push_str(": ");
+            msg.push_str(&c);
+        }
+    }
+    msg
+}
+
+#[cfg(test)]
+mod chain_tests {
+    #[test]
+    fn causes_already_said_are_not_repeated() {
+        let io = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let said = io.to_string();
+        #[derive(Debug)]
+        struct Wrapped {
+            source: std::io::Error,
+        }
+        impl std::fmt::Display for Wrapped {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "x.db: {}", self.source)
+            }
+        }
+        impl std::error::Error for Wrapped {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.source)
+            }
+        }
+        let e = anyhow::Error::new(Wrapped { source: io }).context("reading history");
+        assert_eq!(super::chain(&e), format!("reading history: x.db: {said}"));
+    }
+}

@@ -114,6 +114,15 @@ impl State {
     }
 }
 
+fn phase_status(s: PhaseStatus) -> &'static str {
+    match s {
+        PhaseStatus::Ok => "ok",
+        PhaseStatus::Skipped => "skipped",
+        PhaseStatus::Failed => "FAILED",
+        PhaseStatus::Interrupted => "interrupted",
+    }
+}
+
 fn mmss(d: Duration) -> String {
     let s = d.as_secs();
     format!("{}:{:02}", s / 60, s % 60)
@@ -277,11 +286,11 @@ impl Progress {
                     s.waiting = None;
                     it
                 };
-                let st = match status {
-                    PhaseStatus::Ok => "ok",
-                    PhaseStatus::Skipped => "skipped",
-                    PhaseStatus::Failed => "FAILED",
-                    PhaseStatus::Interrupted => "interrupted",
+                // A phase that went on with a reservation says it instead of "ok"
+                // (`idle: not idle (forced): …`).
+                let (st, reason) = match (status, reason) {
+                    (PhaseStatus::Ok, Some(r)) => (r, None),
+                    (s, r) => (phase_status(s).to_string(), r),
                 };
                 self.say(&format!(
                     "truebench: [{idx}/{total}] {name}: {st} in {seconds:.1} s{}",
@@ -464,6 +473,27 @@ mod tests {
              truebench: [2/2] memory: Memory bandwidth and latency (about 90 s)\n\
              truebench: memory: cpu4 is offline\n\
              truebench: [2/2] memory: FAILED in 1.0 s (out of memory)\n"
+        );
+    }
+
+    #[test]
+    fn a_forced_gate_says_not_idle_instead_of_ok() {
+        let out = Shared::default();
+        let mut p = Progress::with_targets(
+            Mode::Lines,
+            Box::new(out.clone()),
+            ProgressDrawTarget::hidden,
+        );
+        p.event(Event::PhaseEnd {
+            name: "idle".into(),
+            status: PhaseStatus::Ok,
+            reason: Some("not idle (forced): load 3.50".into()),
+            seconds: 0.0,
+        });
+        p.finish();
+        assert_eq!(
+            out.text(),
+            "truebench: [0/0] idle: not idle (forced): load 3.50 in 0.0 s\n"
         );
     }
 

@@ -30,10 +30,29 @@ pub fn open_db(db: Option<&Path>) -> anyhow::Result<Store> {
     Ok(Store::open(&path)?)
 }
 
+/// The existing history, for commands that only read it: they create nothing.
+pub fn open_db_read(db: Option<&Path>) -> anyhow::Result<Store> {
+    let path = match db {
+        Some(p) => p.to_path_buf(),
+        None => store::default_path()?,
+    };
+    Ok(Store::open_existing(&path)?)
+}
+
 /// Read what the user named: a file (truebench JSON or sbc-bench log) or a history id
 /// (`12`, `#12`). Returns a label for display and the result.
 pub fn load(what: &str, db: Option<&Path>) -> anyhow::Result<(String, Document)> {
-    let path = Path::new(what);
+    let mut path = PathBuf::from(what);
+    // A results folder of `truebench run`: its result.json.
+    if path.is_dir() {
+        let inner = path.join("result.json");
+        if !inner.is_file() {
+            anyhow::bail!("{what}: a folder without a result.json");
+        }
+        path = inner;
+    }
+    let what = &*path.to_string_lossy().into_owned();
+    let path = path.as_path();
     if path.is_file() {
         let bytes = std::fs::read(path).with_context(|| format!("reading {what}"))?;
         let text = String::from_utf8_lossy(&bytes);
@@ -44,6 +63,17 @@ pub fn load(what: &str, db: Option<&Path>) -> anyhow::Result<(String, Document)>
         if text.trim_start().starts_with('{') {
             let v: serde_json::Value =
                 serde_json::from_str(&text).with_context(|| format!("{what}: not valid JSON"))?;
+            // `info --json`: an inventory, no envelope (results of every version have one
+            // or, in version 1, `truebench_version`).
+            let is_info = v.get("envelope").is_none()
+                && v.get("truebench_version").is_none()
+                && v.get("root").is_some()
+                && v.get("cpus").is_some();
+            if is_info {
+                anyhow::bail!(
+                    "{what}: this is an info document (truebench info --json), not a result; report and compare read the results of run, clocks and monitor"
+                );
+            }
             let r = migrate(v).with_context(|| what.to_string())?;
             return Ok((name, r));
         }
@@ -57,7 +87,7 @@ pub fn load(what: &str, db: Option<&Path>) -> anyhow::Result<(String, Document)>
         .trim_start_matches('#')
         .parse()
         .map_err(|_| anyhow::anyhow!("{what}: no such file, and not a history id"))?;
-    let s = open_db(db)?;
+    let s = open_db_read(db)?;
     match s.get(id)? {
         Some(r) => Ok((format!("#{id}"), r)),
         None => anyhow::bail!("{}: no result with id {id}", s.path()),
@@ -65,13 +95,39 @@ pub fn load(what: &str, db: Option<&Path>) -> anyhow::Result<(String, Document)>
 }
 
 pub fn run(args: ReportArgs) -> anyhow::Result<i32> {
-    let (_, r) = load(&args.result, args.db.as_deref())?;
+    let (label, r) = load(&args.result, args.db.as_deref())?;
     let page = truebench_render::kinds::html_page(&r);
+    let target = html_target(&args.html, &label);
     // Written beside the target and renamed: a reader never sees half a page.
-    let tmp = args.html.with_extension("html.tmp");
-    std::fs::write(&tmp, page).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, &args.html)
-        .with_context(|| format!("renaming {} to {}", tmp.display(), args.html.display()))?;
-    errln!("truebench: report written to {}", args.html.display());
+    let tmp = tmp_name(&target);
+    let written = std::fs::write(&tmp, page).and_then(|()| std::fs::rename(&tmp, &target));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e).with_context(|| format!("writing {}", target.display()));
+    }
+    errln!("truebench: report written to {}", target.display());
     Ok(0)
+}
+
+/// `--html DIR/` (an existing folder, or a path ending in `/`) gets `DIR/<result>.html`.
+fn html_target(html: &Path, label: &str) -> PathBuf {
+    let is_dir = html.is_dir() || html.as_os_str().to_string_lossy().ends_with('/');
+    if !is_dir {
+        return html.to_path_buf();
+    }
+    let stem = Path::new(label.trim_start_matches('#'))
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "report".into());
+    html.join(format!("{stem}.html"))
+}
+
+/// `.page.html.tmp` beside `page.html`: hidden, and never mistaken for a report.
+fn tmp_name(target: &Path) -> PathBuf {
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "report.html".into());
+    target.with_file_name(format!(".{name}.tmp"))
 }

@@ -17,6 +17,9 @@ use truebench_suites::run::{self as suite, LiveMeasurements, RunOptions};
 pub const EXIT_INVALID: i32 = 3;
 /// Exit code of an interrupted run (128 + SIGINT, as a shell reports it).
 pub const EXIT_INTERRUPTED: i32 = 130;
+/// Exit code of a run whose results folder could not be written (the result was kept
+/// elsewhere, named on stderr).
+pub const EXIT_NOT_WRITTEN: i32 = 2;
 
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
@@ -126,6 +129,19 @@ fn options(args: &RunArgs) -> anyhow::Result<RunOptions> {
 pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     let opts = options(&args)?;
     let host = args.machine.host()?;
+    // Every run measures this machine's CPUs, whatever --root says: one at a time.
+    let _lock =
+        truebench_suites::lock::MeasurementLock::acquire(&truebench_suites::lock::default_dir())?;
+    // The folder is checked before the first phase: a run whose result cannot be kept is
+    // minutes wasted.
+    let dir = match &args.results_dir {
+        Some(d) => d.clone(),
+        None => default_dir(
+            truebench_model::Stamp::now().unix_ms,
+            host.read_trimmed("proc/sys/kernel/hostname").as_deref(),
+        ),
+    };
+    let dir = prepare_folder(&dir, args.results_dir.is_none())?;
     let inv = Inventory::probe(&host);
     // The first Ctrl-C only asks the run to stop: it restores, writes the partial result and
     // exits 130. A second one restores and exits at once.
@@ -140,25 +156,39 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     progress.finish();
     let result = result.context("truebench run")?;
 
-    let dir = match &args.results_dir {
-        Some(d) => d.clone(),
-        None => default_dir(&result),
-    };
     let written = write_folder(&dir, &result);
     match &written {
         Ok(()) if !quiet => errln!("truebench: results in {}", dir.display()),
         Ok(()) => {}
-        Err(e) => errln!("truebench: warning: could not write the results folder: {e:#}"),
+        Err(e) => errln!(
+            "truebench: error: could not write the results folder: {}",
+            crate::out::chain(e)
+        ),
     }
+    let mut stored = false;
     if !args.no_store {
         match truebench_store::store_result(&result, args.db.as_deref()) {
-            Ok((path, ins)) if !quiet => errln!(
-                "truebench: stored in the history as #{} ({})",
-                ins.id,
-                path.display()
-            ),
-            Ok(_) => {}
+            Ok((path, ins)) => {
+                stored = true;
+                if !quiet || written.is_err() {
+                    errln!(
+                        "truebench: stored in the history as #{} ({})",
+                        ins.id,
+                        path.display()
+                    );
+                }
+            }
             Err(e) => errln!("truebench: warning: not stored in the history: {e}"),
+        }
+    }
+    if written.is_err() && !stored {
+        // Neither the folder nor the history has it: the result must not be lost.
+        match keep_in_temp(&result) {
+            Ok(p) => errln!("truebench: the result was kept in {}", p.display()),
+            Err(e) => errln!(
+                "truebench: error: the result could not be kept anywhere: {}",
+                crate::out::chain(&e)
+            ),
         }
     }
 
@@ -180,6 +210,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     out.flush()?;
     Ok(if !result.envelope.complete {
         EXIT_INTERRUPTED
+    } else if written.is_err() {
+        EXIT_NOT_WRITTEN
     } else if result.envelope.valid {
         0
     } else {
@@ -188,14 +220,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
 }
 
 /// `./truebench-results/2026-07-01_123456-rock5b`, local time.
-fn default_dir(r: &RunResult) -> PathBuf {
-    let secs = (r.envelope.started.unix_ms / 1000) as libc::time_t;
+fn default_dir(unix_ms: i64, hostname: Option<&str>) -> PathBuf {
+    let secs = (unix_ms / 1000) as libc::time_t;
     // libc: the time zone database is libc's business; rustix has no localtime_r.
     // SAFETY: localtime_r writes into the tm we pass and reads only `secs`.
     let stamp = unsafe {
         let mut tm: libc::tm = std::mem::zeroed();
         if libc::localtime_r(&secs, &mut tm).is_null() {
-            r.envelope.started.utc.replace(':', "")
+            truebench_model::Stamp::from_unix_ms(unix_ms)
+                .utc
+                .replace(':', "")
         } else {
             format!(
                 "{:04}-{:02}-{:02}_{:02}{:02}{:02}",
@@ -208,10 +242,7 @@ fn default_dir(r: &RunResult) -> PathBuf {
             )
         }
     };
-    let host: String = r
-        .envelope
-        .hostname
-        .as_deref()
+    let host: String = hostname
         .unwrap_or("unknown")
         .chars()
         .map(|c| {
@@ -225,6 +256,45 @@ fn default_dir(r: &RunResult) -> PathBuf {
     PathBuf::from("truebench-results").join(format!("{stamp}-{host}"))
 }
 
+/// Create the results folder and prove it can be written, before anything runs. An earlier
+/// result is never overwritten: `--results-dir` holding one is refused; the default folder
+/// (named by the second) gets a suffix instead.
+fn prepare_folder(dir: &Path, default: bool) -> anyhow::Result<PathBuf> {
+    let mut dir = dir.to_path_buf();
+    if default {
+        let base = dir.clone();
+        let mut n = 2;
+        while dir.join("result.json").exists() {
+            dir = PathBuf::from(format!("{}-{n}", base.display()));
+            n += 1;
+        }
+    } else if dir.join("result.json").exists() {
+        anyhow::bail!(
+            "--results-dir {}: already holds a result.json of an earlier run; give a new folder (it is never overwritten)",
+            dir.display()
+        );
+    }
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("results folder {}: cannot create it", dir.display()))?;
+    let probe = dir.join(".truebench-write-test");
+    std::fs::write(&probe, b"truebench")
+        .and_then(|()| std::fs::remove_file(&probe))
+        .with_context(|| format!("results folder {}: cannot write into it", dir.display()))?;
+    Ok(dir)
+}
+
+/// The result in a file of the temporary directory, when nowhere else took it.
+fn keep_in_temp(r: &RunResult) -> anyhow::Result<PathBuf> {
+    let p = std::env::temp_dir().join(format!(
+        "truebench-result-{}-{}.json",
+        r.envelope.started.unix_ms,
+        std::process::id()
+    ));
+    std::fs::write(&p, serde_json::to_string_pretty(r)?)
+        .with_context(|| format!("writing {}", p.display()))?;
+    Ok(p)
+}
+
 /// result.json and detailed.log, each written to a temporary name and renamed, so a folder
 /// never holds a half-written file.
 fn write_folder(dir: &Path, r: &RunResult) -> anyhow::Result<()> {
@@ -235,9 +305,11 @@ fn write_folder(dir: &Path, r: &RunResult) -> anyhow::Result<()> {
         ("detailed.log", truebench_render::detailed_log(r.view())),
     ] {
         let tmp = dir.join(format!(".{name}.tmp"));
-        std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
-        std::fs::rename(&tmp, dir.join(name))
-            .with_context(|| format!("renaming {} to {name}", tmp.display()))?;
+        let target = dir.join(name);
+        if let Err(e) = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, &target)) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e).with_context(|| format!("writing {}", target.display()));
+        }
     }
     Ok(())
 }

@@ -3,7 +3,7 @@
 use crate::cli::MachineArgs;
 use anyhow::Context;
 use std::io::Write;
-use std::net::TcpListener;
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, ToSocketAddrs};
 use std::time::Duration;
 use truebench_host::Inventory;
 use truebench_monitor::exporter::{serve, CachedExporter, Exporter, ServeOptions};
@@ -12,7 +12,8 @@ use truebench_monitor::exporter::{serve, CachedExporter, Exporter, ServeOptions}
 pub struct ServeArgs {
     #[command(flatten)]
     pub machine: MachineArgs,
-    /// Address and port to listen on (port 0 = any free port; the chosen one is printed).
+    /// Address and port to listen on (port 0 = any free port; the chosen one is printed);
+    /// `:PORT` (node_exporter's style) listens on every interface.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9102")]
     pub listen: String,
 }
@@ -20,8 +21,8 @@ pub struct ServeArgs {
 pub fn run(args: ServeArgs) -> anyhow::Result<i32> {
     let host = args.machine.host()?;
     let inv = Inventory::probe(&host);
-    let listener =
-        TcpListener::bind(&args.listen).with_context(|| format!("--listen {}", args.listen))?;
+    let listener = TcpListener::bind(&listen_addrs(&args.listen)?[..])
+        .with_context(|| format!("--listen {}", args.listen))?;
     let addr = listener.local_addr()?;
     // Scrapes within 100 ms share one reading of the machine.
     let exporter = CachedExporter::new(Exporter::new(&host, &inv), Duration::from_millis(100));
@@ -34,4 +35,38 @@ pub fn run(args: ServeArgs) -> anyhow::Result<i32> {
     serve(listener, &exporter, &ServeOptions::default(), &stop)
         .with_context(|| format!("serving on {addr}"))?;
     Ok(0)
+}
+
+/// `:9556` means every interface on that port, as in node_exporter's `--web.listen-address`:
+/// IPv6 and IPv4 (`[::]`), or IPv4 alone where IPv6 is off.
+fn listen_addrs(listen: &str) -> anyhow::Result<Vec<SocketAddr>> {
+    let Some(port) = listen.strip_prefix(':') else {
+        return listen
+            .to_socket_addrs()
+            .map(|a| a.collect())
+            .with_context(|| {
+                format!("--listen {listen}: expected ADDRESS:PORT (127.0.0.1:9102) or :PORT")
+            });
+    };
+    let port: u16 = port
+        .parse()
+        .map_err(|_| anyhow::anyhow!("--listen {listen}: {port} is not a port number"))?;
+    Ok(vec![
+        SocketAddr::from((Ipv6Addr::UNSPECIFIED, port)),
+        SocketAddr::from((Ipv4Addr::UNSPECIFIED, port)),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_bare_port_is_every_interface() {
+        let a = super::listen_addrs(":9556").unwrap();
+        assert_eq!(a[0].to_string(), "[::]:9556");
+        assert_eq!(a[1].to_string(), "0.0.0.0:9556");
+        let a = super::listen_addrs("127.0.0.1:9102").unwrap();
+        assert_eq!(a[0].to_string(), "127.0.0.1:9102");
+        let e = super::listen_addrs("9102").unwrap_err().to_string();
+        assert!(e.contains("ADDRESS:PORT"), "{e}");
+    }
 }

@@ -264,3 +264,156 @@ fn clocks_and_monitor_results_are_stored_listed_rendered_and_compared() {
         "{err}"
     );
 }
+
+fn raw(args: &[&str], xdg: &Path) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .env("XDG_DATA_HOME", xdg)
+        .output()
+        .unwrap()
+}
+
+/// Reading the history creates nothing: a `--db` where none is is an error naming it, the
+/// default location of a fresh user an empty list; a folder is named as one.
+#[test]
+fn reading_a_history_that_does_not_exist_creates_nothing() {
+    let t = tempfile::tempdir().unwrap();
+    let xdg = t.path().join("xdg");
+    let db = t.path().join("no/such/history.sqlite");
+    let o = raw(&["history", "--db", db.to_str().unwrap()], &xdg);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(db.to_str().unwrap()), "{err}");
+    assert!(err.contains("no history database there"), "{err}");
+    assert!(!t.path().join("no").exists(), "folders created");
+    for args in [
+        &["report", "3", "--html", "x.html"][..],
+        &["compare", "1", "2"],
+    ] {
+        let mut a = args.to_vec();
+        a.extend(["--db", db.to_str().unwrap()]);
+        let o = raw(&a, &xdg);
+        assert_eq!(o.status.code(), Some(2), "{a:?}");
+        assert!(!t.path().join("no").exists(), "{a:?} created folders");
+    }
+
+    let o = raw(&["history", "--json"], &xdg);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(text(&o).trim(), "[]");
+    assert!(!xdg.exists(), "the default history was created");
+
+    let o = raw(&["history", "--db", t.path().to_str().unwrap()], &xdg);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("is a directory"), "{err}");
+}
+
+/// `report … --html DIR/` writes a page named after the result into DIR; no temporary file
+/// is left behind, also when writing fails, and errors name the user's path.
+#[test]
+fn report_into_a_folder_leaves_no_temporary_files() {
+    let t = tempfile::tempdir().unwrap();
+    let xdg = t.path().join("xdg");
+    let log = logs(t.path(), &["4qJG.txt"]).remove(0);
+    let out = t.path().join("pages");
+    std::fs::create_dir(&out).unwrap();
+    let dir_arg = format!("{}/", out.display());
+    let o = raw(&["report", log.to_str().unwrap(), "--html", &dir_arg], &xdg);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["4qJG.html"], "{err}");
+    assert!(
+        err.contains(&out.join("4qJG.html").display().to_string()),
+        "{err}"
+    );
+
+    let missing = t.path().join("nowhere/page.html");
+    let o = raw(
+        &[
+            "report",
+            log.to_str().unwrap(),
+            "--html",
+            missing.to_str().unwrap(),
+        ],
+        &xdg,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(missing.to_str().unwrap()), "{err}");
+    assert!(!err.contains("page.html.tmp"), "{err}");
+}
+
+/// One imported log, one set of scores: `import --row`, `compare --json` (of the files and of
+/// the stored ids) and `history --json` show the same AES and memset figures (issue 10,
+/// item 10). 1Dt1 and 1iGV are logs whose figures used to differ between the commands.
+#[test]
+fn an_imported_logs_scores_agree_in_import_compare_and_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    let paths = logs(dir.path(), &["1Dt1.txt", "1iGV.txt"]);
+    let p: Vec<&str> = paths.iter().map(|p| p.to_str().unwrap()).collect();
+    let mut args = vec!["import", "--row"];
+    args.extend(&p);
+    let rows = text(&tb(&db, &args));
+    // | device | clock | kernel | distro | 7z multi | 7z single | AES | memcpy | memset | kH/s |
+    let cells: Vec<Vec<String>> = rows
+        .lines()
+        .filter(|l| l.starts_with('|'))
+        .map(|l| l.split('|').map(|c| c.trim().to_string()).collect())
+        .collect();
+    assert_eq!(cells.len(), 2, "{rows}");
+    let want: Vec<(u64, u64)> = cells
+        .iter()
+        .map(|c| (c[7].parse().unwrap(), c[9].parse().unwrap()))
+        .collect();
+
+    let mut args = vec!["import"];
+    args.extend(&p);
+    tb(&db, &args);
+    let hist: serde_json::Value =
+        serde_json::from_slice(&tb(&db, &["history", "--json"]).stdout).unwrap();
+    let mut hist: Vec<(String, u64, u64)> = hist
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["source_name"].as_str().unwrap().to_string(),
+                e["aes"].as_u64().unwrap(),
+                e["memset"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    hist.sort();
+    assert_eq!(
+        hist.iter().map(|h| (h.1, h.2)).collect::<Vec<_>>(),
+        want,
+        "history"
+    );
+
+    let ids: Vec<String> = (1..=2).map(|i| i.to_string()).collect();
+    for what in [p.clone(), ids.iter().map(String::as_str).collect()] {
+        let mut args = vec!["compare", "--json"];
+        args.extend(&what);
+        let v: serde_json::Value = serde_json::from_slice(&tb(&db, &args).stdout).unwrap();
+        let row = |m: &str| -> Vec<u64> {
+            v["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["metric"] == m)
+                .unwrap()["values"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_u64().unwrap())
+                .collect()
+        };
+        let got: Vec<(u64, u64)> = row("aes").into_iter().zip(row("memset")).collect();
+        assert_eq!(got, want, "compare {what:?}");
+    }
+}

@@ -226,3 +226,24 @@ fn bad_interval_is_an_error_naming_the_value() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--interval 0"));
 }
+
+#[test]
+fn a_command_without_samples_or_sensors_says_what_was_not_checked() {
+    let root = truebench_fixtures::root("empty");
+    let out = truebench()
+        .args(["monitor", "--interval", "30", "--root"])
+        .arg(root.path())
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(!text.contains("No problems found.\n"), "{text}");
+    for what in [
+        "Not checked: No temperature sensor",
+        "Not checked: No cpufreq",
+        "Not checked: No monitoring sample",
+    ] {
+        assert!(text.contains(what), "{what} in {text}");
+    }
+}

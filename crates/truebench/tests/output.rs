@@ -51,6 +51,13 @@ fn commands(tmp: &Path, root: &Path) -> Vec<Vec<String>> {
         .iter()
         .map(|p| p.to_str().unwrap().to_string())
         .collect();
+    // `history` only reads an existing database: store the logs in it first.
+    let stored = Command::new(BIN)
+        .args(["import", "--db", &db])
+        .args(&logs)
+        .output()
+        .unwrap();
+    assert!(stored.status.success());
     let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<String>>();
     let mut import = v(&["import", "--no-store"]);
     import.extend(logs.iter().cloned());

@@ -18,11 +18,21 @@ use truebench_model::RunResult;
 const BIN: &str = env!("CARGO_BIN_EXE_truebench");
 const GOV0: &str = "sys/devices/system/cpu/cpufreq/policy0/scaling_governor";
 
+/// A fresh directory for the measurement lock (`TMPDIR`), writable by every user like
+/// `/tmp`: the tests run in parallel and must not lock each other out.
+fn lock_dir() -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap().keep();
+    fs::set_permissions(&d, fs::Permissions::from_mode(0o1777)).unwrap();
+    d
+}
+
 fn truebench() -> Command {
     let mut c = Command::new(BIN);
     for v in ["MODE", "NOTUNING", "MaxKHz", "MinKHz", "CPUINFOFILE"] {
         c.env_remove(v);
     }
+    c.env("TMPDIR", lock_dir());
     // run stores its result in the history: keep the tests' runs out of the user's own.
     c.env(
         "XDG_DATA_HOME",
@@ -303,7 +313,59 @@ fn unprivileged() -> Command {
     for v in ["MODE", "NOTUNING", "MaxKHz", "MinKHz", "CPUINFOFILE"] {
         c.env_remove(v);
     }
+    c.env("TMPDIR", lock_dir());
     c
+}
+
+/// Two runs at once halve each other's scores: while one runs (as an unprivileged user when
+/// the tests run as root), a second one — root's — is refused at once, naming the lock.
+#[test]
+fn a_second_run_is_refused_while_one_runs_for_any_user() {
+    let root = rock5b();
+    let lock = lock_dir();
+    let out = tempfile::tempdir().unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(out.path(), fs::Permissions::from_mode(0o777)).unwrap();
+    }
+    let r = root.path().to_str().unwrap();
+    let args = [
+        "run",
+        "--quick",
+        "--force",
+        "--no-tuning",
+        "--no-store",
+        "--idle-timeout",
+        "0",
+        "--root",
+        r,
+    ];
+    let mut first = unprivileged();
+    first
+        .env("TMPDIR", &lock)
+        .args(args)
+        .args(["--results-dir", out.path().join("a").to_str().unwrap()]);
+    let (mut child, rx) = spawn_cmd(first);
+    let mut seen = Vec::new();
+    wait_for(&rx, "[1/7]", &mut seen);
+    let second = truebench()
+        .env("TMPDIR", &lock)
+        .args(args)
+        .args(["--results-dir", out.path().join("b").to_str().unwrap()])
+        .output()
+        .unwrap();
+    let _ = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let _ = child.wait();
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("another truebench measurement is running on this machine"),
+        "{err}"
+    );
+    assert!(err.contains(&format!("pid {}", child.id())), "{err}");
+    assert!(!out.path().join("b").exists());
 }
 
 /// Without root the run goes on untuned and says why; with `--unattended` it exits 3 when
@@ -403,4 +465,80 @@ fn without_root_unattended_runs_untuned_and_exits_3_when_invalid() {
     assert!(truebench_render::summary(r.view())
         .contains("Settings were not tuned: changing settings needs root"));
     assert_eq!(tree(root.path()), before, "nothing written");
+}
+
+/// A results folder that cannot be created or written is refused before the first phase,
+/// naming it; an earlier result.json in `--results-dir` is never overwritten.
+#[test]
+fn the_results_folder_is_checked_before_the_run_and_never_overwritten() {
+    let root = rock5b();
+    let t = tempfile::tempdir().unwrap();
+    let file = t.path().join("a-file");
+    fs::write(&file, "").unwrap();
+    let bad = file.join("results");
+    let earlier = t.path().join("earlier");
+    fs::create_dir(&earlier).unwrap();
+    fs::write(earlier.join("result.json"), "{\"earlier\": true}").unwrap();
+    for (dir, says) in [
+        (&bad, "cannot create it"),
+        (&earlier, "already holds a result.json"),
+    ] {
+        let out = truebench()
+            .args(["run", "--quick", "--force", "--no-store", "--root"])
+            .arg(root.path())
+            .arg("--results-dir")
+            .arg(dir)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(dir.to_str().unwrap()) && err.contains(says),
+            "{err}"
+        );
+        assert!(!err.contains("[1/7]"), "a phase ran: {err}");
+    }
+    assert_eq!(
+        fs::read_to_string(earlier.join("result.json")).unwrap(),
+        "{\"earlier\": true}"
+    );
+}
+
+/// When the folder goes away during the run, the result is kept in a temporary file named
+/// on stderr (with --no-store the history does not have it either) and the exit code is not 0.
+#[test]
+fn a_folder_lost_during_the_run_keeps_the_result_in_a_temporary_file() {
+    let root = rock5b();
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("results");
+    let (mut child, rx) = spawn(&[
+        "--quick",
+        "--force",
+        "--no-store",
+        "--no-tuning",
+        "--idle-timeout",
+        "0",
+        "--root",
+        root.path().to_str().unwrap(),
+        "--results-dir",
+        dir.to_str().unwrap(),
+    ]);
+    let mut seen = Vec::new();
+    wait_for(&rx, "[1/7]", &mut seen);
+    fs::remove_dir_all(&dir).unwrap();
+    fs::write(&dir, "not a folder").unwrap();
+    let _ = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let status = child.wait().unwrap();
+    seen.extend(rx.try_iter());
+    let err = seen.join("\n");
+    assert_ne!(status.code(), Some(0), "{err}");
+    assert!(err.contains(dir.to_str().unwrap()), "{err}");
+    let kept = err
+        .lines()
+        .find_map(|l| l.strip_prefix("truebench: the result was kept in "))
+        .unwrap_or_else(|| panic!("no kept file named: {err}"));
+    let v: Value = serde_json::from_str(&fs::read_to_string(kept).unwrap()).unwrap();
+    assert_eq!(v["kind"], "run");
 }

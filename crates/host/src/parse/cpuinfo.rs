@@ -106,6 +106,22 @@ pub fn parse(text: &str) -> Cpuinfo {
 }
 
 /// Parse a hex (`0x41`, `0X41`) or decimal number as cpuinfo prints them.
+/// Why `text` (a file given as cpuinfo, read lossily) holds no cpuinfo, or None when it does:
+/// a file given by mistake must be refused, not read as a machine without CPUs.
+pub fn not_cpuinfo(text: &str) -> Option<&'static str> {
+    if text.trim().is_empty() {
+        return Some("the file is empty");
+    }
+    if text.contains('\0') || text.contains('\u{FFFD}') {
+        return Some("the file is binary");
+    }
+    let c = parse(text);
+    if c.processors.is_empty() && c.global.is_empty() {
+        return Some("no `key : value` line as in /proc/cpuinfo");
+    }
+    None
+}
+
 pub fn parse_num(s: &str) -> Option<u64> {
     let s = s.trim();
     match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
@@ -171,5 +187,19 @@ mod tests {
         assert_eq!(parse_num("0XD0B"), Some(0xd0b));
         assert_eq!(parse_num("4"), Some(4));
         assert_eq!(parse_num("zz"), None);
+    }
+
+    #[test]
+    fn files_that_hold_no_cpuinfo() {
+        assert_eq!(not_cpuinfo(""), Some("the file is empty"));
+        assert_eq!(not_cpuinfo(" \n\n"), Some("the file is empty"));
+        assert_eq!(
+            not_cpuinfo("\u{7f}ELF\u{2}\0\0"),
+            Some("the file is binary")
+        );
+        let lossy = String::from_utf8_lossy(&[0x89, b'P', b'N', b'G', 0xff]).into_owned();
+        assert_eq!(not_cpuinfo(&lossy), Some("the file is binary"));
+        assert!(not_cpuinfo("just some words\nand more\n").is_some());
+        assert_eq!(not_cpuinfo("processor\t: 0\nBogoMIPS\t: 48.00\n"), None);
     }
 }

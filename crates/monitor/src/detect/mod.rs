@@ -73,6 +73,7 @@ pub fn run(ctx: &Context<'_>) -> Vec<Finding> {
     let tables = process_tables(timeline, ctx.boundaries);
     f.extend(activity::background_activity(inv, timeline, &tables));
     f.extend(activity::system_activity(timeline, &tables));
+    f.extend(not_checked(inv, before, timeline));
     if let KernelLog::Unavailable(why) = klog {
         f.push(
             Finding::new(
@@ -84,6 +85,48 @@ pub fn run(ctx: &Context<'_>) -> Vec<Finding> {
         );
     }
     sort(&mut f);
+    f
+}
+
+/// What could not be judged for want of evidence: a clean verdict must not be read as
+/// "checked and clean" when there was nothing to check with.
+pub fn not_checked(inv: &Inventory, before: &Snapshot, tl: &Timeline) -> Vec<Finding> {
+    let mut f = Vec::new();
+    let nc = |msg: String| Finding::new(FindingKind::NotChecked, Severity::Info, msg);
+    if inv.thermal.chosen.is_none() && !tl.samples.iter().any(|s| s.soc_temp_c.is_some()) {
+        f.push(nc(
+            "No temperature sensor: throttling by heat (clocks falling as the SoC gets hotter) was not checked.".into(),
+        ));
+    }
+    let cpufreq = inv.clusters.iter().any(|c| c.driver.is_some()) || !before.policies.is_empty();
+    if !cpufreq {
+        f.push(nc(
+            "No cpufreq: clocks lowered by the kernel (throttling to lower OPPs, capped maximum clocks) were not checked.".into(),
+        ));
+    }
+    if tl.samples.is_empty() {
+        f.push(nc(
+            "No monitoring sample was taken (it ended within the first sampling interval): background activity, swapping and clock drops while it ran were not checked.".into(),
+        ));
+    } else {
+        // The first sample of a phase covers time before it, so a phase needs two.
+        // Phases on every CPU are not judged for background activity anyway.
+        let n = inv.online_cpus().count();
+        let short: Vec<&str> = tl
+            .phases
+            .iter()
+            .filter(|p| p.threads.is_some_and(|t| n == 0 || (t as usize) < n))
+            .filter(|p| tl.samples_in(p).len() < 2)
+            .map(|p| p.name.as_str())
+            .collect();
+        if !short.is_empty() {
+            f.push(nc(format!(
+                "Background activity was not checked during {} phase(s) shorter than the sampling interval: {}.",
+                short.len(),
+                short.join(", ")
+            )));
+        }
+    }
     f
 }
 
@@ -216,6 +259,41 @@ mod tests {
         assert_eq!(fmt_sample(&s), "t=    2.5s 61.2°C");
         s.cluster_mhz = vec![Some(1800), None];
         assert_eq!(fmt_sample(&s), "t=    2.5s 1800/-MHz 61.2°C");
+    }
+
+    #[test]
+    fn missing_sensor_cpufreq_and_samples_are_not_checked() {
+        let host = truebench_host::Host::new("/nonexistent-root");
+        let inv = Inventory::probe(&host);
+        let snap = Snapshot::take(&host, &inv);
+        let f = not_checked(&inv, &snap, &Timeline::default());
+        let text: Vec<&str> = f.iter().map(|f| f.message.as_str()).collect();
+        assert!(f.iter().all(|f| f.kind == FindingKind::NotChecked));
+        assert_eq!(f.len(), 3, "{text:?}");
+        assert!(text[0].starts_with("No temperature sensor"), "{text:?}");
+        assert!(text[1].starts_with("No cpufreq"), "{text:?}");
+        assert!(text[2].starts_with("No monitoring sample"), "{text:?}");
+
+        // A sample with a temperature proves a sensor; a phase within one sample is too short.
+        let mut tl = Timeline::default();
+        tl.samples.push(Sample {
+            t: 1.0,
+            soc_temp_c: Some(50.0),
+            ..Default::default()
+        });
+        tl.phases.push(crate::timeline::Phase {
+            name: "aes".into(),
+            start: 0.5,
+            end: Some(1.5),
+            threads: Some(1),
+        });
+        let f = not_checked(&inv, &snap, &tl);
+        let text: Vec<&str> = f.iter().map(|f| f.message.as_str()).collect();
+        assert_eq!(f.len(), 2, "{text:?}");
+        assert!(
+            text[1].contains("1 phase(s) shorter than the sampling interval: aes"),
+            "{text:?}"
+        );
     }
 
     #[test]

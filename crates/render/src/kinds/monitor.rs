@@ -4,6 +4,7 @@ use std::fmt::Write;
 
 use truebench_monitor::detect::render_findings;
 use truebench_monitor::render::{table, Layout};
+use truebench_monitor::{Finding, FindingKind};
 
 use super::{Metric, Render};
 use crate::report::svg::esc;
@@ -76,10 +77,21 @@ impl Render for MonitorBody {
             let _ = writeln!(o, "{n}");
         }
         o.push('\n');
-        if r.envelope.findings.is_empty() {
+        let (unchecked, found): (Vec<Finding>, Vec<Finding>) = r
+            .envelope
+            .findings
+            .iter()
+            .cloned()
+            .partition(|f| f.kind == FindingKind::NotChecked);
+        if found.is_empty() && unchecked.is_empty() {
             o.push_str("No problems found.\n");
+        } else if found.is_empty() {
+            o.push_str("No problems found in what could be checked.\n");
         } else {
-            o.push_str(&render_findings(&r.envelope.findings));
+            o.push_str(&render_findings(&found));
+        }
+        for f in &unchecked {
+            let _ = writeln!(o, "Not checked: {}", f.message);
         }
         match (r.body.exit_code, r.body.signal) {
             (Some(c), _) => {

@@ -191,12 +191,22 @@ fn verdicts<B>(o: &mut String, r: View<'_, B>) {
         .iter()
         .filter(|f| f.severity > Severity::Info)
         .collect();
-    if shown.is_empty() {
+    let unchecked = crate::text::not_checked(&r.envelope.findings);
+    if shown.is_empty() && unchecked.is_empty() {
         o.push_str("<p class=\"good\">No problem found: no throttling, swapping, background activity, killed cores or under-voltage seen.</p>");
+    } else if shown.is_empty() {
+        o.push_str("<p>No problem found in what could be checked.</p>");
     } else {
         o.push_str("<ul class=\"findings\">");
         for f in shown {
             finding_html(o, f);
+        }
+        o.push_str("</ul>");
+    }
+    if !unchecked.is_empty() {
+        o.push_str("<p>Not checked:</p><ul class=\"plain\">");
+        for f in &unchecked {
+            let _ = write!(o, "<li>{}</li>", esc(&f.message));
         }
         o.push_str("</ul>");
     }
@@ -626,6 +636,7 @@ fn system<B>(o: &mut String, r: View<'_, B>) {
         .notes
         .iter()
         .filter(|n| !n.starts_with("sbc-bench's validation: "))
+        .filter(|n| !n.starts_with(truebench_sbcbench::convert::ROW_NOTE))
         .collect();
     if !notes.is_empty() {
         o.push_str("<h3>Notes</h3><ul class=\"plain\">");

@@ -24,6 +24,29 @@ pub fn is_imported<B>(r: View<'_, B>) -> bool {
     r.envelope.tools.iter().any(|t| t.name == SBC_BENCH_TOOL)
 }
 
+/// Start of the note holding an imported log's Results.md scores (JSON).
+pub const ROW_NOTE: &str = "sbc-bench's Results.md scores: ";
+
+/// The Results.md scores of an imported log as sbc-bench computes them, from the note the
+/// conversion left: `[7-zip multi, 7-zip single, AES, memcpy, memset]`. None for results
+/// that were measured, or imported before the note existed.
+pub fn imported_scores<B>(r: View<'_, B>) -> Option<[Option<u64>; 5]> {
+    let json = r
+        .envelope
+        .notes
+        .iter()
+        .find_map(|n| n.strip_prefix(ROW_NOTE))?;
+    let v: serde_json::Value = serde_json::from_str(json).ok()?;
+    let get = |k: &str| v.get(k).and_then(serde_json::Value::as_u64);
+    Some([
+        get("sevenzip_multi"),
+        get("sevenzip_single"),
+        get("aes"),
+        get("memcpy"),
+        get("memset"),
+    ])
+}
+
 /// The sbc-bench version and log file name of an imported result.
 pub fn import_source<B>(r: View<'_, B>) -> Option<(Option<String>, Option<String>)> {
     r.envelope
@@ -245,6 +268,20 @@ pub fn to_run_result(log: &SbcBenchLog, name: &str) -> RunResult {
     for m in &log.missing {
         notes.push(format!("not in the log: {} ({})", m.what, m.reason));
     }
+    // The scores as sbc-bench's rules compute them from the log itself: every command shows
+    // these (`import --row`, compare, history, rank), never a recomputation from the
+    // converted phases, which cannot reproduce every version's rules.
+    let row = crate::results_row(log);
+    notes.push(format!(
+        "{ROW_NOTE}{}",
+        serde_json::json!({
+            "sevenzip_multi": row.sevenzip_multi,
+            "sevenzip_single": row.sevenzip_single,
+            "aes": row.aes,
+            "memcpy": row.memcpy,
+            "memset": row.memset,
+        })
+    ));
 
     let mut tools = vec![Tool {
         name: SBC_BENCH_TOOL.into(),

@@ -5,7 +5,18 @@ use super::*;
 impl<M: Measurements + ?Sized> Run<'_, M> {
     pub(super) fn phase_idle(&mut self) -> Result<(), RunError> {
         let mut report = None;
-        let cfg = self.opts.idle.clone();
+        let mut cfg = self.opts.idle.clone();
+        if self.opts.force {
+            // --force starts at once: one look at the machine, for the record, no waiting.
+            cfg.timeout = Duration::ZERO;
+        }
+        if let (Some(c), None) = (cfg.cool_to, &self.inv.thermal.chosen) {
+            let n = format!(
+                "--cool-to {c}: this machine has no temperature sensor, so the run did not wait for the SoC to cool"
+            );
+            self.s.note(n.clone());
+            self.emit(Event::Note(n));
+        }
         self.phase("idle", "the idle gate", None, Vec::new(), |r| {
             let stop = r.stop.clone();
             let mut last = String::new();
@@ -25,7 +36,13 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                 } else {
                     PhaseStatus::Failed
                 }),
-                reason: (!rep.idle).then(|| rep.reason.clone()),
+                reason: (!rep.idle).then(|| {
+                    if r.opts.force {
+                        format!("not idle (forced): {}", rep.reason)
+                    } else {
+                        rep.reason.clone()
+                    }
+                }),
                 scores: Some(Scores::Idle(m::IdleScores {
                     idle: rep.idle,
                     forced: !rep.idle && r.opts.force,
