@@ -943,6 +943,37 @@ fn forced_start_does_not_wait_and_cool_to_without_a_sensor_is_said() {
         .any(|e| matches!(e, Event::Note(n) if n.contains(said))));
 }
 
+/// The idle gate's announced time is what it may take: the %cpu window as the estimate and
+/// the timeout in the title; with --force one look.
+#[test]
+fn the_idle_gate_announces_its_window_and_timeout() {
+    let d = rock5b();
+    let idle_start = |force: bool| {
+        let mut o = opts(Mode::Quick);
+        o.force = force;
+        let mut fake = Fake::new(d.path());
+        let (_, events) = go(d.path(), &o, &mut fake, Arc::new(AtomicBool::new(false)));
+        events
+            .into_iter()
+            .find_map(|e| match e {
+                Event::PhaseStart {
+                    name,
+                    title,
+                    estimate,
+                    ..
+                } if name == "idle" => Some((title, estimate)),
+                _ => None,
+            })
+            .unwrap()
+    };
+    let (title, estimate) = idle_start(false);
+    assert_eq!(title, "the idle gate, up to 0.3 s");
+    assert_eq!(estimate, Duration::from_millis(100));
+    let (title, estimate) = idle_start(true);
+    assert_eq!(title, "the idle gate: one look (--force)");
+    assert_eq!(estimate, Duration::from_secs(1));
+}
+
 #[test]
 fn without_tuning_nothing_is_written_and_the_record_says_why() {
     let d = rock5b();

@@ -3,7 +3,8 @@
 //! - on a terminal, an `indicatif` bar for the current phase with the ETA of the whole run,
 //!   and a line above it for each phase that ends and each note;
 //! - otherwise (a log file, a pipe, CI) and with `--json`, plain lines, only when something
-//!   changes: a phase starts or ends, the idle gate's verdict changes, a note;
+//!   changes: a phase starts or ends, the idle gate's verdict changes, a note — and every
+//!   30 s of a long phase, its time so far against its estimate and the ETA;
 //! - nothing with `--quiet`.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
@@ -114,6 +115,27 @@ impl State {
     }
 }
 
+/// How often a phase says how far it is when there is no bar.
+const HEARTBEAT: Duration = Duration::from_secs(30);
+
+/// `truebench: [5/7] compression-multi: 30 s of about 95 s, ETA 2:10`.
+fn phase_line(c: &Phase, eta: Duration) -> String {
+    let el = c.started.elapsed().as_secs_f64();
+    let est = c.estimate.as_secs_f64();
+    let of = if el <= est {
+        format!("of about {est:.0} s")
+    } else {
+        format!("(longer than the estimate of {est:.0} s)")
+    };
+    format!(
+        "truebench: [{}/{}] {}: {el:.0} s {of}, ETA {}",
+        c.index,
+        c.total,
+        c.name,
+        mmss(eta)
+    )
+}
+
 fn phase_status(s: PhaseStatus) -> &'static str {
     match s {
         PhaseStatus::Ok => "ok",
@@ -142,8 +164,11 @@ pub struct Progress {
     mode: Mode,
     state: Arc<Mutex<State>>,
     /// Where plain lines go (stderr; a buffer in the tests).
-    lines: Box<dyn Write + Send>,
+    lines: Arc<Mutex<Box<dyn Write + Send>>>,
     bar: Option<Bar>,
+    /// Plain lines only: how often a long phase says how far it is.
+    heartbeat_every: Duration,
+    heartbeat: Option<(Arc<AtomicBool>, JoinHandle<()>)>,
 }
 
 impl Progress {
@@ -199,8 +224,10 @@ impl Progress {
         Progress {
             mode,
             state,
-            lines,
+            lines: Arc::new(Mutex::new(lines)),
             bar,
+            heartbeat_every: HEARTBEAT,
+            heartbeat: None,
         }
     }
 
@@ -213,7 +240,7 @@ impl Progress {
         match &self.bar {
             Some(b) if b.shown => b.bar.println(text),
             _ => {
-                let _ = writeln!(self.lines, "{text}");
+                let _ = writeln!(lock(&self.lines), "{text}");
             }
         }
     }
@@ -258,6 +285,9 @@ impl Progress {
                     started: Instant::now(),
                     estimate,
                 });
+                if self.mode == Mode::Lines && self.heartbeat.is_none() {
+                    self.start_heartbeat();
+                }
                 match &mut self.bar {
                     Some(b) => {
                         if let Some(t) = b.target.take() {
@@ -302,6 +332,41 @@ impl Progress {
     }
 
     /// Stop the bar and clear it; the lines above it stay.
+    /// Without a bar nothing would be said between a phase's start and end, minutes apart
+    /// for 7-zip: every `heartbeat_every`, the phase's time so far against its estimate.
+    fn start_heartbeat(&mut self) {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (state, lines, every, stop2) = (
+            self.state.clone(),
+            self.lines.clone(),
+            self.heartbeat_every,
+            stop.clone(),
+        );
+        let t = std::thread::spawn(move || {
+            let step = (every / 10).clamp(Duration::from_millis(5), Duration::from_millis(250));
+            // (phase index, heartbeats said in it)
+            let mut said = (0, 0u32);
+            while !stop2.load(Ordering::Relaxed) {
+                std::thread::sleep(step);
+                let line = {
+                    let s = lock(&state);
+                    let Some(c) = &s.current else { continue };
+                    if said.0 != c.index {
+                        said = (c.index, 0);
+                    }
+                    let due = every * (said.1 + 1);
+                    if c.started.elapsed() < due {
+                        continue;
+                    }
+                    said.1 += 1;
+                    phase_line(c, s.eta())
+                };
+                let _ = writeln!(lock(&lines), "{line}");
+            }
+        });
+        self.heartbeat = Some((stop, t));
+    }
+
     pub fn finish(&mut self) {
         if let Some(b) = &mut self.bar {
             b.stop.store(true, Ordering::Relaxed);
@@ -310,7 +375,11 @@ impl Progress {
             }
             b.bar.finish_and_clear();
         }
-        let _ = self.lines.flush();
+        if let Some((stop, t)) = self.heartbeat.take() {
+            stop.store(true, Ordering::Relaxed);
+            let _ = t.join();
+        }
+        let _ = lock(&self.lines).flush();
     }
 }
 
@@ -320,7 +389,7 @@ impl Drop for Progress {
     }
 }
 
-fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+fn lock<T: ?Sized>(state: &Mutex<T>) -> MutexGuard<'_, T> {
     state.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -494,6 +563,44 @@ mod tests {
         assert_eq!(
             out.text(),
             "truebench: [0/0] idle: not idle (forced): load 3.50 in 0.0 s\n"
+        );
+    }
+
+    #[test]
+    fn a_long_phase_says_how_far_it_is_without_a_bar() {
+        let out = Shared::default();
+        let mut p = Progress::with_targets(
+            Mode::Lines,
+            Box::new(out.clone()),
+            ProgressDrawTarget::hidden,
+        );
+        p.heartbeat_every = Duration::from_millis(40);
+        p.event(Event::PhaseStart {
+            index: 4,
+            total: 7,
+            name: "compression-multi".into(),
+            title: "7-zip on all cores".into(),
+            estimate: Duration::from_secs(60),
+        });
+        std::thread::sleep(Duration::from_millis(150));
+        p.event(Event::PhaseEnd {
+            name: "compression-multi".into(),
+            status: PhaseStatus::Ok,
+            reason: None,
+            seconds: 0.15,
+        });
+        std::thread::sleep(Duration::from_millis(100));
+        p.finish();
+        let text = out.text();
+        let beats: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("truebench: [4/7] compression-multi: 0 s of about 60 s, ETA"))
+            .collect();
+        assert!((1..=4).contains(&beats.len()), "{text}");
+        // Nothing after the phase ended.
+        assert!(
+            text.trim_end().ends_with("ok in 0.1 s") || text.trim_end().ends_with("ok in 0.2 s"),
+            "{text}"
         );
     }
 

@@ -531,7 +531,8 @@ fn a_folder_lost_during_the_run_keeps_the_result_in_a_temporary_file() {
         .args(["-INT", &child.id().to_string()])
         .status();
     let status = child.wait().unwrap();
-    seen.extend(rx.try_iter());
+    // Every line, up to the end of stderr (the reader thread ends there).
+    seen.extend(rx.iter());
     let err = seen.join("\n");
     assert_ne!(status.code(), Some(0), "{err}");
     assert!(err.contains(dir.to_str().unwrap()), "{err}");

@@ -17,7 +17,15 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
             self.s.note(n.clone());
             self.emit(Event::Note(n));
         }
-        self.phase("idle", "the idle gate", None, Vec::new(), |r| {
+        let t = cfg.timeout.as_secs_f64();
+        let title = if self.opts.force {
+            "the idle gate: one look (--force)".to_string()
+        } else if t >= 10.0 {
+            format!("the idle gate, up to {t:.0} s")
+        } else {
+            format!("the idle gate, up to {t:.1} s")
+        };
+        self.phase("idle", &title, None, Vec::new(), |r| {
             let stop = r.stop.clone();
             let mut last = String::new();
             let events = &mut r.events;
