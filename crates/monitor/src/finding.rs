@@ -28,6 +28,11 @@ pub enum FindingKind {
     BackgroundActivity,
     SystemActivity,
     ClockDeviation,
+    /// The measured clock is above the advertised one (firmware sets the clock).
+    ClockAbove,
+    /// The clock fell under the same load without heat to explain it: a power limit or a
+    /// turbo budget (or a reported clock that jitters), not thermal throttling.
+    PowerLimit,
     ThermalTrip,
     NotIdle,
     /// Something could not be checked (no permission for the kernel log, no cpufreq stats…).
@@ -47,6 +52,8 @@ impl FindingKind {
             FindingKind::BackgroundActivity => "background_activity",
             FindingKind::SystemActivity => "system_activity",
             FindingKind::ClockDeviation => "clock_deviation",
+            FindingKind::ClockAbove => "clock_above",
+            FindingKind::PowerLimit => "power_limit",
             FindingKind::ThermalTrip => "thermal_trip",
             FindingKind::NotIdle => "not_idle",
             FindingKind::NotChecked => "not_checked",

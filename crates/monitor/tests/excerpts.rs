@@ -314,18 +314,17 @@ fn background_activity_on_opi_zero2w() {
         .evidence
         .iter()
         .any(|e| e.contains("cpu 52%") && e.contains("nice 23%")));
-    // sbc-bench: "Too much background activity (%system): 1% avg, 30% max".
+    // sbc-bench: "Too much background activity (%system): 1% avg, 30% max" — the 7-zip
+    // peak. The ramlat burst's %sys (0 0 0 0 1 1 3 7 0 1, whole percent) is 0.7 % on time
+    // average without its 7 % spike: under the tolerance (1 + 0.5 for the rounding); the
+    // burst itself is the background finding above.
     let s = activity::system_activity(&tl, &[]);
     let sys_phases: Vec<&str> = s
         .iter()
         .map(|f| f.message.split('\'').nth(1).unwrap())
         .collect();
-    assert_eq!(
-        sys_phases,
-        ["ramlat", "7-zip multi core benchmark"],
-        "{s:#?}"
-    );
-    assert!(s[1].message.contains("up to 30 %"), "{}", s[1].message);
+    assert_eq!(sys_phases, ["7-zip multi core benchmark"], "{s:#?}");
+    assert!(s[0].message.contains("up to 30 %"), "{}", s[0].message);
 }
 
 #[test]
@@ -379,12 +378,14 @@ fn rpi3b_firmware_clock_falls_while_kernel_clock_stays() {
     );
     let f = throttling::hot_clock_drops(&inv, &tl);
     assert_eq!(f.len(), 1, "{f:#?}");
+    // The first line says where "hot" starts; the drops follow.
+    assert!(f[0].evidence[0].starts_with("hot threshold 60 °C"));
     assert!(
-        f[0].evidence[0].contains("1034 MHz vs 1200 MHz"),
+        f[0].evidence[1].contains("1034 MHz vs 1200 MHz")
+            && f[0].evidence[1].contains("(firmware 1034MHz)"),
         "{:?}",
         f[0].evidence
     );
-    assert!(f[0].evidence[0].contains("(firmware 1034MHz)"));
 }
 
 #[test]

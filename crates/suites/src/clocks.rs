@@ -14,7 +14,7 @@ use std::time::Duration;
 use truebench_host::inventory::Cluster;
 use truebench_host::{Host, Inventory};
 pub use truebench_model::clocks::{AllCores, ClockPoint, ClusterClocks, CoreClock, WalkMode};
-use truebench_monitor::detect::clocks::clock_deviation;
+use truebench_monitor::detect::clocks::{judge_cold, ClockCheck};
 use truebench_monitor::Finding;
 pub use truebench_render::kinds::clocks_text::{
     self, deviation_column, opp_line, SHOWN_DEVIATION_PCT,
@@ -719,20 +719,27 @@ fn enforcement(points: &[ClockPoint]) -> Option<bool> {
     Some(!ignores)
 }
 
-/// `clock_deviation` for the highest OPP measured.
-fn deviation_finding(cc: &ClusterClocks) -> Option<Finding> {
+/// The highest OPP measured, as the clock judge takes it.
+pub fn top_check(cc: &ClusterClocks) -> Option<ClockCheck> {
     if cc.mode != WalkMode::OppWalk {
         return None;
     }
     let p = cc.points.iter().find(|p| p.measured_mhz.is_some())?;
-    let f = clock_deviation(p.opp_mhz? as f64, p.measured_mhz?)?;
-    let mut f = f;
-    f.message = format!(
-        "{} ({}): {}",
+    ClockCheck::new(p.opp_mhz? as f64, p.measured_mhz?, &p.samples_mhz)
+}
+
+/// The cluster as findings name it: `cpu4-7 (Cortex-A76)`.
+pub fn cluster_label(cc: &ClusterClocks) -> String {
+    format!(
+        "{} ({})",
         cc.cpu_range,
-        cc.core_type.as_deref().unwrap_or("CPU"),
-        f.message
-    );
+        cc.core_type.as_deref().unwrap_or("CPU")
+    )
+}
+
+/// The advertised clock judged by this (cold) walk's highest OPP.
+fn deviation_finding(cc: &ClusterClocks) -> Option<Finding> {
+    let mut f = judge_cold(&cluster_label(cc), &top_check(cc)?, None)?;
     if cc.enforced == Some(false) {
         f.evidence
             .push("the kernel cannot enforce OPPs on this cluster (see notes)".into());

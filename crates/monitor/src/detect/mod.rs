@@ -6,6 +6,7 @@
 pub mod activity;
 pub mod clocks;
 pub mod cores;
+pub mod heat;
 pub mod kernel_log;
 pub mod memory;
 pub mod power;

@@ -15,7 +15,8 @@
 //! 2. thermal cooling devices that cap CPU clocks, with their `stats/time_in_state_ms`.
 //! 3. `scaling_max_freq` lowered during the run (cpufreq cooling lowers the policy maximum).
 //! 4. x86 `thermal_throttle` counters (events, not durations).
-//! 5. the timeline: under unchanged load the clock fell while the SoC got hotter.
+//! 5. the timeline: under unchanged load the clock fell while the SoC got hotter (see
+//!    [`super::heat`], which tells heat from power limits and jitter).
 //!
 //! Snapshots must bracket phases without CPU hotplug: a policy whose CPUs are all offline
 //! keeps accruing time at its last OPP (sbc-bench's per-cluster tests show this), which would
@@ -23,7 +24,7 @@
 
 use truebench_host::Inventory;
 
-use super::{capped, cluster_label, fmt_sample};
+use super::{capped, cluster_label};
 use crate::evidence::{PolicyStats, Snapshot};
 use crate::finding::{Finding, FindingKind, Severity};
 use crate::timeline::Timeline;
@@ -411,132 +412,7 @@ pub fn x86_counters(before: &Snapshot, after: &Snapshot) -> Vec<Finding> {
     .with_evidence(capped(ev, 16))]
 }
 
-/// Temperature above which a falling clock is blamed on heat, °C: the SoC zone's lowest
-/// passive/hot trip minus 10, never below 60 (the Pi 3B+ soft limit, the lowest in use).
-fn hot_threshold(inv: &Inventory) -> f64 {
-    let chosen = inv.thermal.chosen.as_ref();
-    let zone = chosen.and_then(|c| {
-        inv.thermal
-            .zones
-            .iter()
-            .find(|z| c.path.starts_with(&z.path))
-    });
-    let trip = zone.and_then(|z| {
-        z.trips
-            .iter()
-            .filter(|t| matches!(t.kind.as_deref(), Some("passive") | Some("hot")))
-            .filter_map(|t| t.temp_c)
-            .fold(None, |m: Option<f64>, t| Some(m.map_or(t, |m| m.min(t))))
-    });
-    trip.map_or(60.0, |t| (t - 10.0).max(60.0))
-}
-
-/// Timeline: within a phase (or the whole run), the clock fell ≥ 5 % below the highest
-/// seen so far while the load did not drop and the SoC was hotter than at that peak and
-/// above the hot threshold. Comparing with the phase's own peak (not the nominal maximum)
-/// keeps x86 turbo, which depends on how many cores are busy, from looking like throttling.
-pub fn hot_clock_drops(inv: &Inventory, tl: &Timeline) -> Vec<Finding> {
-    let hot = hot_threshold(inv);
-    let ncpus = inv.online_cpus().count().max(1) as f64;
-    let segments: Vec<&[crate::timeline::Sample]> = if tl.phases.is_empty() {
-        vec![&tl.samples[..]]
-    } else {
-        tl.phases.iter().map(|p| tl.samples_in(p)).collect()
-    };
-    let nclusters = tl
-        .samples
-        .iter()
-        .map(|s| s.cluster_mhz.len().max(s.measured_mhz.len()))
-        .max()
-        .unwrap_or(0)
-        .max(usize::from(
-            tl.samples
-                .iter()
-                .any(|s| s.rpi.and_then(|r| r.arm_mhz).is_some()),
-        ));
-    let mut out = Vec::new();
-    for c in 0..nclusters {
-        let clock = |s: &crate::timeline::Sample| -> Option<f64> {
-            // The Pi firmware knows the real clock; the kernel's value is what it asked for.
-            if c == 0 {
-                if let Some(r) = s.rpi.and_then(|r| r.arm_mhz) {
-                    return Some(r);
-                }
-            }
-            s.measured_mhz
-                .get(c)
-                .copied()
-                .flatten()
-                .or_else(|| s.cluster_mhz.get(c).copied().flatten().map(f64::from))
-        };
-        let mut ev = Vec::new();
-        let mut worst = 1.0f64;
-        for seg in &segments {
-            let mut peak: Option<(f64, f64, f64)> = None; // clock, temp, cpu%
-            for s in seg.iter().skip(1) {
-                let (Some(f), Some(temp), Some(cpu)) =
-                    (clock(s), s.soc_temp_c, s.cpu.map(|c| c.cpu))
-                else {
-                    continue;
-                };
-                // A Pi capping its clock for under-voltage (bits 0/1) is not heat: the
-                // firmware-bit detector reports it.
-                if s.rpi
-                    .and_then(|r| r.throttled)
-                    .is_some_and(|v| v & 0b11 != 0)
-                {
-                    continue;
-                }
-                match peak {
-                    Some((pf, pt, pc)) => {
-                        let fell = f <= 0.95 * pf;
-                        if fell
-                            && temp >= hot
-                            && temp > pt
-                            && cpu >= 0.9 * pc
-                            && cpu >= 90.0 / ncpus
-                        {
-                            worst = worst.min(f / pf);
-                            ev.push(format!(
-                                "{} — {f:.0} MHz vs {pf:.0} MHz at {pt:.1}°C earlier",
-                                fmt_sample(s)
-                            ));
-                        }
-                        if f > pf {
-                            peak = Some((f, temp, cpu));
-                        }
-                    }
-                    None => peak = Some((f, temp, cpu)),
-                }
-            }
-        }
-        if ev.is_empty() {
-            continue;
-        }
-        let who = if inv.clusters.is_empty() {
-            format!("cluster {c}")
-        } else {
-            cluster_label(inv, c)
-        };
-        let sev = if ev.len() >= 2 {
-            Severity::Critical
-        } else {
-            Severity::Warning
-        };
-        out.push(
-            Finding::new(
-                FindingKind::Throttling,
-                sev,
-                format!(
-                    "The clock of {who} fell to {:.0} % of its earlier value under the same load while the SoC got hotter (≥ {hot:.0}°C): thermal throttling; improve cooling and run again.",
-                    worst * 100.0
-                ),
-            )
-            .with_evidence(capped(ev, 12)),
-        );
-    }
-    out
-}
+pub use super::heat::hot_clock_drops;
 
 /// Every throttling detector.
 pub fn detect(inv: &Inventory, before: &Snapshot, after: &Snapshot, tl: &Timeline) -> Vec<Finding> {

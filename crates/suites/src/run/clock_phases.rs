@@ -1,6 +1,7 @@
 //! The clock phases: the cold OPP walk, all cores at once (extensive), and the hot check under load.
 
 use super::*;
+use truebench_monitor::detect::clocks::{self as clocks_judge, ClockCheck};
 
 impl<M: Measurements + ?Sized> Run<'_, M> {
     pub(super) fn clock_options(&self) -> ClocksOptions {
@@ -39,6 +40,11 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                 for f in &report.findings {
                     r.s.finding(f.clone());
                 }
+                r.cold_clocks = report
+                    .clusters
+                    .iter()
+                    .filter_map(|c| Some((c.measured_cpu?, clocks::top_check(c)?)))
+                    .collect();
                 r.s.notes.extend(report.notes.iter().cloned());
                 crate::clocks_session::outcome(&report, "OPP walk from the highest OPP")
             },
@@ -158,15 +164,22 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                             error: Some(e.to_string()),
                         },
                     };
-                    if let (Some(o), Some(mhz)) = (point.opp_mhz, point.measured_mhz) {
-                        if let Some(mut f) =
-                            truebench_monitor::detect::clocks::clock_deviation(o as f64, mhz)
-                        {
-                            f.message = format!(
-                                "{} under load, hot: {}",
-                                cluster.map_or("CPU".into(), |c| c.cpu_range()),
-                                f.message
-                            );
+                    let hot = point
+                        .opp_mhz
+                        .zip(point.measured_mhz)
+                        .and_then(|(o, mhz)| ClockCheck::new(o as f64, mhz, &point.samples_mhz));
+                    if let Some(hot) = hot {
+                        let cold = r
+                            .cold_clocks
+                            .iter()
+                            .find(|(cpu, _)| *cpu == g.first)
+                            .map(|(_, c)| c);
+                        let label = format!(
+                            "{}{}",
+                            cluster.map_or(format!("cpu{}", g.first), |c| c.cpu_range()),
+                            core(&g.core_type)
+                        );
+                        if let Some(f) = clocks_judge::judge_hot(&label, cold, &hot) {
                             r.s.finding(f);
                         }
                     }

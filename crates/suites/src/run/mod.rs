@@ -317,6 +317,9 @@ struct Run<'a, M: Measurements + ?Sized> {
     s: Session<'a>,
     groups: Vec<Group>,
     plan: Vec<&'static str>,
+    /// The cold check's highest-OPP measurement per cluster (by its first CPU): the hot
+    /// check is judged against it.
+    cold_clocks: Vec<(u32, truebench_monitor::detect::clocks::ClockCheck)>,
 }
 
 /// Run the benchmark. `Err` only when it could not start (not idle without `--force`,
@@ -369,6 +372,7 @@ pub fn run<M: Measurements + ?Sized>(
         s: session,
         groups,
         plan,
+        cold_clocks: Vec::new(),
     };
     let plan: Vec<(String, Duration)> = r
         .plan
