@@ -109,27 +109,22 @@ pub struct VerdictComparison {
     pub agreement: Agreement,
     /// Why they agree or disagree, in one or two sentences.
     pub why: String,
-}
-
-/// `(-4.5%)` in a clock-deviation evidence line.
-fn deviation_in(f: &Finding) -> Option<f64> {
-    f.evidence.iter().find_map(|e| {
-        let open = e.rfind('(')?;
-        e[open + 1..].strip_suffix("%)")?.parse().ok()
-    })
+    /// The named sbc-bench error behind a disagreement, when one fits (see `known`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub known_error: Option<crate::known::KnownError>,
 }
 
 /// Whether truebench's finding counts as "flagged" against sbc-bench's verdict. Warnings
-/// and worse always do. For a clock below its label and for zswap on zram truebench states
-/// the same fact sbc-bench flags but rates it as information (the scores stay true; no
-/// swapping happened), so those info findings count too.
+/// and worse always do. For a clock below its label (beyond the measurement's tolerance; a
+/// clock above it is another kind) and for zswap on zram truebench states the same fact
+/// sbc-bench flags but rates it as information (the scores stay true; no swapping
+/// happened), so those info findings count too.
 fn is_flag(f: &Finding) -> bool {
     f.severity > Severity::Info
-        || match f.kind {
-            FindingKind::ClockDeviation => deviation_in(f).is_some_and(|d| d < -1.0),
-            FindingKind::ZswapOnZram => true,
-            _ => false,
-        }
+        || matches!(
+            f.kind,
+            FindingKind::ClockDeviation | FindingKind::ZswapOnZram
+        )
 }
 
 /// The phase named in a finding's message (`during '7-zip multi core benchmark'`).
@@ -409,13 +404,31 @@ pub fn compare(log: &SbcBenchLog, r: RunView<'_>) -> Vec<VerdictComparison> {
                 (None, true) => Agreement::TruebenchOnlyKind,
                 (None, false) => Agreement::Neither,
             };
-            let why = why(kind, agreement, log, r, tb.as_ref());
+            let known_error = match agreement.agrees() {
+                Some(false) => crate::known::explain(kind, agreement, &sbc, log, r, tb.as_ref()),
+                _ => None,
+            };
+            let why = match &known_error {
+                Some(k) => format!(
+                    "known sbc-bench error `{}` (versions {}; the evidence supports {}): {}",
+                    k.id,
+                    k.versions,
+                    match k.supports {
+                        crate::known::Side::Truebench => "truebench",
+                        crate::known::Side::SbcBench => "sbc-bench",
+                        crate::known::Side::Undecided => "neither side clearly",
+                    },
+                    k.explanation
+                ),
+                None => why(kind, agreement, log, r, tb.as_ref()),
+            };
             VerdictComparison {
                 kind,
                 sbc_bench: sbc,
                 truebench: tb,
                 agreement,
                 why,
+                known_error,
             }
         })
         .collect()

@@ -102,11 +102,14 @@ fn verdict_agreement_over_the_corpus() {
                 .entry((format!("{} ({src})", c.kind.as_str()), c.agreement.as_str()))
                 .or_default() += 1;
             if c.agreement.agrees() == Some(false) {
-                disagreements.push(format!(
-                    "{name} {}: {} — {}",
-                    c.kind.as_str(),
-                    c.agreement.as_str(),
-                    c.why
+                disagreements.push((
+                    c.known_error.as_ref().map(|k| k.id.clone()),
+                    format!(
+                        "{name} {}: {} — {}",
+                        c.kind.as_str(),
+                        c.agreement.as_str(),
+                        c.why
+                    ),
                 ));
             }
         }
@@ -118,10 +121,49 @@ fn verdict_agreement_over_the_corpus() {
     for ((k, a), n) in &tally {
         println!("  {k:<44} {a:<46} {n}");
     }
-    for d in &disagreements {
+    for (_, d) in &disagreements {
         println!("  {d}");
     }
     assert!(with_bullets >= 80);
+    // Agreement over every (log, kind) pair where sbc-bench states a verdict, per kind and
+    // in all.
+    let mut per_kind: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for ((k, a), n) in &tally {
+        let kind = k.split(" (").next().unwrap_or(k);
+        let e = per_kind.entry(kind).or_default();
+        if *a == Agreement::BothFlag.as_str() || *a == Agreement::BothClear.as_str() {
+            e.0 += n;
+        } else if *a == Agreement::OnlySbcBench.as_str() || *a == Agreement::OnlyTruebench.as_str()
+        {
+            e.1 += n;
+        }
+    }
+    let (agree, disagree) = per_kind
+        .values()
+        .fold((0, 0), |(a, d), (x, y)| (a + x, d + y));
+    for (k, (a, d)) in &per_kind {
+        if a + d > 0 {
+            println!("  agreement {k:<22} {a}/{}", a + d);
+        }
+    }
+    let pct = 100.0 * agree as f64 / (agree + disagree) as f64;
+    println!(
+        "  agreement overall {agree}/{} = {pct:.1} %",
+        agree + disagree
+    );
+    let unexplained: Vec<&String> = disagreements
+        .iter()
+        .filter(|(k, _)| k.is_none())
+        .map(|(_, d)| d)
+        .collect();
+    println!(
+        "  {} disagreements, {} traced to a known sbc-bench error",
+        disagreements.len(),
+        disagreements.len() - unexplained.len()
+    );
+    assert!(pct >= 95.0, "agreement {pct:.1} % < 95 %");
+    // Every remaining disagreement is traced to a named sbc-bench error, with its evidence.
+    assert!(unexplained.is_empty(), "unexplained: {unexplained:#?}");
     // Where sbc-bench states a throttling or swapping verdict, truebench reaches the same
     // one on the same evidence in most logs (the exceptions are printed above, with why).
     let count = |k: &str, a: &str| tally.get(&(k.to_string(), a)).copied().unwrap_or(0);

@@ -181,34 +181,53 @@ pub fn detect(
             ];
         }
     }
-    // Measured vs advertised at the highest OPP of each cluster, before and after.
-    for p in scores {
-        let Some(Scores::Clocks(c)) = &p.scores else {
-            continue;
-        };
-        let when = if p.name == "clocks-hot" {
-            "after the benchmarks, hot"
-        } else {
-            "before the benchmarks"
-        };
-        for cl in &c.clusters {
-            let Some(top) = cl
+    // Measured vs advertised at the highest OPP of each cluster: the label judged by the
+    // measurement before the benchmarks, a shortfall only after them is throttling.
+    f.extend(clock_findings(scores));
+    detect::sort(&mut f);
+    f
+}
+
+/// The top-OPP measurement of every cluster in one clock phase, by CPU range.
+fn top_checks(p: &PhaseResult) -> Vec<(String, clocks::ClockCheck)> {
+    let Some(Scores::Clocks(c)) = &p.scores else {
+        return Vec::new();
+    };
+    c.clusters
+        .iter()
+        .filter_map(|cl| {
+            let top = cl
                 .points
                 .iter()
                 .filter(|x| x.opp_mhz.is_some() && x.measured_mhz.is_some())
-                .max_by_key(|x| x.opp_mhz)
-            else {
-                continue;
-            };
-            let (Some(o), Some(m)) = (top.opp_mhz, top.measured_mhz) else {
-                continue;
-            };
-            if let Some(mut finding) = clocks::clock_deviation(o as f64, m) {
-                finding.message = format!("{} {when}: {}", cl.cpus, finding.message);
-                f.push(finding);
-            }
-        }
+                .max_by_key(|x| x.opp_mhz)?;
+            let check =
+                clocks::ClockCheck::new(top.opp_mhz? as f64, top.measured_mhz?, &top.samples_mhz)?;
+            Some((cl.cpus.clone(), check))
+        })
+        .collect()
+}
+
+fn clock_findings(scores: &[PhaseResult]) -> Vec<Finding> {
+    let cold: Vec<(String, clocks::ClockCheck)> = scores
+        .iter()
+        .filter(|p| p.name != "clocks-hot")
+        .flat_map(top_checks)
+        .collect();
+    let hot: Vec<(String, clocks::ClockCheck)> = scores
+        .iter()
+        .filter(|p| p.name == "clocks-hot")
+        .flat_map(top_checks)
+        .collect();
+    let find = |v: &[(String, clocks::ClockCheck)], cpus: &str| {
+        v.iter().find(|(c, _)| c == cpus).map(|(_, x)| x.clone())
+    };
+    let mut f = Vec::new();
+    for (cpus, c) in &cold {
+        f.extend(clocks::judge_cold(cpus, c, find(&hot, cpus).as_ref()));
     }
-    detect::sort(&mut f);
+    for (cpus, h) in &hot {
+        f.extend(clocks::judge_hot(cpus, find(&cold, cpus).as_ref(), h));
+    }
     f
 }
