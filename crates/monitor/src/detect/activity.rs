@@ -433,6 +433,88 @@ mod tests {
     }
 
     #[test]
+    fn whole_percent_readings_at_the_tolerance_do_not_flag() {
+        // 16 CPUs, one busy: 6.25 % expected; a reading of 8 % is 1.75 points over, the
+        // tolerance 1.25 plus half a point of rounding.
+        let mut t = tl(&[(2.0, 0.0), (6.0, 0.0), (8.0, 0.0), (6.0, 0.0)], 1);
+        for s in &mut t.samples {
+            s.cpus_online = Some(16);
+        }
+        let empty = Inventory::probe(&truebench_host::Host::new("/nonexistent-root"));
+        assert!(background_activity(&empty, &t, &[]).is_empty());
+        // 9 % is beyond it.
+        t.samples[2].cpu.as_mut().unwrap().cpu = 9.0;
+        assert_eq!(background_activity(&empty, &t, &[]).len(), 1);
+        // A reading with decimals gets no rounding allowance: 7.6 % is over 1.25 points.
+        t.samples[2].cpu.as_mut().unwrap().cpu = 7.6;
+        assert_eq!(background_activity(&empty, &t, &[]).len(), 1);
+    }
+
+    #[test]
+    fn one_spike_does_not_lift_a_short_phases_mean_sys() {
+        // Four samples, one at 7 % sys: the mean of the rest is 0.33 %.
+        let t = tl(
+            &[
+                (2.0, 0.0),
+                (25.0, 0.0),
+                (32.0, 7.0),
+                (25.0, 1.0),
+                (25.0, 0.0),
+            ],
+            1,
+        );
+        assert!(system_activity(&t, &[]).is_empty());
+        // Sustained 2 % sys is flagged.
+        let t = tl(
+            &[
+                (2.0, 0.0),
+                (27.0, 2.0),
+                (27.0, 2.0),
+                (28.0, 3.0),
+                (27.0, 2.0),
+            ],
+            1,
+        );
+        assert_eq!(system_activity(&t, &[]).len(), 1);
+    }
+
+    #[test]
+    fn means_are_weighted_by_the_time_each_sample_covers() {
+        let mut t = tl(
+            &[
+                (2.0, 0.0),
+                (25.0, 3.0),
+                (25.0, 0.0),
+                (25.0, 0.0),
+                (25.0, 0.0),
+            ],
+            1,
+        );
+        // The 3 % sample covers 30 s, the three others 1 s each (the highest of those is
+        // left out, not the 3 %: it is the highest).
+        t.samples[1].t = 30.5;
+        for (i, s) in t.samples.iter_mut().enumerate().skip(2) {
+            s.t = 30.5 + (i - 1) as f64;
+        }
+        t.phases[0].end = Some(40.0);
+        let vals: Vec<(f64, &Sample)> = t.samples[1..]
+            .iter()
+            .map(|s| (s.cpu.unwrap().sys, s))
+            .collect();
+        // Without the spike: three zeros.
+        assert_eq!(robust_weighted_mean(&t, &vals), 0.0);
+        // With two long samples at 2 %, the short zeros barely count.
+        t.samples[2].cpu.as_mut().unwrap().sys = 2.0;
+        t.samples[2].t = 60.5;
+        let vals: Vec<(f64, &Sample)> = t.samples[1..]
+            .iter()
+            .map(|s| (s.cpu.unwrap().sys, s))
+            .collect();
+        let m = robust_weighted_mean(&t, &vals);
+        assert!(m > 1.5, "{m}");
+    }
+
+    #[test]
     fn sys_peak() {
         let t = tl(&[(2.0, 0.0), (25.0, 0.0), (45.0, 20.0), (25.0, 0.0)], 1);
         let f = system_activity(&t, &[]);

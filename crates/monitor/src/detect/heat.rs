@@ -140,7 +140,17 @@ fn line(d: &Drop<'_>) -> String {
 pub fn hot_clock_drops(inv: &Inventory, tl: &Timeline) -> Vec<Finding> {
     let limit = thermal_limit(inv);
     let (hot, hot_why) = hot_threshold(inv, limit.as_ref());
-    let ncpus = inv.online_cpus().count().max(1) as f64;
+    // The inventory's CPUs, else what the samples saw online (an import without topology).
+    let ncpus = match inv.online_cpus().count() {
+        0 => tl
+            .samples
+            .iter()
+            .filter_map(|s| s.cpus_online)
+            .max()
+            .unwrap_or(1),
+        n => n as u32,
+    }
+    .max(1) as f64;
     let segments: Vec<&[Sample]> = if tl.phases.is_empty() {
         vec![&tl.samples[..]]
     } else {
@@ -249,4 +259,114 @@ pub fn hot_clock_drops(inv: &Inventory, tl: &Timeline) -> Vec<Finding> {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timeline::{CpuPct, TimelineHeader};
+
+    fn inv(arch: &str) -> Inventory {
+        let mut inv = Inventory::probe(&truebench_host::Host::new("/nonexistent-root"));
+        inv.arch.kernel = Some(arch.into());
+        inv
+    }
+
+    /// One phase of (MHz, °C) samples at full load on one of four CPUs.
+    fn tl(points: &[(u32, f64)]) -> Timeline {
+        let mut tl = Timeline::new(TimelineHeader::default());
+        for (i, &(mhz, temp)) in points.iter().enumerate() {
+            tl.samples.push(Sample {
+                t: i as f64 * 5.0 + 1.0,
+                cluster_mhz: vec![Some(mhz)],
+                soc_temp_c: Some(temp),
+                cpu: Some(CpuPct {
+                    cpu: 25.0,
+                    usr: 25.0,
+                    ..Default::default()
+                }),
+                cpus_online: Some(4),
+                ..Default::default()
+            });
+        }
+        tl.begin_phase("7-zip single core benchmark", 0.0, Some(1));
+        tl.end_phase(points.len() as f64 * 5.0 + 1.0);
+        tl
+    }
+
+    #[test]
+    fn arm_clock_falling_as_it_heats_is_thermal_throttling() {
+        // The Tinkerboard pattern: 1800 MHz at 70 °C, then 1200–1416 MHz at 80+ °C.
+        let t = tl(&[
+            (1800, 65.0),
+            (1800, 70.0),
+            (1800, 74.0),
+            (1416, 80.0),
+            (1200, 84.0),
+        ]);
+        let f = hot_clock_drops(&inv("armv7l"), &t);
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!(f[0].kind, FindingKind::Throttling);
+        assert_eq!(f[0].severity, Severity::Critical);
+    }
+
+    #[test]
+    fn x86_dip_with_a_small_rise_far_below_the_limit_is_a_power_limit() {
+        // i3-N305 pattern: 2600 → 1939 MHz at 69 → 70 °C under all-core load.
+        let t = tl(&[
+            (3000, 60.0),
+            (2600, 69.0),
+            (2598, 69.0),
+            (1939, 70.0),
+            (2036, 70.0),
+        ]);
+        let f = hot_clock_drops(&inv("x86_64"), &t);
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!(f[0].kind, FindingKind::PowerLimit);
+        assert_eq!(f[0].severity, Severity::Info);
+        // The same on an ARM board, hot enough and clearly hotter, is heat.
+        let t = tl(&[
+            (3000, 60.0),
+            (2600, 66.0),
+            (2598, 66.0),
+            (1939, 70.0),
+            (2036, 70.0),
+        ]);
+        let f = hot_clock_drops(&inv("aarch64"), &t);
+        assert_eq!(f[0].kind, FindingKind::Throttling, "{f:#?}");
+    }
+
+    #[test]
+    fn a_one_or_two_degree_rise_is_not_evidence_of_heat() {
+        let t = tl(&[(2000, 70.0), (2000, 71.0), (1800, 72.0), (1800, 72.5)]);
+        let f = hot_clock_drops(&inv("aarch64"), &t);
+        assert!(
+            f.iter().all(|f| f.kind == FindingKind::PowerLimit),
+            "{f:#?}"
+        );
+    }
+
+    #[test]
+    fn a_clock_that_jitters_as_deep_when_cool_is_not_throttled_when_hot() {
+        // intel_pstate's averaged cur_freq: the same 10 % dips at 50 °C and at 92 °C.
+        let t = tl(&[
+            (3000, 48.0),
+            (2700, 50.0),
+            (3000, 52.0),
+            (2700, 54.0),
+            (3000, 86.0),
+            (2700, 92.0),
+        ]);
+        let f = hot_clock_drops(&inv("x86_64"), &t);
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!(f[0].kind, FindingKind::PowerLimit);
+        assert!(f[0].message.contains("jitters"), "{}", f[0].message);
+    }
+
+    #[test]
+    fn x86_at_its_limit_is_thermal_throttling() {
+        let t = tl(&[(3000, 70.0), (3000, 84.0), (2500, 95.0), (2300, 99.0)]);
+        let f = hot_clock_drops(&inv("x86_64"), &t);
+        assert_eq!(f[0].kind, FindingKind::Throttling, "{f:#?}");
+    }
 }
