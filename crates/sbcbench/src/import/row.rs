@@ -329,16 +329,21 @@ fn mem_score(
 
 fn aes_score(log: &SbcBenchLog, notes: &mut Vec<String>) -> Option<u64> {
     let o = log.openssl.as_ref()?;
+    // The 16384 bytes column; OpenSSL 1.0.x has none (its largest is 8192): sbc-bench's awk
+    // then printed 0, which no Results.md row keeps — the largest block size is the score.
     let col = match o.block_sizes.iter().position(|b| *b == 16384) {
         Some(i) => i,
-        None if log.at_least("0.8.4") => {
-            // awk's `$7` is empty without a 16384 bytes column: sbc-bench printed 0
-            notes.push("AES: OpenSSL 1.0.x has no 16384 bytes column; sbc-bench printed 0".into());
-            return Some(0);
-        }
         None => {
-            notes.push("AES: OpenSSL 1.0.x has no 16384 bytes column; 8192 bytes used".into());
-            o.block_sizes.iter().position(|b| *b == 8192)?
+            let (i, largest) = o.block_sizes.iter().enumerate().max_by_key(|(_, b)| **b)?;
+            notes.push(format!(
+                "AES: OpenSSL without a 16384 bytes column; its largest, {largest} bytes, used{}",
+                if log.at_least("0.8.4") {
+                    " (sbc-bench printed 0)"
+                } else {
+                    ""
+                }
+            ));
+            i
         }
     };
     let vals: Vec<u64> = o
@@ -353,8 +358,10 @@ fn aes_score(log: &SbcBenchLog, notes: &mut Vec<String>) -> Option<u64> {
         notes.push("AES: no aes-256-cbc row".into());
         return None;
     }
+    // Benchmarks run per cluster: the fastest cluster's, as Results.md has it for every
+    // version (sbc-bench 0.8.4–0.9.3 averaged the clusters' lines in its own row).
     let per_cluster = if log.at_least("0.8.4") {
-        log.at_least("0.9.4") && o.mode.as_deref() == Some("per_cluster")
+        o.mode.as_deref() == Some("per_cluster")
     } else {
         // No code before v0.8.4: the hand-made rows took the best cluster of big.LITTLE
         // machines (the rule v0.9.4 adopted) and the mean of the two runs otherwise.
@@ -367,8 +374,7 @@ fn aes_score(log: &SbcBenchLog, notes: &mut Vec<String>) -> Option<u64> {
     let v = if per_cluster {
         *vals.iter().max().unwrap_or(&0)
     } else {
-        // Two runs on one cluster averaged; before v0.9.4 also the clusters of big.LITTLE
-        // machines (sum of all aes-256-cbc rows divided by two).
+        // Two runs on one cluster averaged.
         if vals.len() != 2 {
             notes.push(format!(
                 "AES: sum of {} aes-256-cbc rows divided by 2",
