@@ -4,7 +4,10 @@
 //!   and a line above it for each phase that ends and each note;
 //! - otherwise (a log file, a pipe, CI) and with `--json`, plain lines, only when something
 //!   changes: a phase starts or ends, the idle gate's verdict changes, a note — and every
-//!   30 s of a long phase, its time so far against its estimate and the ETA;
+//!   30 s of a long phase, how far it is and the ETA;
+//! - how far a phase is comes from what it knows (7-zip's runs and passes, openssl's block
+//!   sizes): its time left is projected from the share done; before the phase reports any,
+//!   from the plan's estimate;
 //! - nothing with `--quiet`.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
@@ -46,6 +49,28 @@ struct Phase {
     name: String,
     started: Instant,
     estimate: Duration,
+    progress: truebench_workloads::progress::Progress,
+}
+
+impl Phase {
+    /// The share done and what runs now, once the phase has reported enough to project from.
+    fn known(&self) -> Option<(f64, String)> {
+        self.progress.get().filter(|(f, _)| *f >= 0.02)
+    }
+
+    /// Time left: projected from the share done, else the estimate's rest.
+    fn left(&self) -> Duration {
+        let el = self.started.elapsed();
+        match self.known() {
+            Some((f, _)) => el.mul_f64((1.0 - f) / f),
+            None => self.estimate.saturating_sub(el),
+        }
+    }
+
+    /// The phase's whole expected length: elapsed + left.
+    fn expected(&self) -> Duration {
+        self.started.elapsed() + self.left()
+    }
 }
 
 /// What the events said so far.
@@ -69,17 +94,16 @@ impl State {
             .skip(self.done + usize::from(self.current.is_some()))
             .map(|p| p.1)
             .sum();
-        let cur = self
-            .current
-            .as_ref()
-            .map(|c| c.estimate.saturating_sub(c.started.elapsed()))
-            .unwrap_or_default();
+        let cur = self.current.as_ref().map(Phase::left).unwrap_or_default();
         rest + cur
     }
 
     /// The bar's length and position (ms) for the current phase.
     fn position(&self) -> Option<(u64, u64)> {
         let c = self.current.as_ref()?;
+        if let Some((f, _)) = c.known() {
+            return Some((1000, (f * 1000.0) as u64));
+        }
         let estimate_ms = (c.estimate.as_millis() as u64).max(1);
         Some((
             estimate_ms,
@@ -106,10 +130,11 @@ impl State {
             .filter(|_| c.name == "idle")
             .map(|w| format!("  {w}"))
             .unwrap_or_default();
+        let what = c.known().map(|(_, w)| format!("  {w}")).unwrap_or_default();
         format!(
-            "{:>4.0}s/~{:.0}s  ETA {}{wait}",
+            "{:>4.0}s/~{:.0}s  ETA {}{what}{wait}",
             c.started.elapsed().as_secs_f64(),
-            c.estimate.as_secs_f64(),
+            c.expected().as_secs_f64(),
             mmss(self.eta())
         )
     }
@@ -119,16 +144,21 @@ impl State {
 const HEARTBEAT: Duration = Duration::from_secs(30);
 
 /// `truebench: [5/7] compression-multi: 30 s of about 95 s, ETA 2:10`.
+/// With the phase's own progress: `… 30 s, 7-zip run 2 of 3 (45 %), about 40 s left, ETA 2:10`.
 fn phase_line(c: &Phase, eta: Duration) -> String {
     let el = c.started.elapsed().as_secs_f64();
     let est = c.estimate.as_secs_f64();
-    let of = if el <= est {
-        format!("of about {est:.0} s")
-    } else {
-        format!("(longer than the estimate of {est:.0} s)")
+    let of = match c.known() {
+        Some((f, what)) => format!(
+            ", {what} ({:.0} %), about {:.0} s left",
+            f * 100.0,
+            c.left().as_secs_f64()
+        ),
+        None if el <= est => format!(" of about {est:.0} s"),
+        None => format!(" (longer than the estimate of {est:.0} s)"),
     };
     format!(
-        "truebench: [{}/{}] {}: {el:.0} s {of}, ETA {}",
+        "truebench: [{}/{}] {}: {el:.0} s{of}, ETA {}",
         c.index,
         c.total,
         c.name,
@@ -277,6 +307,7 @@ impl Progress {
                 name,
                 title,
                 estimate,
+                progress,
             } => {
                 self.state().current = Some(Phase {
                     index,
@@ -284,6 +315,7 @@ impl Progress {
                     name: name.clone(),
                     started: Instant::now(),
                     estimate,
+                    progress,
                 });
                 if self.mode == Mode::Lines && self.heartbeat.is_none() {
                     self.start_heartbeat();
@@ -473,6 +505,7 @@ mod tests {
                 name: "idle".into(),
                 title: "Waiting for an idle system".into(),
                 estimate: s(30),
+                progress: Default::default(),
             },
         ];
         // The idle gate repeats its verdict every second; only changes make a line.
@@ -498,6 +531,7 @@ mod tests {
                 name: "memory".into(),
                 title: "Memory bandwidth and latency".into(),
                 estimate: s(90),
+                progress: Default::default(),
             },
             Event::Note("memory: cpu4 is offline".into()),
             Event::PhaseEnd {
@@ -581,6 +615,7 @@ mod tests {
             name: "compression-multi".into(),
             title: "7-zip on all cores".into(),
             estimate: Duration::from_secs(60),
+            progress: Default::default(),
         });
         std::thread::sleep(Duration::from_millis(150));
         p.event(Event::PhaseEnd {
@@ -674,6 +709,7 @@ mod tests {
             name: "b".into(),
             started: Instant::now() - s(5),
             estimate: s(20),
+            progress: Default::default(),
         });
         let eta = st.eta().as_secs_f64();
         assert!((44.0..=45.0).contains(&eta), "{eta}");
@@ -681,5 +717,42 @@ mod tests {
         st.current.as_mut().unwrap().started = Instant::now() - s(25);
         assert_eq!(st.eta(), s(30));
         assert_eq!(mmss(s(125)), "2:05");
+    }
+
+    #[test]
+    fn a_phase_that_reports_its_share_is_projected_from_it() {
+        let s = Duration::from_secs;
+        let progress = truebench_workloads::progress::Progress::default();
+        let mut st = State {
+            plan: vec![("a".into(), s(10)), ("b".into(), s(100))],
+            done: 1,
+            ..Default::default()
+        };
+        st.current = Some(Phase {
+            index: 2,
+            total: 2,
+            name: "compression-multi".into(),
+            started: Instant::now() - s(30),
+            estimate: s(100),
+            progress: progress.clone(),
+        });
+        // Nothing reported yet: the estimate's rest.
+        let eta = st.eta().as_secs_f64();
+        assert!((69.0..=70.0).contains(&eta), "{eta}");
+        // Run 2 of 2 starting (50 %) after 30 s: 30 s left, not the estimate's 70.
+        progress.step(1, 2, "7-zip run 2 of 2");
+        let eta = st.eta().as_secs_f64();
+        assert!((29.0..=31.0).contains(&eta), "{eta}");
+        assert_eq!(st.position(), Some((1000, 500)));
+        let status = st.status();
+        assert!(
+            status.contains("/~60s") && status.ends_with("7-zip run 2 of 2"),
+            "{status}"
+        );
+        let line = phase_line(st.current.as_ref().unwrap(), st.eta());
+        assert!(
+            line.starts_with("truebench: [2/2] compression-multi: 30 s, 7-zip run 2 of 2 (50 %), about 30 s left, ETA 0:3"),
+            "{line}"
+        );
     }
 }

@@ -9,6 +9,7 @@ pub mod lzma;
 pub mod memory;
 pub mod openssl;
 pub mod pin;
+pub mod progress;
 pub mod sevenzip;
 pub mod stats;
 pub mod stress;

@@ -8,6 +8,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use crate::aes::{AesRow, AesTable, Cipher, SIZES};
+use crate::progress::Progress;
 use crate::tool::{find_tool, run_tool, RunSpec, ToolError, ToolOutput};
 
 /// The version an OpenSSL (or LibreSSL) output names: `1.1.1f`, `3.0.19`, `3.2.2-dev`.
@@ -179,6 +180,9 @@ pub struct OpensslOptions {
     /// CPUs for a `-multi` run.
     pub cpus: Option<Vec<u32>>,
     pub ciphers: Vec<Cipher>,
+    /// Moved on with each block size openssl reports starting (not a setting).
+    #[serde(default)]
+    pub progress: Progress,
 }
 
 impl OpensslOptions {
@@ -190,6 +194,7 @@ impl OpensslOptions {
             multi: None,
             cpus: None,
             ciphers: Cipher::ALL.to_vec(),
+            progress: Progress::default(),
         }
     }
 
@@ -283,7 +288,16 @@ pub fn measure_with(
         (None, None) => None,
     };
     let mut runs = Vec::new();
-    for &cipher in &opts.ciphers {
+    // Progress: one step per cipher and block size, `Doing aes-256-cbc … on 16 size blocks`.
+    let steps = (opts.ciphers.len() * SIZES.len()).max(1) as f64;
+    for (ci, &cipher) in opts.ciphers.iter().enumerate() {
+        let doing = std::sync::atomic::AtomicUsize::new(0);
+        let on_line = |l: &str| {
+            if l.trim_start().starts_with("Doing ") {
+                let n = doing.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                opts.progress.within((ci * SIZES.len() + n) as f64 / steps);
+            }
+        };
         let mut attempt = 0;
         let run = loop {
             let mut args = vec!["speed".to_string(), "-elapsed".to_string()];
@@ -300,6 +314,7 @@ pub fn measure_with(
                 cpus: cpus.as_deref(),
                 timeout: Some(Duration::from_secs(60 + per * 6 * 3)),
                 stop,
+                on_line: Some(&on_line),
             };
             let output = run_tool(program, &args, spec)?;
             let table = parse_speed(&output.stdout).ok();

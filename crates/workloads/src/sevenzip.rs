@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+use crate::progress::Progress;
 use crate::tool::{find_tool, run_tool, RunSpec, ToolError, ToolOutput};
 
 /// Binary names, in order of preference: 7-Zip 21+ (`7zz`), p7zip/7-Zip full (`7z`),
@@ -359,6 +360,9 @@ pub struct SevenZipOptions {
     pub iterations: Option<u32>,
     /// Kill the run after this long.
     pub timeout_secs: u64,
+    /// Moved on with each benchmark line 7-zip prints (not a setting).
+    #[serde(default)]
+    pub progress: Progress,
 }
 
 impl SevenZipOptions {
@@ -370,6 +374,7 @@ impl SevenZipOptions {
             dict_log2: None,
             iterations: None,
             timeout_secs: 1800,
+            progress: Progress::default(),
         }
     }
 
@@ -381,6 +386,7 @@ impl SevenZipOptions {
             dict_log2: None,
             iterations: None,
             timeout_secs: 1800,
+            progress: Progress::default(),
         }
     }
 
@@ -393,6 +399,7 @@ impl SevenZipOptions {
             dict_log2: None,
             iterations: None,
             timeout_secs: 1800,
+            progress: Progress::default(),
         }
     }
 }
@@ -463,6 +470,25 @@ pub fn run_with(
     if dictionary.passed {
         args.push(format!("-md{}", dictionary.dict_log2));
     }
+    // One line per pass and dictionary size (`22:`, `23:` … up to the chosen one; below 2^22
+    // 7-zip starts one size lower).
+    let sizes = if dictionary.dict_log2 >= 22 {
+        dictionary.dict_log2 - 21
+    } else {
+        2
+    };
+    let expected = (opts.iterations.unwrap_or(1) * sizes).max(1) as f64;
+    let lines = std::sync::atomic::AtomicU32::new(0);
+    let on_line = |l: &str| {
+        let t = l.trim_start();
+        let numbered = t
+            .find(':')
+            .is_some_and(|i| i > 0 && t[..i].bytes().all(|b| b.is_ascii_digit()));
+        if numbered {
+            let n = lines.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            opts.progress.within((n as f64 / expected).min(0.99));
+        }
+    };
     let output = run_tool(
         program,
         &args,
@@ -470,6 +496,7 @@ pub fn run_with(
             cpus: opts.cpus.as_deref(),
             timeout: Some(Duration::from_secs(opts.timeout_secs)),
             stop,
+            on_line: Some(&on_line),
         },
     )?;
     let bench = parse_bench(&output.stdout).ok();

@@ -388,6 +388,7 @@ pub fn run_stockfish_with(
                 // A run may overrun the budget, but not without bound.
                 timeout: Some(Duration::from_secs_f64(opts.seconds.max(60.0) * 2.0)),
                 stop,
+                on_line: None,
             },
         )?;
         let bench =

@@ -88,7 +88,7 @@ pub enum ToolError {
 }
 
 /// How to run a tool.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Default, Clone, Copy)]
 pub struct RunSpec<'a> {
     /// Restrict the child to these CPUs.
     pub cpus: Option<&'a [u32]>,
@@ -96,6 +96,42 @@ pub struct RunSpec<'a> {
     pub timeout: Option<Duration>,
     /// Kill it as soon as this becomes true (Ctrl-C in the orchestrator).
     pub stop: Option<&'a AtomicBool>,
+    /// Called with each line the tool writes (either stream) as it comes: how far it is.
+    pub on_line: Option<&'a (dyn Fn(&str) + Sync)>,
+}
+
+impl std::fmt::Debug for RunSpec<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunSpec")
+            .field("cpus", &self.cpus)
+            .field("timeout", &self.timeout)
+            .field("stop", &self.stop)
+            .field("on_line", &self.on_line.is_some())
+            .finish()
+    }
+}
+
+/// Read a pipe to its end, handing each complete line to `on_line` on the way.
+fn read_lines(mut r: impl Read, on_line: Option<&(dyn Fn(&str) + Sync)>) -> Vec<u8> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let mut line_start = 0;
+    loop {
+        match r.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                buf.extend_from_slice(&chunk[..n]);
+                if let Some(f) = on_line {
+                    // 7-zip ends its progress updates with '\r', lines with '\n'.
+                    while let Some(i) = buf[line_start..].iter().position(|b| *b == b'\n') {
+                        f(&String::from_utf8_lossy(&buf[line_start..line_start + i]));
+                        line_start += i + 1;
+                    }
+                }
+            }
+        }
+    }
+    buf
 }
 
 /// Run `program args…` with `LC_ALL=C` (stable number formats), stdin closed, output captured.
@@ -118,41 +154,43 @@ pub fn run_tool(
         program: program.display().to_string(),
         source,
     })?;
-    let mut out = child.stdout.take().expect("piped stdout");
-    let mut err = child.stderr.take().expect("piped stderr");
-    // Readers on their own threads: a tool filling one pipe must not block on the other.
-    let out_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = out.read_to_end(&mut buf);
-        buf
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = err.read_to_end(&mut buf);
-        buf
-    });
+    let out = child.stdout.take().expect("piped stdout");
+    let err = child.stderr.take().expect("piped stderr");
     let mut timed_out = false;
     let mut stopped = false;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) => {}
-            Err(_) => break None,
-        }
-        if spec.timeout.is_some_and(|t| started.elapsed() >= t) {
-            timed_out = true;
-        } else if spec.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
-            stopped = true;
-        }
-        if timed_out || stopped {
-            let _ = child.kill();
-            break child.wait().ok();
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let seconds = started.elapsed().as_secs_f64();
-    let stdout = String::from_utf8_lossy(&out_reader.join().unwrap_or_default()).into_owned();
-    let stderr = String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).into_owned();
+    let mut seconds = 0.0;
+    // Readers on their own threads: a tool filling one pipe must not block on the other.
+    let (status, out, err) = std::thread::scope(|s| {
+        let on_line = spec.on_line;
+        let out_reader = s.spawn(move || read_lines(out, on_line));
+        let err_reader = s.spawn(move || read_lines(err, on_line));
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break Some(status),
+                Ok(None) => {}
+                Err(_) => break None,
+            }
+            if spec.timeout.is_some_and(|t| started.elapsed() >= t) {
+                timed_out = true;
+            } else if spec.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                stopped = true;
+            }
+            if timed_out || stopped {
+                let _ = child.kill();
+                break child.wait().ok();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        // The tool's own time: a grandchild may hold the pipes open after it ended.
+        seconds = started.elapsed().as_secs_f64();
+        (
+            status,
+            out_reader.join().unwrap_or_default(),
+            err_reader.join().unwrap_or_default(),
+        )
+    });
+    let stdout = String::from_utf8_lossy(&out).into_owned();
+    let stderr = String::from_utf8_lossy(&err).into_owned();
     let mut command = vec![program.display().to_string()];
     command.extend(args.iter().cloned());
     Ok(ToolOutput {
@@ -189,6 +227,31 @@ mod tests {
         assert_eq!(o.stderr, "err\n");
         assert_eq!(o.exit_code, Some(3));
         assert!(!o.success());
+    }
+
+    #[test]
+    fn each_line_is_handed_over_as_it_comes() {
+        let sh = find_tool(&["sh"]).unwrap();
+        let args = vec![
+            "-c".to_string(),
+            "echo 22: a; echo x >&2; printf '23: b\\n24: c'".to_string(),
+        ];
+        let seen = std::sync::Mutex::new(Vec::new());
+        let f = |l: &str| seen.lock().unwrap().push(l.to_string());
+        let o = run_tool(
+            &sh,
+            &args,
+            RunSpec {
+                on_line: Some(&f),
+                ..RunSpec::default()
+            },
+        )
+        .unwrap();
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort();
+        // The unterminated last line is not a line yet; the output keeps everything.
+        assert_eq!(seen, ["22: a", "23: b", "x"]);
+        assert_eq!(o.stdout, "22: a\n23: b\n24: c");
     }
 
     #[test]

@@ -89,7 +89,11 @@ fn openssl_adapter_on_this_machine() {
         truebench_fixtures::skip!("openssl is not installed on this machine");
     };
     let opts = openssl::OpensslOptions::standard().on_cpu(a_cpu());
+    opts.progress.step(0, 1, "openssl");
     let r = openssl::measure_with(&program, &opts, None).unwrap();
+    // openssl's `Doing … blocks` lines moved the progress up to its last block size.
+    let (done, _) = opts.progress.get().unwrap();
+    assert!((done - 23.0 / 24.0).abs() < 1e-9, "{done}");
     assert!(r.version.is_some(), "{}", r.version_line);
     assert_eq!(r.runs.len(), 4);
     assert!(r.runs.iter().all(|run| run.output.success()));
@@ -115,8 +119,12 @@ fn seven_zip_adapter_short_run() {
         iterations: Some(1),
         ..sevenzip::SevenZipOptions::single(cpu)
     };
+    opts.progress.step(0, 1, "7-zip");
     let r = sevenzip::run_with(&program, &opts, None, 1, None).unwrap();
     assert!(r.output.success(), "{}", r.output.stderr);
+    // Its benchmark lines (one pass, two dictionary sizes below 2^22) moved the progress.
+    let (done, _) = opts.progress.get().unwrap();
+    assert!(done >= 0.5, "{done}");
     assert!(r.output.command.iter().any(|a| a == "-md18"));
     assert!(r.output.command.iter().any(|a| a == "-mmt1"));
     let b = r.bench.expect("a parsed benchmark");

@@ -30,13 +30,17 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                 };
                 let mut details = Vec::new();
                 let mut use_builtin = false;
-                for g in &groups {
+                let n = groups.len() as u32;
+                for (i, g) in groups.iter().enumerate() {
                     if use_builtin {
                         break;
                     }
+                    r.progress
+                        .step(i as u32, n, format!("openssl on cpu{} ({} of {n})", g.first, i + 1));
                     let opts = OpensslOptions {
                         seconds: Some(r.opts.openssl_seconds),
                         ciphers: r.opts.aes_ciphers.clone(),
+                        progress: r.progress.clone(),
                         ..OpensslOptions::standard()
                     }
                     .on_cpu(g.first);
@@ -123,11 +127,13 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                     core_type: None,
                     policy_dir: None,
                 };
+                r.progress.step(0, 1, format!("openssl -multi {n}"));
                 let opts = OpensslOptions {
                     seconds: Some(r.opts.openssl_seconds),
                     ciphers: r.opts.aes_ciphers.clone(),
                     multi: Some(n),
                     cpus: Some(cpus.clone()),
+                    progress: r.progress.clone(),
                     ..OpensslOptions::standard()
                 };
                 match r.m.openssl(&opts, &r.stop) {

@@ -133,15 +133,19 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
         let mut missing = false;
         let mut version = None;
         let mut program = None;
-        for (kind, cluster, cpus, label) in jobs.clone() {
+        let n = jobs.len() as u32;
+        for (i, (kind, cluster, cpus, label)) in jobs.clone().into_iter().enumerate() {
             if self.stopped() {
                 break;
             }
-            let opts = match kind {
+            self.progress
+                .step(i as u32, n, format!("7-zip run {} of {n}", i + 1));
+            let mut opts = match kind {
                 m::RunKind::Single => SevenZipOptions::single(cpus[0]),
                 m::RunKind::Multi => SevenZipOptions::all(),
                 m::RunKind::Cluster => SevenZipOptions::cluster(cpus.clone()),
             };
+            opts.progress = self.progress.clone();
             let Some(run) = self.sevenzip_once(opts, label, &mut out, &mut missing) else {
                 if missing {
                     break;
@@ -174,10 +178,12 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
             });
         }
         let tool = if missing {
-            for (kind, cluster, cpus, label) in jobs {
+            for (i, (kind, cluster, cpus, label)) in jobs.into_iter().enumerate() {
                 if self.stopped() {
                     break;
                 }
+                self.progress
+                    .step(i as u32, n, format!("built-in LZMA run {} of {n}", i + 1));
                 if let Some(run) = self.lzma_once(cpus, kind, cluster, label, &mut out) {
                     runs.push(run);
                 }

@@ -150,6 +150,9 @@ pub enum Event {
         name: String,
         title: String,
         estimate: Duration,
+        /// How far the phase is, from what it knows (7-zip's passes, openssl's block
+        /// sizes, the memory tests); moved on while it runs.
+        progress: truebench_workloads::progress::Progress,
     },
     PhaseEnd {
         name: String,
@@ -320,6 +323,8 @@ struct Run<'a, M: Measurements + ?Sized> {
     /// The cold check's highest-OPP measurement per cluster (by its first CPU): the hot
     /// check is judged against it.
     cold_clocks: Vec<(u32, truebench_monitor::detect::clocks::ClockCheck)>,
+    /// The running phase's progress (a new one per phase).
+    progress: truebench_workloads::progress::Progress,
 }
 
 /// Run the benchmark. `Err` only when it could not start (not idle without `--force`,
@@ -373,6 +378,7 @@ pub fn run<M: Measurements + ?Sized>(
         groups,
         plan,
         cold_clocks: Vec::new(),
+        progress: Default::default(),
     };
     let plan: Vec<(String, Duration)> = r
         .plan
@@ -461,12 +467,14 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
     ) {
         let index = self.plan.iter().position(|p| *p == name).unwrap_or(0) + 1;
         let estimate = self.estimate(name);
+        self.progress = Default::default();
         self.emit(Event::PhaseStart {
             index,
             total: self.plan.len(),
             name: name.into(),
             title: title.into(),
             estimate,
+            progress: self.progress.clone(),
         });
         let open = self.s.begin_phase(name, title, threads, cpus);
         let out = body(self);
