@@ -8,6 +8,7 @@ pub mod clock;
 pub mod lzma;
 pub mod memory;
 pub mod openssl;
+pub mod periodic;
 pub mod pin;
 pub mod progress;
 pub mod sevenzip;

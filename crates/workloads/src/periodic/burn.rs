@@ -1,0 +1,154 @@
+//! The work a periodic task does: calibrated loops (a fixed amount of work — a slower clock
+//! takes longer and misses deadlines, interbench's model) or a fixed wall time (busy until
+//! the time is up, the governor study's model).
+
+use serde::{Deserialize, Serialize};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use super::now_ns;
+
+/// `n` iterations of an empty loop the compiler cannot remove (interbench's `burn_loops`).
+#[inline(never)]
+pub fn burn_loops(n: u64) {
+    let mut i = 0u64;
+    while i < n {
+        i = black_box(i) + 1;
+    }
+}
+
+/// Busy until `ns` of wall time have passed.
+pub fn burn_wall(ns: u64) {
+    let end = now_ns() + ns;
+    while now_ns() < end {
+        std::hint::spin_loop();
+    }
+}
+
+/// How work per period is given.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WorkKind {
+    /// A fixed amount of work: `loops_per_ms` calibrated loops per millisecond wanted.
+    Loops { loops_per_ms: u64 },
+    /// A fixed wall time, whatever the clock.
+    Wall,
+}
+
+impl WorkKind {
+    /// Do `ns` worth of work.
+    pub fn run(&self, ns: u64) {
+        match *self {
+            WorkKind::Loops { loops_per_ms } => burn_loops(loops_per_ms * ns / 1_000_000),
+            WorkKind::Wall => burn_wall(ns),
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            WorkKind::Loops { loops_per_ms } => {
+                format!("fixed work ({loops_per_ms} loops per ms calibrated)")
+            }
+            WorkKind::Wall => "fixed wall time".into(),
+        }
+    }
+}
+
+/// A calibration of [`burn_loops`] on this machine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    pub loops_per_ms: u64,
+    /// The CPU it ran on.
+    pub cpu: Option<u32>,
+    /// Loops per ms of each check, in order.
+    pub checks: Vec<u64>,
+    /// Largest difference between the final value and a later check, %.
+    pub drift_pct: f64,
+    /// Attempts made (a drift over 1 % redoes it, up to three times).
+    pub attempts: u32,
+    /// Within 1 % on its last attempt.
+    pub stable: bool,
+}
+
+/// Largest difference allowed between two checks, %.
+pub const MAX_DRIFT_PCT: f64 = 1.0;
+
+/// Loops per ms from one timed burst of about `ms` milliseconds.
+fn measure(guess: u64, ms: u64) -> u64 {
+    let n = guess.max(1) * ms;
+    let t = Instant::now();
+    burn_loops(n);
+    let el = t.elapsed().as_nanos().max(1) as f64;
+    ((n as f64) * 1e6 / el).round() as u64
+}
+
+fn median(v: &mut [u64]) -> u64 {
+    v.sort_unstable();
+    v[v.len() / 2]
+}
+
+/// Calibrate on the calling thread (pin it first): warm up for `warm_up` so the clock climbs
+/// to its maximum, take the median of five 20 ms bursts, pause, check twice more; redo when a
+/// check drifts more than 1 %.
+pub fn calibrate(cpu: Option<u32>, warm_up: Duration) -> Calibration {
+    let start = Instant::now();
+    let mut guess = 100_000u64;
+    while start.elapsed() < warm_up {
+        guess = measure(guess, 10);
+    }
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let mut v: Vec<u64> = (0..5).map(|_| measure(guess, 20)).collect();
+        let lpm = median(&mut v);
+        let mut checks = vec![lpm];
+        let mut drift = 0.0f64;
+        for _ in 0..2 {
+            // A pause, as interbench does: reproducibility after the CPU went idle.
+            std::thread::sleep(Duration::from_millis(100));
+            let mut w: Vec<u64> = (0..3).map(|_| measure(lpm, 20)).collect();
+            let c = median(&mut w);
+            drift = drift.max((c as f64 - lpm as f64).abs() / lpm as f64 * 100.0);
+            checks.push(c);
+        }
+        let stable = drift <= MAX_DRIFT_PCT;
+        if stable || attempts >= 3 {
+            return Calibration {
+                loops_per_ms: lpm,
+                cpu,
+                checks,
+                drift_pct: drift,
+                attempts,
+                stable,
+            };
+        }
+        guess = lpm;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calibrated_loops_take_about_the_time_asked() {
+        let c = calibrate(None, Duration::from_millis(200));
+        assert!(c.loops_per_ms > 1000, "{c:?}");
+        assert_eq!(c.checks.len(), 3);
+        // Plausibility only (a shared machine): 20 ms of work takes 20 ms within a factor 3.
+        let w = WorkKind::Loops {
+            loops_per_ms: c.loops_per_ms,
+        };
+        let t = Instant::now();
+        w.run(20_000_000);
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        assert!((6.0..60.0).contains(&ms), "{ms} ms");
+    }
+
+    #[test]
+    fn wall_work_lasts_its_time() {
+        let t = Instant::now();
+        WorkKind::Wall.run(5_000_000);
+        assert!(t.elapsed() >= Duration::from_millis(5));
+    }
+}
