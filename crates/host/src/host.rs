@@ -41,6 +41,13 @@ pub struct Host {
     cpuinfo: Option<PathBuf>,
 }
 
+/// See [`Host::filesystem_space`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FsSpace {
+    pub free_bytes: u64,
+    pub in_memory: bool,
+}
+
 impl Host {
     /// The machine rooted at `root` (`/` for the live machine).
     pub fn new(root: impl Into<PathBuf>) -> Self {
@@ -69,6 +76,25 @@ impl Host {
     /// True when this Host looks at the machine we are running on.
     pub fn is_live(&self) -> bool {
         self.root == Path::new("/")
+    }
+
+    /// Space free to an ordinary user on the filesystem holding `path` (an absolute path
+    /// on the machine we run on, e.g. a scratch directory), and whether that filesystem
+    /// lives in memory (tmpfs/ramfs: writes there never reach a device).
+    pub fn filesystem_space(&self, path: &Path) -> Option<FsSpace> {
+        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).ok()?;
+        let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+        // SAFETY: a valid NUL-terminated path and a zeroed out-parameter.
+        if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+            return None;
+        }
+        const TMPFS: i64 = 0x0102_1994;
+        const RAMFS: i64 = 0x8584_58f6;
+        let magic = st.f_type as i64;
+        Some(FsSpace {
+            free_bytes: st.f_bavail as u64 * st.f_bsize as u64,
+            in_memory: magic == TMPFS || magic == RAMFS,
+        })
     }
 
     pub fn cpuinfo_override(&self) -> Option<&Path> {

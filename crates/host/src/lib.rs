@@ -6,7 +6,7 @@ pub mod host;
 pub mod parse;
 pub mod procfs;
 
-pub use host::{Host, ReadError};
+pub use host::{FsSpace, Host, ReadError};
 pub mod inventory;
 pub mod knowledge;
 pub mod soc;

@@ -5,6 +5,7 @@
 
 pub mod aes;
 pub mod clock;
+pub mod loads;
 pub mod lzma;
 pub mod memory;
 pub mod openssl;
