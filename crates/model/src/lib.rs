@@ -4,7 +4,8 @@
 //! - The [`Envelope`] is what every kind shares: version, times, machine, tuning, tools, phases
 //!   with their evidence, findings, timeline, kernel log, complete/valid and why.
 //! - The body is per kind ([`Body`]): [`RunBody`] (`truebench run`), [`ClocksBody`]
-//!   (`truebench clocks`), [`MonitorBody`] (`truebench monitor -- CMD`).
+//!   (`truebench clocks`), [`MonitorBody`] (`truebench monitor -- CMD`), [`InteractivityBody`]
+//!   (`truebench interactivity`).
 //!
 //! Code that knows its kind works with a [`Typed`] document (`RunResult` = `Typed<RunBody>`);
 //! code that takes any kind (history, report, compare) works with [`Document`]. Both serialize
@@ -18,6 +19,7 @@
 
 pub mod clocks;
 mod envelope;
+pub mod interactivity;
 pub mod monitor;
 mod run;
 mod time;
@@ -26,6 +28,7 @@ use serde::{Deserialize, Serialize};
 
 pub use clocks::ClocksBody;
 pub use envelope::*;
+pub use interactivity::InteractivityBody;
 pub use monitor::MonitorBody;
 pub use run::*;
 pub use time::{rfc3339_utc, unix_s_utc, Stamp};
@@ -41,6 +44,7 @@ pub enum Body {
     Run(RunBody),
     Clocks(ClocksBody),
     Monitor(MonitorBody),
+    Interactivity(InteractivityBody),
 }
 
 impl Body {
@@ -49,12 +53,18 @@ impl Body {
             Body::Run(_) => RunBody::KIND,
             Body::Clocks(_) => ClocksBody::KIND,
             Body::Monitor(_) => MonitorBody::KIND,
+            Body::Interactivity(_) => InteractivityBody::KIND,
         }
     }
 }
 
 /// Every kind of document, by its `kind` string (for `history --kind` and error messages).
-pub const KINDS: &[&str] = &[RunBody::KIND, ClocksBody::KIND, MonitorBody::KIND];
+pub const KINDS: &[&str] = &[
+    RunBody::KIND,
+    ClocksBody::KIND,
+    MonitorBody::KIND,
+    InteractivityBody::KIND,
+];
 
 /// One result document of any kind.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -96,7 +106,9 @@ pub trait BodyKind: Sized + Clone {
     /// The `kind` string of the document (`run`).
     const KIND: &'static str;
     fn into_body(self) -> Body;
-    /// The body back, or the other kind's body unchanged.
+    /// The body back, or the other kind's body unchanged (moved once per document: its
+    /// size does not matter here).
+    #[allow(clippy::result_large_err)]
     fn from_body(body: Body) -> Result<Self, Body>;
     fn of(body: &Body) -> Option<&Self>;
 }
@@ -126,6 +138,7 @@ macro_rules! body_kind {
 body_kind!(RunBody, Run, "run");
 body_kind!(ClocksBody, Clocks, "clocks");
 body_kind!(MonitorBody, Monitor, "monitor");
+body_kind!(InteractivityBody, Interactivity, "interactivity");
 
 /// A document whose kind is known: the envelope and the body of kind `B`. Serializes to (and
 /// deserializes from) the same JSON as [`Document`].
@@ -141,6 +154,8 @@ pub type RunResult = Typed<RunBody>;
 pub type ClocksResult = Typed<ClocksBody>;
 /// The result of `truebench monitor -- CMD`.
 pub type MonitorResult = Typed<MonitorBody>;
+/// The result of `truebench interactivity`.
+pub type InteractivityResult = Typed<InteractivityBody>;
 
 /// A borrowed document of kind `B`: what renderers take, so a [`Document`] renders without
 /// being taken apart or copied. Field access reads like [`Typed`]'s (`r.envelope.phases`).

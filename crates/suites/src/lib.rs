@@ -6,6 +6,7 @@ pub mod clocks;
 pub mod clocks_session;
 pub mod command;
 pub mod idle;
+pub mod interactivity;
 pub mod lock;
 pub mod run;
 pub mod session;

@@ -86,6 +86,9 @@ pub enum Command {
     /// The standard benchmark (sbc-bench): idle gate, tuning, clocks, memory, AES, 7-zip,
     /// clocks again under load, verdicts; every score with the evidence of its phase.
     Run(crate::run::RunArgs),
+    /// Interactivity (interbench): simulated Audio, Video, X and Gaming tasks alone and under
+    /// background loads — wake-up latency ± SD, percentiles, max, % desired CPU, % deadlines met.
+    Interactivity(crate::interactivity::InteractivityArgs),
     /// Read sbc-bench result logs (v0.4 … v0.9.72): a summary per log, the parsed model
     /// (--json) or the Results.md row computed the way sbc-bench computes it (--row).
     Import(crate::import::ImportArgs),
@@ -122,6 +125,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Serve(args) => crate::serve::run(args),
         Command::Clocks(args) => crate::clocks::run(args),
         Command::Run(args) => crate::run::run(args),
+        Command::Interactivity(args) => crate::interactivity::run(args),
         Command::Import(args) => crate::import::run(args),
         Command::Measure(args) => crate::measure::run(args),
         Command::History(args) => crate::history::run(args),

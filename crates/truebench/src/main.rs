@@ -13,6 +13,7 @@ mod compare;
 mod history;
 mod import;
 mod info;
+mod interactivity;
 mod keep;
 mod measure;
 mod monitor;

@@ -7,6 +7,7 @@
 
 pub mod clocks;
 pub mod clocks_text;
+pub mod interactivity;
 pub mod monitor;
 pub mod run;
 
@@ -84,6 +85,10 @@ macro_rules! dispatch {
                 body: b,
             }),
             Body::Monitor(b) => Render::$f(View {
+                envelope: env,
+                body: b,
+            }),
+            Body::Interactivity(b) => Render::$f(View {
                 envelope: env,
                 body: b,
             }),
