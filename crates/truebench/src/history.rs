@@ -37,9 +37,14 @@ fn clip(s: &str, n: usize) -> String {
     }
 }
 
-/// The headline figures of a result that is no run, as `key value unit` pairs.
+/// Figures listed per result that is no run; `report ID` shows them all.
+const MAX_FIGURES: usize = 4;
+
+/// The headline figures of a result that is no run, as `key value` pairs, at most
+/// [`MAX_FIGURES`] (an interactivity result has dozens).
 fn other_figures(e: &Entry) -> String {
-    e.metrics
+    let mut v: Vec<String> = e
+        .metrics
         .iter()
         .map(|(k, v)| match v {
             serde_json::Value::String(s) => format!("{k} {s}"),
@@ -50,13 +55,18 @@ fn other_figures(e: &Entry) -> String {
             },
             v => format!("{k} {v}"),
         })
-        .collect::<Vec<_>>()
-        .join(", ")
+        .collect();
+    if v.len() > MAX_FIGURES {
+        let more = v.len() - MAX_FIGURES;
+        v.truncate(MAX_FIGURES);
+        v.push(format!("… {more} more (truebench report {})", e.id));
+    }
+    v.join(", ")
 }
 
 pub fn render(entries: &[Entry]) -> String {
     let mut o = format!(
-        "{:>5}  {:<10}  {:<7}  {:<30}  {:<22}  {:<9}  {:<5}  {:>7}  {:>6}  {:>7}  {:>8}\n",
+        "{:>5}  {:<10}  {:<13}  {:<30}  {:<22}  {:<9}  {:<5}  {:>7}  {:>6}  {:>7}  {:>8}\n",
         "id", "date", "kind", "device", "SoC", "mode", "valid", "7z-mult", "7z-1", "memcpy", "AES"
     );
     for e in entries {
@@ -85,7 +95,7 @@ pub fn render(entries: &[Entry]) -> String {
         if e.kind != "run" {
             // Other kinds have other figures: named in one column instead of the run's four.
             o.push_str(&format!(
-                "{:>5}  {:<10}  {:<7}  {:<30}  {:<22}  {:<9}  {:<5}  {}\n",
+                "{:>5}  {:<10}  {:<13}  {:<30}  {:<22}  {:<9}  {:<5}  {}\n",
                 e.id,
                 date,
                 e.kind,
@@ -99,7 +109,7 @@ pub fn render(entries: &[Entry]) -> String {
         }
         let m = e.run_metrics();
         o.push_str(&format!(
-            "{:>5}  {:<10}  {:<7}  {:<30}  {:<22}  {:<9}  {:<5}  {:>7}  {:>6}  {:>7}  {:>8}\n",
+            "{:>5}  {:<10}  {:<13}  {:<30}  {:<22}  {:<9}  {:<5}  {:>7}  {:>6}  {:>7}  {:>8}\n",
             e.id,
             date,
             e.kind,

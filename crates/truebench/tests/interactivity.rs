@@ -96,6 +96,39 @@ fn every_benchmark_and_load_cell_runs_and_leaves_no_scratch_file() {
     // The phases of the envelope are the cells.
     assert_eq!(doc["envelope"]["phases"].as_array().unwrap().len(), 47);
     assert_eq!(std::fs::read_dir(&scratch).unwrap().count(), 0);
+
+    // The document reports as HTML (a latency chart and the table per benchmark) and
+    // compares cell by cell.
+    let json = tmp.path().join("result.json");
+    std::fs::write(&json, &out.stdout).unwrap();
+    let html = tmp.path().join("report.html");
+    let r = Command::new(BIN)
+        .arg("report")
+        .arg(&json)
+        .arg("--html")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let page = std::fs::read_to_string(&html).unwrap();
+    for want in [
+        "Audio: wake-up latency p99 per load",
+        "Gaming: wake-up latency p99 per load",
+        "% deadlines met",
+        "Frames/s",
+    ] {
+        assert!(page.contains(want), "{want}");
+    }
+    let c = Command::new(BIN)
+        .arg("compare")
+        .arg(&json)
+        .arg(&json)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&c.stdout);
+    assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
+    assert!(text.contains("audio_burn_p99_us"), "{text}");
+    assert!(text.contains("gaming_none_frames_per_s"), "{text}");
 }
 
 #[test]
