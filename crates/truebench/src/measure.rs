@@ -93,6 +93,31 @@ pub enum Kernel {
         #[arg(long, value_name = "S", default_value_t = 5.0)]
         interval: f64,
     },
+    /// One periodic task of the interactivity engine (cyclictest's measurement with
+    /// --work-us 0): wake-up latency at absolute times, and the engine's own CPU per period.
+    Periodic {
+        /// Period in µs (cyclictest -i).
+        #[arg(long, value_name = "US", default_value_t = 1000)]
+        interval_us: u64,
+        /// Work per period in µs (wall time); 0 = wake up only.
+        #[arg(long, value_name = "US", default_value_t = 0)]
+        work_us: u64,
+        /// SCHED_FIFO priority (cyclictest -p); 0 = SCHED_OTHER.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        priority: i32,
+        /// Pin to this CPU (cyclictest -a).
+        #[arg(long, value_name = "N")]
+        cpu: Option<u32>,
+        #[arg(long, value_name = "S", default_value_t = 10.0)]
+        seconds: f64,
+        /// Lock memory (cyclictest -m).
+        #[arg(long)]
+        mlock: bool,
+        /// Do not hold /dev/cpu_dma_latency at 0 µs (cyclictest holds it unless
+        /// --laptop; without it deep idle states add tens of µs to each wake-up).
+        #[arg(long)]
+        no_pm_qos: bool,
+    },
     /// `stockfish bench` back to back.
     Stockfish {
         #[arg(long, value_name = "LIST", value_delimiter = ',')]
@@ -270,6 +295,85 @@ pub fn run(args: MeasureArgs) -> anyhow::Result<i32> {
             })?;
             emit(json, &r, |r| {
                 format!("{} ({})\n", r.series_text(), r.implementation)
+            })
+        }
+        Kernel::Periodic {
+            interval_us,
+            work_us,
+            priority,
+            cpu,
+            seconds,
+            mlock,
+            no_pm_qos,
+        } => {
+            use truebench_workloads::periodic::{self, Pattern, Policy, TaskSpec, WorkKind};
+            if interval_us == 0 || work_us >= interval_us {
+                anyhow::bail!("--interval-us {interval_us} --work-us {work_us}: the period must be positive and longer than the work");
+            }
+            let spec = TaskSpec {
+                name: "periodic".into(),
+                pattern: Pattern::Periodic {
+                    run_ns: work_us * 1000,
+                    period_ns: interval_us * 1000,
+                },
+                work: WorkKind::Wall,
+                policy: if priority > 0 {
+                    Policy::Fifo { priority }
+                } else {
+                    Policy::default()
+                },
+                cpus: cpu.map(|c| vec![c]),
+            };
+            let locked = mlock && periodic::sched::lock_memory().is_ok();
+            let qos = (!no_pm_qos)
+                .then(periodic::sched::hold_low_latency)
+                .and_then(Result::ok);
+            let stop = truebench_tuning::graceful_interrupts();
+            let o = std::thread::spawn(move || {
+                periodic::run_task(
+                    &spec,
+                    std::time::Duration::from_secs_f64(seconds),
+                    &stop,
+                    None,
+                )
+            })
+            .join()
+            .map_err(|_| anyhow::anyhow!("the periodic task panicked"))?;
+            #[derive(Serialize)]
+            struct Out {
+                latency: periodic::LatencySummary,
+                policy: String,
+                policy_refused: Option<String>,
+                memory_locked: bool,
+                pm_qos_held: bool,
+                periods: u64,
+                overhead_us_per_period: f64,
+            }
+            let r = Out {
+                latency: o.stats.summary(),
+                policy: o.policy.to_string(),
+                policy_refused: o.policy_refused.clone(),
+                memory_locked: locked,
+                pm_qos_held: qos.is_some(),
+                periods: o.periods,
+                overhead_us_per_period: o.overhead_ns_per_period() / 1000.0,
+            };
+            emit(json, &r, |r| {
+                format!(
+                    "{} periods, {}: latency min/avg/max via p50 {:.0} / avg {:.2} / max {:.0} µs, p99 {:.0} µs, SD {:.2} µs; engine CPU {:.2} µs per period{}\n",
+                    r.periods,
+                    r.policy,
+                    r.latency.p50_us,
+                    r.latency.mean_us,
+                    r.latency.max_us,
+                    r.latency.p99_us,
+                    r.latency.sd_us,
+                    r.overhead_us_per_period,
+                    r.policy_refused
+                        .as_ref()
+                        .map(|e| format!(" (asked class refused: {e})"))
+                        .unwrap_or_default()
+                )
             })
         }
         Kernel::Stockfish {

@@ -182,6 +182,18 @@ pub fn run(
         },
         Work::Wall => WorkKind::Wall,
     };
+    // As cyclictest: keep CPUs out of deep idle states while real-time tasks are measured
+    // (a request that ends with the process; nothing to restore).
+    let _pm_qos = opts
+        .realtime
+        .then(periodic::sched::hold_low_latency)
+        .and_then(|r| match r {
+            Ok(f) => Some(f),
+            Err(e) => {
+                s.note(format!("cannot hold /dev/cpu_dma_latency at 0 µs ({e}): wake-ups from deep idle states add to the latencies"));
+                None
+            }
+        });
     let memory_locked = opts.realtime.then(|| {
         let ok = periodic::sched::lock_memory().is_ok();
         if !ok {

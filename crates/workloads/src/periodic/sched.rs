@@ -148,6 +148,19 @@ pub fn lock_memory() -> Result<(), std::io::Error> {
     }
 }
 
+/// Ask the kernel to keep CPUs out of deep idle states (a PM QoS request of 0 µs through
+/// `/dev/cpu_dma_latency`, as cyclictest does): waking from them costs tens of µs. The
+/// request lasts while the returned file is open and ends when it is closed — also when the
+/// process dies — so there is nothing to restore.
+pub fn hold_low_latency() -> Result<std::fs::File, std::io::Error> {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/cpu_dma_latency")?;
+    f.write_all(&0i32.to_ne_bytes())?;
+    Ok(f)
+}
+
 /// Undo [`lock_memory`].
 pub fn unlock_memory() {
     // SAFETY: no arguments.
