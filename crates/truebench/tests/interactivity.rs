@@ -170,12 +170,21 @@ fn ctrl_c_in_a_cell_keeps_a_partial_result_and_removes_the_scratch_files() {
             let _ = tx.send(l);
         }
     });
-    // --json keeps stderr quiet: wait until the Compile load's files exist.
+    // --json keeps stderr quiet: wait until the measured task's thread runs
+    // (the Compile load's scratch files can take seconds to prepare), then
+    // give it a second to measure.
     let t0 = std::time::Instant::now();
-    while std::fs::read_dir(&scratch).unwrap().count() == 0 {
+    let tasks = format!("/proc/{}/task", child.id());
+    while !std::fs::read_dir(&tasks)
+        .unwrap()
+        .filter_map(Result::ok)
+        .any(|t| {
+            std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == "tb-measured")
+        })
+    {
         assert!(
-            t0.elapsed() < Duration::from_secs(60),
-            "no scratch file appeared"
+            t0.elapsed() < Duration::from_secs(120),
+            "the measured task never started"
         );
         std::thread::sleep(Duration::from_millis(50));
     }

@@ -7,7 +7,7 @@ pub mod calibration;
 pub mod tasks;
 
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -316,19 +316,31 @@ pub fn run(
             if load != LoadKind::None {
                 std::thread::sleep(Duration::from_millis(500));
             }
+            // Interrupted while the load was starting (a scratch file can
+            // take seconds): nothing was measured, so report no latency
+            // rather than a measurement of zero periods.
+            if stop2.load(Ordering::SeqCst) {
+                running.stop();
+                return Outcome::default();
+            }
             let spec2 = spec.clone();
             let dur = opts.duration;
             let st = stop2.clone();
-            let outcome =
-                std::thread::spawn(move || periodic::run_task(&spec2, dur, &st, None)).join();
+            // Named so that `top -H` (and the tests) can tell the measured
+            // task from the load's threads.
+            let outcome = std::thread::Builder::new()
+                .name("tb-measured".into())
+                .spawn(move || periodic::run_task(&spec2, dur, &st, None))
+                .map(|t| t.join());
             running.stop();
             match outcome {
-                Ok(o) => {
+                Err(e) => Outcome::failed(format!("cannot start the task's thread: {e}")),
+                Ok(Ok(o)) => {
                     cell.policy_refused = o.policy_refused.clone();
                     cell.latency = Some(cell_latency(&o, &spec.pattern));
                     Outcome::default()
                 }
-                Err(_) => Outcome::failed("the task's thread panicked"),
+                Ok(Err(_)) => Outcome::failed("the task's thread panicked"),
             }
         });
         cell.status = match p.status {
