@@ -7,8 +7,8 @@ use std::path::Path;
 
 use truebench_host::Inventory;
 
-/// What identifies a machine for the calibration: CPU models, core types and top clocks,
-/// kernel. A change of any makes a cached value stale.
+/// What identifies a machine for the calibration: the loop body, CPU models, core types and
+/// top clocks, kernel. A change of any makes a cached value stale.
 pub fn identity(inv: &Inventory) -> String {
     let cpus: Vec<String> = inv
         .clusters
@@ -23,7 +23,8 @@ pub fn identity(inv: &Inventory) -> String {
         })
         .collect();
     format!(
-        "{} | {} | {}",
+        "{} | {} | {} | {}",
+        truebench_workloads::periodic::burn::LOOP_BODY,
         inv.device.as_deref().unwrap_or("?"),
         cpus.join(" "),
         inv.kernel.release.as_deref().unwrap_or("?")

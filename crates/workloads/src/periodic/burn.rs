@@ -3,18 +3,53 @@
 //! the time is up, the governor study's model).
 
 use serde::{Deserialize, Serialize};
-use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use super::now_ns;
 
-/// `n` iterations of an empty loop the compiler cannot remove (interbench's `burn_loops`).
+/// `n` iterations of an empty loop the compiler cannot remove: interbench's `burn_loops`,
+/// whose body is `asm volatile("" ::: "memory")`, so that one loops-per-ms figure means the
+/// same work in both tools (`bench/interactivity_vs_interbench.sh` gives both the same one).
+/// Changing the body changes what a cached calibration means: bump [`LOOP_BODY`].
 #[inline(never)]
 pub fn burn_loops(n: u64) {
-    let mut i = 0u64;
-    while i < n {
-        i = black_box(i) + 1;
+    for _ in 0..n {
+        barrier();
     }
+}
+
+/// Names the loop body; part of the calibration cache's key.
+pub const LOOP_BODY: &str = "asm-barrier";
+
+#[cfg(any(
+    target_arch = "x86",
+    target_arch = "x86_64",
+    target_arch = "arm",
+    target_arch = "aarch64",
+    target_arch = "riscv32",
+    target_arch = "riscv64",
+    target_arch = "loongarch64"
+))]
+#[inline(always)]
+fn barrier() {
+    // SAFETY: an empty instruction sequence; without `nomem` the compiler must assume it
+    // touches memory, as gcc does for interbench's "memory" clobber.
+    unsafe { std::arch::asm!("", options(nostack, preserves_flags)) }
+}
+
+#[cfg(not(any(
+    target_arch = "x86",
+    target_arch = "x86_64",
+    target_arch = "arm",
+    target_arch = "aarch64",
+    target_arch = "riscv32",
+    target_arch = "riscv64",
+    target_arch = "loongarch64"
+)))]
+#[inline(always)]
+fn barrier() {
+    // No stable inline assembly here: an opaque no-op serves (one more instruction or so).
+    std::hint::black_box(());
 }
 
 /// Busy until `ns` of wall time have passed.
