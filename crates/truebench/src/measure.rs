@@ -323,6 +323,7 @@ pub fn run(args: MeasureArgs) -> anyhow::Result<i32> {
                     Policy::default()
                 },
                 cpus: cpu.map(|c| vec![c]),
+                late: truebench_workloads::periodic::Late::Drop,
             };
             let locked = mlock && periodic::sched::lock_memory().is_ok();
             let qos = (!no_pm_qos)

@@ -1,7 +1,7 @@
 //! interbench's simulated interactive tasks as periodic-task specs.
 
 use serde::{Deserialize, Serialize};
-use truebench_workloads::periodic::{Pattern, Policy, TaskSpec, WorkKind};
+use truebench_workloads::periodic::{Late, Pattern, Policy, TaskSpec, WorkKind};
 
 /// The benchmarked tasks, in interbench's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -134,6 +134,7 @@ impl Bench {
                 Policy::Other { nice }
             },
             cpus: None,
+            late: Late::Drop,
         })
     }
 }

@@ -13,6 +13,7 @@
 
 pub mod burn;
 pub mod sched;
+pub mod slack;
 pub mod stats;
 
 use serde::{Deserialize, Serialize};
@@ -22,6 +23,7 @@ use std::time::Duration;
 
 pub use burn::{calibrate, Calibration, WorkKind};
 pub use sched::Policy;
+pub use slack::{SlackStats, SlackSummary};
 pub use stats::{LatencySummary, PeriodStats};
 
 /// Monotonic clock, ns.
@@ -98,6 +100,22 @@ pub struct TaskSpec {
     pub policy: Policy,
     /// Pin to these CPUs; None = wherever the scheduler puts it.
     pub cpus: Option<Vec<u32>>,
+    /// What a late task does with the periods it is behind on.
+    #[serde(default)]
+    pub late: Late,
+}
+
+/// What happens to periods whose start has passed when the task runs again.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Late {
+    /// interbench: whole periods that passed are dropped (counted as missed, their work not
+    /// done) to catch up.
+    #[default]
+    Drop,
+    /// rt-app's absolute timer, the governor study: every period's work is done, one after
+    /// the other without sleeping while behind; each period's signed slack is recorded.
+    RunAll,
 }
 
 /// What a task run produced.
@@ -112,6 +130,8 @@ pub struct TaskOutcome {
     pub cpu_ns: u64,
     pub work_ns: u64,
     pub wall_ns: u64,
+    /// Signed slack per period ([`Late::RunAll`] only).
+    pub slack: Option<SlackStats>,
 }
 
 impl TaskOutcome {
@@ -152,6 +172,7 @@ pub fn run_task(
     let mut work_ns = 0u64;
     let mut k = 0u64;
     let mut periods = 0u64;
+    let mut slack = None;
     match spec.pattern {
         Pattern::Continuous { chunk_ns } => {
             while now_ns() < end && !stop.load(Ordering::Relaxed) {
@@ -165,6 +186,36 @@ pub fn run_task(
                 stats.work_dropped += took.saturating_sub(chunk_ns) / 1000;
                 periods += 1;
             }
+        }
+        _ if spec.late == Late::RunAll => {
+            let mut sl = SlackStats::default();
+            let mut wake = t0 + 1_000_000;
+            // Ends at the wall-clock end too: a task that is behind never catches up.
+            while wake < end && now_ns() < end && !stop.load(Ordering::Relaxed) {
+                // Returns at once when the wake-up time has passed: no period is skipped.
+                sleep_until(wake);
+                let woke = now_ns();
+                stats.latency(woke.saturating_sub(wake));
+                periods += 1;
+                let (run, period) = spec.pattern.at(k);
+                let deadline = wake + period;
+                if run > 0 {
+                    let a = now_ns();
+                    spec.work.run(run);
+                    work_ns += now_ns() - a;
+                }
+                let done = now_ns();
+                stats.work_done += 1;
+                sl.record(deadline as i64 - done as i64);
+                if done <= deadline {
+                    stats.met(deadline - done);
+                } else {
+                    stats.missed(1, 0);
+                }
+                wake = deadline;
+                k += 1;
+            }
+            slack = Some(sl);
         }
         _ => {
             // The first wake a little ahead, so every task of a cell starts from a sleep.
@@ -212,6 +263,7 @@ pub fn run_task(
         cpu_ns,
         work_ns,
         wall_ns: now_ns() - t0,
+        slack,
     }
 }
 
@@ -226,6 +278,7 @@ mod tests {
             work: WorkKind::Wall,
             policy: Policy::default(),
             cpus: None,
+            late: Late::Drop,
         }
     }
 
@@ -270,6 +323,32 @@ mod tests {
         assert!(s.deadlines_missed > 0);
         // Late starts drop whole periods: less work done than wanted.
         assert!(s.desired_cpu_pct < 100.0, "{s:?}");
+    }
+
+    #[test]
+    fn run_all_does_every_period_and_records_negative_slacks() {
+        // 3 ms of work every 2 ms: every period late, none dropped (rt-app's absolute timer).
+        let stop = AtomicBool::new(false);
+        let mut s = spec(Pattern::Periodic {
+            run_ns: 3_000_000,
+            period_ns: 2_000_000,
+        });
+        s.late = Late::RunAll;
+        let o = run_task(&s, Duration::from_millis(100), &stop, None);
+        let sl = o.slack.expect("slack recorded");
+        assert_eq!(sl.count(), o.periods);
+        assert_eq!(sl.miss_ratio(), Some(1.0));
+        let m = o.stats.summary();
+        assert_eq!(m.work_dropped, 0, "{m:?}");
+        // Lateness grows by ≥ 1 ms a period: the last is the worst.
+        assert!(sl.summary().min_us.unwrap() < -1000.0 * (o.periods as f64 - 1.0) * 0.9);
+        // Easy periods under RunAll: slacks positive.
+        s.pattern = Pattern::Periodic {
+            run_ns: 100_000,
+            period_ns: 10_000_000,
+        };
+        let o = run_task(&s, Duration::from_millis(100), &stop, None);
+        assert!(o.slack.unwrap().miss_ratio().unwrap() < 0.2);
     }
 
     #[test]
