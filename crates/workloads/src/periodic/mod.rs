@@ -15,6 +15,7 @@ pub mod burn;
 pub mod sched;
 pub mod slack;
 pub mod stats;
+pub mod taskset;
 
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
