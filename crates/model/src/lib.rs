@@ -5,7 +5,7 @@
 //!   with their evidence, findings, timeline, kernel log, complete/valid and why.
 //! - The body is per kind ([`Body`]): [`RunBody`] (`truebench run`), [`ClocksBody`]
 //!   (`truebench clocks`), [`MonitorBody`] (`truebench monitor -- CMD`), [`InteractivityBody`]
-//!   (`truebench interactivity`).
+//!   (`truebench interactivity`), [`GovernorsBody`] (`truebench governors`).
 //!
 //! Code that knows its kind works with a [`Typed`] document (`RunResult` = `Typed<RunBody>`);
 //! code that takes any kind (history, report, compare) works with [`Document`]. Both serialize
@@ -19,6 +19,7 @@
 
 pub mod clocks;
 mod envelope;
+pub mod governors;
 pub mod interactivity;
 pub mod monitor;
 mod run;
@@ -28,6 +29,7 @@ use serde::{Deserialize, Serialize};
 
 pub use clocks::ClocksBody;
 pub use envelope::*;
+pub use governors::GovernorsBody;
 pub use interactivity::InteractivityBody;
 pub use monitor::MonitorBody;
 pub use run::*;
@@ -45,6 +47,7 @@ pub enum Body {
     Clocks(ClocksBody),
     Monitor(MonitorBody),
     Interactivity(InteractivityBody),
+    Governors(GovernorsBody),
 }
 
 impl Body {
@@ -54,6 +57,7 @@ impl Body {
             Body::Clocks(_) => ClocksBody::KIND,
             Body::Monitor(_) => MonitorBody::KIND,
             Body::Interactivity(_) => InteractivityBody::KIND,
+            Body::Governors(_) => GovernorsBody::KIND,
         }
     }
 }
@@ -64,6 +68,7 @@ pub const KINDS: &[&str] = &[
     ClocksBody::KIND,
     MonitorBody::KIND,
     InteractivityBody::KIND,
+    GovernorsBody::KIND,
 ];
 
 /// One result document of any kind.
@@ -139,6 +144,7 @@ body_kind!(RunBody, Run, "run");
 body_kind!(ClocksBody, Clocks, "clocks");
 body_kind!(MonitorBody, Monitor, "monitor");
 body_kind!(InteractivityBody, Interactivity, "interactivity");
+body_kind!(GovernorsBody, Governors, "governors");
 
 /// A document whose kind is known: the envelope and the body of kind `B`. Serializes to (and
 /// deserializes from) the same JSON as [`Document`].
@@ -156,6 +162,8 @@ pub type ClocksResult = Typed<ClocksBody>;
 pub type MonitorResult = Typed<MonitorBody>;
 /// The result of `truebench interactivity`.
 pub type InteractivityResult = Typed<InteractivityBody>;
+/// The result of `truebench governors`.
+pub type GovernorsResult = Typed<GovernorsBody>;
 
 /// A borrowed document of kind `B`: what renderers take, so a [`Document`] renders without
 /// being taken apart or copied. Field access reads like [`Typed`]'s (`r.envelope.phases`).

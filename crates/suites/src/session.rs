@@ -341,6 +341,11 @@ impl<'a> Session<'a> {
         self.tuning.is_some()
     }
 
+    /// Why the session is not tuned, as recorded.
+    pub fn tuning_reason(&self) -> Option<&str> {
+        self.record.reason.as_deref()
+    }
+
     /// Write one setting through Tuning, recorded; false when untuned or the write failed.
     pub fn write(&mut self, path: String, value: &str) -> bool {
         let Some(t) = self.tuning.as_mut() else {
@@ -526,4 +531,19 @@ fn os_codename(host: &Host) -> Option<String> {
                 .cloned()
         })
         .filter(|c| !c.is_empty())
+}
+
+/// The kinds of the findings about phase `phase` (those naming it as `'phase'`), sorted:
+/// a row or cell taken while that happened is marked with them.
+pub fn phase_marks(findings: &[truebench_monitor::Finding], phase: &str) -> Vec<String> {
+    let quoted = format!("'{phase}'");
+    let mut m: Vec<String> = findings
+        .iter()
+        .filter(|f| f.kind != truebench_monitor::FindingKind::NotChecked)
+        .filter(|f| f.message.contains(&quoted) || f.evidence.iter().any(|e| e.contains(&quoted)))
+        .map(|f| f.kind.as_str().to_string())
+        .collect();
+    m.sort();
+    m.dedup();
+    m
 }

@@ -89,6 +89,9 @@ pub enum Command {
     /// Interactivity (interbench): simulated Audio, Video, X and Gaming tasks alone and under
     /// background loads — wake-up latency ± SD, percentiles, max, % desired CPU, % deadlines met.
     Interactivity(crate::interactivity::InteractivityArgs),
+    /// cpufreq governor efficiency: periodic task sets (fixed work, seeded) under every
+    /// governor — miss ratio per utilisation, efficiency, clocks, time in state, energy.
+    Governors(crate::governors::GovernorsArgs),
     /// Read sbc-bench result logs (v0.4 … v0.9.72): a summary per log, the parsed model
     /// (--json) or the Results.md row computed the way sbc-bench computes it (--row).
     Import(crate::import::ImportArgs),
@@ -126,6 +129,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Clocks(args) => crate::clocks::run(args),
         Command::Run(args) => crate::run::run(args),
         Command::Interactivity(args) => crate::interactivity::run(args),
+        Command::Governors(args) => crate::governors::run(args),
         Command::Import(args) => crate::import::run(args),
         Command::Measure(args) => crate::measure::run(args),
         Command::History(args) => crate::history::run(args),

@@ -142,7 +142,7 @@ fn dedup<T: PartialEq + Copy>(v: &mut Vec<T>) {
 }
 
 /// `$XDG_CACHE_HOME/truebench/calibration.json`, else `~/.cache/…`.
-fn cache_path() -> Option<PathBuf> {
+pub(crate) fn cache_path() -> Option<PathBuf> {
     let base = std::env::var_os("XDG_CACHE_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)

@@ -10,6 +10,7 @@ mod out;
 mod cli;
 mod clocks;
 mod compare;
+mod governors;
 mod history;
 mod import;
 mod info;

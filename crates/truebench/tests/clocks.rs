@@ -103,7 +103,7 @@ fn interrupted_walk(signal: &str) -> (tempfile::TempDir, BTreeMap<PathBuf, Vec<u
     let root = truebench_fixtures::root("rk3588-rock5b");
     let before = tree(root.path());
     let gov = root.path().join(GOV4);
-    let original = fs::read_to_string(&gov).unwrap();
+    assert_ne!(fs::read_to_string(&gov).unwrap().trim(), "performance");
     let mut child = bin()
         .args(["clocks", "--root"])
         .arg(root.path())
@@ -112,7 +112,9 @@ fn interrupted_walk(signal: &str) -> (tempfile::TempDir, BTreeMap<PathBuf, Vec<u
         .spawn()
         .unwrap();
     let t0 = Instant::now();
-    while fs::read_to_string(&gov).unwrap() == original {
+    // Until the new value is there (a read can land between the truncation and the write
+    // and see an empty file).
+    while fs::read_to_string(&gov).unwrap().trim() != "performance" {
         assert!(
             t0.elapsed() < Duration::from_secs(60),
             "the walk never reached policy4"
@@ -123,7 +125,6 @@ fn interrupted_walk(signal: &str) -> (tempfile::TempDir, BTreeMap<PathBuf, Vec<u
         );
         std::thread::sleep(Duration::from_millis(5));
     }
-    assert_eq!(fs::read_to_string(&gov).unwrap().trim(), "performance");
     let pid = child.id().to_string();
     assert!(Command::new("kill")
         .args([signal, &pid])

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use truebench_model::interactivity::{BenchmarkTable, Cell, CellLatency};
-use truebench_model::{InteractivityBody, View};
+use truebench_model::{Envelope, InteractivityBody, View};
 use truebench_monitor::detect::render_findings;
 use truebench_monitor::{Finding, FindingKind};
 
@@ -97,6 +97,25 @@ pub fn table(b: &InteractivityBody, t: &BenchmarkTable) -> String {
     o
 }
 
+/// The findings of a result, then what could not be checked — never a bare "all clear".
+pub fn findings_tail(env: &Envelope) -> String {
+    let mut o = String::new();
+    let (unchecked, found): (Vec<Finding>, Vec<Finding>) = env
+        .findings
+        .iter()
+        .cloned()
+        .partition(|f| f.kind == FindingKind::NotChecked);
+    if found.is_empty() {
+        o.push_str("No problems found in what could be checked.\n");
+    } else {
+        o.push_str(&render_findings(&found));
+    }
+    for f in &unchecked {
+        let _ = writeln!(o, "Not checked: {}", f.message);
+    }
+    o
+}
+
 fn lat(c: &Cell) -> Option<&CellLatency> {
     c.latency.as_ref()
 }
@@ -168,20 +187,7 @@ impl Render for InteractivityBody {
             o.push_str(&table(b, t));
             o.push('\n');
         }
-        let (unchecked, found): (Vec<Finding>, Vec<Finding>) = r
-            .envelope
-            .findings
-            .iter()
-            .cloned()
-            .partition(|f| f.kind == FindingKind::NotChecked);
-        if found.is_empty() {
-            o.push_str("No problems found in what could be checked.\n");
-        } else {
-            o.push_str(&render_findings(&found));
-        }
-        for f in &unchecked {
-            let _ = writeln!(o, "Not checked: {}", f.message);
-        }
+        o.push_str(&findings_tail(r.envelope));
         o
     }
 

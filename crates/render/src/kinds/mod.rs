@@ -7,6 +7,7 @@
 
 pub mod clocks;
 pub mod clocks_text;
+pub mod governors;
 pub mod interactivity;
 pub mod monitor;
 pub mod run;
@@ -89,6 +90,10 @@ macro_rules! dispatch {
                 body: b,
             }),
             Body::Interactivity(b) => Render::$f(View {
+                envelope: env,
+                body: b,
+            }),
+            Body::Governors(b) => Render::$f(View {
                 envelope: env,
                 body: b,
             }),

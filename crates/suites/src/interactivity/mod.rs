@@ -172,7 +172,12 @@ pub fn run(
             "tuning switched off".into()
         }),
     )?;
-    let calibration = calibrate(&mut s, inv, opts, events);
+    let wanted = Calibrate {
+        given: opts.loops_per_ms,
+        recalibrate: opts.recalibrate,
+        cache: opts.cache.clone(),
+    };
+    let calibration = calibrate(&mut s, inv, &wanted, events);
     // The cells run with the machine's own settings: interactivity is judged as configured.
     s.restore_now();
     events(Event::Calibrated(calibration.clone()));
@@ -394,31 +399,28 @@ fn mark_cells(r: &mut InteractivityResult) {
     let findings = r.envelope.findings.clone();
     for t in &mut r.body.benchmarks {
         for c in &mut t.cells {
-            let quoted = format!("'{}'", c.phase);
-            let mut m: Vec<String> = findings
-                .iter()
-                .filter(|f| f.kind != truebench_monitor::FindingKind::NotChecked)
-                .filter(|f| {
-                    f.message.contains(&quoted) || f.evidence.iter().any(|e| e.contains(&quoted))
-                })
-                .map(|f| f.kind.as_str().to_string())
-                .collect();
-            m.sort();
-            m.dedup();
-            c.marks = m;
+            c.marks = crate::session::phase_marks(&findings, &c.phase);
         }
     }
 }
 
+/// What the caller wants of the calibration.
+pub(crate) struct Calibrate {
+    /// `--loops-per-ms`.
+    pub given: Option<u64>,
+    pub recalibrate: bool,
+    pub cache: Option<PathBuf>,
+}
+
 /// Loops per ms: given, cached for this machine, or measured now (pinned to the first CPU
 /// of the fastest cluster, its governor at `performance` while Tuning may).
-fn calibrate(
+pub(crate) fn calibrate(
     s: &mut Session<'_>,
     inv: &Inventory,
-    opts: &InteractivityOptions,
+    opts: &Calibrate,
     events: &mut dyn FnMut(Event),
 ) -> LoopCalibration {
-    if let Some(n) = opts.loops_per_ms {
+    if let Some(n) = opts.given {
         return LoopCalibration {
             loops_per_ms: n,
             source: "given".into(),

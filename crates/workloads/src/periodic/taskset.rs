@@ -126,7 +126,7 @@ pub fn uunifast_discard(rng: &mut ChaCha8Rng, n: usize, u: f64) -> Option<Vec<f6
     if n == 0 || u > n as f64 {
         return None;
     }
-    for _ in 0..10_000 {
+    for _ in 0..100_000 {
         let mut out = Vec::with_capacity(n);
         let mut sum = u;
         for i in 1..n {

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The governor study's task sets run by rt-app (Debian's rt-app) and by `truebench governors`,
+# same sets (exported with --export-rt-app, same seed), same machine, alternating rounds, under
+# the current governor. Prints, per set, both tools' miss ratio (negative slacks / all
+# slacks) and slack percentiles, and their ratio.
+#
+# What each includes: rt-app's slack is the time from the end of a period's run event to the
+# end of the period (its log's `slack` column), with an absolute timer, like truebench's
+# (deadline − end of the work, no period dropped). rt-app calibrates ns per loop of its own
+# loop on CPU0 at every start; truebench uses its loops per ms (calibrated once, cached). Both
+# do a fixed amount of work per period.
+#
+# Not a test: prints figures for BENCHMARKS.md. Usage:
+#   bench/governors_vs_rt_app.sh [SECONDS_PER_SET] [ROUNDS] [UTILISATIONS] (default 5 2 0.5,1.0,1.5,2.0)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECS=${1:-5}
+ROUNDS=${2:-2}
+UTIL=${3:-0.5,1.0,1.5,2.0}
+SEED=${SEED:-1}
+command -v rt-app >/dev/null || { echo "rt-app is not installed (Debian package rt-app)" >&2; exit 1; }
+export CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1}
+cargo build --release -q -p truebench
+TB=$PWD/target/release/truebench
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+echo "machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg); sets at U = $UTIL, 10 tasks, ${SECS} s each, seed $SEED, ${ROUNDS} rounds"
+"$TB" governors --utilisations "$UTIL" --sets 1 --tasks 10 --seed "$SEED" --duration "$SECS" \
+  --export-rt-app "$WORK/sets" 2>/dev/null
+for r in $(seq 1 "$ROUNDS"); do
+  echo "== round $r: rt-app"
+  for f in "$WORK"/sets/*.json; do
+    id=$(basename "$f" .json)
+    logs="$WORK/logs/$r/$id"
+    mkdir -p "$logs"
+    python3 - "$f" "$logs" "$WORK/run.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["global"]["logdir"] = sys.argv[2]
+json.dump(d, open(sys.argv[3], "w"))
+EOF
+    rt-app "$WORK/run.json" >/dev/null 2>&1 || echo "rt-app failed on $id"
+    python3 - "$logs" "$id" <<'EOF'
+import glob, sys
+sl = []
+for p in glob.glob(sys.argv[1] + "/*.log"):
+    for line in open(p):
+        if line.startswith("#") or not line.strip():
+            continue
+        f = line.split()
+        if len(f) >= 8:
+            sl.append(int(f[7]))
+sl.sort()
+n = len(sl)
+neg = sum(1 for s in sl if s < 0)
+q = lambda p: sl[min(n - 1, int(p * n))] if n else float("nan")
+print("rt-app    %s miss ratio %6.2f %% (%d/%d), slack p1 %.1f ms, p50 %.1f ms"
+      % (sys.argv[2], 100.0 * neg / max(n, 1), neg, n, q(0.01) / 1000, q(0.5) / 1000))
+EOF
+  done
+  echo "== round $r: truebench"
+  "$TB" governors --utilisations "$UTIL" --sets 1 --tasks 10 --seed "$SEED" --duration "$SECS" \
+    --no-tune --json --no-store 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for row in d["body"]["rows"]:
+    for l in row["per_level"]:
+        m = l["miss_ratio"]
+        print("truebench u%.2f-s0 miss ratio %6.2f %% (%d/%d)" % (l["utilisation"], 100.0 * (m or 0), l["negative"], l["periods"]))
+    print("truebench all: slack p1 %.1f ms, p50 %.1f ms, work time ratio %.3f"
+          % ((row["slack_p1_us"] or 0) / 1000, (row["slack_p50_us"] or 0) / 1000, row["work_time_ratio"] or 0))'
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,0 +1,106 @@
+//! The `governors` kind (`truebench governors`, the governor-efficiency study rebuilt):
+//! batches of periodic task sets (runtime R, period T; utilisation U from about one CPU to
+//! twice the CPUs) run under each cpufreq governor with a fixed amount of work per period. A
+//! governor's miss ratio is negative slacks / all slacks; its efficiency is rt-app's
+//! `(T_powersave − T_gov) / (T_powersave − T_performance)` on the same work. Each governor's
+//! run is one phase of the envelope, so its clocks, temperatures and findings are that phase's.
+
+use serde::{Deserialize, Serialize};
+
+use crate::interactivity::LoopCalibration;
+
+/// Body of a `governors` document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct GovernorsBody {
+    // Boxed: keeps the body (and so every `Body`) small.
+    pub calibration: Box<LoopCalibration>,
+    /// `loops` (fixed work: a slow clock misses deadlines) or `wall` (fixed wall time, the
+    /// original study's model).
+    pub work: String,
+    /// Seed of the task sets and of the run order (`--seed`).
+    pub seed: u64,
+    /// How utilisations are split among a set's tasks (`UUniFast-discard`).
+    pub split: String,
+    pub tasks_per_set: u32,
+    pub sets_per_level: u32,
+    pub utilisations: Vec<f64>,
+    /// Shortest and longest period, ms (log-uniform between).
+    pub period_ms: [f64; 2],
+    /// Seconds each set runs.
+    pub set_duration_s: f64,
+    pub repeat: u32,
+    /// Whether governors were switched; when not, why (no cpufreq, no right to), and the
+    /// single row is the current policy's.
+    pub switched: bool,
+    pub switch_note: Option<String>,
+    /// Waiting between governors for the starting temperature (or `--cool-to`).
+    pub cooling: Option<String>,
+    /// Governors in the order they ran (shuffled by the seed), one row each per repeat.
+    pub rows: Vec<GovernorRow>,
+}
+
+/// One governor's run over every task set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct GovernorRow {
+    /// `schedutil`, `userspace@max`, `userspace@mid`, or `current` without switching.
+    pub governor: String,
+    /// 1-based repeat number.
+    pub repeat: u32,
+    /// The phase of the envelope holding this run's evidence.
+    pub phase: String,
+    /// `ok`, `failed`, `interrupted`, `skipped`.
+    pub status: String,
+    pub reason: Option<String>,
+    /// Negative slacks and all slacks over every set.
+    pub negative: u64,
+    pub periods: u64,
+    pub miss_ratio: Option<f64>,
+    pub per_level: Vec<LevelFigures>,
+    /// Wall time the work took / the time it takes at the calibration clock (1.0 = as fast
+    /// as calibrated; 2.0 = half the speed).
+    pub work_time_ratio: Option<f64>,
+    /// rt-app's efficiency (powersave 0, performance 1) when both of those ran.
+    pub efficiency: Option<f64>,
+    /// Slack percentiles over every period, µs (negative: late).
+    pub slack_p1_us: Option<f64>,
+    pub slack_p50_us: Option<f64>,
+    pub slack_min_us: Option<f64>,
+    /// Measured clock per cluster while it ran (from the sampler).
+    pub clocks: Vec<ClusterClock>,
+    /// Seconds per frequency (kHz) from time_in_state, per policy, over the run.
+    pub time_in_state: Vec<PolicyTimeInState>,
+    pub max_temp_c: Option<f64>,
+    pub energy_j: Option<f64>,
+    /// Findings of this run's phase (`throttling` … ): a throttled row is not comparable.
+    pub marks: Vec<String>,
+    /// Tasks that asked for a class and got another.
+    pub policy_refused: Option<String>,
+}
+
+/// Miss ratio at one utilisation level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct LevelFigures {
+    pub utilisation: f64,
+    pub negative: u64,
+    pub periods: u64,
+    pub miss_ratio: Option<f64>,
+}
+
+/// A cluster's clock during a governor's run, MHz.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ClusterClock {
+    pub cluster: u32,
+    pub samples: u64,
+    pub mean_mhz: Option<f64>,
+    pub p10_mhz: Option<f64>,
+    pub p50_mhz: Option<f64>,
+    pub p90_mhz: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct PolicyTimeInState {
+    /// `policy0`.
+    pub policy: String,
+    /// (kHz, seconds) pairs, ascending clock.
+    pub seconds: Vec<(u64, f64)>,
+}

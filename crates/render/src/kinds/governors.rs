@@ -1,0 +1,273 @@
+//! The `governors` kind (`truebench governors`): a table per governor run (miss ratio,
+//! efficiency, clocks, energy, marks), the miss ratio per utilisation level, and in the HTML
+//! page the miss ratio against U per governor (clocks over time are the page's timeline, one
+//! band per governor).
+
+use std::fmt::Write;
+
+use truebench_model::governors::GovernorRow;
+use truebench_model::{GovernorsBody, View};
+
+use super::interactivity::findings_tail;
+use super::{Metric, Render};
+use crate::report::svg::{cluster_colour, esc, LineChart, Series};
+use crate::text::{detailed_log_for, header_for};
+
+type GView<'a> = View<'a, GovernorsBody>;
+
+fn pct(v: Option<f64>) -> String {
+    v.map_or("-".into(), |x| format!("{:.2} %", x * 100.0))
+}
+
+fn opt(v: Option<f64>, digits: usize) -> String {
+    v.map_or("-".into(), |x| format!("{x:.digits$}"))
+}
+
+/// `governor` or `governor #2` when repeated.
+fn name(b: &GovernorsBody, r: &GovernorRow) -> String {
+    if b.repeat > 1 {
+        format!("{} #{}", r.governor, r.repeat)
+    } else {
+        r.governor.clone()
+    }
+}
+
+fn clocks(r: &GovernorRow) -> String {
+    let c: Vec<String> = r
+        .clocks
+        .iter()
+        .filter_map(|c| {
+            c.mean_mhz
+                .map(|m| format!("c{} {m:.0} (p10 {})", c.cluster, opt(c.p10_mhz, 0)))
+        })
+        .collect();
+    if c.is_empty() {
+        "-".into()
+    } else {
+        c.join(", ")
+    }
+}
+
+/// The table of governor runs.
+pub fn table(b: &GovernorsBody) -> String {
+    let mut o = format!(
+        "{:<16} {:<11} {:>22} {:>9} {:>10} {:>11} {:>6}  {}\n",
+        "Governor",
+        "Status",
+        "Miss ratio",
+        "Work time",
+        "Efficiency",
+        "Slack p1",
+        "Max °C",
+        "Clock MHz (mean)"
+    );
+    for r in &b.rows {
+        let _ = writeln!(
+            o,
+            "{:<16} {:<11} {:>22} {:>9} {:>10} {:>11} {:>6}  {}{}{}",
+            name(b, r),
+            r.status,
+            format!("{} ({}/{})", pct(r.miss_ratio), r.negative, r.periods),
+            opt(r.work_time_ratio, 3),
+            opt(r.efficiency, 2),
+            r.slack_p1_us
+                .map_or("-".into(), |v| format!("{:.1} ms", v / 1000.0)),
+            opt(r.max_temp_c, 1),
+            clocks(r),
+            r.energy_j
+                .map(|e| format!(", {e:.1} J"))
+                .unwrap_or_default(),
+            if r.marks.is_empty() {
+                String::new()
+            } else {
+                format!("  [{}]", r.marks.join(", "))
+            }
+        );
+        if let Some(why) = &r.reason {
+            let _ = writeln!(o, "{:<17}{why}", "");
+        }
+    }
+    o
+}
+
+/// Miss ratio per utilisation level, one column per governor run.
+pub fn levels(b: &GovernorsBody) -> String {
+    let mut o = format!("{:<8}", "U");
+    for r in &b.rows {
+        let _ = write!(o, "{:>16}", name(b, r));
+    }
+    o.push('\n');
+    for (i, u) in b.utilisations.iter().enumerate() {
+        let _ = write!(o, "{u:<8.2}");
+        for r in &b.rows {
+            let _ = write!(
+                o,
+                "{:>16}",
+                pct(r.per_level.get(i).and_then(|l| l.miss_ratio))
+            );
+        }
+        o.push('\n');
+    }
+    o
+}
+
+impl Render for GovernorsBody {
+    fn label(r: GView<'_>) -> String {
+        let b = r.body;
+        format!(
+            "{} governor run(s), {} set(s) of {} tasks",
+            b.rows.len(),
+            b.utilisations.len() as u32 * b.sets_per_level,
+            b.tasks_per_set
+        )
+    }
+
+    fn metrics(r: GView<'_>) -> Vec<Metric> {
+        let mut out = Vec::new();
+        for row in &r.body.rows {
+            let k = |m: &str| {
+                if r.body.repeat > 1 {
+                    format!("{}_{}_{m}", row.governor, row.repeat)
+                } else {
+                    format!("{}_{m}", row.governor)
+                }
+            };
+            if let Some(m) = row.miss_ratio {
+                out.push(Metric::number(k("miss_ratio_pct"), m * 100.0, Some("%")));
+            }
+            if let Some(w) = row.work_time_ratio {
+                out.push(Metric::number(k("work_time_ratio"), w, None));
+            }
+            if let Some(e) = row.efficiency {
+                out.push(Metric::number(k("efficiency"), e, None));
+            }
+            if let Some(e) = row.energy_j {
+                out.push(Metric::number(k("energy_j"), e, Some("J")));
+            }
+        }
+        out
+    }
+
+    fn summary(r: GView<'_>) -> String {
+        let b = r.body;
+        let mut o = String::new();
+        let _ = writeln!(
+            o,
+            "\n{} task sets ({} per level × {} levels, {} tasks each, {} of U, periods {}–{} ms log-uniform, seed {}), {:.0} s each; work: {} ({} loops per ms, {}).",
+            b.utilisations.len() as u32 * b.sets_per_level,
+            b.sets_per_level,
+            b.utilisations.len(),
+            b.tasks_per_set,
+            b.split,
+            b.period_ms[0],
+            b.period_ms[1],
+            b.seed,
+            b.set_duration_s,
+            b.work,
+            b.calibration.loops_per_ms,
+            b.calibration.source
+        );
+        if let Some(n) = &b.switch_note {
+            let _ = writeln!(o, "{n}");
+        }
+        if let Some(c) = &b.cooling {
+            let _ = writeln!(o, "{c}");
+        }
+        o.push_str("Miss ratio = negative slacks / all slacks; work time = the work's CPU time / its time at the calibration clock; efficiency = (powersave − governor) / (powersave − performance) of the work time.\n\n");
+        o.push_str(&table(b));
+        o.push_str("\nMiss ratio per utilisation (U in CPUs):\n");
+        o.push_str(&levels(b));
+        o.push('\n');
+        o.push_str(&findings_tail(r.envelope));
+        o
+    }
+
+    fn detailed_log(r: GView<'_>) -> String {
+        detailed_log_for(
+            r.envelope,
+            &header_for(r.envelope, "governors (frequency-scaling efficiency)"),
+            &Self::summary(r),
+        )
+    }
+
+    fn html_sections(r: GView<'_>) -> (String, String) {
+        let b = r.body;
+        let mut head = format!(
+            "<section><h2>Governors</h2><p>{} task sets of {} tasks, {:.0} s each, seed {}; work: {}. Miss ratio = negative slacks / all slacks.{}</p>",
+            b.utilisations.len() as u32 * b.sets_per_level,
+            b.tasks_per_set,
+            b.set_duration_s,
+            b.seed,
+            esc(&b.work),
+            b.switch_note
+                .as_ref()
+                .map(|n| format!(" {}", esc(n)))
+                .unwrap_or_default()
+        );
+        let mut chart = LineChart::new(
+            "Miss ratio against utilisation",
+            "utilisation (CPUs)",
+            "miss ratio (%)",
+        );
+        chart.y_min = Some(0.0);
+        for (i, row) in b.rows.iter().enumerate() {
+            let mut s = Series::new(
+                &name(b, row),
+                cluster_colour(i),
+                "%",
+                row.per_level
+                    .iter()
+                    .map(|l| (l.utilisation, l.miss_ratio.map(|m| m * 100.0)))
+                    .collect(),
+            );
+            s.markers = true;
+            chart.series.push(s);
+        }
+        head.push_str(&chart.render());
+        head.push_str("<table><thead><tr><th>Governor</th><th>Status</th><th>Miss ratio</th><th>Work time</th><th>Efficiency</th><th>Slack p1 (ms)</th><th>Max °C</th><th>Clock (MHz)</th><th>Energy (J)</th><th>Marks</th></tr></thead><tbody>");
+        for row in &b.rows {
+            let _ = write!(
+                head,
+                "<tr><td>{}</td><td>{}</td><td>{} ({}/{})</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&name(b, row)),
+                esc(&row.status),
+                pct(row.miss_ratio),
+                row.negative,
+                row.periods,
+                opt(row.work_time_ratio, 3),
+                opt(row.efficiency, 2),
+                opt(row.slack_p1_us.map(|v| v / 1000.0), 1),
+                opt(row.max_temp_c, 1),
+                esc(&clocks(row)),
+                opt(row.energy_j, 1),
+                esc(&row.marks.join(", "))
+            );
+        }
+        head.push_str("</tbody></table></section>");
+        (head, String::new())
+    }
+
+    fn html_fact(r: GView<'_>) -> (&'static str, String) {
+        ("Governors", Self::label(r))
+    }
+
+    fn markdown(r: GView<'_>) -> String {
+        let b = r.body;
+        let mut o = String::from(
+            "| Governor | Miss ratio | Work time | Efficiency | Max °C | Energy (J) |\n| --- | ---: | ---: | ---: | ---: | ---: |\n",
+        );
+        for row in &b.rows {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {} | {} |",
+                name(b, row),
+                pct(row.miss_ratio),
+                opt(row.work_time_ratio, 3),
+                opt(row.efficiency, 2),
+                opt(row.max_temp_c, 1),
+                opt(row.energy_j, 1)
+            );
+        }
+        o
+    }
+}

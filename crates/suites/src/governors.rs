@@ -1,0 +1,612 @@
+//! `truebench governors`: the governor-efficiency study (seed 002) rebuilt on the periodic
+//! engine, with its flaws fixed. Batches of task sets (UUniFast-discard, log-uniform periods,
+//! seeded) run under every cpufreq governor, each governor's run one phase of the Session.
+//! Tasks do a fixed amount of work (calibrated loops, once per machine at the highest clock),
+//! so a slow clock shows as misses; governors and sets run in a seeded shuffled order, with a
+//! wait for the starting temperature between governors; `--repeat` gives the spread.
+//! Governors are switched per policy through the Session's Tuning (journaled, restored at
+//! the end, after Ctrl-C, and after kill -9 at the next start).
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use truebench_host::inventory::Cluster;
+use truebench_host::{Host, Inventory};
+use truebench_model::governors::{
+    ClusterClock, GovernorRow, GovernorsBody, LevelFigures, PolicyTimeInState,
+};
+use truebench_model::interactivity::LoopCalibration;
+use truebench_model::{GovernorsResult, PhaseStatus};
+use truebench_workloads::periodic::taskset::{self, TaskSet, TaskSetError, TaskSetOptions};
+use truebench_workloads::periodic::{Policy, SlackStats, WorkKind};
+
+use crate::interactivity::{self as ia, Calibrate, Work};
+use crate::session::{Finish, Outcome, Session, SessionOptions};
+
+#[derive(Debug, Clone)]
+pub struct GovernorsOptions {
+    /// Only these (`userspace` means both `userspace@max` and `userspace@mid`); None: all.
+    pub governors: Option<Vec<String>>,
+    pub utilisations: Vec<f64>,
+    pub tasks: usize,
+    pub sets: u32,
+    pub set_duration: Duration,
+    pub period_ms: (f64, f64),
+    pub seed: u64,
+    pub repeat: u32,
+    pub work: Work,
+    pub loops_per_ms: Option<u64>,
+    pub recalibrate: bool,
+    pub cache: Option<PathBuf>,
+    /// Wait for this temperature between governors (else the starting temperature + 1 °C).
+    pub cool_to: Option<f64>,
+    pub cool_timeout: Duration,
+    pub tune: bool,
+    pub sample_interval: Duration,
+    pub truebench_version: String,
+}
+
+#[derive(Debug, Clone)]
+pub enum Event {
+    Calibrating,
+    Calibrated(LoopCalibration),
+    Governor {
+        index: usize,
+        total: usize,
+        name: String,
+        seconds: f64,
+    },
+    /// A set of the current governor's run finished.
+    Set {
+        index: usize,
+        total: usize,
+    },
+    GovernorEnd {
+        status: String,
+        miss_ratio: Option<f64>,
+    },
+    Cooling(String),
+    Note(String),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum GovernorsError {
+    #[error("{0}")]
+    Tuning(#[from] truebench_tuning::TuningError),
+    #[error("{0}")]
+    TaskSet(#[from] TaskSetError),
+    #[error("--governors {asked}: none of these is available here (available: {available})")]
+    NoGovernor { asked: String, available: String },
+}
+
+/// One governor to run: its label and what to write.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub label: String,
+    /// None: leave the policy as it is (no cpufreq, or no right to switch).
+    pub governor: Option<String>,
+    /// userspace: the clock to pin, per cluster.
+    pub setspeed: Setspeed,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Setspeed {
+    None,
+    Max,
+    Mid,
+}
+
+/// Governors every cpufreq cluster can be switched to (in the first cluster's order), with
+/// userspace pinned at the top OPP and at a middle one; filtered by `wanted`.
+pub fn plans(inv: &Inventory, wanted: Option<&[String]>) -> Result<Vec<Plan>, GovernorsError> {
+    let clusters: Vec<&Cluster> = inv
+        .clusters
+        .iter()
+        .filter(|c| c.policy_dir.is_some())
+        .collect();
+    let mut all: Vec<String> = Vec::new();
+    for c in &clusters {
+        for g in &c.governors {
+            if !all.contains(g) {
+                all.push(g.clone());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for g in &all {
+        if g == "userspace" {
+            for (label, sp) in [
+                ("userspace@max", Setspeed::Max),
+                ("userspace@mid", Setspeed::Mid),
+            ] {
+                out.push(Plan {
+                    label: label.into(),
+                    governor: Some(g.clone()),
+                    setspeed: sp,
+                });
+            }
+        } else {
+            out.push(Plan {
+                label: g.clone(),
+                governor: Some(g.clone()),
+                setspeed: Setspeed::None,
+            });
+        }
+    }
+    if let Some(w) = wanted {
+        let keep = |p: &Plan| {
+            w.iter()
+                .any(|x| *x == p.label || Some(x) == p.governor.as_ref())
+        };
+        out.retain(keep);
+        if out.is_empty() && !all.is_empty() {
+            return Err(GovernorsError::NoGovernor {
+                asked: w.join(","),
+                available: all.join(", "),
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn current_plan() -> Plan {
+    Plan {
+        label: "current".into(),
+        governor: None,
+        setspeed: Setspeed::None,
+    }
+}
+
+/// Write `plan` to every policy of every cluster that offers its governor; the changes go
+/// through the Session's Tuning (journaled). Err: what could not be set.
+fn apply(s: &mut Session<'_>, host: &Host, inv: &Inventory, plan: &Plan) -> Result<(), String> {
+    let Some(g) = &plan.governor else {
+        return Ok(());
+    };
+    let mut failed = Vec::new();
+    for c in &inv.clusters {
+        if !c.governors.contains(g) {
+            continue;
+        }
+        let dirs = truebench_tuning::Tuning::policy_dirs(host, c).map_err(|e| e.to_string())?;
+        let khz = match plan.setspeed {
+            Setspeed::None => None,
+            Setspeed::Max => c.opps_khz.last().copied(),
+            Setspeed::Mid => c.opps_khz.get(c.opps_khz.len() / 2).copied(),
+        };
+        for d in dirs {
+            if !s.write(format!("{d}/scaling_governor"), g) {
+                failed.push(format!("{d}/scaling_governor"));
+            }
+            if let Some(k) = khz {
+                if !s.write(format!("{d}/scaling_setspeed"), &k.to_string()) {
+                    failed.push(format!("{d}/scaling_setspeed"));
+                }
+            }
+        }
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("could not write {}", failed.join(", ")))
+    }
+}
+
+/// Seconds per kHz of every policy with `stats/time_in_state` (10 ms ticks).
+fn time_in_state(host: &Host, inv: &Inventory) -> Vec<(String, Vec<(u64, u64)>)> {
+    inv.clusters
+        .iter()
+        .filter(|c| c.time_in_state)
+        .filter_map(|c| {
+            let d = c.policy_dir.as_ref()?;
+            let text = host.read(format!("{d}/stats/time_in_state")).ok()?;
+            let name = d.rsplit('/').next().unwrap_or(d).to_string();
+            Some((name, truebench_host::parse::cpufreq::time_in_state(&text)))
+        })
+        .collect()
+}
+
+fn tis_delta(
+    before: &[(String, Vec<(u64, u64)>)],
+    after: &[(String, Vec<(u64, u64)>)],
+) -> Vec<PolicyTimeInState> {
+    after
+        .iter()
+        .map(|(p, rows)| {
+            let prev = before.iter().find(|(q, _)| q == p).map(|(_, r)| r);
+            let mut seconds: Vec<(u64, f64)> = rows
+                .iter()
+                .map(|&(khz, ticks)| {
+                    let was = prev
+                        .and_then(|r| r.iter().find(|x| x.0 == khz))
+                        .map_or(0, |x| x.1);
+                    (khz, ticks.saturating_sub(was) as f64 / 100.0)
+                })
+                .filter(|x| x.1 > 0.0)
+                .collect();
+            seconds.sort_by_key(|x| x.0);
+            PolicyTimeInState {
+                policy: p.clone(),
+                seconds,
+            }
+        })
+        .collect()
+}
+
+/// Wait until the SoC is at `target` °C or below (stop-aware, bounded). Returns what happened.
+fn cool_down(host: &Host, path: &str, target: f64, timeout: Duration, stop: &AtomicBool) -> String {
+    let t0 = Instant::now();
+    let read = || host.read_i64(path).map(|m| m as f64 / 1000.0);
+    loop {
+        let now = read();
+        match now {
+            Some(t) if t <= target => {
+                return format!(
+                    "cooled to {t:.1} °C (≤ {target:.1} °C) in {:.0} s",
+                    t0.elapsed().as_secs_f64()
+                )
+            }
+            None => return "temperature unreadable: did not wait".into(),
+            Some(t) if t0.elapsed() >= timeout || stop.load(Ordering::SeqCst) => {
+                return format!(
+                    "still {t:.1} °C after {:.0} s (wanted ≤ {target:.1} °C): went on",
+                    t0.elapsed().as_secs_f64()
+                )
+            }
+            _ => std::thread::sleep(Duration::from_millis(500)),
+        }
+    }
+}
+
+/// Figures of one governor's run over its sets.
+struct RunFigures {
+    total: SlackStats,
+    per_level: Vec<SlackStats>,
+    cpu_ns: f64,
+    wanted_ns: f64,
+    refused: Option<String>,
+}
+
+fn run_sets(
+    sets: &[TaskSet],
+    order: &[usize],
+    levels: &[f64],
+    work: WorkKind,
+    dur: Duration,
+    stop: &AtomicBool,
+    events: &mut dyn FnMut(Event),
+) -> RunFigures {
+    let mut f = RunFigures {
+        total: SlackStats::default(),
+        per_level: levels.iter().map(|_| SlackStats::default()).collect(),
+        cpu_ns: 0.0,
+        wanted_ns: 0.0,
+        refused: None,
+    };
+    for (n, &i) in order.iter().enumerate() {
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        let set = &sets[i];
+        let specs = set.specs(work, Policy::default());
+        let outs = taskset::run_set(&specs, dur, stop);
+        let level = levels.iter().position(|&u| u == set.utilisation);
+        for (o, t) in outs.iter().zip(&set.tasks) {
+            if let Some(sl) = &o.slack {
+                f.total.add(sl);
+                if let Some(l) = level {
+                    f.per_level[l].add(sl);
+                }
+            }
+            // The work's CPU time against what it takes at the calibration clock.
+            f.cpu_ns += o.cpu_ns as f64;
+            f.wanted_ns += (o.stats.work_done * t.run_us * 1000) as f64;
+            if f.refused.is_none() {
+                f.refused = o.policy_refused.clone();
+            }
+        }
+        events(Event::Set {
+            index: n + 1,
+            total: order.len(),
+        });
+    }
+    f
+}
+
+fn quantiles(mut v: Vec<f64>) -> ClusterClock {
+    v.sort_by(f64::total_cmp);
+    let q = |p: f64| (!v.is_empty()).then(|| v[((v.len() - 1) as f64 * p).round() as usize]);
+    ClusterClock {
+        cluster: 0,
+        samples: v.len() as u64,
+        mean_mhz: (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64),
+        p10_mhz: q(0.1),
+        p50_mhz: q(0.5),
+        p90_mhz: q(0.9),
+    }
+}
+
+/// Clocks, temperature, energy and marks of each row, from the finished envelope.
+fn fill_from_envelope(r: &mut GovernorsResult) {
+    let env = r.envelope.clone();
+    for row in &mut r.body.rows {
+        let Some(p) = env.phases.iter().find(|p| p.name == row.phase) else {
+            continue;
+        };
+        let (a, b) = (p.started, p.ended.unwrap_or(f64::INFINITY));
+        let inside: Vec<_> = env
+            .timeline
+            .samples
+            .iter()
+            .filter(|s| s.t >= a && s.t <= b)
+            .collect();
+        let nclusters = inside
+            .iter()
+            .map(|s| s.cluster_mhz.len())
+            .max()
+            .unwrap_or(0);
+        row.clocks = (0..nclusters)
+            .map(|c| {
+                let mut q = quantiles(
+                    inside
+                        .iter()
+                        .filter_map(|s| s.cluster_mhz.get(c).copied().flatten())
+                        .map(f64::from)
+                        .collect(),
+                );
+                q.cluster = c as u32;
+                q
+            })
+            .filter(|c| c.samples > 0)
+            .collect();
+        row.max_temp_c = inside.iter().filter_map(|s| s.soc_temp_c).reduce(f64::max);
+        row.energy_j = env
+            .timeline
+            .energy
+            .iter()
+            .find(|e| e.phase == row.phase)
+            .and_then(|e| e.sources.first())
+            .map(|s| s.joules);
+        row.marks = crate::session::phase_marks(&env.findings, &row.phase);
+    }
+    // rt-app's efficiency from the first powersave and performance rows that completed.
+    let ratio = |g: &str| {
+        r.body
+            .rows
+            .iter()
+            .find(|x| x.governor == g && x.status == "ok")
+            .and_then(|x| x.work_time_ratio)
+    };
+    if let (Some(ps), Some(perf)) = (ratio("powersave"), ratio("performance")) {
+        // Only when the two differ by more than run-to-run noise (a few %): otherwise the
+        // quotient is noise over noise (a board whose powersave is its top clock, a VM).
+        if ps - perf > 0.05 * perf {
+            for row in &mut r.body.rows {
+                row.efficiency = row.work_time_ratio.map(|t| (ps - t) / (ps - perf));
+            }
+        }
+    }
+}
+
+/// Run the study. `Err` only when it could not start.
+pub fn run(
+    host: &Host,
+    inv: &Inventory,
+    opts: &GovernorsOptions,
+    stop: Arc<AtomicBool>,
+    events: &mut dyn FnMut(Event),
+) -> Result<GovernorsResult, GovernorsError> {
+    let sets = taskset::generate(
+        &TaskSetOptions {
+            tasks: opts.tasks,
+            period_ms: opts.period_ms,
+            seed: opts.seed,
+        },
+        &opts.utilisations,
+        opts.sets,
+    )?;
+    let mut plans = plans(inv, opts.governors.as_deref())?;
+    let mut s = Session::start(
+        host,
+        inv,
+        &SessionOptions {
+            sample_interval: opts.sample_interval,
+            truebench_version: opts.truebench_version.clone(),
+            ..Default::default()
+        },
+        stop.clone(),
+    )
+    .expect("no kernel-log file given");
+    let has_cpufreq = !plans.is_empty();
+    s.begin_tuning(
+        opts.tune && (has_cpufreq || opts.loops_per_ms.is_none()),
+        Some("tuning switched off (--no-tune)".into()),
+    )?;
+    let switch_note = if !has_cpufreq {
+        Some("This machine has no cpufreq governors to switch: one run under the current policy (the hypervisor or firmware sets the clock).".to_string())
+    } else if !s.tuned() {
+        Some(format!(
+            "Governors could not be switched ({}): one run under the current policy.",
+            s.tuning_reason().unwrap_or("no right to change settings")
+        ))
+    } else {
+        None
+    };
+    if switch_note.is_some() {
+        plans = vec![current_plan()];
+    }
+    let calibration = ia::calibrate(
+        &mut s,
+        inv,
+        &Calibrate {
+            given: opts.loops_per_ms,
+            recalibrate: opts.recalibrate,
+            cache: opts.cache.clone(),
+        },
+        &mut |e| match e {
+            ia::Event::Calibrating => events(Event::Calibrating),
+            ia::Event::Note(n) => events(Event::Note(n)),
+            _ => {}
+        },
+    );
+    s.restore_now();
+    events(Event::Calibrated(calibration.clone()));
+    let work = match opts.work {
+        Work::Loops => WorkKind::Loops {
+            loops_per_ms: calibration.loops_per_ms,
+        },
+        Work::Wall => WorkKind::Wall,
+    };
+    taskset::shuffle(&mut plans, opts.seed, 0);
+    let sensor = inv.thermal.chosen.clone();
+    let start_temp = sensor
+        .as_ref()
+        .and_then(|c| host.read_i64(&c.path))
+        .map(|m| m as f64 / 1000.0);
+    let cool_target = opts.cool_to.or(start_temp.map(|t| t + 1.0));
+    let cooling = match (&sensor, cool_target) {
+        (Some(_), Some(t)) => Some(format!(
+            "Between governors: waited for the SoC to cool to {t:.1} °C (up to {:.0} s).",
+            opts.cool_timeout.as_secs_f64()
+        )),
+        _ => Some(
+            "No temperature sensor: governors ran back to back, without waiting for the SoC to cool."
+                .into(),
+        ),
+    };
+    let busy = opts.utilisations.iter().copied().fold(0.0, f64::max).ceil() as u32;
+    let per_run = opts.set_duration.as_secs_f64() * sets.len() as f64;
+    let total = plans.len() * opts.repeat as usize;
+    let mut rows = Vec::new();
+    let mut k = 0usize;
+    for rep in 1..=opts.repeat {
+        for plan in &plans {
+            k += 1;
+            let phase = if opts.repeat > 1 {
+                format!("governor/{}#{rep}", plan.label)
+            } else {
+                format!("governor/{}", plan.label)
+            };
+            let mut row = GovernorRow {
+                governor: plan.label.clone(),
+                repeat: rep,
+                phase: phase.clone(),
+                status: "interrupted".into(),
+                reason: Some("not started: interrupted before".into()),
+                negative: 0,
+                periods: 0,
+                miss_ratio: None,
+                per_level: Vec::new(),
+                work_time_ratio: None,
+                efficiency: None,
+                slack_p1_us: None,
+                slack_p50_us: None,
+                slack_min_us: None,
+                clocks: Vec::new(),
+                time_in_state: Vec::new(),
+                max_temp_c: None,
+                energy_j: None,
+                marks: Vec::new(),
+                policy_refused: None,
+            };
+            if s.stopped() {
+                rows.push(row);
+                continue;
+            }
+            if k > 1 {
+                if let (Some(c), Some(t)) = (&sensor, cool_target) {
+                    let what = cool_down(host, &c.path, t, opts.cool_timeout, &stop);
+                    events(Event::Cooling(what));
+                }
+            }
+            events(Event::Governor {
+                index: k,
+                total,
+                name: plan.label.clone(),
+                seconds: per_run,
+            });
+            let applied = apply(&mut s, host, inv, plan);
+            let mut order: Vec<usize> = (0..sets.len()).collect();
+            taskset::shuffle(&mut order, opts.seed, k as u64);
+            let before = time_in_state(host, inv);
+            let mut figures = None;
+            let title = format!("task sets under the {} governor", plan.label);
+            let p = s.phase(&phase, &title, Some(busy), Vec::new(), |_| {
+                if let Err(e) = &applied {
+                    return Outcome::failed(e.clone());
+                }
+                figures = Some(run_sets(
+                    &sets,
+                    &order,
+                    &opts.utilisations,
+                    work,
+                    opts.set_duration,
+                    &stop,
+                    events,
+                ));
+                Outcome::default()
+            });
+            row.status = match p.status {
+                PhaseStatus::Ok => "ok",
+                PhaseStatus::Skipped => "skipped",
+                PhaseStatus::Failed => "failed",
+                PhaseStatus::Interrupted => "interrupted",
+            }
+            .into();
+            row.reason = p.reason.clone();
+            row.time_in_state = tis_delta(&before, &time_in_state(host, inv));
+            if let Some(f) = figures {
+                let sum = f.total.summary();
+                row.negative = sum.negative;
+                row.periods = sum.periods;
+                row.miss_ratio = sum.miss_ratio;
+                row.slack_p1_us = sum.p1_us;
+                row.slack_p50_us = sum.p50_us;
+                row.slack_min_us = sum.min_us;
+                row.per_level = opts
+                    .utilisations
+                    .iter()
+                    .zip(&f.per_level)
+                    .map(|(&u, l)| LevelFigures {
+                        utilisation: u,
+                        negative: l.negative(),
+                        periods: l.count(),
+                        miss_ratio: l.miss_ratio(),
+                    })
+                    .collect();
+                row.work_time_ratio =
+                    (opts.work == Work::Loops && f.wanted_ns > 0.0).then(|| f.cpu_ns / f.wanted_ns);
+                row.policy_refused = f.refused;
+            }
+            events(Event::GovernorEnd {
+                status: row.status.clone(),
+                miss_ratio: row.miss_ratio,
+            });
+            rows.push(row);
+        }
+    }
+    let body = GovernorsBody {
+        calibration: Box::new(calibration),
+        work: match opts.work {
+            Work::Loops => "loops".into(),
+            Work::Wall => "wall".into(),
+        },
+        seed: opts.seed,
+        split: "UUniFast-discard".into(),
+        tasks_per_set: opts.tasks as u32,
+        sets_per_level: opts.sets,
+        utilisations: opts.utilisations.clone(),
+        period_ms: [opts.period_ms.0, opts.period_ms.1],
+        set_duration_s: opts.set_duration.as_secs_f64(),
+        repeat: opts.repeat,
+        switched: switch_note.is_none(),
+        switch_note,
+        cooling,
+        rows,
+    };
+    let mut result = s.finish(body, Finish { comparable: true });
+    fill_from_envelope(&mut result);
+    Ok(result)
+}

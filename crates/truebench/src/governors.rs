@@ -1,0 +1,283 @@
+//! `truebench governors`: cpufreq governor efficiency (the study of seed 002, its flaws
+//! fixed) — periodic task sets under every governor; miss ratio, efficiency, clocks, energy.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::cli::MachineArgs;
+use truebench_host::Inventory;
+use truebench_model::GovernorsBody;
+use truebench_render::kinds::Render;
+use truebench_suites::governors::{self as suite, Event, GovernorsOptions};
+use truebench_suites::interactivity::Work;
+use truebench_workloads::periodic::taskset::{self, RtAppDoc, TaskSetOptions};
+
+#[derive(clap::Args, Debug)]
+pub struct GovernorsArgs {
+    #[command(flatten)]
+    pub machine: MachineArgs,
+    /// Governors to compare, comma-separated (default: every one in
+    /// scaling_available_governors; `userspace` runs pinned at the top and at a middle OPP,
+    /// `userspace@max`/`userspace@mid` one of them).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub governors: Vec<String>,
+    /// Utilisation levels in CPUs: FROM:TO:STEPS or a list (default 1.0 to twice the CPUs,
+    /// 10 levels, as the study).
+    #[arg(long, value_name = "SPEC")]
+    pub utilisations: Option<String>,
+    /// Tasks per set (default 10, more when the highest utilisation needs them: no task may
+    /// ask for more than one CPU).
+    #[arg(long, value_name = "N")]
+    pub tasks: Option<usize>,
+    /// Sets per utilisation level.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub sets: u32,
+    /// Seconds each set runs.
+    #[arg(long, value_name = "S", default_value_t = 10.0)]
+    pub duration: f64,
+    /// Shortest and longest period in ms, log-uniform between (MIN:MAX).
+    #[arg(long, value_name = "MIN:MAX", default_value = "5:500")]
+    pub periods: String,
+    /// Seed of the task sets and of the run order (the same seed gives the same sets on any
+    /// machine).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
+    /// Run every governor this many times (in a new shuffled order each time) for the spread.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub repeat: u32,
+    /// A few minutes in all: 3 levels, 1 set each, 3 s per set.
+    #[arg(long, conflicts_with_all = ["duration", "sets"])]
+    pub quick: bool,
+    /// Work per period as a fixed wall time (the original study's model, blind to a slow
+    /// clock) instead of calibrated loops (a fixed amount of work).
+    #[arg(long)]
+    pub wall_time: bool,
+    /// Use this many loops per millisecond instead of calibrating.
+    #[arg(long, value_name = "N")]
+    pub loops_per_ms: Option<u64>,
+    /// Calibrate again even when this machine's calibration is cached.
+    #[arg(long)]
+    pub recalibrate: bool,
+    /// Between governors wait for the SoC to cool to C °C (default: the starting temperature
+    /// + 1 °C).
+    #[arg(long, value_name = "C")]
+    pub cool_to: Option<f64>,
+    /// Longest wait for cooling between governors, seconds.
+    #[arg(long, value_name = "S", default_value_t = 300.0)]
+    pub cool_timeout: f64,
+    /// Do not switch governors (one run under the current policy) and do not pin the clock
+    /// while calibrating.
+    #[arg(long)]
+    pub no_tune: bool,
+    /// Write the task sets as rt-app JSON files into DIR (one per set) and exit without
+    /// running them.
+    #[arg(long, value_name = "DIR")]
+    pub export_rt_app: Option<PathBuf>,
+    /// Print the result document as JSON instead of the tables.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub store: crate::keep::StoreArgs,
+}
+
+fn parse_periods(s: &str) -> anyhow::Result<(f64, f64)> {
+    let bad =
+        || anyhow::anyhow!("--periods {s}: expected MIN:MAX in ms with 0 < MIN ≤ MAX, e.g. 5:500");
+    let (a, b) = s.split_once(':').ok_or_else(bad)?;
+    let (a, b): (f64, f64) = (
+        a.trim().parse().map_err(|_| bad())?,
+        b.trim().parse().map_err(|_| bad())?,
+    );
+    if !(a > 0.0 && b >= a && b.is_finite()) {
+        return Err(bad());
+    }
+    Ok((a, b))
+}
+
+/// At least 10 tasks, and enough that UUniFast-discard finds sets at utilisation `u`: its
+/// largest share is about u·(ln n + 0.58)/n, which must stay near one CPU or nearly every
+/// draw is discarded.
+fn default_tasks(u: f64) -> usize {
+    (10..)
+        .find(|&n| u * ((n as f64).ln() + 0.58) / n as f64 <= 1.2)
+        .expect("u·ln(n)/n falls towards 0")
+}
+
+/// Write one rt-app file per set; never over an existing file.
+fn export(dir: &Path, sets: &[taskset::TaskSet], seconds: u64) -> anyhow::Result<usize> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| anyhow::anyhow!("--export-rt-app {}: cannot create: {e}", dir.display()))?;
+    let logdir = dir.display().to_string();
+    for s in sets {
+        let path = dir.join(format!("{}.json", s.id));
+        let text = serde_json::to_string_pretty(&RtAppDoc::new(s, seconds, None, &logdir))?;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| {
+                anyhow::anyhow!("{}: cannot create ({e}); not overwriting", path.display())
+            })?;
+        f.write_all(text.as_bytes())
+            .and_then(|_| f.write_all(b"\n"))
+            .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))?;
+    }
+    Ok(sets.len())
+}
+
+pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
+    let periods = parse_periods(&args.periods)?;
+    let (sets, duration) = if args.quick {
+        (1, 3.0)
+    } else {
+        (args.sets, args.duration)
+    };
+    if !(duration.is_finite() && duration >= 0.5) {
+        anyhow::bail!("--duration {duration}: must be at least 0.5 seconds");
+    }
+    if sets == 0 || args.tasks == Some(0) || args.repeat == 0 {
+        anyhow::bail!("--sets, --tasks and --repeat must be at least 1");
+    }
+    if args.loops_per_ms == Some(0) {
+        anyhow::bail!("--loops-per-ms 0: must be a positive number of loops");
+    }
+    if !(args.cool_timeout.is_finite() && args.cool_timeout >= 0.0) {
+        anyhow::bail!(
+            "--cool-timeout {}: must be 0 or more seconds",
+            args.cool_timeout
+        );
+    }
+    let host = args.machine.host()?;
+    let inv = Inventory::probe(&host);
+    let ncpus = inv.online_cpus().count().max(1);
+    let spec = match (&args.utilisations, args.quick) {
+        (Some(s), _) => s.clone(),
+        (None, true) => format!("1.0:{}:3", 2 * ncpus),
+        (None, false) => format!("1.0:{}:10", 2 * ncpus),
+    };
+    let utilisations =
+        taskset::parse_utilisations(&spec).map_err(|e| anyhow::anyhow!("--utilisations: {e}"))?;
+    let top = utilisations.iter().copied().fold(0.0, f64::max);
+    let tasks = args.tasks.unwrap_or_else(|| default_tasks(top));
+    let topts = TaskSetOptions {
+        tasks,
+        period_ms: periods,
+        seed: args.seed,
+    };
+    // Drawn here too (cheap) so that impossible sets are refused before anything starts.
+    let all = taskset::generate(&topts, &utilisations, sets)?;
+    if let Some(dir) = &args.export_rt_app {
+        let n = export(dir, &all, duration.ceil() as u64)?;
+        errln!(
+            "truebench: wrote {n} rt-app files to {} (run each with `rt-app FILE`)",
+            dir.display()
+        );
+        return Ok(0);
+    }
+    let _lock =
+        truebench_suites::lock::MeasurementLock::acquire(&truebench_suites::lock::default_dir())?;
+    let opts = GovernorsOptions {
+        governors: (!args.governors.is_empty()).then(|| args.governors.clone()),
+        utilisations,
+        tasks,
+        sets,
+        set_duration: Duration::from_secs_f64(duration),
+        period_ms: periods,
+        seed: args.seed,
+        repeat: args.repeat,
+        work: if args.wall_time {
+            Work::Wall
+        } else {
+            Work::Loops
+        },
+        loops_per_ms: args.loops_per_ms,
+        recalibrate: args.recalibrate,
+        cache: crate::interactivity::cache_path(),
+        cool_to: args.cool_to,
+        cool_timeout: Duration::from_secs_f64(args.cool_timeout),
+        tune: !args.no_tune,
+        sample_interval: Duration::from_secs(1),
+        truebench_version: env!("CARGO_PKG_VERSION").into(),
+    };
+    let quiet = args.json;
+    let per_gov = duration * opts.utilisations.len() as f64 * sets as f64;
+    if !quiet {
+        errln!(
+            "truebench: governors: {} sets of {} tasks, {duration:.0} s each ({per_gov:.0} s per governor run); Ctrl-C keeps what was measured and restores every governor",
+            opts.utilisations.len() as u32 * sets,
+            tasks
+        );
+    }
+    let stop = truebench_tuning::graceful_interrupts();
+    let mut events = |e: Event| {
+        if quiet {
+            return;
+        }
+        match e {
+            Event::Calibrating => errln!("truebench: calibrating loops per ms (a few seconds)…"),
+            Event::Calibrated(c) => {
+                errln!("truebench: {} loops per ms ({})", c.loops_per_ms, c.source)
+            }
+            Event::Governor {
+                index,
+                total,
+                name,
+                seconds,
+            } => errln!("truebench: [{index}/{total}] {name} ({seconds:.0} s)…"),
+            Event::Set { index, total } => {
+                if index == total || index % 5 == 0 {
+                    errln!("truebench:   {index}/{total} sets");
+                }
+            }
+            Event::GovernorEnd { status, miss_ratio } => errln!(
+                "truebench:   {status}{}",
+                miss_ratio
+                    .map(|m| format!(", miss ratio {:.2} %", m * 100.0))
+                    .unwrap_or_default()
+            ),
+            Event::Cooling(w) => errln!("truebench: {w}"),
+            Event::Note(n) => errln!("truebench: {n}"),
+        }
+    };
+    let result = suite::run(&host, &inv, &opts, stop, &mut events)?;
+    crate::keep::store(&result, &args.store, quiet);
+    let mut out = crate::out::stdout();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&result)?)?;
+    } else {
+        write!(out, "{}", GovernorsBody::summary(result.view()))?;
+    }
+    out.flush()?;
+    Ok(if result.envelope.complete { 0 } else { 130 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_task_counts_leave_room_under_one_cpu_per_task() {
+        assert_eq!(default_tasks(1.0), 10);
+        assert_eq!(default_tasks(4.0), 10);
+        let n = default_tasks(16.0);
+        assert!((40..=80).contains(&n), "{n}");
+        // And UUniFast-discard finds such sets.
+        let levels = taskset::parse_utilisations("1.0:16.0:3").unwrap();
+        let o = TaskSetOptions {
+            tasks: n,
+            period_ms: (5.0, 500.0),
+            seed: 1,
+        };
+        assert_eq!(taskset::generate(&o, &levels, 2).unwrap().len(), 6);
+    }
+
+    #[test]
+    fn periods_parse_or_name_the_value() {
+        assert_eq!(parse_periods("5:500").unwrap(), (5.0, 500.0));
+        for bad in ["5", "0:5", "9:5", "a:b"] {
+            let e = parse_periods(bad).unwrap_err().to_string();
+            assert!(e.contains(&format!("--periods {bad}")), "{e}");
+        }
+    }
+}

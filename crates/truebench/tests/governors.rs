@@ -1,0 +1,266 @@
+//! `truebench governors`: the task sets really run on this machine; governor switching and
+//! restoring is checked on a fixture root of a real board (ROCK 5B: three cpufreq policies,
+//! six governors) — Tuning writes into the fixture tree — also after Ctrl-C mid-run.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+const BIN: &str = env!("CARGO_BIN_EXE_truebench");
+const POLICIES: [u32; 3] = [0, 4, 6];
+
+fn truebench(tmp: &Path) -> Command {
+    let mut c = Command::new(BIN);
+    // Own lock directory, calibration cache and history: tests run in parallel.
+    let lock = tmp.join("lock");
+    std::fs::create_dir_all(&lock).unwrap();
+    c.env("TMPDIR", &lock)
+        .env("XDG_CACHE_HOME", tmp.join("cache"))
+        .env("XDG_DATA_HOME", tmp.join("data"));
+    c.arg("governors");
+    c
+}
+
+/// Small sets: two tasks at 0.4 CPU, half a second each.
+const SMALL: &[&str] = &[
+    "--utilisations",
+    "0.4",
+    "--sets",
+    "1",
+    "--tasks",
+    "2",
+    "--loops-per-ms",
+    "100000",
+    "--json",
+    "--no-store",
+];
+
+fn governor(root: &Path, policy: u32) -> String {
+    std::fs::read_to_string(root.join(format!(
+        "sys/devices/system/cpu/cpufreq/policy{policy}/scaling_governor"
+    )))
+    .unwrap()
+    .trim()
+    .to_string()
+}
+
+fn labels(doc: &Value) -> Vec<String> {
+    doc["body"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["governor"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn every_governor_of_a_board_runs_switched_per_policy_and_is_restored() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let before: Vec<String> = POLICIES.iter().map(|&p| governor(root.path(), p)).collect();
+    let out = truebench(tmp.path())
+        .arg("--root")
+        .arg(root.path())
+        .args(SMALL)
+        .args(["--duration", "0.5"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["kind"], "governors");
+    assert_eq!(doc["body"]["switched"], true);
+    let mut got = labels(&doc);
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "conservative",
+            "ondemand",
+            "performance",
+            "powersave",
+            "schedutil",
+            "userspace@max",
+            "userspace@mid"
+        ]
+    );
+    for r in doc["body"]["rows"].as_array().unwrap() {
+        assert_eq!(r["status"], "ok", "{r}");
+        assert!(r["periods"].as_u64().unwrap() > 50, "{r}");
+        assert!(r["miss_ratio"].as_f64().is_some(), "{r}");
+    }
+    // Every policy was switched to each governor; userspace pinned at the top and a middle OPP.
+    let changes = doc["envelope"]["tuning"]["changes"].as_array().unwrap();
+    let wrote = |file: &str, value: &str| {
+        changes
+            .iter()
+            .filter(|c| {
+                c["path"].as_str().unwrap().ends_with(file)
+                    && c["value"] == value
+                    && c["error"].is_null()
+            })
+            .count()
+    };
+    for g in ["schedutil", "powersave", "performance", "conservative"] {
+        assert_eq!(wrote("scaling_governor", g), 3, "{g}");
+    }
+    // policy4/6 (Cortex-A76, 14 OPPs): top 2.4 GHz, middle 1.8 GHz; policy0 (A55, 8 OPPs):
+    // top 1.8 GHz, middle 1.2 GHz.
+    assert_eq!(wrote("scaling_setspeed", "2400000"), 2);
+    assert_eq!(wrote("scaling_setspeed", "1800000"), 3);
+    assert_eq!(wrote("scaling_setspeed", "1200000"), 1);
+    // Restored afterwards.
+    let after: Vec<String> = POLICIES.iter().map(|&p| governor(root.path(), p)).collect();
+    assert_eq!(before, after);
+}
+
+#[test]
+fn ctrl_c_mid_run_restores_every_governor_and_keeps_a_partial_result() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let child = truebench(tmp.path())
+        .arg("--root")
+        .arg(root.path())
+        .args(SMALL)
+        .args(["--duration", "60", "--governors", "powersave,performance"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the first governor is set and its tasks run.
+    let t0 = std::time::Instant::now();
+    let tasks = format!("/proc/{}/task", child.id());
+    while !std::fs::read_dir(&tasks)
+        .map(|d| {
+            d.filter_map(Result::ok).any(|t| {
+                std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == "tb-task")
+            })
+        })
+        .unwrap_or(false)
+    {
+        assert!(t0.elapsed() < Duration::from_secs(60), "no task started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let switched = governor(root.path(), 0);
+    assert!(
+        switched == "powersave" || switched == "performance",
+        "{switched}"
+    );
+    std::thread::sleep(Duration::from_millis(1000));
+    assert!(Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = doc["body"]["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["status"], "interrupted");
+    assert!(rows[0]["periods"].as_u64().unwrap() > 0, "{}", rows[0]);
+    assert_eq!(rows[1]["status"], "interrupted");
+    assert_eq!(rows[1]["periods"], 0);
+    assert_eq!(doc["envelope"]["complete"], false);
+    for p in POLICIES {
+        assert_eq!(governor(root.path(), p), "ondemand", "policy{p}");
+    }
+}
+
+#[test]
+fn on_this_machine_without_cpufreq_one_run_says_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = truebench(tmp.path())
+        .args(SMALL)
+        .args(["--duration", "0.5", "--no-tune"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    if doc["body"]["switched"] == false {
+        assert_eq!(labels(&doc), ["current"]);
+        assert!(doc["body"]["switch_note"]
+            .as_str()
+            .unwrap()
+            .contains("current policy"));
+    }
+    let r = &doc["body"]["rows"][0];
+    assert_eq!(r["status"], "ok");
+    assert!(r["work_time_ratio"].as_f64().unwrap() > 0.0, "{r}");
+}
+
+#[test]
+fn rt_app_export_writes_each_set_once_and_never_overwrites() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("rt");
+    let run = || {
+        truebench(tmp.path())
+            .args(["--utilisations", "1.0:2.0:3", "--sets", "2", "--seed", "9"])
+            .arg("--export-rt-app")
+            .arg(&dir)
+            .output()
+            .unwrap()
+    };
+    let out = run();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 6);
+    assert_eq!(names[0], "u1.00-s0.json");
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("u1.50-s1.json")).unwrap()).unwrap();
+    let tasks = doc["tasks"].as_object().unwrap();
+    assert_eq!(tasks.len(), 10);
+    let u: f64 = tasks
+        .values()
+        .map(|t| t["run"].as_f64().unwrap() / t["timer"]["period"].as_f64().unwrap())
+        .sum();
+    assert!((u - 1.5).abs() < 0.01, "{u}");
+    let again = run();
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("not overwriting"));
+}
+
+#[test]
+fn bad_options_are_clear_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let board = truebench_fixtures::root("rk3588-rock5b");
+    for (args, want) in [
+        (vec!["--utilisations", "2:1:3"], "--utilisations"),
+        (vec!["--periods", "9:5"], "--periods 9:5"),
+        (
+            vec!["--utilisations", "11", "--tasks", "10"],
+            "cannot be split",
+        ),
+        (vec!["--governors", "disco"], "--governors disco"),
+    ] {
+        let mut c = truebench(tmp.path());
+        if args[0] == "--governors" {
+            c.arg("--root").arg(board.path());
+        }
+        let out = c.args(&args).args(["--no-store"]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
