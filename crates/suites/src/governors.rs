@@ -19,6 +19,7 @@ use truebench_model::governors::{
 };
 use truebench_model::interactivity::LoopCalibration;
 use truebench_model::{GovernorsResult, PhaseStatus};
+use truebench_monitor::freq::{FreqLog, FreqSampler};
 use truebench_workloads::periodic::taskset::{self, TaskSet, TaskSetError, TaskSetOptions};
 use truebench_workloads::periodic::{Policy, SlackStats, WorkKind};
 
@@ -328,6 +329,90 @@ fn quantiles(mut v: Vec<f64>) -> ClusterClock {
     }
 }
 
+/// The fast frequency log (20 Hz, every policy) over the whole study, and when each
+/// governor run began and ended on its clock (seconds): the study's frequency log.
+#[derive(Debug, Clone, Default)]
+pub struct FreqTrace {
+    pub log: FreqLog,
+    /// (phase, start, end).
+    pub spans: Vec<(String, f64, f64)>,
+}
+
+impl FreqTrace {
+    /// CSV: `t_s,governor,policyN_khz…`, one line per reading inside a governor's run.
+    pub fn csv(&self) -> String {
+        let mut o = String::from("t_s,governor");
+        for p in &self.log.policies {
+            o.push_str(&format!(",policy{p}_khz"));
+        }
+        o.push('\n');
+        for i in 0..self.log.len() {
+            let t = self.log.t[i];
+            let Some((g, ..)) = self.spans.iter().find(|(_, a, b)| t >= *a && t < *b) else {
+                continue;
+            };
+            o.push_str(&format!("{t:.3},{}", g.trim_start_matches("governor/")));
+            for v in self.log.row(i) {
+                o.push(',');
+                if let Some(k) = v {
+                    o.push_str(&k.to_string());
+                }
+            }
+            o.push('\n');
+        }
+        o
+    }
+}
+
+/// Time-weighted mean and quantiles of a policy's clock within `[a, b)`, from the fast log.
+fn policy_clock(log: &FreqLog, p: usize, a: f64, b: f64) -> ClusterClock {
+    let r = log.residency(p, a, b);
+    let secs: f64 = r.iter().map(|x| x.1).sum();
+    let q = |f: f64| {
+        let mut acc = 0.0;
+        r.iter()
+            .find(|(_, s)| {
+                acc += s;
+                acc >= f * secs
+            })
+            .map(|(k, _)| *k as f64 / 1000.0)
+    };
+    ClusterClock {
+        cluster: 0,
+        samples: log.t.iter().filter(|&&t| t >= a && t < b).count() as u64,
+        mean_mhz: log.mean_khz(p, a, b).map(|k| k / 1000.0),
+        p10_mhz: q(0.1),
+        p50_mhz: q(0.5),
+        p90_mhz: q(0.9),
+    }
+}
+
+/// Each row's clock per cluster from the fast log (the cluster's first policy).
+fn fill_clocks(r: &mut GovernorsResult, inv: &Inventory, trace: &FreqTrace) {
+    for row in &mut r.body.rows {
+        let Some((_, a, b)) = trace.spans.iter().find(|(p, ..)| *p == row.phase) else {
+            continue;
+        };
+        let clocks: Vec<ClusterClock> = inv
+            .clusters
+            .iter()
+            .filter_map(|c| {
+                let p = trace
+                    .log
+                    .policies
+                    .iter()
+                    .position(|&x| Some(x) == c.policy)?;
+                let mut k = policy_clock(&trace.log, p, *a, *b);
+                k.cluster = c.id as u32;
+                (k.samples > 0).then_some(k)
+            })
+            .collect();
+        if !clocks.is_empty() {
+            row.clocks = clocks;
+        }
+    }
+}
+
 /// Clocks, temperature, energy and marks of each row, from the finished envelope.
 fn fill_from_envelope(r: &mut GovernorsResult) {
     let env = r.envelope.clone();
@@ -397,7 +482,7 @@ pub fn run(
     opts: &GovernorsOptions,
     stop: Arc<AtomicBool>,
     events: &mut dyn FnMut(Event),
-) -> Result<GovernorsResult, GovernorsError> {
+) -> Result<(GovernorsResult, FreqTrace), GovernorsError> {
     let sets = taskset::generate(
         &TaskSetOptions {
             tasks: opts.tasks,
@@ -481,6 +566,10 @@ pub fn run(
     let total = plans.len() * opts.repeat as usize;
     let mut rows = Vec::new();
     let mut k = 0usize;
+    // 20 Hz, every policy, on its own thread: fast enough to see a governor react.
+    let f0 = Instant::now();
+    let freq = FreqSampler::start(host, inv, Duration::from_millis(50), f0);
+    let mut spans = Vec::new();
     for rep in 1..=opts.repeat {
         for plan in &plans {
             k += 1;
@@ -533,6 +622,7 @@ pub fn run(
             let before = time_in_state(host, inv);
             let mut figures = None;
             let title = format!("task sets under the {} governor", plan.label);
+            let started = f0.elapsed().as_secs_f64();
             let p = s.phase(&phase, &title, Some(busy), Vec::new(), |_| {
                 if let Err(e) = &applied {
                     return Outcome::failed(e.clone());
@@ -556,6 +646,7 @@ pub fn run(
             }
             .into();
             row.reason = p.reason.clone();
+            spans.push((phase.clone(), started, f0.elapsed().as_secs_f64()));
             row.time_in_state = tis_delta(&before, &time_in_state(host, inv));
             if let Some(f) = figures {
                 let sum = f.total.summary();
@@ -606,7 +697,12 @@ pub fn run(
         cooling,
         rows,
     };
+    let trace = FreqTrace {
+        log: freq.stop(),
+        spans,
+    };
     let mut result = s.finish(body, Finish { comparable: true });
     fill_from_envelope(&mut result);
-    Ok(result)
+    fill_clocks(&mut result, inv, &trace);
+    Ok((result, trace))
 }

@@ -74,6 +74,10 @@ pub struct GovernorsArgs {
     /// running them.
     #[arg(long, value_name = "DIR")]
     pub export_rt_app: Option<PathBuf>,
+    /// Write the frequency log (every policy at 20 Hz during each governor's run) as CSV:
+    /// `t_s,governor,policyN_khz…` (never over an existing file).
+    #[arg(long, value_name = "FILE")]
+    pub freq_log: Option<PathBuf>,
     /// Print the result document as JSON instead of the tables.
     #[arg(long)]
     pub json: bool,
@@ -240,7 +244,24 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
             Event::Note(n) => errln!("truebench: {n}"),
         }
     };
-    let result = suite::run(&host, &inv, &opts, stop, &mut events)?;
+    if let Some(f) = &args.freq_log {
+        if f.exists() {
+            anyhow::bail!("--freq-log {}: exists; not overwriting", f.display());
+        }
+    }
+    let (result, trace) = suite::run(&host, &inv, &opts, stop, &mut events)?;
+    let mut failed_log = false;
+    if let Some(f) = &args.freq_log {
+        let written = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(f)
+            .and_then(|mut w| w.write_all(trace.csv().as_bytes()));
+        if let Err(e) = written {
+            errln!("truebench: --freq-log {}: cannot write: {e}", f.display());
+            failed_log = true;
+        }
+    }
     crate::keep::store(&result, &args.store, quiet);
     let mut out = crate::out::stdout();
     if args.json {
@@ -249,7 +270,13 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
         write!(out, "{}", GovernorsBody::summary(result.view()))?;
     }
     out.flush()?;
-    Ok(if result.envelope.complete { 0 } else { 130 })
+    Ok(if !result.envelope.complete {
+        130
+    } else if failed_log {
+        1
+    } else {
+        0
+    })
 }
 
 #[cfg(test)]

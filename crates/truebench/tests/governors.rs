@@ -59,11 +59,13 @@ fn every_governor_of_a_board_runs_switched_per_policy_and_is_restored() {
     let tmp = tempfile::tempdir().unwrap();
     let root = truebench_fixtures::root("rk3588-rock5b");
     let before: Vec<String> = POLICIES.iter().map(|&p| governor(root.path(), p)).collect();
+    let csv = tmp.path().join("freq.csv");
     let out = truebench(tmp.path())
         .arg("--root")
         .arg(root.path())
         .args(SMALL)
-        .args(["--duration", "0.5"])
+        .args(["--duration", "0.5", "--freq-log"])
+        .arg(&csv)
         .output()
         .unwrap();
     assert!(
@@ -113,6 +115,26 @@ fn every_governor_of_a_board_runs_switched_per_policy_and_is_restored() {
     assert_eq!(wrote("scaling_setspeed", "2400000"), 2);
     assert_eq!(wrote("scaling_setspeed", "1800000"), 3);
     assert_eq!(wrote("scaling_setspeed", "1200000"), 1);
+    // The fast frequency log: every policy, lines inside each governor's run.
+    let log = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = log.lines();
+    assert_eq!(
+        lines.next(),
+        Some("t_s,governor,policy0_khz,policy4_khz,policy6_khz")
+    );
+    let body: Vec<&str> = lines.collect();
+    for g in &got {
+        assert!(
+            body.iter()
+                .filter(|l| l.split(',').nth(1) == Some(g))
+                .count()
+                >= 5,
+            "{g}: {log}"
+        );
+    }
+    for r in doc["body"]["rows"].as_array().unwrap() {
+        assert_eq!(r["clocks"].as_array().unwrap().len(), 3, "{r}");
+    }
     // Restored afterwards.
     let after: Vec<String> = POLICIES.iter().map(|&p| governor(root.path(), p)).collect();
     assert_eq!(before, after);
