@@ -42,20 +42,22 @@ EOF
     rt-app "$WORK/run.json" >/dev/null 2>&1 || echo "rt-app failed on $id"
     python3 - "$logs" "$id" <<'EOF'
 import glob, sys
-sl = []
+sl, run, want = [], 0, 0
 for p in glob.glob(sys.argv[1] + "/*.log"):
     for line in open(p):
         if line.startswith("#") or not line.strip():
             continue
         f = line.split()
-        if len(f) >= 8:
+        if len(f) >= 9:
             sl.append(int(f[7]))
+            run += int(f[2])
+            want += int(f[8])
 sl.sort()
 n = len(sl)
 neg = sum(1 for s in sl if s < 0)
 q = lambda p: sl[min(n - 1, int(p * n))] if n else float("nan")
-print("rt-app    %s miss ratio %6.2f %% (%d/%d), slack p1 %.1f ms, p50 %.1f ms"
-      % (sys.argv[2], 100.0 * neg / max(n, 1), neg, n, q(0.01) / 1000, q(0.5) / 1000))
+print("rt-app    %s miss ratio %6.2f %% (%d/%d), slack p1 %.1f ms, p50 %.1f ms, run time / asked %.3f"
+      % (sys.argv[2], 100.0 * neg / max(n, 1), neg, n, q(0.01) / 1000, q(0.5) / 1000, run / max(want, 1)))
 EOF
   done
   echo "== round $r: truebench"
@@ -69,5 +71,16 @@ for row in d["body"]["rows"]:
         print("truebench u%.2f-s0 miss ratio %6.2f %% (%d/%d)" % (l["utilisation"], 100.0 * (m or 0), l["negative"], l["periods"]))
     print("truebench all: slack p1 %.1f ms, p50 %.1f ms, work time ratio %.3f"
           % ((row["slack_p1_us"] or 0) / 1000, (row["slack_p50_us"] or 0) / 1000, row["work_time_ratio"] or 0))'
+done
+# Calibration accuracy: a fresh calibration, then three light tasks (U = 0.3, no contention)
+# asked for N ms of work each period: their CPU time against N (1.000 = exact). rt-app's
+# figure is its logs' run time / asked run time at U = 0.5 above (it calibrates at each start).
+for r in $(seq 1 "$ROUNDS"); do
+  XDG_CACHE_HOME="$WORK/cache$r" "$TB" governors --recalibrate --utilisations 0.3 --sets 1 --tasks 3 \
+    --seed "$SEED" --duration "$SECS" --no-tune --json --no-store 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print("truebench calibration check: %d loops per ms, work CPU time / asked %.3f"
+      % (d["body"]["calibration"]["loops_per_ms"], d["body"]["rows"][0]["work_time_ratio"]))'
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -18,8 +18,8 @@ pub fn burn_loops(n: u64) {
     }
 }
 
-/// Names the loop body; part of the calibration cache's key.
-pub const LOOP_BODY: &str = "asm-barrier";
+/// Names the loop body and how it is timed; part of the calibration cache's key.
+pub const LOOP_BODY: &str = "asm-barrier, cpu-timed";
 
 #[cfg(any(
     target_arch = "x86",
@@ -108,12 +108,14 @@ pub struct Calibration {
 /// Largest difference allowed between two checks, %.
 pub const MAX_DRIFT_PCT: f64 = 1.0;
 
-/// Loops per ms from one timed burst of about `ms` milliseconds.
+/// Loops per ms from one timed burst of about `ms` milliseconds, timed by the thread's own
+/// CPU time: another process sharing the CPU while calibrating does not make the loop look
+/// slower (wall time would, and every later period would then do too little work).
 fn measure(guess: u64, ms: u64) -> u64 {
     let n = guess.max(1) * ms;
-    let t = Instant::now();
+    let t = super::thread_cpu_ns();
     burn_loops(n);
-    let el = t.elapsed().as_nanos().max(1) as f64;
+    let el = super::thread_cpu_ns().saturating_sub(t).max(1) as f64;
     ((n as f64) * 1e6 / el).round() as u64
 }
 

@@ -222,7 +222,9 @@ pub struct RtAppGlobal {
     pub default_policy: String,
     pub lock_pages: bool,
     pub log_basename: String,
-    pub log_size: String,
+    /// MB of log buffer per thread. rt-app 1.0's `"file"` mode loses every line of a thread
+    /// ended by the use case's duration (seen: empty logs); a buffer keeps them.
+    pub log_size: u64,
     pub logdir: String,
 }
 
@@ -283,7 +285,7 @@ impl RtAppDoc {
                 default_policy: "SCHED_OTHER".into(),
                 lock_pages: false,
                 log_basename: set.id.clone(),
-                log_size: "file".into(),
+                log_size: 16,
                 logdir: logdir.into(),
             },
             tasks,
@@ -430,6 +432,7 @@ mod tests {
         let doc = serde_json::to_value(RtAppDoc::new(set, 30, None, "/tmp/x")).unwrap();
         assert_eq!(doc["global"]["calibration"], "CPU0");
         assert_eq!(doc["global"]["duration"], 30);
+        assert_eq!(doc["global"]["log_size"], 16);
         let t = &doc["tasks"]["task3"];
         assert_eq!(t["loop"], -1);
         assert_eq!(t["run"], set.tasks[3].run_us);
