@@ -135,6 +135,31 @@ fn every_governor_of_a_board_runs_switched_per_policy_and_is_restored() {
     for r in doc["body"]["rows"].as_array().unwrap() {
         assert_eq!(r["clocks"].as_array().unwrap().len(), 3, "{r}");
     }
+    // It reports as HTML (miss ratio against U per governor, the table) and compares per
+    // governor.
+    let json = tmp.path().join("result.json");
+    std::fs::write(&json, &out.stdout).unwrap();
+    let html = tmp.path().join("report.html");
+    let r = Command::new(BIN)
+        .args(["report"])
+        .arg(&json)
+        .arg("--html")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("Miss ratio against utilisation"));
+    assert!(page.contains("userspace@mid"));
+    let c = Command::new(BIN)
+        .arg("compare")
+        .arg(&json)
+        .arg(&json)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&c.stdout);
+    assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
+    assert!(text.contains("schedutil_miss_ratio_pct"), "{text}");
     // Restored afterwards.
     let after: Vec<String> = POLICIES.iter().map(|&p| governor(root.path(), p)).collect();
     assert_eq!(before, after);
