@@ -45,6 +45,23 @@ fn governor(root: &Path, policy: u32) -> String {
     .to_string()
 }
 
+/// Wait until the first governor is set and its tasks run.
+fn wait_for_tasks(pid: u32) {
+    let t0 = std::time::Instant::now();
+    let tasks = format!("/proc/{pid}/task");
+    while !std::fs::read_dir(&tasks)
+        .map(|d| {
+            d.filter_map(Result::ok).any(|t| {
+                std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == "tb-task")
+            })
+        })
+        .unwrap_or(false)
+    {
+        assert!(t0.elapsed() < Duration::from_secs(60), "no task started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 fn labels(doc: &Value) -> Vec<String> {
     doc["body"]["rows"]
         .as_array()
@@ -178,20 +195,7 @@ fn ctrl_c_mid_run_restores_every_governor_and_keeps_a_partial_result() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait until the first governor is set and its tasks run.
-    let t0 = std::time::Instant::now();
-    let tasks = format!("/proc/{}/task", child.id());
-    while !std::fs::read_dir(&tasks)
-        .map(|d| {
-            d.filter_map(Result::ok).any(|t| {
-                std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == "tb-task")
-            })
-        })
-        .unwrap_or(false)
-    {
-        assert!(t0.elapsed() < Duration::from_secs(60), "no task started");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_for_tasks(child.id());
     let switched = governor(root.path(), 0);
     assert!(
         switched == "powersave" || switched == "performance",
@@ -218,6 +222,40 @@ fn ctrl_c_mid_run_restores_every_governor_and_keeps_a_partial_result() {
     assert_eq!(rows[1]["status"], "interrupted");
     assert_eq!(rows[1]["periods"], 0);
     assert_eq!(doc["envelope"]["complete"], false);
+    for p in POLICIES {
+        assert_eq!(governor(root.path(), p), "ondemand", "policy{p}");
+    }
+}
+
+#[test]
+fn kill_9_mid_run_is_restored_by_the_next_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let mut child = truebench(tmp.path())
+        .arg("--root")
+        .arg(root.path())
+        .args(SMALL)
+        .args(["--duration", "60", "--governors", "powersave,performance"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_tasks(child.id());
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_ne!(governor(root.path(), 0), "ondemand");
+    let out = Command::new(BIN)
+        .env("TMPDIR", tmp.path())
+        .args(["info", "--root"])
+        .arg(root.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("restored"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for p in POLICIES {
         assert_eq!(governor(root.path(), p), "ondemand", "policy{p}");
     }
