@@ -167,6 +167,7 @@ fn every_governor_of_a_board_runs_switched_per_policy_and_is_restored() {
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("Miss ratio against utilisation"));
+    assert!(page.contains("Clock per cluster (raw, and 5-sample moving average)"));
     assert!(page.contains("userspace@mid"));
     let c = Command::new(BIN)
         .arg("compare")

@@ -111,6 +111,68 @@ pub fn levels(b: &GovernorsBody) -> String {
     o
 }
 
+/// Each cluster's clock over the study, raw and as a 5-sample moving average (the study's
+/// plots), one band per governor run.
+fn clock_chart(r: GView<'_>) -> String {
+    let tl = &r.envelope.timeline;
+    let n = tl
+        .samples
+        .iter()
+        .map(|s| s.cluster_mhz.len())
+        .max()
+        .unwrap_or(0);
+    if n == 0 {
+        return String::new();
+    }
+    let mut chart = LineChart::new(
+        "Clock per cluster (raw, and 5-sample moving average)",
+        "time (s)",
+        "MHz",
+    );
+    chart.bands = tl
+        .phases
+        .iter()
+        .filter(|p| p.name.starts_with("governor/"))
+        .map(|p| {
+            (
+                p.start,
+                p.end.unwrap_or(p.start),
+                p.name.trim_start_matches("governor/").to_string(),
+            )
+        })
+        .collect();
+    for c in 0..n {
+        let raw: Vec<(f64, Option<f64>)> = tl
+            .samples
+            .iter()
+            .map(|s| (s.t, s.cluster_mhz.get(c).copied().flatten().map(f64::from)))
+            .collect();
+        let avg: Vec<(f64, Option<f64>)> = (0..raw.len())
+            .map(|i| {
+                let w: Vec<f64> = raw[i.saturating_sub(4)..=i]
+                    .iter()
+                    .filter_map(|x| x.1)
+                    .collect();
+                (
+                    raw[i].0,
+                    (!w.is_empty()).then(|| w.iter().sum::<f64>() / w.len() as f64),
+                )
+            })
+            .collect();
+        let mut a = Series::new(&format!("cluster {c}"), cluster_colour(c), "MHz", raw);
+        a.dashed = true;
+        chart.series.push(a);
+        chart.series.push(Series::new(
+            &format!("cluster {c}, moving average"),
+            cluster_colour(c),
+            "MHz",
+            avg,
+        ));
+    }
+    chart.width = 760.0;
+    chart.render()
+}
+
 impl Render for GovernorsBody {
     fn label(r: GView<'_>) -> String {
         let b = r.body;
@@ -224,6 +286,7 @@ impl Render for GovernorsBody {
             chart.series.push(s);
         }
         head.push_str(&chart.render());
+        head.push_str(&clock_chart(r));
         head.push_str("<table><thead><tr><th>Governor</th><th>Status</th><th>Miss ratio</th><th>Work time</th><th>Efficiency</th><th>Slack p1 (ms)</th><th>Max °C</th><th>Clock (MHz)</th><th>Energy (J)</th><th>Marks</th></tr></thead><tbody>");
         for row in &b.rows {
             let _ = write!(
