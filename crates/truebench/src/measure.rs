@@ -118,6 +118,22 @@ pub enum Kernel {
         #[arg(long)]
         no_pm_qos: bool,
     },
+    /// TCP throughput (the kernel of `truebench net`): `--server ADDR` serves until Ctrl-C;
+    /// `--connect ADDR` runs one test against such a server.
+    Net {
+        #[arg(long, value_name = "ADDR", conflicts_with = "connect")]
+        server: Option<String>,
+        #[arg(long, value_name = "ADDR")]
+        connect: Option<String>,
+        /// upload (client → server), download or duplex (both at once).
+        #[arg(long, default_value = "upload")]
+        direction: String,
+        /// Parallel streams (iperf3 -P).
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        parallel: u32,
+        #[arg(long, value_name = "S", default_value_t = 10.0)]
+        seconds: f64,
+    },
     /// `stockfish bench` back to back.
     Stockfish {
         #[arg(long, value_name = "LIST", value_delimiter = ',')]
@@ -295,6 +311,54 @@ pub fn run(args: MeasureArgs) -> anyhow::Result<i32> {
             })?;
             emit(json, &r, |r| {
                 format!("{} ({})\n", r.series_text(), r.implementation)
+            })
+        }
+        Kernel::Net {
+            server,
+            connect,
+            direction,
+            parallel,
+            seconds,
+        } => {
+            use truebench_workloads::net::{self, Direction, NetOptions};
+            if let Some(addr) = server {
+                let srv = net::Server::start(&addr)?;
+                errln!(
+                    "truebench: serving TCP throughput tests on {} (Ctrl-C ends)",
+                    srv.addr
+                );
+                srv.wait(&truebench_tuning::graceful_interrupts());
+                return Ok(0);
+            }
+            let Some(addr) = connect else {
+                anyhow::bail!("measure net: give --server ADDR or --connect ADDR");
+            };
+            let direction = match direction.as_str() {
+                "upload" => Direction::Upload,
+                "download" => Direction::Download,
+                "duplex" => Direction::Duplex,
+                d => anyhow::bail!("--direction {d}: expected upload, download or duplex"),
+            };
+            if !(seconds.is_finite() && seconds > 0.0) || parallel == 0 {
+                anyhow::bail!("--seconds and --parallel must be positive");
+            }
+            let r = net::run(
+                net::resolve(&addr)?,
+                &NetOptions {
+                    streams: parallel,
+                    duration: std::time::Duration::from_secs_f64(seconds),
+                    direction,
+                },
+                &truebench_tuning::graceful_interrupts(),
+            )?;
+            emit(json, &r, |r| {
+                format!(
+                    "sent {:.1} Mbit/s, received {:.1} Mbit/s over {:.1} s, {} stream(s)\n",
+                    r.sent_bps / 1e6,
+                    r.received_bps / 1e6,
+                    r.seconds,
+                    r.streams
+                )
             })
         }
         Kernel::Periodic {

@@ -8,6 +8,7 @@ pub mod clock;
 pub mod loads;
 pub mod lzma;
 pub mod memory;
+pub mod net;
 pub mod openssl;
 pub mod periodic;
 pub mod pin;

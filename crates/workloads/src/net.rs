@@ -1,0 +1,441 @@
+//! TCP throughput between two truebench processes: one way in either direction or full
+//! duplex (both at once, the case the Arndale measurements found CPU-bound), with parallel
+//! streams. The kernel of `truebench net`, compared with iperf3 in `bench/`.
+//!
+//! Protocol: each stream is one TCP connection; the client sends a 16-byte header (magic,
+//! direction, duration) and then data flows for the duration. Bytes are counted where they
+//! are known for sure without a trailer: what the client wrote (upload, as iperf3's sender
+//! figure; the difference to the receiver is at most the socket buffers, a fraction of a per
+//! cent over seconds at these rates) and what the client read (download, receiver-side).
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Barrier};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+const MAGIC: &[u8; 6] = b"TBNET1";
+const HEADER: usize = 16;
+/// Bytes per write or read call (iperf3's TCP default is 128 KiB).
+pub const BUFFER: usize = 128 * 1024;
+
+#[derive(Debug, thiserror::Error)]
+pub enum NetError {
+    #[error("{addr}: cannot resolve or parse the address: {source}")]
+    Address {
+        addr: String,
+        source: std::io::Error,
+    },
+    #[error("{addr}: cannot connect: {source}")]
+    Connect {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("{addr}: cannot listen: {source}")]
+    Listen {
+        addr: String,
+        source: std::io::Error,
+    },
+    #[error("{addr}: the transfer failed: {source}")]
+    Transfer {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+}
+
+/// Which way data flows, seen from the client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// Client → server.
+    Upload,
+    /// Server → client.
+    Download,
+    /// Both at once on every stream.
+    Duplex,
+}
+
+impl Direction {
+    fn code(self) -> u8 {
+        match self {
+            Direction::Upload => 0,
+            Direction::Download => 1,
+            Direction::Duplex => 2,
+        }
+    }
+    fn from_code(c: u8) -> Option<Direction> {
+        match c {
+            0 => Some(Direction::Upload),
+            1 => Some(Direction::Download),
+            2 => Some(Direction::Duplex),
+            _ => None,
+        }
+    }
+    fn client_sends(self) -> bool {
+        self != Direction::Download
+    }
+    fn server_sends(self) -> bool {
+        self != Direction::Upload
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct NetOptions {
+    pub streams: u32,
+    pub duration: Duration,
+    pub direction: Direction,
+}
+
+/// What one client run moved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NetResult {
+    pub direction: Direction,
+    pub streams: u32,
+    /// Seconds the data flowed.
+    pub seconds: f64,
+    pub sent_bytes: u64,
+    pub received_bytes: u64,
+    /// Bits per second (10^6 bits = 1 Mbit/s, as iperf3).
+    pub sent_bps: f64,
+    pub received_bps: f64,
+}
+
+/// Resolve `addr` (`host:port`, `[v6]:port`).
+pub fn resolve(addr: &str) -> Result<SocketAddr, NetError> {
+    addr.to_socket_addrs()
+        .and_then(|mut a| {
+            a.next()
+                .ok_or_else(|| std::io::Error::new(ErrorKind::NotFound, "no address"))
+        })
+        .map_err(|source| NetError::Address {
+            addr: addr.into(),
+            source,
+        })
+}
+
+/// A listening server; stops (and joins its threads) when dropped.
+pub struct Server {
+    pub addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+    accept: Option<JoinHandle<()>>,
+}
+
+impl Server {
+    /// Listen on `addr` (port 0: any free port; see [`Server::addr`]).
+    pub fn start(addr: &str) -> Result<Server, NetError> {
+        let l = TcpListener::bind(addr).map_err(|source| NetError::Listen {
+            addr: addr.into(),
+            source,
+        })?;
+        let local = l.local_addr().map_err(|source| NetError::Listen {
+            addr: addr.into(),
+            source,
+        })?;
+        // Non-blocking accept polled with the stop flag: no thread stays blocked in accept.
+        l.set_nonblocking(true).map_err(|source| NetError::Listen {
+            addr: addr.into(),
+            source,
+        })?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let s = stop.clone();
+        let accept = std::thread::Builder::new()
+            .name("tb-net-accept".into())
+            .spawn(move || accept_loop(&l, &s))
+            .ok();
+        Ok(Server {
+            addr: local,
+            stop,
+            accept,
+        })
+    }
+
+    /// Serve until `stop` is raised.
+    pub fn wait(mut self, stop: &AtomicBool) {
+        while !stop.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        self.halt();
+    }
+
+    fn halt(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(t) = self.accept.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.halt();
+    }
+}
+
+fn accept_loop(l: &TcpListener, stop: &Arc<AtomicBool>) {
+    let mut conns: Vec<JoinHandle<()>> = Vec::new();
+    while !stop.load(Ordering::SeqCst) {
+        match l.accept() {
+            Ok((c, _)) => {
+                let s = stop.clone();
+                if let Ok(t) = std::thread::Builder::new()
+                    .name("tb-net-conn".into())
+                    .spawn(move || {
+                        let _ = serve_one(c, &s);
+                    })
+                {
+                    conns.push(t);
+                }
+            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+        }
+        conns.retain(|t| !t.is_finished());
+    }
+    for t in conns {
+        let _ = t.join();
+    }
+}
+
+/// One stream on the server: read the header, then sink and/or source data.
+fn serve_one(mut c: TcpStream, stop: &Arc<AtomicBool>) -> std::io::Result<()> {
+    c.set_nonblocking(false)?;
+    c.set_nodelay(true)?;
+    c.set_read_timeout(Some(Duration::from_secs(5)))?;
+    let mut h = [0u8; HEADER];
+    c.read_exact(&mut h)?;
+    // Anything else (a port scanner, another protocol) is closed at once.
+    let (Some(dir), true) = (Direction::from_code(h[6]), &h[..6] == MAGIC) else {
+        return Ok(());
+    };
+    let ms = u32::from_le_bytes([h[7], h[8], h[9], h[10]]) as u64;
+    let dur = Duration::from_millis(ms);
+    c.set_read_timeout(Some(Duration::from_millis(200)))?;
+    let writer = dir.server_sends().then(|| {
+        let mut w = c.try_clone();
+        let s = stop.clone();
+        std::thread::spawn(move || {
+            if let Ok(w) = w.as_mut() {
+                let _ = pump_out(w, dur, &s, None);
+                let _ = w.shutdown(Shutdown::Write);
+            }
+        })
+    });
+    if dir.client_sends() {
+        // Until the client closes its side (plus a margin for a peer that vanished).
+        let _ = pump_in(&mut c, dur + Duration::from_secs(10), stop, None);
+    }
+    if let Some(w) = writer {
+        let _ = w.join();
+    }
+    Ok(())
+}
+
+/// Write for `dur` (or until `stop`), counting into `count`.
+fn pump_out(
+    w: &mut TcpStream,
+    dur: Duration,
+    stop: &AtomicBool,
+    count: Option<&AtomicU64>,
+) -> std::io::Result<()> {
+    let buf = vec![0x5au8; BUFFER];
+    let end = Instant::now() + dur;
+    while Instant::now() < end && !stop.load(Ordering::Relaxed) {
+        match w.write(&buf) {
+            Ok(n) => {
+                if let Some(c) = count {
+                    c.fetch_add(n as u64, Ordering::Relaxed);
+                }
+            }
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Read until EOF, `limit` or `stop`, counting into `count`.
+fn pump_in(
+    r: &mut TcpStream,
+    limit: Duration,
+    stop: &AtomicBool,
+    count: Option<&AtomicU64>,
+) -> std::io::Result<()> {
+    let mut buf = vec![0u8; BUFFER];
+    let end = Instant::now() + limit;
+    while Instant::now() < end && !stop.load(Ordering::Relaxed) {
+        match r.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => {
+                if let Some(c) = count {
+                    c.fetch_add(n as u64, Ordering::Relaxed);
+                }
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+                ) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Run a client against `addr`: `opts.streams` connections started together.
+pub fn run(addr: SocketAddr, opts: &NetOptions, stop: &AtomicBool) -> Result<NetResult, NetError> {
+    let n = opts.streams.max(1) as usize;
+    let mut conns = Vec::with_capacity(n);
+    for _ in 0..n {
+        let c = TcpStream::connect_timeout(&addr, Duration::from_secs(5))
+            .map_err(|source| NetError::Connect { addr, source })?;
+        let _ = c.set_nodelay(true);
+        conns.push(c);
+    }
+    let ms = opts.duration.as_millis().min(u32::MAX as u128) as u32;
+    let mut h = [0u8; HEADER];
+    h[..6].copy_from_slice(MAGIC);
+    h[6] = opts.direction.code();
+    h[7..11].copy_from_slice(&ms.to_le_bytes());
+    let transfer = |source| NetError::Transfer { addr, source };
+    for c in &mut conns {
+        c.write_all(&h).map_err(transfer)?;
+        c.set_read_timeout(Some(Duration::from_millis(200)))
+            .map_err(transfer)?;
+    }
+    let (sent, received) = (AtomicU64::new(0), AtomicU64::new(0));
+    let dir = opts.direction;
+    let dur = opts.duration;
+    // One sending and/or one receiving thread per stream, all started together.
+    let mut writers = Vec::new();
+    if dir.client_sends() {
+        for c in &conns {
+            writers.push(c.try_clone().map_err(transfer)?);
+        }
+    }
+    let parties = writers.len() + if dir.server_sends() { conns.len() } else { 0 };
+    let barrier = Barrier::new(parties);
+    let t0 = Instant::now();
+    let errors: Vec<std::io::Error> = std::thread::scope(|s| {
+        let mut handles = Vec::new();
+        for w in &mut writers {
+            let (sent, barrier) = (&sent, &barrier);
+            handles.push(s.spawn(move || -> std::io::Result<()> {
+                barrier.wait();
+                pump_out(w, dur, stop, Some(sent))?;
+                w.shutdown(Shutdown::Write)
+            }));
+        }
+        if dir.server_sends() {
+            for c in &mut conns {
+                let (received, barrier) = (&received, &barrier);
+                handles.push(s.spawn(move || -> std::io::Result<()> {
+                    barrier.wait();
+                    pump_in(c, dur + Duration::from_secs(10), stop, Some(received))
+                }));
+            }
+        }
+        handles
+            .into_iter()
+            .filter_map(|h| match h.join() {
+                Ok(r) => r.err(),
+                Err(_) => Some(std::io::Error::other("a transfer thread panicked")),
+            })
+            .collect()
+    });
+    if let Some(e) = errors.into_iter().next() {
+        return Err(transfer(e));
+    }
+    let seconds = opts
+        .duration
+        .as_secs_f64()
+        .min(t0.elapsed().as_secs_f64())
+        .max(1e-9);
+    let (sent, received) = (sent.into_inner(), received.into_inner());
+    Ok(NetResult {
+        direction: dir,
+        streams: n as u32,
+        seconds,
+        sent_bytes: sent,
+        received_bytes: received,
+        sent_bps: sent as f64 * 8.0 / seconds,
+        received_bps: received as f64 * 8.0 / seconds,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn go(dir: Direction, streams: u32) -> NetResult {
+        let server = Server::start("127.0.0.1:0").unwrap();
+        let stop = AtomicBool::new(false);
+        run(
+            server.addr,
+            &NetOptions {
+                streams,
+                duration: Duration::from_millis(400),
+                direction: dir,
+            },
+            &stop,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn loopback_moves_data_the_way_asked() {
+        let up = go(Direction::Upload, 2);
+        assert!(up.sent_bytes > 10 * BUFFER as u64, "{up:?}");
+        assert_eq!(up.received_bytes, 0);
+        let down = go(Direction::Download, 1);
+        assert!(down.received_bytes > 10 * BUFFER as u64, "{down:?}");
+        assert_eq!(down.sent_bytes, 0);
+        let both = go(Direction::Duplex, 2);
+        assert!(both.sent_bytes > 0 && both.received_bytes > 0, "{both:?}");
+        assert!((both.seconds - 0.4).abs() < 0.2, "{both:?}");
+    }
+
+    #[test]
+    fn the_server_ignores_strangers_and_names_bad_addresses() {
+        let server = Server::start("127.0.0.1:0").unwrap();
+        let mut c = TcpStream::connect(server.addr).unwrap();
+        c.write_all(b"GET / HTTP/1.0\r\n\r\n").unwrap();
+        let mut b = Vec::new();
+        c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        // Closed without an answer (a reset: the request was left unread).
+        match c.read_to_end(&mut b) {
+            Ok(n) => assert_eq!(n, 0),
+            Err(e) => assert_eq!(e.kind(), ErrorKind::ConnectionReset, "{e}"),
+        }
+        let e = resolve("no-such-host.invalid:5201")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no-such-host.invalid:5201"), "{e}");
+        let e = Server::start("127.0.0.1:99999").err().unwrap().to_string();
+        assert!(e.contains("127.0.0.1:99999"), "{e}");
+    }
+
+    #[test]
+    fn nobody_listening_is_a_clear_error() {
+        let free = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        let e = run(
+            free,
+            &NetOptions {
+                streams: 1,
+                duration: Duration::from_millis(100),
+                direction: Direction::Upload,
+            },
+            &AtomicBool::new(false),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("cannot connect"), "{e}");
+    }
+}
