@@ -204,7 +204,7 @@ fn accept_loop(l: &TcpListener, stop: &Arc<AtomicBool>) {
 /// One stream on the server: read the header, then sink and/or source data.
 fn serve_one(mut c: TcpStream, stop: &Arc<AtomicBool>) -> std::io::Result<()> {
     c.set_nonblocking(false)?;
-    c.set_nodelay(true)?;
+
     c.set_read_timeout(Some(Duration::from_secs(5)))?;
     let mut h = [0u8; HEADER];
     c.read_exact(&mut h)?;
@@ -293,7 +293,7 @@ pub fn run(addr: SocketAddr, opts: &NetOptions, stop: &AtomicBool) -> Result<Net
     for _ in 0..n {
         let c = TcpStream::connect_timeout(&addr, Duration::from_secs(5))
             .map_err(|source| NetError::Connect { addr, source })?;
-        let _ = c.set_nodelay(true);
+        // No TCP_NODELAY: bulk data, as iperf3 by default.
         conns.push(c);
     }
     let ms = opts.duration.as_millis().min(u32::MAX as u128) as u32;
