@@ -1,0 +1,129 @@
+//! The exporter's node_exporter families: names, labels and values on procfs' own fixtures
+//! (Prometheus' test data, Apache-2.0, tests/data/prometheus), the families a sensorless
+//! machine still exports, and `promtool check metrics` on whole scrapes (parsed without
+//! error; its only lint complaints are node_exporter's own camelCase meminfo names).
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use truebench_host::{Host, Inventory};
+use truebench_monitor::exporter::Exporter;
+
+fn scrape(host: &Host, om: bool) -> String {
+    let inv = Inventory::probe(host);
+    Exporter::new(host, &inv).scrape(om)
+}
+
+/// The value of the sample line that starts with `prefix ` (name and labels).
+fn value(text: &str, prefix: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(prefix)?.strip_prefix(' ')?.parse().ok())
+}
+
+#[test]
+fn node_exporter_families_on_procfs_fixtures() {
+    let dir = truebench_fixtures::prometheus_procfs();
+    let host = Host::new(dir.path().join("fixtures"));
+    let t = scrape(&host, false);
+    // proc/stat: cpu0 44490 19 21045 1087069 220 1 3410 0 0 0 (USER_HZ = 100).
+    assert_eq!(
+        value(&t, r#"node_cpu_seconds_total{cpu="0",mode="user"}"#),
+        Some(444.9)
+    );
+    assert_eq!(
+        value(&t, r#"node_cpu_seconds_total{cpu="0",mode="idle"}"#),
+        Some(10870.69)
+    );
+    assert_eq!(
+        value(&t, r#"node_cpu_seconds_total{cpu="1",mode="iowait"}"#),
+        Some(5.91)
+    );
+    assert!(t.contains("# TYPE node_cpu_seconds_total counter\n"));
+    // proc/loadavg: 0.02 0.04 0.05.
+    assert_eq!(value(&t, "node_load1"), Some(0.02));
+    assert_eq!(value(&t, "node_load5"), Some(0.04));
+    assert_eq!(value(&t, "node_load15"), Some(0.05));
+    // proc/meminfo: MemTotal 15666184 kB.
+    assert_eq!(
+        value(&t, "node_memory_MemTotal_bytes"),
+        Some(15666184.0 * 1024.0)
+    );
+    assert!(
+        t.contains("# HELP node_memory_MemTotal_bytes Memory information field MemTotal_bytes.\n")
+    );
+    // proc/pressure/io: some total=15, full total=25 (µs).
+    assert_eq!(
+        value(&t, "node_pressure_io_waiting_seconds_total"),
+        Some(15e-6)
+    );
+    assert_eq!(
+        value(&t, "node_pressure_io_stalled_seconds_total"),
+        Some(25e-6)
+    );
+    // OpenMetrics: counter families lose `_total`, samples keep it, and it ends in # EOF.
+    let om = scrape(&host, true);
+    assert!(om.contains("# TYPE node_cpu_seconds counter\n"));
+    assert!(om.ends_with("# EOF\n"));
+    promtool(&t, "procfs fixtures");
+}
+
+#[test]
+fn a_sensorless_machine_still_exports_what_node_exporter_users_expect() {
+    let t = scrape(&Host::live(), false);
+    for family in [
+        "node_cpu_seconds_total",
+        "node_load1",
+        "node_load5",
+        "node_load15",
+        "node_memory_MemTotal_bytes",
+        "node_memory_MemAvailable_bytes",
+        "node_memory_SwapTotal_bytes",
+    ] {
+        assert!(
+            t.contains(&format!("# TYPE {family} ")),
+            "{family} missing:\n{t}"
+        );
+    }
+    let families = t.lines().filter(|l| l.starts_with("# TYPE ")).count();
+    assert!(families >= 20, "{families} families:\n{t}");
+    promtool(&t, "this machine");
+}
+
+/// `promtool check metrics` on a scrape (Debian's prometheus package).
+fn promtool(text: &str, what: &str) {
+    let Ok(mut child) = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    else {
+        truebench_fixtures::skip!("promtool is not installed (Debian package prometheus)");
+    };
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Exit 3 is promtool's "parsed, but lint problems". The only ones allowed are the
+    // camelCase names node_exporter itself exports for /proc/meminfo (its output draws the
+    // same complaints; renaming them would break the dashboards they exist for).
+    let node_exporter_names = |l: &str| {
+        l.starts_with("node_memory_")
+            && l.ends_with("metric names should be written in 'snake_case' not 'camelCase'")
+    };
+    match out.status.code() {
+        Some(0) => {}
+        Some(3) => assert!(
+            said.lines().all(node_exporter_names),
+            "promtool on {what}:\n{said}"
+        ),
+        c => panic!("promtool on {what} exited {c:?}:\n{said}"),
+    }
+}
