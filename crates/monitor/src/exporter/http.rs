@@ -329,6 +329,6 @@ fn step(c: &mut Conn, exporter: &CachedExporter, opts: &ServeOptions) -> bool {
     }
 }
 
-fn find_head_end(b: &[u8]) -> Option<usize> {
+pub(super) fn find_head_end(b: &[u8]) -> Option<usize> {
     b.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4)
 }

@@ -550,6 +550,7 @@ pub use http::*;
 
 #[cfg(test)]
 mod tests {
+    use super::http::find_head_end;
     use super::*;
 
     #[test]
