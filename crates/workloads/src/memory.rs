@@ -134,6 +134,9 @@ pub struct MemoryOptions {
     pub latency_runs: u32,
     /// Also measure latency with `MADV_HUGEPAGE` (when transparent huge pages are not `never`).
     pub latency_hugepages: bool,
+    /// Moved through the bandwidth tests and latency sizes (`within` of the caller's step).
+    #[serde(skip)]
+    pub progress: crate::progress::Progress,
 }
 
 impl MemoryOptions {
@@ -151,6 +154,7 @@ impl MemoryOptions {
             latency_run_seconds: 0.05,
             latency_runs: 3,
             latency_hugepages: true,
+            progress: Default::default(),
         }
     }
 
@@ -168,6 +172,7 @@ impl MemoryOptions {
             latency_run_seconds: 0.01,
             latency_runs: 2,
             latency_hugepages: false,
+            progress: Default::default(),
         }
     }
 
@@ -331,13 +336,20 @@ pub fn measure(host: &Host, opts: &MemoryOptions) -> Result<MemoryResult, Memory
         .unwrap_or(64);
     let opts2 = opts.clone();
     let (bandwidth, latency) = run_pinned(opts.cpu, move || -> Result<_, MemoryError> {
-        let bw = bandwidth_pinned(buffer.bytes as usize, &opts2)?;
+        let max = opts2
+            .latency_max_bytes
+            .unwrap_or_else(|| latency_max(buffer.bytes, buffer.mem_available_bytes));
+        // Bandwidth tests and latency sizes, weighted alike: what the progress counts.
+        let steps = BandwidthTest::ALL.len()
+            + if opts2.latency {
+                latency_sizes(max).len()
+            } else {
+                0
+            };
+        let bw = bandwidth_pinned(buffer.bytes as usize, &opts2, steps)?;
         let lat = if opts2.latency {
-            let max = opts2
-                .latency_max_bytes
-                .unwrap_or_else(|| latency_max(buffer.bytes, buffer.mem_available_bytes));
             let huge = opts2.latency_hugepages && !thp.as_deref().is_some_and(thp_is_never);
-            Some(latency_pinned(max, line, huge, &opts2, thp.clone())?)
+            Some(latency_pinned(max, line, huge, &opts2, thp.clone(), steps)?)
         } else {
             None
         };
@@ -445,13 +457,18 @@ pub const BLOCK_BYTES: usize = 256 * 1024;
 const PILOT_TURNS: usize = 3;
 
 /// Bandwidth tests on the current (already pinned) thread.
-fn bandwidth_pinned(bytes: usize, opts: &MemoryOptions) -> Result<Vec<Bandwidth>, MemoryError> {
+fn bandwidth_pinned(
+    bytes: usize,
+    opts: &MemoryOptions,
+    steps: usize,
+) -> Result<Vec<Bandwidth>, MemoryError> {
     let bytes = (bytes & !(BLOCK_BYTES - 1)).max(BLOCK_BYTES);
     let src = Mapping::new(bytes, Some(true))?;
     let dst = Mapping::new(bytes, Some(true))?;
     let (s, d) = (src.ptr as usize, dst.ptr as usize);
     let mut out = Vec::new();
-    for test in BandwidthTest::ALL {
+    for (k, test) in BandwidthTest::ALL.into_iter().enumerate() {
+        opts.progress.within(k as f64 / steps.max(1) as f64);
         let mut fill = 0u8;
         let mut copy_whole = || {
             // SAFETY: two distinct mappings of `bytes` bytes each.
@@ -700,9 +717,12 @@ fn latency_pinned(
     hugepages: bool,
     opts: &MemoryOptions,
     thp: Option<String>,
+    steps: usize,
 ) -> Result<Latency, MemoryError> {
     let mut points = Vec::new();
-    for size in latency_sizes(max) {
+    for (k, size) in latency_sizes(max).into_iter().enumerate() {
+        let done = BandwidthTest::ALL.len() + k;
+        opts.progress.within(done as f64 / steps.max(1) as f64);
         let n = (size / line) as usize;
         let cycle = random_cycle(n, size);
         let ns = chase_size(size as usize, line as usize, &cycle, Some(false), opts)?;

@@ -17,8 +17,31 @@ fn a_cpu() -> u32 {
 #[test]
 fn memory_quick_run_is_plausible() {
     let host = Host::live();
-    let opts = MemoryOptions::quick().on_cpu(a_cpu());
-    let r = memory::measure(&host, &opts).unwrap();
+    let mut opts = MemoryOptions::quick().on_cpu(a_cpu());
+    // The kernel moves the caller's progress through its tests and latency sizes.
+    let progress = truebench_workloads::progress::Progress::default();
+    progress.step(0, 1, "memory");
+    opts.progress = progress.clone();
+    let seen = std::sync::Mutex::new(Vec::new());
+    let done = AtomicBool::new(false);
+    let r = std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                if let Some((f, _)) = progress.get() {
+                    seen.lock().unwrap().push(f);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        });
+        let r = memory::measure(&host, &opts).unwrap();
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        r
+    });
+    let mut shares = seen.into_inner().unwrap();
+    shares.dedup();
+    assert!(shares.len() >= 4, "{shares:?}");
+    assert!(shares.windows(2).all(|w| w[0] <= w[1]), "{shares:?}");
+    assert!(*shares.last().unwrap() > 0.5, "{shares:?}");
     for test in BandwidthTest::ALL {
         let b = r.get(test).unwrap();
         assert!(

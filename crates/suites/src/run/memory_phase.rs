@@ -15,8 +15,16 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                 let mut scores = m::MemoryScores::default();
                 let mut out = Outcome::default();
                 let mut details = Vec::new();
-                for g in &groups {
-                    let opts = r.opts.memory.clone().on_cpu(g.first);
+                let n = groups.len() as u32;
+                for (i, g) in groups.iter().enumerate() {
+                    r.progress.step(
+                        i as u32,
+                        n,
+                        format!("memory on cpu{} ({} of {n})", g.first, i + 1),
+                    );
+                    let mut opts = r.opts.memory.clone().on_cpu(g.first);
+                    // The kernel moves it through its tests and latency sizes.
+                    opts.progress = r.progress.clone();
                     match r.m.memory(r.host, &opts, &r.stop) {
                         Ok(res) => {
                             out.raw.push(m::RawOutput {
