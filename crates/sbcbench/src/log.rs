@@ -54,8 +54,12 @@ pub struct SbcBenchLog {
 pub struct Header {
     /// `0.9.72`; `None` for the few early logs that start with the distro block.
     pub version: Option<String>,
-    /// Device name as sbc-bench determined it (`DeviceName`).
+    /// Device name as sbc-bench determined it (`DeviceName`), without the " / " separator
+    /// a missing board name leaves in front of the CPU.
     pub device: Option<String>,
+    /// The device name exactly as printed (sbc-bench's Results.md row uses it so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_as_printed: Option<String>,
     /// `extensive`, `unattended`… when sbc-bench appended the mode to the device name.
     pub mode: Option<String>,
     /// Date as written (RFC 2822).

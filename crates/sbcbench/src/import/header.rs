@@ -21,13 +21,26 @@ pub fn header(lines: &[&str]) -> Option<Header> {
         h.date = Some(date.trim().to_string());
         return Some(h);
     }
-    let (mut device, date) = match rest.rfind(" (") {
+    // An empty device name leaves `(date)` alone after the version (two spaces in the log).
+    let (mut device, date) = match rest
+        .rfind(" (")
+        .map(|i| i + 1)
+        .or(rest.starts_with('(').then_some(0))
+    {
         Some(i) if rest.ends_with(')') => (
             rest[..i].trim().to_string(),
-            Some(rest[i + 2..rest.len() - 1].to_string()),
+            Some(rest[i + 1..rest.len() - 1].to_string()),
         ),
         _ => (rest.to_string(), None),
     };
+    // sbc-bench joins board and CPU with " / "; with no board name (x86 without DMI product)
+    // the line starts with the separator. Its own Results.md row keeps it.
+    let printed = device.clone();
+    device = device
+        .trim_start_matches('/')
+        .trim_end_matches('/')
+        .trim()
+        .to_string();
     h.date = date;
     if let Some((head, last)) = device.rsplit_once(' ') {
         if MODES.contains(&last) {
@@ -35,7 +48,13 @@ pub fn header(lines: &[&str]) -> Option<Header> {
             device = head.trim().to_string();
         }
     }
+    if let Some((head, last)) = printed.rsplit_once(' ') {
+        if MODES.contains(&last) && !device.is_empty() {
+            h.device_as_printed = Some(head.trim().to_string());
+        }
+    }
     if !device.is_empty() {
+        h.device_as_printed.get_or_insert(printed);
         h.device = Some(device);
     }
     Some(h)
@@ -177,6 +196,18 @@ mod tests {
         .unwrap();
         assert_eq!(h.mode.as_deref(), Some("extensive"));
         assert_eq!(h.device.as_deref(), Some("WeiBu ADL-N / i3-N305"));
+
+        // No device name: the date is not taken for one (corpus: 0.4.6, 0.7.1 on x86).
+        let h = header(&["sbc-bench v0.7.1  (Sun, 19 Apr 2020 14:33:16 +0000)"]).unwrap();
+        assert_eq!(h.device, None);
+        assert_eq!(h.date.as_deref(), Some("Sun, 19 Apr 2020 14:33:16 +0000"));
+        // No board name: the CPU alone, without the separator (corpus: 0.9.8, 0.9.41).
+        let h = header(&["sbc-bench v0.9.41  / N95 (Mon, 05 Jun 2023 13:24:35 +0200)"]).unwrap();
+        assert_eq!(h.device.as_deref(), Some("N95"));
+        assert_eq!(h.date.as_deref(), Some("Mon, 05 Jun 2023 13:24:35 +0200"));
+        let h = header(&["sbc-bench v0.9.9  / Celeron 5205U @ 1.90GHz unattended (Fri, 28 Oct 2022 20:48:30 +1100)"]).unwrap();
+        assert_eq!(h.device.as_deref(), Some("Celeron 5205U @ 1.90GHz"));
+        assert_eq!(h.mode.as_deref(), Some("unattended"));
 
         assert!(header(&["Distributor ID:\tDebian"]).is_none());
     }

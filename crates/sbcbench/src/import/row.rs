@@ -443,8 +443,9 @@ pub fn results_row(log: &SbcBenchLog) -> ResultsRow {
     let mut notes = Vec::new();
     let device = log
         .header
-        .device
+        .device_as_printed
         .clone()
+        .or_else(|| log.header.device.clone())
         .or_else(|| log.system.hostname.clone())
         .unwrap_or_else(|| "-".into());
     let (clock, throttled) = clock(log, &mut notes);
