@@ -279,10 +279,29 @@ fn kernel_arch(host: &Host, cpu: &CpuPart) -> (Option<String>, Option<String>) {
         Some("ppc64".into())
     } else if ci.global("vendor_id").is_some_and(|v| v.contains("S390")) {
         Some("s390x".into())
-    } else if f("CPU Family").is_some_and(|v| v.contains("Loongson"))
-        || ci.global("system type").is_some()
+    } else if let Some(isa) = f("isa")
+        .or_else(|| f("ISA"))
+        .filter(|i| i.contains("mips") || i.contains("loongarch"))
     {
+        // MIPS kernels (Loongson 1/2/3 up to the 3A4000, Ingenic) list mips ISAs; LoongArch
+        // ones (3A5000 on) loongarch ones — both print `system type`, which says neither.
+        Some(
+            if isa.contains("loongarch64") {
+                "loongarch64"
+            } else if isa.contains("loongarch") {
+                "loongarch32"
+            } else if isa.contains("mips64") {
+                "mips64"
+            } else {
+                "mips"
+            }
+            .to_string(),
+        )
+    } else if f("CPU Family").is_some_and(|v| v.contains("Loongson-64bit")) {
         Some("loongarch64".into())
+    } else if ci.global("system type").is_some() || f("cpu model").is_some() {
+        // `system type` and `cpu model` are MIPS fields (arch/mips/kernel/proc.c).
+        Some("mips".into())
     } else if ci
         .global("cpu")
         .is_some_and(|c| c.contains("Sparc") || c.contains("SPARC"))
