@@ -318,28 +318,134 @@ fn guess_with(rules: &[Rule], ev: &SocEvidence) -> Option<SocGuess> {
         }
     }
 
-    // 5./6. core signature, with revisions first; only when every CPU's type is known
-    if ev.core_types.is_empty() || ev.core_types.iter().any(|(core, _)| core.trim().is_empty()) {
+    // An emulator's CPUs say nothing about a SoC (QEMU's `-cpu cortex-a72` ×4 is no BCM2711).
+    let said = [&ev.dt_model, &ev.cpuinfo_hardware, &ev.cpuinfo_model]
+        .into_iter()
+        .flatten()
+        .chain(ev.dt_compatible.iter())
+        .map(|s| s.to_ascii_lowercase())
+        .any(|s| s.contains("qemu") || s.contains("dummy-virt") || s.contains("kvm"));
+    if said {
+        return None;
+    }
+
+    // 5./6. core signature, with revisions first; only when every CPU's type is known and
+    // there is more than one CPU (one core type fits too many chips).
+    if ev.core_types.len() < 2 || ev.core_types.iter().any(|(core, _)| core.trim().is_empty()) {
         return None;
     }
     for with_revision in [true, false] {
         let runs = core_runs(&ev.core_types, with_revision);
-        if let Some(rule) = of_kind(Kind::Signature)
+        let matching: Vec<&Rule> = of_kind(Kind::Signature)
             .filter(|r| r.with_revision == with_revision)
-            .find(|r| signature_matches(r, &runs))
-        {
-            let signature = core_signature(&ev.core_types, with_revision);
-            return Some(SocGuess {
-                name: rule.name.clone(),
-                evidence: if rule.pattern == signature {
-                    format!("core signature {signature:?}")
-                } else {
-                    format!("core signature {signature:?} matches {:?}", rule.pattern)
-                },
-            });
+            .filter(|r| signature_matches(r, &runs))
+            .collect();
+        let Some(rule) = matching.first() else {
+            continue;
+        };
+        // Rules with the very same pattern name the SoCs that share it (an exact count
+        // listed before a wildcard still wins alone).
+        let mut names: Vec<&str> = Vec::new();
+        for r in matching.iter().filter(|r| r.pattern == rule.pattern) {
+            if !names.contains(&r.name.as_str()) {
+                names.push(&r.name);
+            }
         }
+        // A chip named in Hardware by another vendor than the cores' guess: the Hardware
+        // line is right and the table does not know the chip — show it as it is.
+        if let Some(hw) = hardware {
+            if let Some(v) = vendor_of(hw) {
+                // The table's own hedged names ("Rockchip RK3566/RK3568 or Amlogic S905X4…")
+                // are split so that the Hardware line's vendor picks its part.
+                names = names.iter().flat_map(|n| n.split(" or ")).collect();
+                names.retain(|n| vendor_of(n).is_none_or(|w| w == v));
+                if names.is_empty() {
+                    return Some(SocGuess {
+                        name: hw.to_string(),
+                        evidence: format!(
+                            "cpuinfo Hardware {hw:?}, a {v} chip truebench's table does not know (the cores alone would suggest {})",
+                            rule.name
+                        ),
+                    });
+                }
+            }
+        }
+        let signature = core_signature(&ev.core_types, with_revision);
+        let evidence = if rule.pattern == signature {
+            format!("core signature {signature:?}")
+        } else {
+            format!("core signature {signature:?} matches {:?}", rule.pattern)
+        };
+        // A signature several SoCs share: a hedged list, not the first of them.
+        return Some(if names.len() > 1 {
+            SocGuess {
+                name: names.join(" or "),
+                evidence: format!("{evidence}, shared by {} SoCs", names.len()),
+            }
+        } else {
+            SocGuess {
+                name: names[0].to_string(),
+                evidence,
+            }
+        });
     }
     None
+}
+
+/// The vendor a chip or SoC name belongs to, from its name or part-number prefix.
+fn vendor_of(s: &str) -> Option<&'static str> {
+    let l = s.to_ascii_lowercase();
+    let starts = |p: &str| {
+        l.split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|w| w.starts_with(p))
+    };
+    let table: [(&str, &[&str]); 14] = [
+        ("MediaTek", &["mediatek", "mt6", "mt8", "mt7"]),
+        ("Samsung", &["samsung", "exynos"]),
+        (
+            "Allwinner",
+            &[
+                "allwinner",
+                "sun4i",
+                "sun5i",
+                "sun6i",
+                "sun7i",
+                "sun8i",
+                "sun9i",
+                "sun50i",
+                "sun55i",
+            ],
+        ),
+        ("Rockchip", &["rockchip", "rk3", "rk2", "rv11"]),
+        ("Amlogic", &["amlogic", "meson"]),
+        (
+            "Qualcomm",
+            &[
+                "qualcomm",
+                "qcom",
+                "msm8",
+                "sdm",
+                "apq",
+                "snapdragon",
+                "ipq",
+                "sm8",
+                "sm7",
+                "sm6",
+            ],
+        ),
+        ("Broadcom", &["broadcom", "bcm"]),
+        ("NVIDIA", &["nvidia", "tegra"]),
+        ("NXP", &["nxp", "freescale", "imx", "i.mx"]),
+        ("HiSilicon", &["hisilicon", "kirin", "hi3", "hi6"]),
+        ("Unisoc", &["unisoc", "spreadtrum", "sc98", "ums"]),
+        ("Texas Instruments", &["omap", "am335", "am62", "sitara"]),
+        ("Realtek", &["realtek", "rtd1"]),
+        ("Nexell", &["nexell"]),
+    ];
+    table
+        .iter()
+        .find(|(_, keys)| keys.iter().any(|k| starts(k)))
+        .map(|(v, _)| *v)
 }
 
 /// Guess the SoC from the evidence, or None if no rule matches.
@@ -700,6 +806,41 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(guess_soc(&jh7110).unwrap().name, "StarFive JH7110");
+    }
+
+    #[test]
+    fn named_chips_emulators_and_single_cpus_are_not_guessed_from_cores() {
+        let a55 = cores(&[("Cortex-A55", "r2p0", 4)]);
+        // A MediaTek chip the table does not know: shown as named, not as a Rockchip.
+        let mt = SocEvidence {
+            cpuinfo_hardware: Some("MT8999".into()),
+            core_types: a55.clone(),
+            ..Default::default()
+        };
+        let g = guess_soc(&mt).unwrap();
+        assert_eq!(g.name, "MT8999");
+        assert!(g.evidence.contains("MediaTek"), "{}", g.evidence);
+        // The Hardware vendor picks its part of a hedged table entry.
+        let aml = SocEvidence {
+            cpuinfo_hardware: Some("Amlogic".into()),
+            core_types: a55.clone(),
+            ..Default::default()
+        };
+        assert_eq!(guess_soc(&aml).unwrap().name, "Amlogic S905X4/S905C2");
+        // QEMU's virt machine with Cortex-A72s is no BCM2711.
+        let qemu = SocEvidence {
+            dt_compatible: vec!["linux,dummy-virt".into()],
+            dt_model: Some("linux,dummy-virt".into()),
+            core_types: cores(&[("Cortex-A72", "r0p3", 4)]),
+            ..Default::default()
+        };
+        assert_eq!(guess_soc(&qemu), None);
+        // One CPU says too little.
+        let one = SocEvidence {
+            core_types: cores(&[("Neoverse-V1", "r1p1", 1)]),
+            ..Default::default()
+        };
+        assert_eq!(guess_soc(&one), None);
     }
 
     #[test]
