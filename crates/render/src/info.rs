@@ -12,6 +12,16 @@ fn mhz(v: Option<u32>) -> String {
     v.map_or("-".into(), |v| v.to_string())
 }
 
+/// `408-1800 MHz`, saying which end is unknown instead of `307--`.
+fn mhz_range(min: Option<u32>, max: Option<u32>) -> String {
+    match (min, max) {
+        (Some(a), Some(b)) => format!("{a}-{b} MHz"),
+        (Some(a), None) => format!("from {a} MHz, maximum unknown"),
+        (None, Some(b)) => format!("up to {b} MHz, minimum unknown"),
+        (None, None) => "unknown".into(),
+    }
+}
+
 fn kib(kb: u64) -> String {
     let b = kb as f64 * 1024.0;
     if b >= 1024.0 * 1024.0 * 1024.0 {
@@ -129,11 +139,9 @@ pub fn render(inv: &Inventory) -> String {
                 );
                 let _ = writeln!(
                     o,
-                    "  clock: {}-{} MHz (limits now {}-{} MHz), time_in_state: {}",
-                    mhz(cl.min_mhz),
-                    mhz(cl.max_mhz),
-                    mhz(cl.scaling_min_mhz),
-                    mhz(cl.scaling_max_mhz),
+                    "  clock: {} (limits now {}), time_in_state: {}",
+                    mhz_range(cl.min_mhz, cl.max_mhz),
+                    mhz_range(cl.scaling_min_mhz, cl.scaling_max_mhz),
                     if cl.time_in_state { "yes" } else { "no" }
                 );
                 if !cl.opps_mhz.is_empty() {
@@ -303,4 +311,20 @@ pub fn render(inv: &Inventory) -> String {
         }
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_limit_is_named_not_dashed() {
+        assert_eq!(mhz_range(Some(408), Some(1800)), "408-1800 MHz");
+        assert_eq!(mhz_range(Some(307), None), "from 307 MHz, maximum unknown");
+        assert_eq!(
+            mhz_range(None, Some(1800)),
+            "up to 1800 MHz, minimum unknown"
+        );
+        assert_eq!(mhz_range(None, None), "unknown");
+    }
 }
