@@ -387,6 +387,10 @@ pub(super) fn probe(host: &Host, missing: &mut Vec<Missing>) -> CpuPart {
         })
         .collect();
 
+    if let Some(c) = ci {
+        old_format_parts(host, c, &mut cpus, &pols);
+    }
+
     // An offline CPU is missing from cpuinfo; it shares its policy siblings' core type when
     // they all agree.
     for i in 0..cpus.len() {
@@ -417,6 +421,80 @@ pub(super) fn probe(host: &Host, missing: &mut Vec<Missing>) -> CpuPart {
         cpus,
         clusters,
         cpuinfo,
+    }
+}
+
+/// Old ARM kernels print `CPU part` once, outside the processor blocks, for the boot CPU —
+/// or, on some big.LITTLE kernels, all parts in one line (`0xc07 & 0xc0f`). The one part is
+/// not extended to CPUs of another clock domain (other `related_cpus`, or with per-core
+/// policies another maximum clock); several parts are given to the domains in CPU order when
+/// their numbers agree, and otherwise no CPU gets one (a mixed cluster never gets one type).
+fn old_format_parts(host: &Host, ci: &Cpuinfo, cpus: &mut [Cpu], pols: &[Policy]) {
+    if ci.processors.iter().any(|p| p.get("CPU part").is_some()) {
+        return;
+    }
+    let Some(line) = ci.global("CPU part") else {
+        return;
+    };
+    let parts: Vec<u64> = line
+        .split('&')
+        .filter_map(|p| parse_num(p.trim()))
+        .collect();
+    let Some(imp) = ci.global("CPU implementer").and_then(parse_num) else {
+        return;
+    };
+    let max_khz = |p: &Policy| host.read_u64(format!("{}/cpuinfo_max_freq", p.dir));
+    let per_core = pols.iter().all(|p| p.related.len() == 1);
+    // A clock domain per CPU: its policy's related CPUs, or its maximum clock.
+    let domain = |cpu: u32| -> Option<String> {
+        let p = pols.iter().find(|p| p.related.contains(&cpu))?;
+        Some(if per_core {
+            format!("max {:?}", max_khz(p))
+        } else {
+            format!("{:?}", p.related)
+        })
+    };
+    let mut domains: Vec<String> = Vec::new();
+    for c in cpus.iter() {
+        if let Some(d) = domain(c.id) {
+            if !domains.contains(&d) {
+                domains.push(d);
+            }
+        }
+    }
+    if domains.len() <= 1 && parts.len() <= 1 {
+        return; // one domain (or no cpufreq) and one part: it holds for every CPU
+    }
+    let name = |part: u64| {
+        knowledge::arm_core(imp, part)
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("implementer {imp:#04x} part {part:#05x}"))
+    };
+    // Which CPUs got their type from this line (not from MIDR in sysfs).
+    let from_line = |c: &Cpu| {
+        host.read_trimmed(format!(
+            "{CPU_DIR}/cpu{}/regs/identification/midr_el1",
+            c.id
+        ))
+        .is_none()
+    };
+    let boot = cpus.first().and_then(|c| domain(c.id));
+    for c in cpus.iter_mut().filter(|c| from_line(c)) {
+        let d = domain(c.id);
+        let part = if parts.len() == 1 {
+            (d == boot).then(|| parts[0])
+        } else if parts.len() == domains.len() {
+            d.as_ref()
+                .and_then(|d| domains.iter().position(|x| x == d))
+                .map(|i| parts[i])
+        } else {
+            None
+        };
+        // Variant and revision printed with the line belong to the boot CPU's cores.
+        if part.is_none() || d != boot {
+            c.stepping = None;
+        }
+        c.core_type = part.map(name);
     }
 }
 

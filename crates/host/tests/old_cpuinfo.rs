@@ -1,0 +1,79 @@
+//! Old-format ARM cpuinfo (3.x big.LITTLE kernels, e.g. Exynos 5422 in the corpus's ODROID-XU4
+//! logs): `CPU part` printed once, outside the processor blocks, for the boot CPU — or all
+//! parts in one line. Roots built in that pattern: two clock domains (cpu0-3 up to 1.4 GHz,
+//! cpu4-7 up to 2.0 GHz).
+
+use std::fs;
+use std::path::Path;
+use truebench_host::{Host, Inventory};
+
+fn put(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    fs::create_dir_all(p.parent().unwrap()).unwrap();
+    fs::write(p, text).unwrap();
+}
+
+fn root(part_line: &str) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    let mut ci = String::new();
+    for n in 0..8 {
+        ci += &format!("processor\t: {n}\nBogoMIPS\t: 84.00\n\n");
+    }
+    ci += &format!(
+        "Features\t: swp half thumb fastmult vfp edsp neon vfpv3 tls vfpv4 idiva idivt\n\
+         CPU implementer\t: 0x41\nCPU architecture: 7\nCPU variant\t: 0x0\n\
+         CPU part\t: {part_line}\nCPU revision\t: 3\n\nHardware\t: ODROID-XU3\n"
+    );
+    put(d.path(), "proc/cpuinfo", &ci);
+    put(d.path(), "sys/devices/system/cpu/present", "0-7\n");
+    put(d.path(), "sys/devices/system/cpu/online", "0-7\n");
+    for (pol, cpus, max) in [(0, "0 1 2 3", "1400000"), (4, "4 5 6 7", "2000000")] {
+        let dir = format!("sys/devices/system/cpu/cpufreq/policy{pol}");
+        put(
+            d.path(),
+            &format!("{dir}/related_cpus"),
+            &format!("{cpus}\n"),
+        );
+        put(
+            d.path(),
+            &format!("{dir}/affected_cpus"),
+            &format!("{cpus}\n"),
+        );
+        put(
+            d.path(),
+            &format!("{dir}/cpuinfo_max_freq"),
+            &format!("{max}\n"),
+        );
+        put(d.path(), &format!("{dir}/cpuinfo_min_freq"), "200000\n");
+    }
+    d
+}
+
+fn types(line: &str) -> Vec<Option<String>> {
+    let d = root(line);
+    let inv = Inventory::probe(&Host::new(d.path()));
+    inv.cpus.iter().map(|c| c.core_type.clone()).collect()
+}
+
+#[test]
+fn one_part_is_not_extended_to_another_clock_domain() {
+    let t = types("0xc07");
+    assert!(
+        t[..4].iter().all(|x| x.as_deref() == Some("Cortex-A7")),
+        "{t:?}"
+    );
+    assert!(t[4..].iter().all(Option::is_none), "{t:?}");
+}
+
+#[test]
+fn several_parts_go_to_the_domains_in_cpu_order() {
+    let t = types("0xc07 & 0xc0f");
+    assert!(
+        t[..4].iter().all(|x| x.as_deref() == Some("Cortex-A7")),
+        "{t:?}"
+    );
+    assert!(
+        t[4..].iter().all(|x| x.as_deref() == Some("Cortex-A15")),
+        "{t:?}"
+    );
+}
