@@ -77,3 +77,45 @@ fn several_parts_go_to_the_domains_in_cpu_order() {
         "{t:?}"
     );
 }
+
+/// A big.LITTLE board without cpufreq whose cpu5 is offline: no topology directory and no
+/// cpuinfo block for it, only its siblings' lists name its cluster.
+#[test]
+fn an_offline_cpu_joins_the_cluster_its_siblings_name() {
+    let d = tempfile::tempdir().unwrap();
+    let mut ci = String::new();
+    for n in [0, 1, 2, 3, 4, 6, 7] {
+        let part = if n < 4 { "0xd05" } else { "0xd0b" };
+        ci += &format!(
+            "processor\t: {n}\nCPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x2\n\
+             CPU part\t: {part}\nCPU revision\t: 0\n\n"
+        );
+    }
+    put(d.path(), "proc/cpuinfo", &ci);
+    put(d.path(), "sys/devices/system/cpu/present", "0-7\n");
+    put(d.path(), "sys/devices/system/cpu/online", "0-4,6-7\n");
+    for n in [0, 1, 2, 3, 4, 6, 7] {
+        let t = format!("sys/devices/system/cpu/cpu{n}/topology");
+        let (cluster, list) = if n < 4 { ("0", "0-3") } else { ("1", "4-7") };
+        put(d.path(), &format!("{t}/physical_package_id"), "0\n");
+        put(
+            d.path(),
+            &format!("{t}/cluster_id"),
+            &format!("{cluster}\n"),
+        );
+        put(
+            d.path(),
+            &format!("{t}/cluster_cpus_list"),
+            &format!("{list}\n"),
+        );
+        // arm64: the whole package.
+        put(d.path(), &format!("{t}/core_siblings_list"), "0-7\n");
+    }
+    let inv = Inventory::probe(&Host::new(d.path()));
+    let c5 = inv.cpus.iter().find(|c| c.id == 5).unwrap();
+    assert!(!c5.online);
+    assert_eq!(c5.core_type.as_deref(), Some("Cortex-A76"));
+    let big = &inv.clusters[c5.cluster.unwrap()];
+    assert_eq!(big.cpus, [4, 5, 6, 7]);
+    assert_eq!(inv.clusters.len(), 2);
+}

@@ -512,15 +512,52 @@ fn build_clusters(host: &Host, cpus: &mut [Cpu], pols: &[Policy], x86: bool) -> 
     // Group key per CPU, in CPU order; clusters are numbered by their first CPU.
     let mut order: Vec<(Group, Option<String>)> = Vec::new();
     let mut members: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    // An offline CPU has no topology directory: its siblings' lists name where it belongs.
+    let ids: Vec<u32> = cpus.iter().map(|c| c.id).collect();
+    let topo_src: Vec<usize> = (0..cpus.len())
+        .map(|i| {
+            let id = cpus[i].id;
+            if host.exists(format!("{CPU_DIR}/cpu{id}/topology")) {
+                return i;
+            }
+            // The narrowest list first: on arm64 core_siblings_list is the whole package.
+            [
+                "cluster_cpus_list",
+                "core_siblings_list",
+                "package_cpus_list",
+            ]
+            .iter()
+            .find_map(|f| {
+                (0..ids.len()).find(|&j| {
+                    j != i
+                        && host
+                            .read(format!("{CPU_DIR}/cpu{}/topology/{f}", ids[j]))
+                            .is_ok_and(|t| cpulist::parse(&t).contains(&id))
+                })
+            })
+            .unwrap_or(i)
+        })
+        .collect();
+    // Its core type too, when only its cluster siblings could tell (cpuinfo lists online
+    // CPUs only, and no shared policy gave it one).
+    for i in 0..cpus.len() {
+        let j = topo_src[i];
+        if j != i && cpus[i].core_type.is_none() {
+            cpus[i].core_type = cpus[j].core_type.clone();
+            cpus[i].stepping = cpus[j].stepping.clone();
+        }
+    }
     for (i, c) in cpus.iter().enumerate() {
+        let src = &cpus[topo_src[i]];
+        let package = c.package.or(src.package);
         let group = match c.policy.and_then(|p| pols.iter().find(|x| x.id == p)) {
             Some(p) if p.related.len() > 1 => Group::Policy(p.id),
-            Some(_) => Group::PerCore(c.package),
+            Some(_) => Group::PerCore(package),
             // On x86 cluster_id is the L2 group (one per core), not a CPU cluster.
             None => Group::Topology(
-                c.package,
+                package,
                 (!x86)
-                    .then(|| host.read_u64(format!("{CPU_DIR}/cpu{}/topology/cluster_id", c.id)))
+                    .then(|| host.read_u64(format!("{CPU_DIR}/cpu{}/topology/cluster_id", src.id)))
                     .flatten()
                     .map(|v| v as u32),
             ),
@@ -545,7 +582,8 @@ fn build_clusters(host: &Host, cpus: &mut [Cpu], pols: &[Policy], x86: bool) -> 
         for &i in &m {
             cpus[i].cluster = Some(idx);
         }
-        let first_policy = cpus[m[0]].policy;
+        // The first member with a policy (an offline first CPU may have none listed).
+        let first_policy = m.iter().find_map(|&i| cpus[i].policy);
         let pol = first_policy.and_then(|p| pols.iter().find(|x| x.id == p));
         let mut cl = Cluster {
             id: idx,
