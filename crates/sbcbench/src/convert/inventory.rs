@@ -17,14 +17,67 @@ pub(super) fn cpus_of(s: &str) -> Vec<u32> {
 /// CPUs, core type and stepping of one cluster.
 type Group = (Vec<u32>, Option<String>, Option<String>);
 
+/// A core type as sbc-bench labels a cluster for people (`little core`, `big cores`) is no
+/// core type.
+fn is_core_name(s: &str) -> bool {
+    let l = s.trim().to_ascii_lowercase();
+    !(l.is_empty()
+        || [
+            "little",
+            "big",
+            "middle",
+            "prime",
+            "performance",
+            "efficiency",
+        ]
+        .iter()
+        .any(|w| l == *w || l.starts_with(&format!("{w} core"))))
+}
+
 pub(super) fn group_clusters(log: &SbcBenchLog) -> Vec<Group> {
-    // One per cpufreq policy of the topology table (keyed by policy, else cluster id) …
-    let mut groups: Vec<(Option<i64>, Group)> = Vec::new();
-    for c in &log.topology {
-        let key = c.policy.map(i64::from).or(c.cluster.map(|x| 1000 + x));
+    // One per cpufreq policy of the topology table … unless the policies say nothing about
+    // clusters: one policy for every CPU, or one per CPU. Then the table's cluster column and
+    // core types group them.
+    let rows = &log.topology;
+    let mut policies: Vec<Option<u32>> = rows.iter().map(|c| c.policy).collect();
+    policies.sort_unstable();
+    policies.dedup();
+    let uninformative = rows.len() > 1 && (policies.len() == 1 || policies.len() == rows.len());
+    let mut clusters: Vec<Option<i64>> = rows.iter().map(|c| c.cluster).collect();
+    clusters.sort_unstable();
+    clusters.dedup();
+    let mut types: Vec<&str> = rows.iter().filter_map(|c| c.core_type.as_deref()).collect();
+    types.sort_unstable();
+    types.dedup();
+    let mut groups: Vec<(String, Group)> = Vec::new();
+    for c in rows {
+        let key = if uninformative && clusters.len() > 1 {
+            format!("cluster {:?}", c.cluster)
+        } else if uninformative {
+            // By core type; a row without one (offline) joins the only type there is.
+            match (c.core_type.as_deref(), types.as_slice()) {
+                (Some(t), _) | (None, &[t]) => format!("type {t}"),
+                (None, _) => "type ?".into(),
+            }
+        } else {
+            match c.policy {
+                Some(p) => format!("policy {p}"),
+                None => format!("cluster {:?}", c.cluster),
+            }
+        };
+        let core = c.core_type.clone().filter(|t| is_core_name(t));
         match groups.iter_mut().find(|g| g.0 == key) {
-            Some(g) => g.1 .0.push(c.cpu),
-            None => groups.push((key, (vec![c.cpu], c.core_type.clone(), c.stepping.clone()))),
+            Some(g) => {
+                g.1 .0.push(c.cpu);
+                // A mixed cluster never gets one core type.
+                if g.1 .1 != core {
+                    g.1 .1 = None;
+                    g.1 .2 = None;
+                } else if g.1 .2 != c.stepping {
+                    g.1 .2 = None;
+                }
+            }
+            None => groups.push((key, (vec![c.cpu], core, c.stepping.clone()))),
         }
     }
     if !groups.is_empty() {
@@ -39,7 +92,7 @@ pub(super) fn group_clusters(log: &SbcBenchLog) -> Vec<Group> {
         if cpus.is_empty() || v.iter().any(|g| g.0 == cpus) {
             continue;
         }
-        v.push((cpus, b.core_type.clone(), None));
+        v.push((cpus, b.core_type.clone().filter(|t| is_core_name(t)), None));
     }
     if v.is_empty() {
         let n = log.system.cpus.unwrap_or(1).max(1);
@@ -47,7 +100,8 @@ pub(super) fn group_clusters(log: &SbcBenchLog) -> Vec<Group> {
             .opp_blocks
             .iter()
             .find_map(|b| b.core_type.clone())
-            .or_else(|| log.tinymembench.iter().find_map(|t| t.label.clone()));
+            .or_else(|| log.tinymembench.iter().find_map(|t| t.label.clone()))
+            .filter(|t| is_core_name(t));
         v.push(((0..n).collect(), core, None));
     }
     v.sort_by_key(|g| g.0.first().copied().unwrap_or(0));
