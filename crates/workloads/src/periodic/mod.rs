@@ -188,53 +188,30 @@ pub fn run_task(
                 periods += 1;
             }
         }
-        _ if spec.late == Late::RunAll => {
-            let mut sl = SlackStats::default();
-            let mut wake = t0 + 1_000_000;
-            // Ends at the wall-clock end too: a task that is behind never catches up.
-            while wake < end && now_ns() < end && !stop.load(Ordering::Relaxed) {
-                // Returns at once when the wake-up time has passed: no period is skipped.
-                sleep_until(wake);
-                let woke = now_ns();
-                stats.latency(woke.saturating_sub(wake));
-                periods += 1;
-                let (run, period) = spec.pattern.at(k);
-                let deadline = wake + period;
-                if run > 0 {
-                    let a = now_ns();
-                    spec.work.run(run);
-                    work_ns += now_ns() - a;
-                }
-                let done = now_ns();
-                stats.work_done += 1;
-                sl.record(deadline as i64 - done as i64);
-                if done <= deadline {
-                    stats.met(deadline - done);
-                } else {
-                    stats.missed(1, 0);
-                }
-                wake = deadline;
-                k += 1;
-            }
-            slack = Some(sl);
-        }
         _ => {
+            // rt-app's absolute timer records every period's signed slack and drops none;
+            // interbench's drops whole periods that passed to catch up.
+            let run_all = spec.late == Late::RunAll;
+            let mut sl = run_all.then(SlackStats::default);
             // The first wake a little ahead, so every task of a cell starts from a sleep.
             let mut wake = t0 + 1_000_000;
-            while wake < end && !stop.load(Ordering::Relaxed) {
+            // A run-all task that is behind never catches up: it ends at the wall-clock end.
+            while wake < end && (!run_all || now_ns() < end) && !stop.load(Ordering::Relaxed) {
+                // Returns at once when the wake-up time has passed.
                 sleep_until(wake);
                 let woke = now_ns();
                 stats.latency(woke.saturating_sub(wake));
                 periods += 1;
-                // Whole periods that passed before the task ran are dropped to catch up.
-                loop {
-                    let (_, period) = spec.pattern.at(k);
-                    if woke < wake + period {
-                        break;
+                if !run_all {
+                    loop {
+                        let (_, period) = spec.pattern.at(k);
+                        if woke < wake + period {
+                            break;
+                        }
+                        stats.missed(1, 1);
+                        wake += period;
+                        k += 1;
                     }
-                    stats.missed(1, 1);
-                    wake += period;
-                    k += 1;
                 }
                 let (run, period) = spec.pattern.at(k);
                 let deadline = wake + period;
@@ -245,6 +222,9 @@ pub fn run_task(
                 }
                 let done = now_ns();
                 stats.work_done += 1;
+                if let Some(sl) = sl.as_mut() {
+                    sl.record(deadline as i64 - done as i64);
+                }
                 if done <= deadline {
                     stats.met(deadline - done);
                 } else {
@@ -253,6 +233,7 @@ pub fn run_task(
                 wake = deadline;
                 k += 1;
             }
+            slack = sl;
         }
     }
     let cpu_ns = thread_cpu_ns() - cpu0;
