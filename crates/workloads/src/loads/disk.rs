@@ -186,12 +186,12 @@ mod tests {
 
     #[test]
     fn an_unwritable_scratch_dir_is_an_error_naming_it() {
-        let e = start(
-            LoadKind::Write,
-            &opts(std::path::Path::new("/proc/no-such-dir")),
-        )
-        .err()
-        .unwrap();
-        assert!(e.to_string().contains("/proc/no-such-dir"), "{e}");
+        // Below a regular file: no directory can be made there, not even by root.
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("file");
+        std::fs::write(&file, b"x").unwrap();
+        let dir = file.join("scratch");
+        let e = start(LoadKind::Write, &opts(&dir)).err().unwrap();
+        assert!(e.to_string().contains(&*dir.to_string_lossy()), "{e}");
     }
 }
