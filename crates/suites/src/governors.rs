@@ -76,10 +76,21 @@ pub enum Event {
 pub enum GovernorsError {
     #[error("{0}")]
     Tuning(#[from] truebench_tuning::TuningError),
-    #[error("{0}")]
-    TaskSet(#[from] TaskSetError),
     #[error("--governors {asked}: none of these is available here (available: {available})")]
     NoGovernor { asked: String, available: String },
+}
+
+/// The study's task sets for these options (seeded: the same on every machine).
+pub fn task_sets(opts: &GovernorsOptions) -> Result<Vec<TaskSet>, TaskSetError> {
+    taskset::generate(
+        &TaskSetOptions {
+            tasks: opts.tasks,
+            period_ms: opts.period_ms,
+            seed: opts.seed,
+        },
+        &opts.utilisations,
+        opts.sets,
+    )
 }
 
 /// One governor to run: its label and what to write.
@@ -316,19 +327,6 @@ fn run_sets(
     f
 }
 
-fn quantiles(mut v: Vec<f64>) -> ClusterClock {
-    v.sort_by(f64::total_cmp);
-    let q = |p: f64| (!v.is_empty()).then(|| v[((v.len() - 1) as f64 * p).round() as usize]);
-    ClusterClock {
-        cluster: 0,
-        samples: v.len() as u64,
-        mean_mhz: (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64),
-        p10_mhz: q(0.1),
-        p50_mhz: q(0.5),
-        p90_mhz: q(0.9),
-    }
-}
-
 /// The fast frequency log (20 Hz, every policy) over the whole study, and when each
 /// governor run began and ended on its clock (seconds): the study's frequency log.
 #[derive(Debug, Clone, Default)]
@@ -407,13 +405,12 @@ fn fill_clocks(r: &mut GovernorsResult, inv: &Inventory, trace: &FreqTrace) {
                 (k.samples > 0).then_some(k)
             })
             .collect();
-        if !clocks.is_empty() {
-            row.clocks = clocks;
-        }
+        row.clocks = clocks;
     }
 }
 
-/// Clocks, temperature, energy and marks of each row, from the finished envelope.
+/// Temperature, energy and marks of each row, from the finished envelope (the clocks come
+/// from the fast frequency log: [`fill_clocks`]).
 fn fill_from_envelope(r: &mut GovernorsResult) {
     let env = r.envelope.clone();
     for row in &mut r.body.rows {
@@ -426,25 +423,6 @@ fn fill_from_envelope(r: &mut GovernorsResult) {
             .samples
             .iter()
             .filter(|s| s.t >= a && s.t <= b)
-            .collect();
-        let nclusters = inside
-            .iter()
-            .map(|s| s.cluster_mhz.len())
-            .max()
-            .unwrap_or(0);
-        row.clocks = (0..nclusters)
-            .map(|c| {
-                let mut q = quantiles(
-                    inside
-                        .iter()
-                        .filter_map(|s| s.cluster_mhz.get(c).copied().flatten())
-                        .map(f64::from)
-                        .collect(),
-                );
-                q.cluster = c as u32;
-                q
-            })
-            .filter(|c| c.samples > 0)
             .collect();
         row.max_temp_c = inside.iter().filter_map(|s| s.soc_temp_c).reduce(f64::max);
         row.energy_j = env
@@ -475,23 +453,16 @@ fn fill_from_envelope(r: &mut GovernorsResult) {
     }
 }
 
-/// Run the study. `Err` only when it could not start.
+/// Run the study on `sets` (drawn by the caller with [`task_sets`]). `Err` only when it
+/// could not start.
 pub fn run(
     host: &Host,
     inv: &Inventory,
     opts: &GovernorsOptions,
+    sets: &[TaskSet],
     stop: Arc<AtomicBool>,
     events: &mut dyn FnMut(Event),
 ) -> Result<(GovernorsResult, FreqTrace), GovernorsError> {
-    let sets = taskset::generate(
-        &TaskSetOptions {
-            tasks: opts.tasks,
-            period_ms: opts.period_ms,
-            seed: opts.seed,
-        },
-        &opts.utilisations,
-        opts.sets,
-    )?;
     let mut plans = plans(inv, opts.governors.as_deref())?;
     let mut s = Session::start(
         host,
@@ -628,7 +599,7 @@ pub fn run(
                     return Outcome::failed(e.clone());
                 }
                 figures = Some(run_sets(
-                    &sets,
+                    sets,
                     &order,
                     &opts.utilisations,
                     work,

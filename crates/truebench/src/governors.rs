@@ -11,7 +11,7 @@ use truebench_model::GovernorsBody;
 use truebench_render::kinds::Render;
 use truebench_suites::governors::{self as suite, Event, GovernorsOptions};
 use truebench_suites::interactivity::Work;
-use truebench_workloads::periodic::taskset::{self, RtAppDoc, TaskSetOptions};
+use truebench_workloads::periodic::taskset::{self, RtAppDoc};
 
 #[derive(clap::Args, Debug)]
 pub struct GovernorsArgs {
@@ -164,23 +164,6 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
         taskset::parse_utilisations(&spec).map_err(|e| anyhow::anyhow!("--utilisations: {e}"))?;
     let top = utilisations.iter().copied().fold(0.0, f64::max);
     let tasks = args.tasks.unwrap_or_else(|| default_tasks(top));
-    let topts = TaskSetOptions {
-        tasks,
-        period_ms: periods,
-        seed: args.seed,
-    };
-    // Drawn here too (cheap) so that impossible sets are refused before anything starts.
-    let all = taskset::generate(&topts, &utilisations, sets)?;
-    if let Some(dir) = &args.export_rt_app {
-        let n = export(dir, &all, duration.ceil() as u64)?;
-        errln!(
-            "truebench: wrote {n} rt-app files to {} (run each with `rt-app FILE`)",
-            dir.display()
-        );
-        return Ok(0);
-    }
-    let _lock =
-        truebench_suites::lock::MeasurementLock::acquire(&truebench_suites::lock::default_dir())?;
     let opts = GovernorsOptions {
         governors: (!args.governors.is_empty()).then(|| args.governors.clone()),
         utilisations,
@@ -204,6 +187,18 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
         sample_interval: Duration::from_secs(1),
         truebench_version: env!("CARGO_PKG_VERSION").into(),
     };
+    // Drawn once, before anything starts: impossible sets are refused at once.
+    let all = suite::task_sets(&opts)?;
+    if let Some(dir) = &args.export_rt_app {
+        let n = export(dir, &all, duration.ceil() as u64)?;
+        errln!(
+            "truebench: wrote {n} rt-app files to {} (run each with `rt-app FILE`)",
+            dir.display()
+        );
+        return Ok(0);
+    }
+    let _lock =
+        truebench_suites::lock::MeasurementLock::acquire(&truebench_suites::lock::default_dir())?;
     let quiet = args.json;
     let per_gov = duration * opts.utilisations.len() as f64 * sets as f64;
     if !quiet {
@@ -249,7 +244,7 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
             anyhow::bail!("--freq-log {}: exists; not overwriting", f.display());
         }
     }
-    let (result, trace) = suite::run(&host, &inv, &opts, stop, &mut events)?;
+    let (result, trace) = suite::run(&host, &inv, &opts, &all, stop, &mut events)?;
     let mut failed_log = false;
     if let Some(f) = &args.freq_log {
         let written = std::fs::OpenOptions::new()
@@ -282,6 +277,7 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use truebench_workloads::periodic::taskset::TaskSetOptions;
 
     #[test]
     fn default_task_counts_leave_room_under_one_cpu_per_task() {
