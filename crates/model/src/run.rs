@@ -122,10 +122,19 @@ pub struct MemoryCluster {
     pub cluster: Option<usize>,
     pub cpu: Option<u32>,
     pub core_type: Option<String>,
+    /// truebench's best method (libc whole or in blocks, or non-temporal stores) at
+    /// `buffer_bytes`: what this machine can copy. Not sbc-bench's measure.
     pub memcpy: Option<Bandwidth>,
     pub memset: Option<Bandwidth>,
     /// Read-only pass.
     pub read: Option<Bandwidth>,
+    /// tinymembench's `standard memcpy`/`standard memset` (libc over 32 MiB, its sampling):
+    /// the measure sbc-bench's Results.md rows and the corpus ranking use. None in results
+    /// from before truebench took it; such results have no memcpy/memset in their row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standard_memcpy: Option<Bandwidth>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standard_memset: Option<Bandwidth>,
     pub buffer_bytes: u64,
     /// Dependent random reads from 4 KiB up: the cache sizes show as steps.
     pub latency: Vec<LatencyPoint>,

@@ -173,6 +173,20 @@ fn memory_lines(m: &MemoryScores) -> String {
                 let _ = writeln!(o, "{name}: {:.1} MB/s{}", b.mb_s, spread(b.spread_pct));
             }
         }
+        // The row's measure, when it is not the same figure (an imported log has only it).
+        for (name, b, best) in [
+            ("standard memcpy", &c.standard_memcpy, &c.memcpy),
+            ("standard memset", &c.standard_memset, &c.memset),
+        ] {
+            if let Some(b) = b.as_ref().filter(|b| Some(*b) != best.as_ref()) {
+                let _ = writeln!(
+                    o,
+                    "{name}: {:.1} MB/s{} (tinymembench's measure: the Results.md row's)",
+                    b.mb_s,
+                    spread(b.spread_pct)
+                );
+            }
+        }
         if let Some(p) = c.latency.iter().rev().find(|p| p.bytes >= 64 << 20) {
             let _ = writeln!(o, "latency at {} MiB: {:.1} ns", p.bytes >> 20, p.ns);
         }
@@ -735,7 +749,8 @@ pub fn detailed_log_for(env: &Envelope, header: &str, summary: &str) -> String {
 
 /// The Results.md row, computed by the same code that computes it for imported sbc-bench
 /// logs (`import::results_row`, latest sbc-bench rules) from a log model filled with this
-/// run's numbers: AES = aes-256-cbc at 16 KiB (best cluster), memcpy/memset = best cluster,
+/// run's numbers: AES = aes-256-cbc at 16 KiB (best cluster), memcpy/memset = tinymembench's
+/// `standard memcpy`/`memset` (best cluster),
 /// 7-zip multi = mean of the all-core runs, single = best pinned run.
 pub fn row(r: RunView<'_>) -> ResultsRow {
     let mut row = truebench_sbcbench::import::results_row(&as_sbc_bench_log(r));
@@ -751,6 +766,17 @@ pub fn row(r: RunView<'_>) -> ResultsRow {
     }
     if r.envelope.inventory.device.is_none() && r.envelope.hostname.is_none() {
         row.device = "-".into();
+    }
+    if let Some(Scores::Memory(m)) = r.envelope.scores("memory").next() {
+        if m.clusters.iter().all(|c| c.standard_memcpy.is_none()) {
+            row.notes
+                .retain(|n| !n.starts_with("memcpy: ") && !n.starts_with("memset: "));
+            row.notes.push(
+                "memcpy/memset: no figures in tinymembench's measure (measured before \
+                 truebench took them): not compared"
+                    .into(),
+            );
+        }
     }
     if !r.envelope.comparable {
         row.notes.push("quick mode: not comparable".into());
@@ -833,9 +859,11 @@ pub fn as_sbc_bench_log(r: RunView<'_>) -> sbcbench::SbcBenchLog {
     if let Some(Scores::Memory(m)) = r.envelope.scores("memory").next() {
         for c in &m.clusters {
             let mut results = Vec::new();
+            // The row's memcpy/memset are tinymembench's measure, never the best method's
+            // (a different measure, up to +70 %): same measure, or not compared.
             for (name, b) in [
-                ("libc memcpy copy", &c.memcpy),
-                ("libc memset fill", &c.memset),
+                ("standard memcpy", &c.standard_memcpy),
+                ("standard memset", &c.standard_memset),
             ] {
                 if let Some(b) = b {
                     results.push(TinymembenchResult {

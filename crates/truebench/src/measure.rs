@@ -34,6 +34,10 @@ pub enum Kernel {
         /// Bandwidth only.
         #[arg(long)]
         no_latency: bool,
+        /// Skip tinymembench's `standard memcpy`/`standard memset` (libc, 32 MiB: the
+        /// measure sbc-bench's Results.md rows hold).
+        #[arg(long)]
+        no_standard: bool,
         /// Largest latency buffer in MiB.
         #[arg(long, value_name = "MIB")]
         latency_max_mib: Option<u64>,
@@ -175,6 +179,7 @@ pub fn run(args: MeasureArgs) -> anyhow::Result<i32> {
             quick,
             buffer_mib,
             no_latency,
+            no_standard,
             latency_max_mib,
             sample_seconds,
         } => {
@@ -191,6 +196,7 @@ pub fn run(args: MeasureArgs) -> anyhow::Result<i32> {
                 opts.latency_max_bytes = Some(m << 20);
             }
             opts.latency &= !no_latency;
+            opts.standard &= !no_standard;
             if let Some(s) = sample_seconds {
                 opts.sample_seconds = s;
             }
@@ -204,6 +210,10 @@ pub fn run(args: MeasureArgs) -> anyhow::Result<i32> {
                 );
                 for b in &r.bandwidth {
                     s.push_str(&format!("{}  [{}]\n", b.summary_line(), b.implementation));
+                }
+                for b in &r.standard {
+                    s.push_str(&b.standard_line());
+                    s.push('\n');
                 }
                 if let Some(l) = &r.latency {
                     s.push_str(&l.table());

@@ -125,6 +125,10 @@ pub struct MemoryOptions {
     /// At most this many (tinymembench: 10); sampling stops earlier once the spread is below
     /// 0.1 % of the best.
     pub max_samples: u32,
+    /// Also measure tinymembench's `standard memcpy`/`standard memset` (32 MiB, libc, its
+    /// sampling with `sample_seconds` and `max_samples`): the figures sbc-bench's rows hold.
+    #[serde(default = "yes")]
+    pub standard: bool,
     /// Run the latency curve.
     pub latency: bool,
     /// Largest latency buffer; `None`: at least 128 MiB and at least the bandwidth buffer.
@@ -139,6 +143,10 @@ pub struct MemoryOptions {
     pub progress: crate::progress::Progress,
 }
 
+fn yes() -> bool {
+    true
+}
+
 impl MemoryOptions {
     /// The standard run: tinymembench's sampling rule, latency to at least 128 MiB, both THP
     /// modes. About 20–40 s.
@@ -149,6 +157,7 @@ impl MemoryOptions {
             sample_seconds: 0.5,
             min_samples: 3,
             max_samples: 10,
+            standard: true,
             latency: true,
             latency_max_bytes: None,
             latency_run_seconds: 0.05,
@@ -167,6 +176,7 @@ impl MemoryOptions {
             sample_seconds: 0.1,
             min_samples: 3,
             max_samples: 3,
+            standard: true,
             latency: true,
             latency_max_bytes: Some(64 * MIB),
             latency_run_seconds: 0.01,
@@ -244,6 +254,17 @@ impl Bandwidth {
             spread_suffix(self.spread_pct)
         )
     }
+
+    /// A standard figure as tinymembench names it: `standard memcpy: 9876.5 MB/s (0.2%)`.
+    pub fn standard_line(&self) -> String {
+        format!(
+            "{}: {:.1} MB/s{}  [tinymembench's measure: libc, {} MiB]",
+            self.implementation,
+            self.mb_s,
+            spread_suffix(self.spread_pct),
+            self.bytes >> 20
+        )
+    }
 }
 
 /// One point of the latency curve.
@@ -293,6 +314,10 @@ pub struct MemoryResult {
     /// Bandwidth buffers were mapped with `MADV_HUGEPAGE`.
     pub bandwidth_hugepages: bool,
     pub bandwidth: Vec<Bandwidth>,
+    /// tinymembench's `standard memcpy` and `standard memset` (see [`standard`]); empty when
+    /// not measured.
+    #[serde(default)]
+    pub standard: Vec<Bandwidth>,
     pub latency: Option<Latency>,
     pub options: MemoryOptions,
     pub seconds: f64,
@@ -303,11 +328,20 @@ impl MemoryResult {
         self.bandwidth.iter().find(|b| b.test == test)
     }
 
+    /// tinymembench's measure of `test`, when it was taken.
+    pub fn standard(&self, test: BandwidthTest) -> Option<&Bandwidth> {
+        self.standard.iter().find(|b| b.test == test)
+    }
+
     /// sbc-bench's "Memory performance" lines plus the latency table.
     pub fn text(&self) -> String {
         let mut s = String::new();
         for b in &self.bandwidth {
             s.push_str(&b.summary_line());
+            s.push('\n');
+        }
+        for b in &self.standard {
+            s.push_str(&b.standard_line());
             s.push('\n');
         }
         if let Some(l) = &self.latency {
@@ -335,32 +369,43 @@ pub fn measure(host: &Host, opts: &MemoryOptions) -> Result<MemoryResult, Memory
         .find(|&l| l.is_power_of_two() && (16..=1024).contains(&l))
         .unwrap_or(64);
     let opts2 = opts.clone();
-    let (bandwidth, latency) = run_pinned(opts.cpu, move || -> Result<_, MemoryError> {
-        let max = opts2
-            .latency_max_bytes
-            .unwrap_or_else(|| latency_max(buffer.bytes, buffer.mem_available_bytes));
-        // Bandwidth tests and latency sizes, weighted alike: what the progress counts.
-        let steps = BandwidthTest::ALL.len()
-            + if opts2.latency {
-                latency_sizes(max).len()
+    let (bandwidth, standard, latency) =
+        run_pinned(opts.cpu, move || -> Result<_, MemoryError> {
+            let max = opts2
+                .latency_max_bytes
+                .unwrap_or_else(|| latency_max(buffer.bytes, buffer.mem_available_bytes));
+            // Bandwidth tests and latency sizes, weighted alike: what the progress counts.
+            let steps = BandwidthTest::ALL.len()
+                + if opts2.standard { 2 } else { 0 }
+                + if opts2.latency {
+                    latency_sizes(max).len()
+                } else {
+                    0
+                };
+            let bw = bandwidth_pinned(buffer.bytes as usize, &opts2, steps)?;
+            let std_bw = if opts2.standard {
+                opts2
+                    .progress
+                    .within(BandwidthTest::ALL.len() as f64 / steps.max(1) as f64);
+                standard::measure_pinned(&opts2)?
             } else {
-                0
+                Vec::new()
             };
-        let bw = bandwidth_pinned(buffer.bytes as usize, &opts2, steps)?;
-        let lat = if opts2.latency {
-            let huge = opts2.latency_hugepages && !thp.as_deref().is_some_and(thp_is_never);
-            Some(latency_pinned(max, line, huge, &opts2, thp.clone(), steps)?)
-        } else {
-            None
-        };
-        Ok((bw, lat))
-    })??;
+            let lat = if opts2.latency {
+                let huge = opts2.latency_hugepages && !thp.as_deref().is_some_and(thp_is_never);
+                Some(latency_pinned(max, line, huge, &opts2, thp.clone(), steps)?)
+            } else {
+                None
+            };
+            Ok((bw, std_bw, lat))
+        })??;
     Ok(MemoryResult {
         cpu: opts.cpu,
         caches,
         buffer,
         bandwidth_hugepages: true,
         bandwidth,
+        standard,
         latency,
         options: opts.clone(),
         seconds: started.elapsed().as_secs_f64(),
@@ -617,6 +662,7 @@ fn sample(opts: &MemoryOptions, bytes: usize, mut f: impl FnMut()) -> Vec<f64> {
 }
 
 mod nt;
+pub mod standard;
 
 mod read {
     //! The read pass: a sum over 64-bit words with 16 independent accumulators, so the
@@ -721,7 +767,7 @@ fn latency_pinned(
 ) -> Result<Latency, MemoryError> {
     let mut points = Vec::new();
     for (k, size) in latency_sizes(max).into_iter().enumerate() {
-        let done = BandwidthTest::ALL.len() + k;
+        let done = BandwidthTest::ALL.len() + if opts.standard { 2 } else { 0 } + k;
         opts.progress.within(done as f64 / steps.max(1) as f64);
         let n = (size / line) as usize;
         let cycle = random_cycle(n, size);

@@ -53,6 +53,26 @@ fn memory_quick_run_is_plausible() {
         assert!(b.samples_mb_s.len() >= 2);
         assert!(b.summary_line().starts_with(test.name()));
     }
+    // tinymembench's measure: both tests, libc over 32 MiB, named as tinymembench names them.
+    let names: Vec<&str> = r
+        .standard
+        .iter()
+        .map(|b| b.implementation.as_str())
+        .collect();
+    assert_eq!(names, ["standard memcpy", "standard memset"]);
+    for b in &r.standard {
+        assert_eq!(b.bytes, 32 << 20);
+        assert!(
+            (500.0..100_000.0).contains(&b.mb_s),
+            "{}",
+            b.standard_line()
+        );
+        assert!(
+            (1..=3).contains(&b.samples_mb_s.len()),
+            "quick: up to 3 repeats"
+        );
+        assert!(r.text().contains(&b.standard_line()));
+    }
     let lat = r.latency.as_ref().unwrap();
     let ns: Vec<f64> = lat.points.iter().map(|p| p.ns).collect();
     assert_eq!(lat.points[0].bytes, 4096);

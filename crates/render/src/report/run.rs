@@ -51,8 +51,18 @@ pub(super) fn scores(o: &mut String, r: RunView<'_>) {
                     .unwrap_or_default()
             ),
         ),
-        ("memcpy", m.memcpy, "MB/s", "best cluster".into()),
-        ("memset", m.memset, "MB/s", "best cluster".into()),
+        (
+            "memcpy",
+            m.memcpy,
+            "MB/s",
+            "tinymembench's measure, best cluster".into(),
+        ),
+        (
+            "memset",
+            m.memset,
+            "MB/s",
+            "tinymembench's measure, best cluster".into(),
+        ),
     ];
     o.push_str("<section><h2>Scores</h2><div class=\"cards\">");
     for (name, v, unit, sub) in cards {
@@ -268,7 +278,7 @@ pub(super) fn memory<B>(o: &mut String, r: View<'_, B>) {
     let Some(Scores::Memory(m)) = r.envelope.scores("memory").next() else {
         return;
     };
-    o.push_str("<section><h2>Memory</h2><div class=\"scroll\"><table class=\"num\"><thead><tr><th>cluster</th><th>memcpy (MB/s)</th><th>memset (MB/s)</th><th>read (MB/s)</th></tr></thead><tbody>");
+    o.push_str("<section><h2>Memory</h2><div class=\"scroll\"><table class=\"num\"><thead><tr><th>cluster</th><th>memcpy (MB/s)</th><th>memset (MB/s)</th><th>read (MB/s)</th><th title=\"tinymembench's standard memcpy / memset: libc over 32 MiB, the Results.md row's measure\">standard memcpy</th><th>standard memset</th></tr></thead><tbody>");
     for c in &m.clusters {
         let k = c.cluster.unwrap_or(0);
         let bw = |b: &Option<Bandwidth>| {
@@ -282,13 +292,15 @@ pub(super) fn memory<B>(o: &mut String, r: View<'_, B>) {
         };
         let _ = write!(
             o,
-            "<tr><td><i class=\"dot\" style=\"background:{}\"></i>{}{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td><i class=\"dot\" style=\"background:{}\"></i>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             cluster_colour(k),
             c.cpu.map(|c| format!("cpu{c} · ")).unwrap_or_default(),
             esc(c.core_type.as_deref().unwrap_or("")),
             bw(&c.memcpy),
             bw(&c.memset),
-            bw(&c.read)
+            bw(&c.read),
+            bw(&c.standard_memcpy),
+            bw(&c.standard_memset)
         );
     }
     o.push_str("</tbody></table></div>");

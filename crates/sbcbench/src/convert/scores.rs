@@ -220,6 +220,10 @@ pub(super) fn memory_scores(
             memcpy: bandwidth(run, ["libc memcpy copy", "standard memcpy"]),
             memset: bandwidth(run, ["libc memset fill", "standard memset"]),
             read: None,
+            // Both names are tinymembench's libc measure (`libc memcpy copy` in the nuumio
+            // build sbc-bench uses on some systems): the standard figures are the same.
+            standard_memcpy: bandwidth(run, ["libc memcpy copy", "standard memcpy"]),
+            standard_memset: bandwidth(run, ["libc memset fill", "standard memset"]),
             buffer_bytes: 0,
             latency,
         });

@@ -60,11 +60,15 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
 }
 
 pub(super) fn bandwidth(res: &MemoryResult, t: BandwidthTest) -> Option<m::Bandwidth> {
-    res.get(t).map(|b| m::Bandwidth {
+    res.get(t).map(to_model)
+}
+
+fn to_model(b: &truebench_workloads::memory::Bandwidth) -> m::Bandwidth {
+    m::Bandwidth {
         mb_s: b.mb_s,
         spread_pct: b.spread_pct,
         samples: b.samples_mb_s.len() as u32,
-    })
+    }
 }
 
 pub(super) fn memory_cluster(g: &Group, res: &MemoryResult) -> m::MemoryCluster {
@@ -75,6 +79,8 @@ pub(super) fn memory_cluster(g: &Group, res: &MemoryResult) -> m::MemoryCluster 
         memcpy: bandwidth(res, BandwidthTest::Memcpy),
         memset: bandwidth(res, BandwidthTest::Memset),
         read: bandwidth(res, BandwidthTest::Read),
+        standard_memcpy: res.standard(BandwidthTest::Memcpy).map(to_model),
+        standard_memset: res.standard(BandwidthTest::Memset).map(to_model),
         buffer_bytes: res.buffer.bytes,
         latency: res
             .latency
