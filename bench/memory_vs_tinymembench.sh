@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# truebench's `standard memcpy`/`standard memset` (tinymembench's measure, what the Results.md
+# row and `compare --corpus` use) side by side with tinymembench itself, on the same CPU,
+# ROUNDS rounds alternating the two tools (A B A B …). Prints both figures and their ratio per
+# round, then the median ratio.
+#
+#   TINYMEMBENCH=/path/to/tinymembench bench/memory_vs_tinymembench.sh [ROUNDS]   (default 5)
+#
+# tinymembench is not packaged by Debian: build it by hand from its public source (`make`)
+# outside this repository. A full tinymembench run takes minutes (C copies, latency); a build
+# whose main() stops after the `standard memcpy`/`standard memset` lines measures the same
+# thing faster — the script only reads those two lines.
+# Env: CPU (default: the last CPU allowed), TRUEBENCH (binary, default target/release/truebench,
+#      built if missing).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ROUNDS=${1:-5}
+TINYMEMBENCH=${TINYMEMBENCH:-$(command -v tinymembench || true)}
+[ -x "$TINYMEMBENCH" ] || { echo "set TINYMEMBENCH to a tinymembench binary (built by hand from its source)" >&2; exit 1; }
+command -v taskset >/dev/null || { echo "taskset not found: apt-get install -y util-linux" >&2; exit 1; }
+TRUEBENCH=${TRUEBENCH:-target/release/truebench}
+if [ ! -x "$TRUEBENCH" ]; then
+  CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1} cargo build -q --release -p truebench
+fi
+CPU=${CPU:-$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' | tail -1 | sed 's/.*-//')}
+
+tb() { # -> "memcpy memset spread_memcpy spread_memset"
+  "$TRUEBENCH" measure memory --cpu "$CPU" --no-latency --json | python3 -c '
+import json, sys
+r = {b["test"]: b for b in json.load(sys.stdin)["standard"]}
+print(r["memcpy"]["mb_s"], r["memset"]["mb_s"], r["memcpy"]["spread_pct"], r["memset"]["spread_pct"])'
+}
+tiny() { # -> "memcpy memset spread_memcpy spread_memset" (spread 0 when tinymembench prints none)
+  taskset -c "$CPU" "$TINYMEMBENCH" | awk '
+    function sd(line) { return match(line, /\(([0-9.]+)%\)/) ? substr(line, RSTART + 1, RLENGTH - 3) : 0 }
+    /standard memcpy/ { c = $(index($0, "(") ? NF - 2 : NF - 1); cs = sd($0) }
+    /standard memset/ { s = $(index($0, "(") ? NF - 2 : NF - 1); ss = sd($0) }
+    END { print c, s, cs, ss }'
+}
+
+echo "machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), $(uptime | sed 's/.*load/load/')"
+echo "cpu $CPU, truebench $($TRUEBENCH --version), tinymembench $TINYMEMBENCH"
+printf '%-6s %-7s %12s %8s %12s %8s %7s\n' round test truebench spread tinymembench spread ratio
+ratios_c=() ratios_s=() all_tc=() all_ts=() all_mc=() all_ms=()
+for r in $(seq 1 "$ROUNDS"); do
+  read -r tc ts tcs tss < <(tb)
+  read -r mc ms mcs mss < <(tiny)
+  rc=$(awk -v a="$tc" -v b="$mc" 'BEGIN{printf "%.3f", a/b}')
+  rs=$(awk -v a="$ts" -v b="$ms" 'BEGIN{printf "%.3f", a/b}')
+  printf '%-6s %-7s %12.1f %7.1f%% %12.1f %7.1f%% %7s\n' "$r" memcpy "$tc" "$tcs" "$mc" "$mcs" "$rc"
+  printf '%-6s %-7s %12.1f %7.1f%% %12.1f %7.1f%% %7s\n' "$r" memset "$ts" "$tss" "$ms" "$mss" "$rs"
+  ratios_c+=("$rc") ratios_s+=("$rs")
+  all_tc+=("$tc") all_ts+=("$ts") all_mc+=("$mc") all_ms+=("$ms")
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END{print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+echo
+echo "median ratio truebench / tinymembench over $ROUNDS rounds: memcpy $(median "${ratios_c[@]}"), memset $(median "${ratios_s[@]}") ($(uptime | sed 's/.*load/load/'))"
+# Both tools report their best repeat; the best round of each is the least disturbed figure.
+best() { printf '%s\n' "$@" | sort -g | tail -1; }
+for t in memcpy memset; do
+  if [ $t = memcpy ]; then a=$(best "${all_tc[@]}") b=$(best "${all_mc[@]}"); else a=$(best "${all_ts[@]}") b=$(best "${all_ms[@]}"); fi
+  echo "best round: $t truebench $a tinymembench $b ratio $(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.3f", a/b}')"
+done
