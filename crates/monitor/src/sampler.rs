@@ -264,6 +264,11 @@ impl Sampler {
         self.lock().begin_phase(name, t, threads);
     }
 
+    /// The open phase does its work in the kernel (network, storage): `%sys` is expected.
+    pub fn mark_kernel_work(&self) {
+        self.lock().set_kernel_work();
+    }
+
     /// End the open phase now.
     pub fn end_phase(&self) {
         let t = self.now();

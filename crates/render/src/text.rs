@@ -437,6 +437,7 @@ fn phase_temp(r: RunView<'_>, p: &PhaseResult) -> Option<f64> {
         start: p.started,
         end: p.ended,
         threads: p.threads,
+        ..Default::default()
     };
     r.envelope
         .timeline
@@ -690,6 +691,7 @@ pub fn detailed_log_for(env: &Envelope, header: &str, summary: &str) -> String {
             start: p.started,
             end: p.ended,
             threads: p.threads,
+            ..Default::default()
         };
         let samples = r.envelope.timeline.samples_in(&ph);
         let _ = writeln!(o, "\nSystem health while running {}:\n", p.title);

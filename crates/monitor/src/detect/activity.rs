@@ -177,6 +177,10 @@ pub fn background_activity(
         let Some(threads) = p.threads else { continue };
         let samples = phase_samples(tl, p);
         let n = ncpus(inv, samples);
+        if p.kernel_work {
+            out.extend(kernel_work_background(p, n, samples, tables));
+            continue;
+        }
         if threads as f64 >= n || samples.is_empty() {
             continue;
         }
@@ -241,6 +245,58 @@ pub fn background_activity(
     out
 }
 
+/// Background activity in a phase whose work is the kernel's (TCP, storage): its CPU use is
+/// not known in advance (softirq and interrupt time on any core, both ends of a loopback
+/// transfer), so `%cpu` minus the threads says nothing. Judged instead by the CPU time of the
+/// other processes in the process tables; `ksoftirqd` does the phase's own softirq work.
+fn kernel_work_background(
+    p: &crate::timeline::Phase,
+    n: f64,
+    samples: &[Sample],
+    tables: &[(f64, &ProcessTable)],
+) -> Option<Finding> {
+    let end = p
+        .end
+        .unwrap_or_else(|| samples.last().map_or(p.start, |s| s.t));
+    let (a, b, d) = processes_between(tables, p.start, end)?;
+    if b <= a || n <= 0.0 {
+        return None;
+    }
+    let others: Vec<ProcessDelta> = d
+        .into_iter()
+        .filter(|x| !x.comm.starts_with("ksoftirqd/"))
+        .collect();
+    let share = others.iter().map(|x| x.total_s()).sum::<f64>() / ((b - a) * n) * 100.0;
+    let tol = MEAN_CORE_PCT / n;
+    if share <= tol {
+        return None;
+    }
+    let sev = if share > CRITICAL_CORE_PCT / n {
+        Severity::Critical
+    } else {
+        Severity::Warning
+    };
+    let mut ev = vec![format!(
+        "other processes' CPU time from the process table: {share:.1} % of all CPUs (tolerated {tol:.2}); the phase's own kernel and softirq time is not counted against it"
+    )];
+    ev.extend(process_lines(a, b, &others));
+    Some(
+        Finding::new(
+            FindingKind::BackgroundActivity,
+            sev,
+            format!(
+                "Other processes{} used {share:.1} % of all CPUs during '{}': scores are lower than they should be; stop them and run again.",
+                Some(names(&others))
+                    .filter(|s| !s.is_empty())
+                    .map(|s| format!(" (top: {s})"))
+                    .unwrap_or_default(),
+                p.name
+            ),
+        )
+        .with_evidence(ev),
+    )
+}
+
 /// `%sys` high during benchmark phases (sbc-bench: peak > 15 or integer mean ≥ 1). Usually
 /// swapping to zram or a busy driver; single-threaded benchmarks spend ~0 % in the kernel.
 /// Multi-threaded phases fault in their own memory (7-zip allocates its dictionaries per
@@ -248,7 +304,12 @@ pub fn background_activity(
 /// did not flag, so the tolerated mean grows with the share of CPUs the phase uses, up to 3 %.
 pub fn system_activity(tl: &Timeline, tables: &[(f64, &ProcessTable)]) -> Vec<Finding> {
     let mut out = Vec::new();
-    for p in tl.phases.iter().filter(|p| p.threads.is_some()) {
+    // A phase whose work is kernel work (TCP, storage) has %sys by design.
+    for p in tl
+        .phases
+        .iter()
+        .filter(|p| p.threads.is_some() && !p.kernel_work)
+    {
         let threads = p.threads.unwrap_or(1) as f64;
         let samples = phase_samples(tl, p);
         let sys: Vec<(f64, &Sample)> = samples
@@ -520,6 +581,10 @@ mod tests {
         let f = system_activity(&t, &[]);
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].kind, FindingKind::SystemActivity);
+        // The same %sys in a phase whose work is the kernel's (TCP) is the measurement.
+        let mut k = t.clone();
+        k.phases[0].kernel_work = true;
+        assert!(system_activity(&k, &[]).is_empty());
     }
 
     #[test]

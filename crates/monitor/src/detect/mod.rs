@@ -287,6 +287,7 @@ mod tests {
             start: 0.5,
             end: Some(1.5),
             threads: Some(1),
+            ..Default::default()
         });
         let f = not_checked(&inv, &snap, &tl);
         let text: Vec<&str> = f.iter().map(|f| f.message.as_str()).collect();

@@ -115,6 +115,10 @@ pub struct Phase {
     pub start: f64,
     pub end: Option<f64>,
     pub threads: Option<u32>,
+    /// The phase's own work runs in the kernel (TCP, storage): its `%sys` is the
+    /// measurement, not a disturbance.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub kernel_work: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -149,7 +153,15 @@ impl Timeline {
             start: t,
             end: None,
             threads,
+            kernel_work: false,
         });
+    }
+
+    /// Mark the open phase as doing its work in the kernel (see [`Phase::kernel_work`]).
+    pub fn set_kernel_work(&mut self) {
+        if let Some(p) = self.phases.last_mut().filter(|p| p.end.is_none()) {
+            p.kernel_work = true;
+        }
     }
 
     /// End the open phase (if any) at time `t`.

@@ -171,6 +171,7 @@ pub(super) fn timeline(
             start: a,
             end: Some(b + 0.5),
             threads: phase_threads(&table.running, ncpus),
+            ..Default::default()
         });
         spans.push((table.running.clone(), a, b + 0.5, first_ms, last_ms));
     }
