@@ -6,6 +6,7 @@ use crate::parse::meminfo::Meminfo;
 use crate::parse::netdev::{self, NetDev};
 use crate::parse::pressure::{self, Pressure};
 use crate::parse::softirqs::{self, Softirqs};
+use crate::parse::stat::{self, Stat};
 use crate::{Host, ReadError};
 
 pub const MEMINFO: &str = "proc/meminfo";
@@ -58,6 +59,11 @@ impl Host {
     /// Every interface of `/proc/net/dev`.
     pub fn net_dev(&self) -> Result<Vec<NetDev>, ReadError> {
         self.read(NET_DEV).map(|t| netdev::parse(&t))
+    }
+
+    /// `/proc/stat`: total and per-CPU times, context switches, running tasks.
+    pub fn stat(&self) -> Result<Stat, ReadError> {
+        self.read(STAT).map(|t| stat::parse(&t))
     }
 
     /// `/proc/softirqs`.

@@ -5,7 +5,8 @@
 //!   with their evidence, findings, timeline, kernel log, complete/valid and why.
 //! - The body is per kind ([`Body`]): [`RunBody`] (`truebench run`), [`ClocksBody`]
 //!   (`truebench clocks`), [`MonitorBody`] (`truebench monitor -- CMD`), [`InteractivityBody`]
-//!   (`truebench interactivity`), [`GovernorsBody`] (`truebench governors`).
+//!   (`truebench interactivity`), [`GovernorsBody`] (`truebench governors`), [`NetBody`]
+//!   (`truebench net`).
 //!
 //! Code that knows its kind works with a [`Typed`] document (`RunResult` = `Typed<RunBody>`);
 //! code that takes any kind (history, report, compare) works with [`Document`]. Both serialize
@@ -22,6 +23,7 @@ mod envelope;
 pub mod governors;
 pub mod interactivity;
 pub mod monitor;
+pub mod net;
 mod run;
 mod time;
 
@@ -32,6 +34,7 @@ pub use envelope::*;
 pub use governors::GovernorsBody;
 pub use interactivity::InteractivityBody;
 pub use monitor::MonitorBody;
+pub use net::NetBody;
 pub use run::*;
 pub use time::{rfc3339_utc, unix_s_utc, Stamp};
 
@@ -48,6 +51,7 @@ pub enum Body {
     Monitor(MonitorBody),
     Interactivity(InteractivityBody),
     Governors(GovernorsBody),
+    Net(NetBody),
 }
 
 impl Body {
@@ -58,6 +62,7 @@ impl Body {
             Body::Monitor(_) => MonitorBody::KIND,
             Body::Interactivity(_) => InteractivityBody::KIND,
             Body::Governors(_) => GovernorsBody::KIND,
+            Body::Net(_) => NetBody::KIND,
         }
     }
 }
@@ -69,6 +74,7 @@ pub const KINDS: &[&str] = &[
     MonitorBody::KIND,
     InteractivityBody::KIND,
     GovernorsBody::KIND,
+    NetBody::KIND,
 ];
 
 /// One result document of any kind.
@@ -145,6 +151,7 @@ body_kind!(ClocksBody, Clocks, "clocks");
 body_kind!(MonitorBody, Monitor, "monitor");
 body_kind!(InteractivityBody, Interactivity, "interactivity");
 body_kind!(GovernorsBody, Governors, "governors");
+body_kind!(NetBody, Net, "net");
 
 /// A document whose kind is known: the envelope and the body of kind `B`. Serializes to (and
 /// deserializes from) the same JSON as [`Document`].
@@ -164,6 +171,8 @@ pub type MonitorResult = Typed<MonitorBody>;
 pub type InteractivityResult = Typed<InteractivityBody>;
 /// The result of `truebench governors`.
 pub type GovernorsResult = Typed<GovernorsBody>;
+/// The result of `truebench net --connect`.
+pub type NetResult = Typed<NetBody>;
 
 /// A borrowed document of kind `B`: what renderers take, so a [`Document`] renders without
 /// being taken apart or copied. Field access reads like [`Typed`]'s (`r.envelope.phases`).

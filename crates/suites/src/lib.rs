@@ -9,5 +9,6 @@ pub mod governors;
 pub mod idle;
 pub mod interactivity;
 pub mod lock;
+pub mod net;
 pub mod run;
 pub mod session;

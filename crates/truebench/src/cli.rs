@@ -92,6 +92,9 @@ pub enum Command {
     /// cpufreq governor efficiency: periodic task sets (fixed work, seeded) under every
     /// governor — miss ratio per utilisation, efficiency, clocks, time in state, energy.
     Governors(crate::governors::GovernorsArgs),
+    /// TCP throughput one way each direction and full duplex (truebench or iperf3 server),
+    /// with per-core CPU and softirq load and the verdict CPU-bound.
+    Net(crate::net::NetArgs),
     /// Read sbc-bench result logs (v0.4 … v0.9.72): a summary per log, the parsed model
     /// (--json) or the Results.md row computed the way sbc-bench computes it (--row).
     Import(crate::import::ImportArgs),
@@ -130,6 +133,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Run(args) => crate::run::run(args),
         Command::Interactivity(args) => crate::interactivity::run(args),
         Command::Governors(args) => crate::governors::run(args),
+        Command::Net(args) => crate::net::run(args),
         Command::Import(args) => crate::import::run(args),
         Command::Measure(args) => crate::measure::run(args),
         Command::History(args) => crate::history::run(args),

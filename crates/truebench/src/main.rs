@@ -18,6 +18,7 @@ mod interactivity;
 mod keep;
 mod measure;
 mod monitor;
+mod net;
 mod progress;
 mod recovery;
 mod report;

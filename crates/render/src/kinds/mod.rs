@@ -10,6 +10,7 @@ pub mod clocks_text;
 pub mod governors;
 pub mod interactivity;
 pub mod monitor;
+pub mod net;
 pub mod run;
 
 use truebench_model::{Body, BodyKind, Document, View};
@@ -94,6 +95,10 @@ macro_rules! dispatch {
                 body: b,
             }),
             Body::Governors(b) => Render::$f(View {
+                envelope: env,
+                body: b,
+            }),
+            Body::Net(b) => Render::$f(View {
                 envelope: env,
                 body: b,
             }),

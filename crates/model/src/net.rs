@@ -1,0 +1,103 @@
+//! The `net` kind (`truebench net --connect`): TCP throughput one way in each direction and
+//! full duplex, with the CPU load it cost on this side — per core, split into softirq/irq and
+//! process time — and the verdict "CPU-bound" when one core was saturated (the Arndale
+//! measurements of seed 004: full-duplex TCP lost its speed to one busy core). Each test of
+//! each repeat is one phase of the envelope, so its clocks, temperatures and findings are
+//! that phase's.
+
+use serde::{Deserialize, Serialize};
+
+/// Body of a `net` document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct NetBody {
+    /// The address tested against (`host:port`).
+    pub peer: String,
+    /// `truebench` (a `truebench net --server`), `truebench (in-process)` (`--loopback`) or
+    /// `iperf3` (an iperf3 server, driven through `iperf3 -J`).
+    pub peer_kind: String,
+    /// Seconds each test moves data.
+    pub duration_s: f64,
+    /// Parallel TCP streams per test, started together.
+    pub streams: u32,
+    pub repeat: u32,
+    /// A core at or above this busy share during a test is the limit (`CPU-bound`).
+    pub cpu_bound_pct: f64,
+    /// One row per test and repeat, in the order they ran.
+    pub rows: Vec<NetRow>,
+    /// Per test: the median over the repeats and the spread.
+    pub tests: Vec<NetTestSummary>,
+}
+
+/// One test (direction) of one repeat.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct NetRow {
+    /// `upload` (this side sends), `download` (this side receives) or `duplex` (both at once).
+    pub test: String,
+    /// The machine setting it ran under (`as is`; the sweep's `max`, `governor:ondemand`…).
+    pub setting: String,
+    /// 1-based.
+    pub repeat: u32,
+    /// The phase of the envelope holding this test's evidence.
+    pub phase: String,
+    /// `ok`, `failed`, `interrupted`.
+    pub status: String,
+    pub reason: Option<String>,
+    /// Seconds the data flowed.
+    pub seconds: f64,
+    /// Mbit/s this side sent and received (10^6 bits, as iperf3); None for a direction the
+    /// test does not use.
+    pub sent_mbit_s: Option<f64>,
+    pub received_mbit_s: Option<f64>,
+    /// Per-core load on this side during the transfer.
+    pub cores: Vec<CoreLoad>,
+    /// The saturated core, when one was.
+    pub cpu_bound: Option<CpuBound>,
+    /// Findings about this test's phase (`throttling` …).
+    pub marks: Vec<String>,
+}
+
+impl NetRow {
+    /// Sent plus received (both directions of a duplex test).
+    pub fn total_mbit_s(&self) -> Option<f64> {
+        match (self.sent_mbit_s, self.received_mbit_s) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+        }
+    }
+}
+
+/// One CPU's time during a test, % of the wall time (from `/proc/stat`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CoreLoad {
+    pub cpu: u32,
+    /// Everything but idle, iowait and steal.
+    pub busy_pct: f64,
+    /// softirq + hardirq: the network stack's receive and transmit work.
+    pub softirq_pct: f64,
+    /// user + nice + system: the processes (the transfer's own threads and anything else).
+    pub process_pct: f64,
+}
+
+/// The verdict "CPU-bound": a core at or above `NetBody::cpu_bound_pct`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CpuBound {
+    pub cpu: u32,
+    pub busy_pct: f64,
+    /// `softirq` when softirq + irq time is the larger share of the busy time, else `process`.
+    pub by: String,
+}
+
+/// A test's figures over its repeats.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct NetTestSummary {
+    pub test: String,
+    pub setting: String,
+    /// Repeats that completed.
+    pub runs: u32,
+    /// Median of sent + received, Mbit/s.
+    pub median_mbit_s: Option<f64>,
+    /// (max − min) / median of the completed repeats, %.
+    pub spread_pct: Option<f64>,
+    /// Repeats whose test was CPU-bound.
+    pub cpu_bound_runs: u32,
+}

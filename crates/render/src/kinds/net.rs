@@ -1,0 +1,206 @@
+//! The `net` kind (`truebench net --connect`): a row per test and repeat (throughput each way,
+//! the busiest core and what kept it busy, the verdict "CPU-bound"), the median per test, and
+//! in the HTML page the throughput per test with each core's load.
+
+use std::fmt::Write;
+
+use truebench_model::net::{CoreLoad, NetRow};
+use truebench_model::{NetBody, View};
+
+use super::interactivity::findings_tail;
+use super::{Metric, Render};
+use crate::report::svg::esc;
+use crate::text::{detailed_log_for, header_for};
+
+type NView<'a> = View<'a, NetBody>;
+
+fn mbit(v: Option<f64>) -> String {
+    v.map_or("-".into(), |x| format!("{x:.0}"))
+}
+
+fn busiest(r: &NetRow) -> Option<&CoreLoad> {
+    r.cores
+        .iter()
+        .max_by(|a, b| a.busy_pct.total_cmp(&b.busy_pct))
+}
+
+fn busiest_text(r: &NetRow) -> String {
+    busiest(r).map_or("-".into(), |c| {
+        format!(
+            "cpu{} {:.0} % (softirq {:.0}, process {:.0})",
+            c.cpu, c.busy_pct, c.softirq_pct, c.process_pct
+        )
+    })
+}
+
+fn verdict(r: &NetRow) -> String {
+    match &r.cpu_bound {
+        Some(v) => format!(
+            "CPU-bound: cpu{} {:.0} % busy, by {}",
+            v.cpu, v.busy_pct, v.by
+        ),
+        None if r.status == "ok" => "not CPU-bound".into(),
+        None => r.status.clone(),
+    }
+}
+
+/// The table of tests.
+pub fn table(b: &NetBody) -> String {
+    let mut o = format!(
+        "{:<10} {:>3} {:<11} {:>12} {:>12}  {:<40} {}\n",
+        "Test", "#", "Status", "Sent Mbit/s", "Recv Mbit/s", "Busiest core", "Verdict"
+    );
+    for r in &b.rows {
+        let _ = writeln!(
+            o,
+            "{:<10} {:>3} {:<11} {:>12} {:>12}  {:<40} {}{}",
+            r.test,
+            r.repeat,
+            r.status,
+            mbit(r.sent_mbit_s),
+            mbit(r.received_mbit_s),
+            busiest_text(r),
+            verdict(r),
+            if r.marks.is_empty() {
+                String::new()
+            } else {
+                format!("  [{}]", r.marks.join(", "))
+            }
+        );
+        if let Some(why) = &r.reason {
+            let _ = writeln!(o, "{:<15}{why}", "");
+        }
+    }
+    o
+}
+
+impl Render for NetBody {
+    fn label(r: NView<'_>) -> String {
+        let b = r.body;
+        format!(
+            "TCP against {} ({}), {} stream(s), {:.0} s × {}",
+            b.peer,
+            b.peer_kind,
+            b.streams,
+            b.duration_s,
+            b.rows.len()
+        )
+    }
+
+    fn metrics(r: NView<'_>) -> Vec<Metric> {
+        let mut out = Vec::new();
+        for t in &r.body.tests {
+            let key = if t.setting == "as is" {
+                t.test.clone()
+            } else {
+                format!("{}_{}", t.test, t.setting)
+            };
+            if let Some(m) = t.median_mbit_s {
+                out.push(Metric::number(format!("{key}_mbit_s"), m, Some("Mbit/s")));
+            }
+            if let Some(s) = t.spread_pct {
+                out.push(Metric::number(format!("{key}_spread_pct"), s, Some("%")));
+            }
+        }
+        out
+    }
+
+    fn summary(r: NView<'_>) -> String {
+        let b = r.body;
+        let mut o = format!(
+            "\nTCP against {} ({}): {} stream(s), {:.0} s per test, {} repeat(s) in alternating order. Mbit/s = 10^6 bits/s; a core at {:.0} % busy or more is the limit (CPU-bound).\n\n",
+            b.peer, b.peer_kind, b.streams, b.duration_s, b.repeat, b.cpu_bound_pct
+        );
+        o.push_str(&table(b));
+        o.push_str("\nPer test (sent + received, median of the completed repeats):\n");
+        for t in &b.tests {
+            let _ = writeln!(
+                o,
+                "  {:<10} {:>10} Mbit/s{}{}",
+                t.test,
+                mbit(t.median_mbit_s),
+                t.spread_pct
+                    .map(|s| format!(" (spread {s:.1} % over {} runs)", t.runs))
+                    .unwrap_or_default(),
+                if t.cpu_bound_runs > 0 {
+                    format!(", CPU-bound in {} of {}", t.cpu_bound_runs, t.runs)
+                } else {
+                    String::new()
+                }
+            );
+        }
+        o.push('\n');
+        o.push_str(&findings_tail(r.envelope));
+        o
+    }
+
+    fn detailed_log(r: NView<'_>) -> String {
+        detailed_log_for(
+            r.envelope,
+            &header_for(r.envelope, "net (TCP throughput and its CPU cost)"),
+            &Self::summary(r),
+        )
+    }
+
+    fn html_sections(r: NView<'_>) -> (String, String) {
+        let b = r.body;
+        let mut head = format!(
+            "<section><h2>TCP throughput</h2><p>Against {} ({}), {} stream(s), {:.0} s per test, {} repeat(s). A core at {:.0} % busy or more is the limit.</p>",
+            esc(&b.peer),
+            esc(&b.peer_kind),
+            b.streams,
+            b.duration_s,
+            b.repeat,
+            b.cpu_bound_pct
+        );
+        head.push_str("<table class=\"num\"><thead><tr><th>Test</th><th>#</th><th>Status</th><th>Sent (Mbit/s)</th><th>Received (Mbit/s)</th><th>Per core: busy (softirq / process) %</th><th>Verdict</th><th>Marks</th></tr></thead><tbody>");
+        for row in &b.rows {
+            let cores: Vec<String> = row
+                .cores
+                .iter()
+                .map(|c| {
+                    format!(
+                        "cpu{} {:.0} ({:.0} / {:.0})",
+                        c.cpu, c.busy_pct, c.softirq_pct, c.process_pct
+                    )
+                })
+                .collect();
+            let _ = write!(
+                head,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&row.test),
+                row.repeat,
+                esc(&row.status),
+                mbit(row.sent_mbit_s),
+                mbit(row.received_mbit_s),
+                esc(&cores.join(", ")),
+                esc(&verdict(row)),
+                esc(&row.marks.join(", "))
+            );
+        }
+        head.push_str("</tbody></table></section>");
+        (head, String::new())
+    }
+
+    fn html_fact(r: NView<'_>) -> (&'static str, String) {
+        ("Net", Self::label(r))
+    }
+
+    fn markdown(r: NView<'_>) -> String {
+        let mut o = String::from(
+            "| Test | Mbit/s (median) | Spread | CPU-bound |\n| --- | ---: | ---: | ---: |\n",
+        );
+        for t in &r.body.tests {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} of {} |",
+                t.test,
+                mbit(t.median_mbit_s),
+                t.spread_pct.map_or("-".into(), |s| format!("{s:.1} %")),
+                t.cpu_bound_runs,
+                t.runs
+            );
+        }
+        o
+    }
+}

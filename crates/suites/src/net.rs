@@ -1,0 +1,396 @@
+//! `truebench net --connect`: TCP throughput tests on the Session — upload, download and full
+//! duplex, repeated in alternating order — each one phase, with this side's per-core load from
+//! `/proc/stat` over the transfer and the verdict "CPU-bound" when a core was saturated.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use truebench_host::parse::stat::Stat;
+use truebench_host::{Host, Inventory};
+use truebench_model::net::{CoreLoad, CpuBound, NetBody, NetRow, NetTestSummary};
+use truebench_model::{self as m, NetResult, PhaseStatus};
+use truebench_monitor::Sources;
+use truebench_workloads::net::{self as wnet, Direction};
+
+use crate::session::{Finish, Outcome, Session, SessionOptions};
+
+/// Who is on the other side.
+#[derive(Debug, Clone)]
+pub enum Peer {
+    /// A `truebench net --server`.
+    Truebench(SocketAddr),
+    /// A server started in this process on 127.0.0.1 (`--loopback`).
+    Loopback,
+    /// An iperf3 server, driven through `iperf3 -J` (the program found on PATH).
+    Iperf3 {
+        program: PathBuf,
+        host: String,
+        port: u16,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct NetOptions {
+    pub peer: Peer,
+    /// In the order of the first repeat; later even repeats run them reversed.
+    pub tests: Vec<Direction>,
+    pub streams: u32,
+    pub duration: Duration,
+    pub repeat: u32,
+    /// A core at or above this busy share is the limit.
+    pub cpu_bound_pct: f64,
+    pub sample_interval: Duration,
+    pub truebench_version: String,
+}
+
+/// Why the tests could not start (a failed test is a row, not an error).
+#[derive(Debug, thiserror::Error)]
+pub enum NetSuiteError {
+    #[error(transparent)]
+    Net(#[from] wnet::NetError),
+    #[error("kernel log: {0}")]
+    KernelLog(#[from] std::io::Error),
+}
+
+/// Progress for the command line.
+#[derive(Debug)]
+pub enum Event<'a> {
+    Test {
+        index: usize,
+        total: usize,
+        name: &'a str,
+    },
+    TestEnd(&'a NetRow),
+}
+
+pub fn test_name(d: Direction) -> &'static str {
+    match d {
+        Direction::Upload => "upload",
+        Direction::Download => "download",
+        Direction::Duplex => "duplex",
+    }
+}
+
+/// Run every test; the result holds what completed, also after Ctrl-C.
+pub fn run(
+    host: &Host,
+    inv: &Inventory,
+    opts: &NetOptions,
+    stop: Arc<AtomicBool>,
+    events: &mut dyn FnMut(Event<'_>),
+) -> Result<NetResult, NetSuiteError> {
+    // The in-process server lives until the result is assembled.
+    let (server, peer, peer_kind) = match &opts.peer {
+        Peer::Loopback => {
+            let s = wnet::Server::start("127.0.0.1:0")?;
+            let a = s.addr;
+            (Some(s), a.to_string(), "truebench (in-process)")
+        }
+        Peer::Truebench(a) => (None, a.to_string(), "truebench"),
+        Peer::Iperf3 { host, port, .. } => (None, format!("{host}:{port}"), "iperf3"),
+    };
+    let mut s = Session::start(
+        host,
+        inv,
+        &SessionOptions {
+            sample_interval: opts.sample_interval,
+            sources: Sources {
+                net: true,
+                softirq: true,
+                ..Default::default()
+            },
+            truebench_version: opts.truebench_version.clone(),
+            ..Default::default()
+        },
+        stop.clone(),
+    )?;
+    match &opts.peer {
+        Peer::Iperf3 { program, .. } => s.tool("iperf3", None, Some(program.display().to_string())),
+        _ => s.tool(
+            "built-in TCP transfer",
+            Some(wnet::BUFFER.to_string()),
+            None,
+        ),
+    }
+    let cpus: Vec<u32> = inv.online_cpus().map(|c| c.id).collect();
+    let total = opts.tests.len() * opts.repeat as usize;
+    let mut rows: Vec<NetRow> = Vec::new();
+    let mut index = 0;
+    'outer: for r in 1..=opts.repeat {
+        let mut order = opts.tests.clone();
+        if r % 2 == 0 {
+            order.reverse();
+        }
+        for dir in order {
+            if s.stopped() {
+                s.interrupted(format!("before net test {index} of {total}"));
+                break 'outer;
+            }
+            index += 1;
+            let name = test_name(dir);
+            events(Event::Test { index, total, name });
+            let phase = format!("net-{name}-{r}");
+            let title = format!(
+                "TCP {name} with {} stream(s) for {:.0} s against {peer} ({peer_kind})",
+                opts.streams,
+                opts.duration.as_secs_f64()
+            );
+            let per_stream = if dir == Direction::Duplex { 2 } else { 1 };
+            let open = s.begin_phase(
+                &phase,
+                &title,
+                Some(opts.streams * per_stream),
+                cpus.clone(),
+            );
+            // TCP is kernel work: its %sys is the measurement.
+            s.sampler.mark_kernel_work();
+            let before = host.stat().ok();
+            let wopts = wnet::NetOptions {
+                streams: opts.streams,
+                duration: opts.duration,
+                direction: dir,
+            };
+            let moved = match (&opts.peer, &server) {
+                (
+                    Peer::Iperf3 {
+                        program,
+                        host,
+                        port,
+                    },
+                    _,
+                ) => truebench_workloads::iperf3::run(program, host, *port, &wopts, &stop)
+                    .map(|(r, out)| (r, Some(out)))
+                    .map_err(|e| e.to_string()),
+                (Peer::Truebench(a), _) => wnet::run(*a, &wopts, &stop)
+                    .map(|r| (r, None))
+                    .map_err(|e| e.to_string()),
+                (Peer::Loopback, Some(sv)) => wnet::run(sv.addr, &wopts, &stop)
+                    .map(|r| (r, None))
+                    .map_err(|e| e.to_string()),
+                (Peer::Loopback, None) => unreachable!("the loopback server is started above"),
+            };
+            let after = host.stat().ok();
+            let cores = match (&before, &after) {
+                (Some(b), Some(a)) => core_loads(b, a),
+                _ => Vec::new(),
+            };
+            let mut row = NetRow {
+                test: name.into(),
+                setting: "as is".into(),
+                repeat: r,
+                phase: phase.clone(),
+                status: "ok".into(),
+                reason: None,
+                seconds: 0.0,
+                sent_mbit_s: None,
+                received_mbit_s: None,
+                cpu_bound: cpu_bound(&cores, opts.cpu_bound_pct),
+                cores,
+                marks: Vec::new(),
+            };
+            let mut out = Outcome::default();
+            match moved {
+                Ok((res, tool_out)) => {
+                    row.seconds = res.seconds;
+                    row.sent_mbit_s = (dir != Direction::Download).then_some(res.sent_bps / 1e6);
+                    row.received_mbit_s =
+                        (dir != Direction::Upload).then_some(res.received_bps / 1e6);
+                    if let Some(o) = tool_out {
+                        out.raw.push(m::RawOutput {
+                            label: format!("iperf3 {name}"),
+                            command: o.command_line(),
+                            text: o.stdout,
+                        });
+                    }
+                    out.details = serde_json::to_value(&res).unwrap_or_default();
+                }
+                Err(e) => {
+                    row.status = "failed".into();
+                    row.reason = Some(e.clone());
+                    row.cpu_bound = None;
+                    out.fail(e);
+                }
+            }
+            let recorded = s.end_phase(open, out);
+            if recorded.status == PhaseStatus::Interrupted {
+                row.status = "interrupted".into();
+                row.reason = recorded.reason.clone();
+                // A cut-short transfer is no figure.
+                row.sent_mbit_s = None;
+                row.received_mbit_s = None;
+                row.cpu_bound = None;
+            }
+            events(Event::TestEnd(&row));
+            rows.push(row);
+        }
+    }
+    let body = NetBody {
+        peer,
+        peer_kind: peer_kind.into(),
+        duration_s: opts.duration.as_secs_f64(),
+        streams: opts.streams,
+        repeat: opts.repeat,
+        cpu_bound_pct: opts.cpu_bound_pct,
+        tests: summaries(&rows),
+        rows,
+    };
+    let mut result = s.finish(body, Finish { comparable: true });
+    drop(server);
+    let findings = result.envelope.findings.clone();
+    for row in result.body.rows.iter_mut() {
+        row.marks = crate::session::phase_marks(&findings, &row.phase);
+    }
+    Ok(result)
+}
+
+/// Each CPU's share of the wall time between two reads of `/proc/stat`.
+pub fn core_loads(before: &Stat, after: &Stat) -> Vec<CoreLoad> {
+    after
+        .cpus
+        .iter()
+        .filter_map(|(cpu, a)| {
+            let (_, b) = before.cpus.iter().find(|(c, _)| c == cpu)?;
+            let d = a.delta(b);
+            let total = d.total();
+            (total > 0).then(|| {
+                let pct = |v: u64| v as f64 * 100.0 / total as f64;
+                let softirq = pct(d.softirq + d.irq);
+                let process = pct(d.user + d.nice + d.system);
+                CoreLoad {
+                    cpu: *cpu,
+                    busy_pct: softirq + process,
+                    softirq_pct: softirq,
+                    process_pct: process,
+                }
+            })
+        })
+        .collect()
+}
+
+/// The busiest core when it reached `limit_pct`; named by what kept it busy.
+pub fn cpu_bound(cores: &[CoreLoad], limit_pct: f64) -> Option<CpuBound> {
+    let c = cores
+        .iter()
+        .max_by(|a, b| a.busy_pct.total_cmp(&b.busy_pct))?;
+    (c.busy_pct >= limit_pct).then(|| CpuBound {
+        cpu: c.cpu,
+        busy_pct: c.busy_pct,
+        by: if c.softirq_pct >= c.process_pct {
+            "softirq".into()
+        } else {
+            "process".into()
+        },
+    })
+}
+
+/// Median and spread per test and setting over the completed repeats.
+pub fn summaries(rows: &[NetRow]) -> Vec<NetTestSummary> {
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for r in rows {
+        let k = (r.test.clone(), r.setting.clone());
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    keys.into_iter()
+        .map(|(test, setting)| {
+            let done: Vec<&NetRow> = rows
+                .iter()
+                .filter(|r| r.test == test && r.setting == setting && r.status == "ok")
+                .collect();
+            let mut v: Vec<f64> = done.iter().filter_map(|r| r.total_mbit_s()).collect();
+            v.sort_by(f64::total_cmp);
+            let median = (!v.is_empty()).then(|| {
+                let n = v.len();
+                if n % 2 == 1 {
+                    v[n / 2]
+                } else {
+                    (v[n / 2 - 1] + v[n / 2]) / 2.0
+                }
+            });
+            let spread = median
+                .filter(|m| *m > 0.0 && v.len() > 1)
+                .map(|m| (v[v.len() - 1] - v[0]) / m * 100.0);
+            NetTestSummary {
+                runs: done.len() as u32,
+                median_mbit_s: median,
+                spread_pct: spread,
+                cpu_bound_runs: done.iter().filter(|r| r.cpu_bound.is_some()).count() as u32,
+                test,
+                setting,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use truebench_host::parse::stat;
+
+    fn stat_of(lines: &[&str]) -> Stat {
+        stat::parse(&lines.join("\n"))
+    }
+
+    #[test]
+    fn a_core_saturated_by_softirq_is_named() {
+        // user nice system idle iowait irq softirq steal: cpu1 spends 60 of 100 ticks in
+        // softirq and 37 in the process, cpu0 half idle.
+        let b = stat_of(&["cpu0 0 0 0 0 0 0 0 0", "cpu1 0 0 0 0 0 0 0 0"]);
+        let a = stat_of(&["cpu0 30 0 20 50 0 0 0 0", "cpu1 20 0 17 3 0 2 58 0"]);
+        let cores = core_loads(&b, &a);
+        assert_eq!(cores.len(), 2);
+        assert_eq!(cores[0].busy_pct, 50.0);
+        assert_eq!((cores[1].softirq_pct, cores[1].process_pct), (60.0, 37.0));
+        let v = cpu_bound(&cores, 95.0).unwrap();
+        assert_eq!((v.cpu, v.by.as_str()), (1, "softirq"));
+        assert_eq!(v.busy_pct, 97.0);
+        // Steal is time the VM did not get: not busy here.
+        let a2 = stat_of(&["cpu0 30 0 20 50 0 0 0 0", "cpu1 50 0 40 0 0 0 0 10"]);
+        let c2 = core_loads(&b, &a2);
+        assert_eq!(c2[1].busy_pct, 90.0);
+        assert!(cpu_bound(&c2, 95.0).is_none());
+        // A process-bound core.
+        let a3 = stat_of(&["cpu0 90 0 8 2 0 0 0 0", "cpu1 0 0 0 100 0 0 0 0"]);
+        let v3 = cpu_bound(&core_loads(&b, &a3), 95.0).unwrap();
+        assert_eq!((v3.cpu, v3.by.as_str()), (0, "process"));
+        assert!(cpu_bound(&[], 95.0).is_none());
+    }
+
+    fn row(test: &str, mbit: Option<f64>, status: &str) -> NetRow {
+        NetRow {
+            test: test.into(),
+            setting: "as is".into(),
+            repeat: 1,
+            phase: "p".into(),
+            status: status.into(),
+            reason: None,
+            seconds: 1.0,
+            sent_mbit_s: mbit,
+            received_mbit_s: None,
+            cores: vec![],
+            cpu_bound: None,
+            marks: vec![],
+        }
+    }
+
+    #[test]
+    fn summaries_take_the_median_of_completed_repeats() {
+        let rows = [
+            row("upload", Some(900.0), "ok"),
+            row("download", Some(500.0), "ok"),
+            row("upload", Some(1000.0), "ok"),
+            row("upload", Some(950.0), "ok"),
+            row("upload", None, "interrupted"),
+        ];
+        let s = summaries(&rows);
+        assert_eq!(s.len(), 2);
+        assert_eq!((s[0].test.as_str(), s[0].runs), ("upload", 3));
+        assert_eq!(s[0].median_mbit_s, Some(950.0));
+        assert!((s[0].spread_pct.unwrap() - 100.0 / 950.0 * 100.0).abs() < 1e-9);
+        assert_eq!((s[1].median_mbit_s, s[1].spread_pct), (Some(500.0), None));
+    }
+}

@@ -1,0 +1,259 @@
+//! `truebench net`: TCP throughput one way each direction and full duplex, with this side's
+//! per-core CPU and softirq load and the verdict "CPU-bound" (seed 004's Arndale measurements).
+//! `--server` serves other truebench clients; `--connect` tests against a truebench server
+//! (or an iperf3 server with `--iperf3`); `--loopback` tests against a server in this process.
+
+use std::io::Write;
+use std::time::Duration;
+
+use crate::cli::MachineArgs;
+use truebench_host::Inventory;
+use truebench_model::NetBody;
+use truebench_render::kinds::Render;
+use truebench_suites::net::{self as suite, Event, NetOptions, Peer};
+use truebench_workloads::net::{self as wnet, Direction};
+
+/// The port a truebench server listens on by default (iperf3's is 5201).
+pub const DEFAULT_PORT: u16 = 5202;
+
+#[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("role").required(true).args(["server", "connect", "loopback"])))]
+pub struct NetArgs {
+    #[command(flatten)]
+    pub machine: MachineArgs,
+    /// Serve tests for `truebench net --connect` clients until Ctrl-C.
+    #[arg(long)]
+    pub server: bool,
+    /// Address to listen on with --server.
+    #[arg(
+        long,
+        value_name = "ADDR",
+        default_value = "0.0.0.0:5202",
+        requires = "server"
+    )]
+    pub listen: String,
+    /// Test against the server at HOST[:PORT] (default port 5202, or 5201 with --iperf3).
+    #[arg(long, value_name = "HOST[:PORT]")]
+    pub connect: Option<String>,
+    /// Test against a server started in this process on 127.0.0.1 (the machine's own network
+    /// stack: what the CPU costs without a wire).
+    #[arg(long)]
+    pub loopback: bool,
+    /// The server is iperf3 (`iperf3 -s`): drive `iperf3 -J` as its client.
+    #[arg(long, requires = "connect")]
+    pub iperf3: bool,
+    /// Tests, comma-separated: upload (this side sends), download, duplex (both at once).
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        default_value = "upload,download,duplex"
+    )]
+    pub tests: Vec<String>,
+    /// Seconds each test moves data.
+    #[arg(long, value_name = "S", default_value_t = 10.0)]
+    pub duration: f64,
+    /// Parallel TCP streams per test, started together (iperf3 -P).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub parallel: u32,
+    /// Run every test this many times, in alternating order, for the spread.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub repeat: u32,
+    /// A core at least this busy (%) during a test makes it CPU-bound.
+    #[arg(long, value_name = "PCT", default_value_t = 95.0)]
+    pub cpu_bound: f64,
+    /// Print the result document as JSON instead of the tables.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub store: crate::keep::StoreArgs,
+}
+
+fn parse_tests(list: &[String]) -> anyhow::Result<Vec<Direction>> {
+    let mut out = Vec::new();
+    for t in list {
+        let d = match t.trim() {
+            "upload" | "up" => Direction::Upload,
+            "download" | "down" => Direction::Download,
+            "duplex" | "both" => Direction::Duplex,
+            other => {
+                anyhow::bail!("--tests {other}: expected upload, download or duplex")
+            }
+        };
+        if !out.contains(&d) {
+            out.push(d);
+        }
+    }
+    if out.is_empty() {
+        anyhow::bail!("--tests: name at least one of upload, download, duplex");
+    }
+    Ok(out)
+}
+
+/// HOST[:PORT] with the default port; `[v6]:port` and bare IPv6 addresses too.
+fn split_host_port(s: &str, default_port: u16) -> anyhow::Result<(String, u16)> {
+    let bad = || anyhow::anyhow!("--connect {s}: expected HOST or HOST:PORT");
+    if s.is_empty() {
+        return Err(bad());
+    }
+    if let Some(rest) = s.strip_prefix('[') {
+        let (h, tail) = rest.split_once(']').ok_or_else(bad)?;
+        let port = match tail.strip_prefix(':') {
+            Some(p) => p.parse().map_err(|_| bad())?,
+            None if tail.is_empty() => default_port,
+            None => return Err(bad()),
+        };
+        return Ok((h.to_string(), port));
+    }
+    match s.rsplit_once(':') {
+        // More than one colon and no brackets: a bare IPv6 address.
+        Some((h, _)) if h.contains(':') => Ok((s.to_string(), default_port)),
+        Some((h, p)) => Ok((h.to_string(), p.parse().map_err(|_| bad())?)),
+        None => Ok((s.to_string(), default_port)),
+    }
+}
+
+pub fn run(args: NetArgs) -> anyhow::Result<i32> {
+    if args.server {
+        let srv = wnet::Server::start(&args.listen)?;
+        errln!(
+            "truebench: serving TCP throughput tests on {} (Ctrl-C ends); clients: truebench net --connect HOST:{}",
+            srv.addr,
+            srv.addr.port()
+        );
+        srv.wait(&truebench_tuning::graceful_interrupts());
+        return Ok(0);
+    }
+    let tests = parse_tests(&args.tests)?;
+    if !(args.duration.is_finite() && args.duration >= 0.5) {
+        anyhow::bail!("--duration {}: must be at least 0.5 seconds", args.duration);
+    }
+    if args.parallel == 0 || args.repeat == 0 {
+        anyhow::bail!("--parallel and --repeat must be at least 1");
+    }
+    if !(args.cpu_bound > 0.0 && args.cpu_bound <= 100.0) {
+        anyhow::bail!(
+            "--cpu-bound {}: expected a share in (0, 100] %",
+            args.cpu_bound
+        );
+    }
+    let peer = match (&args.connect, args.loopback) {
+        (_, true) => Peer::Loopback,
+        (Some(c), false) if args.iperf3 => {
+            let (host, port) = split_host_port(c, 5201)?;
+            let program = truebench_workloads::tool::find_tool(&["iperf3"]).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "--iperf3: no iperf3 program found on PATH (Debian: apt-get install iperf3)"
+                )
+            })?;
+            Peer::Iperf3 {
+                program,
+                host,
+                port,
+            }
+        }
+        (Some(c), false) => {
+            let (host, port) = split_host_port(c, DEFAULT_PORT)?;
+            let addr = if host.contains(':') {
+                format!("[{host}]:{port}")
+            } else {
+                format!("{host}:{port}")
+            };
+            Peer::Truebench(wnet::resolve(&addr)?)
+        }
+        (None, false) => anyhow::bail!("give --connect HOST, --loopback or --server"),
+    };
+    let host = args.machine.host()?;
+    let inv = Inventory::probe(&host);
+    let opts = NetOptions {
+        peer,
+        tests,
+        streams: args.parallel,
+        duration: Duration::from_secs_f64(args.duration),
+        repeat: args.repeat,
+        cpu_bound_pct: args.cpu_bound,
+        sample_interval: Duration::from_secs(1),
+        truebench_version: env!("CARGO_PKG_VERSION").into(),
+    };
+    let _lock =
+        truebench_suites::lock::MeasurementLock::acquire(&truebench_suites::lock::default_dir())?;
+    let quiet = args.json;
+    if !quiet {
+        errln!(
+            "truebench: net: {} test(s) × {} repeat(s), {:.0} s each; Ctrl-C keeps what was measured",
+            opts.tests.len(),
+            opts.repeat,
+            args.duration
+        );
+    }
+    let stop = truebench_tuning::graceful_interrupts();
+    let mut events = |e: Event<'_>| {
+        if quiet {
+            return;
+        }
+        match e {
+            Event::Test { index, total, name } => {
+                errln!("truebench: [{index}/{total}] {name}…")
+            }
+            Event::TestEnd(r) => errln!(
+                "truebench:   {}{}{}{}",
+                r.status,
+                r.total_mbit_s()
+                    .map(|m| format!(", {m:.0} Mbit/s"))
+                    .unwrap_or_default(),
+                r.cpu_bound
+                    .as_ref()
+                    .map(|v| format!(", CPU-bound (cpu{} {:.0} %, {})", v.cpu, v.busy_pct, v.by))
+                    .unwrap_or_default(),
+                r.reason
+                    .as_ref()
+                    .map(|w| format!(": {w}"))
+                    .unwrap_or_default()
+            ),
+        }
+    };
+    let result = suite::run(&host, &inv, &opts, stop, &mut events)?;
+    crate::keep::store(&result, &args.store, quiet);
+    let mut out = crate::out::stdout();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&result)?)?;
+    } else {
+        write!(out, "{}", NetBody::summary(result.view()))?;
+    }
+    out.flush()?;
+    let failed = result.body.rows.iter().any(|r| r.status == "failed");
+    Ok(if !result.envelope.complete {
+        130
+    } else if failed {
+        1
+    } else {
+        0
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_take_the_default_port() {
+        let f = |s| split_host_port(s, 5202).unwrap();
+        assert_eq!(f("board"), ("board".into(), 5202));
+        assert_eq!(f("10.0.0.2:9000"), ("10.0.0.2".into(), 9000));
+        assert_eq!(f("[fe80::1]:7"), ("fe80::1".into(), 7));
+        assert_eq!(f("[fe80::1]"), ("fe80::1".into(), 5202));
+        assert_eq!(f("fe80::1"), ("fe80::1".into(), 5202));
+        for bad in ["", "h:port", "[::1", "[::1]x"] {
+            let e = split_host_port(bad, 1).unwrap_err().to_string();
+            assert!(e.contains(&format!("--connect {bad}")), "{e}");
+        }
+    }
+
+    #[test]
+    fn tests_parse_or_name_the_value() {
+        let t = parse_tests(&["duplex".into(), "up".into(), "duplex".into()]).unwrap();
+        assert_eq!(t, [Direction::Duplex, Direction::Upload]);
+        let e = parse_tests(&["sideways".into()]).unwrap_err().to_string();
+        assert!(e.contains("--tests sideways"), "{e}");
+    }
+}
