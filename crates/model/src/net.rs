@@ -24,8 +24,18 @@ pub struct NetBody {
     pub cpu_bound_pct: f64,
     /// One row per test and repeat, in the order they ran.
     pub rows: Vec<NetRow>,
-    /// Per test: the median over the repeats and the spread.
+    /// Per test and setting: the median over the repeats and the spread.
     pub tests: Vec<NetTestSummary>,
+    /// The settings swept (`as is`, `max`, `governor:ondemand`, `opp:1800 MHz`…); `as is`
+    /// alone without `--sweep`.
+    #[serde(default)]
+    pub settings: Vec<String>,
+    /// Why the sweep did not run (no cpufreq, no right to change settings).
+    #[serde(default)]
+    pub sweep_note: Option<String>,
+    /// "The governor does not raise the clock for I/O" …
+    #[serde(default)]
+    pub verdicts: Vec<String>,
 }
 
 /// One test (direction) of one repeat.
@@ -54,6 +64,10 @@ pub struct NetRow {
     pub cpu_bound: Option<CpuBound>,
     /// Findings about this test's phase (`throttling` …).
     pub marks: Vec<String>,
+    /// The clock reached per policy while it ran: time-weighted mean of the time_in_state
+    /// deltas, MHz (empty without cpufreq statistics).
+    #[serde(default)]
+    pub reached_mhz: Vec<(String, f64)>,
 }
 
 impl NetRow {

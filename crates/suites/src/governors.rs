@@ -207,7 +207,7 @@ fn apply(s: &mut Session<'_>, host: &Host, inv: &Inventory, plan: &Plan) -> Resu
 }
 
 /// Seconds per kHz of every policy with `stats/time_in_state` (10 ms ticks).
-fn time_in_state(host: &Host, inv: &Inventory) -> Vec<(String, Vec<(u64, u64)>)> {
+pub(crate) fn time_in_state(host: &Host, inv: &Inventory) -> Vec<(String, Vec<(u64, u64)>)> {
     inv.clusters
         .iter()
         .filter(|c| c.time_in_state)
@@ -220,7 +220,7 @@ fn time_in_state(host: &Host, inv: &Inventory) -> Vec<(String, Vec<(u64, u64)>)>
         .collect()
 }
 
-fn tis_delta(
+pub(crate) fn tis_delta(
     before: &[(String, Vec<(u64, u64)>)],
     after: &[(String, Vec<(u64, u64)>)],
 ) -> Vec<PolicyTimeInState> {

@@ -10,5 +10,6 @@ pub mod idle;
 pub mod interactivity;
 pub mod lock;
 pub mod net;
+pub mod net_sweep;
 pub mod run;
 pub mod session;

@@ -15,6 +15,8 @@ use truebench_model::{self as m, NetResult, PhaseStatus};
 use truebench_monitor::Sources;
 use truebench_workloads::net::{self as wnet, Direction};
 
+use crate::governors::{time_in_state, tis_delta};
+use crate::net_sweep::{self, Setting};
 use crate::session::{Finish, Outcome, Session, SessionOptions};
 
 /// Who is on the other side.
@@ -42,6 +44,8 @@ pub struct NetOptions {
     pub repeat: u32,
     /// A core at or above this busy share is the limit.
     pub cpu_bound_pct: f64,
+    /// Settings to sweep (from `net_sweep::parse`: `as is` first); empty: as is only.
+    pub sweep: Vec<Setting>,
     pub sample_interval: Duration,
     pub truebench_version: String,
 }
@@ -53,6 +57,8 @@ pub enum NetSuiteError {
     Net(#[from] wnet::NetError),
     #[error("kernel log: {0}")]
     KernelLog(#[from] std::io::Error),
+    #[error("{0}")]
+    Tuning(#[from] truebench_tuning::TuningError),
 }
 
 /// Progress for the command line.
@@ -62,7 +68,10 @@ pub enum Event<'a> {
         index: usize,
         total: usize,
         name: &'a str,
+        setting: &'a str,
     },
+    /// A setting could not be applied: its tests are skipped.
+    Note(String),
     TestEnd(&'a NetRow),
 }
 
@@ -116,117 +125,62 @@ pub fn run(
         ),
     }
     let cpus: Vec<u32> = inv.online_cpus().map(|c| c.id).collect();
-    let total = opts.tests.len() * opts.repeat as usize;
-    let mut rows: Vec<NetRow> = Vec::new();
-    let mut index = 0;
-    'outer: for r in 1..=opts.repeat {
-        let mut order = opts.tests.clone();
-        if r % 2 == 0 {
-            order.reverse();
-        }
-        for dir in order {
-            if s.stopped() {
-                s.interrupted(format!("before net test {index} of {total}"));
-                break 'outer;
-            }
-            index += 1;
-            let name = test_name(dir);
-            events(Event::Test { index, total, name });
-            let phase = format!("net-{name}-{r}");
-            let title = format!(
-                "TCP {name} with {} stream(s) for {:.0} s against {peer} ({peer_kind})",
-                opts.streams,
-                opts.duration.as_secs_f64()
-            );
-            let per_stream = if dir == Direction::Duplex { 2 } else { 1 };
-            let open = s.begin_phase(
-                &phase,
-                &title,
-                Some(opts.streams * per_stream),
-                cpus.clone(),
-            );
-            // TCP is kernel work: its %sys is the measurement.
-            s.sampler.mark_kernel_work();
-            let before = host.stat().ok();
-            let wopts = wnet::NetOptions {
-                streams: opts.streams,
-                duration: opts.duration,
-                direction: dir,
-            };
-            let moved = match (&opts.peer, &server) {
-                (
-                    Peer::Iperf3 {
-                        program,
-                        host,
-                        port,
-                    },
-                    _,
-                ) => truebench_workloads::iperf3::run(program, host, *port, &wopts, &stop)
-                    .map(|(r, out)| (r, Some(out)))
-                    .map_err(|e| e.to_string()),
-                (Peer::Truebench(a), _) => wnet::run(*a, &wopts, &stop)
-                    .map(|r| (r, None))
-                    .map_err(|e| e.to_string()),
-                (Peer::Loopback, Some(sv)) => wnet::run(sv.addr, &wopts, &stop)
-                    .map(|r| (r, None))
-                    .map_err(|e| e.to_string()),
-                (Peer::Loopback, None) => unreachable!("the loopback server is started above"),
-            };
-            let after = host.stat().ok();
-            let cores = match (&before, &after) {
-                (Some(b), Some(a)) => core_loads(b, a),
-                _ => Vec::new(),
-            };
-            let mut row = NetRow {
-                test: name.into(),
-                setting: "as is".into(),
-                repeat: r,
-                phase: phase.clone(),
-                status: "ok".into(),
-                reason: None,
-                seconds: 0.0,
-                sent_mbit_s: None,
-                received_mbit_s: None,
-                cpu_bound: cpu_bound(&cores, opts.cpu_bound_pct),
-                cores,
-                marks: Vec::new(),
-            };
-            let mut out = Outcome::default();
-            match moved {
-                Ok((res, tool_out)) => {
-                    row.seconds = res.seconds;
-                    row.sent_mbit_s = (dir != Direction::Download).then_some(res.sent_bps / 1e6);
-                    row.received_mbit_s =
-                        (dir != Direction::Upload).then_some(res.received_bps / 1e6);
-                    if let Some(o) = tool_out {
-                        out.raw.push(m::RawOutput {
-                            label: format!("iperf3 {name}"),
-                            command: o.command_line(),
-                            text: o.stdout,
-                        });
-                    }
-                    out.details = serde_json::to_value(&res).unwrap_or_default();
-                }
-                Err(e) => {
-                    row.status = "failed".into();
-                    row.reason = Some(e.clone());
-                    row.cpu_bound = None;
-                    out.fail(e);
-                }
-            }
-            let recorded = s.end_phase(open, out);
-            if recorded.status == PhaseStatus::Interrupted {
-                row.status = "interrupted".into();
-                row.reason = recorded.reason.clone();
-                // A cut-short transfer is no figure.
-                row.sent_mbit_s = None;
-                row.received_mbit_s = None;
-                row.cpu_bound = None;
-            }
-            events(Event::TestEnd(&row));
-            rows.push(row);
+    let mut settings = if opts.sweep.is_empty() {
+        vec![Setting::AsIs]
+    } else {
+        opts.sweep.clone()
+    };
+    let mut sweep_note = None;
+    if settings.len() > 1 {
+        s.begin_tuning(true, None)?;
+        if !s.tuned() {
+            sweep_note = Some(format!(
+                "The sweep did not run ({}): the tests ran as the machine is.",
+                s.tuning_reason().unwrap_or("no right to change settings")
+            ));
+            settings = vec![Setting::AsIs];
         }
     }
+    let total = settings.len() * opts.tests.len() * opts.repeat as usize;
+    let mut rows: Vec<NetRow> = Vec::new();
+    let mut index = 0;
+    'outer: for setting in &settings {
+        let label = setting.label();
+        if let Err(e) = net_sweep::apply(&mut s, host, inv, setting) {
+            events(Event::Note(format!("{label}: {e}; its tests are skipped")));
+            s.note(format!("sweep setting '{label}' could not be applied: {e}"));
+            s.restore_now();
+            continue;
+        }
+        for r in 1..=opts.repeat {
+            let mut order = opts.tests.clone();
+            if r % 2 == 0 {
+                order.reverse();
+            }
+            for &dir in &order {
+                if s.stopped() {
+                    s.interrupted(format!("before net test {} of {total}", index + 1));
+                    break 'outer;
+                }
+                index += 1;
+                events(Event::Test {
+                    index,
+                    total,
+                    name: test_name(dir),
+                    setting: &label,
+                });
+                let row = one_test(
+                    &mut s, opts, setting, dir, r, &cpus, &server, &peer, peer_kind,
+                );
+                events(Event::TestEnd(&row));
+                rows.push(row);
+            }
+        }
+        // Back to the machine's own settings before the next one.
+        s.restore_now();
+    }
+    let tests = summaries(&rows);
+    let verdicts = net_sweep::verdicts(host, inv, &tests);
     let body = NetBody {
         peer,
         peer_kind: peer_kind.into(),
@@ -234,7 +188,10 @@ pub fn run(
         streams: opts.streams,
         repeat: opts.repeat,
         cpu_bound_pct: opts.cpu_bound_pct,
-        tests: summaries(&rows),
+        tests,
+        settings: settings.iter().map(Setting::label).collect(),
+        sweep_note,
+        verdicts,
         rows,
     };
     let mut result = s.finish(body, Finish { comparable: true });
@@ -244,6 +201,127 @@ pub fn run(
         row.marks = crate::session::phase_marks(&findings, &row.phase);
     }
     Ok(result)
+}
+
+/// One test under the current setting: a phase, the transfer, this side's per-core load
+/// and the clock reached.
+#[allow(clippy::too_many_arguments)]
+fn one_test(
+    s: &mut Session<'_>,
+    opts: &NetOptions,
+    setting: &Setting,
+    dir: Direction,
+    r: u32,
+    cpus: &[u32],
+    server: &Option<wnet::Server>,
+    peer: &str,
+    peer_kind: &str,
+) -> NetRow {
+    let (host, inv, stop) = (s.host, s.inv, s.stop.clone());
+    let name = test_name(dir);
+    let label = setting.label();
+    let phase = if *setting == Setting::AsIs {
+        format!("net-{name}-{r}")
+    } else {
+        let slug: String = label
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        format!("net-{slug}-{name}-{r}")
+    };
+    let title = format!(
+        "TCP {name} with {} stream(s) for {:.0} s against {peer} ({peer_kind}), {label}",
+        opts.streams,
+        opts.duration.as_secs_f64()
+    );
+    let per_stream = if dir == Direction::Duplex { 2 } else { 1 };
+    let open = s.begin_phase(
+        &phase,
+        &title,
+        Some(opts.streams * per_stream),
+        cpus.to_vec(),
+    );
+    // TCP is kernel work: its %sys is the measurement.
+    s.sampler.mark_kernel_work();
+    let tis_before = time_in_state(host, inv);
+    let before = host.stat().ok();
+    let wopts = wnet::NetOptions {
+        streams: opts.streams,
+        duration: opts.duration,
+        direction: dir,
+    };
+    let moved = match (&opts.peer, server) {
+        (
+            Peer::Iperf3 {
+                program,
+                host,
+                port,
+            },
+            _,
+        ) => truebench_workloads::iperf3::run(program, host, *port, &wopts, &stop)
+            .map(|(r, out)| (r, Some(out)))
+            .map_err(|e| e.to_string()),
+        (Peer::Truebench(a), _) => wnet::run(*a, &wopts, &stop)
+            .map(|r| (r, None))
+            .map_err(|e| e.to_string()),
+        (Peer::Loopback, Some(sv)) => wnet::run(sv.addr, &wopts, &stop)
+            .map(|r| (r, None))
+            .map_err(|e| e.to_string()),
+        (Peer::Loopback, None) => Err("the loopback server did not start".to_string()),
+    };
+    let after = host.stat().ok();
+    let tis = tis_delta(&tis_before, &time_in_state(host, inv));
+    let cores = match (&before, &after) {
+        (Some(b), Some(a)) => core_loads(b, a),
+        _ => Vec::new(),
+    };
+    let mut row = NetRow {
+        test: name.into(),
+        setting: label,
+        repeat: r,
+        phase: phase.clone(),
+        status: "ok".into(),
+        reason: None,
+        seconds: 0.0,
+        sent_mbit_s: None,
+        received_mbit_s: None,
+        cpu_bound: cpu_bound(&cores, opts.cpu_bound_pct),
+        cores,
+        marks: Vec::new(),
+        reached_mhz: net_sweep::reached_mhz(&tis),
+    };
+    let mut out = Outcome::default();
+    match moved {
+        Ok((res, tool_out)) => {
+            row.seconds = res.seconds;
+            row.sent_mbit_s = (dir != Direction::Download).then_some(res.sent_bps / 1e6);
+            row.received_mbit_s = (dir != Direction::Upload).then_some(res.received_bps / 1e6);
+            if let Some(o) = tool_out {
+                out.raw.push(m::RawOutput {
+                    label: format!("iperf3 {name}"),
+                    command: o.command_line(),
+                    text: o.stdout,
+                });
+            }
+            out.details = serde_json::to_value(&res).unwrap_or_default();
+        }
+        Err(e) => {
+            row.status = "failed".into();
+            row.reason = Some(e.clone());
+            row.cpu_bound = None;
+            out.fail(e);
+        }
+    }
+    let recorded = s.end_phase(open, out);
+    if recorded.status == PhaseStatus::Interrupted {
+        row.status = "interrupted".into();
+        row.reason = recorded.reason.clone();
+        // A cut-short transfer is no figure.
+        row.sent_mbit_s = None;
+        row.received_mbit_s = None;
+        row.cpu_bound = None;
+    }
+    row
 }
 
 /// Each CPU's share of the wall time between two reads of `/proc/stat`.
@@ -374,6 +452,7 @@ mod tests {
             cores: vec![],
             cpu_bound: None,
             marks: vec![],
+            reached_mhz: vec![],
         }
     }
 

@@ -59,6 +59,12 @@ pub struct NetArgs {
     /// Run every test this many times, in alternating order, for the spread.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub repeat: u32,
+    /// Repeat the tests under each of these cpufreq settings (through the journaled Tuning,
+    /// restored afterwards, also after Ctrl-C or kill -9): `max`, `min`, `governor:NAME`,
+    /// `opps` (every OPP of the cluster of CPU 0), comma-separated; the machine as it is runs
+    /// first. Needs root and cpufreq.
+    #[arg(long, value_name = "LIST")]
+    pub sweep: Option<String>,
     /// A core at least this busy (%) during a test makes it CPU-bound.
     #[arg(long, value_name = "PCT", default_value_t = 95.0)]
     pub cpu_bound: f64,
@@ -165,6 +171,10 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
     };
     let host = args.machine.host()?;
     let inv = Inventory::probe(&host);
+    let sweep = match &args.sweep {
+        Some(spec) => truebench_suites::net_sweep::parse(spec, &inv).map_err(anyhow::Error::msg)?,
+        None => Vec::new(),
+    };
     let opts = NetOptions {
         peer,
         tests,
@@ -172,6 +182,7 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
         duration: Duration::from_secs_f64(args.duration),
         repeat: args.repeat,
         cpu_bound_pct: args.cpu_bound,
+        sweep,
         sample_interval: Duration::from_secs(1),
         truebench_version: env!("CARGO_PKG_VERSION").into(),
     };
@@ -180,10 +191,20 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
     let quiet = args.json;
     if !quiet {
         errln!(
-            "truebench: net: {} test(s) × {} repeat(s), {:.0} s each; Ctrl-C keeps what was measured",
+            "truebench: net: {} test(s) × {} repeat(s){}, {:.0} s each; Ctrl-C keeps what was measured{}",
             opts.tests.len(),
             opts.repeat,
-            args.duration
+            if opts.sweep.len() > 1 {
+                format!(" × {} settings", opts.sweep.len())
+            } else {
+                String::new()
+            },
+            args.duration,
+            if opts.sweep.len() > 1 {
+                " and restores every setting"
+            } else {
+                ""
+            }
         );
     }
     let stop = truebench_tuning::graceful_interrupts();
@@ -192,9 +213,13 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
             return;
         }
         match e {
-            Event::Test { index, total, name } => {
-                errln!("truebench: [{index}/{total}] {name}…")
-            }
+            Event::Test {
+                index,
+                total,
+                name,
+                setting,
+            } => errln!("truebench: [{index}/{total}] {name} ({setting})…"),
+            Event::Note(n) => errln!("truebench: {n}"),
             Event::TestEnd(r) => errln!(
                 "truebench:   {}{}{}{}",
                 r.status,

@@ -451,3 +451,154 @@ fn ctrl_c_keeps_the_tests_that_completed() {
         "a cut-short transfer is no figure"
     );
 }
+
+fn governors_of(root: &Path) -> Vec<String> {
+    [0, 4, 6]
+        .iter()
+        .map(|p| {
+            std::fs::read_to_string(root.join(format!(
+                "sys/devices/system/cpu/cpufreq/policy{p}/scaling_governor"
+            )))
+            .unwrap()
+            .trim()
+            .to_string()
+        })
+        .collect()
+}
+
+/// The sweep on a recorded ROCK 5B: Tuning writes each setting into the fixture tree while
+/// the transfers really run here, and puts everything back.
+#[test]
+fn the_sweep_switches_settings_on_a_fixture_root_and_restores_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let before = governors_of(root.path());
+    let out = truebench(tmp.path())
+        .arg("net")
+        .arg("--root")
+        .arg(root.path())
+        .args(["--loopback", "--tests", "upload", "--repeat", "1"])
+        .args([
+            "--duration",
+            "0.5",
+            "--sweep",
+            "max,governor:schedutil,opps",
+        ])
+        .args(["--json", "--no-store"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(&out);
+    let settings: Vec<&str> = doc["body"]["settings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    assert_eq!(&settings[..3], ["as is", "max", "governor:schedutil"]);
+    assert!(
+        settings[3..].iter().all(|s| s.starts_with("opp:")),
+        "{settings:?}"
+    );
+    assert!(
+        settings.len() > 4,
+        "every OPP of cpu0's cluster: {settings:?}"
+    );
+    let r = rows(&doc);
+    assert_eq!(r.len(), settings.len());
+    assert!(r.iter().all(|x| x["status"] == "ok"), "{r:?}");
+    // Every write went through Tuning, into the fixture tree, and came back.
+    let changes = doc["envelope"]["tuning"]["changes"].as_array().unwrap();
+    let wrote = |path: &str, value: &str| {
+        changes
+            .iter()
+            .any(|c| c["path"].as_str().unwrap().ends_with(path) && c["value"] == value)
+    };
+    assert!(
+        wrote("policy0/scaling_governor", "performance"),
+        "{changes:?}"
+    );
+    assert!(
+        wrote("policy6/scaling_governor", "schedutil"),
+        "{changes:?}"
+    );
+    assert!(
+        wrote("policy0/scaling_governor", "userspace"),
+        "{changes:?}"
+    );
+    assert!(wrote("policy0/scaling_setspeed", "408000"), "{changes:?}");
+    assert!(changes.iter().all(|c| c["error"].is_null()), "{changes:?}");
+    assert_eq!(
+        doc["envelope"]["tuning"]["restore_failed"],
+        serde_json::json!([])
+    );
+    assert_eq!(governors_of(root.path()), before);
+    // The phases carry the setting in their names.
+    let phases = doc["envelope"]["phases"].to_string();
+    assert!(phases.contains("net-max-upload-1"), "{phases}");
+}
+
+#[test]
+fn without_cpufreq_a_sweep_is_refused_with_the_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let o = truebench(tmp.path())
+        .arg("net")
+        .arg("--root")
+        .arg(empty.path())
+        .args(["--loopback", "--sweep", "max"])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("--sweep max") && e.contains("no cpufreq"), "{e}");
+}
+
+#[test]
+fn ctrl_c_during_the_sweep_restores_the_governors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let before = governors_of(root.path());
+    let child = truebench(tmp.path())
+        .arg("net")
+        .arg("--root")
+        .arg(root.path())
+        .args(["--loopback", "--tests", "upload", "--repeat", "1"])
+        .args([
+            "--duration",
+            "2",
+            "--sweep",
+            "max,min",
+            "--json",
+            "--no-store",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the sweep has switched to performance (the second setting).
+    let t0 = Instant::now();
+    while governors_of(root.path())[0] != "performance" {
+        assert!(t0.elapsed() < Duration::from_secs(30), "never switched");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(governors_of(root.path()), before);
+    let doc = json(&out);
+    assert_eq!(doc["envelope"]["complete"], false);
+}

@@ -44,16 +44,28 @@ fn verdict(r: &NetRow) -> String {
     }
 }
 
+fn reached(r: &NetRow) -> String {
+    if r.reached_mhz.is_empty() {
+        return "-".into();
+    }
+    r.reached_mhz
+        .iter()
+        .map(|(p, m)| format!("{p} {m:.0}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The table of tests.
 pub fn table(b: &NetBody) -> String {
     let mut o = format!(
-        "{:<10} {:>3} {:<11} {:>12} {:>12}  {:<40} {}\n",
-        "Test", "#", "Status", "Sent Mbit/s", "Recv Mbit/s", "Busiest core", "Verdict"
+        "{:<16} {:<10} {:>3} {:<11} {:>12} {:>12}  {:<40} {}\n",
+        "Setting", "Test", "#", "Status", "Sent Mbit/s", "Recv Mbit/s", "Busiest core", "Verdict"
     );
     for r in &b.rows {
         let _ = writeln!(
             o,
-            "{:<10} {:>3} {:<11} {:>12} {:>12}  {:<40} {}{}",
+            "{:<16} {:<10} {:>3} {:<11} {:>12} {:>12}  {:<40} {}{}{}",
+            r.setting,
             r.test,
             r.repeat,
             r.status,
@@ -61,6 +73,11 @@ pub fn table(b: &NetBody) -> String {
             mbit(r.received_mbit_s),
             busiest_text(r),
             verdict(r),
+            if r.reached_mhz.is_empty() {
+                String::new()
+            } else {
+                format!("; clock reached {} MHz", reached(r))
+            },
             if r.marks.is_empty() {
                 String::new()
             } else {
@@ -111,12 +128,16 @@ impl Render for NetBody {
             "\nTCP against {} ({}): {} stream(s), {:.0} s per test, {} repeat(s) in alternating order. Mbit/s = 10^6 bits/s; a core at {:.0} % busy or more is the limit (CPU-bound).\n\n",
             b.peer, b.peer_kind, b.streams, b.duration_s, b.repeat, b.cpu_bound_pct
         );
+        if let Some(n) = &b.sweep_note {
+            let _ = writeln!(o, "{n}\n");
+        }
         o.push_str(&table(b));
         o.push_str("\nPer test (sent + received, median of the completed repeats):\n");
         for t in &b.tests {
             let _ = writeln!(
                 o,
-                "  {:<10} {:>10} Mbit/s{}{}",
+                "  {:<16} {:<10} {:>10} Mbit/s{}{}",
+                t.setting,
                 t.test,
                 mbit(t.median_mbit_s),
                 t.spread_pct
@@ -128,6 +149,9 @@ impl Render for NetBody {
                     String::new()
                 }
             );
+        }
+        for v in &b.verdicts {
+            let _ = writeln!(o, "\n{v}");
         }
         o.push('\n');
         o.push_str(&findings_tail(r.envelope));
@@ -153,7 +177,7 @@ impl Render for NetBody {
             b.repeat,
             b.cpu_bound_pct
         );
-        head.push_str("<table class=\"num\"><thead><tr><th>Test</th><th>#</th><th>Status</th><th>Sent (Mbit/s)</th><th>Received (Mbit/s)</th><th>Per core: busy (softirq / process) %</th><th>Verdict</th><th>Marks</th></tr></thead><tbody>");
+        head.push_str("<table class=\"num\"><thead><tr><th>Setting</th><th>Test</th><th>#</th><th>Status</th><th>Sent (Mbit/s)</th><th>Received (Mbit/s)</th><th>Per core: busy (softirq / process) %</th><th>Clock reached (MHz)</th><th>Verdict</th><th>Marks</th></tr></thead><tbody>");
         for row in &b.rows {
             let cores: Vec<String> = row
                 .cores
@@ -167,18 +191,45 @@ impl Render for NetBody {
                 .collect();
             let _ = write!(
                 head,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&row.setting),
                 esc(&row.test),
                 row.repeat,
                 esc(&row.status),
                 mbit(row.sent_mbit_s),
                 mbit(row.received_mbit_s),
                 esc(&cores.join(", ")),
+                esc(&reached(row)),
                 esc(&verdict(row)),
                 esc(&row.marks.join(", "))
             );
         }
-        head.push_str("</tbody></table></section>");
+        head.push_str("</tbody></table>");
+        // Throughput against the setting, with the clock each setting really reached.
+        head.push_str("<h3>Throughput per setting</h3><table class=\"num\"><thead><tr><th>Test</th><th>Setting</th><th>Mbit/s (median)</th><th>Spread</th><th>Clock reached (MHz)</th><th>CPU-bound</th></tr></thead><tbody>");
+        for t in &b.tests {
+            let clock = b
+                .rows
+                .iter()
+                .find(|r| r.test == t.test && r.setting == t.setting && !r.reached_mhz.is_empty())
+                .map_or("-".into(), reached);
+            let _ = write!(
+                head,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} of {}</td></tr>",
+                esc(&t.test),
+                esc(&t.setting),
+                mbit(t.median_mbit_s),
+                t.spread_pct.map_or("-".into(), |s| format!("{s:.1} %")),
+                esc(&clock),
+                t.cpu_bound_runs,
+                t.runs
+            );
+        }
+        head.push_str("</tbody></table>");
+        for v in b.verdicts.iter().chain(b.sweep_note.iter()) {
+            let _ = write!(head, "<p>{}</p>", esc(v));
+        }
+        head.push_str("</section>");
         (head, String::new())
     }
 
@@ -193,8 +244,9 @@ impl Render for NetBody {
         for t in &r.body.tests {
             let _ = writeln!(
                 o,
-                "| {} | {} | {} | {} of {} |",
+                "| {} | {} | {} | {} | {} of {} |",
                 t.test,
+                t.setting,
                 mbit(t.median_mbit_s),
                 t.spread_pct.map_or("-".into(), |s| format!("{s:.1} %")),
                 t.cpu_bound_runs,

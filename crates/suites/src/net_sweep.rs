@@ -1,0 +1,327 @@
+//! The cpufreq sweep of `truebench net --sweep`: the same tests under several machine
+//! settings (`max`, `min`, `governor:X`, every OPP of the cluster that handles CPU 0's
+//! interrupts), each applied through the Session's Tuning and restored before the next, and
+//! the verdict "the governor does not raise the clock for I/O" (seed 004: eMMC reads went from
+//! 29 to 44 MB/s with the CPU forced to its top clock).
+
+use truebench_host::inventory::Cluster;
+use truebench_host::{Host, Inventory};
+use truebench_model::governors::PolicyTimeInState;
+use truebench_model::net::NetTestSummary;
+
+use crate::session::Session;
+
+/// One machine setting of the sweep.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Setting {
+    /// The machine as it was (its own governor): always first.
+    AsIs,
+    /// Every policy at its top clock (`performance`).
+    Max,
+    /// Every policy at its lowest clock (`powersave`).
+    Min,
+    Governor(String),
+    /// The cluster of CPU 0 pinned to one OPP (kHz).
+    Opp(u64),
+}
+
+impl Setting {
+    pub fn label(&self) -> String {
+        match self {
+            Setting::AsIs => "as is".into(),
+            Setting::Max => "max".into(),
+            Setting::Min => "min".into(),
+            Setting::Governor(g) => format!("governor:{g}"),
+            Setting::Opp(k) => format!("opp:{} MHz", k / 1000),
+        }
+    }
+}
+
+/// The cluster whose OPPs `opps` walks: the one holding CPU 0, where most boards take their
+/// network and storage interrupts by default.
+fn irq_cluster(inv: &Inventory) -> Option<&Cluster> {
+    inv.clusters
+        .iter()
+        .filter(|c| c.policy_dir.is_some())
+        .find(|c| c.cpus.contains(&0))
+        .or_else(|| inv.clusters.iter().find(|c| c.policy_dir.is_some()))
+}
+
+/// Parse `--sweep max,min,governor:ondemand,opps`; "as is" is always the first setting.
+/// Governors must be offered by some cluster; `opps` needs an OPP table.
+pub fn parse(spec: &str, inv: &Inventory) -> Result<Vec<Setting>, String> {
+    let has_cpufreq = inv.clusters.iter().any(|c| c.policy_dir.is_some());
+    if !has_cpufreq {
+        return Err(format!(
+            "--sweep {spec}: this machine has no cpufreq policy to change (a VM, or firmware sets the clock)"
+        ));
+    }
+    let offered: Vec<&String> = inv.clusters.iter().flat_map(|c| &c.governors).collect();
+    let mut out = vec![Setting::AsIs];
+    for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let add: Vec<Setting> = match item {
+            "max" => vec![Setting::Max],
+            "min" => vec![Setting::Min],
+            "opps" => {
+                let c = irq_cluster(inv).ok_or("no cpufreq cluster")?;
+                if c.opps_khz.is_empty() {
+                    return Err(format!(
+                        "--sweep opps: cluster {} (cpu {}) has no OPP table",
+                        c.id,
+                        c.cpu_range()
+                    ));
+                }
+                c.opps_khz.iter().map(|&k| Setting::Opp(k)).collect()
+            }
+            g if g.starts_with("governor:") => {
+                let g = &g["governor:".len()..];
+                if !offered.iter().any(|o| o.as_str() == g) {
+                    let mut all: Vec<&str> = offered.iter().map(|s| s.as_str()).collect();
+                    all.sort_unstable();
+                    all.dedup();
+                    return Err(format!(
+                        "--sweep governor:{g}: no cluster offers it (available: {})",
+                        all.join(", ")
+                    ));
+                }
+                vec![Setting::Governor(g.to_string())]
+            }
+            other => {
+                return Err(format!(
+                    "--sweep {other}: expected max, min, governor:NAME or opps"
+                ))
+            }
+        };
+        for a in add {
+            if !out.contains(&a) {
+                out.push(a);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Write `setting` through the Session's Tuning (journaled); Err: what could not be set.
+pub fn apply(
+    s: &mut Session<'_>,
+    host: &Host,
+    inv: &Inventory,
+    setting: &Setting,
+) -> Result<(), String> {
+    let mut writes: Vec<(String, String)> = Vec::new();
+    let gov_everywhere = |g: &str, writes: &mut Vec<(String, String)>| -> Result<(), String> {
+        for c in inv
+            .clusters
+            .iter()
+            .filter(|c| c.governors.iter().any(|x| x == g))
+        {
+            for d in truebench_tuning::Tuning::policy_dirs(host, c).map_err(|e| e.to_string())? {
+                writes.push((format!("{d}/scaling_governor"), g.to_string()));
+            }
+        }
+        Ok(())
+    };
+    match setting {
+        Setting::AsIs => return Ok(()),
+        Setting::Max => gov_everywhere("performance", &mut writes)?,
+        Setting::Min => gov_everywhere("powersave", &mut writes)?,
+        Setting::Governor(g) => gov_everywhere(g, &mut writes)?,
+        Setting::Opp(khz) => {
+            let c = irq_cluster(inv).ok_or("no cpufreq cluster")?;
+            for d in truebench_tuning::Tuning::policy_dirs(host, c).map_err(|e| e.to_string())? {
+                if c.governors.iter().any(|g| g == "userspace") {
+                    writes.push((format!("{d}/scaling_governor"), "userspace".into()));
+                    writes.push((format!("{d}/scaling_setspeed"), khz.to_string()));
+                } else {
+                    // min ≤ max at every step: lowest minimum, then the maximum, then both.
+                    let low = c.opps_khz.first().copied().unwrap_or(*khz);
+                    writes.push((format!("{d}/scaling_min_freq"), low.to_string()));
+                    writes.push((format!("{d}/scaling_max_freq"), khz.to_string()));
+                    writes.push((format!("{d}/scaling_min_freq"), khz.to_string()));
+                }
+            }
+        }
+    }
+    if writes.is_empty() {
+        return Err(format!(
+            "no cpufreq policy offers what '{}' needs",
+            setting.label()
+        ));
+    }
+    let failed: Vec<String> = writes
+        .into_iter()
+        .filter_map(|(p, v)| (!s.write(p.clone(), &v)).then_some(p))
+        .collect();
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("could not write {}", failed.join(", ")))
+    }
+}
+
+/// Time-weighted mean clock per policy from time_in_state deltas, MHz.
+pub fn reached_mhz(tis: &[PolicyTimeInState]) -> Vec<(String, f64)> {
+    tis.iter()
+        .filter_map(|p| {
+            let secs: f64 = p.seconds.iter().map(|x| x.1).sum();
+            (secs > 0.0).then(|| {
+                let mhz = p
+                    .seconds
+                    .iter()
+                    .map(|(k, s)| *k as f64 / 1000.0 * s)
+                    .sum::<f64>()
+                    / secs;
+                (p.policy.clone(), mhz)
+            })
+        })
+        .collect()
+}
+
+/// ondemand's I/O setting and sampling period as the verdict shows them.
+fn ondemand_settings(host: &Host, inv: &Inventory) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut dirs = vec!["sys/devices/system/cpu/cpufreq/ondemand".to_string()];
+    for c in &inv.clusters {
+        if let Some(d) = &c.policy_dir {
+            dirs.push(format!("{d}/ondemand"));
+        }
+    }
+    for d in dirs {
+        for f in ["io_is_busy", "sampling_rate", "up_threshold"] {
+            if let Some(v) = host.read_trimmed(format!("{d}/{f}")) {
+                out.push(format!("{d}/{f} = {v}"));
+            }
+        }
+    }
+    out
+}
+
+/// "The governor does not raise the clock for I/O": a test slower at the machine's own
+/// governor than at `max`, by more than the spread of either.
+pub fn verdicts(host: &Host, inv: &Inventory, tests: &[NetTestSummary]) -> Vec<String> {
+    let governor = inv
+        .clusters
+        .iter()
+        .find_map(|c| c.governor.clone())
+        .unwrap_or_else(|| "the current governor".into());
+    let mut out = Vec::new();
+    for t in tests.iter().filter(|t| t.setting == "as is") {
+        let Some(max) = tests
+            .iter()
+            .find(|m| m.test == t.test && m.setting == "max")
+        else {
+            continue;
+        };
+        let (Some(a), Some(b)) = (t.median_mbit_s, max.median_mbit_s) else {
+            continue;
+        };
+        let spread = t
+            .spread_pct
+            .unwrap_or(0.0)
+            .max(max.spread_pct.unwrap_or(0.0));
+        let loss = (b - a) / b * 100.0;
+        if b > 0.0 && loss > spread.max(1.0) {
+            let mut v = format!(
+                "The governor does not raise the clock for I/O: {} at {governor} {a:.0} Mbit/s, at max {b:.0} Mbit/s ({loss:.1} % less; spread {spread:.1} %).",
+                t.test
+            );
+            let od = ondemand_settings(host, inv);
+            if governor == "ondemand" || !od.is_empty() {
+                v.push_str(" ondemand counts I/O wait as load only with io_is_busy = 1");
+                if !od.is_empty() {
+                    v.push_str(&format!(" ({})", od.join(", ")));
+                }
+                v.push('.');
+            }
+            out.push(v);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tests_of(rows: &[(&str, &str, f64, f64)]) -> Vec<NetTestSummary> {
+        rows.iter()
+            .map(|(t, s, m, sp)| NetTestSummary {
+                test: t.to_string(),
+                setting: s.to_string(),
+                runs: 3,
+                median_mbit_s: Some(*m),
+                spread_pct: Some(*sp),
+                cpu_bound_runs: 0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn reached_clock_is_time_weighted() {
+        let t = [PolicyTimeInState {
+            policy: "policy0".into(),
+            seconds: vec![(408_000, 1.0), (1_800_000, 3.0)],
+        }];
+        let r = reached_mhz(&t);
+        assert_eq!(r[0].0, "policy0");
+        assert!((r[0].1 - (408.0 + 3.0 * 1800.0) / 4.0).abs() < 1e-9);
+        assert!(reached_mhz(&[PolicyTimeInState {
+            policy: "p".into(),
+            seconds: vec![]
+        }])
+        .is_empty());
+    }
+
+    #[test]
+    fn settings_parse_against_the_machine() {
+        let root = truebench_fixtures::root("rk3588-rock5b");
+        let host = Host::new(root.path());
+        let inv = Inventory::probe(&host);
+        let s = parse("max, min,governor:schedutil,max", &inv).unwrap();
+        assert_eq!(
+            s,
+            [
+                Setting::AsIs,
+                Setting::Max,
+                Setting::Min,
+                Setting::Governor("schedutil".into())
+            ]
+        );
+        let opps = parse("opps", &inv).unwrap();
+        let c0 = inv.clusters.iter().find(|c| c.cpus.contains(&0)).unwrap();
+        assert_eq!(opps.len(), 1 + c0.opps_khz.len());
+        assert_eq!(
+            opps[1].label(),
+            format!("opp:{} MHz", c0.opps_khz[0] / 1000)
+        );
+        let e = parse("governor:turbo", &inv).unwrap_err();
+        assert!(
+            e.contains("governor:turbo") && e.contains("schedutil"),
+            "{e}"
+        );
+        let e = parse("fast", &inv).unwrap_err();
+        assert!(e.contains("--sweep fast"), "{e}");
+        let vm = Inventory::probe(&Host::new(tempfile::tempdir().unwrap().path()));
+        assert!(parse("max", &vm).unwrap_err().contains("no cpufreq"));
+    }
+
+    #[test]
+    fn slower_at_the_own_governor_than_at_max_is_a_verdict() {
+        let root = truebench_fixtures::root("rk3588-rock5b");
+        let host = Host::new(root.path());
+        let inv = Inventory::probe(&host);
+        let slow = tests_of(&[
+            ("download", "as is", 290.0, 2.0),
+            ("download", "max", 440.0, 3.0),
+        ]);
+        let v = verdicts(&host, &inv, &slow);
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert!(v[0].contains("does not raise the clock for I/O") && v[0].contains("download"));
+        // Within the spread: no verdict.
+        let same = tests_of(&[
+            ("upload", "as is", 430.0, 4.0),
+            ("upload", "max", 440.0, 4.0),
+        ]);
+        assert!(verdicts(&host, &inv, &same).is_empty());
+    }
+}
