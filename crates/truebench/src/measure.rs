@@ -138,6 +138,20 @@ pub enum Kernel {
         #[arg(long, value_name = "S", default_value_t = 10.0)]
         seconds: f64,
     },
+    /// Storage reads (the kernel of `truebench io`): cached, sequential O_DIRECT and 4 KiB
+    /// random O_DIRECT reads of a file or block device, never writing to it.
+    Io {
+        /// File or block device to read (only its first --size MiB).
+        #[arg(long, value_name = "PATH")]
+        path: std::path::PathBuf,
+        /// cached, sequential or random.
+        #[arg(long, default_value = "sequential")]
+        test: String,
+        #[arg(long, value_name = "MIB")]
+        size: Option<u64>,
+        #[arg(long, value_name = "S", default_value_t = 3.0)]
+        seconds: f64,
+    },
     /// `stockfish bench` back to back.
     Stockfish {
         #[arg(long, value_name = "LIST", value_delimiter = ',')]
@@ -321,6 +335,46 @@ pub fn run(args: MeasureArgs) -> anyhow::Result<i32> {
             })?;
             emit(json, &r, |r| {
                 format!("{} ({})\n", r.series_text(), r.implementation)
+            })
+        }
+        Kernel::Io {
+            path,
+            test,
+            size,
+            seconds,
+        } => {
+            use truebench_workloads::io::{self, IoTest};
+            let t = match test.as_str() {
+                "cached" => IoTest::Cached,
+                "sequential" => IoTest::Sequential,
+                "random" => IoTest::Random,
+                other => anyhow::bail!("--test {other}: expected cached, sequential or random"),
+            };
+            if !(seconds.is_finite() && seconds > 0.0) {
+                anyhow::bail!("--seconds {seconds}: must be positive");
+            }
+            let whole = io::size_of(&path)?;
+            let bytes = size.map_or(whole, |m| (m << 20).min(whole));
+            let stop = truebench_tuning::graceful_interrupts();
+            let r = io::run(&path, bytes, t, seconds, &stop)?;
+            emit(json, &r, |r| {
+                format!(
+                    "{}: {:.1} MB/s, {:.0} IOPS, {} KiB blocks{}, {} I/Os in {:.2} s, CPU {} µs per I/O{}\n",
+                    r.test.name(),
+                    r.mb_s,
+                    r.iops,
+                    r.block_bytes / 1024,
+                    if r.direct { ", O_DIRECT" } else { "" },
+                    r.ios,
+                    r.seconds,
+                    r.cpu_us_per_io.map_or("-".into(), |c| format!("{c:.1}")),
+                    r.latency_p50_us
+                        .map(|p| format!(
+                            ", latency p50 {p:.0} µs p99 {:.0} µs",
+                            r.latency_p99_us.unwrap_or(0.0)
+                        ))
+                        .unwrap_or_default()
+                )
             })
         }
         Kernel::Net {
