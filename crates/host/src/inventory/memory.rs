@@ -74,7 +74,7 @@ pub fn disk_of_partition(part: &str) -> String {
 }
 
 /// What kind of storage a disk is.
-fn storage_kind(host: &Host, disk: &str) -> Option<String> {
+pub(crate) fn storage_kind(host: &Host, disk: &str) -> Option<String> {
     let b = format!("sys/block/{disk}");
     if disk.starts_with("mmcblk") {
         return Some(
@@ -133,7 +133,7 @@ fn storage_kind(host: &Host, disk: &str) -> Option<String> {
 }
 
 /// The block device holding `path`, from the longest matching mount point in proc/mounts.
-fn device_of_file(host: &Host, path: &str) -> Option<String> {
+pub(crate) fn device_of_file(host: &Host, path: &str) -> Option<String> {
     let mounts = host
         .read("proc/self/mounts")
         .or_else(|_| host.read("proc/mounts"))

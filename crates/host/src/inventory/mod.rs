@@ -5,11 +5,13 @@
 
 mod cpus;
 mod memory;
+mod storage;
 mod system;
 mod thermal;
 
 pub use cpus::{Cluster, Cpu};
 pub use memory::{Memory, Swap, SwapDevice, Zswap};
+pub use storage::{storage_under, StorageInfo};
 pub use system::{Arch, Kernel, VirtLayer, Virtualization};
 pub use thermal::{ChosenSensor, HwmonChip, HwmonSensor, Thermal, ThermalZone, TripPoint};
 
