@@ -6,7 +6,7 @@
 //! - The body is per kind ([`Body`]): [`RunBody`] (`truebench run`), [`ClocksBody`]
 //!   (`truebench clocks`), [`MonitorBody`] (`truebench monitor -- CMD`), [`InteractivityBody`]
 //!   (`truebench interactivity`), [`GovernorsBody`] (`truebench governors`), [`NetBody`]
-//!   (`truebench net`).
+//!   (`truebench net`), [`IoBody`] (`truebench io`).
 //!
 //! Code that knows its kind works with a [`Typed`] document (`RunResult` = `Typed<RunBody>`);
 //! code that takes any kind (history, report, compare) works with [`Document`]. Both serialize
@@ -22,6 +22,7 @@ pub mod clocks;
 mod envelope;
 pub mod governors;
 pub mod interactivity;
+pub mod io;
 pub mod monitor;
 pub mod net;
 mod run;
@@ -33,6 +34,7 @@ pub use clocks::ClocksBody;
 pub use envelope::*;
 pub use governors::GovernorsBody;
 pub use interactivity::InteractivityBody;
+pub use io::IoBody;
 pub use monitor::MonitorBody;
 pub use net::NetBody;
 pub use run::*;
@@ -52,6 +54,7 @@ pub enum Body {
     Interactivity(InteractivityBody),
     Governors(GovernorsBody),
     Net(NetBody),
+    Io(IoBody),
 }
 
 impl Body {
@@ -63,6 +66,7 @@ impl Body {
             Body::Interactivity(_) => InteractivityBody::KIND,
             Body::Governors(_) => GovernorsBody::KIND,
             Body::Net(_) => NetBody::KIND,
+            Body::Io(_) => IoBody::KIND,
         }
     }
 }
@@ -75,6 +79,7 @@ pub const KINDS: &[&str] = &[
     InteractivityBody::KIND,
     GovernorsBody::KIND,
     NetBody::KIND,
+    IoBody::KIND,
 ];
 
 /// One result document of any kind.
@@ -152,6 +157,7 @@ body_kind!(MonitorBody, Monitor, "monitor");
 body_kind!(InteractivityBody, Interactivity, "interactivity");
 body_kind!(GovernorsBody, Governors, "governors");
 body_kind!(NetBody, Net, "net");
+body_kind!(IoBody, Io, "io");
 
 /// A document whose kind is known: the envelope and the body of kind `B`. Serializes to (and
 /// deserializes from) the same JSON as [`Document`].
@@ -173,6 +179,8 @@ pub type InteractivityResult = Typed<InteractivityBody>;
 pub type GovernorsResult = Typed<GovernorsBody>;
 /// The result of `truebench net --connect`.
 pub type NetResult = Typed<NetBody>;
+/// The result of `truebench io`.
+pub type IoResult = Typed<IoBody>;
 
 /// A borrowed document of kind `B`: what renderers take, so a [`Document`] renders without
 /// being taken apart or copied. Field access reads like [`Typed`]'s (`r.envelope.phases`).

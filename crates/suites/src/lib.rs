@@ -8,6 +8,7 @@ pub mod command;
 pub mod governors;
 pub mod idle;
 pub mod interactivity;
+pub mod io;
 pub mod lock;
 pub mod net;
 pub mod net_sweep;

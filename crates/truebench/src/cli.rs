@@ -95,6 +95,9 @@ pub enum Command {
     /// TCP throughput one way each direction and full duplex (truebench or iperf3 server),
     /// with per-core CPU and softirq load and the verdict CPU-bound.
     Net(crate::net::NetArgs),
+    /// Storage reads — cached, sequential O_DIRECT, 4 KiB random O_DIRECT — with what holds
+    /// the target, the CPU they cost, and the cpufreq sweep; never writes to a device.
+    Io(crate::io::IoArgs),
     /// Read sbc-bench result logs (v0.4 … v0.9.72): a summary per log, the parsed model
     /// (--json) or the Results.md row computed the way sbc-bench computes it (--row).
     Import(crate::import::ImportArgs),
@@ -134,6 +137,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Interactivity(args) => crate::interactivity::run(args),
         Command::Governors(args) => crate::governors::run(args),
         Command::Net(args) => crate::net::run(args),
+        Command::Io(args) => crate::io::run(args),
         Command::Import(args) => crate::import::run(args),
         Command::Measure(args) => crate::measure::run(args),
         Command::History(args) => crate::history::run(args),

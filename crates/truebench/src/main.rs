@@ -15,6 +15,7 @@ mod history;
 mod import;
 mod info;
 mod interactivity;
+mod io;
 mod keep;
 mod measure;
 mod monitor;

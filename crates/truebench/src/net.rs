@@ -191,7 +191,7 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
     let quiet = args.json;
     if !quiet {
         errln!(
-            "truebench: net: {} test(s) × {} repeat(s){}, {:.0} s each; Ctrl-C keeps what was measured{}",
+            "truebench: net: {} test(s) × {} repeat(s){}, {} s each; Ctrl-C keeps what was measured{}",
             opts.tests.len(),
             opts.repeat,
             if opts.sweep.len() > 1 {

@@ -205,6 +205,11 @@ fn open(path: &Path, direct: bool) -> Result<(File, bool), IoError> {
     })
 }
 
+/// Whether `path` can be read with O_DIRECT (tmpfs and some FUSE filesystems refuse it).
+pub fn direct_supported(path: &Path) -> Result<bool, IoError> {
+    open(path, true).map(|(_, d)| d)
+}
+
 /// Size of a regular file or block device, bytes.
 pub fn size_of(path: &Path) -> Result<u64, IoError> {
     let (f, _) = open(path, false)?;

@@ -266,7 +266,9 @@ fn kernel_work_background(
         .into_iter()
         .filter(|x| !x.comm.starts_with("ksoftirqd/"))
         .collect();
-    let share = others.iter().map(|x| x.total_s()).sum::<f64>() / ((b - a) * n) * 100.0;
+    // Own CPU time only: exited children are reaped with all their time at once, which can
+    // exceed the window.
+    let share = (others.iter().map(|x| x.cpu_s).sum::<f64>() / ((b - a) * n) * 100.0).min(100.0);
     let tol = MEAN_CORE_PCT / n;
     if share <= tol {
         return None;

@@ -9,6 +9,7 @@ pub mod clocks;
 pub mod clocks_text;
 pub mod governors;
 pub mod interactivity;
+pub mod io;
 pub mod monitor;
 pub mod net;
 pub mod run;
@@ -99,6 +100,10 @@ macro_rules! dispatch {
                 body: b,
             }),
             Body::Net(b) => Render::$f(View {
+                envelope: env,
+                body: b,
+            }),
+            Body::Io(b) => Render::$f(View {
                 envelope: env,
                 body: b,
             }),

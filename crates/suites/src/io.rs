@@ -1,0 +1,316 @@
+//! `truebench io`: storage read tests on the Session — cached, sequential and random reads,
+//! repeated in alternating order, optionally under each cpufreq setting of the sweep — each a
+//! phase marked as kernel work, with this side's per-core load and the clock reached.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use truebench_host::inventory::StorageInfo;
+use truebench_host::{Host, Inventory};
+use truebench_model::io::{IoBody, IoRow, IoTestSummary};
+use truebench_model::{IoResult, PhaseStatus};
+use truebench_monitor::Sources;
+use truebench_workloads::io::{self as wio, IoTest};
+
+use crate::governors::{time_in_state, tis_delta};
+use crate::net::{core_loads, cpu_bound};
+use crate::net_sweep::{self, Setting};
+use crate::session::{Finish, Outcome, Session, SessionOptions};
+
+#[derive(Debug, Clone)]
+pub struct IoOptions {
+    /// File or block device to read.
+    pub path: PathBuf,
+    /// `file`, `block device` or `scratch file`.
+    pub target_kind: String,
+    pub size_bytes: u64,
+    pub storage: Option<StorageInfo>,
+    pub warnings: Vec<String>,
+    pub tests: Vec<IoTest>,
+    pub duration: Duration,
+    pub repeat: u32,
+    pub cpu_bound_pct: f64,
+    /// From `net_sweep::parse` (`as is` first); empty: as is only.
+    pub sweep: Vec<Setting>,
+    pub sample_interval: Duration,
+    pub truebench_version: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum IoSuiteError {
+    #[error("kernel log: {0}")]
+    KernelLog(#[from] std::io::Error),
+    #[error("{0}")]
+    Tuning(#[from] truebench_tuning::TuningError),
+}
+
+#[derive(Debug)]
+pub enum Event<'a> {
+    Test {
+        index: usize,
+        total: usize,
+        name: &'a str,
+        setting: &'a str,
+    },
+    TestEnd(&'a IoRow),
+    Note(String),
+}
+
+pub fn run(
+    host: &Host,
+    inv: &Inventory,
+    opts: &IoOptions,
+    stop: Arc<AtomicBool>,
+    events: &mut dyn FnMut(Event<'_>),
+) -> Result<IoResult, IoSuiteError> {
+    let mut s = Session::start(
+        host,
+        inv,
+        &SessionOptions {
+            sample_interval: opts.sample_interval,
+            sources: Sources {
+                disks: true,
+                pressure: true,
+                softirq: true,
+                ..Default::default()
+            },
+            truebench_version: opts.truebench_version.clone(),
+            ..Default::default()
+        },
+        stop.clone(),
+    )?;
+    s.tool("built-in storage reads", None, None);
+    let cpus: Vec<u32> = inv.online_cpus().map(|c| c.id).collect();
+    let mut settings = if opts.sweep.is_empty() {
+        vec![Setting::AsIs]
+    } else {
+        opts.sweep.clone()
+    };
+    let mut sweep_note = None;
+    if settings.len() > 1 {
+        s.begin_tuning(true, None)?;
+        if !s.tuned() {
+            sweep_note = Some(format!(
+                "The sweep did not run ({}): the tests ran as the machine is.",
+                s.tuning_reason().unwrap_or("no right to change settings")
+            ));
+            settings = vec![Setting::AsIs];
+        }
+    }
+    let total = settings.len() * opts.tests.len() * opts.repeat as usize;
+    let mut rows: Vec<IoRow> = Vec::new();
+    let mut index = 0;
+    'outer: for setting in &settings {
+        let label = setting.label();
+        if let Err(e) = net_sweep::apply(&mut s, host, inv, setting) {
+            events(Event::Note(format!("{label}: {e}; its tests are skipped")));
+            s.note(format!("sweep setting '{label}' could not be applied: {e}"));
+            s.restore_now();
+            continue;
+        }
+        for r in 1..=opts.repeat {
+            let mut order = opts.tests.clone();
+            if r % 2 == 0 {
+                order.reverse();
+            }
+            for &t in &order {
+                if s.stopped() {
+                    s.interrupted(format!("before io test {} of {total}", index + 1));
+                    break 'outer;
+                }
+                index += 1;
+                events(Event::Test {
+                    index,
+                    total,
+                    name: t.name(),
+                    setting: &label,
+                });
+                let row = one_test(&mut s, opts, setting, t, r, &cpus);
+                events(Event::TestEnd(&row));
+                rows.push(row);
+            }
+        }
+        s.restore_now();
+    }
+    let tests = summaries(&rows);
+    let verdicts = verdicts(host, inv, &tests);
+    let body = IoBody {
+        target: opts.path.display().to_string(),
+        target_kind: opts.target_kind.clone(),
+        size_bytes: opts.size_bytes,
+        storage: opts.storage.clone().map(Box::new),
+        duration_s: opts.duration.as_secs_f64(),
+        repeat: opts.repeat,
+        cpu_bound_pct: opts.cpu_bound_pct,
+        warnings: opts.warnings.clone(),
+        settings: settings.iter().map(Setting::label).collect(),
+        sweep_note,
+        verdicts,
+        rows,
+        tests,
+    };
+    let mut result = s.finish(body, Finish { comparable: true });
+    let findings = result.envelope.findings.clone();
+    for row in result.body.rows.iter_mut() {
+        row.marks = crate::session::phase_marks(&findings, &row.phase);
+    }
+    Ok(result)
+}
+
+fn one_test(
+    s: &mut Session<'_>,
+    opts: &IoOptions,
+    setting: &Setting,
+    t: IoTest,
+    r: u32,
+    cpus: &[u32],
+) -> IoRow {
+    let (host, inv, stop) = (s.host, s.inv, s.stop.clone());
+    let label = setting.label();
+    let name = t.name();
+    let phase = if *setting == Setting::AsIs {
+        format!("io-{name}-{r}")
+    } else {
+        let slug: String = label
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        format!("io-{slug}-{name}-{r}")
+    };
+    let title = format!(
+        "{name} reads of {} for {:.0} s, {label}",
+        opts.path.display(),
+        opts.duration.as_secs_f64()
+    );
+    let open = s.begin_phase(&phase, &title, Some(1), cpus.to_vec());
+    // Storage reads are kernel work: their %sys is the measurement.
+    s.sampler.mark_kernel_work();
+    let tis_before = time_in_state(host, inv);
+    let before = host.stat().ok();
+    let res = wio::run(
+        &opts.path,
+        opts.size_bytes,
+        t,
+        opts.duration.as_secs_f64(),
+        &stop,
+    );
+    let after = host.stat().ok();
+    let tis = tis_delta(&tis_before, &time_in_state(host, inv));
+    let cores = match (&before, &after) {
+        (Some(b), Some(a)) => core_loads(b, a),
+        _ => Vec::new(),
+    };
+    let mut row = IoRow {
+        test: name.into(),
+        setting: label,
+        repeat: r,
+        phase,
+        status: "ok".into(),
+        reason: None,
+        direct: false,
+        block_bytes: 0,
+        mb_s: None,
+        iops: None,
+        cpu_us_per_io: None,
+        latency_p50_us: None,
+        latency_p99_us: None,
+        cpu_bound: cpu_bound(&cores, opts.cpu_bound_pct),
+        cores,
+        reached_mhz: net_sweep::reached_mhz(&tis),
+        marks: Vec::new(),
+    };
+    let mut out = Outcome::default();
+    match res {
+        Ok(x) => {
+            row.direct = x.direct;
+            row.block_bytes = x.block_bytes;
+            row.mb_s = Some(x.mb_s);
+            row.iops = Some(x.iops);
+            row.cpu_us_per_io = x.cpu_us_per_io;
+            row.latency_p50_us = x.latency_p50_us;
+            row.latency_p99_us = x.latency_p99_us;
+            out.details = serde_json::to_value(&x).unwrap_or_default();
+        }
+        Err(e) => {
+            row.status = "failed".into();
+            row.reason = Some(e.to_string());
+            row.cpu_bound = None;
+            out.fail(e.to_string());
+        }
+    }
+    let recorded = s.end_phase(open, out);
+    if recorded.status == PhaseStatus::Interrupted {
+        row.status = "interrupted".into();
+        row.reason = recorded.reason.clone();
+        row.mb_s = None;
+        row.iops = None;
+        row.cpu_bound = None;
+    }
+    row
+}
+
+fn median(v: &mut [f64]) -> Option<f64> {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    (n > 0).then(|| {
+        if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        }
+    })
+}
+
+pub fn summaries(rows: &[IoRow]) -> Vec<IoTestSummary> {
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for r in rows {
+        let k = (r.test.clone(), r.setting.clone());
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    keys.into_iter()
+        .map(|(test, setting)| {
+            let done: Vec<&IoRow> = rows
+                .iter()
+                .filter(|r| r.test == test && r.setting == setting && r.status == "ok")
+                .collect();
+            let mut mb: Vec<f64> = done.iter().filter_map(|r| r.mb_s).collect();
+            let mut iops: Vec<f64> = done.iter().filter_map(|r| r.iops).collect();
+            let m = median(&mut mb);
+            let spread = m
+                .filter(|m| *m > 0.0 && mb.len() > 1)
+                .map(|m| (mb[mb.len() - 1] - mb[0]) / m * 100.0);
+            IoTestSummary {
+                runs: done.len() as u32,
+                median_mb_s: m,
+                median_iops: median(&mut iops),
+                spread_pct: spread,
+                cpu_bound_runs: done.iter().filter(|r| r.cpu_bound.is_some()).count() as u32,
+                test,
+                setting,
+            }
+        })
+        .collect()
+}
+
+/// The sweep's verdict on the MB/s medians (as `net_sweep::verdicts` on Mbit/s).
+fn verdicts(host: &Host, inv: &Inventory, tests: &[IoTestSummary]) -> Vec<String> {
+    let as_net: Vec<truebench_model::net::NetTestSummary> = tests
+        .iter()
+        .map(|t| truebench_model::net::NetTestSummary {
+            test: format!("{} reads", t.test),
+            setting: t.setting.clone(),
+            runs: t.runs,
+            median_mbit_s: t.median_mb_s,
+            spread_pct: t.spread_pct,
+            cpu_bound_runs: t.cpu_bound_runs,
+        })
+        .collect();
+    net_sweep::verdicts(host, inv, &as_net)
+        .into_iter()
+        .map(|v| v.replace("Mbit/s", "MB/s"))
+        .collect()
+}
