@@ -5,7 +5,8 @@
 #   sequential  2 MiB O_DIRECT reads    fio --rw=read --bs=2M --direct=1 --ioengine=psync
 #               (device)                hdparm -t --direct DEVICE
 #   random      4 KiB O_DIRECT, QD 1    fio --rw=randread --bs=4k --direct=1 --ioengine=psync --iodepth=1
-#   cached      2 MiB from page cache   fio --rw=read --bs=2M (file read once before, not direct)
+#   cached      2 MiB from page cache   fio --rw=read --bs=2M --size=2M (the same 2 MiB again and
+#                                       again, not direct: what hdparm -T and truebench read)
 #               (device)                hdparm -T DEVICE
 #
 #   bench/io_vs_fio.sh [ROUNDS]     (default 3; needs fio, hdparm; reads only)
@@ -38,9 +39,9 @@ tb() { # test path -> MB/s
   "$TRUEBENCH" measure io --path "$2" --test "$1" --seconds "$SECS" --json |
     python3 -c 'import json,sys; print("%.1f" % json.load(sys.stdin)["mb_s"])'
 }
-fio_mb() { # rw bs direct -> MB/s
+fio_mb() { # rw bs direct [size] -> MB/s
   fio --name=b --filename="$FILE" --rw="$1" --bs="$2" --direct="$3" --ioengine=psync --iodepth=1 \
-    --runtime="$SECS" --time_based --size=1G --invalidate=0 --output-format=json 2>/dev/null |
+    --runtime="$SECS" --time_based --size="${4:-1G}" --invalidate=0 --output-format=json 2>/dev/null |
     python3 -c 'import json,sys; j=json.load(sys.stdin)["jobs"][0]["read"]; print("%.1f" % (j["bw_bytes"]/1e6))'
 }
 hdparm_mb() { # -t|-T -> MB/s (hdparm prints MiB/s as "MB/sec")
@@ -55,9 +56,9 @@ printf '%-6s %-22s %12s %12s %7s\n' round test truebench peer ratio
 declare -A R
 for r in $(seq 1 "$ROUNDS"); do
   cat "$FILE" >/dev/null # cached: the file in the page cache for both
-  for row in "sequential read 2M 1" "random randread 4k 1" "cached read 2M 0"; do
+  for row in "sequential read 2M 1 1G" "random randread 4k 1 1G" "cached read 2M 0 2M"; do
     set -- $row
-    a=$(tb "$1" "$FILE"); b=$(fio_mb "$2" "$3" "$4"); q=$(ratio "$a" "$b")
+    a=$(tb "$1" "$FILE"); b=$(fio_mb "$2" "$3" "$4" "$5"); q=$(ratio "$a" "$b")
     printf '%-6s %-22s %12s %12s %7s\n' "$r" "$1 (fio)" "$a" "$b" "$q"
     R["$1 (fio)"]+="$q "
   done

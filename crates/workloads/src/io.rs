@@ -195,10 +195,18 @@ fn open(path: &Path, direct: bool) -> Result<(File, bool), IoError> {
         plain().map(|f| (f, false))
     };
     res.map_err(|source| IoError::Open {
-        hint: if source.kind() == std::io::ErrorKind::PermissionDenied {
-            " (reading a block device needs root or membership of its group, usually `disk`)".into()
-        } else {
-            String::new()
+        hint: match source.raw_os_error() {
+            Some(libc::EACCES) => {
+                " (reading a block device needs root or membership of its group, usually `disk`)"
+                    .into()
+            }
+            // Root gets EPERM where a container, a security module or the device itself
+            // forbids the open.
+            Some(libc::EPERM) => {
+                " (refused even with the right permissions: a container, a security module or the device forbids it)"
+                    .into()
+            }
+            _ => String::new(),
         },
         path: path.to_path_buf(),
         source,
