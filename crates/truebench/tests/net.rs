@@ -540,6 +540,21 @@ fn the_sweep_switches_settings_on_a_fixture_root_and_restores_them() {
     // The phases carry the setting in their names.
     let phases = doc["envelope"]["phases"].to_string();
     assert!(phases.contains("net-max-upload-1"), "{phases}");
+    // The page sets the throughput against the setting.
+    let result = tmp.path().join("sweep.json");
+    std::fs::write(&result, &out.stdout).unwrap();
+    let html = tmp.path().join("sweep.html");
+    let r = Command::new(BIN)
+        .arg("report")
+        .arg(&result)
+        .arg("--html")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("upload: Mbit/s per setting"), "no chart");
+    assert!(page.contains("governor:schedutil"));
 }
 
 #[test]

@@ -9,7 +9,7 @@ use truebench_model::{NetBody, View};
 
 use super::interactivity::findings_tail;
 use super::{Metric, Render};
-use crate::report::svg::esc;
+use crate::report::svg::{bars, cluster_colour, esc, Bar};
 use crate::text::{detailed_log_for, header_for};
 
 type NView<'a> = View<'a, NetBody>;
@@ -226,6 +226,40 @@ impl Render for NetBody {
             );
         }
         head.push_str("</tbody></table>");
+        // Throughput against the setting, one chart per test, with the clock reached.
+        let mut names: Vec<&str> = Vec::new();
+        for t in &b.tests {
+            if !names.contains(&t.test.as_str()) {
+                names.push(&t.test);
+            }
+        }
+        for (k, name) in names.iter().enumerate() {
+            let rows: Vec<Bar> = b
+                .tests
+                .iter()
+                .filter(|t| t.test == *name)
+                .filter_map(|t| {
+                    let v = t.median_mbit_s?;
+                    let clock = b
+                        .rows
+                        .iter()
+                        .find(|r| {
+                            r.test == t.test && r.setting == t.setting && !r.reached_mhz.is_empty()
+                        })
+                        .map(|r| format!(" · {} MHz", reached(r)))
+                        .unwrap_or_default();
+                    Some(Bar {
+                        label: t.setting.clone(),
+                        value: v,
+                        colour: cluster_colour(k).into(),
+                        text: format!("{:.0} Mbit/s{clock}", v),
+                    })
+                })
+                .collect();
+            if rows.len() > 1 {
+                head.push_str(&bars(&format!("{name}: Mbit/s per setting"), &rows));
+            }
+        }
         for v in b.verdicts.iter().chain(b.sweep_note.iter()) {
             let _ = write!(head, "<p>{}</p>", esc(v));
         }
