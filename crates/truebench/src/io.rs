@@ -97,6 +97,16 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
         None => Vec::new(),
     };
     // The target: a device or an existing file are only read; a new file is a scratch file.
+    // A scratch file a killed run left at this path is ours to remove (never a user's file:
+    // only one with our marker naming a dead process).
+    if let Some(f) = &args.file {
+        if Scratch::remove_stale(f) && !args.json {
+            errln!(
+                "truebench: io: removed {}, left by a killed run",
+                f.display()
+            );
+        }
+    }
     let (path, kind, scratch) = match (&args.device, &args.file) {
         (Some(d), _) => {
             let meta = std::fs::metadata(d)

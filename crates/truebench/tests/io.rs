@@ -328,3 +328,59 @@ fn the_sweep_runs_on_a_fixture_root() {
     );
     assert_eq!(gov(0), before);
 }
+
+#[test]
+fn kill_9_leaves_a_scratch_file_the_next_run_removes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let disk = disk_dir();
+    let scratch = disk.path().join("scratch");
+    let mut child = truebench(tmp.path())
+        .arg("--file")
+        .arg(&scratch)
+        .args([
+            "--size",
+            "8",
+            "--tests",
+            "random",
+            "--duration",
+            "30",
+            "--repeat",
+            "1",
+        ])
+        .args(["--no-store"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while !scratch.exists() {
+        assert!(t0.elapsed() < Duration::from_secs(30), "no scratch file");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(800));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(scratch.exists(), "kill -9 cannot clean up");
+    let out = truebench(tmp.path())
+        .arg("--file")
+        .arg(&scratch)
+        .args([
+            "--size",
+            "8",
+            "--tests",
+            "random",
+            "--duration",
+            "0.2",
+            "--repeat",
+            "1",
+        ])
+        .args(["--no-store"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("left by a killed run"), "{err}");
+    // It ran on a new scratch file of its own and removed it too.
+    assert!(String::from_utf8_lossy(&out.stdout).contains("scratch file"));
+    assert!(!scratch.exists());
+}

@@ -97,12 +97,40 @@ pub struct IoResult {
     pub latency_max_us: Option<f64>,
 }
 
-/// A file created for the test, removed on drop.
+/// A file created for the test, removed on drop. Beside it a marker (`PATH.truebench-scratch`,
+/// holding the pid) says it is ours, so a run killed with -9 leaves nothing the next run cannot
+/// recognise and remove ([`Scratch::remove_stale`]).
 pub struct Scratch {
     pub path: PathBuf,
 }
 
+fn marker(path: &Path) -> PathBuf {
+    let mut m = path.as_os_str().to_owned();
+    m.push(".truebench-scratch");
+    PathBuf::from(m)
+}
+
 impl Scratch {
+    /// Remove `path` when a dead truebench run left it as its scratch file (its marker names a
+    /// process that no longer exists). True when something was removed.
+    pub fn remove_stale(path: &Path) -> bool {
+        let m = marker(path);
+        let Some(pid) = std::fs::read_to_string(&m)
+            .ok()
+            .and_then(|t| t.trim().parse::<i32>().ok())
+        else {
+            return false;
+        };
+        // SAFETY: signal 0 only asks whether the process exists.
+        let alive = unsafe { libc::kill(pid, 0) } == 0
+            || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+        if alive {
+            return false;
+        }
+        let _ = std::fs::remove_file(path);
+        std::fs::remove_file(&m).is_ok()
+    }
+
     /// Create `path` (which must not exist: never over the user's data) with `bytes` of
     /// pseudo-random content, flushed to the device.
     pub fn create(path: &Path, bytes: u64) -> Result<Scratch, IoError> {
@@ -118,6 +146,7 @@ impl Scratch {
         let s = Scratch {
             path: path.to_path_buf(),
         };
+        std::fs::write(marker(path), std::process::id().to_string()).map_err(err)?;
         let mut rng = SplitMix64::new(0x5eed);
         let mut buf = vec![0u8; SEQ_BLOCK];
         let mut left = bytes;
@@ -137,6 +166,7 @@ impl Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.path);
+        let _ = std::fs::remove_file(marker(&self.path));
     }
 }
 
@@ -344,8 +374,29 @@ mod tests {
             assert_eq!(r.direct, t != IoTest::Cached, "{r:?}");
             assert_eq!(r.latency_p50_us.is_some(), t == IoTest::Random, "{r:?}");
         }
+        assert!(marker(&path).exists());
         drop(s);
-        assert!(!path.exists());
+        assert!(!path.exists() && !marker(&path).exists());
+    }
+
+    #[test]
+    fn a_dead_run_s_scratch_file_is_removed_a_live_one_and_user_files_kept() {
+        let dir = tempfile::tempdir_in(disk_dir()).unwrap();
+        let (dead, live, user) = (
+            dir.path().join("dead"),
+            dir.path().join("live"),
+            dir.path().join("user"),
+        );
+        for p in [&dead, &live, &user] {
+            std::fs::write(p, b"data").unwrap();
+        }
+        // pid 0x7ffffffe does not exist; this process does.
+        std::fs::write(marker(&dead), "2147483646").unwrap();
+        std::fs::write(marker(&live), std::process::id().to_string()).unwrap();
+        assert!(Scratch::remove_stale(&dead));
+        assert!(!dead.exists() && !marker(&dead).exists());
+        assert!(!Scratch::remove_stale(&live) && live.exists());
+        assert!(!Scratch::remove_stale(&user) && user.exists());
     }
 
     #[test]
