@@ -384,3 +384,110 @@ fn kill_9_leaves_a_scratch_file_the_next_run_removes() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("scratch file"));
     assert!(!scratch.exists());
 }
+
+/// A loop device over a file, detached on drop.
+struct Loop {
+    dev: String,
+}
+
+impl Drop for Loop {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
+    }
+}
+
+/// A block device read as an unprivileged user: the error names the device and the right it
+/// needs; as root the same device is read (O_DIRECT on a loop device with direct I/O).
+#[test]
+fn a_block_device_needs_the_right_and_is_read_with_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let disk = disk_dir();
+    let img = disk.path().join("img");
+    std::fs::write(&img, vec![7u8; 16 << 20]).unwrap();
+    if euid() != 0 {
+        truebench_fixtures::skip!("attaching a loop device needs root");
+    }
+    let o = Command::new("losetup")
+        .args(["--direct-io=on", "-f", "--show"])
+        .arg(&img)
+        .output();
+    let dev = match o {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_string(),
+        Ok(o) => truebench_fixtures::skip!(
+            "losetup cannot attach a loop device here: {}",
+            String::from_utf8_lossy(&o.stderr).trim()
+        ),
+        Err(e) => truebench_fixtures::skip!("losetup is not installed: {e}"),
+    };
+    let lp = Loop { dev };
+    std::fs::set_permissions(
+        tmp.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o777),
+    )
+    .unwrap();
+    let lock = tmp.path().join("lock");
+    std::fs::create_dir_all(&lock).unwrap();
+    std::fs::set_permissions(&lock, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let out = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN])
+        .args([
+            "io",
+            "--device",
+            &lp.dev,
+            "--tests",
+            "random",
+            "--duration",
+            "0.2",
+        ])
+        .args(["--repeat", "1", "--no-store"])
+        .env("TMPDIR", &lock)
+        .env("XDG_DATA_HOME", tmp.path().join("data"))
+        .env("XDG_CACHE_HOME", tmp.path().join("cache"))
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{e}");
+    assert!(e.contains(&lp.dev) && e.contains("needs root"), "{e}");
+    let out = truebench(tmp.path())
+        .args([
+            "--device",
+            &lp.dev,
+            "--tests",
+            "sequential,random",
+            "--duration",
+            "0.2",
+        ])
+        .args(["--repeat", "1", "--json", "--no-store"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(&out);
+    assert_eq!(doc["body"]["target_kind"], "block device");
+    assert_eq!(doc["body"]["size_bytes"], 16 << 20);
+    for r in doc["body"]["rows"].as_array().unwrap() {
+        assert_eq!(
+            (r["status"].as_str(), r["direct"].as_bool()),
+            (Some("ok"), Some(true)),
+            "{r}"
+        );
+    }
+    // Never written: the image still holds its bytes.
+    drop(lp);
+    assert!(std::fs::read(&img).unwrap().iter().all(|&b| b == 7));
+}
+
+/// The effective uid (`Uid:` of /proc/self/status: real, effective, saved, fs).
+fn euid() -> u32 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .and_then(|l| l.split_whitespace().nth(2).and_then(|v| v.parse().ok()))
+        })
+        .unwrap_or(u32::MAX)
+}
