@@ -12,7 +12,8 @@
 #   bench/io_vs_fio.sh [ROUNDS]     (default 3; needs fio, hdparm; reads only)
 # Env: FILE (default /var/tmp/truebench-io-bench, created with 1 GiB of random data if missing
 #      and removed afterwards; never on tmpfs: O_DIRECT), DEVICE (block device for the hdparm
-#      rows, e.g. /dev/vda; none by default), SECS (per test, default 3),
+#      rows, e.g. /dev/vda, or a loop device over a file where the disk itself may not be
+#      opened: `losetup --direct-io=on -f --show FILE`; none by default), SECS (per test, default 3),
 #      TRUEBENCH (binary, default target/release/truebench, built if missing).
 # fio's buffers are page-aligned (--iomem_align=4096), as truebench's: on some CPUs (AMD Zen
 # here) the kernel's copy into a buffer that is not cache-line aligned is ten times slower, and
