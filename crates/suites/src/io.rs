@@ -83,59 +83,39 @@ pub fn run(
     )?;
     s.tool("built-in storage reads", None, None);
     let cpus: Vec<u32> = inv.online_cpus().map(|c| c.id).collect();
-    let mut settings = if opts.sweep.is_empty() {
-        vec![Setting::AsIs]
-    } else {
-        opts.sweep.clone()
-    };
-    let mut sweep_note = None;
-    if settings.len() > 1 {
-        s.begin_tuning(true, None)?;
-        if !s.tuned() {
-            sweep_note = Some(format!(
-                "The sweep did not run ({}): the tests ran as the machine is.",
-                s.tuning_reason().unwrap_or("no right to change settings")
-            ));
-            settings = vec![Setting::AsIs];
-        }
-    }
-    let total = settings.len() * opts.tests.len() * opts.repeat as usize;
-    let mut rows: Vec<IoRow> = Vec::new();
-    let mut index = 0;
-    'outer: for setting in &settings {
-        let label = setting.label();
-        if let Err(e) = net_sweep::apply(&mut s, host, inv, setting) {
-            events(Event::Note(format!("{label}: {e}; its tests are skipped")));
-            s.note(format!("sweep setting '{label}' could not be applied: {e}"));
-            s.restore_now();
-            continue;
-        }
-        for r in 1..=opts.repeat {
-            let mut order = opts.tests.clone();
-            if r % 2 == 0 {
-                order.reverse();
-            }
-            for &t in &order {
-                if s.stopped() {
-                    s.interrupted(format!("before io test {} of {total}", index + 1));
-                    break 'outer;
-                }
-                index += 1;
-                events(Event::Test {
-                    index,
-                    total,
-                    name: t.name(),
-                    setting: &label,
-                });
-                let row = one_test(&mut s, opts, setting, t, r, &cpus);
-                events(Event::TestEnd(&row));
-                rows.push(row);
-            }
-        }
-        s.restore_now();
-    }
+    let (settings, sweep_note) = net_sweep::begin(&mut s, &opts.sweep)?;
+    // Both closures below report progress.
+    let events = std::cell::RefCell::new(events);
+    let rows = net_sweep::each_test(
+        &mut s,
+        &settings,
+        &opts.tests,
+        opts.repeat,
+        "io",
+        &mut |n| (events.borrow_mut())(Event::Note(n)),
+        |s, setting, t, r, (index, total)| {
+            (events.borrow_mut())(Event::Test {
+                index,
+                total,
+                name: t.name(),
+                setting: &setting.label(),
+            });
+            let row = one_test(s, opts, setting, t, r, &cpus);
+            (events.borrow_mut())(Event::TestEnd(&row));
+            row
+        },
+    );
     let tests = summaries(&rows);
-    let verdicts = verdicts(host, inv, &tests);
+    let figures: Vec<net_sweep::Figure<'_>> = tests
+        .iter()
+        .map(|t| net_sweep::Figure {
+            test: &t.test,
+            setting: &t.setting,
+            median: t.median_mb_s,
+            spread_pct: t.spread_pct,
+        })
+        .collect();
+    let verdicts = net_sweep::verdicts(host, inv, &figures, "MB/s");
     let body = IoBody {
         target: opts.path.display().to_string(),
         target_kind: opts.target_kind.clone(),
@@ -170,15 +150,7 @@ fn one_test(
     let (host, inv, stop) = (s.host, s.inv, s.stop.clone());
     let label = setting.label();
     let name = t.name();
-    let phase = if *setting == Setting::AsIs {
-        format!("io-{name}-{r}")
-    } else {
-        let slug: String = label
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-            .collect();
-        format!("io-{slug}-{name}-{r}")
-    };
+    let phase = net_sweep::phase_name("io", setting, name, r);
     let title = format!(
         "{name} reads of {} for {:.0} s, {label}",
         opts.path.display(),
@@ -251,18 +223,6 @@ fn one_test(
     row
 }
 
-fn median(v: &mut [f64]) -> Option<f64> {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    (n > 0).then(|| {
-        if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            (v[n / 2 - 1] + v[n / 2]) / 2.0
-        }
-    })
-}
-
 pub fn summaries(rows: &[IoRow]) -> Vec<IoTestSummary> {
     let mut keys: Vec<(String, String)> = Vec::new();
     for r in rows {
@@ -277,40 +237,18 @@ pub fn summaries(rows: &[IoRow]) -> Vec<IoTestSummary> {
                 .iter()
                 .filter(|r| r.test == test && r.setting == setting && r.status == "ok")
                 .collect();
-            let mut mb: Vec<f64> = done.iter().filter_map(|r| r.mb_s).collect();
-            let mut iops: Vec<f64> = done.iter().filter_map(|r| r.iops).collect();
-            let m = median(&mut mb);
-            let spread = m
-                .filter(|m| *m > 0.0 && mb.len() > 1)
-                .map(|m| (mb[mb.len() - 1] - mb[0]) / m * 100.0);
+            let (m, spread) =
+                net_sweep::median_spread(done.iter().filter_map(|r| r.mb_s).collect());
+            let (iops, _) = net_sweep::median_spread(done.iter().filter_map(|r| r.iops).collect());
             IoTestSummary {
                 runs: done.len() as u32,
                 median_mb_s: m,
-                median_iops: median(&mut iops),
+                median_iops: iops,
                 spread_pct: spread,
                 cpu_bound_runs: done.iter().filter(|r| r.cpu_bound.is_some()).count() as u32,
                 test,
                 setting,
             }
         })
-        .collect()
-}
-
-/// The sweep's verdict on the MB/s medians (as `net_sweep::verdicts` on Mbit/s).
-fn verdicts(host: &Host, inv: &Inventory, tests: &[IoTestSummary]) -> Vec<String> {
-    let as_net: Vec<truebench_model::net::NetTestSummary> = tests
-        .iter()
-        .map(|t| truebench_model::net::NetTestSummary {
-            test: format!("{} reads", t.test),
-            setting: t.setting.clone(),
-            runs: t.runs,
-            median_mbit_s: t.median_mb_s,
-            spread_pct: t.spread_pct,
-            cpu_bound_runs: t.cpu_bound_runs,
-        })
-        .collect();
-    net_sweep::verdicts(host, inv, &as_net)
-        .into_iter()
-        .map(|v| v.replace("Mbit/s", "MB/s"))
         .collect()
 }

@@ -125,62 +125,39 @@ pub fn run(
         ),
     }
     let cpus: Vec<u32> = inv.online_cpus().map(|c| c.id).collect();
-    let mut settings = if opts.sweep.is_empty() {
-        vec![Setting::AsIs]
-    } else {
-        opts.sweep.clone()
-    };
-    let mut sweep_note = None;
-    if settings.len() > 1 {
-        s.begin_tuning(true, None)?;
-        if !s.tuned() {
-            sweep_note = Some(format!(
-                "The sweep did not run ({}): the tests ran as the machine is.",
-                s.tuning_reason().unwrap_or("no right to change settings")
-            ));
-            settings = vec![Setting::AsIs];
-        }
-    }
-    let total = settings.len() * opts.tests.len() * opts.repeat as usize;
-    let mut rows: Vec<NetRow> = Vec::new();
-    let mut index = 0;
-    'outer: for setting in &settings {
-        let label = setting.label();
-        if let Err(e) = net_sweep::apply(&mut s, host, inv, setting) {
-            events(Event::Note(format!("{label}: {e}; its tests are skipped")));
-            s.note(format!("sweep setting '{label}' could not be applied: {e}"));
-            s.restore_now();
-            continue;
-        }
-        for r in 1..=opts.repeat {
-            let mut order = opts.tests.clone();
-            if r % 2 == 0 {
-                order.reverse();
-            }
-            for &dir in &order {
-                if s.stopped() {
-                    s.interrupted(format!("before net test {} of {total}", index + 1));
-                    break 'outer;
-                }
-                index += 1;
-                events(Event::Test {
-                    index,
-                    total,
-                    name: test_name(dir),
-                    setting: &label,
-                });
-                let row = one_test(
-                    &mut s, opts, setting, dir, r, &cpus, &server, &peer, peer_kind,
-                );
-                events(Event::TestEnd(&row));
-                rows.push(row);
-            }
-        }
-        // Back to the machine's own settings before the next one.
-        s.restore_now();
-    }
+    let (settings, sweep_note) = net_sweep::begin(&mut s, &opts.sweep)?;
+    // Both closures below report progress.
+    let events = std::cell::RefCell::new(events);
+    let rows = net_sweep::each_test(
+        &mut s,
+        &settings,
+        &opts.tests,
+        opts.repeat,
+        "net",
+        &mut |n| (events.borrow_mut())(Event::Note(n)),
+        |s, setting, dir, r, (index, total)| {
+            (events.borrow_mut())(Event::Test {
+                index,
+                total,
+                name: test_name(dir),
+                setting: &setting.label(),
+            });
+            let row = one_test(s, opts, setting, dir, r, &cpus, &server, &peer, peer_kind);
+            (events.borrow_mut())(Event::TestEnd(&row));
+            row
+        },
+    );
     let tests = summaries(&rows);
-    let verdicts = net_sweep::verdicts(host, inv, &tests);
+    let figures: Vec<net_sweep::Figure<'_>> = tests
+        .iter()
+        .map(|t| net_sweep::Figure {
+            test: &t.test,
+            setting: &t.setting,
+            median: t.median_mbit_s,
+            spread_pct: t.spread_pct,
+        })
+        .collect();
+    let verdicts = net_sweep::verdicts(host, inv, &figures, "Mbit/s");
     let body = NetBody {
         peer,
         peer_kind: peer_kind.into(),
@@ -220,15 +197,7 @@ fn one_test(
     let (host, inv, stop) = (s.host, s.inv, s.stop.clone());
     let name = test_name(dir);
     let label = setting.label();
-    let phase = if *setting == Setting::AsIs {
-        format!("net-{name}-{r}")
-    } else {
-        let slug: String = label
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-            .collect();
-        format!("net-{slug}-{name}-{r}")
-    };
+    let phase = net_sweep::phase_name("net", setting, name, r);
     let title = format!(
         "TCP {name} with {} stream(s) for {:.0} s against {peer} ({peer_kind}), {label}",
         opts.streams,
@@ -379,19 +348,8 @@ pub fn summaries(rows: &[NetRow]) -> Vec<NetTestSummary> {
                 .iter()
                 .filter(|r| r.test == test && r.setting == setting && r.status == "ok")
                 .collect();
-            let mut v: Vec<f64> = done.iter().filter_map(|r| r.total_mbit_s()).collect();
-            v.sort_by(f64::total_cmp);
-            let median = (!v.is_empty()).then(|| {
-                let n = v.len();
-                if n % 2 == 1 {
-                    v[n / 2]
-                } else {
-                    (v[n / 2 - 1] + v[n / 2]) / 2.0
-                }
-            });
-            let spread = median
-                .filter(|m| *m > 0.0 && v.len() > 1)
-                .map(|m| (v[v.len() - 1] - v[0]) / m * 100.0);
+            let (median, spread) =
+                net_sweep::median_spread(done.iter().filter_map(|r| r.total_mbit_s()).collect());
             NetTestSummary {
                 runs: done.len() as u32,
                 median_mbit_s: median,

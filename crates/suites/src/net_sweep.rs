@@ -7,7 +7,6 @@
 use truebench_host::inventory::Cluster;
 use truebench_host::{Host, Inventory};
 use truebench_model::governors::PolicyTimeInState;
-use truebench_model::net::NetTestSummary;
 
 use crate::session::Session;
 
@@ -196,23 +195,32 @@ fn ondemand_settings(host: &Host, inv: &Inventory) -> Vec<String> {
     out
 }
 
+/// One test's median under one setting, as the sweep's verdict reads it.
+#[derive(Debug, Clone, Copy)]
+pub struct Figure<'a> {
+    pub test: &'a str,
+    pub setting: &'a str,
+    pub median: Option<f64>,
+    pub spread_pct: Option<f64>,
+}
+
 /// "The governor does not raise the clock for I/O": a test slower at the machine's own
-/// governor than at `max`, by more than the spread of either.
-pub fn verdicts(host: &Host, inv: &Inventory, tests: &[NetTestSummary]) -> Vec<String> {
+/// governor than at `max`, by more than the spread of either. `unit` names the figures.
+pub fn verdicts(host: &Host, inv: &Inventory, figures: &[Figure<'_>], unit: &str) -> Vec<String> {
     let governor = inv
         .clusters
         .iter()
         .find_map(|c| c.governor.clone())
         .unwrap_or_else(|| "the current governor".into());
     let mut out = Vec::new();
-    for t in tests.iter().filter(|t| t.setting == "as is") {
-        let Some(max) = tests
+    for t in figures.iter().filter(|t| t.setting == "as is") {
+        let Some(max) = figures
             .iter()
             .find(|m| m.test == t.test && m.setting == "max")
         else {
             continue;
         };
-        let (Some(a), Some(b)) = (t.median_mbit_s, max.median_mbit_s) else {
+        let (Some(a), Some(b)) = (t.median, max.median) else {
             continue;
         };
         let spread = t
@@ -222,7 +230,7 @@ pub fn verdicts(host: &Host, inv: &Inventory, tests: &[NetTestSummary]) -> Vec<S
         let loss = (b - a) / b * 100.0;
         if b > 0.0 && loss > spread.max(1.0) {
             let mut v = format!(
-                "The governor does not raise the clock for I/O: {} at {governor} {a:.0} Mbit/s, at max {b:.0} Mbit/s ({loss:.1} % less; spread {spread:.1} %).",
+                "The governor does not raise the clock for I/O: {} at {governor} {a:.0} {unit}, at max {b:.0} {unit} ({loss:.1} % less; spread {spread:.1} %).",
                 t.test
             );
             let od = ondemand_settings(host, inv);
@@ -239,21 +247,135 @@ pub fn verdicts(host: &Host, inv: &Inventory, tests: &[NetTestSummary]) -> Vec<S
     out
 }
 
+/// The settings a suite runs: `as is` alone without a sweep, else the sweep when the session
+/// may change settings; otherwise `as is` with the reason the sweep did not run.
+pub fn begin(
+    s: &mut Session<'_>,
+    sweep: &[Setting],
+) -> Result<(Vec<Setting>, Option<String>), truebench_tuning::TuningError> {
+    if sweep.len() <= 1 {
+        return Ok((vec![Setting::AsIs], None));
+    }
+    s.begin_tuning(true, None)?;
+    if s.tuned() {
+        return Ok((sweep.to_vec(), None));
+    }
+    Ok((
+        vec![Setting::AsIs],
+        Some(format!(
+            "The sweep did not run ({}): the tests ran as the machine is.",
+            s.tuning_reason().unwrap_or("no right to change settings")
+        )),
+    ))
+}
+
+/// Every test × repeat (alternating order) under every setting, each setting applied
+/// through the Session's Tuning and restored before the next; stops at Ctrl-C. `run` gets the
+/// test's (1-based index, total) for progress; `note` hears of a setting that could not be set.
+#[allow(clippy::too_many_arguments)]
+pub fn each_test<T: Copy, R>(
+    s: &mut Session<'_>,
+    settings: &[Setting],
+    tests: &[T],
+    repeat: u32,
+    what: &str,
+    note: &mut dyn FnMut(String),
+    mut run: impl FnMut(&mut Session<'_>, &Setting, T, u32, (usize, usize)) -> R,
+) -> Vec<R> {
+    let (host, inv) = (s.host, s.inv);
+    let total = settings.len() * tests.len() * repeat as usize;
+    let mut rows = Vec::new();
+    let mut index = 0;
+    'outer: for setting in settings {
+        let label = setting.label();
+        if let Err(e) = apply(s, host, inv, setting) {
+            note(format!("{label}: {e}; its tests are skipped"));
+            s.note(format!("sweep setting '{label}' could not be applied: {e}"));
+            s.restore_now();
+            continue;
+        }
+        for r in 1..=repeat {
+            let mut order = tests.to_vec();
+            if r % 2 == 0 {
+                order.reverse();
+            }
+            for t in order {
+                if s.stopped() {
+                    s.interrupted(format!("before {what} test {} of {total}", index + 1));
+                    break 'outer;
+                }
+                index += 1;
+                rows.push(run(s, setting, t, r, (index, total)));
+            }
+        }
+        // Back to the machine's own settings before the next one.
+        s.restore_now();
+    }
+    rows
+}
+
+/// A test's phase name: `net-upload-1`, or with the setting `net-opp-1800-MHz-upload-1`.
+pub fn phase_name(prefix: &str, setting: &Setting, test: &str, repeat: u32) -> String {
+    if *setting == Setting::AsIs {
+        return format!("{prefix}-{test}-{repeat}");
+    }
+    let slug: String = setting
+        .label()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    format!("{prefix}-{slug}-{test}-{repeat}")
+}
+
+/// Median and spread ((max − min) / median, %, from two values on) of the completed repeats.
+pub fn median_spread(mut v: Vec<f64>) -> (Option<f64>, Option<f64>) {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let median = (n > 0).then(|| {
+        if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        }
+    });
+    let spread = median
+        .filter(|m| *m > 0.0 && n > 1)
+        .map(|m| (v[n - 1] - v[0]) / m * 100.0);
+    (median, spread)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn tests_of(rows: &[(&str, &str, f64, f64)]) -> Vec<NetTestSummary> {
+    fn tests_of<'a>(rows: &[(&'a str, &'a str, f64, f64)]) -> Vec<Figure<'a>> {
         rows.iter()
-            .map(|(t, s, m, sp)| NetTestSummary {
-                test: t.to_string(),
-                setting: s.to_string(),
-                runs: 3,
-                median_mbit_s: Some(*m),
-                spread_pct: Some(*sp),
-                cpu_bound_runs: 0,
+            .map(|&(test, setting, m, sp)| Figure {
+                test,
+                setting,
+                median: Some(m),
+                spread_pct: Some(sp),
             })
             .collect()
+    }
+
+    #[test]
+    fn medians_spreads_and_phase_names() {
+        assert_eq!(
+            median_spread(vec![1000.0, 900.0, 950.0]),
+            (Some(950.0), Some(100.0 / 950.0 * 100.0))
+        );
+        assert_eq!(median_spread(vec![500.0]), (Some(500.0), None));
+        assert_eq!(median_spread(vec![]), (None, None));
+        assert_eq!(median_spread(vec![1.0, 3.0]).0, Some(2.0));
+        assert_eq!(
+            phase_name("net", &Setting::AsIs, "upload", 2),
+            "net-upload-2"
+        );
+        assert_eq!(
+            phase_name("io", &Setting::Opp(1_800_000), "random", 1),
+            "io-opp-1800-MHz-random-1"
+        );
     }
 
     #[test]
@@ -314,14 +436,18 @@ mod tests {
             ("download", "as is", 290.0, 2.0),
             ("download", "max", 440.0, 3.0),
         ]);
-        let v = verdicts(&host, &inv, &slow);
+        let v = verdicts(&host, &inv, &slow, "MB/s");
         assert_eq!(v.len(), 1, "{v:?}");
         assert!(v[0].contains("does not raise the clock for I/O") && v[0].contains("download"));
+        assert!(
+            v[0].contains("290 MB/s") && v[0].contains("440 MB/s"),
+            "{v:?}"
+        );
         // Within the spread: no verdict.
         let same = tests_of(&[
             ("upload", "as is", 430.0, 4.0),
             ("upload", "max", 440.0, 4.0),
         ]);
-        assert!(verdicts(&host, &inv, &same).is_empty());
+        assert!(verdicts(&host, &inv, &same, "MB/s").is_empty());
     }
 }
