@@ -4,49 +4,18 @@
 
 use std::fmt::Write;
 
-use truebench_model::io::IoRow;
 use truebench_model::{IoBody, View};
 
 use super::interactivity::findings_tail;
+use super::sweep;
 use super::{Metric, Render};
-use crate::report::svg::{bars, cluster_colour, esc, Bar};
+use crate::report::svg::esc;
 use crate::text::{detailed_log_for, header_for};
 
 type IView<'a> = View<'a, IoBody>;
 
 fn num(v: Option<f64>, digits: usize) -> String {
     v.map_or("-".into(), |x| format!("{x:.digits$}"))
-}
-
-fn busiest(r: &IoRow) -> String {
-    r.cores
-        .iter()
-        .max_by(|a, b| a.busy_pct.total_cmp(&b.busy_pct))
-        .map_or("-".into(), |c| {
-            format!(
-                "cpu{} {:.0} % (softirq {:.0}, process {:.0})",
-                c.cpu, c.busy_pct, c.softirq_pct, c.process_pct
-            )
-        })
-}
-
-fn reached(r: &IoRow) -> String {
-    if r.reached_mhz.is_empty() {
-        return "-".into();
-    }
-    r.reached_mhz
-        .iter()
-        .map(|(p, m)| format!("{p} {m:.0}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn verdict(r: &IoRow) -> String {
-    match &r.cpu_bound {
-        Some(v) => format!("CPU-bound: cpu{} {:.0} %, by {}", v.cpu, v.busy_pct, v.by),
-        None if r.status == "ok" => "not CPU-bound".into(),
-        None => r.status.clone(),
-    }
 }
 
 /// What the target is and what holds it.
@@ -114,12 +83,12 @@ pub fn table(b: &IoBody) -> String {
             num(r.iops, 0),
             num(r.cpu_us_per_io, 1),
             lat,
-            busiest(r),
-            verdict(r),
+            sweep::busiest(&r.cores),
+            sweep::verdict(&r.cpu_bound, &r.status),
             if r.reached_mhz.is_empty() {
                 String::new()
             } else {
-                format!("; clock reached {} MHz", reached(r))
+                format!("; clock reached {} MHz", sweep::reached(&r.reached_mhz))
             },
             if r.marks.is_empty() {
                 String::new()
@@ -234,9 +203,9 @@ impl Render for IoBody {
                 num(row.cpu_us_per_io, 1),
                 num(row.latency_p50_us, 0),
                 num(row.latency_p99_us, 0),
-                esc(&busiest(row)),
-                esc(&reached(row)),
-                esc(&verdict(row)),
+                esc(&sweep::busiest(&row.cores)),
+                esc(&sweep::reached(&row.reached_mhz)),
+                esc(&sweep::verdict(&row.cpu_bound, &row.status)),
                 esc(&row.marks.join(", "))
             );
         }
@@ -246,7 +215,7 @@ impl Render for IoBody {
                 .rows
                 .iter()
                 .find(|r| r.test == t.test && r.setting == t.setting && !r.reached_mhz.is_empty())
-                .map_or("-".into(), reached);
+                .map_or("-".into(), |r| sweep::reached(&r.reached_mhz));
             let _ = write!(
                 head,
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
@@ -260,39 +229,23 @@ impl Render for IoBody {
         }
         head.push_str("</tbody></table>");
         // Throughput against the setting, one chart per test, with the clock reached.
-        let mut names: Vec<&str> = Vec::new();
-        for t in &b.tests {
-            if !names.contains(&t.test.as_str()) {
-                names.push(&t.test);
-            }
-        }
-        for (k, name) in names.iter().enumerate() {
-            let rows: Vec<Bar> = b
-                .tests
-                .iter()
-                .filter(|t| t.test == *name)
-                .filter_map(|t| {
-                    let v = t.median_mb_s?;
-                    let clock = b
-                        .rows
-                        .iter()
-                        .find(|r| {
-                            r.test == t.test && r.setting == t.setting && !r.reached_mhz.is_empty()
-                        })
-                        .map(|r| format!(" · {} MHz", reached(r)))
-                        .unwrap_or_default();
-                    Some(Bar {
-                        label: t.setting.clone(),
-                        value: v,
-                        colour: cluster_colour(k).into(),
-                        text: format!("{:.1} MB/s{clock}", v),
+        let figures: Vec<sweep::SettingFigure<'_>> = b
+            .tests
+            .iter()
+            .map(|t| sweep::SettingFigure {
+                test: &t.test,
+                setting: &t.setting,
+                value: t.median_mb_s,
+                reached_mhz: b
+                    .rows
+                    .iter()
+                    .find(|r| {
+                        r.test == t.test && r.setting == t.setting && !r.reached_mhz.is_empty()
                     })
-                })
-                .collect();
-            if rows.len() > 1 {
-                head.push_str(&bars(&format!("{name}: MB/s per setting"), &rows));
-            }
-        }
+                    .map_or(&[][..], |r| &r.reached_mhz),
+            })
+            .collect();
+        head.push_str(&sweep::setting_bars(&figures, "MB/s", 1));
         for v in &b.verdicts {
             let _ = write!(head, "<p>{}</p>", esc(v));
         }

@@ -13,6 +13,7 @@ pub mod io;
 pub mod monitor;
 pub mod net;
 pub mod run;
+pub mod sweep;
 
 use truebench_model::{Body, BodyKind, Document, View};
 

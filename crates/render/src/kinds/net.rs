@@ -4,55 +4,18 @@
 
 use std::fmt::Write;
 
-use truebench_model::net::{CoreLoad, NetRow};
 use truebench_model::{NetBody, View};
 
 use super::interactivity::findings_tail;
+use super::sweep;
 use super::{Metric, Render};
-use crate::report::svg::{bars, cluster_colour, esc, Bar};
+use crate::report::svg::esc;
 use crate::text::{detailed_log_for, header_for};
 
 type NView<'a> = View<'a, NetBody>;
 
 fn mbit(v: Option<f64>) -> String {
     v.map_or("-".into(), |x| format!("{x:.0}"))
-}
-
-fn busiest(r: &NetRow) -> Option<&CoreLoad> {
-    r.cores
-        .iter()
-        .max_by(|a, b| a.busy_pct.total_cmp(&b.busy_pct))
-}
-
-fn busiest_text(r: &NetRow) -> String {
-    busiest(r).map_or("-".into(), |c| {
-        format!(
-            "cpu{} {:.0} % (softirq {:.0}, process {:.0})",
-            c.cpu, c.busy_pct, c.softirq_pct, c.process_pct
-        )
-    })
-}
-
-fn verdict(r: &NetRow) -> String {
-    match &r.cpu_bound {
-        Some(v) => format!(
-            "CPU-bound: cpu{} {:.0} % busy, by {}",
-            v.cpu, v.busy_pct, v.by
-        ),
-        None if r.status == "ok" => "not CPU-bound".into(),
-        None => r.status.clone(),
-    }
-}
-
-fn reached(r: &NetRow) -> String {
-    if r.reached_mhz.is_empty() {
-        return "-".into();
-    }
-    r.reached_mhz
-        .iter()
-        .map(|(p, m)| format!("{p} {m:.0}"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// The table of tests.
@@ -71,12 +34,12 @@ pub fn table(b: &NetBody) -> String {
             r.status,
             mbit(r.sent_mbit_s),
             mbit(r.received_mbit_s),
-            busiest_text(r),
-            verdict(r),
+            sweep::busiest(&r.cores),
+            sweep::verdict(&r.cpu_bound, &r.status),
             if r.reached_mhz.is_empty() {
                 String::new()
             } else {
-                format!("; clock reached {} MHz", reached(r))
+                format!("; clock reached {} MHz", sweep::reached(&r.reached_mhz))
             },
             if r.marks.is_empty() {
                 String::new()
@@ -199,8 +162,8 @@ impl Render for NetBody {
                 mbit(row.sent_mbit_s),
                 mbit(row.received_mbit_s),
                 esc(&cores.join(", ")),
-                esc(&reached(row)),
-                esc(&verdict(row)),
+                esc(&sweep::reached(&row.reached_mhz)),
+                esc(&sweep::verdict(&row.cpu_bound, &row.status)),
                 esc(&row.marks.join(", "))
             );
         }
@@ -212,7 +175,7 @@ impl Render for NetBody {
                 .rows
                 .iter()
                 .find(|r| r.test == t.test && r.setting == t.setting && !r.reached_mhz.is_empty())
-                .map_or("-".into(), reached);
+                .map_or("-".into(), |r| sweep::reached(&r.reached_mhz));
             let _ = write!(
                 head,
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} of {}</td></tr>",
@@ -227,39 +190,23 @@ impl Render for NetBody {
         }
         head.push_str("</tbody></table>");
         // Throughput against the setting, one chart per test, with the clock reached.
-        let mut names: Vec<&str> = Vec::new();
-        for t in &b.tests {
-            if !names.contains(&t.test.as_str()) {
-                names.push(&t.test);
-            }
-        }
-        for (k, name) in names.iter().enumerate() {
-            let rows: Vec<Bar> = b
-                .tests
-                .iter()
-                .filter(|t| t.test == *name)
-                .filter_map(|t| {
-                    let v = t.median_mbit_s?;
-                    let clock = b
-                        .rows
-                        .iter()
-                        .find(|r| {
-                            r.test == t.test && r.setting == t.setting && !r.reached_mhz.is_empty()
-                        })
-                        .map(|r| format!(" · {} MHz", reached(r)))
-                        .unwrap_or_default();
-                    Some(Bar {
-                        label: t.setting.clone(),
-                        value: v,
-                        colour: cluster_colour(k).into(),
-                        text: format!("{:.0} Mbit/s{clock}", v),
+        let figures: Vec<sweep::SettingFigure<'_>> = b
+            .tests
+            .iter()
+            .map(|t| sweep::SettingFigure {
+                test: &t.test,
+                setting: &t.setting,
+                value: t.median_mbit_s,
+                reached_mhz: b
+                    .rows
+                    .iter()
+                    .find(|r| {
+                        r.test == t.test && r.setting == t.setting && !r.reached_mhz.is_empty()
                     })
-                })
-                .collect();
-            if rows.len() > 1 {
-                head.push_str(&bars(&format!("{name}: Mbit/s per setting"), &rows));
-            }
-        }
+                    .map_or(&[][..], |r| &r.reached_mhz),
+            })
+            .collect();
+        head.push_str(&sweep::setting_bars(&figures, "Mbit/s", 0));
         for v in b.verdicts.iter().chain(b.sweep_note.iter()) {
             let _ = write!(head, "<p>{}</p>", esc(v));
         }
