@@ -90,6 +90,16 @@ impl KernelLogReader {
     /// Start following `<root>/dev/kmsg`. Never fails: a missing device or missing
     /// permission is remembered and reported by `collect` as `Unavailable`.
     pub fn start(host: &Host) -> Self {
+        Self::open(host, SeekFrom::End(0))
+    }
+
+    /// What the kernel log holds now, from its oldest record (`dmesg`), or why it cannot be
+    /// read.
+    pub fn snapshot(host: &Host) -> KernelLog {
+        Self::open(host, SeekFrom::Start(0)).collect()
+    }
+
+    fn open(host: &Host, from: SeekFrom) -> Self {
         let rel = "dev/kmsg";
         let mut file = match host.open(rel) {
             Ok(f) => f,
@@ -121,12 +131,12 @@ impl KernelLogReader {
                     std::io::Error::last_os_error()
                 )));
             }
-            if let Err(e) = file.seek(SeekFrom::End(0)) {
-                return Self::with(Source::Unavailable(format!("/{rel}: seek to end: {e}")));
+            if let Err(e) = file.seek(from) {
+                return Self::with(Source::Unavailable(format!("/{rel}: seek: {e}")));
             }
             Self::with(Source::Device(file))
         } else {
-            match file.seek(SeekFrom::End(0)) {
+            match file.seek(from) {
                 Ok(offset) => Self::with(Source::Regular { file, offset }),
                 Err(e) => Self::with(Source::Unavailable(format!("/{rel}: {e}"))),
             }

@@ -4,6 +4,7 @@
 //! the self-contained HTML report with one page frame for every kind (`report`).
 
 pub mod info;
+pub mod kernel;
 pub mod kinds;
 pub mod report;
 pub mod text;

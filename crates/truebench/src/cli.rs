@@ -98,6 +98,9 @@ pub enum Command {
     /// Storage reads — cached, sequential O_DIRECT, 4 KiB random O_DIRECT — with what holds
     /// the target, the CPU they cost, and the cpufreq sweep; never writes to a device.
     Io(crate::io::IoArgs),
+    /// Kernel version, build and config hints, vendor/BSP or mainline, and whether kernel.org
+    /// still maintains the series (sbc-bench -k) — offline, from a dated release list.
+    Kernel(crate::kernel::KernelArgs),
     /// Read sbc-bench result logs (v0.4 … v0.9.72): a summary per log, the parsed model
     /// (--json) or the Results.md row computed the way sbc-bench computes it (--row).
     Import(crate::import::ImportArgs),
@@ -138,6 +141,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Governors(args) => crate::governors::run(args),
         Command::Net(args) => crate::net::run(args),
         Command::Io(args) => crate::io::run(args),
+        Command::Kernel(args) => crate::kernel::run(args),
         Command::Import(args) => crate::import::run(args),
         Command::Measure(args) => crate::measure::run(args),
         Command::History(args) => crate::history::run(args),

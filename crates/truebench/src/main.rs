@@ -17,6 +17,7 @@ mod info;
 mod interactivity;
 mod io;
 mod keep;
+mod kernel;
 mod measure;
 mod monitor;
 mod net;
