@@ -547,3 +547,71 @@ pub fn phase_marks(findings: &[truebench_monitor::Finding], phase: &str) -> Vec<
     m.dedup();
     m
 }
+
+/// What `run` and `review -R` tune (sbc-bench's performance settings), through the Session's
+/// journaled Tuning: the performance governor on every cpufreq policy and devfreq device, ASPM
+/// `performance`, and `max_khz`/`min_khz` (sbc-bench's MaxKHz/MinKHz) as limits.
+pub fn tune_for_performance(
+    s: &mut Session,
+    host: &Host,
+    inv: &Inventory,
+    max_khz: Option<u64>,
+    min_khz: Option<u64>,
+) {
+    if !s.tuned() {
+        return;
+    }
+    for c in &inv.clusters {
+        let Ok(dirs) = Tuning::policy_dirs(host, c) else {
+            continue;
+        };
+        for d in dirs {
+            if c.governors.iter().any(|g| g == "performance")
+                && host
+                    .read_trimmed(format!("{d}/scaling_governor"))
+                    .as_deref()
+                    != Some("performance")
+            {
+                s.write(format!("{d}/scaling_governor"), "performance");
+            }
+            let (Some(lo), Some(hi)) = (
+                host.read_u64(format!("{d}/cpuinfo_min_freq")),
+                host.read_u64(format!("{d}/cpuinfo_max_freq")),
+            ) else {
+                continue;
+            };
+            // MaxKHz caps the whole run at the highest OPP not above it (sbc-bench).
+            if let Some(max) = max_khz {
+                let cap = c
+                    .opps_khz
+                    .iter()
+                    .copied()
+                    .filter(|&k| k <= max)
+                    .max()
+                    .unwrap_or(max)
+                    .max(lo);
+                if cap < hi {
+                    s.write(format!("{d}/scaling_max_freq"), &cap.to_string());
+                }
+            }
+            if let Some(min) = min_khz {
+                let floor = min.clamp(lo, hi);
+                s.write(format!("{d}/scaling_min_freq"), &floor.to_string());
+            }
+        }
+    }
+    for d in host.devfreq() {
+        if d.can_switch_to_performance() {
+            s.write(format!("{}/governor", d.path), "performance");
+        }
+    }
+    if let Some(p) = host.pcie_aspm() {
+        if p.active.as_deref() != Some("performance") {
+            s.write(
+                truebench_host::devices::PCIE_ASPM_POLICY.into(),
+                "performance",
+            );
+        }
+    }
+    s.settle_tuning_record();
+}

@@ -20,7 +20,7 @@ use truebench_host::{Host, Inventory};
 use truebench_model::{self as m, Mode, PhaseStatus, RunResult, Scores};
 use truebench_monitor::detect::activity;
 use truebench_monitor::{Finding, FindingKind, Severity};
-use truebench_tuning::{Tuning, TuningError};
+use truebench_tuning::TuningError;
 use truebench_workloads::aes::{self, AesOptions, BuiltinAesResult, Cipher};
 use truebench_workloads::lzma::{self, LzmaBenchOptions, LzmaBenchResult};
 use truebench_workloads::memory::{self, BandwidthTest, MemoryOptions, MemoryResult};
