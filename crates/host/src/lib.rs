@@ -10,6 +10,7 @@ pub use host::{FsSpace, Host, ReadError};
 pub mod inventory;
 pub mod kernel;
 pub mod knowledge;
+pub mod review;
 pub mod soc;
 
 pub use inventory::Inventory;

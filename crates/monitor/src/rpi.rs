@@ -105,18 +105,7 @@ pub fn parse_pmic(out: &str) -> Pmic {
     }
 }
 
-/// Official `get_throttled` bit meanings (raspberrypi.com documentation). sbc-bench's printed
-/// legend swaps bits 1 and 2 (and 17 and 18).
-pub const THROTTLED_BITS: &[(u32, &str)] = &[
-    (0, "under-voltage detected"),
-    (1, "arm frequency capped"),
-    (2, "currently throttled"),
-    (3, "soft temperature limit active"),
-    (16, "under-voltage has occurred"),
-    (17, "arm frequency capping has occurred"),
-    (18, "throttling has occurred"),
-    (19, "soft temperature limit has occurred"),
-];
+pub use truebench_host::review::THROTTLED_BITS;
 
 /// Run `vcgencmd ARGS` with a deadline; stdout on success.
 fn run(vcgencmd: &PathBuf, args: &[&str], timeout: Duration) -> Option<String> {

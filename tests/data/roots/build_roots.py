@@ -412,6 +412,83 @@ def kernel(r, release, version_line):
     r.line("proc/version", version_line)
 
 
+# --------------------------------------------------------------------------------------------
+# devices that `truebench review` reads (added for it; each root's header says from where)
+
+
+def devfreq(r, name, devpath, governor, governors, freqs_hz, cur_hz):
+    d = f"sys/devices/platform/{devpath}/devfreq/{name}"
+    r.rw(f"{d}/governor", governor)
+    r.line(f"{d}/available_governors", " ".join(governors))
+    r.line(f"{d}/available_frequencies", " ".join(str(f) for f in freqs_hz))
+    r.line(f"{d}/cur_freq", cur_hz)
+    r.rw(f"{d}/min_freq", min(freqs_hz))
+    r.rw(f"{d}/max_freq", max(freqs_hz))
+    r.link(f"sys/class/devfreq/{name}", f"../../devices/platform/{devpath}/devfreq/{name}")
+
+
+def aspm_policy(r, text):
+    r.rw("sys/module/pcie_aspm/parameters/policy", text)
+
+
+def mm_settings(r, thp_enabled, thp_defrag, swappiness):
+    r.rw("sys/kernel/mm/transparent_hugepage/enabled", thp_enabled)
+    r.rw("sys/kernel/mm/transparent_hugepage/defrag", thp_defrag)
+    r.rw("proc/sys/vm/swappiness", swappiness)
+
+
+def pci_device(r, path, addr, *, cls, vendor, device, speed, width, max_speed, max_width, driver=None):
+    """A PCI function at sys/devices/<path>/<addr> with its link attributes and bus link."""
+    d = f"sys/devices/{path}/{addr}"
+    r.line(f"{d}/class", cls)
+    r.line(f"{d}/vendor", vendor)
+    r.line(f"{d}/device", device)
+    r.line(f"{d}/current_link_speed", speed)
+    r.line(f"{d}/current_link_width", width)
+    r.line(f"{d}/max_link_speed", max_speed)
+    r.line(f"{d}/max_link_width", max_width)
+    if driver:
+        r.link(f"{d}/driver", "../" * (d.count("/") + 1) + f"sys/bus/pci/drivers/{driver}")
+    r.link(f"sys/bus/pci/devices/{addr}", f"../../../devices/{path}/{addr}")
+    return f"{path}/{addr}"
+
+
+def usb_device(r, path, dev, *, speed, version, vendor, product, manufacturer, name, iface_driver):
+    """A USB device sys/devices/<path>/<dev> with one interface <dev>:1.0 bound to iface_driver."""
+    d = f"sys/devices/{path}/{dev}"
+    r.line(f"{d}/speed", speed)
+    r.line(f"{d}/version", version)
+    r.line(f"{d}/idVendor", vendor)
+    r.line(f"{d}/idProduct", product)
+    r.line(f"{d}/manufacturer", manufacturer)
+    r.line(f"{d}/product", name)
+    i = f"{d}/{dev}:1.0"
+    r.line(f"{i}/bInterfaceClass", "08")
+    r.link(f"{i}/driver", "../" * (i.count("/") + 1) + f"sys/bus/usb/drivers/{iface_driver}")
+    r.link(f"sys/bus/usb/devices/{dev}", f"../../../devices/{path}/{dev}")
+    return f"{path}/{dev}/{dev}:1.0"
+
+
+def net_iface(r, name, devpath, *, driver, speed, duplex, state="up"):
+    d = f"sys/devices/{devpath}/net/{name}"
+    r.line(f"{d}/operstate", state)
+    r.line(f"{d}/speed", speed)
+    r.line(f"{d}/duplex", duplex)
+    r.link(f"{d}/device", "../../../" + devpath.split("/")[-1])
+    dev = f"sys/devices/{devpath}"
+    if f"{dev}/driver" not in r.entries:
+        r.link(f"{dev}/driver", "../" * (dev.count("/") + 1) + f"sys/bus/platform/drivers/{driver}")
+    r.link(f"sys/class/net/{name}", f"../../devices/{devpath}/net/{name}")
+
+
+def interrupts(r, ncpu, rows):
+    """rows: (irq, counts per cpu, controller text, name)."""
+    out = "      " + "".join(f"     CPU{c:<4}" for c in range(ncpu)).rstrip() + "\n"
+    for irq, counts, ctl, name in rows:
+        out += f"{irq:>4}: " + "".join(f"{c:>10} " for c in counts) + f"   {ctl}   {name}\n"
+    r.file("proc/interrupts", out)
+
+
 def loadavg_uptime(r, load, running_total, last_pid, uptime_s, idle_s):
     r.line("proc/loadavg", f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f} {running_total} {last_pid}")
     r.line("proc/uptime", f"{uptime_s:.2f} {idle_s:.2f}")
@@ -466,6 +543,17 @@ def rk3588_rock5b():
         "  and uptime 1 min from the log's Uptime line; /proc/stat counters are plausible, not captured",
         "- DT model/compatible: log 'DT compat: radxa,rock-5b rockchip,rk3588'; model as the log title",
         "- /proc/version build string and cpufreq stats counters: plausible, not captured",
+        "for `truebench review`:",
+        "- devfreq dmc/fb000000.gpu/fdab0000.npu with their governors and OPPs, the GPU power_policy",
+        "  '[coarse_demand] always_on' and ASPM '[default] ...': the 'Status of performance related",
+        "  governors/policies' of 4D0a.txt (Orange Pi 5, the same RK3588 BSP kernel family; 4qJr.txt",
+        "  shows the same devices after sbc-bench switched them to performance)",
+        "- USB storage: Norelsys NS1066 bridge (2537:1066) on USB 3 bound to usb-storage, because",
+        "  4qJr's kernel command line carries Armbian's quirk usb-storage.quirks=0x2537:0x1066:u",
+        "  (UAS off); disk sda and its mount on /mnt/usb: plausible",
+        "- NVMe SSD (Samsung 970 EVO Plus, 144d:a808) at 8 GT/s x4 and the RTL8125B 2.5GbE (10ec:8125,",
+        "  driver r8125, eth0) at 5 GT/s x1 on the ROCK 5B's two PCIe controllers; bus addresses,",
+        "  interrupt counts (eth0 served by cpu0) and THP/swappiness values: plausible, not captured",
     ])
     n = 8
     little = [0, 1, 2, 3]
@@ -521,6 +609,53 @@ def rk3588_rock5b():
           size_sectors=15523840, partitions=[("mmcblk1p1", 1, 32768, 15491072)])
     r.line("sys/devices/platform/fe2c0000.mmc/mmc_host/mmc1/mmc1:aaaa/type", "SD")
     r.line("sys/devices/platform/fe2c0000.mmc/mmc_host/mmc1/mmc1:aaaa/name", "SL08G")
+    mhz = 1000000
+    devfreq(r, "dmc", "dmc", "dmc_ondemand",
+            ["rknpu_ondemand", "dmc_ondemand", "userspace", "powersave", "performance", "simple_ondemand"],
+            [528 * mhz, 1068 * mhz, 1560 * mhz, 2112 * mhz], 528 * mhz)
+    gpu_npu_govs = ["rknpu_ondemand", "dmc_ondemand", "userspace", "powersave", "performance", "simple_ondemand"]
+    devfreq(r, "fb000000.gpu", "fb000000.gpu", "simple_ondemand", gpu_npu_govs,
+            [f * 100 * mhz for f in range(3, 11)], 300 * mhz)
+    devfreq(r, "fdab0000.npu", "fdab0000.npu", "rknpu_ondemand", gpu_npu_govs,
+            [f * 100 * mhz for f in range(3, 11)], 300 * mhz)
+    r.rw("sys/devices/platform/fb000000.gpu/power_policy", "[coarse_demand] always_on")
+    aspm_policy(r, "[default] performance powersave powersupersave")
+    mm_settings(r, "always [madvise] never", "always defer defer+madvise [madvise] never", 100)
+    port0 = pci_device(r, "platform/fe150000.pcie/pci0000:00", "0000:00:00.0", cls="0x060400",
+                       vendor="0x1d87", device="0x3588", speed="8.0 GT/s PCIe", width=4,
+                       max_speed="8.0 GT/s PCIe", max_width=4, driver="pcieport")
+    nvme = pci_device(r, port0, "0000:01:00.0", cls="0x010802", vendor="0x144d", device="0xa808",
+                      speed="8.0 GT/s PCIe", width=4, max_speed="8.0 GT/s PCIe", max_width=4, driver="nvme")
+    block(r, "nvme0n1", f"{nvme}/nvme/nvme0", rotational=0, size_sectors=976773168,
+          partitions=[("nvme0n1p1", 1, 2048, 976771120)], glue=False)
+    r.line(f"sys/devices/{nvme}/nvme/nvme0/model", "Samsung SSD 970 EVO Plus 500GB")
+    r.link(f"sys/devices/{nvme}/nvme/nvme0/device", "../..")
+    mmc1 = "sys/devices/platform/fe2c0000.mmc/mmc_host/mmc1/mmc1:aaaa"
+    r.link(f"{mmc1}/driver", "../" * (mmc1.count("/") + 1) + "sys/bus/mmc/drivers/mmcblk")
+    r.rw("sys/devices/" + nvme + "/nvme/nvme0/nvme0n1/queue/scheduler", "[none] mq-deadline kyber bfq")
+    r.rw("sys/devices/" + nvme + "/nvme/nvme0/nvme0n1/queue/read_ahead_kb", 128)
+    port4 = pci_device(r, "platform/fe190000.pcie/pci0004:40", "0004:40:00.0", cls="0x060400",
+                       vendor="0x1d87", device="0x3588", speed="5.0 GT/s PCIe", width=1,
+                       max_speed="8.0 GT/s PCIe", max_width=1, driver="pcieport")
+    eth = pci_device(r, port4, "0004:41:00.0", cls="0x020000", vendor="0x10ec", device="0x8125",
+                     speed="5.0 GT/s PCIe", width=1, max_speed="5.0 GT/s PCIe", max_width=1, driver="r8125")
+    net_iface(r, "eth0", eth, driver="r8125", speed=2500, duplex="full")
+    interrupts(r, n, [
+        (26, [1045, 0, 0, 0, 0, 0, 0, 0], "GICv3  26 Level", "arch_timer"),
+        (95, [831442, 0, 0, 0, 0, 0, 0, 0], "ITS-MSI 68681472 Edge", "eth0"),
+        (96, [20131, 0, 0, 0, 0, 0, 0, 0], "ITS-MSI 524288 Edge", "nvme0q0"),
+    ])
+    usb_iface = usb_device(r, "platform/usbdrd3_0/fc000000.usb/xhci-hcd.3.auto/usb8", "8-1",
+                           speed=5000, version=" 3.10", vendor="2537", product="1066",
+                           manufacturer="Norelsys", name="NS1066", iface_driver="usb-storage")
+    block(r, "sda", f"{usb_iface}/host0/target0:0:0/0:0:0:0", rotational=0, size_sectors=500118192,
+          partitions=[("sda1", 1, 2048, 500116144)])
+    r.line(f"sys/devices/{usb_iface}/host0/target0:0:0/0:0:0:0/model", "NS1066")
+    r.file("proc/mounts", "/dev/mmcblk1p1 / ext4 rw,noatime,errors=remount-ro,commit=600 0 0\n"
+           "proc /proc proc rw,relatime 0 0\n"
+           "sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0\n"
+           "/dev/nvme0n1p1 /srv ext4 rw,relatime 0 0\n"
+           "/dev/sda1 /mnt/usb ext4 rw,relatime 0 0\n")
     r.file("proc/stat", proc_stat(n, uptime, 0.06, 1678724402, ctxt=412311, processes=1893))
     loadavg_uptime(r, (0.31, 0.13, 0.05), "1/246", 1893, uptime, 590.11)
     kernel(r, "5.10.110-rockchip-rk3588",
@@ -575,6 +710,12 @@ def rpi4b():
         "  card (mmcblk0, device type SD)",
         "- zswap parameters (enabled N, lzo): assumed for the Raspberry Pi 5.10 kernel",
         "- memory 4 GB-class values ('Mem: 3.7Gi' in 3L37); counters and temps plausible, not captured",
+        "for `truebench review`:",
+        "- /boot/config.txt: the 'ThreadX configuration (/boot/config.txt)' block of 3L37 verbatim",
+        "  (an overclocked Pi 4: arm_freq=2300, over_voltage=15, gpu_mem=128)",
+        "- get_throttled 0 (3L37's rpi_volt alarm is 0 as well); the SD card's CID (SanDisk ids, date,",
+        "  serial), the VL805 USB 3 controller at 5 GT/s x1, eth0 (bcmgenet, 1000 Mbit/s full) and its",
+        "  interrupt counts: plausible, not captured",
     ])
     n = 4
     r.file("proc/cpuinfo", capture("BCM2711B0-5.10.63-v8.cpuinfo"))
@@ -607,6 +748,23 @@ def rpi4b():
           partitions=[("mmcblk0p1", 1, 8192, 524288), ("mmcblk0p2", 2, 532480, 61801472)])
     r.line("sys/devices/platform/emmc2bus/fe340000.mmc/mmc_host/mmc0/mmc0:aaaa/type", "SD")
     r.line("sys/devices/platform/emmc2bus/fe340000.mmc/mmc_host/mmc0/mmc0:aaaa/name", "SC32G")
+    card = "sys/devices/platform/emmc2bus/fe340000.mmc/mmc_host/mmc0/mmc0:aaaa"
+    r.line(f"{card}/manfid", "0x000003")
+    r.line(f"{card}/oemid", "0x5344")
+    r.line(f"{card}/serial", "0x6b2f8e31")
+    r.line(f"{card}/date", "08/2021")
+    r.file("boot/config.txt", "disable_overscan=0\nframebuffer_width=1920\nframebuffer_height=1080\n"
+           "hdmi_force_hotplug=1\nhdmi_group=1\nhdmi_mode=6\nhdmi_drive=2\ndtparam=i2c_arm=on\n"
+           "dtparam=audio=on\n[pi4]\ndtoverlay=vc4-fkms-v3d\nmax_framebuffers=2\nusb_max_power=1\n"
+           "arm_freq=2300\nover_voltage=15\ngpu_mem=128\nv3d_freq=700\nh264_freq=550\narm_64bit=1\n"
+           "disable_avs=1\n[all]\n")
+    r.line("sys/devices/platform/soc/soc:firmware/get_throttled", "0")
+    pci_device(r, "platform/scb/fd500000.pcie/pci0000:00/0000:00:00.0", "0000:01:00.0", cls="0x0c0330",
+               vendor="0x1106", device="0x3483", speed="5.0 GT/s PCIe", width=1,
+               max_speed="5.0 GT/s PCIe", max_width=1, driver="xhci_hcd")
+    net_iface(r, "eth0", "platform/scb/fd580000.ethernet", driver="bcmgenet", speed=1000, duplex="full")
+    interrupts(r, n, [(31, [2254781, 0, 0, 0], "GICv2 189 Level", "eth0"),
+                      (32, [0, 0, 0, 0], "GICv2 190 Level", "eth0")])
     zswap(r, "N", "lzo")
     r.file("proc/stat", proc_stat(n, uptime, 0.008, 1641282700, ctxt=28834120, processes=44120))
     loadavg_uptime(r, (0.08, 0.05, 0.01), "1/163", 44120, uptime, 244150.30)
@@ -648,6 +806,9 @@ def rpi5():
         "- swap: /dev/zram0 767984 kB prio 75 (1ULtUe); the 6.x /proc/swaps column layout (both logs)",
         "- 6.6 topology files: physical_package_id 0 and cluster_id 0 for all CPUs (arm64 since 6.x)",
         "- 8 GB-class memory, counters, hwmon numbering and device paths: plausible, not captured",
+        "for `truebench review`:",
+        "- /boot/firmware/config.txt: the 'ThreadX configuration' block of 1ULtUe verbatim (arm_boost=1)",
+        "- get_throttled 0x0; RP1 (1de4:0001) at 5 GT/s x4 on PCIe: plausible, not captured",
     ])
     n = 4
     r.file("proc/cpuinfo", capture("BCM2712-6.1.47.cpuinfo"))
@@ -682,6 +843,14 @@ def rpi5():
     r.line("sys/devices/platform/axi/1000fff000.mmc/mmc_host/mmc0/mmc0:59b4/type", "SD")
     r.file("proc/stat", proc_stat(n, uptime, 0.02, 1710870127, ctxt=1204418, processes=5412))
     loadavg_uptime(r, (0.12, 0.21, 0.14), "1/227", 5412, uptime, 5544.02)
+    r.file("boot/firmware/config.txt", "dtparam=i2c_arm=on\ndtoverlay=i2c-sensor,sht4x\ndtoverlay=dwc2\n"
+           "dtparam=audio=on\ncamera_auto_detect=1\ndisplay_auto_detect=1\nauto_initramfs=1\n"
+           "max_framebuffers=1\ndisable_fw_kms_setup=1\narm_64bit=1\ndisable_overscan=1\narm_boost=1\n"
+           "[cm4]\notg_mode=1\n[all]\n")
+    r.line("sys/devices/platform/soc/soc:firmware/get_throttled", "0")
+    pci_device(r, "platform/axi/1000120000.pcie/pci0002:00/0002:00:00.0", "0002:01:00.0", cls="0x020000",
+               vendor="0x1de4", device="0x0001", speed="5.0 GT/s PCIe", width=4,
+               max_speed="5.0 GT/s PCIe", max_width=4, driver="rp1")
     kernel(r, "6.6.20+rpt-rpi-2712",
            "Linux version 6.6.20+rpt-rpi-2712 (debian-kernel@lists.debian.org) (gcc-12 (Debian 12.2.0-14) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40) #1 SMP PREEMPT Debian 1:6.6.20-1+rpt1 (2024-03-07)")
     r.file("etc/os-release", OS_DEBIAN_12)
@@ -848,6 +1017,85 @@ BRANCH=current
 
 
 # --------------------------------------------------------------------------------------------
+# 5b. Amlogic TV box with eMMC (S905X3)
+
+
+def s905x3_x96maxplus():
+    r = Root("s905x3-x96maxplus", [
+        "models: AMedia X96 Max+ TV box (Amlogic S905X3, 4x Cortex-A55, eMMC), from sbc-bench log 3QOj.txt",
+        "  (sbc-bench v0.9.3, Armbian 22.02.0-trunk 'lepotato' build on Ubuntu 20.04.4, flippy's kernel",
+        "  5.15.25-flippy-70+, 4 GB)",
+        "sources of the values:",
+        "- /proc/cpuinfo: no S905X3 capture exists in the corpus; composed in the arm64 format with the",
+        "  log's lscpu (Cortex-A55 r1p0 = 0x41/0x1/0xd05/0, BogoMIPS 48.00, its Flags line)",
+        "- OPPs 100..2100 MHz: the log's 'Checking cpufreq OPP' (666 MHz as the mainline sm1 dtsi's",
+        "  666666 kHz); one policy for cpu0-3 (topology table); driver cpufreq-dt; governor ondemand with",
+        "  the kernel's ondemand defaults (up_threshold 80, sampling_down_factor 1, io_is_busy 0)",
+        "- thermal: cpu-thermal with hwmon0 cpu_thermal ('Thermal source'), 48.9 C from the first sample",
+        "- swap: /dev/zram0 1957364 kB prio 5 (log); eMMC mmcblk2 with boot0/boot1 (log's iostat)",
+        "- /boot/config-5.15.25-flippy-70+: the CONFIG_ lines the log prints under 'Kernel:'",
+        "- DT model/compatible: the log title and the mainline sm1 compatible; eMMC CID (a Samsung",
+        "  BJTD4R), the NTFS USB disk mounted through FUSE, counters: plausible, not captured",
+    ])
+    n = 4
+    r.file("proc/cpuinfo", "".join(
+        f"processor\t: {c}\nBogoMIPS\t: 48.00\n"
+        "Features\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp\n"
+        "CPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x1\nCPU part\t: 0xd05\nCPU revision\t: 0\n\n"
+        for c in range(n)))
+    device_tree(r, "AMedia X96 Max+", ["amediatech,x96-max-plus", "amlogic,sm1"])
+    cpus_online(r, n)
+    cpu_online_files(r, n)
+    for c in range(n):
+        topology(r, c, n, core_id=c, package=0, core_sibs=range(n), thread_sibs=[c], style="5.10-arm")
+    f = [100000, 250000, 500000, 666666, 1000000, 1200000, 1404000, 1500000, 1608000, 1704000, 1800000,
+         1908000, 2016000, 2100000]
+    uptime = 5940.0
+    policy(r, 0, list(range(n)), driver="cpufreq-dt", governor="ondemand",
+           governors=["conservative", "ondemand", "userspace", "powersave", "performance", "schedutil"],
+           freqs=f, cur=1000000, minf=100000, maxf=2100000, latency=50000,
+           stats=(tis(f, {100000: 20, 1000000: 60, 2100000: 20}, int(uptime * 100)), 3120))
+    od = "sys/devices/system/cpu/cpufreq/ondemand"
+    r.rw(f"{od}/io_is_busy", 0)
+    r.rw(f"{od}/up_threshold", 80)
+    r.rw(f"{od}/sampling_rate", 50000)
+    r.rw(f"{od}/sampling_down_factor", 1)
+    thermal_zone(r, 0, "cpu-thermal", 48900, trips=[(85000, "passive", 2000), (110000, "critical", 2000)],
+                 hwmon=0, hwmon_crit=True)
+    total = 3880000
+    r.file("proc/meminfo", meminfo(total, 3460000, 3670000, 20000, 212000, 1957364, 1957364, shmem=6144))
+    r.file("proc/swaps", swaps([("/dev/zram0", "partition", 1957364, 0, 5)], new_format=False))
+    zram(r, "zram0", algorithms=["lzo", "lzo-rle", "lz4", "lz4hc", "zstd"], algorithm="lzo-rle",
+         disksize=2004340736, streams=4, mm_stat="    4096       74    12288        0    12288        0        0        0")
+    emmc = "platform/soc/ffe07000.mmc/mmc_host/mmc2/mmc2:0001"
+    block(r, "mmcblk2", emmc, rotational=0, size_sectors=61071360,
+          partitions=[("mmcblk2p1", 1, 139264, 1048576), ("mmcblk2p2", 2, 1187840, 59883520)])
+    for k, v in {"type": "MMC", "name": "BJTD4R", "manfid": "0x000015", "oemid": "0x0100",
+                 "serial": "0x5a3c71e2", "date": "11/2020"}.items():
+        r.line(f"sys/devices/{emmc}/{k}", v)
+    r.link(f"sys/devices/{emmc}/driver", "../" * (f"sys/devices/{emmc}".count("/") + 1) + "sys/bus/mmc/drivers/mmcblk")
+    usb_iface = usb_device(r, "platform/soc/ffe09000.usb/ff500000.usb/xhci-hcd.0.auto/usb1", "1-1",
+                           speed=480, version=" 3.20", vendor="174c", product="55aa",
+                           manufacturer="ASMedia", name="ASM1153E", iface_driver="uas")
+    block(r, "sda", f"{usb_iface}/host0/target0:0:0/0:0:0:0", rotational=1, size_sectors=1953525168,
+          partitions=[("sda1", 1, 2048, 1953523120)])
+    r.file("proc/mounts", "/dev/mmcblk2p2 / ext4 rw,noatime,errors=remount-ro 0 0\n"
+           "/dev/mmcblk2p1 /boot vfat rw,relatime 0 0\n"
+           "proc /proc proc rw,relatime 0 0\n"
+           "sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0\n"
+           "/dev/sda1 /mnt/media fuseblk rw,relatime,user_id=0,group_id=0,allow_other,blksize=4096 0 0\n")
+    r.file("boot/config-5.15.25-flippy-70+", "CONFIG_HZ=300\nCONFIG_HZ_300=y\nCONFIG_HZ_PERIODIC=y\n"
+           "CONFIG_PREEMPTION=y\nCONFIG_PREEMPT=y\nCONFIG_PREEMPT_COUNT=y\nCONFIG_PREEMPT_NOTIFIERS=y\n"
+           "CONFIG_PREEMPT_RCU=y\n")
+    r.file("proc/stat", proc_stat(n, uptime, 0.05, 1645882846, ctxt=1320044, processes=5120))
+    loadavg_uptime(r, (0.83, 0.27, 0.09), "1/133", 5120, uptime, 23100.50)
+    kernel(r, "5.15.25-flippy-70+",
+           "Linux version 5.15.25-flippy-70+ (root@UBUNTU) (aarch64-linux-gnu-gcc (GNU Toolchain for the A-profile Architecture 10.3-2021.07 (arm-10.29)) 10.3.1 20210621, GNU ld (GNU Toolchain for the A-profile Architecture 10.3-2021.07 (arm-10.29)) 2.36.1.20210621) #1 SMP PREEMPT Thu Feb 24 11:22:10 CST 2022")
+    r.file("etc/os-release", OS_UBUNTU_2004_5.replace("20.04.5", "20.04.4"))
+    r.write()
+
+
+# --------------------------------------------------------------------------------------------
 # 6. Intel laptop (Comet Lake-U)
 
 OS_UBUNTU_2204_1 = """PRETTY_NAME="Ubuntu 22.04.1 LTS"
@@ -896,6 +1144,9 @@ def x86_intel_laptop():
         "- DMI: BIOS vendor/version/date from 4eiM (American Megatrends 5.17, 08/05/2022); sys_vendor,",
         "  product_name and board_name are ILLUSTRATIVE (4eiM's machine reported none)",
         "- swap on an NVMe partition (/dev/nvme0n1p3) and zswap parameters: modelled, not from 4eiM",
+        "for `truebench review` (all modelled, not from 4eiM): ASPM powersupersave (what TLP sets on",
+        "  battery), the KIOXIA BG4 (1e0f:0001, PCIe 3 x4) link, an Intel CNVi Wi-Fi wlp0s20f3 (iwlwifi)",
+        "  and an NTFS USB disk mounted through FUSE (ntfs-3g, as Ubuntu 22.04 mounts one by default)",
     ])
     n = 2
     blocks = []
@@ -1002,6 +1253,21 @@ def x86_intel_laptop():
           partitions=[("nvme0n1p1", 1, 2048, 1048576), ("nvme0n1p2", 2, 1050624, 494872576),
                       ("nvme0n1p3", 3, 495923200, 4194296)])
     r.line(f"sys/devices/{nvme}/model", "KBG40ZNS256G NVMe KIOXIA 256GB")
+    r.link(f"sys/devices/{nvme}/device", "../..")
+    pci_device(r, "pci0000:00/0000:00:1d.0", "0000:02:00.0", cls="0x010802", vendor="0x1e0f",
+               device="0x0001", speed="8.0 GT/s PCIe", width=4, max_speed="8.0 GT/s PCIe",
+               max_width=4, driver="nvme")
+    r.line("sys/devices/pci0000:00/0000:00:1d.0/max_link_speed", "8.0 GT/s PCIe")
+    aspm_policy(r, "default performance powersave [powersupersave]")
+    wifi = "pci0000:00/0000:00:14.3"
+    r.line(f"sys/devices/{wifi}/class", "0x028000")
+    net_iface(r, "wlp0s20f3", wifi, driver="iwlwifi", speed=-1, duplex="unknown")
+    r.file(f"sys/devices/{wifi}/net/wlp0s20f3/wireless/.keep", "")
+    r.file("proc/mounts", "/dev/nvme0n1p2 / ext4 rw,relatime,errors=remount-ro 0 0\n"
+           "proc /proc proc rw,nosuid,nodev,noexec,relatime 0 0\n"
+           "sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0\n"
+           "/dev/nvme0n1p1 /boot/efi vfat rw,relatime,fmask=0077,dmask=0077 0 0\n"
+           "/dev/sda1 /media/user/Backup fuseblk rw,nosuid,nodev,relatime,user_id=0,group_id=0,default_permissions,allow_other,blksize=4096 0 0\n")
     zswap(r, "N", "lzo")
     uptime = 14402.5
     r.file("proc/stat", proc_stat(n, uptime, 0.10, 1666935510, ctxt=35514290, processes=61290))
@@ -1158,7 +1424,8 @@ def cpuinfo_only():
 
 
 def main():
-    for build in (rk3588_rock5b, rpi4b, rpi5, h616_opizero2, s922x_odroidn2, x86_intel_laptop,
+    for build in (rk3588_rock5b, rpi4b, rpi5, h616_opizero2, s922x_odroidn2, s905x3_x96maxplus,
+                  x86_intel_laptop,
                   x86_amd_desktop, empty, cpuinfo_only):
         build()
     print("wrote", sum(f.endswith(".ttar") for f in os.listdir(HERE)), "roots to", HERE, file=sys.stderr)

@@ -35,12 +35,16 @@ pub fn storage_under(host: &Host, path: &str) -> Option<StorageInfo> {
     };
     let name = device.rsplit('/').next().unwrap_or(&device).to_string();
     // /dev/root and /dev/mapper/x: the kernel's name is behind the link.
-    let name = if host.exists(format!("sys/class/block/{name}")) {
+    // A whole disk is also under sys/block (recorded roots may lack sys/class/block).
+    let known = |n: &str| {
+        host.exists(format!("sys/class/block/{n}")) || host.exists(format!("sys/block/{n}"))
+    };
+    let name = if known(&name) {
         name
     } else {
         host.read_link(device.trim_start_matches('/'))
             .and_then(|l| l.file_name().map(|f| f.to_string_lossy().into_owned()))
-            .filter(|n| host.exists(format!("sys/class/block/{n}")))?
+            .filter(|n| known(n))?
     };
     let disk = if host.exists(format!("sys/block/{name}")) {
         name.clone()
