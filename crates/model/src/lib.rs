@@ -25,6 +25,7 @@ pub mod interactivity;
 pub mod io;
 pub mod monitor;
 pub mod net;
+pub mod review;
 mod run;
 mod time;
 
@@ -37,6 +38,7 @@ pub use interactivity::InteractivityBody;
 pub use io::IoBody;
 pub use monitor::MonitorBody;
 pub use net::NetBody;
+pub use review::ReviewBody;
 pub use run::*;
 pub use time::{rfc3339_utc, unix_s_utc, Stamp};
 
@@ -55,6 +57,7 @@ pub enum Body {
     Governors(GovernorsBody),
     Net(NetBody),
     Io(IoBody),
+    Review(ReviewBody),
 }
 
 impl Body {
@@ -67,6 +70,7 @@ impl Body {
             Body::Governors(_) => GovernorsBody::KIND,
             Body::Net(_) => NetBody::KIND,
             Body::Io(_) => IoBody::KIND,
+            Body::Review(_) => ReviewBody::KIND,
         }
     }
 }
@@ -80,6 +84,7 @@ pub const KINDS: &[&str] = &[
     GovernorsBody::KIND,
     NetBody::KIND,
     IoBody::KIND,
+    ReviewBody::KIND,
 ];
 
 /// One result document of any kind.
@@ -158,6 +163,7 @@ body_kind!(InteractivityBody, Interactivity, "interactivity");
 body_kind!(GovernorsBody, Governors, "governors");
 body_kind!(NetBody, Net, "net");
 body_kind!(IoBody, Io, "io");
+body_kind!(ReviewBody, Review, "review");
 
 /// A document whose kind is known: the envelope and the body of kind `B`. Serializes to (and
 /// deserializes from) the same JSON as [`Document`].
@@ -181,6 +187,8 @@ pub type GovernorsResult = Typed<GovernorsBody>;
 pub type NetResult = Typed<NetBody>;
 /// The result of `truebench io`.
 pub type IoResult = Typed<IoBody>;
+/// The result of `truebench review`.
+pub type ReviewResult = Typed<ReviewBody>;
 
 /// A borrowed document of kind `B`: what renderers take, so a [`Document`] renders without
 /// being taken apart or copied. Field access reads like [`Typed`]'s (`r.envelope.phases`).

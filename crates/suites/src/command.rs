@@ -126,7 +126,7 @@ pub fn run(
     Ok(s.finish(body, Finish { comparable: true }))
 }
 
-fn wait_forwarding_sigint(
+pub(crate) fn wait_forwarding_sigint(
     child: &mut std::process::Child,
     stop: &AtomicBool,
 ) -> std::io::Result<std::process::ExitStatus> {

@@ -12,5 +12,6 @@ pub mod io;
 pub mod lock;
 pub mod net;
 pub mod net_sweep;
+pub mod review;
 pub mod run;
 pub mod session;

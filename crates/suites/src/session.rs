@@ -163,6 +163,11 @@ impl<'a> Session<'a> {
         })
     }
 
+    /// The kernel-log lines logged since the session started (read now).
+    pub fn kernel_log_lines(&mut self) -> Vec<String> {
+        self.klog.collect().lines().to_vec()
+    }
+
     pub fn stopped(&self) -> bool {
         self.stop.load(Ordering::SeqCst)
     }

@@ -101,6 +101,9 @@ pub enum Command {
     /// Kernel version, build and config hints, vendor/BSP or mainline, and whether kernel.org
     /// still maintains the series (sbc-bench -k) — offline, from a dated release list.
     Kernel(crate::kernel::KernelArgs),
+    /// Every performance-relevant setting with its value and why it matters (sbc-bench -r);
+    /// -R tunes to performance, monitors until Ctrl-C or while --exec runs, and restores.
+    Review(crate::review::ReviewArgs),
     /// Read sbc-bench result logs (v0.4 … v0.9.72): a summary per log, the parsed model
     /// (--json) or the Results.md row computed the way sbc-bench computes it (--row).
     Import(crate::import::ImportArgs),
@@ -142,6 +145,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Net(args) => crate::net::run(args),
         Command::Io(args) => crate::io::run(args),
         Command::Kernel(args) => crate::kernel::run(args),
+        Command::Review(args) => crate::review::run(args),
         Command::Import(args) => crate::import::run(args),
         Command::Measure(args) => crate::measure::run(args),
         Command::History(args) => crate::history::run(args),

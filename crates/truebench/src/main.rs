@@ -24,6 +24,7 @@ mod net;
 mod progress;
 mod recovery;
 mod report;
+mod review;
 mod run;
 mod serve;
 

@@ -12,6 +12,7 @@ pub mod interactivity;
 pub mod io;
 pub mod monitor;
 pub mod net;
+pub mod review;
 pub mod run;
 pub mod sweep;
 
@@ -105,6 +106,10 @@ macro_rules! dispatch {
                 body: b,
             }),
             Body::Io(b) => Render::$f(View {
+                envelope: env,
+                body: b,
+            }),
+            Body::Review(b) => Render::$f(View {
                 envelope: env,
                 body: b,
             }),

@@ -1,0 +1,230 @@
+//! `truebench review` (sbc-bench -r/-R) on the Session: read every performance-relevant
+//! setting; with `tune`, switch to performance through the journaled Tuning; then monitor —
+//! while a command runs, for a duration, or until Ctrl-C — and report what changed in the
+//! device status meanwhile. Every setting is restored by `Session::finish`.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use truebench_host::kernel::KernelReport;
+use truebench_host::review::{self, Setting};
+use truebench_host::{Host, Inventory};
+use truebench_model::review::SettingChange;
+use truebench_model::{ReviewBody, ReviewResult};
+use truebench_monitor::Sources;
+
+use crate::session::{tune_for_performance, Finish, Outcome, Session, SessionOptions};
+
+#[derive(Debug, Clone, Default)]
+pub struct ReviewOptions {
+    /// Switch to performance (`-R`).
+    pub tune: bool,
+    /// Run and monitor this command.
+    pub command: Vec<String>,
+    /// Monitor this long (without a command); with neither, monitor until Ctrl-C when `tune`
+    /// or `monitor` is set, else only report the settings.
+    pub duration: Option<Duration>,
+    /// Monitor until Ctrl-C even without tuning.
+    pub monitor: bool,
+    pub interval: Duration,
+    pub kernel_log: Option<PathBuf>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReviewError {
+    #[error("--kernel-log {path}: {source}")]
+    KernelLog {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot tune: {0}")]
+    Tuning(#[from] truebench_tuning::TuningError),
+}
+
+fn change(b: Option<&Setting>, a: Option<&Setting>) -> SettingChange {
+    let any = b.or(a).expect("a change has a side");
+    SettingChange {
+        area: any.area.clone(),
+        subject: any.subject.clone(),
+        name: any.name.clone(),
+        before: b.map(|s| s.value.clone()),
+        after: a.map(|s| s.value.clone()),
+    }
+}
+
+fn changes(before: &[Setting], after: &[Setting]) -> Vec<SettingChange> {
+    review::changes(before, after)
+        .iter()
+        .map(|(b, a)| change(b.as_ref(), a.as_ref()))
+        .collect()
+}
+
+/// Kernel-log lines that report a problem: errors, resets, timeouts, under-voltage, links
+/// going down.
+pub fn problem_lines(lines: &[String]) -> Vec<String> {
+    const WORDS: [&str; 9] = [
+        "error",
+        "fail",
+        "timeout",
+        "timed out",
+        "reset",
+        "under-voltage",
+        "undervoltage",
+        "link is down",
+        "i/o error",
+    ];
+    lines
+        .iter()
+        .filter(|l| !l.starts_with("[truebench"))
+        .filter(|l| {
+            let low = l.to_ascii_lowercase();
+            WORDS.iter().any(|w| low.contains(w))
+        })
+        .cloned()
+        .collect()
+}
+
+pub fn run(
+    host: &Host,
+    inv: &Inventory,
+    kernel: Option<KernelReport>,
+    opts: &ReviewOptions,
+    stop: Arc<AtomicBool>,
+) -> Result<ReviewResult, ReviewError> {
+    let mut s = Session::start(
+        host,
+        inv,
+        &SessionOptions {
+            sample_interval: opts.interval,
+            kernel_log: opts.kernel_log.clone(),
+            sources: Sources::ALL,
+            ..Default::default()
+        },
+        stop.clone(),
+    )
+    .map_err(|source| ReviewError::KernelLog {
+        path: opts
+            .kernel_log
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
+        source,
+    })?;
+    let settings = review::review(host, inv);
+    let why_not =
+        (!opts.tune).then(|| "review reports the settings as found (-R tunes)".to_string());
+    s.begin_tuning(opts.tune, why_not)?;
+    tune_for_performance(&mut s, host, inv, None, None);
+    let tuned_settings = if s.tuned() {
+        review::review(host, inv)
+    } else {
+        settings.clone()
+    };
+    let mut body = ReviewBody {
+        tuning_changes: if s.tuned() {
+            changes(&settings, &tuned_settings)
+        } else {
+            Vec::new()
+        },
+        settings,
+        kernel: kernel.map(Box::new),
+        tuned: s.tuned(),
+        command: opts.command.clone(),
+        exit_code: None,
+        signal: None,
+        error: None,
+        monitored_s: 0.0,
+        status_changes: Vec::new(),
+        kernel_errors: Vec::new(),
+    };
+    let monitor = !opts.command.is_empty() || opts.duration.is_some() || opts.tune || opts.monitor;
+    if monitor {
+        let what = if opts.command.is_empty() {
+            "monitoring".to_string()
+        } else {
+            format!("the command ({})", opts.command.join(" "))
+        };
+        let log_before = s.kernel_log_lines().len();
+        s.phase("review", &what, None, Vec::new(), |_| {
+            let t0 = Instant::now();
+            let out = if opts.command.is_empty() {
+                wait(&stop, opts.duration)
+            } else {
+                run_command(&opts.command, &stop, &mut body)
+            };
+            body.monitored_s = t0.elapsed().as_secs_f64();
+            out
+        });
+        let after = review::review(host, inv);
+        body.status_changes = changes(&tuned_settings, &after);
+        let lines = s.kernel_log_lines();
+        body.kernel_errors = problem_lines(&lines[log_before.min(lines.len())..]);
+    }
+    for d in s.sampler.disabled() {
+        s.note(format!("Not read any more: {d}"));
+    }
+    Ok(s.finish(body, Finish { comparable: true }))
+}
+
+/// Until Ctrl-C or the duration.
+fn wait(stop: &AtomicBool, duration: Option<Duration>) -> Outcome {
+    let t0 = Instant::now();
+    while !stop.load(Ordering::SeqCst) && duration.is_none_or(|d| t0.elapsed() < d) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Outcome::default()
+}
+
+fn run_command(command: &[String], stop: &AtomicBool, body: &mut ReviewBody) -> Outcome {
+    let mut out = Outcome::default();
+    match std::process::Command::new(&command[0])
+        .args(&command[1..])
+        .spawn()
+    {
+        Ok(mut child) => match crate::command::wait_forwarding_sigint(&mut child, stop) {
+            Ok(st) => {
+                use std::os::unix::process::ExitStatusExt;
+                body.exit_code = st.code();
+                body.signal = st.signal();
+                if !st.success() {
+                    out.reason = Some(match (st.code(), st.signal()) {
+                        (Some(c), _) => format!("the command exited with {c}"),
+                        (None, Some(sig)) => format!("the command was killed by signal {sig}"),
+                        _ => "the command failed".into(),
+                    });
+                }
+            }
+            Err(e) => out.fail(format!("waiting for the command: {e}")),
+        },
+        Err(e) => {
+            body.error = Some(e.to_string());
+            out.fail(format!("cannot start {}: {e}", command[0]));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn problem_lines_of_the_kernel_log() {
+        let lines: Vec<String> = [
+            "[  10.1] mmc0: error -110 whilst initialising SD card",
+            "[  12.0] r8169 0000:01:00.0 eth0: Link is Up - 1Gbps/Full",
+            "[  13.0] usb 2-1: reset SuperSpeed USB device number 2 using xhci_hcd",
+            "[  14.0] hwmon hwmon1: Undervoltage detected!",
+            "[truebench: kernel log reading stopped: x]",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let p = problem_lines(&lines);
+        assert_eq!(p.len(), 3, "{p:?}");
+        assert!(!p.iter().any(|l| l.contains("Link is Up")));
+    }
+}

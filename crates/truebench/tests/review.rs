@@ -1,0 +1,222 @@
+//! `truebench review` end to end on fixture roots of real boards: the report (text, Markdown,
+//! JSON), -R tuning that writes into the recorded tree and restores it — after --exec, after
+//! --duration and after Ctrl-C — and bad input.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_truebench");
+
+fn truebench(tmp: &Path) -> Command {
+    let mut c = Command::new(BIN);
+    let lock = tmp.join("lock");
+    std::fs::create_dir_all(&lock).unwrap();
+    c.env("TMPDIR", &lock)
+        .env("XDG_CACHE_HOME", tmp.join("cache"))
+        .env("XDG_DATA_HOME", tmp.join("data"));
+    c.arg("review");
+    c
+}
+
+fn json(out: &std::process::Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}\nstdout: {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn tree(root: &Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
+    truebench_fixtures::tree_bytes(root, &["var/lib/truebench"])
+}
+
+#[test]
+fn report_of_the_tv_box_as_text_markdown_and_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = truebench_fixtures::root("s905x3-x96maxplus");
+    let before = tree(root.path());
+    let run = |extra: &[&str]| {
+        truebench(tmp.path())
+            .arg("--root")
+            .arg(root.path())
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--no-store"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    for want in [
+        "WARN policy0 (cpu0-cpu3) ondemand io_is_busy: 0",
+        "eMMC reads 29 → 44 MB/s",
+        "WARN 1-1 (ASMedia ASM1153E, 174c:55aa) speed: 480 Mbit/s, USB 3.20",
+        "kernel:\n",
+        "Not tuned: review reports the settings as found (-R tunes)",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in\n{text}");
+    }
+    let out = run(&["--markdown", "--no-store"]);
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(md.starts_with("# AMedia X96 Max+\n"), "{md}");
+    assert!(
+        md.contains("### storage\n") && md.contains("**⚠** 1-1"),
+        "{md}"
+    );
+    assert!(
+        md.contains("### Kernel info\n\n  * Kernel 5.15.25-flippy-70+"),
+        "{md}"
+    );
+    let out = run(&["--json"]);
+    let doc = json(&out);
+    assert_eq!(doc["kind"], "review");
+    assert_eq!(doc["body"]["tuned"], false);
+    assert_eq!(doc["body"]["kernel"]["origin"]["kind"], "community");
+    assert!(doc["body"]["settings"].as_array().unwrap().len() > 10);
+    // Stored in the history under its kind.
+    let h = Command::new(BIN)
+        .env("XDG_DATA_HOME", tmp.path().join("data"))
+        .args(["history", "--kind", "review"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&h.stdout).contains("review"),
+        "{h:?}"
+    );
+    assert_eq!(tree(root.path()), before, "reporting changes nothing");
+}
+
+/// -R on the recorded ROCK 5B: governors, devfreq and ASPM go to performance while the
+/// command runs, the command sees them, and everything is back afterwards.
+#[test]
+fn tune_run_a_command_and_restore() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let before = tree(root.path());
+    let dmc = root.path().join("sys/class/devfreq/dmc/governor");
+    let seen = tmp.path().join("seen");
+    let script = format!("cat {} > {}", dmc.display(), seen.display());
+    let out = truebench(tmp.path())
+        .arg("--root")
+        .arg(root.path())
+        .args([
+            "-R",
+            "--json",
+            "--no-store",
+            "--interval",
+            "0.2",
+            "--exec",
+            "sh",
+            "-c",
+            &script,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&seen).unwrap().trim(),
+        "performance"
+    );
+    let doc = json(&out);
+    assert_eq!(doc["body"]["tuned"], true);
+    assert_eq!(doc["body"]["exit_code"], 0);
+    let changes = doc["body"]["tuning_changes"].to_string();
+    for want in ["dmc_ondemand / 528 MHz", "performance", "ASPM policy"] {
+        assert!(changes.contains(want), "{want}: {changes}");
+    }
+    assert_eq!(tree(root.path()), before, "every setting restored");
+}
+
+#[test]
+fn ctrl_c_ends_the_monitoring_and_restores() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let before = tree(root.path());
+    let gov = root
+        .path()
+        .join("sys/devices/system/cpu/cpufreq/policy0/scaling_governor");
+    let child = truebench(tmp.path())
+        .arg("--root")
+        .arg(root.path())
+        .args(["-R", "--json", "--no-store", "--interval", "0.2"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while std::fs::read_to_string(&gov).unwrap().trim() != "performance" {
+        assert!(t0.elapsed() < Duration::from_secs(30), "never tuned");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(600));
+    assert!(Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let out = child.wait_with_output().unwrap();
+    let doc = json(&out);
+    assert_eq!(doc["body"]["tuned"], true);
+    assert!(
+        doc["body"]["monitored_s"].as_f64().unwrap() > 0.3,
+        "{}",
+        doc["body"]
+    );
+    assert_eq!(tree(root.path()), before, "restored after Ctrl-C");
+}
+
+#[test]
+fn a_duration_and_bad_values() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = truebench_fixtures::root("rpi4b");
+    let out = truebench(tmp.path())
+        .arg("--root")
+        .arg(root.path())
+        .args(["--duration", "0.5", "--interval", "0.1", "--no-store"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("While monitored for"), "{text}");
+    for (args, want) in [
+        (
+            vec!["--duration", "0"],
+            "--duration 0: expected seconds above 0",
+        ),
+        (
+            vec!["--interval=-1"],
+            "--interval -1: expected seconds above 0",
+        ),
+        (vec!["--releases", "/nonexistent/list"], "/nonexistent/list"),
+    ] {
+        let out = truebench(tmp.path())
+            .args(&args)
+            .arg("--no-store")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    let out = truebench(tmp.path())
+        .args(["--no-store", "--exec", "/nonexistent/cmd"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(127));
+}
