@@ -36,7 +36,7 @@ pub use envelope::*;
 pub use governors::GovernorsBody;
 pub use interactivity::InteractivityBody;
 pub use io::IoBody;
-pub use monitor::MonitorBody;
+pub use monitor::{ClusterRun, MonitorBody};
 pub use net::NetBody;
 pub use review::ReviewBody;
 pub use run::*;

@@ -22,4 +22,25 @@ pub struct MonitorBody {
     /// Threads the command was said to keep busy (`--threads`): background activity is judged
     /// against it; None: not judged.
     pub threads: Option<u32>,
+    /// `--per-cluster` (sbc-bench -G): one run per CPU type, pinned to it (and with the other
+    /// CPUs offline with `--offline`); empty for a single run.
+    #[serde(default)]
+    pub clusters: Vec<ClusterRun>,
+}
+
+/// One run of the command on one type of CPU core.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ClusterRun {
+    /// `Cortex-A76 (cpu4-cpu7)`.
+    pub label: String,
+    /// The CPUs the command was pinned to.
+    pub cpus: Vec<u32>,
+    /// The CPUs taken offline meanwhile (restored afterwards).
+    pub offline: Vec<u32>,
+    /// The envelope phase holding its evidence.
+    pub phase: String,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub error: Option<String>,
+    pub duration_s: f64,
 }

@@ -187,6 +187,7 @@ fn other_kinds(run: &RunResult) -> Vec<(String, Document)> {
             duration_s: 42.0,
             interval_s: 1.0,
             threads: Some(2),
+            clusters: Vec::new(),
         },
     };
     vec![

@@ -332,6 +332,7 @@ fn every_kind_is_stored_listed_and_read_back() {
             duration_s: 3.01,
             interval_s: 1.0,
             threads: None,
+            clusters: Vec::new(),
         },
     };
     let r = s.insert(&run).unwrap();

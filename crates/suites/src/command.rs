@@ -19,6 +19,9 @@ pub struct CommandOptions {
     pub threads: Option<u32>,
     /// Kernel-log lines from this file instead of `dev/kmsg`.
     pub kernel_log: Option<PathBuf>,
+    /// Run once per CPU type (sbc-bench -G): `Some(offline)`, with the other CPUs offline when
+    /// `offline` (through the journaled Tuning).
+    pub per_cluster: Option<bool>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -46,26 +49,10 @@ pub fn run(
     if command.is_empty() {
         return Err(CommandError::Empty);
     }
-    let mut s = Session::start(
-        host,
-        inv,
-        &SessionOptions {
-            sample_interval: opts.interval,
-            kernel_log: opts.kernel_log.clone(),
-            // The evidence of a command includes its I/O, network and stall time.
-            sources: Sources::ALL,
-            ..Default::default()
-        },
-        stop.clone(),
-    )
-    .map_err(|source| CommandError::KernelLog {
-        path: opts
-            .kernel_log
-            .as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default(),
-        source,
-    })?;
+    if let Some(offline) = opts.per_cluster {
+        return crate::per_cluster::run(host, inv, command, opts, offline, stop);
+    }
+    let mut s = start(host, inv, opts, stop.clone())?;
     let _ = s.begin_tuning(
         false,
         Some("monitor changes no setting: the command runs as the machine is".into()),
@@ -78,6 +65,7 @@ pub fn run(
         duration_s: 0.0,
         interval_s: opts.interval.as_secs_f64(),
         threads: opts.threads,
+        clusters: Vec::new(),
     };
     s.phase(
         "command",
@@ -86,44 +74,107 @@ pub fn run(
         Vec::new(),
         |_| {
             let t0 = Instant::now();
-            let mut out = Outcome::default();
-            match std::process::Command::new(&command[0])
-                .args(&command[1..])
-                .spawn()
-            {
-                Ok(mut child) => {
-                    let status = wait_forwarding_sigint(&mut child, &stop);
-                    match status {
-                        Ok(st) => {
-                            use std::os::unix::process::ExitStatusExt;
-                            body.exit_code = st.code();
-                            body.signal = st.signal();
-                            if !st.success() {
-                                out.reason = Some(match (st.code(), st.signal()) {
-                                    (Some(c), _) => format!("the command exited with {c}"),
-                                    (None, Some(sig)) => {
-                                        format!("the command was killed by signal {sig}")
-                                    }
-                                    _ => "the command failed".into(),
-                                });
-                            }
-                        }
-                        Err(e) => out.fail(format!("waiting for the command: {e}")),
-                    }
-                }
-                Err(e) => {
-                    body.error = Some(e.to_string());
-                    out.fail(format!("cannot start {}: {e}", command[0]));
-                }
-            }
+            let ended = spawn_and_wait(command, None, &stop);
+            body.exit_code = ended.exit_code;
+            body.signal = ended.signal;
+            body.error = ended.error.clone();
             body.duration_s = t0.elapsed().as_secs_f64();
-            out
+            ended.outcome
         },
     );
     for d in s.sampler.disabled() {
         s.note(format!("Not read any more: {d}"));
     }
     Ok(s.finish(body, Finish { comparable: true }))
+}
+
+/// The Session of a monitored command: every source the sampler has.
+pub(crate) fn start<'a>(
+    host: &'a Host,
+    inv: &'a Inventory,
+    opts: &CommandOptions,
+    stop: Arc<AtomicBool>,
+) -> Result<Session<'a>, CommandError> {
+    Session::start(
+        host,
+        inv,
+        &SessionOptions {
+            sample_interval: opts.interval,
+            kernel_log: opts.kernel_log.clone(),
+            // The evidence of a command includes its I/O, network and stall time.
+            sources: Sources::ALL,
+            ..Default::default()
+        },
+        stop,
+    )
+    .map_err(|source| CommandError::KernelLog {
+        path: opts
+            .kernel_log
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
+        source,
+    })
+}
+
+/// How a command ended.
+pub(crate) struct Ended {
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub error: Option<String>,
+    pub outcome: Outcome,
+}
+
+/// Start `command` (pinned to `cpus` when given) and wait for it, passing the first Ctrl-C on.
+pub(crate) fn spawn_and_wait(command: &[String], cpus: Option<&[u32]>, stop: &AtomicBool) -> Ended {
+    let mut ended = Ended {
+        exit_code: None,
+        signal: None,
+        error: None,
+        outcome: Outcome::default(),
+    };
+    let mut cmd = std::process::Command::new(&command[0]);
+    cmd.args(&command[1..]);
+    if let Some(cpus) = cpus {
+        // SAFETY: the set is built before fork; the closure only calls sched_setaffinity,
+        // which is async-signal-safe.
+        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        for &c in cpus {
+            unsafe { libc::CPU_SET(c as usize, &mut set) };
+        }
+        unsafe {
+            std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || {
+                if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    match cmd.spawn() {
+        Ok(mut child) => match wait_forwarding_sigint(&mut child, stop) {
+            Ok(st) => {
+                use std::os::unix::process::ExitStatusExt;
+                ended.exit_code = st.code();
+                ended.signal = st.signal();
+                if !st.success() {
+                    ended.outcome.reason = Some(match (st.code(), st.signal()) {
+                        (Some(c), _) => format!("the command exited with {c}"),
+                        (None, Some(sig)) => format!("the command was killed by signal {sig}"),
+                        _ => "the command failed".into(),
+                    });
+                }
+            }
+            Err(e) => ended.outcome.fail(format!("waiting for the command: {e}")),
+        },
+        Err(e) => {
+            ended.error = Some(e.to_string());
+            ended
+                .outcome
+                .fail(format!("cannot start {}: {e}", command[0]));
+        }
+    }
+    ended
 }
 
 pub(crate) fn wait_forwarding_sigint(

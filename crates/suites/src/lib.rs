@@ -12,6 +12,7 @@ pub mod io;
 pub mod lock;
 pub mod net;
 pub mod net_sweep;
+pub mod per_cluster;
 pub mod review;
 pub mod run;
 pub mod session;

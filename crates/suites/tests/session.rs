@@ -20,6 +20,7 @@ fn body() -> MonitorBody {
         duration_s: 0.0,
         interval_s: 0.05,
         threads: None,
+        clusters: Vec::new(),
     }
 }
 

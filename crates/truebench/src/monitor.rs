@@ -37,6 +37,14 @@ pub struct MonitorArgs {
     /// Read kernel-log lines from FILE (dmesg text or kmsg records) instead of /dev/kmsg.
     #[arg(long, value_name = "FILE")]
     pub kernel_log: Option<PathBuf>,
+    /// Run the command once per type of CPU core, pinned to it (sbc-bench -G/-P): scores and
+    /// evidence per core type.
+    #[arg(long)]
+    pub per_cluster: bool,
+    /// With --per-cluster: take the other CPUs offline during each run (journaled, restored;
+    /// needs root). cpu0 usually cannot go offline and stays.
+    #[arg(long, requires = "per_cluster")]
+    pub offline: bool,
     #[command(flatten)]
     pub store: crate::keep::StoreArgs,
     /// Command to run while monitoring; its exit code becomes truebench's. Without it, the
@@ -193,6 +201,7 @@ fn with_command(
         interval,
         threads: args.threads,
         kernel_log: args.kernel_log.clone(),
+        per_cluster: args.per_cluster.then_some(args.offline),
     };
     let result = command::run(host, inv, command, &opts, interrupted)?;
     if let Some(e) = &result.body.error {

@@ -49,6 +49,13 @@ impl Render for MonitorBody {
         if let Some(c) = r.body.exit_code {
             out.push(Metric::number("exit_code", c as f64, None));
         }
+        for (i, c) in r.body.clusters.iter().enumerate() {
+            out.push(Metric::number(
+                format!("cluster{i}_duration_s"),
+                c.duration_s,
+                Some("s"),
+            ));
+        }
         out
     }
 
@@ -92,6 +99,30 @@ impl Render for MonitorBody {
         }
         for f in &unchecked {
             let _ = writeln!(o, "Not checked: {}", f.message);
+        }
+        if !r.body.clusters.is_empty() {
+            let _ = writeln!(o, "\nPer core type:");
+            for c in &r.body.clusters {
+                let end = match (c.exit_code, c.signal, &c.error) {
+                    (_, _, Some(e)) => format!("could not start: {e}"),
+                    (Some(x), _, _) => format!("exit code {x}"),
+                    (None, Some(sig), _) => format!("killed by signal {sig}"),
+                    _ => "ending unknown".into(),
+                };
+                let off = if c.offline.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        ", cpu{} offline",
+                        c.offline
+                            .iter()
+                            .map(|x| x.to_string())
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    )
+                };
+                let _ = writeln!(o, "  {:<28} {:>9.2} s  {end}{off}", c.label, c.duration_s);
+            }
         }
         match (r.body.exit_code, r.body.signal) {
             (Some(c), _) => {

@@ -1,0 +1,209 @@
+//! `truebench monitor --per-cluster -- CMD` (sbc-bench -G/-P): the command once per type of
+//! CPU core, pinned to those CPUs — and with `--offline` the other CPUs taken offline through
+//! the journaled Tuning and brought back after each run — each run one phase with its own
+//! evidence, so a big.LITTLE score is known per core type and the throttling, clocks and
+//! background activity of each run are judged apart.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Instant;
+
+use truebench_host::{Host, Inventory};
+use truebench_model::{ClusterRun, MonitorBody, MonitorResult};
+
+use crate::command::{spawn_and_wait, start, CommandError, CommandOptions};
+use crate::session::Finish;
+
+/// CPU groups by core type in cluster order (sbc-bench's ClusterConfigByCoreType): the two
+/// A76 clusters of an RK3588 are one group. Without core types, one group per cluster.
+pub fn groups(inv: &Inventory) -> Vec<(String, Vec<u32>)> {
+    let mut out: Vec<(Option<String>, Vec<u32>)> = Vec::new();
+    for c in &inv.clusters {
+        let online: Vec<u32> = c
+            .cpus
+            .iter()
+            .copied()
+            .filter(|cpu| inv.cpus.iter().any(|x| x.id == *cpu && x.online))
+            .collect();
+        if online.is_empty() {
+            continue;
+        }
+        match (
+            &c.core_type,
+            out.iter_mut()
+                .find(|(t, _)| t.is_some() && *t == c.core_type),
+        ) {
+            (Some(_), Some((_, cpus))) => cpus.extend(online),
+            _ => out.push((c.core_type.clone(), online)),
+        }
+    }
+    out.into_iter()
+        .map(|(t, mut cpus)| {
+            cpus.sort_unstable();
+            let range = match (cpus.first(), cpus.last()) {
+                (Some(a), Some(b)) if a != b => format!("cpu{a}-cpu{b}"),
+                (Some(a), _) => format!("cpu{a}"),
+                _ => String::new(),
+            };
+            let label = match t {
+                Some(t) => format!("{t} ({range})"),
+                None => range,
+            };
+            (label, cpus)
+        })
+        .collect()
+}
+
+pub fn run(
+    host: &Host,
+    inv: &Inventory,
+    command: &[String],
+    opts: &CommandOptions,
+    offline: bool,
+    stop: Arc<AtomicBool>,
+) -> Result<MonitorResult, CommandError> {
+    let mut s = start(host, inv, opts, stop.clone())?;
+    let why_not = (!offline).then(|| {
+        "--per-cluster pins the command to each core type; nothing is changed (--offline takes \
+         the other CPUs offline)"
+            .to_string()
+    });
+    let _ = s.begin_tuning(offline, why_not);
+    let groups = groups(inv);
+    // A recorded root's CPU numbers are not this machine's: its settings are changed as on the
+    // board, but the command cannot be pinned to CPUs that are not here.
+    let pin = host.is_live();
+    if !pin {
+        s.note(
+            "Recorded root: the command runs unpinned on this machine; the CPU groups and the \
+             offline settings are the root's.",
+        );
+    }
+    if groups.len() < 2 {
+        s.note("One type of CPU core: the command runs once, on all of them.");
+    }
+    let mut body = MonitorBody {
+        command: command.to_vec(),
+        exit_code: None,
+        signal: None,
+        error: None,
+        duration_s: 0.0,
+        interval_s: opts.interval.as_secs_f64(),
+        threads: opts.threads,
+        clusters: Vec::new(),
+    };
+    let t_all = Instant::now();
+    for (i, (label, cpus)) in groups.iter().enumerate() {
+        if s.stopped() {
+            s.interrupted(format!("before {label}"));
+            break;
+        }
+        let mut taken = Vec::new();
+        if offline && s.tuned() {
+            for cpu in inv
+                .cpus
+                .iter()
+                .filter(|c| c.online && !cpus.contains(&c.id))
+            {
+                let path = format!("sys/devices/system/cpu/cpu{}/online", cpu.id);
+                // cpu0 has no `online` file on most arm64 kernels: it stays, and is said.
+                if host.exists(&path) && s.write(path, "0") {
+                    taken.push(cpu.id);
+                }
+            }
+        }
+        let phase = format!("cluster{i}");
+        let threads = opts
+            .threads
+            .map(|t| t.min(cpus.len() as u32))
+            .or(Some(cpus.len() as u32));
+        let mut run = ClusterRun {
+            label: label.clone(),
+            cpus: cpus.clone(),
+            offline: taken,
+            phase: phase.clone(),
+            exit_code: None,
+            signal: None,
+            error: None,
+            duration_s: 0.0,
+        };
+        s.phase(
+            &phase,
+            &format!("the command on {label}"),
+            threads,
+            cpus.clone(),
+            |_| {
+                let t0 = Instant::now();
+                let ended = spawn_and_wait(command, pin.then_some(cpus.as_slice()), &stop);
+                run.exit_code = ended.exit_code;
+                run.signal = ended.signal;
+                run.error = ended.error.clone();
+                run.duration_s = t0.elapsed().as_secs_f64();
+                ended.outcome
+            },
+        );
+        if offline && !run.offline.is_empty() {
+            s.restore_now();
+        }
+        let not_started = run.error.is_some();
+        body.clusters.push(run);
+        if not_started {
+            break;
+        }
+    }
+    // The whole: the last run's ending decides (the first failure if one failed).
+    let decisive = body
+        .clusters
+        .iter()
+        .find(|r| r.exit_code != Some(0))
+        .or(body.clusters.last());
+    if let Some(r) = decisive {
+        body.exit_code = r.exit_code;
+        body.signal = r.signal;
+        body.error = r.error.clone();
+    }
+    body.duration_s = t_all.elapsed().as_secs_f64();
+    for d in s.sampler.disabled() {
+        s.note(format!("Not read any more: {d}"));
+    }
+    Ok(s.finish(body, Finish { comparable: true }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicBool;
+
+    /// The command really runs on the CPUs it is pinned to (read back from its own status).
+    #[test]
+    fn the_command_is_pinned() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("allowed");
+        let script = format!(
+            "grep Cpus_allowed_list /proc/self/status > {}",
+            out.display()
+        );
+        let cmd = ["sh".to_string(), "-c".to_string(), script];
+        let ended = spawn_and_wait(&cmd, Some(&[0]), &AtomicBool::new(false));
+        assert_eq!(ended.exit_code, Some(0));
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert_eq!(text.split_whitespace().last(), Some("0"), "{text}");
+        // A CPU that does not exist: the command does not start, and that is said.
+        let ended = spawn_and_wait(&cmd, Some(&[1000]), &AtomicBool::new(false));
+        assert!(ended.error.is_some(), "{:?}", ended.exit_code);
+    }
+
+    #[test]
+    fn groups_by_core_type() {
+        let dir = truebench_fixtures::root("rk3588-rock5b");
+        let host = Host::new(dir.path());
+        let g = groups(&Inventory::probe(&host));
+        assert_eq!(
+            g,
+            [
+                ("Cortex-A55 (cpu0-cpu3)".to_string(), vec![0, 1, 2, 3]),
+                ("Cortex-A76 (cpu4-cpu7)".to_string(), vec![4, 5, 6, 7]),
+            ]
+        );
+    }
+}

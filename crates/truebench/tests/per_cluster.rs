@@ -1,0 +1,113 @@
+//! `truebench monitor --per-cluster [--offline] -- CMD` (sbc-bench -G): one run per core type,
+//! on the recorded ROCK 5B (the offline settings written into its tree and restored) and here.
+
+use std::path::Path;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_truebench");
+
+fn monitor(tmp: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(BIN)
+        .env("XDG_DATA_HOME", tmp.join("data"))
+        .env("TMPDIR", tmp)
+        .arg("monitor")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn rock_5b_offline_per_core_type_and_restored() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let before = truebench_fixtures::tree_bytes(root.path(), &["var/lib/truebench"]);
+    let r = root.path().to_str().unwrap();
+    // The command sees the other core type offline while it runs.
+    let probe = format!(
+        "echo $(cat {r}/sys/devices/system/cpu/cpu4/online) $(cat {r}/sys/devices/system/cpu/cpu0/online) >> {}",
+        tmp.path().join("seen").display()
+    );
+    let out = monitor(
+        tmp.path(),
+        &[
+            "--root",
+            r,
+            "--per-cluster",
+            "--offline",
+            "--interval",
+            "0.2",
+            "--",
+            "sh",
+            "-c",
+            &probe,
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("Per core type:"), "{text}");
+    assert!(
+        text.contains("Cortex-A55 (cpu0-cpu3)") && text.contains("cpu4,5,6,7 offline"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Cortex-A76 (cpu4-cpu7)") && text.contains("cpu0,1,2,3 offline"),
+        "{text}"
+    );
+    let seen = std::fs::read_to_string(tmp.path().join("seen")).unwrap();
+    assert_eq!(
+        seen.split_whitespace().collect::<Vec<_>>(),
+        ["0", "1", "1", "0"],
+        "{seen}"
+    );
+    assert_eq!(
+        truebench_fixtures::tree_bytes(root.path(), &["var/lib/truebench"]),
+        before,
+        "every CPU back online"
+    );
+    // Stored with one row per core type.
+    let h = Command::new(BIN)
+        .env("XDG_DATA_HOME", tmp.path().join("data"))
+        .args(["history", "--kind", "monitor", "--json"])
+        .output()
+        .unwrap();
+    assert!(h.status.success());
+}
+
+#[test]
+fn without_offline_nothing_changes_and_here_it_pins() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let before = truebench_fixtures::tree_bytes(root.path(), &["var/lib/truebench"]);
+    let out = monitor(
+        tmp.path(),
+        &[
+            "--root",
+            root.path().to_str().unwrap(),
+            "--per-cluster",
+            "--no-store",
+            "--",
+            "true",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        truebench_fixtures::tree_bytes(root.path(), &["var/lib/truebench"]),
+        before
+    );
+    // This machine: one core type, so one run; its exit code is the command's.
+    let out = monitor(
+        tmp.path(),
+        &["--per-cluster", "--no-store", "--", "sh", "-c", "exit 4"],
+    );
+    assert_eq!(out.status.code(), Some(4));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("One type of CPU core"), "{text}");
+    let out = monitor(tmp.path(), &["--offline", "--", "true"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--per-cluster"));
+}
