@@ -113,7 +113,8 @@ pub fn run(
             .unwrap_or_default(),
         source,
     })?;
-    let settings = review::review(host, inv);
+    let mut settings = review::review(host, inv);
+    settings.extend(smart(host));
     let why_not =
         (!opts.tune).then(|| "review reports the settings as found (-R tunes)".to_string());
     s.begin_tuning(opts.tune, why_not)?;
@@ -167,6 +168,84 @@ pub fn run(
         s.note(format!("Not read any more: {d}"));
     }
     Ok(s.finish(body, Finish { comparable: true }))
+}
+
+/// `smartctl` where smartmontools is installed: one SMART setting per disk. Only on the live
+/// machine (a recorded root's disks are not here).
+fn smart(host: &Host) -> Vec<Setting> {
+    let disks = review::smart_disks(host);
+    if disks.is_empty() || !host.is_live() {
+        return Vec::new();
+    }
+    let Some(tool) = [
+        "/usr/sbin/smartctl",
+        "/sbin/smartctl",
+        "/usr/bin/smartctl",
+        "/usr/local/sbin/smartctl",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .find(|p| p.is_file()) else {
+        return vec![Setting {
+            area: "storage".into(),
+            subject: disks.join(", "),
+            name: "SMART".into(),
+            value: "not read".into(),
+            severity: review::Severity::Info,
+            why: Some(
+                "smartctl is not installed (Debian: smartmontools): drive health unknown".into(),
+            ),
+            source: "smartctl".into(),
+        }];
+    };
+    disks
+        .iter()
+        .map(|d| {
+            match run_with_timeout(&tool, &["--json=c", "-H", "-A", "-i", &format!("/dev/{d}")]) {
+                Some(out) => review::smart_setting(d, &out),
+                None => Setting {
+                    area: "storage".into(),
+                    subject: d.clone(),
+                    name: "SMART".into(),
+                    value: "not read".into(),
+                    severity: review::Severity::Info,
+                    why: Some(format!("{} did not answer within 10 s", tool.display())),
+                    source: "smartctl".into(),
+                },
+            }
+        })
+        .collect()
+}
+
+/// Standard output of a tool, or None when it cannot start or takes longer than 10 s.
+fn run_with_timeout(tool: &std::path::Path, args: &[&str]) -> Option<String> {
+    use std::io::Read;
+    let mut child = std::process::Command::new(tool)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let t0 = Instant::now();
+    loop {
+        match child.try_wait() {
+            // smartctl's exit status is a bit mask of findings: the JSON says what they are.
+            Ok(Some(_)) => {
+                let mut out = String::new();
+                child.stdout.take()?.read_to_string(&mut out).ok()?;
+                return Some(out);
+            }
+            Ok(None) if t0.elapsed() < Duration::from_secs(10) => {
+                std::thread::sleep(Duration::from_millis(20))
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
 }
 
 /// Until Ctrl-C or the duration.

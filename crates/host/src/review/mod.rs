@@ -8,6 +8,7 @@ mod firmware;
 mod memory;
 mod network;
 mod pcie;
+mod smart;
 mod storage;
 mod usb;
 
@@ -16,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 pub use firmware::{parse_config_txt, THROTTLED_BITS};
 pub use network::irq_counts;
+pub use smart::smart_setting;
 pub use storage::{mmc_cid_signs, MmcCid};
 
 #[derive(
@@ -139,6 +141,14 @@ pub fn changes(before: &[Setting], after: &[Setting]) -> Vec<(Option<Setting>, O
         }
     }
     out
+}
+
+/// The disks `smartctl` is worth asking about (not zram, loop, eMMC boot partitions…).
+pub fn smart_disks(host: &Host) -> Vec<String> {
+    storage::reviewed_disks(host)
+        .into_iter()
+        .filter(|d| !d.starts_with("mmcblk"))
+        .collect()
 }
 
 /// `1800000` kHz → `1800 MHz`.

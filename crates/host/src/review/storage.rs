@@ -93,11 +93,15 @@ fn usb_interface_driver(host: &Host, disk: &str) -> Option<String> {
     None
 }
 
+pub fn reviewed_disks(host: &Host) -> Vec<String> {
+    host.disks()
+        .into_iter()
+        .filter(|d| is_reviewed_disk(d))
+        .collect()
+}
+
 pub fn review(host: &Host, out: &mut Vec<Setting>) {
-    for disk in host.disks() {
-        if !is_reviewed_disk(&disk) {
-            continue;
-        }
+    for disk in reviewed_disks(host) {
         let Some(info) = storage_under(host, &format!("/dev/{disk}")) else {
             continue;
         };
