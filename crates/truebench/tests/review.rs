@@ -225,8 +225,15 @@ fn a_duration_and_bad_values() {
 #[test]
 fn live_machine_report() {
     let tmp = tempfile::tempdir().unwrap();
-    let out = truebench(tmp.path()).args(["--json", "--no-store"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = truebench(tmp.path())
+        .args(["--json", "--no-store"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let doc = json(&out);
     let settings = doc["body"]["settings"].as_array().unwrap();
     let smart: Vec<&Value> = settings.iter().filter(|s| s["name"] == "SMART").collect();
@@ -234,15 +241,26 @@ fn live_machine_report() {
         .unwrap()
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|d| !["loop", "ram", "zram", "dm-", "md", "sr", "nbd", "mmcblk"].iter().any(|p| d.starts_with(p)))
-        .filter(|d| std::fs::read_to_string(format!("/sys/block/{d}/size")).map(|s| s.trim() != "0").unwrap_or(false))
+        .filter(|d| {
+            !["loop", "ram", "zram", "dm-", "md", "sr", "nbd", "mmcblk"]
+                .iter()
+                .any(|p| d.starts_with(p))
+        })
+        .filter(|d| {
+            std::fs::read_to_string(format!("/sys/block/{d}/size"))
+                .map(|s| s.trim() != "0")
+                .unwrap_or(false)
+        })
         .count();
     if disks > 0 {
         assert!(!smart.is_empty(), "{settings:?}");
         for s in smart {
             let v = s["value"].as_str().unwrap();
             assert!(
-                v == "not available" || v == "not read" || v.starts_with("PASSED") || v.starts_with("FAILED"),
+                v == "not available"
+                    || v == "not read"
+                    || v.starts_with("PASSED")
+                    || v.starts_with("FAILED"),
                 "{s}"
             );
         }
