@@ -427,6 +427,13 @@ def devfreq(r, name, devpath, governor, governors, freqs_hz, cur_hz):
     r.link(f"sys/class/devfreq/{name}", f"../../devices/platform/{devpath}/devfreq/{name}")
 
 
+def bus_driver(r, bus, name):
+    """The driver directory a `driver` link points at (its `bind` file marks it)."""
+    path = f"sys/bus/{bus}/drivers/{name}/bind"
+    if path not in r.entries:
+        r.file(path, "", 0o200)
+
+
 def aspm_policy(r, text):
     r.rw("sys/module/pcie_aspm/parameters/policy", text)
 
@@ -449,6 +456,7 @@ def pci_device(r, path, addr, *, cls, vendor, device, speed, width, max_speed, m
     r.line(f"{d}/max_link_width", max_width)
     if driver:
         r.link(f"{d}/driver", "../" * (d.count("/") + 1) + f"sys/bus/pci/drivers/{driver}")
+        bus_driver(r, "pci", driver)
     r.link(f"sys/bus/pci/devices/{addr}", f"../../../devices/{path}/{addr}")
     return f"{path}/{addr}"
 
@@ -465,6 +473,7 @@ def usb_device(r, path, dev, *, speed, version, vendor, product, manufacturer, n
     i = f"{d}/{dev}:1.0"
     r.line(f"{i}/bInterfaceClass", "08")
     r.link(f"{i}/driver", "../" * (i.count("/") + 1) + f"sys/bus/usb/drivers/{iface_driver}")
+    bus_driver(r, "usb", iface_driver)
     r.link(f"sys/bus/usb/devices/{dev}", f"../../../devices/{path}/{dev}")
     return f"{path}/{dev}/{dev}:1.0"
 
@@ -478,6 +487,7 @@ def net_iface(r, name, devpath, *, driver, speed, duplex, state="up"):
     dev = f"sys/devices/{devpath}"
     if f"{dev}/driver" not in r.entries:
         r.link(f"{dev}/driver", "../" * (dev.count("/") + 1) + f"sys/bus/platform/drivers/{driver}")
+        bus_driver(r, "platform", driver)
     r.link(f"sys/class/net/{name}", f"../../devices/{devpath}/net/{name}")
 
 
@@ -632,6 +642,7 @@ def rk3588_rock5b():
     r.link(f"sys/devices/{nvme}/nvme/nvme0/device", "../..")
     mmc1 = "sys/devices/platform/fe2c0000.mmc/mmc_host/mmc1/mmc1:aaaa"
     r.link(f"{mmc1}/driver", "../" * (mmc1.count("/") + 1) + "sys/bus/mmc/drivers/mmcblk")
+    bus_driver(r, "mmc", "mmcblk")
     r.rw("sys/devices/" + nvme + "/nvme/nvme0/nvme0n1/queue/scheduler", "[none] mq-deadline kyber bfq")
     r.rw("sys/devices/" + nvme + "/nvme/nvme0/nvme0n1/queue/read_ahead_kb", 128)
     port4 = pci_device(r, "platform/fe190000.pcie/pci0004:40", "0004:40:00.0", cls="0x060400",
@@ -1074,6 +1085,7 @@ def s905x3_x96maxplus():
                  "serial": "0x5a3c71e2", "date": "11/2020"}.items():
         r.line(f"sys/devices/{emmc}/{k}", v)
     r.link(f"sys/devices/{emmc}/driver", "../" * (f"sys/devices/{emmc}".count("/") + 1) + "sys/bus/mmc/drivers/mmcblk")
+    bus_driver(r, "mmc", "mmcblk")
     usb_iface = usb_device(r, "platform/soc/ffe09000.usb/ff500000.usb/xhci-hcd.0.auto/usb1", "1-1",
                            speed=480, version=" 3.20", vendor="174c", product="55aa",
                            manufacturer="ASMedia", name="ASM1153E", iface_driver="uas")
