@@ -266,3 +266,33 @@ fn live_machine_report() {
         }
     }
 }
+
+/// The stored document renders as an HTML page with the settings table.
+#[test]
+fn html_report_of_a_review() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let out = truebench(tmp.path())
+        .arg("--root")
+        .arg(root.path())
+        .args(["--json", "--no-store"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let doc = tmp.path().join("review.json");
+    std::fs::write(&doc, &out.stdout).unwrap();
+    let html = tmp.path().join("review.html");
+    let r = Command::new(BIN)
+        .env("XDG_DATA_HOME", tmp.path().join("data"))
+        .arg("report")
+        .arg(&doc)
+        .arg("--html")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<h2>Settings</h2>"), "no settings section");
+    assert!(page.contains("USB storage, usb-storage, NS1066"));
+    assert!(page.contains("<tr class=\"warn\">"));
+}
