@@ -296,3 +296,52 @@ fn html_report_of_a_review() {
     assert!(page.contains("USB storage, usb-storage, NS1066"));
     assert!(page.contains("<tr class=\"warn\">"));
 }
+
+/// While the command runs, the NVMe link trains down and the kernel logs a USB reset (both
+/// done by the command to the recorded tree): the review reports both.
+#[test]
+fn what_changed_while_monitoring() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let r = root.path();
+    std::fs::create_dir_all(r.join("dev")).unwrap();
+    std::fs::write(r.join("dev/kmsg"), "[    1.0] Booting Linux\n").unwrap();
+    let link = r.join("sys/bus/pci/devices/0000:01:00.0/current_link_speed");
+    let script = format!(
+        "sleep 0.3; echo '[  100.0] usb 8-1: reset SuperSpeed USB device number 2 using xhci-hcd' >> {}; \
+         echo '2.5 GT/s PCIe' > {}; sleep 0.3",
+        r.join("dev/kmsg").display(),
+        link.display()
+    );
+    let out = truebench(tmp.path())
+        .arg("--root")
+        .arg(r)
+        .args([
+            "--json",
+            "--no-store",
+            "--interval",
+            "0.1",
+            "--exec",
+            "sh",
+            "-c",
+            &script,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(&out);
+    let changes = doc["body"]["status_changes"].as_array().unwrap();
+    assert!(
+        changes.iter().any(|c| c["name"] == "link"
+            && c["before"] == "8.0 GT/s PCIe x4"
+            && c["after"] == "2.5 GT/s PCIe x4"),
+        "{changes:?}"
+    );
+    let errors = doc["body"]["kernel_errors"].to_string();
+    assert!(errors.contains("usb 8-1: reset SuperSpeed"), "{errors}");
+    assert!(!errors.contains("Booting"), "{errors}");
+}
