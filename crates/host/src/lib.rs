@@ -8,6 +8,7 @@ pub mod procfs;
 
 pub use host::{FsSpace, Host, ReadError};
 pub mod inventory;
+pub mod irq;
 pub mod kernel;
 pub mod knowledge;
 pub mod review;

@@ -197,3 +197,36 @@ fn changes_between_two_readings() {
     );
     assert!(c[1].1.is_none());
 }
+
+/// Which CPU takes a device's interrupts, for `--sweep opps` (the ROCK 5B root's NVMe queue
+/// and eth0 interrupts are on cpu0).
+#[test]
+fn interrupts_of_a_disk_and_an_interface() {
+    use truebench_host::irq;
+    let dir = truebench_fixtures::root("rk3588-rock5b");
+    let host = Host::new(dir.path());
+    let names = irq::disk_irq_names(&host, "nvme0n1");
+    assert!(names.contains(&"nvme0q".to_string()), "{names:?}");
+    assert_eq!(
+        irq::busiest_cpu(&host, &names),
+        Some((0, vec!["96".to_string()]))
+    );
+    let names = irq::iface_irq_names(&host, "eth0");
+    assert_eq!(
+        irq::busiest_cpu(&host, &names),
+        Some((0, vec!["95".to_string()]))
+    );
+    let sd = irq::disk_irq_names(&host, "sda");
+    assert!(
+        sd.contains(&"usb8".to_string()) && sd.contains(&"xhci-hcd.3.auto".to_string()),
+        "{sd:?}"
+    );
+    // The TV box root records no /proc/interrupts: not known, not guessed.
+    let dir = truebench_fixtures::root("s905x3-x96maxplus");
+    let host = Host::new(dir.path());
+    assert_eq!(
+        irq::busiest_cpu(&host, &irq::disk_irq_names(&host, "mmcblk2")),
+        None
+    );
+    assert!(irq::disk_irq_names(&host, "mmcblk2").contains(&"mmc2".to_string()));
+}

@@ -1,5 +1,5 @@
 //! The cpufreq sweep of `truebench net --sweep`: the same tests under several machine
-//! settings (`max`, `min`, `governor:X`, every OPP of the cluster that handles CPU 0's
+//! settings (`max`, `min`, `governor:X`, every OPP of the cluster that takes the device's
 //! interrupts), each applied through the Session's Tuning and restored before the next, and
 //! the verdict "the governor does not raise the clock for I/O" (seed 004: eMMC reads went from
 //! 29 to 44 MB/s with the CPU forced to its top clock).
@@ -20,8 +20,8 @@ pub enum Setting {
     /// Every policy at its lowest clock (`powersave`).
     Min,
     Governor(String),
-    /// The cluster of CPU 0 pinned to one OPP (kHz).
-    Opp(u64),
+    /// One cluster (index in the inventory) pinned to one OPP (kHz).
+    Opp(usize, u64),
 }
 
 impl Setting {
@@ -31,24 +31,30 @@ impl Setting {
             Setting::Max => "max".into(),
             Setting::Min => "min".into(),
             Setting::Governor(g) => format!("governor:{g}"),
-            Setting::Opp(k) => format!("opp:{} MHz", k / 1000),
+            Setting::Opp(_, k) => format!("opp:{} MHz", k / 1000),
         }
     }
 }
 
-/// The cluster whose OPPs `opps` walks: the one holding CPU 0, where most boards take their
-/// network and storage interrupts by default.
-fn irq_cluster(inv: &Inventory) -> Option<&Cluster> {
-    inv.clusters
-        .iter()
-        .filter(|c| c.policy_dir.is_some())
-        .find(|c| c.cpus.contains(&0))
+/// The cluster whose OPPs `opps` walks: the one holding `irq_cpu` (the CPU that takes the
+/// device's interrupts), else the one holding CPU 0, where most boards take them by default.
+pub fn irq_cluster(inv: &Inventory, irq_cpu: Option<u32>) -> Option<&Cluster> {
+    let with = |cpu: u32| {
+        inv.clusters
+            .iter()
+            .filter(|c| c.policy_dir.is_some())
+            .find(|c| c.cpus.contains(&cpu))
+    };
+    irq_cpu
+        .and_then(with)
+        .or_else(|| with(0))
         .or_else(|| inv.clusters.iter().find(|c| c.policy_dir.is_some()))
 }
 
 /// Parse `--sweep max,min,governor:ondemand,opps`; "as is" is always the first setting.
-/// Governors must be offered by some cluster; `opps` needs an OPP table.
-pub fn parse(spec: &str, inv: &Inventory) -> Result<Vec<Setting>, String> {
+/// Governors must be offered by some cluster; `opps` needs an OPP table and walks the cluster
+/// of `irq_cpu` (see [`irq_cluster`]).
+pub fn parse(spec: &str, inv: &Inventory, irq_cpu: Option<u32>) -> Result<Vec<Setting>, String> {
     let has_cpufreq = inv.clusters.iter().any(|c| c.policy_dir.is_some());
     if !has_cpufreq {
         return Err(format!(
@@ -62,7 +68,7 @@ pub fn parse(spec: &str, inv: &Inventory) -> Result<Vec<Setting>, String> {
             "max" => vec![Setting::Max],
             "min" => vec![Setting::Min],
             "opps" => {
-                let c = irq_cluster(inv).ok_or("no cpufreq cluster")?;
+                let c = irq_cluster(inv, irq_cpu).ok_or("no cpufreq cluster")?;
                 if c.opps_khz.is_empty() {
                     return Err(format!(
                         "--sweep opps: cluster {} (cpu {}) has no OPP table",
@@ -70,7 +76,8 @@ pub fn parse(spec: &str, inv: &Inventory) -> Result<Vec<Setting>, String> {
                         c.cpu_range()
                     ));
                 }
-                c.opps_khz.iter().map(|&k| Setting::Opp(k)).collect()
+                let i = inv.clusters.iter().position(|x| x.id == c.id).unwrap_or(0);
+                c.opps_khz.iter().map(|&k| Setting::Opp(i, k)).collect()
             }
             g if g.starts_with("governor:") => {
                 let g = &g["governor:".len()..];
@@ -125,8 +132,8 @@ pub fn apply(
         Setting::Max => gov_everywhere("performance", &mut writes)?,
         Setting::Min => gov_everywhere("powersave", &mut writes)?,
         Setting::Governor(g) => gov_everywhere(g, &mut writes)?,
-        Setting::Opp(khz) => {
-            let c = irq_cluster(inv).ok_or("no cpufreq cluster")?;
+        Setting::Opp(i, khz) => {
+            let c = inv.clusters.get(*i).ok_or("no such cpufreq cluster")?;
             for d in truebench_tuning::Tuning::policy_dirs(host, c).map_err(|e| e.to_string())? {
                 if c.governors.iter().any(|g| g == "userspace") {
                     writes.push((format!("{d}/scaling_governor"), "userspace".into()));
@@ -373,7 +380,7 @@ mod tests {
             "net-upload-2"
         );
         assert_eq!(
-            phase_name("io", &Setting::Opp(1_800_000), "random", 1),
+            phase_name("io", &Setting::Opp(0, 1_800_000), "random", 1),
             "io-opp-1800-MHz-random-1"
         );
     }
@@ -399,7 +406,7 @@ mod tests {
         let root = truebench_fixtures::root("rk3588-rock5b");
         let host = Host::new(root.path());
         let inv = Inventory::probe(&host);
-        let s = parse("max, min,governor:schedutil,max", &inv).unwrap();
+        let s = parse("max, min,governor:schedutil,max", &inv, None).unwrap();
         assert_eq!(
             s,
             [
@@ -409,22 +416,30 @@ mod tests {
                 Setting::Governor("schedutil".into())
             ]
         );
-        let opps = parse("opps", &inv).unwrap();
+        let opps = parse("opps", &inv, None).unwrap();
         let c0 = inv.clusters.iter().find(|c| c.cpus.contains(&0)).unwrap();
         assert_eq!(opps.len(), 1 + c0.opps_khz.len());
         assert_eq!(
             opps[1].label(),
             format!("opp:{} MHz", c0.opps_khz[0] / 1000)
         );
-        let e = parse("governor:turbo", &inv).unwrap_err();
+        // The device's interrupts on cpu6 (an A76 cluster): that cluster's OPPs, to 2400 MHz.
+        let opps = parse("opps", &inv, Some(6)).unwrap();
+        let i = inv
+            .clusters
+            .iter()
+            .position(|c| c.cpus.contains(&6))
+            .unwrap();
+        assert_eq!(opps.last(), Some(&Setting::Opp(i, 2_400_000)));
+        let e = parse("governor:turbo", &inv, None).unwrap_err();
         assert!(
             e.contains("governor:turbo") && e.contains("schedutil"),
             "{e}"
         );
-        let e = parse("fast", &inv).unwrap_err();
+        let e = parse("fast", &inv, None).unwrap_err();
         assert!(e.contains("--sweep fast"), "{e}");
         let vm = Inventory::probe(&Host::new(tempfile::tempdir().unwrap().path()));
-        assert!(parse("max", &vm).unwrap_err().contains("no cpufreq"));
+        assert!(parse("max", &vm, None).unwrap_err().contains("no cpufreq"));
     }
 
     #[test]

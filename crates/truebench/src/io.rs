@@ -93,7 +93,10 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
     let host = args.machine.host()?;
     let inv = Inventory::probe(&host);
     let sweep = match &args.sweep {
-        Some(spec) => truebench_suites::net_sweep::parse(spec, &inv).map_err(anyhow::Error::msg)?,
+        Some(spec) => {
+            let cpu = irq_cpu(&host, &args, spec);
+            truebench_suites::net_sweep::parse(spec, &inv, cpu).map_err(anyhow::Error::msg)?
+        }
         None => Vec::new(),
     };
     // The target: a device or an existing file are only read; a new file is a scratch file.
@@ -243,4 +246,38 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
     } else {
         0
     })
+}
+
+/// For `--sweep opps`: the CPU that takes the interrupts of the disk under the target, said on
+/// stderr; None (CPU 0's cluster) when it cannot be told.
+fn irq_cpu(host: &truebench_host::Host, args: &IoArgs, spec: &str) -> Option<u32> {
+    if !spec.split(',').any(|s| s.trim() == "opps") {
+        return None;
+    }
+    let target = match (&args.device, &args.file) {
+        (Some(d), _) => d.display().to_string(),
+        (None, Some(f)) if f.exists() => f.display().to_string(),
+        // A scratch file is written where its folder is.
+        (None, Some(f)) => f
+            .parent()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
+        (None, None) => return None,
+    };
+    let disk = truebench_host::inventory::storage_under(host, &target).map(|s| s.disk);
+    let found = disk.as_deref().and_then(|d| {
+        truebench_host::irq::busiest_cpu(host, &truebench_host::irq::disk_irq_names(host, d))
+    });
+    if !args.json {
+        match (&disk, &found) {
+            (Some(d), Some((cpu, irqs))) => errln!(
+                "truebench: io: --sweep opps walks the cluster of cpu{cpu}, which takes {d}'s interrupts (IRQ {})",
+                irqs.join(",")
+            ),
+            _ => errln!(
+                "truebench: io: --sweep opps walks cpu0's cluster (which CPU takes the disk's interrupts could not be told)"
+            ),
+        }
+    }
+    found.map(|(cpu, _)| cpu)
 }

@@ -172,7 +172,10 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
     let host = args.machine.host()?;
     let inv = Inventory::probe(&host);
     let sweep = match &args.sweep {
-        Some(spec) => truebench_suites::net_sweep::parse(spec, &inv).map_err(anyhow::Error::msg)?,
+        Some(spec) => {
+            let cpu = irq_cpu(&host, &peer, spec, args.json);
+            truebench_suites::net_sweep::parse(spec, &inv, cpu).map_err(anyhow::Error::msg)?
+        }
         None => Vec::new(),
     };
     let opts = NetOptions {
@@ -254,6 +257,38 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
     } else {
         0
     })
+}
+
+/// For `--sweep opps`: the CPU that takes the interrupts of the interface the peer is reached
+/// by (IPv4 route), said on stderr; None (CPU 0's cluster) when it cannot be told.
+fn irq_cpu(host: &truebench_host::Host, peer: &Peer, spec: &str, quiet: bool) -> Option<u32> {
+    if !spec.split(',').any(|s| s.trim() == "opps") {
+        return None;
+    }
+    let ip = match peer {
+        Peer::Truebench(a) => match a.ip() {
+            std::net::IpAddr::V4(v4) => Some(v4),
+            std::net::IpAddr::V6(_) => None,
+        },
+        Peer::Iperf3 { host: h, .. } => h.parse().ok(),
+        Peer::Loopback => None,
+    };
+    let iface = ip.and_then(|ip| truebench_host::irq::route_iface(host, ip));
+    let found = iface.as_deref().and_then(|i| {
+        truebench_host::irq::busiest_cpu(host, &truebench_host::irq::iface_irq_names(host, i))
+    });
+    if !quiet {
+        match (&iface, &found) {
+            (Some(i), Some((cpu, irqs))) => errln!(
+                "truebench: net: --sweep opps walks the cluster of cpu{cpu}, which takes {i}'s interrupts (IRQ {})",
+                irqs.join(",")
+            ),
+            _ => errln!(
+                "truebench: net: --sweep opps walks cpu0's cluster (which CPU takes the link's interrupts could not be told)"
+            ),
+        }
+    }
+    found.map(|(cpu, _)| cpu)
 }
 
 #[cfg(test)]

@@ -15,8 +15,8 @@ mod usb;
 use crate::{Host, Inventory};
 use serde::{Deserialize, Serialize};
 
+pub use crate::irq::irq_counts;
 pub use firmware::{parse_config_txt, THROTTLED_BITS};
-pub use network::irq_counts;
 pub use smart::smart_setting;
 pub use storage::{mmc_cid_signs, MmcCid};
 

@@ -2,45 +2,8 @@
 //! take their interrupts.
 
 use super::Setting;
+use crate::irq::irq_counts;
 use crate::{Host, Inventory};
-
-/// Interrupt counts per CPU for the rows of /proc/interrupts whose name mentions `names`;
-/// `(irq numbers, counts per CPU index)`.
-pub fn irq_counts(text: &str, names: &[&str]) -> (Vec<String>, Vec<u64>) {
-    let mut lines = text.lines();
-    let Some(header) = lines.next() else {
-        return (Vec::new(), Vec::new());
-    };
-    let ncpu = header
-        .split_whitespace()
-        .filter(|w| w.starts_with("CPU"))
-        .count();
-    let mut irqs = Vec::new();
-    let mut counts = vec![0u64; ncpu];
-    for line in lines {
-        let Some((irq, rest)) = line.split_once(':') else {
-            continue;
-        };
-        let words: Vec<&str> = rest.split_whitespace().collect();
-        if words.len() <= ncpu {
-            continue;
-        }
-        let label = words[ncpu..].join(" ");
-        if !names.iter().any(|n| {
-            !n.is_empty()
-                && label
-                    .split([' ', ','])
-                    .any(|w| w == *n || w.starts_with(&format!("{n}-")))
-        }) {
-            continue;
-        }
-        irqs.push(irq.trim().to_string());
-        for (c, w) in counts.iter_mut().zip(&words[..ncpu]) {
-            *c += w.parse::<u64>().unwrap_or(0);
-        }
-    }
-    (irqs, counts)
-}
 
 pub fn review(host: &Host, inv: &Inventory, out: &mut Vec<Setting>) {
     let interrupts = host.read_trimmed("proc/interrupts").unwrap_or_default();
@@ -134,24 +97,5 @@ pub fn review(host: &Host, inv: &Inventory, out: &mut Vec<Setting>) {
         } else {
             s.because("interrupt and softirq work for this link runs on these CPUs")
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn interrupt_rows_by_name() {
-        let text = "           CPU0       CPU1       CPU2\n\
-                     23:     100000          5          0     GICv3 110 Level     eth0\n\
-                     24:          0          0       300     GICv3 111 Level     eth0-rx-1\n\
-                     25:         10         10         10     GICv3 112 Level     eth1\n\
-                    IPI0:        5          5          5       Rescheduling interrupts\n";
-        let (irqs, counts) = irq_counts(text, &["eth0", ""]);
-        assert_eq!(irqs, ["23", "24"]);
-        assert_eq!(counts, [100000, 5, 300]);
-        assert_eq!(irq_counts("", &["eth0"]).0.len(), 0);
-        assert_eq!(irq_counts("garbage\n:::\n", &["eth0"]).1, Vec::<u64>::new());
     }
 }
