@@ -180,3 +180,109 @@ fn half_duplex_network() {
         ("up, 100 Mbit/s half duplex", Severity::Warn)
     );
 }
+
+fn edit(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    assert!(
+        p.exists() || p.parent().unwrap().exists(),
+        "{}",
+        p.display()
+    );
+    let _ = std::fs::remove_file(&p);
+    std::fs::write(p, text).unwrap();
+}
+
+fn find<'a>(s: &'a [Setting], subject: &str, name: &str) -> &'a Setting {
+    s.iter()
+        .find(|x| x.subject.starts_with(subject) && x.name == name)
+        .unwrap_or_else(|| panic!("no {subject}/{name} in {s:#?}"))
+}
+
+/// The other branches, on the recorded ROCK 5B and Ryzen desktop changed the way boards are
+/// found in the wild (values from the sbc-bench logs named).
+#[test]
+fn governors_limits_and_disks_changed_on_recorded_boards() {
+    let dir = truebench_fixtures::root("rk3588-rock5b");
+    let r = dir.path();
+    let p0 = "sys/devices/system/cpu/cpufreq/policy0";
+    let p4 = "sys/devices/system/cpu/cpufreq/policy4";
+    // powersave on the little cluster, userspace on a big one; a 1416 MHz cap as thermal
+    // daemons set (sbc-bench's 'capped maximum clock' warnings).
+    edit(r, &format!("{p0}/scaling_governor"), "powersave\n");
+    edit(r, &format!("{p0}/scaling_max_freq"), "1416000\n");
+    edit(r, &format!("{p4}/scaling_governor"), "userspace\n");
+    edit(r, &format!("{p4}/scaling_min_freq"), "1008000\n");
+    std::fs::remove_dir_all(r.join(format!("{p4}/stats"))).unwrap();
+    edit(r, "sys/class/devfreq/dmc/governor", "performance\n");
+    edit(
+        r,
+        "sys/block/nvme0n1/queue/scheduler",
+        "mq-deadline kyber [bfq] none\n",
+    );
+    edit(r, "sys/block/mmcblk1/queue/read_ahead_kb", "64\n");
+    edit(
+        r,
+        "proc/mounts",
+        "/dev/mmcblk1p1 / ext4 rw 0 0\n/dev/sda1 /mnt/usb ntfs3 rw,relatime 0 0\n",
+    );
+    let s = review_of(r);
+    assert_eq!(find(&s, "policy0", "governor").severity, Severity::Warn);
+    let cap = find(&s, "policy0", "scaling_max_freq");
+    assert_eq!(
+        (cap.value.as_str(), cap.severity),
+        ("1416 MHz", Severity::Warn)
+    );
+    assert!(cap.why.as_deref().unwrap().contains("1800 MHz"));
+    let u = find(&s, "policy4", "governor");
+    assert_eq!(u.severity, Severity::Info);
+    assert!(u.why.as_deref().unwrap().starts_with("userspace"));
+    assert_eq!(find(&s, "policy4", "scaling_min_freq").value, "1008 MHz");
+    assert_eq!(
+        find(&s, "policy4", "stats/time_in_state").severity,
+        Severity::Warn
+    );
+    assert_eq!(find(&s, "dmc", "governor").severity, Severity::Ok);
+    assert!(find(&s, "nvme0n1", "I/O scheduler")
+        .why
+        .as_deref()
+        .unwrap()
+        .contains("bfq"));
+    assert!(find(&s, "mmcblk1", "read-ahead").why.is_some());
+    assert_eq!(find(&s, "/mnt/usb", "type").severity, Severity::Ok);
+
+    // The Ryzen desktop with boost off and its HDD without a scheduler.
+    let dir = truebench_fixtures::root("x86-amd-desktop");
+    let r = dir.path();
+    edit(r, "sys/devices/system/cpu/cpufreq/boost", "0\n");
+    edit(r, "sys/block/sda/queue/scheduler", "mq-deadline [none]\n");
+    let s = review_of(r);
+    assert_eq!(find(&s, "all CPUs", "boost").severity, Severity::Warn);
+    assert!(find(&s, "sda", "I/O scheduler")
+        .why
+        .as_deref()
+        .unwrap()
+        .contains("spinning"));
+    assert_eq!(find(&s, "/dev/sda2", "swap").severity, Severity::Warn);
+}
+
+/// arm_boost=0 on a Pi 4 (firmware before 2021 behaved so) and an energy-saving EPP.
+#[test]
+fn pi_arm_boost_off_and_epp_power() {
+    let d = tempfile::tempdir().unwrap();
+    put(d.path(), "boot/firmware/config.txt", "[pi4]\narm_boost=0\n");
+    let s = review_of(d.path());
+    assert_eq!(one(&s, "arm_boost").severity, Severity::Warn);
+    let dir = truebench_fixtures::root("x86-intel-laptop");
+    for c in 0..2 {
+        edit(
+            dir.path(),
+            &format!("sys/devices/system/cpu/cpufreq/policy{c}/energy_performance_preference"),
+            "power\n",
+        );
+    }
+    let s = review_of(dir.path());
+    assert_eq!(
+        one(&s, "energy_performance_preference").severity,
+        Severity::Warn
+    );
+}
