@@ -113,6 +113,9 @@ pub enum Command {
     Measure(crate::measure::MeasureArgs),
     /// List the runs and imported logs stored in the history database.
     History(crate::history::HistoryArgs),
+    /// Write stored results as one JSON document each into a folder, to import them on
+    /// another machine (`truebench import FILE.json`) without a shared database.
+    Export(crate::export::ExportArgs),
     /// Write one self-contained HTML report (charts, verdicts, evidence) for a result.
     Report(crate::report::ReportArgs),
     /// Scores side by side with relative differences and what makes the comparison unfair;
@@ -149,6 +152,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Import(args) => crate::import::run(args),
         Command::Measure(args) => crate::measure::run(args),
         Command::History(args) => crate::history::run(args),
+        Command::Export(args) => crate::export::run(args),
         Command::Report(args) => crate::report::run(args),
         Command::Compare(args) => crate::compare::run(args),
     }

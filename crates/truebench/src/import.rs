@@ -1,5 +1,6 @@
 //! `truebench import LOG…`: read sbc-bench result logs (v0.4 … v0.9.72), store them in the
-//! history, and re-judge them with truebench's detectors.
+//! history, and re-judge them with truebench's detectors. Result documents of truebench itself
+//! (`truebench export`, a run's result.json, `--json` output) are stored as they are.
 
 use std::path::PathBuf;
 use truebench_sbcbench::convert::to_run_result;
@@ -8,7 +9,8 @@ use truebench_sbcbench::{parse, results_row, verdict, SbcBenchLog};
 
 #[derive(clap::Args, Debug)]
 pub struct ImportArgs {
-    /// sbc-bench result logs (the text sbc-bench uploads, e.g. from its results/ folder).
+    /// sbc-bench result logs (the text sbc-bench uploads, e.g. from its results/ folder), or
+    /// truebench result documents (JSON, e.g. written by `truebench export` on another machine).
     #[arg(value_name = "LOG", required = true)]
     pub logs: Vec<PathBuf>,
     /// Print the parsed model as JSON: one object for one log, an array for several.
@@ -48,7 +50,18 @@ pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_else(|| path.display().to_string());
-                let log = parse(&String::from_utf8_lossy(&bytes));
+                let text = String::from_utf8_lossy(&bytes);
+                if text.trim_start().starts_with('{') {
+                    match import_document(&text, &args) {
+                        Ok(line) => outln!("{name}: {line}")?,
+                        Err(e) => {
+                            errln!("truebench: error: {}: {e}", path.display());
+                            failed = true;
+                        }
+                    }
+                    continue;
+                }
+                let log = parse(&text);
                 if truebench_sbcbench::import::is_sbc_bench_log(&log) {
                     parsed.push((name, log));
                 } else {
@@ -142,4 +155,35 @@ pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
         }
     }
     Ok(if failed { 2 } else { 0 })
+}
+
+/// Store one truebench result document (migrated to this version's schema); the line to print.
+fn import_document(text: &str, args: &ImportArgs) -> anyhow::Result<String> {
+    let v: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| anyhow::anyhow!("not valid JSON: {e}"))?;
+    if v.get("kind").is_none() && v.get("truebench_version").is_none() {
+        anyhow::bail!("JSON, but no truebench result document (no `kind`, no envelope)");
+    }
+    let doc = truebench_model::migrate(v)?;
+    let what = format!(
+        "{} result of {} ({})",
+        doc.kind(),
+        doc.envelope
+            .inventory
+            .device
+            .clone()
+            .or_else(|| doc.envelope.hostname.clone())
+            .unwrap_or_else(|| "unknown device".into()),
+        doc.envelope.started.utc
+    );
+    if args.no_store {
+        return Ok(format!("{what}, not stored (--no-store)"));
+    }
+    let mut db = crate::report::open_db(args.db.as_deref())?;
+    let ins = db.insert(&doc)?;
+    Ok(format!(
+        "{what}, {} as id {}",
+        if ins.new { "stored" } else { "already stored" },
+        ins.id
+    ))
 }

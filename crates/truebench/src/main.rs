@@ -10,6 +10,7 @@ mod out;
 mod cli;
 mod clocks;
 mod compare;
+mod export;
 mod governors;
 mod history;
 mod import;

@@ -1,0 +1,95 @@
+//! `truebench export DIR`: the stored results as one JSON document each, to move them to
+//! another machine without a database (`truebench import FILE.json` there). Never overwrites a
+//! different file; an identical one is left as it is.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use truebench_model::Stamp;
+use truebench_store::{parse_since, Filter};
+
+#[derive(clap::Args, Debug)]
+pub struct ExportArgs {
+    /// Folder to write into (created when missing).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Only results of this kind.
+    #[arg(long, value_name = "KIND", value_parser = clap::builder::PossibleValuesParser::new(truebench_model::KINDS))]
+    pub kind: Option<String>,
+    /// Only results whose device, SoC or hostname contains this (case-insensitive).
+    #[arg(long, value_name = "TEXT")]
+    pub device: Option<String>,
+    /// Only results started since: a date (`2024-03-01`, UTC) or an age (`7d`, `12h`).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// History database (default $XDG_DATA_HOME/truebench/history.sqlite).
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+}
+
+/// `truebench-12-run-20261125T170510Z.json`: the id keeps names unique within one history,
+/// the kind and start make them readable.
+fn file_name(id: i64, kind: &str, started_utc: &str) -> String {
+    let stamp: String = started_utc
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .take(15)
+        .collect();
+    format!("truebench-{id}-{kind}-{stamp}Z.json")
+}
+
+pub fn run(args: ExportArgs) -> anyhow::Result<i32> {
+    let since = match &args.since {
+        Some(s) => Some(parse_since(s, Stamp::now().unix_ms).ok_or_else(|| {
+            anyhow::anyhow!("--since {s}: expected a date (2024-03-01) or an age (7d, 12h)")
+        })?),
+        None => None,
+    };
+    let store = crate::report::open_db_read(args.db.as_deref())?;
+    let entries = store.list(&Filter {
+        device: args.device.clone(),
+        since_unix_ms: since,
+        kind: args.kind.clone(),
+    })?;
+    std::fs::create_dir_all(&args.dir)
+        .with_context(|| format!("creating {}", args.dir.display()))?;
+    let (mut written, mut same, mut refused) = (0, 0, 0);
+    for e in &entries {
+        let Some(doc) = store.get(e.id)? else {
+            continue;
+        };
+        let text = serde_json::to_string_pretty(&doc)? + "\n";
+        let path = args.dir.join(file_name(e.id, &e.kind, &e.started_utc));
+        match std::fs::read(&path) {
+            Ok(old) if old == text.as_bytes() => same += 1,
+            Ok(_) => {
+                errln!(
+                    "truebench: error: {} exists with other content: not overwritten",
+                    path.display()
+                );
+                refused += 1;
+            }
+            Err(_) => {
+                std::fs::write(&path, &text)
+                    .with_context(|| format!("writing {}", path.display()))?;
+                written += 1;
+            }
+        }
+    }
+    errln!(
+        "truebench: {written} result{} written to {}{}{}",
+        if written == 1 { "" } else { "s" },
+        args.dir.display(),
+        if same > 0 {
+            format!(", {same} already there")
+        } else {
+            String::new()
+        },
+        if refused > 0 {
+            format!(", {refused} refused")
+        } else {
+            String::new()
+        },
+    );
+    Ok(if refused > 0 { 2 } else { 0 })
+}
