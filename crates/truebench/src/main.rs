@@ -28,6 +28,7 @@ mod report;
 mod review;
 mod run;
 mod serve;
+mod serve_results;
 
 use clap::Parser;
 

@@ -16,6 +16,10 @@ pub struct ServeArgs {
     /// `:PORT` (node_exporter's style) listens on every interface.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9102")]
     pub listen: String,
+    /// History whose latest result of each kind is exported too (`truebench_result_*`;
+    /// default $XDG_DATA_HOME/truebench/history.sqlite; nothing while it does not exist).
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<std::path::PathBuf>,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<i32> {
@@ -25,7 +29,17 @@ pub fn run(args: ServeArgs) -> anyhow::Result<i32> {
         .with_context(|| format!("--listen {}", args.listen))?;
     let addr = listener.local_addr()?;
     // Scrapes within 100 ms share one reading of the machine.
-    let exporter = CachedExporter::new(Exporter::new(&host, &inv), Duration::from_millis(100));
+    let mut exporter = Exporter::new(&host, &inv);
+    match args
+        .db
+        .clone()
+        .map(Ok)
+        .unwrap_or_else(truebench_store::default_path)
+    {
+        Ok(db) => exporter = exporter.with_extra(crate::serve_results::provider(db)),
+        Err(e) => errln!("truebench: serve: no history to export results from: {e}"),
+    }
+    let exporter = CachedExporter::new(exporter, Duration::from_millis(100));
     let mut out = crate::out::stdout();
     writeln!(out, "Serving metrics on http://{addr}/metrics")?;
     out.flush()?;

@@ -21,9 +21,14 @@ impl Drop for Server {
 }
 
 fn start(root: &Path) -> Server {
+    start_with(root, &[])
+}
+
+fn start_with(root: &Path, extra: &[&str]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_truebench"))
         .args(["serve", "--listen", "127.0.0.1:0", "--root"])
         .arg(root)
+        .args(extra)
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
@@ -202,4 +207,70 @@ fn misbehaving_clients_do_not_block_a_scrape() {
         Ok(_) => assert!(resp.starts_with("HTTP/1.1 431"), "{resp}"),
         Err(e) => assert_eq!(e.kind(), std::io::ErrorKind::ConnectionReset, "{e}"),
     }
+}
+
+/// The latest stored result of each kind, next to the live readings: a fleet's Prometheus sees
+/// every board's last review and monitored command with their figures and findings.
+#[test]
+fn latest_stored_results_are_metrics() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("history.sqlite");
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let tb = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_truebench"))
+            .env("TMPDIR", tmp.path())
+            .args(args)
+            .arg("--db")
+            .arg(&db)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    tb(&["review", "--root", root.path().to_str().unwrap()]);
+    tb(&[
+        "review",
+        "--root",
+        root.path().to_str().unwrap(),
+        "--duration",
+        "0.3",
+        "--interval",
+        "0.1",
+    ]);
+    let s = start_with(root.path(), &["--db", db.to_str().unwrap()]);
+    let (_, _, body) = get(&s.addr, "/metrics", None);
+    // The second review (id 2) is the latest of its kind.
+    assert_eq!(
+        value(&body, "truebench_result_valid{kind=\"review\",id=\"2\"}"),
+        1.0
+    );
+    assert!(
+        value(
+            &body,
+            "truebench_result_timestamp_seconds{kind=\"review\",id=\"2\"}"
+        ) > 1.7e9
+    );
+    let warn = value(
+        &body,
+        "truebench_result_value{kind=\"review\",id=\"2\",metric=\"settings_to_look_at\",unit=\"\"}",
+    );
+    assert!(warn >= 2.0, "{warn}");
+    assert!(
+        !body.contains("id=\"1\""),
+        "only the latest result of a kind"
+    );
+    let (_, _, om) = get(&s.addr, "/metrics", Some("application/openmetrics-text"));
+    assert!(om.contains("# TYPE truebench_result_value gauge") && om.ends_with("# EOF\n"));
+    // Without a history there is nothing to add, and nothing is created.
+    let none = tmp.path().join("none.sqlite");
+    let s2 = start_with(root.path(), &["--db", none.to_str().unwrap()]);
+    let (_, _, body) = get(&s2.addr, "/metrics", None);
+    assert!(
+        !body.contains("truebench_result_"),
+        "no history, no result families"
+    );
+    assert!(!none.exists());
 }

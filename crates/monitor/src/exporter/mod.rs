@@ -60,7 +60,22 @@ pub struct Exporter {
     node: node::NodeFiles,
     sample: Sample,
     buf: Vec<u8>,
+    /// Families from elsewhere (`serve`'s latest stored results), added to every scrape.
+    extra: Option<ExtraFamilies>,
 }
+
+/// A metric family built outside the exporter: `samples` are (labels, value).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Family {
+    pub name: String,
+    /// `gauge` or `counter`.
+    pub kind: &'static str,
+    pub help: String,
+    pub samples: Vec<(Vec<(String, String)>, f64)>,
+}
+
+/// What adds [`Family`]s to each scrape.
+pub type ExtraFamilies = Box<dyn FnMut() -> Vec<Family> + Send>;
 
 fn esc(v: &str) -> String {
     v.replace('\\', "\\\\")
@@ -204,6 +219,7 @@ impl Exporter {
             node: node::NodeFiles::open(host, inv),
             sample: Sample::default(),
             buf: vec![0; 64 * 1024],
+            extra: None,
         };
         e.reader.sample_into(&mut e.sample);
         e.cpus_online_at_start = e.sample.cpus_online;
@@ -537,10 +553,26 @@ impl Exporter {
             "1 while a problem is visible now or since the previous scrape (throttle bits or counters, under-voltage, CPUs gone offline, swap growing).",
             &v,
         );
+        if let Some(extra) = self.extra.as_mut() {
+            for f in extra() {
+                let samples: Vec<(Vec<(&str, String)>, f64)> = f
+                    .samples
+                    .iter()
+                    .map(|(l, v)| (l.iter().map(|(k, x)| (k.as_str(), x.clone())).collect(), *v))
+                    .collect();
+                o.family(&f.name, f.kind, &f.help, &samples);
+            }
+        }
         if om {
             o.s.push_str("# EOF\n");
         }
         o.s
+    }
+
+    /// Add families from elsewhere to every scrape (called once per scrape).
+    pub fn with_extra(mut self, extra: ExtraFamilies) -> Exporter {
+        self.extra = Some(extra);
+        self
     }
 }
 
