@@ -39,7 +39,8 @@ pub struct ReviewArgs {
     /// Judge the kernel's support against this release list (see `truebench kernel --help`).
     #[arg(long, value_name = "FILE")]
     pub releases: Option<PathBuf>,
-    /// Kernel-log lines from this file instead of <root>/dev/kmsg.
+    /// Kernel-log lines (dmesg output) for the kernel report's vendor checks from this file
+    /// instead of <root>/dev/kmsg; monitoring always follows <root>/dev/kmsg.
     #[arg(long, value_name = "FILE")]
     pub kernel_log: Option<PathBuf>,
     /// Markdown for a published review instead of text.

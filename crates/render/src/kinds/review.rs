@@ -109,7 +109,12 @@ impl Render for ReviewBody {
                     s.name,
                     s.value
                 );
-                if let (Some(why), true) = (&s.why, s.severity == Severity::Warn) {
+                // Warnings say what to do; "not available"-like values say why not.
+                let unknown = matches!(
+                    s.value.as_str(),
+                    "not available" | "not read" | "unreadable"
+                );
+                if let (Some(why), true) = (&s.why, s.severity == Severity::Warn || unknown) {
                     let _ = writeln!(o, "         {why}");
                 }
             }
