@@ -136,19 +136,12 @@ pub(crate) fn spawn_and_wait(command: &[String], cpus: Option<&[u32]>, stop: &At
     let mut cmd = std::process::Command::new(&command[0]);
     cmd.args(&command[1..]);
     if let Some(cpus) = cpus {
-        // SAFETY: the set is built before fork; the closure only calls sched_setaffinity,
-        // which is async-signal-safe.
-        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-        for &c in cpus {
-            unsafe { libc::CPU_SET(c as usize, &mut set) };
-        }
-        unsafe {
-            std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || {
-                if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
+        if let Err(e) = truebench_workloads::pin::pin_command(&mut cmd, cpus) {
+            ended.error = Some(e.to_string());
+            ended
+                .outcome
+                .fail(format!("cannot pin {} to {cpus:?}: {e}", command[0]));
+            return ended;
         }
     }
     match cmd.spawn() {

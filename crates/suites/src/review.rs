@@ -14,6 +14,7 @@ use truebench_host::{Host, Inventory};
 use truebench_model::review::SettingChange;
 use truebench_model::{ReviewBody, ReviewResult};
 use truebench_monitor::Sources;
+use truebench_workloads::tool::{find_tool, run_tool, RunSpec};
 
 use crate::session::{tune_for_performance, Finish, Outcome, Session, SessionOptions};
 
@@ -154,7 +155,11 @@ pub fn run(
             let out = if opts.command.is_empty() {
                 wait(&stop, opts.duration)
             } else {
-                run_command(&opts.command, &stop, &mut body)
+                let ended = crate::command::spawn_and_wait(&opts.command, None, &stop);
+                body.exit_code = ended.exit_code;
+                body.signal = ended.signal;
+                body.error = ended.error;
+                ended.outcome
             };
             body.monitored_s = t0.elapsed().as_secs_f64();
             out
@@ -177,75 +182,44 @@ fn smart(host: &Host) -> Vec<Setting> {
     if disks.is_empty() || !host.is_live() {
         return Vec::new();
     }
-    let Some(tool) = [
-        "/usr/sbin/smartctl",
-        "/sbin/smartctl",
-        "/usr/bin/smartctl",
-        "/usr/local/sbin/smartctl",
-    ]
-    .iter()
-    .map(PathBuf::from)
-    .find(|p| p.is_file()) else {
-        return vec![Setting {
-            area: "storage".into(),
-            subject: disks.join(", "),
-            name: "SMART".into(),
-            value: "not read".into(),
-            severity: review::Severity::Info,
-            why: Some(
-                "smartctl is not installed (Debian: smartmontools): drive health unknown".into(),
-            ),
-            source: "smartctl".into(),
-        }];
+    let not_read = |subject: String, why: String| Setting {
+        area: "storage".into(),
+        subject,
+        name: "SMART".into(),
+        value: "not read".into(),
+        severity: review::Severity::Info,
+        why: Some(why),
+        source: "smartctl".into(),
+    };
+    // sbin is not on every user's PATH.
+    let Some(tool) = find_tool(&["smartctl", "/usr/sbin/smartctl", "/sbin/smartctl"]) else {
+        return vec![not_read(
+            disks.join(", "),
+            "smartctl is not installed (Debian: smartmontools): drive health unknown".into(),
+        )];
+    };
+    let spec = RunSpec {
+        timeout: Some(Duration::from_secs(10)),
+        ..Default::default()
     };
     disks
         .iter()
         .map(|d| {
-            match run_with_timeout(&tool, &["--json=c", "-H", "-A", "-i", &format!("/dev/{d}")]) {
-                Some(out) => review::smart_setting(d, &out),
-                None => Setting {
-                    area: "storage".into(),
-                    subject: d.clone(),
-                    name: "SMART".into(),
-                    value: "not read".into(),
-                    severity: review::Severity::Info,
-                    why: Some(format!("{} did not answer within 10 s", tool.display())),
-                    source: "smartctl".into(),
-                },
+            let args: Vec<String> = ["--json=c", "-H", "-A", "-i", &format!("/dev/{d}")]
+                .iter()
+                .map(|a| a.to_string())
+                .collect();
+            // smartctl's exit status is a bit mask of findings: the JSON says what they are.
+            match run_tool(&tool, &args, spec) {
+                Ok(out) if !out.timed_out => review::smart_setting(d, &out.stdout),
+                Ok(_) => not_read(
+                    d.clone(),
+                    format!("{} did not answer within 10 s", tool.display()),
+                ),
+                Err(e) => not_read(d.clone(), e.to_string()),
             }
         })
         .collect()
-}
-
-/// Standard output of a tool, or None when it cannot start or takes longer than 10 s.
-fn run_with_timeout(tool: &std::path::Path, args: &[&str]) -> Option<String> {
-    use std::io::Read;
-    let mut child = std::process::Command::new(tool)
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .ok()?;
-    let t0 = Instant::now();
-    loop {
-        match child.try_wait() {
-            // smartctl's exit status is a bit mask of findings: the JSON says what they are.
-            Ok(Some(_)) => {
-                let mut out = String::new();
-                child.stdout.take()?.read_to_string(&mut out).ok()?;
-                return Some(out);
-            }
-            Ok(None) if t0.elapsed() < Duration::from_secs(10) => {
-                std::thread::sleep(Duration::from_millis(20))
-            }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-        }
-    }
 }
 
 /// Until Ctrl-C or the duration.
@@ -255,35 +229,6 @@ fn wait(stop: &AtomicBool, duration: Option<Duration>) -> Outcome {
         std::thread::sleep(Duration::from_millis(50));
     }
     Outcome::default()
-}
-
-fn run_command(command: &[String], stop: &AtomicBool, body: &mut ReviewBody) -> Outcome {
-    let mut out = Outcome::default();
-    match std::process::Command::new(&command[0])
-        .args(&command[1..])
-        .spawn()
-    {
-        Ok(mut child) => match crate::command::wait_forwarding_sigint(&mut child, stop) {
-            Ok(st) => {
-                use std::os::unix::process::ExitStatusExt;
-                body.exit_code = st.code();
-                body.signal = st.signal();
-                if !st.success() {
-                    out.reason = Some(match (st.code(), st.signal()) {
-                        (Some(c), _) => format!("the command exited with {c}"),
-                        (None, Some(sig)) => format!("the command was killed by signal {sig}"),
-                        _ => "the command failed".into(),
-                    });
-                }
-            }
-            Err(e) => out.fail(format!("waiting for the command: {e}")),
-        },
-        Err(e) => {
-            body.error = Some(e.to_string());
-            out.fail(format!("cannot start {}: {e}", command[0]));
-        }
-    }
-    out
 }
 
 #[cfg(test)]
