@@ -5,8 +5,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use truebench_model::Stamp;
-use truebench_store::{parse_since, Filter};
+use truebench_store::Filter;
 
 #[derive(clap::Args, Debug)]
 pub struct ExportArgs {
@@ -39,12 +38,7 @@ fn file_name(id: i64, kind: &str, started_utc: &str) -> String {
 }
 
 pub fn run(args: ExportArgs) -> anyhow::Result<i32> {
-    let since = match &args.since {
-        Some(s) => Some(parse_since(s, Stamp::now().unix_ms).ok_or_else(|| {
-            anyhow::anyhow!("--since {s}: expected a date (2024-03-01) or an age (7d, 12h)")
-        })?),
-        None => None,
-    };
+    let since = crate::history::since_arg(args.since.as_deref())?;
     let store = crate::report::open_db_read(args.db.as_deref())?;
     let entries = store.list(&Filter {
         device: args.device.clone(),

@@ -126,13 +126,19 @@ pub fn render(entries: &[Entry]) -> String {
     o
 }
 
+/// `--since WHEN` as Unix milliseconds (history and export share it).
+pub fn since_arg(since: Option<&str>) -> anyhow::Result<Option<i64>> {
+    since
+        .map(|s| {
+            parse_since(s, Stamp::now().unix_ms).ok_or_else(|| {
+                anyhow::anyhow!("--since {s}: expected a date (2024-03-01) or an age (7d, 12h)")
+            })
+        })
+        .transpose()
+}
+
 pub fn run(args: HistoryArgs) -> anyhow::Result<i32> {
-    let since = match &args.since {
-        Some(s) => Some(parse_since(s, Stamp::now().unix_ms).ok_or_else(|| {
-            anyhow::anyhow!("--since {s}: expected a date (2024-03-01) or an age (7d, 12h)")
-        })?),
-        None => None,
-    };
+    let since = since_arg(args.since.as_deref())?;
     let store = match crate::report::open_db_read(args.db.as_deref()) {
         Ok(s) => s,
         // A fresh user has no history yet: an empty list, and nothing created.

@@ -3,7 +3,7 @@
 //! BSP) and whether kernel.org still maintains its series — judged offline against a dated
 //! release list, the built-in one or `--releases FILE`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::cli::MachineArgs;
 use anyhow::Context;
@@ -37,32 +37,32 @@ pub struct KernelArgs {
     pub json: bool,
 }
 
-pub fn run(args: KernelArgs) -> anyhow::Result<i32> {
-    let host = args.machine.host()?;
-    let releases = match &args.releases {
+/// The kernel report of `host`, judged against `releases` (the built-in list when None) with
+/// the kernel log from `kernel_log` (else `<root>/dev/kmsg`); `review` uses it too.
+pub fn report(
+    host: &truebench_host::Host,
+    inv: &Inventory,
+    releases: Option<&Path>,
+    kernel_log: Option<&Path>,
+    today: jiff::civil::Date,
+) -> anyhow::Result<kernel::KernelReport> {
+    let releases = match releases {
         Some(p) => Releases::from_file(p)?,
         None => Releases::builtin(),
     };
-    let today = match &args.today {
-        Some(d) => d
-            .parse::<jiff::civil::Date>()
-            .with_context(|| format!("--today {d}: expected a date as YYYY-MM-DD"))?,
-        None => jiff::Zoned::now().date(),
-    };
-    let log = match &args.kernel_log {
+    let log = match kernel_log {
         Some(p) => KernelLogReader::from_file(p)
             .with_context(|| format!("--kernel-log {}", p.display()))?
             .collect(),
-        None => KernelLogReader::snapshot(&host),
+        None => KernelLogReader::snapshot(host),
     };
     let lines = match &log {
         KernelLog::Lines(l) => Some(l.as_slice()),
         KernelLog::Unavailable(_) => None,
     };
-    let inv = Inventory::probe(&host);
     let mut report = kernel::report(
-        &host,
-        &inv,
+        host,
+        inv,
         &KernelContext {
             releases: &releases,
             today,
@@ -75,6 +75,25 @@ pub fn run(args: KernelArgs) -> anyhow::Result<i32> {
             reason: why.clone(),
         });
     }
+    Ok(report)
+}
+
+pub fn run(args: KernelArgs) -> anyhow::Result<i32> {
+    let host = args.machine.host()?;
+    let today = match &args.today {
+        Some(d) => d
+            .parse::<jiff::civil::Date>()
+            .with_context(|| format!("--today {d}: expected a date as YYYY-MM-DD"))?,
+        None => jiff::Zoned::now().date(),
+    };
+    let inv = Inventory::probe(&host);
+    let report = report(
+        &host,
+        &inv,
+        args.releases.as_deref(),
+        args.kernel_log.as_deref(),
+        today,
+    )?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {

@@ -6,11 +6,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::cli::MachineArgs;
-use anyhow::Context;
-use truebench_host::kernel::{self, KernelContext, Releases};
 use truebench_host::Inventory;
 use truebench_model::Document;
-use truebench_monitor::kmsg::{KernelLog, KernelLogReader};
 use truebench_render::kinds::Render;
 use truebench_suites::review::{self as suite, ReviewOptions};
 
@@ -57,36 +54,6 @@ pub struct ReviewArgs {
     pub exec: Vec<String>,
 }
 
-fn kernel_report(
-    host: &truebench_host::Host,
-    inv: &Inventory,
-    args: &ReviewArgs,
-) -> anyhow::Result<kernel::KernelReport> {
-    let releases = match &args.releases {
-        Some(p) => Releases::from_file(p)?,
-        None => Releases::builtin(),
-    };
-    let log = match &args.kernel_log {
-        Some(p) => KernelLogReader::from_file(p)
-            .with_context(|| format!("--kernel-log {}", p.display()))?
-            .collect(),
-        None => KernelLogReader::snapshot(host),
-    };
-    let lines = match &log {
-        KernelLog::Lines(l) => Some(l.as_slice()),
-        KernelLog::Unavailable(_) => None,
-    };
-    Ok(kernel::report(
-        host,
-        inv,
-        &KernelContext {
-            releases: &releases,
-            today: jiff::Zoned::now().date(),
-            kernel_log: lines,
-        },
-    ))
-}
-
 pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
     let host = args.machine.host()?;
     if !(args.interval > 0.0 && args.interval.is_finite()) {
@@ -99,7 +66,13 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
         d => d.map(Duration::from_secs_f64),
     };
     let inv = Inventory::probe(&host);
-    let kernel = kernel_report(&host, &inv, &args)?;
+    let kernel = crate::kernel::report(
+        &host,
+        &inv,
+        args.releases.as_deref(),
+        args.kernel_log.as_deref(),
+        jiff::Zoned::now().date(),
+    )?;
     let stop = truebench_tuning::graceful_interrupts();
     let monitors = args.tune || args.monitor || duration.is_some() || !args.exec.is_empty();
     if monitors && !args.json {
