@@ -2,20 +2,15 @@
 //! also on Ctrl-C), an existing file that is only read, clear errors, the sweep on a fixture
 //! root, report and compare.
 
-use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_truebench");
+mod common;
+use common::{json, BIN};
 
 fn truebench(tmp: &Path) -> Command {
-    let mut c = Command::new(BIN);
-    let lock = tmp.join("lock");
-    std::fs::create_dir_all(&lock).unwrap();
-    c.env("TMPDIR", &lock)
-        .env("XDG_CACHE_HOME", tmp.join("cache"))
-        .env("XDG_DATA_HOME", tmp.join("data"));
+    let mut c = common::truebench(tmp);
     c.arg("io");
     c
 }
@@ -23,16 +18,6 @@ fn truebench(tmp: &Path) -> Command {
 /// A directory on disk (tmpfs refuses O_DIRECT): /var/tmp, which the FHS keeps on disk.
 fn disk_dir() -> tempfile::TempDir {
     tempfile::tempdir_in("/var/tmp").unwrap()
-}
-
-fn json(out: &std::process::Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
 }
 
 #[test]

@@ -7,28 +7,8 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_truebench");
-
-fn truebench(tmp: &Path) -> Command {
-    let mut c = Command::new(BIN);
-    // Own lock directory and history: tests run in parallel.
-    let lock = tmp.join("lock");
-    std::fs::create_dir_all(&lock).unwrap();
-    c.env("TMPDIR", &lock)
-        .env("XDG_CACHE_HOME", tmp.join("cache"))
-        .env("XDG_DATA_HOME", tmp.join("data"));
-    c
-}
-
-fn json(out: &std::process::Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-}
+mod common;
+use common::{json, truebench, BIN};
 
 fn rows(doc: &Value) -> &Vec<Value> {
     doc["body"]["rows"].as_array().unwrap()

@@ -69,13 +69,43 @@ fn rock_5b_offline_per_core_type_and_restored() {
         before,
         "every CPU back online"
     );
-    // Stored with one row per core type.
+    // Stored in the history with one row per core type.
     let h = Command::new(BIN)
         .env("XDG_DATA_HOME", tmp.path().join("data"))
         .args(["history", "--kind", "monitor", "--json"])
         .output()
         .unwrap();
     assert!(h.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&h.stdout).unwrap();
+    let id = v[0]["id"].as_i64().expect("one stored monitor result");
+    let r = Command::new(BIN)
+        .env("XDG_DATA_HOME", tmp.path().join("data"))
+        .args(["report", &id.to_string(), "--html"])
+        .arg(tmp.path().join("r.html"))
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let export = tmp.path().join("export");
+    Command::new(BIN)
+        .env("XDG_DATA_HOME", tmp.path().join("data"))
+        .arg("export")
+        .arg(&export)
+        .output()
+        .unwrap();
+    let file = std::fs::read_dir(&export)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    assert_eq!(
+        doc["body"]["clusters"].as_array().unwrap().len(),
+        2,
+        "{}",
+        doc["body"]
+    );
 }
 
 #[test]

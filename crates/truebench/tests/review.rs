@@ -8,27 +8,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_truebench");
+mod common;
+use common::{json, BIN};
 
 fn truebench(tmp: &Path) -> Command {
-    let mut c = Command::new(BIN);
-    let lock = tmp.join("lock");
-    std::fs::create_dir_all(&lock).unwrap();
-    c.env("TMPDIR", &lock)
-        .env("XDG_CACHE_HOME", tmp.join("cache"))
-        .env("XDG_DATA_HOME", tmp.join("data"));
+    let mut c = common::truebench(tmp);
     c.arg("review");
     c
-}
-
-fn json(out: &std::process::Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}\nstdout: {}\nstderr: {}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
 }
 
 fn tree(root: &Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {

@@ -1,0 +1,31 @@
+//! Helpers the end-to-end tests share (`mod common;` in each test file).
+#![allow(dead_code)] // each test file uses a part
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_truebench");
+
+/// The binary with its own lock directory, cache and history below `tmp`: tests run in
+/// parallel and must not touch the user's.
+pub fn truebench(tmp: &Path) -> Command {
+    let mut c = Command::new(BIN);
+    let lock = tmp.join("lock");
+    std::fs::create_dir_all(&lock).unwrap();
+    c.env("TMPDIR", &lock)
+        .env("XDG_CACHE_HOME", tmp.join("cache"))
+        .env("XDG_DATA_HOME", tmp.join("data"));
+    c
+}
+
+/// stdout as JSON, or a panic showing both streams.
+pub fn json(out: &std::process::Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
