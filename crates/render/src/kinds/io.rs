@@ -149,19 +149,12 @@ impl Render for IoBody {
         for t in &b.tests {
             let _ = writeln!(
                 o,
-                "  {:<16} {:<10} {:>10} MB/s {:>9} IOPS{}{}",
+                "  {:<16} {:<10} {:>10} MB/s {:>9} IOPS{}",
                 t.setting,
                 t.test,
                 num(t.median_mb_s, 1),
                 num(t.median_iops, 0),
-                t.spread_pct
-                    .map(|s| format!(" (spread {s:.1} % over {} runs)", t.runs))
-                    .unwrap_or_default(),
-                if t.cpu_bound_runs > 0 {
-                    format!(", CPU-bound in {} of {}", t.cpu_bound_runs, t.runs)
-                } else {
-                    String::new()
-                }
+                super::sweep::runs_note(t.spread_pct, t.runs, t.cpu_bound_runs)
             );
         }
         for v in &b.verdicts {

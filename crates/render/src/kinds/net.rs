@@ -99,18 +99,11 @@ impl Render for NetBody {
         for t in &b.tests {
             let _ = writeln!(
                 o,
-                "  {:<16} {:<10} {:>10} Mbit/s{}{}",
+                "  {:<16} {:<10} {:>10} Mbit/s{}",
                 t.setting,
                 t.test,
                 mbit(t.median_mbit_s),
-                t.spread_pct
-                    .map(|s| format!(" (spread {s:.1} % over {} runs)", t.runs))
-                    .unwrap_or_default(),
-                if t.cpu_bound_runs > 0 {
-                    format!(", CPU-bound in {} of {}", t.cpu_bound_runs, t.runs)
-                } else {
-                    String::new()
-                }
+                super::sweep::runs_note(t.spread_pct, t.runs, t.cpu_bound_runs)
             );
         }
         for v in &b.verdicts {

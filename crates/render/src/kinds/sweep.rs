@@ -6,6 +6,17 @@ use truebench_model::net::{CoreLoad, CpuBound};
 use crate::report::svg::{bars, cluster_colour, Bar};
 
 /// `cpu1 97 % (softirq 60, process 37)`, or `-` without per-core readings.
+/// ` (spread 3.1 % over 3 runs), CPU-bound in 2 of 3` after a test's median.
+pub fn runs_note(spread_pct: Option<f64>, runs: u32, cpu_bound_runs: u32) -> String {
+    let mut o = spread_pct
+        .map(|s| format!(" (spread {s:.1} % over {runs} runs)"))
+        .unwrap_or_default();
+    if cpu_bound_runs > 0 {
+        o.push_str(&format!(", CPU-bound in {cpu_bound_runs} of {runs}"));
+    }
+    o
+}
+
 pub fn busiest(cores: &[CoreLoad]) -> String {
     cores
         .iter()
