@@ -1,37 +1,29 @@
-//! The local history: every result of every kind and every imported sbc-bench log in one SQLite database
-//! (bundled SQLite, nothing to install), by default `$XDG_DATA_HOME/truebench/history.sqlite`.
+//! The history: every result of every kind and every imported sbc-bench log in one database —
+//! SQLite by default (bundled, nothing to install; `$XDG_DATA_HOME/truebench/history.sqlite`),
+//! or PostgreSQL (`postgresql://…`) where many machines store into one.
 //!
 //! Each result is one row of `results` (kind, machine identity, time, validity, the full
 //! document as JSON) plus its headline figures in `metrics` (result, key, value or text,
 //! unit), which `history`, `compare` and `rank` read for any kind. Duplicates are found by the
-//! SHA-256 of the document and confirmed by comparing its text.
-//!
-//! Durability: WAL journal, every write in its own `BEGIN IMMEDIATE` transaction (the write
-//! lock is taken up front, so two writers queue instead of failing halfway), and a busy
-//! timeout long enough for the other writer to finish. A process killed mid-write leaves
-//! either the whole row or nothing: SQLite rolls back the unfinished transaction when the
-//! database is next opened.
+//! SHA-256 of the document and confirmed by comparing its text. Both back ends have the same
+//! tables and layout version (`sqlite.rs`, `postgres.rs`); every write is one transaction.
 //!
 //! `compare` sets results side by side; `rank` places a run among sbc-bench logs.
 
 pub mod compare;
+mod postgres;
 pub mod rank;
-
-use std::path::{Path, PathBuf};
-use std::time::Duration;
-
-use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+mod sqlite;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use crate::compare::Metrics;
 use truebench_model::{migrate, BodyKind, Document, Stamp, Typed, View};
 use truebench_render::kinds;
 
-/// How long a writer waits for the other writer's transaction.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
-/// `PRAGMA user_version` of the layout below.
+/// The layout of the tables (SQLite's `PRAGMA user_version`, PostgreSQL's `truebench.layout`).
 const LAYOUT_VERSION: i64 = 2;
 
 #[derive(Debug, thiserror::Error)]
@@ -64,6 +56,14 @@ pub enum StoreError {
     Missing { path: String },
     #[error("{path}: is a directory; give the database file (…/history.sqlite)")]
     IsDirectory { path: String },
+    #[error("{path}: {source}")]
+    Postgres {
+        path: String,
+        #[source]
+        source: ::postgres::Error,
+    },
+    #[error("{path}: not a PostgreSQL connection URL ({reason}); expected postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE")]
+    BadUrl { path: String, reason: String },
 }
 
 /// `$XDG_DATA_HOME/truebench/history.sqlite`, else `~/.local/share/truebench/history.sqlite`.
@@ -151,9 +151,14 @@ pub struct Inserted {
     pub new: bool,
 }
 
+/// The history, in whichever database `--db` names.
 pub struct Store {
-    conn: Connection,
-    path: String,
+    db: Db,
+}
+
+enum Db {
+    Sqlite(sqlite::Sqlite),
+    Postgres(postgres::Postgres),
 }
 
 /// SHA-256 of the stored JSON, hex: identical documents (the same log imported twice) share
@@ -184,70 +189,31 @@ impl<B: BodyKind> AsDocument for Typed<B> {
     }
 }
 
-const CREATE_V2: &str = "CREATE TABLE IF NOT EXISTS results (
-        id INTEGER PRIMARY KEY,
-        key TEXT NOT NULL UNIQUE,
-        kind TEXT NOT NULL,
-        stored_unix_ms INTEGER NOT NULL,
-        started_unix_ms INTEGER NOT NULL,
-        started_utc TEXT NOT NULL,
-        device TEXT,
-        soc TEXT,
-        hostname TEXT,
-        label TEXT NOT NULL,
-        valid INTEGER NOT NULL,
-        complete INTEGER NOT NULL,
-        source TEXT NOT NULL,
-        source_name TEXT,
-        schema_version INTEGER NOT NULL,
-        truebench_version TEXT NOT NULL,
-        document TEXT NOT NULL
-     );
-     CREATE INDEX IF NOT EXISTS results_started ON results(started_unix_ms);
-     CREATE INDEX IF NOT EXISTS results_device ON results(device);
-     CREATE INDEX IF NOT EXISTS results_kind ON results(kind);
-     CREATE TABLE IF NOT EXISTS metrics (
-        result_id INTEGER NOT NULL REFERENCES results(id) ON DELETE CASCADE,
-        key TEXT NOT NULL,
-        value REAL,
-        text TEXT,
-        unit TEXT,
-        PRIMARY KEY (result_id, key)
-     );";
+/// Whether `--db` names a PostgreSQL database rather than an SQLite file.
+pub fn is_postgres_url(db: &Path) -> bool {
+    db.to_str()
+        .is_some_and(|s| s.starts_with("postgresql://") || s.starts_with("postgres://"))
+}
 
 impl Store {
-    /// Open (creating it and its folder if needed) the database at `path`.
+    /// Open (creating it, and for SQLite its folder, if needed) the history at `path`: an
+    /// SQLite file, or a `postgresql://` URL.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        let shown = path.display().to_string();
-        if path.is_dir() {
-            return Err(StoreError::IsDirectory { path: shown });
-        }
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| StoreError::Folder {
-                path: dir.display().to_string(),
-                source,
-            })?;
-        }
-        let sq = |source| StoreError::Sqlite {
-            path: shown.clone(),
-            source,
+        let db = match path.to_str().filter(|_| is_postgres_url(path)) {
+            Some(url) => Db::Postgres(postgres::Postgres::connect(url, true)?),
+            None => Db::Sqlite(sqlite::Sqlite::open(path)?),
         };
-        let conn = Connection::open(path).map_err(sq)?;
-        conn.busy_timeout(BUSY_TIMEOUT).map_err(sq)?;
-        // WAL: readers never block the writer, and a commit is one append to the log.
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(sq)?;
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(sq)?;
-        conn.pragma_update(None, "foreign_keys", "ON").map_err(sq)?;
-        let mut s = Store { conn, path: shown };
-        s.migrate_layout()?;
-        Ok(s)
+        Ok(Store { db })
     }
 
-    /// Open an existing database for the commands that only read (history, report, compare):
-    /// a path where none is creates nothing and is `Missing`.
+    /// Open an existing history for the commands that only read (history, report, compare):
+    /// a path where none is (or a PostgreSQL database without truebench's tables) creates
+    /// nothing and is `Missing`.
     pub fn open_existing(path: &Path) -> Result<Store, StoreError> {
+        if let Some(url) = path.to_str().filter(|_| is_postgres_url(path)) {
+            let db = Db::Postgres(postgres::Postgres::connect(url, false)?);
+            return Ok(Store { db });
+        }
         let shown = path.display().to_string();
         if path.is_dir() {
             return Err(StoreError::IsDirectory { path: shown });
@@ -258,108 +224,32 @@ impl Store {
         Store::open(path)
     }
 
+    /// Where the history is, for messages (a URL without its password).
     pub fn path(&self) -> &str {
-        &self.path
-    }
-
-    /// A write transaction that holds the write lock from its start, so two writers queue
-    /// instead of failing halfway.
-    fn immediate(&mut self) -> Result<rusqlite::Transaction<'_>, StoreError> {
-        let path = self.path.clone();
-        self.conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(|source| StoreError::Sqlite { path, source })
-    }
-
-    fn err(&self, source: rusqlite::Error) -> StoreError {
-        StoreError::Sqlite {
-            path: self.path.clone(),
-            source,
+        match &self.db {
+            Db::Sqlite(s) => s.path(),
+            Db::Postgres(p) => p.path(),
         }
-    }
-
-    /// Layout 1 (one `runs` table with the Results.md columns) becomes layout 2 (`results` of
-    /// any kind + `metrics`), every document migrated to the current schema, ids kept.
-    fn migrate_layout(&mut self) -> Result<(), StoreError> {
-        let path = self.path.clone();
-        let sq = |source| StoreError::Sqlite {
-            path: path.clone(),
-            source,
-        };
-        let tx = self.immediate()?;
-        let version: i64 = tx
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(sq)?;
-        if version > LAYOUT_VERSION {
-            return Err(StoreError::NewerLayout {
-                path: path.clone(),
-                found: version,
-            });
-        }
-        if version < LAYOUT_VERSION {
-            tx.execute_batch(CREATE_V2).map_err(sq)?;
-        }
-        if version == 1 {
-            let old: Vec<(i64, i64, String)> = {
-                let mut stmt = tx
-                    .prepare("SELECT id, stored_unix_ms, json FROM runs ORDER BY id")
-                    .map_err(sq)?;
-                let rows = stmt
-                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-                    .map_err(sq)?;
-                rows.collect::<Result<_, _>>().map_err(sq)?
-            };
-            for (id, stored, json) in old {
-                let bad = |reason: String| StoreError::Document {
-                    path: path.clone(),
-                    id,
-                    reason: format!("cannot carry it over to the new layout: {reason}"),
-                };
-                let v: serde_json::Value =
-                    serde_json::from_str(&json).map_err(|e| bad(e.to_string()))?;
-                let doc = migrate(v).map_err(|e| bad(e.to_string()))?;
-                insert_doc(&tx, &path, &doc, Some(id), stored)?;
-            }
-            tx.execute_batch("DROP TABLE runs;").map_err(sq)?;
-        }
-        if version < LAYOUT_VERSION {
-            tx.pragma_update(None, "user_version", LAYOUT_VERSION)
-                .map_err(sq)?;
-        }
-        tx.commit().map_err(sq)
     }
 
     /// Store one result in its own transaction. The same document stored again is not
     /// duplicated: its existing id comes back with `new: false`.
     pub fn insert(&mut self, doc: &impl AsDocument) -> Result<Inserted, StoreError> {
         let doc = doc.as_document();
-        let path = self.path.clone();
-        let tx = self.immediate()?;
-        let ins = insert_doc(&tx, &path, &doc, None, Stamp::now().unix_ms)?;
-        tx.commit()
-            .map_err(|source| StoreError::Sqlite { path, source })?;
-        Ok(ins)
+        let row = Prepared::new(self.path(), &doc, None)?;
+        let now = Stamp::now().unix_ms;
+        match &mut self.db {
+            Db::Sqlite(s) => s.insert(&row, now),
+            Db::Postgres(p) => p.insert(&row, now),
+        }
     }
 
     /// The stored document `id`, migrated to the current model.
     pub fn get(&self, id: i64) -> Result<Option<Document>, StoreError> {
-        let text: Option<String> = self
-            .conn
-            .query_row("SELECT document FROM results WHERE id = ?1", [id], |r| {
-                r.get(0)
-            })
-            .optional()
-            .map_err(|e| self.err(e))?;
-        let Some(text) = text else {
-            return Ok(None);
-        };
-        let doc = |reason: String| StoreError::Document {
-            path: self.path.clone(),
-            id,
-            reason,
-        };
-        let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| doc(e.to_string()))?;
-        migrate(v).map(Some).map_err(|e| doc(e.to_string()))
+        match &self.db {
+            Db::Sqlite(s) => s.get(id),
+            Db::Postgres(p) => p.get(id),
+        }
     }
 
     /// [`Store::get`] of a result that must be of kind `B`.
@@ -367,7 +257,7 @@ impl Store {
         match self.get(id)? {
             None => Ok(None),
             Some(d) => d.into_typed().map(Some).map_err(|d| StoreError::Document {
-                path: self.path.clone(),
+                path: self.path().to_string(),
                 id,
                 reason: format!("a {} result, not a {} result", d.kind(), B::KIND),
             }),
@@ -376,171 +266,141 @@ impl Store {
 
     /// Results matching `f`, oldest first, with their metrics.
     pub fn list(&self, f: &Filter) -> Result<Vec<Entry>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT id, kind, started_unix_ms, started_utc, device, soc, hostname, label,
-                        valid, complete, source, source_name
-                 FROM results
-                 WHERE (?1 IS NULL OR instr(lower(coalesce(device, '') || ' ' || coalesce(soc, '')
-                                         || ' ' || coalesce(hostname, '')), lower(?1)) > 0)
-                   AND (?2 IS NULL OR started_unix_ms >= ?2)
-                   AND (?3 IS NULL OR kind = ?3)
-                 ORDER BY started_unix_ms, id",
-            )
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map(params![f.device, f.since_unix_ms, f.kind], |r| {
-                Ok(Entry {
-                    id: r.get(0)?,
-                    kind: r.get(1)?,
-                    started_unix_ms: r.get(2)?,
-                    started_utc: r.get(3)?,
-                    device: r.get(4)?,
-                    soc: r.get(5)?,
-                    hostname: r.get(6)?,
-                    mode: r.get(7)?,
-                    valid: r.get(8)?,
-                    complete: r.get(9)?,
-                    source: r.get(10)?,
-                    source_name: r.get(11)?,
-                    metrics: BTreeMap::new(),
-                })
-            })
-            .map_err(|e| self.err(e))?;
-        let mut entries = rows
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| self.err(e))?;
-        let mut m = self
-            .conn
-            .prepare("SELECT key, value, text FROM metrics WHERE result_id = ?1")
-            .map_err(|e| self.err(e))?;
-        for e in &mut entries {
-            let rows = m
-                .query_map([e.id], |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, Option<f64>>(1)?,
-                        r.get::<_, Option<String>>(2)?,
-                    ))
-                })
-                .map_err(|err| self.err(err))?;
-            for row in rows {
-                let (k, v, t) = row.map_err(|err| self.err(err))?;
-                let value = match (v, t) {
-                    // Whole numbers stay integers in JSON (2989, not 2989.0).
-                    (Some(v), _) if v.fract() == 0.0 && v.abs() < 9.0e15 => (v as i64).into(),
-                    (Some(v), _) => v.into(),
-                    (None, Some(t)) => t.into(),
-                    (None, None) => serde_json::Value::Null,
-                };
-                e.metrics.insert(k, value);
-            }
+        match &self.db {
+            Db::Sqlite(s) => s.list(f),
+            Db::Postgres(p) => p.list(f),
         }
-        Ok(entries)
     }
 
     pub fn count(&self) -> Result<i64, StoreError> {
-        self.conn
-            .query_row("SELECT count(*) FROM results", [], |r| r.get(0))
-            .map_err(|e| self.err(e))
+        match &self.db {
+            Db::Sqlite(s) => s.count(),
+            Db::Postgres(p) => p.count(),
+        }
     }
 
-    /// SQLite's `PRAGMA integrity_check`: `ok`, or the problems found.
+    /// `ok`, or the problems found: SQLite's `PRAGMA integrity_check`; in PostgreSQL, figures
+    /// without their result and results whose document is not JSON.
     pub fn integrity_check(&self) -> Result<String, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare("PRAGMA integrity_check")
-            .map_err(|e| self.err(e))?;
-        let lines = stmt
-            .query_map([], |r| r.get::<_, String>(0))
-            .map_err(|e| self.err(e))?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| self.err(e))?;
-        Ok(lines.join("\n"))
+        match &self.db {
+            Db::Sqlite(s) => s.integrity_check(),
+            Db::Postgres(p) => p.integrity_check(),
+        }
     }
 }
 
-/// Insert `doc` (with `id` when carrying over an old row) and its metrics inside `tx`.
-fn insert_doc(
-    tx: &rusqlite::Transaction<'_>,
-    path: &str,
-    doc: &Document,
-    id: Option<i64>,
-    stored_unix_ms: i64,
-) -> Result<Inserted, StoreError> {
-    let sq = |source| StoreError::Sqlite {
-        path: path.to_string(),
-        source,
-    };
-    let json = serde_json::to_string(doc).map_err(|e| StoreError::Document {
-        path: path.to_string(),
-        id: id.unwrap_or(0),
-        reason: e.to_string(),
-    })?;
-    let d = digest(&json);
-    // Same key: the same document, unless the texts differ (a SHA-256 collision, never seen);
-    // then the key gets a suffix so nothing is dropped.
-    let mut key = d.clone();
-    for n in 1.. {
-        let found: Option<(i64, String)> = tx
-            .query_row(
-                "SELECT id, document FROM results WHERE key = ?1",
-                [&key],
-                |row| Ok((row.get(0)?, row.get(1)?)),
-            )
-            .optional()
-            .map_err(sq)?;
-        match found {
-            Some((id, text)) if text == json => return Ok(Inserted { id, new: false }),
-            Some(_) => key = format!("{d}-{n}"),
-            None => break,
-        }
-    }
-    let env = &doc.envelope;
-    let (source, source_name) = match truebench_sbcbench::convert::import_source(View {
-        envelope: env,
-        body: &(),
-    }) {
-        Some((_, name)) => ("sbc-bench", name),
-        None => ("run", None),
-    };
-    tx.execute(
-        "INSERT INTO results (id, key, kind, stored_unix_ms, started_unix_ms, started_utc, device,
-            soc, hostname, label, valid, complete, source, source_name, schema_version,
-            truebench_version, document)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
-        params![
-            id,
-            key,
-            doc.kind(),
-            stored_unix_ms,
-            env.started.unix_ms,
-            env.started.utc,
-            env.inventory.device,
-            env.inventory.soc.as_ref().map(|s| s.name.clone()),
-            env.hostname,
-            kinds::label(doc),
-            env.valid,
-            env.complete,
+/// A document ready to store: its text, its digest, and the columns `list` reads.
+pub(crate) struct Prepared {
+    pub json: String,
+    pub digest: String,
+    pub kind: String,
+    pub started_unix_ms: i64,
+    pub started_utc: String,
+    pub device: Option<String>,
+    pub soc: Option<String>,
+    pub hostname: Option<String>,
+    pub label: String,
+    pub valid: bool,
+    pub complete: bool,
+    pub source: &'static str,
+    pub source_name: Option<String>,
+    pub schema_version: i64,
+    pub truebench_version: String,
+    pub metrics: Vec<kinds::Metric>,
+}
+
+impl Prepared {
+    fn new(path: &str, doc: &Document, id: Option<i64>) -> Result<Prepared, StoreError> {
+        let json = serde_json::to_string(doc).map_err(|e| StoreError::Document {
+            path: path.to_string(),
+            id: id.unwrap_or(0),
+            reason: e.to_string(),
+        })?;
+        let env = &doc.envelope;
+        let (source, source_name) = match truebench_sbcbench::convert::import_source(View {
+            envelope: env,
+            body: &(),
+        }) {
+            Some((_, name)) => ("sbc-bench", name),
+            None => ("run", None),
+        };
+        Ok(Prepared {
+            digest: digest(&json),
+            json,
+            kind: doc.kind().to_string(),
+            started_unix_ms: env.started.unix_ms,
+            started_utc: env.started.utc.clone(),
+            device: env.inventory.device.clone(),
+            soc: env.inventory.soc.as_ref().map(|s| s.name.clone()),
+            hostname: env.hostname.clone(),
+            label: kinds::label(doc),
+            valid: env.valid,
+            complete: env.complete,
             source,
             source_name,
-            doc.schema_version,
-            env.truebench_version,
-            json,
-        ],
-    )
-    .map_err(sq)?;
-    let id = tx.last_insert_rowid();
-    for m in kinds::metrics(doc) {
-        tx.execute(
-            "INSERT OR REPLACE INTO metrics (result_id, key, value, text, unit)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![id, m.key, m.value, m.text, m.unit],
-        )
-        .map_err(sq)?;
+            schema_version: i64::from(doc.schema_version),
+            truebench_version: env.truebench_version.clone(),
+            metrics: kinds::metrics(doc),
+        })
     }
-    Ok(Inserted { id, new: true })
+}
+
+/// The columns of `results` that `list` reads, in both back ends.
+pub(crate) struct ListedRow {
+    pub id: i64,
+    pub kind: String,
+    pub started_unix_ms: i64,
+    pub started_utc: String,
+    pub device: Option<String>,
+    pub soc: Option<String>,
+    pub hostname: Option<String>,
+    pub label: String,
+    pub valid: bool,
+    pub complete: bool,
+    pub source: String,
+    pub source_name: Option<String>,
+}
+
+impl ListedRow {
+    fn into_entry(self) -> Entry {
+        Entry {
+            id: self.id,
+            kind: self.kind,
+            started_unix_ms: self.started_unix_ms,
+            started_utc: self.started_utc,
+            device: self.device,
+            soc: self.soc,
+            hostname: self.hostname,
+            mode: self.label,
+            valid: self.valid,
+            complete: self.complete,
+            source: self.source,
+            source_name: self.source_name,
+            metrics: BTreeMap::new(),
+        }
+    }
+}
+
+/// A stored figure as JSON: a number, else its text.
+fn metric_value(value: Option<f64>, text: Option<String>) -> serde_json::Value {
+    match (value, text) {
+        // Whole numbers stay integers in JSON (2989, not 2989.0).
+        (Some(v), _) if v.fract() == 0.0 && v.abs() < 9.0e15 => (v as i64).into(),
+        (Some(v), _) => v.into(),
+        (None, Some(t)) => t.into(),
+        (None, None) => serde_json::Value::Null,
+    }
+}
+
+/// A stored document's text, migrated to the current model.
+fn parse_document(path: &str, id: i64, text: &str) -> Result<Document, StoreError> {
+    let doc = |reason: String| StoreError::Document {
+        path: path.to_string(),
+        id,
+        reason,
+    };
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| doc(e.to_string()))?;
+    migrate(v).map_err(|e| doc(e.to_string()))
 }
 
 /// `--since`: `2024-03-01`, `2024-03-01T12:00`, or an age (`7d`, `12h`, `30m`) before
@@ -574,18 +434,19 @@ pub fn parse_since(s: &str, now_ms: i64) -> Option<i64> {
 }
 
 /// Store `r` in the history at `db` (or the default location): the one call `truebench run`
-/// makes after writing its result folder.
+/// makes after writing its result folder. Returns where (for messages: a URL without its
+/// password) and the id.
 pub fn store_result(
     r: &impl AsDocument,
     db: Option<&Path>,
-) -> Result<(PathBuf, Inserted), StoreError> {
+) -> Result<(String, Inserted), StoreError> {
     let path = match db {
         Some(p) => p.to_path_buf(),
         None => default_path()?,
     };
     let mut s = Store::open(&path)?;
     let ins = s.insert(r)?;
-    Ok((path, ins))
+    Ok((s.path().to_string(), ins))
 }
 
 #[cfg(test)]

@@ -22,7 +22,8 @@ pub struct CompareArgs {
     #[arg(long)]
     pub json: bool,
     /// History database for ids (default $XDG_DATA_HOME/truebench/history.sqlite).
-    #[arg(long, value_name = "PATH")]
+    /// A postgresql://USER@HOST/DB URL uses that PostgreSQL database instead.
+    #[arg(long, value_name = "PATH|URL", env = "TRUEBENCH_DB")]
     pub db: Option<PathBuf>,
 }
 

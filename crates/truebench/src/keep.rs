@@ -11,7 +11,8 @@ pub struct StoreArgs {
     #[arg(long)]
     pub no_store: bool,
     /// History database (default $XDG_DATA_HOME/truebench/history.sqlite).
-    #[arg(long, value_name = "PATH")]
+    /// A postgresql://USER@HOST/DB URL uses that PostgreSQL database instead.
+    #[arg(long, value_name = "PATH|URL", env = "TRUEBENCH_DB")]
     pub db: Option<PathBuf>,
 }
 
@@ -28,7 +29,7 @@ pub fn store(doc: &impl AsDocument, args: &StoreArgs, quiet: bool) -> Option<i64
                     "truebench: {} in the history as #{} ({})",
                     if ins.new { "stored" } else { "already" },
                     ins.id,
-                    path.display()
+                    path
                 );
             }
             Some(ins.id)

@@ -17,7 +17,8 @@ pub struct ReportArgs {
     #[arg(long, value_name = "FILE")]
     pub html: PathBuf,
     /// History database to read ids from (default $XDG_DATA_HOME/truebench/history.sqlite).
-    #[arg(long, value_name = "PATH")]
+    /// A postgresql://USER@HOST/DB URL uses that PostgreSQL database instead.
+    #[arg(long, value_name = "PATH|URL", env = "TRUEBENCH_DB")]
     pub db: Option<PathBuf>,
 }
 

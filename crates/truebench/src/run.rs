@@ -76,7 +76,8 @@ pub struct RunArgs {
     pub stress_seconds: Option<f64>,
     /// History database the result is stored in (default
     /// $XDG_DATA_HOME/truebench/history.sqlite).
-    #[arg(long, value_name = "PATH")]
+    /// A postgresql://USER@HOST/DB URL uses that PostgreSQL database instead.
+    #[arg(long, value_name = "PATH|URL", env = "TRUEBENCH_DB")]
     pub db: Option<PathBuf>,
     /// Do not store the result in the history database.
     #[arg(long)]
@@ -171,11 +172,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             Ok((path, ins)) => {
                 stored = true;
                 if !quiet || written.is_err() {
-                    errln!(
-                        "truebench: stored in the history as #{} ({})",
-                        ins.id,
-                        path.display()
-                    );
+                    errln!("truebench: stored in the history as #{} ({})", ins.id, path);
                 }
             }
             Err(e) => errln!("truebench: warning: not stored in the history: {e}"),

@@ -18,7 +18,8 @@ pub struct ServeArgs {
     pub listen: String,
     /// History whose latest result of each kind is exported too (`truebench_result_*`;
     /// default $XDG_DATA_HOME/truebench/history.sqlite; nothing while it does not exist).
-    #[arg(long, value_name = "PATH")]
+    /// A postgresql://USER@HOST/DB URL uses that PostgreSQL database instead.
+    #[arg(long, value_name = "PATH|URL", env = "TRUEBENCH_DB")]
     pub db: Option<std::path::PathBuf>,
 }
 

@@ -1,0 +1,386 @@
+//! The PostgreSQL history (`--db postgresql://…`): many machines store into one database.
+//!
+//! The same two tables as SQLite, in their own schema `truebench` (so a shared database's
+//! other tables are never touched), with the layout version in `truebench.layout`. Creating
+//! or upgrading the layout holds a transaction-scoped advisory lock, so two machines opening
+//! a new database at once do not race. Every result is one transaction: a connection lost
+//! mid-write leaves nothing (the server rolls the transaction back). Two writers storing the
+//! same document at once get one row (`ON CONFLICT (key)` waits for the other's commit).
+//!
+//! No TLS: `sslmode=prefer` (the default) connects in the clear, `sslmode=require` is
+//! refused — reach a remote server through a tunnel or a trusted network.
+
+use std::cell::RefCell;
+use std::time::Duration;
+
+use postgres::{Client, Config, NoTls};
+
+use truebench_model::Document;
+
+use crate::{metric_value, parse_document, Entry, Filter, Inserted, ListedRow, Prepared};
+use crate::{StoreError, LAYOUT_VERSION};
+
+/// How long connecting may take when the URL does not say (`connect_timeout=`).
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The advisory lock that serialises creating the layout ("truebench" in ASCII).
+const LAYOUT_LOCK: i64 = 0x7472_7565_6265_6e63;
+
+const CREATE: &str = "CREATE TABLE IF NOT EXISTS truebench.results (
+        id BIGSERIAL PRIMARY KEY,
+        key TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL,
+        stored_unix_ms BIGINT NOT NULL,
+        started_unix_ms BIGINT NOT NULL,
+        started_utc TEXT NOT NULL,
+        device TEXT,
+        soc TEXT,
+        hostname TEXT,
+        label TEXT NOT NULL,
+        valid BOOLEAN NOT NULL,
+        complete BOOLEAN NOT NULL,
+        source TEXT NOT NULL,
+        source_name TEXT,
+        schema_version BIGINT NOT NULL,
+        truebench_version TEXT NOT NULL,
+        document TEXT NOT NULL
+     );
+     CREATE INDEX IF NOT EXISTS results_started ON truebench.results(started_unix_ms);
+     CREATE INDEX IF NOT EXISTS results_device ON truebench.results(device);
+     CREATE INDEX IF NOT EXISTS results_kind ON truebench.results(kind);
+     CREATE TABLE IF NOT EXISTS truebench.metrics (
+        result_id BIGINT NOT NULL REFERENCES truebench.results(id) ON DELETE CASCADE,
+        key TEXT NOT NULL,
+        value DOUBLE PRECISION,
+        text TEXT,
+        unit TEXT,
+        PRIMARY KEY (result_id, key)
+     );";
+
+pub(crate) struct Postgres {
+    /// `postgres::Client` queries through `&mut`; the store's readers take `&self`.
+    client: RefCell<Client>,
+    /// The URL without its password.
+    path: String,
+}
+
+/// `url` with the password (if any, in the authority or as `password=`) replaced by `***`.
+pub(crate) fn redact(url: &str) -> String {
+    let url = match url.find("password=") {
+        Some(i) => {
+            let end = url[i..].find('&').map_or(url.len(), |e| i + e);
+            format!("{}password=***{}", &url[..i], &url[end..])
+        }
+        None => url.to_string(),
+    };
+    let url = url.as_str();
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => match rest[..at].split_once(':') {
+            Some((user, _)) => format!("{scheme}://{user}:***{}", &rest[at..]),
+            None => url.to_string(),
+        },
+        None => url.to_string(),
+    }
+}
+
+impl Postgres {
+    /// Connect; with `create`, make (or upgrade) the layout, else a database without it is
+    /// `Missing`.
+    pub(crate) fn connect(url: &str, create: bool) -> Result<Postgres, StoreError> {
+        let path = redact(url);
+        let mut config: Config = url
+            .parse()
+            .map_err(|e: postgres::Error| StoreError::BadUrl {
+                path: path.clone(),
+                reason: e.to_string(),
+            })?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        if config.get_application_name().is_none() {
+            config.application_name("truebench");
+        }
+        let client = config
+            .connect(NoTls)
+            .map_err(|source| StoreError::Postgres {
+                path: path.clone(),
+                source,
+            })?;
+        let pg = Postgres {
+            client: RefCell::new(client),
+            path,
+        };
+        pg.layout(create)?;
+        Ok(pg)
+    }
+
+    pub(crate) fn path(&self) -> &str {
+        &self.path
+    }
+
+    fn err(&self, source: postgres::Error) -> StoreError {
+        StoreError::Postgres {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    fn layout(&self, create: bool) -> Result<(), StoreError> {
+        let mut client = self.client.borrow_mut();
+        let sq = |source| StoreError::Postgres {
+            path: self.path.clone(),
+            source,
+        };
+        if !create {
+            let found: Option<String> = client
+                .query_one("SELECT to_regclass('truebench.layout')::text", &[])
+                .and_then(|r| r.try_get(0))
+                .map_err(sq)?;
+            if found.is_none() {
+                return Err(StoreError::Missing {
+                    path: self.path.clone(),
+                });
+            }
+        }
+        let mut tx = client.transaction().map_err(sq)?;
+        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&LAYOUT_LOCK])
+            .map_err(sq)?;
+        tx.batch_execute(
+            "CREATE SCHEMA IF NOT EXISTS truebench;
+             CREATE TABLE IF NOT EXISTS truebench.layout (version BIGINT NOT NULL);",
+        )
+        .map_err(sq)?;
+        let version: Option<i64> = tx
+            .query_opt("SELECT max(version) FROM truebench.layout", &[])
+            .map_err(sq)?
+            .and_then(|r| r.get(0));
+        match version {
+            Some(v) if v > LAYOUT_VERSION => {
+                return Err(StoreError::NewerLayout {
+                    path: self.path.clone(),
+                    found: v,
+                })
+            }
+            Some(v) if v == LAYOUT_VERSION => {}
+            // Layout 2 is the first PostgreSQL layout: there is nothing older to carry over.
+            _ => {
+                tx.batch_execute(CREATE).map_err(sq)?;
+                tx.execute("DELETE FROM truebench.layout", &[])
+                    .map_err(sq)?;
+                tx.execute(
+                    "INSERT INTO truebench.layout (version) VALUES ($1)",
+                    &[&LAYOUT_VERSION],
+                )
+                .map_err(sq)?;
+            }
+        }
+        tx.commit().map_err(sq)
+    }
+
+    pub(crate) fn insert(
+        &mut self,
+        row: &Prepared,
+        stored_unix_ms: i64,
+    ) -> Result<Inserted, StoreError> {
+        let path = self.path.clone();
+        let sq = |source| StoreError::Postgres {
+            path: path.clone(),
+            source,
+        };
+        let client = self.client.get_mut();
+        let mut tx = client.transaction().map_err(sq)?;
+        // Same key: the same document, unless the texts differ (a SHA-256 collision, never
+        // seen); then the key gets a suffix so nothing is dropped.
+        let mut key = row.digest.clone();
+        let mut n = 0;
+        let id: i64 = loop {
+            let inserted = tx
+                .query_opt(
+                    "INSERT INTO truebench.results (key, kind, stored_unix_ms, started_unix_ms,
+                        started_utc, device, soc, hostname, label, valid, complete, source,
+                        source_name, schema_version, truebench_version, document)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+                     ON CONFLICT (key) DO NOTHING RETURNING id",
+                    &[
+                        &key,
+                        &row.kind,
+                        &stored_unix_ms,
+                        &row.started_unix_ms,
+                        &row.started_utc,
+                        &row.device,
+                        &row.soc,
+                        &row.hostname,
+                        &row.label,
+                        &row.valid,
+                        &row.complete,
+                        &row.source,
+                        &row.source_name,
+                        &row.schema_version,
+                        &row.truebench_version,
+                        &row.json,
+                    ],
+                )
+                .map_err(sq)?;
+            if let Some(r) = inserted {
+                break r.get(0);
+            }
+            let existing = tx
+                .query_one(
+                    "SELECT id, document FROM truebench.results WHERE key = $1",
+                    &[&key],
+                )
+                .map_err(sq)?;
+            let text: String = existing.get(1);
+            if text == row.json {
+                tx.rollback().map_err(sq)?;
+                return Ok(Inserted {
+                    id: existing.get(0),
+                    new: false,
+                });
+            }
+            n += 1;
+            key = format!("{}-{n}", row.digest);
+        };
+        for m in &row.metrics {
+            tx.execute(
+                "INSERT INTO truebench.metrics (result_id, key, value, text, unit)
+                 VALUES ($1, $2, $3, $4, $5)
+                 ON CONFLICT (result_id, key) DO UPDATE
+                 SET value = EXCLUDED.value, text = EXCLUDED.text, unit = EXCLUDED.unit",
+                &[&id, &m.key, &m.value, &m.text, &m.unit],
+            )
+            .map_err(sq)?;
+        }
+        tx.commit().map_err(sq)?;
+        Ok(Inserted { id, new: true })
+    }
+
+    pub(crate) fn get(&self, id: i64) -> Result<Option<Document>, StoreError> {
+        let row = self
+            .client
+            .borrow_mut()
+            .query_opt(
+                "SELECT document FROM truebench.results WHERE id = $1",
+                &[&id],
+            )
+            .map_err(|e| self.err(e))?;
+        row.map(|r| parse_document(&self.path, id, &r.get::<_, String>(0)))
+            .transpose()
+    }
+
+    pub(crate) fn list(&self, f: &Filter) -> Result<Vec<Entry>, StoreError> {
+        let mut client = self.client.borrow_mut();
+        let rows = client
+            .query(
+                "SELECT id, kind, started_unix_ms, started_utc, device, soc, hostname, label,
+                        valid, complete, source, source_name
+                 FROM truebench.results
+                 WHERE ($1::text IS NULL OR strpos(lower(coalesce(device, '') || ' '
+                          || coalesce(soc, '') || ' ' || coalesce(hostname, '')),
+                          lower($1::text)) > 0)
+                   AND ($2::bigint IS NULL OR started_unix_ms >= $2::bigint)
+                   AND ($3::text IS NULL OR kind = $3::text)
+                 ORDER BY started_unix_ms, id",
+                &[&f.device, &f.since_unix_ms, &f.kind],
+            )
+            .map_err(|e| self.err(e))?;
+        let mut entries = rows
+            .iter()
+            .map(|r| {
+                Ok(ListedRow {
+                    id: r.try_get(0)?,
+                    kind: r.try_get(1)?,
+                    started_unix_ms: r.try_get(2)?,
+                    started_utc: r.try_get(3)?,
+                    device: r.try_get(4)?,
+                    soc: r.try_get(5)?,
+                    hostname: r.try_get(6)?,
+                    label: r.try_get(7)?,
+                    valid: r.try_get(8)?,
+                    complete: r.try_get(9)?,
+                    source: r.try_get(10)?,
+                    source_name: r.try_get(11)?,
+                }
+                .into_entry())
+            })
+            .collect::<Result<Vec<_>, postgres::Error>>()
+            .map_err(|e| self.err(e))?;
+        let ids: Vec<i64> = entries.iter().map(|e| e.id).collect();
+        // One round trip for every figure of the listed results (a remote server is slow to
+        // ask once per result).
+        let figures = client
+            .query(
+                "SELECT result_id, key, value, text FROM truebench.metrics
+                 WHERE result_id = ANY($1)",
+                &[&ids],
+            )
+            .map_err(|e| self.err(e))?;
+        let at: std::collections::HashMap<i64, usize> =
+            ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
+        for r in figures {
+            let id: i64 = r.get(0);
+            if let Some(&i) = at.get(&id) {
+                entries[i]
+                    .metrics
+                    .insert(r.get(1), metric_value(r.get(2), r.get(3)));
+            }
+        }
+        Ok(entries)
+    }
+
+    pub(crate) fn count(&self) -> Result<i64, StoreError> {
+        self.client
+            .borrow_mut()
+            .query_one("SELECT count(*) FROM truebench.results", &[])
+            .map(|r| r.get(0))
+            .map_err(|e| self.err(e))
+    }
+
+    /// `ok`, or the figures whose result is gone.
+    pub(crate) fn integrity_check(&self) -> Result<String, StoreError> {
+        let orphans: i64 = self
+            .client
+            .borrow_mut()
+            .query_one(
+                "SELECT count(*) FROM truebench.metrics m
+                 WHERE NOT EXISTS (SELECT 1 FROM truebench.results r WHERE r.id = m.result_id)",
+                &[],
+            )
+            .map(|r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        Ok(if orphans == 0 {
+            "ok".to_string()
+        } else {
+            format!("{orphans} figures without their result")
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact;
+
+    #[test]
+    fn passwords_never_reach_messages() {
+        assert_eq!(
+            redact("postgresql://bench:s3cret@db.lan:5432/fleet"),
+            "postgresql://bench:***@db.lan:5432/fleet"
+        );
+        assert_eq!(
+            redact("postgresql://bench@db.lan/fleet"),
+            "postgresql://bench@db.lan/fleet"
+        );
+        assert_eq!(
+            redact("postgres://a:b@h/x?user=y"),
+            "postgres://a:***@h/x?user=y"
+        );
+        assert_eq!(redact("postgresql:///fleet"), "postgresql:///fleet");
+        assert_eq!(
+            redact("postgresql://h/x?password=p&user=u"),
+            "postgresql://h/x?password=***&user=u"
+        );
+    }
+}

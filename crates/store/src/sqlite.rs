@@ -1,0 +1,329 @@
+//! The SQLite history (the default): one file, bundled SQLite, nothing to install.
+//!
+//! Durability: WAL journal, every write in its own `BEGIN IMMEDIATE` transaction (the write
+//! lock is taken up front, so two writers queue instead of failing halfway), and a busy
+//! timeout long enough for the other writer to finish. A process killed mid-write leaves
+//! either the whole row or nothing: SQLite rolls back the unfinished transaction when the
+//! database is next opened.
+
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+
+use truebench_model::{migrate, Document};
+
+use crate::{metric_value, parse_document, Entry, Filter, Inserted, ListedRow, Prepared};
+use crate::{StoreError, LAYOUT_VERSION};
+
+/// How long a writer waits for the other writer's transaction.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+const CREATE_V2: &str = "CREATE TABLE IF NOT EXISTS results (
+        id INTEGER PRIMARY KEY,
+        key TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL,
+        stored_unix_ms INTEGER NOT NULL,
+        started_unix_ms INTEGER NOT NULL,
+        started_utc TEXT NOT NULL,
+        device TEXT,
+        soc TEXT,
+        hostname TEXT,
+        label TEXT NOT NULL,
+        valid INTEGER NOT NULL,
+        complete INTEGER NOT NULL,
+        source TEXT NOT NULL,
+        source_name TEXT,
+        schema_version INTEGER NOT NULL,
+        truebench_version TEXT NOT NULL,
+        document TEXT NOT NULL
+     );
+     CREATE INDEX IF NOT EXISTS results_started ON results(started_unix_ms);
+     CREATE INDEX IF NOT EXISTS results_device ON results(device);
+     CREATE INDEX IF NOT EXISTS results_kind ON results(kind);
+     CREATE TABLE IF NOT EXISTS metrics (
+        result_id INTEGER NOT NULL REFERENCES results(id) ON DELETE CASCADE,
+        key TEXT NOT NULL,
+        value REAL,
+        text TEXT,
+        unit TEXT,
+        PRIMARY KEY (result_id, key)
+     );";
+
+pub(crate) struct Sqlite {
+    conn: Connection,
+    path: String,
+}
+
+impl Sqlite {
+    /// Open (creating it and its folder if needed) the database at `path`.
+    pub(crate) fn open(path: &Path) -> Result<Sqlite, StoreError> {
+        let shown = path.display().to_string();
+        if path.is_dir() {
+            return Err(StoreError::IsDirectory { path: shown });
+        }
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::Folder {
+                path: dir.display().to_string(),
+                source,
+            })?;
+        }
+        let sq = |source| StoreError::Sqlite {
+            path: shown.clone(),
+            source,
+        };
+        let conn = Connection::open(path).map_err(sq)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(sq)?;
+        // WAL: readers never block the writer, and a commit is one append to the log.
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(sq)?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(sq)?;
+        conn.pragma_update(None, "foreign_keys", "ON").map_err(sq)?;
+        let mut s = Sqlite { conn, path: shown };
+        s.migrate_layout()?;
+        Ok(s)
+    }
+
+    pub(crate) fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// A write transaction that holds the write lock from its start, so two writers queue
+    /// instead of failing halfway.
+    fn immediate(&mut self) -> Result<rusqlite::Transaction<'_>, StoreError> {
+        let path = self.path.clone();
+        self.conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|source| StoreError::Sqlite { path, source })
+    }
+
+    fn err(&self, source: rusqlite::Error) -> StoreError {
+        StoreError::Sqlite {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Layout 1 (one `runs` table with the Results.md columns) becomes layout 2 (`results` of
+    /// any kind + `metrics`), every document migrated to the current schema, ids kept.
+    fn migrate_layout(&mut self) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let sq = |source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.immediate()?;
+        let version: i64 = tx
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(sq)?;
+        if version > LAYOUT_VERSION {
+            return Err(StoreError::NewerLayout {
+                path: path.clone(),
+                found: version,
+            });
+        }
+        if version < LAYOUT_VERSION {
+            tx.execute_batch(CREATE_V2).map_err(sq)?;
+        }
+        if version == 1 {
+            let old: Vec<(i64, i64, String)> = {
+                let mut stmt = tx
+                    .prepare("SELECT id, stored_unix_ms, json FROM runs ORDER BY id")
+                    .map_err(sq)?;
+                let rows = stmt
+                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                    .map_err(sq)?;
+                rows.collect::<Result<_, _>>().map_err(sq)?
+            };
+            for (id, stored, json) in old {
+                let bad = |reason: String| StoreError::Document {
+                    path: path.clone(),
+                    id,
+                    reason: format!("cannot carry it over to the new layout: {reason}"),
+                };
+                let v: serde_json::Value =
+                    serde_json::from_str(&json).map_err(|e| bad(e.to_string()))?;
+                let doc = migrate(v).map_err(|e| bad(e.to_string()))?;
+                let row = Prepared::new(&path, &doc, Some(id))?;
+                insert_row(&tx, &path, &row, Some(id), stored)?;
+            }
+            tx.execute_batch("DROP TABLE runs;").map_err(sq)?;
+        }
+        if version < LAYOUT_VERSION {
+            tx.pragma_update(None, "user_version", LAYOUT_VERSION)
+                .map_err(sq)?;
+        }
+        tx.commit().map_err(sq)
+    }
+
+    pub(crate) fn insert(
+        &mut self,
+        row: &Prepared,
+        stored_unix_ms: i64,
+    ) -> Result<Inserted, StoreError> {
+        let path = self.path.clone();
+        let tx = self.immediate()?;
+        let ins = insert_row(&tx, &path, row, None, stored_unix_ms)?;
+        tx.commit()
+            .map_err(|source| StoreError::Sqlite { path, source })?;
+        Ok(ins)
+    }
+
+    pub(crate) fn get(&self, id: i64) -> Result<Option<Document>, StoreError> {
+        let text: Option<String> = self
+            .conn
+            .query_row("SELECT document FROM results WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(|e| self.err(e))?;
+        text.map(|t| parse_document(&self.path, id, &t)).transpose()
+    }
+
+    pub(crate) fn list(&self, f: &Filter) -> Result<Vec<Entry>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id, kind, started_unix_ms, started_utc, device, soc, hostname, label,
+                        valid, complete, source, source_name
+                 FROM results
+                 WHERE (?1 IS NULL OR instr(lower(coalesce(device, '') || ' ' || coalesce(soc, '')
+                                         || ' ' || coalesce(hostname, '')), lower(?1)) > 0)
+                   AND (?2 IS NULL OR started_unix_ms >= ?2)
+                   AND (?3 IS NULL OR kind = ?3)
+                 ORDER BY started_unix_ms, id",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(params![f.device, f.since_unix_ms, f.kind], |r| {
+                Ok(ListedRow {
+                    id: r.get(0)?,
+                    kind: r.get(1)?,
+                    started_unix_ms: r.get(2)?,
+                    started_utc: r.get(3)?,
+                    device: r.get(4)?,
+                    soc: r.get(5)?,
+                    hostname: r.get(6)?,
+                    label: r.get(7)?,
+                    valid: r.get(8)?,
+                    complete: r.get(9)?,
+                    source: r.get(10)?,
+                    source_name: r.get(11)?,
+                }
+                .into_entry())
+            })
+            .map_err(|e| self.err(e))?;
+        let mut entries = rows
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        let mut m = self
+            .conn
+            .prepare("SELECT key, value, text FROM metrics WHERE result_id = ?1")
+            .map_err(|e| self.err(e))?;
+        for e in &mut entries {
+            let rows = m
+                .query_map([e.id], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, Option<f64>>(1)?,
+                        r.get::<_, Option<String>>(2)?,
+                    ))
+                })
+                .map_err(|err| self.err(err))?;
+            for row in rows {
+                let (k, v, t) = row.map_err(|err| self.err(err))?;
+                e.metrics.insert(k, metric_value(v, t));
+            }
+        }
+        Ok(entries)
+    }
+
+    pub(crate) fn count(&self) -> Result<i64, StoreError> {
+        self.conn
+            .query_row("SELECT count(*) FROM results", [], |r| r.get(0))
+            .map_err(|e| self.err(e))
+    }
+
+    /// SQLite's `PRAGMA integrity_check`: `ok`, or the problems found.
+    pub(crate) fn integrity_check(&self) -> Result<String, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("PRAGMA integrity_check")
+            .map_err(|e| self.err(e))?;
+        let lines = stmt
+            .query_map([], |r| r.get::<_, String>(0))
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        Ok(lines.join("\n"))
+    }
+}
+
+/// Insert `row` (with `id` when carrying over an old row) and its metrics inside `tx`.
+fn insert_row(
+    tx: &rusqlite::Transaction<'_>,
+    path: &str,
+    row: &Prepared,
+    id: Option<i64>,
+    stored_unix_ms: i64,
+) -> Result<Inserted, StoreError> {
+    let sq = |source| StoreError::Sqlite {
+        path: path.to_string(),
+        source,
+    };
+    // Same key: the same document, unless the texts differ (a SHA-256 collision, never seen);
+    // then the key gets a suffix so nothing is dropped.
+    let mut key = row.digest.clone();
+    for n in 1.. {
+        let found: Option<(i64, String)> = tx
+            .query_row(
+                "SELECT id, document FROM results WHERE key = ?1",
+                [&key],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(sq)?;
+        match found {
+            Some((id, text)) if text == row.json => return Ok(Inserted { id, new: false }),
+            Some(_) => key = format!("{}-{n}", row.digest),
+            None => break,
+        }
+    }
+    tx.execute(
+        "INSERT INTO results (id, key, kind, stored_unix_ms, started_unix_ms, started_utc, device,
+            soc, hostname, label, valid, complete, source, source_name, schema_version,
+            truebench_version, document)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+        params![
+            id,
+            key,
+            row.kind,
+            stored_unix_ms,
+            row.started_unix_ms,
+            row.started_utc,
+            row.device,
+            row.soc,
+            row.hostname,
+            row.label,
+            row.valid,
+            row.complete,
+            row.source,
+            row.source_name,
+            row.schema_version,
+            row.truebench_version,
+            row.json,
+        ],
+    )
+    .map_err(sq)?;
+    let id = tx.last_insert_rowid();
+    for m in &row.metrics {
+        tx.execute(
+            "INSERT OR REPLACE INTO metrics (result_id, key, value, text, unit)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![id, m.key, m.value, m.text, m.unit],
+        )
+        .map_err(sq)?;
+    }
+    Ok(Inserted { id, new: true })
+}

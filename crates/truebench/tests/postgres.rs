@@ -1,0 +1,92 @@
+//! Two machines store into one PostgreSQL history (`TRUEBENCH_DB` on one, `--db` on the
+//! other), and every command that reads the history reads it from there: `history`,
+//! `report`, `compare`, `export`. Against a real server started privately on 127.0.0.1.
+
+mod common;
+
+use common::{json, truebench};
+use truebench_fixtures::pg::PgServer;
+
+#[test]
+fn two_machines_one_postgres_history() {
+    let server = match PgServer::start() {
+        Ok(s) => s,
+        Err(why) => truebench_fixtures::skip!("{why}"),
+    };
+    let url = server.url.as_str();
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let r = root.path().to_str().unwrap();
+
+    // Machine A: the URL from the environment.
+    let out = truebench(a.path())
+        .env("TRUEBENCH_DB", url)
+        .args(["review", "--root", r])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains(&format!("in the history as #1 ({url})")),
+        "{said}"
+    );
+    // Machine B: the URL as --db.
+    let out = truebench(b.path())
+        .args(["monitor", "--interval", "0.2", "--db", url, "--", "true"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+
+    // Nothing went into either machine's own SQLite history.
+    for m in [&a, &b] {
+        assert!(!m.path().join("data/truebench/history.sqlite").exists());
+    }
+
+    let out = truebench(b.path())
+        .args(["history", "--json", "--db", url])
+        .output()
+        .unwrap();
+    let v = json(&out);
+    let all = v.as_array().unwrap();
+    assert_eq!(all.len(), 2, "{v}");
+    assert_eq!(all[0]["kind"], "review");
+    assert_eq!(all[1]["kind"], "monitor");
+    assert_eq!(all[1]["exit_code"], 0);
+
+    // report and compare by id, export: all from PostgreSQL.
+    let html = a.path().join("r.html");
+    let out = truebench(a.path())
+        .env("TRUEBENCH_DB", url)
+        .args(["report", "1", "--html", html.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(std::fs::read_to_string(&html).unwrap().contains("<html"));
+    let dir = a.path().join("export");
+    let out = truebench(a.path())
+        .env("TRUEBENCH_DB", url)
+        .args(["export", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+
+    // A database that is not there: the error names it, without a password.
+    let out = truebench(a.path())
+        .args([
+            "history",
+            "--db",
+            &format!(
+                "postgresql://postgres:pw@127.0.0.1:{}/nosuchdb",
+                server.port
+            ),
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("postgres:***@127.0.0.1"), "{said}");
+    assert!(said.contains("nosuchdb"), "{said}");
+    assert!(!said.contains(":pw@"), "{said}");
+}
