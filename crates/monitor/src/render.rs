@@ -208,19 +208,20 @@ fn pad_bytes(s: &str, width: usize) -> String {
     format!("{}{s}", " ".repeat(pad))
 }
 
-/// `HH:MM:SS` in local time.
-pub fn hms_local(unix_ms: i64) -> String {
+/// `unix_ms` in local time (libc's time-zone handling; rustix has no localtime_r).
+#[allow(deprecated)] // libc::time_t on 32-bit musl: 32 bits until libc follows musl 1.2
+pub fn local_tm(unix_ms: i64) -> Option<libc::tm> {
     let secs = unix_ms.div_euclid(1000) as libc::time_t;
     // SAFETY: localtime_r writes into the tm we pass and reads only `secs`.
-    let tm = unsafe {
+    unsafe {
         let mut tm: libc::tm = std::mem::zeroed();
-        if libc::localtime_r(&secs, &mut tm).is_null() {
-            None
-        } else {
-            Some(tm)
-        }
-    };
-    match tm {
+        (!libc::localtime_r(&secs, &mut tm).is_null()).then_some(tm)
+    }
+}
+
+/// `HH:MM:SS` in local time.
+pub fn hms_local(unix_ms: i64) -> String {
+    match local_tm(unix_ms) {
         Some(tm) => format!("{:02}:{:02}:{:02}", tm.tm_hour, tm.tm_min, tm.tm_sec),
         None => "??:??:??".into(),
     }

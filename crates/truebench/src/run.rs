@@ -218,26 +218,19 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
 
 /// `./truebench-results/2026-07-01_123456-rock5b`, local time.
 fn default_dir(unix_ms: i64, hostname: Option<&str>) -> PathBuf {
-    let secs = (unix_ms / 1000) as libc::time_t;
-    // libc: the time zone database is libc's business; rustix has no localtime_r.
-    // SAFETY: localtime_r writes into the tm we pass and reads only `secs`.
-    let stamp = unsafe {
-        let mut tm: libc::tm = std::mem::zeroed();
-        if libc::localtime_r(&secs, &mut tm).is_null() {
-            truebench_model::Stamp::from_unix_ms(unix_ms)
-                .utc
-                .replace(':', "")
-        } else {
-            format!(
-                "{:04}-{:02}-{:02}_{:02}{:02}{:02}",
-                tm.tm_year + 1900,
-                tm.tm_mon + 1,
-                tm.tm_mday,
-                tm.tm_hour,
-                tm.tm_min,
-                tm.tm_sec
-            )
-        }
+    let stamp = match truebench_monitor::render::local_tm(unix_ms) {
+        None => truebench_model::Stamp::from_unix_ms(unix_ms)
+            .utc
+            .replace(':', ""),
+        Some(tm) => format!(
+            "{:04}-{:02}-{:02}_{:02}{:02}{:02}",
+            tm.tm_year + 1900,
+            tm.tm_mon + 1,
+            tm.tm_mday,
+            tm.tm_hour,
+            tm.tm_min,
+            tm.tm_sec
+        ),
     };
     let host: String = hostname
         .unwrap_or("unknown")

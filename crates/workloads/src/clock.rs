@@ -658,7 +658,7 @@ fn pin_current(cpu: u32) -> std::io::Result<()> {
 
 /// `SCHED_FIFO` priority 1 for the current thread while alive: above every normal task, below
 /// threaded interrupt handlers, so the system stays serviceable. Restores the old policy.
-/// libc: rustix has no sched_setscheduler/sched_getparam.
+/// Raw syscalls (`sched_sys`): rustix has no sched_setscheduler, musl only stubs.
 struct Realtime {
     active: bool,
     policy: libc::c_int,
@@ -667,18 +667,16 @@ struct Realtime {
 
 impl Realtime {
     fn enter() -> Realtime {
-        // SAFETY: plain syscalls on the current thread (pid 0).
-        unsafe {
-            let policy = libc::sched_getscheduler(0);
-            let mut param: libc::sched_param = std::mem::zeroed();
-            libc::sched_getparam(0, &mut param);
-            let fifo = libc::sched_param { sched_priority: 1 };
-            let active = policy >= 0 && libc::sched_setscheduler(0, libc::SCHED_FIFO, &fifo) == 0;
-            Realtime {
-                active,
-                policy,
-                param,
-            }
+        use crate::sched_sys::{get_param, get_scheduler, param, set_scheduler};
+        let policy = get_scheduler();
+        let (active, param) = match get_param() {
+            Some(old) if policy >= 0 => (set_scheduler(libc::SCHED_FIFO, &param(1)) == 0, old),
+            _ => (false, param(0)),
+        };
+        Realtime {
+            active,
+            policy,
+            param,
         }
     }
 }
@@ -686,10 +684,8 @@ impl Realtime {
 impl Drop for Realtime {
     fn drop(&mut self) {
         if self.active {
-            // SAFETY: restores what sched_getscheduler/getparam returned for this thread.
-            unsafe {
-                libc::sched_setscheduler(0, self.policy, &self.param);
-            }
+            // Restores what sched_getscheduler/getparam returned for this thread.
+            crate::sched_sys::set_scheduler(self.policy, &self.param);
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod openssl;
 pub mod periodic;
 pub mod pin;
 pub mod progress;
+mod sched_sys;
 pub mod sevenzip;
 pub mod stats;
 pub mod stress;

@@ -99,8 +99,11 @@ pub fn apply(policy: &Policy) -> Result<(), PolicyError> {
     unsafe {
         match *policy {
             Policy::Other { nice } => {
-                let p = libc::sched_param { sched_priority: 0 };
-                check(libc::sched_setscheduler(0, libc::SCHED_OTHER, &p), policy)?;
+                let p = crate::sched_sys::param(0);
+                check(
+                    crate::sched_sys::set_scheduler(libc::SCHED_OTHER, &p),
+                    policy,
+                )?;
                 let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
                 check(libc::setpriority(libc::PRIO_PROCESS, tid, nice), policy)
             }
@@ -110,10 +113,8 @@ pub fn apply(policy: &Policy) -> Result<(), PolicyError> {
                 } else {
                     libc::SCHED_RR
                 };
-                let p = libc::sched_param {
-                    sched_priority: priority,
-                };
-                check(libc::sched_setscheduler(0, class, &p), policy)
+                let p = crate::sched_sys::param(priority);
+                check(crate::sched_sys::set_scheduler(class, &p), policy)
             }
             Policy::Deadline {
                 runtime_ns,
