@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Static truebench binaries (musl, no dynamic dependency) for x86_64, aarch64, armv7 (armhf)
+# and riscv64gc, with SHA-256 checksums:
+#
+#   scripts/release.sh [--profile release|dev] [--out DIR] [--test] [TARGET…]
+#
+# Writes DIR/truebench-VERSION-TARGET and DIR/SHA256SUMS (default DIR: target/dist). Each
+# binary is checked to have no program interpreter and no NEEDED library. --test also runs,
+# for each target under qemu-user, the unit tests of the pure crates and the checks of
+# crates/truebench/tests/static_builds.rs (info --root on fixture trees equal to the native
+# build's, the clock, AES and LZMA kernels, the bundled SQLite).
+#
+# Needs: rustup; cargo-zigbuild and zig, which cross-compile and link the C parts (bundled
+# SQLite, liblzma) for every target: `pip install cargo-zigbuild==0.24.1 ziglang==0.17.1`
+# (a venv is fine: put its bin/ first on PATH); readelf (binutils); qemu-user for --test.
+# Per target, its Rust standard library (`rustup target add TARGET`), or, where the toolchain
+# server has none for it, the rust-src component: std is then built from source
+# (-Zbuild-std, allowed on a stable toolchain by RUSTC_BOOTSTRAP=1), which is said.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+profile=release
+out=target/dist
+test=0
+targets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --profile) profile=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --test) test=1; shift ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "release.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+    *) targets+=("$1"); shift ;;
+  esac
+done
+[ ${#targets[@]} -gt 0 ] || targets=(x86_64-unknown-linux-musl aarch64-unknown-linux-musl
+  armv7-unknown-linux-musleabihf riscv64gc-unknown-linux-musl)
+
+command -v cargo-zigbuild >/dev/null || {
+  echo "release.sh: cargo-zigbuild is not installed: pip install cargo-zigbuild==0.24.1 ziglang==0.17.1" >&2
+  exit 1
+}
+command -v readelf >/dev/null || { echo "release.sh: readelf (binutils) is not installed" >&2; exit 1; }
+
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+# The pure crates: parsers, model, rendering, history — no measurement, no /sys writes.
+pure=(-p truebench-host -p truebench-model -p truebench-sbcbench -p truebench-render -p truebench-store)
+mkdir -p "$out"
+
+runner() { # the qemu-user that runs TARGET's binaries here ("" = natively)
+  case "$1" in
+    x86_64-*) [ "$(uname -m)" = x86_64 ] && echo "" || echo qemu-x86_64 ;;
+    aarch64-*) [ "$(uname -m)" = aarch64 ] && echo "" || echo qemu-aarch64 ;;
+    armv7-*) echo qemu-arm ;;
+    riscv64*) echo qemu-riscv64 ;;
+    *) echo "release.sh: no runner known for $1" >&2; return 1 ;;
+  esac
+}
+
+for t in "${targets[@]}"; do
+  std=()
+  if ! rustup target list --installed | grep -qx "$t"; then
+    if ! timeout 300 rustup target add "$t" >/dev/null 2>&1; then
+      if rustup component list --installed | grep -q '^rust-src'; then
+        echo "== $t: no prebuilt standard library from the toolchain server; building std from source (-Zbuild-std)"
+        std=(-Zbuild-std=std,panic_unwind)
+        export RUSTC_BOOTSTRAP=1
+      else
+        echo "release.sh: $t: 'rustup target add $t' failed and rust-src is not installed (rustup component add rust-src)" >&2
+        exit 1
+      fi
+    fi
+  fi
+  echo "== $t: cargo zigbuild --profile $profile"
+  cargo zigbuild --profile "$profile" --target "$t" "${std[@]}" -p truebench
+  dir=$profile
+  [ "$profile" = dev ] && dir=debug
+  bin=target/$t/$dir/truebench
+  if readelf -lW "$bin" | grep -q 'program interpreter' || readelf -dW "$bin" | grep -q NEEDED; then
+    echo "release.sh: $bin is not static:" >&2
+    readelf -lW "$bin" | grep -i interpreter >&2 || true
+    readelf -dW "$bin" | grep NEEDED >&2 || true
+    exit 1
+  fi
+  cp "$bin" "$out/truebench-$version-$t"
+  if [ "$test" = 1 ]; then
+    r=$(runner "$t")
+    [ -z "$r" ] || command -v "$r" >/dev/null || { echo "release.sh: $r (qemu-user) is not installed" >&2; exit 1; }
+    echo "== $t: unit tests of the pure crates${r:+ under $r}"
+    cargo zigbuild test --profile "$profile" --target "$t" "${std[@]}" "${pure[@]}" --lib
+    echo "== $t: the static binary${r:+ under $r}"
+    TRUEBENCH_STATIC_BIN="$out/truebench-$version-$t" TRUEBENCH_STATIC_RUNNER="$r" \
+      cargo test -p truebench --test static_builds -- --ignored --nocapture
+  fi
+  unset RUSTC_BOOTSTRAP
+done
+
+(cd "$out" && sha256sum truebench-"$version"-* > SHA256SUMS)
+echo "== done: $out"
+cat "$out/SHA256SUMS"
