@@ -121,6 +121,8 @@ pub enum Command {
     /// Scores side by side with relative differences and what makes the comparison unfair;
     /// with --corpus, where a result stands among sbc-bench logs.
     Compare(crate::compare::CompareArgs),
+    /// Man pages and shell completions (bash, zsh, fish…), made from this binary's options.
+    Generate(crate::generate::GenerateArgs),
 }
 
 /// Run a command; returns the process exit code.
@@ -155,5 +157,6 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Export(args) => crate::export::run(args),
         Command::Report(args) => crate::report::run(args),
         Command::Compare(args) => crate::compare::run(args),
+        Command::Generate(args) => crate::generate::run(args),
     }
 }

@@ -11,6 +11,7 @@ mod cli;
 mod clocks;
 mod compare;
 mod export;
+mod generate;
 mod governors;
 mod history;
 mod import;
