@@ -72,7 +72,7 @@ for t in "${targets[@]}"; do
     fi
   fi
   echo "== $t: cargo zigbuild --profile $profile"
-  cargo zigbuild --profile "$profile" --target "$t" "${std[@]}" -p truebench
+  cargo-zigbuild zigbuild --profile "$profile" --target "$t" "${std[@]}" -p truebench
   dir=$profile
   [ "$profile" = dev ] && dir=debug
   bin=target/$t/$dir/truebench
@@ -82,12 +82,13 @@ for t in "${targets[@]}"; do
     readelf -dW "$bin" | grep NEEDED >&2 || true
     exit 1
   fi
+  ! command -v file >/dev/null || echo "$t: $(file -b "$bin")"
   cp "$bin" "$out/truebench-$version-$t"
   if [ "$test" = 1 ]; then
     r=$(runner "$t")
     [ -z "$r" ] || command -v "$r" >/dev/null || { echo "release.sh: $r (qemu-user) is not installed" >&2; exit 1; }
     echo "== $t: unit tests of the pure crates${r:+ under $r}"
-    cargo zigbuild test --profile "$profile" --target "$t" "${std[@]}" "${pure[@]}" --lib
+    cargo-zigbuild test --profile "$profile" --target "$t" "${std[@]}" "${pure[@]}" --lib
     echo "== $t: the static binary${r:+ under $r}"
     TRUEBENCH_STATIC_BIN="$out/truebench-$version-$t" TRUEBENCH_STATIC_RUNNER="$r" \
       cargo test -p truebench --test static_builds -- --ignored --nocapture
