@@ -33,53 +33,75 @@ impl MeterSpec {
     }
 }
 
-/// Watts in a line of a meter's output: the first number, with an optional unit right after
-/// it (`W`, `mW`, `kW`, `uW`/`µW`; none = W): `12.5`, `12.5 W`, `power=12500mW`,
-/// `{"watts": 7.1}`. None for no number, a negative or non-finite one.
+/// Watts in a line of a meter's output: the first number with a unit right after it (`W`,
+/// `mW`, `kW`, `uW`/`µW`) — so time stamps before it do not count — else the first number
+/// (watts): `12.5`, `12.5 W`, `power=12500mW`, `{"watts": 7.1}`, `12:00:01 5.2 W`. None
+/// for no number, a negative or non-finite one.
 pub fn parse_watts(line: &str) -> Option<f64> {
+    let mut first = None;
+    for (value, unit) in numbers(line) {
+        let scale = if unit.starts_with("mW") {
+            Some(1e-3)
+        } else if unit.starts_with("kW") {
+            Some(1e3)
+        } else if unit.starts_with("uW") || unit.starts_with("µW") {
+            Some(1e-6)
+        } else if unit.starts_with('W') {
+            Some(1.0)
+        } else {
+            None
+        };
+        match scale {
+            Some(k) => return watts(value * k),
+            None if first.is_none() => first = Some(value),
+            None => {}
+        }
+    }
+    first.and_then(watts)
+}
+
+fn watts(w: f64) -> Option<f64> {
+    (w.is_finite() && w >= 0.0).then_some(w)
+}
+
+/// Every number in `line` with the text right after it (spaces skipped).
+fn numbers(line: &str) -> impl Iterator<Item = (f64, &str)> {
     let b = line.as_bytes();
     let mut i = 0;
-    while i < b.len() {
-        let starts_number = b[i].is_ascii_digit()
-            || (matches!(b[i], b'-' | b'+' | b'.')
-                && b.get(i + 1).is_some_and(|c| c.is_ascii_digit() || *c == b'.'));
-        if !starts_number {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        i += 1;
-        while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
-            i += 1;
-        }
-        // An exponent only when digits follow it (`12e3`, not the `e` of a word).
-        if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-            let mut j = i + 1;
-            if j < b.len() && (b[j] == b'-' || b[j] == b'+') {
-                j += 1;
+    std::iter::from_fn(move || {
+        while i < b.len() {
+            let starts_number = b[i].is_ascii_digit()
+                || (matches!(b[i], b'-' | b'+' | b'.')
+                    && b.get(i + 1)
+                        .is_some_and(|c| c.is_ascii_digit() || *c == b'.'));
+            if !starts_number {
+                i += 1;
+                continue;
             }
-            if j < b.len() && b[j].is_ascii_digit() {
-                i = j;
-                while i < b.len() && b[i].is_ascii_digit() {
-                    i += 1;
+            let start = i;
+            i += 1;
+            while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
+                i += 1;
+            }
+            // An exponent only when digits follow it (`12e3`, not the `e` of a word).
+            if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+                let mut j = i + 1;
+                if j < b.len() && (b[j] == b'-' || b[j] == b'+') {
+                    j += 1;
+                }
+                if j < b.len() && b[j].is_ascii_digit() {
+                    i = j;
+                    while i < b.len() && b[i].is_ascii_digit() {
+                        i += 1;
+                    }
                 }
             }
+            if let Ok(v) = line[start..i].parse::<f64>() {
+                return Some((v, line[i..].trim_start()));
+            }
         }
-        let value: f64 = line[start..i].parse().ok()?;
-        let unit = line[i..].trim_start();
-        let scale = if unit.starts_with("mW") {
-            1e-3
-        } else if unit.starts_with("kW") {
-            1e3
-        } else if unit.starts_with("uW") || unit.starts_with("µW") {
-            1e-6
-        } else {
-            1.0
-        };
-        let w = value * scale;
-        return (w.is_finite() && w >= 0.0).then_some(w);
-    }
-    None
+        None
+    })
 }
 
 #[derive(Default)]
@@ -164,6 +186,16 @@ impl Meter {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+}
+
+impl std::fmt::Debug for Meter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Meter")
+            .field("spec", &self.spec)
+            .field("interval", &self.interval)
+            .field("readings", &self.readings())
+            .finish()
     }
 }
 
@@ -294,10 +326,7 @@ fn run_command(cmd: &str, shared: &Shared, stop: &AtomicBool) {
                 }
             )),
         ),
-        _ if got == 0 => set_error(
-            shared,
-            Some(format!("{cmd}: printed no number of watts")),
-        ),
+        _ if got == 0 => set_error(shared, Some(format!("{cmd}: printed no number of watts"))),
         _ => {}
     }
 }
@@ -342,5 +371,8 @@ mod tests {
         assert_eq!(parse_watts(""), None);
         assert_eq!(parse_watts("-3 W"), None);
         assert_eq!(parse_watts(".5"), Some(0.5));
+        // A time stamp before the reading: the number with the unit wins.
+        assert_eq!(parse_watts("2026-11-25 12:00:01 5.2 W"), Some(5.2));
+        assert_eq!(parse_watts("t=2 3.5 W"), Some(3.5));
     }
 }

@@ -38,6 +38,8 @@ pub struct SamplerConfig {
     /// Stop when this becomes true (looked at every sample, and every 250 ms while waiting
     /// for a longer interval).
     pub stop: Option<Arc<AtomicBool>>,
+    /// An external power meter, read as one more power source.
+    pub meter: Option<Arc<crate::meter::Meter>>,
 }
 
 impl Default for SamplerConfig {
@@ -49,6 +51,7 @@ impl Default for SamplerConfig {
             sources: Sources::default(),
             keep_samples: true,
             stop: None,
+            meter: None,
         }
     }
 }
@@ -78,6 +81,9 @@ impl SampleLoop {
         let rpi = RpiPoller::start(host, cfg.rpi_interval);
         if let Some(p) = &rpi {
             reader.set_rpi(Arc::clone(&p.latest));
+        }
+        if let Some(m) = &cfg.meter {
+            reader.set_meter(Arc::clone(m));
         }
         let mut timeline = Timeline::new(reader.header().clone());
         timeline.extra_header = reader.extra_header().clone();

@@ -22,6 +22,8 @@ pub struct CommandOptions {
     /// Run once per CPU type (sbc-bench -G): `Some(offline)`, with the other CPUs offline when
     /// `offline` (through the journaled Tuning).
     pub per_cluster: Option<bool>,
+    /// An external power meter (`--power-cmd`, `--power-file`): one more power source.
+    pub meter: Option<std::sync::Arc<truebench_monitor::meter::Meter>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -103,6 +105,7 @@ pub(crate) fn start<'a>(
             kernel_log: opts.kernel_log.clone(),
             // The evidence of a command includes its I/O, network and stall time.
             sources: Sources::ALL,
+            meter: opts.meter.clone(),
             ..Default::default()
         },
         stop,

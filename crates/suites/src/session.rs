@@ -32,6 +32,8 @@ pub struct SessionOptions {
     /// Readings beyond the standard set (power per source, pressure, disks, network…).
     pub sources: Sources,
     pub truebench_version: String,
+    /// An external power meter (`--power-cmd`, `--power-file`), one more power source.
+    pub meter: Option<Arc<truebench_monitor::meter::Meter>>,
 }
 
 impl Default for SessionOptions {
@@ -41,6 +43,7 @@ impl Default for SessionOptions {
             kernel_log: None,
             sources: Sources::default(),
             truebench_version: env!("CARGO_PKG_VERSION").to_string(),
+            meter: None,
         }
     }
 }
@@ -138,6 +141,7 @@ impl<'a> Session<'a> {
             SamplerConfig {
                 interval: opts.sample_interval,
                 sources: opts.sources,
+                meter: opts.meter.clone(),
                 ..Default::default()
             },
             None,

@@ -23,6 +23,7 @@ mod kernel;
 mod measure;
 mod monitor;
 mod net;
+mod power;
 mod progress;
 mod recovery;
 mod report;

@@ -19,6 +19,8 @@ use truebench_suites::command::{self, CommandOptions};
 pub struct MonitorArgs {
     #[command(flatten)]
     pub machine: MachineArgs,
+    #[command(flatten)]
+    pub power: crate::power::PowerArgs,
     /// Seconds between samples; fractions allowed (0.1 = ten per second).
     #[arg(
         long,
@@ -72,7 +74,7 @@ pub fn run(args: MonitorArgs) -> anyhow::Result<i32> {
         }
     };
     if command.is_empty() {
-        watch(&host, &inv, interval, args.json_lines)
+        watch(&host, &inv, interval, args.json_lines, args.power.start()?)
     } else {
         with_command(&host, &inv, interval, &args, &command)
     }
@@ -139,11 +141,18 @@ fn print(bytes: &[u8]) -> ControlFlow<()> {
 /// one wake-up each: the signal thread of truebench-tuning turns the first signal into a
 /// flag (`graceful_interrupts`) the loop looks at every sample (and every 250 ms while
 /// waiting for a longer interval).
-fn watch(host: &Host, inv: &Inventory, interval: Duration, json: bool) -> anyhow::Result<i32> {
+fn watch(
+    host: &Host,
+    inv: &Inventory,
+    interval: Duration,
+    json: bool,
+    meter: Option<std::sync::Arc<truebench_monitor::meter::Meter>>,
+) -> anyhow::Result<i32> {
     let cfg = SamplerConfig {
         interval,
         keep_samples: false,
         stop: Some(truebench_tuning::graceful_interrupts()),
+        meter,
         ..Default::default()
     };
     let lp = SampleLoop::new(host, inv, cfg);
@@ -202,6 +211,7 @@ fn with_command(
         threads: args.threads,
         kernel_log: args.kernel_log.clone(),
         per_cluster: args.per_cluster.then_some(args.offline),
+        meter: args.power.start()?,
     };
     let result = command::run(host, inv, command, &opts, interrupted)?;
     if let Some(e) = &result.body.error {

@@ -24,6 +24,8 @@ pub const EXIT_NOT_WRITTEN: i32 = 2;
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
     #[command(flatten)]
+    pub power: crate::power::PowerArgs,
+    #[command(flatten)]
     pub machine: MachineArgs,
     /// Every phase shortened (about a minute): for CI and a first look; NOT comparable.
     #[arg(long, conflicts_with = "extensive")]
@@ -103,6 +105,7 @@ fn options(args: &RunArgs) -> anyhow::Result<RunOptions> {
         model::Mode::Standard
     };
     let mut o = RunOptions::new(mode);
+    o.meter = args.power.start()?;
     let notuning = std::env::var("NOTUNING").is_ok_and(|v| !v.is_empty());
     if args.no_tuning || notuning {
         o.tune = false;

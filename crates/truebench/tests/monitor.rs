@@ -247,3 +247,69 @@ fn a_command_without_samples_or_sensors_says_what_was_not_checked() {
         assert!(text.contains(what), "{what} in {text}");
     }
 }
+
+/// `--power-cmd`: an external meter's energy is in the command's result, per phase; a meter
+/// that gives no reading stops before anything runs.
+#[test]
+fn an_external_power_meter_is_one_more_power_source() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_truebench"))
+        .env("XDG_DATA_HOME", tmp.path())
+        .env("TMPDIR", tmp.path())
+        .args([
+            "monitor",
+            "--interval",
+            "0.1",
+            "--json-lines",
+            "--no-store",
+            "--power-cmd",
+            "echo 4.0 W",
+            "--power-interval",
+            "0.05",
+            "--",
+            "sleep",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let summary: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    let sources = summary["extra_header"]["power"].as_array().unwrap();
+    let j = sources
+        .iter()
+        .position(|s| s["kind"] == "external")
+        .expect("the meter is a power source");
+    assert_eq!(sources[j]["name"], "power-cmd: echo 4.0 W");
+    let energy = summary["energy"].as_array().unwrap();
+    let phase = energy
+        .iter()
+        .flat_map(|p| p["sources"].as_array().unwrap())
+        .find(|s| s["source"] == "power-cmd: echo 4.0 W")
+        .unwrap_or_else(|| panic!("no energy from the meter: {energy:?}"));
+    let w = phase["mean_watts"].as_f64().unwrap();
+    assert!((w - 4.0).abs() < 1e-9, "{phase}");
+    let secs = phase["seconds"].as_f64().unwrap();
+    assert!(secs > 0.5, "{phase}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("power-cmd: echo 4.0 W: 4.00 W now"));
+
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_truebench"))
+        .env("XDG_DATA_HOME", tmp.path())
+        .env("TMPDIR", tmp.path())
+        .args([
+            "monitor",
+            "--no-store",
+            "--power-cmd",
+            "exit 7",
+            "--",
+            "true",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("power-cmd: exit 7: no reading") && said.contains("exit status: 7"),
+        "{said}"
+    );
+}

@@ -37,7 +37,10 @@ use crate::collect::pressure::Pressure;
 use crate::collect::softirq::Softirq;
 pub(crate) use crate::collect::thermal::Origin;
 use crate::collect::thermal::Thermal;
-use crate::timeline::{ExtraHeader, ExtraSample, RpiSample, Sample, SoftirqSample, TimelineHeader};
+use crate::timeline::{
+    ExtraHeader, ExtraSample, PowerKind, PowerSource, RpiSample, Sample, SoftirqSample,
+    TimelineHeader,
+};
 use ints::IntFiles;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -90,6 +93,7 @@ pub struct SampleReader {
     softirq: Option<Softirq>,
     rpi: Option<Arc<Mutex<Option<RpiSample>>>>,
     n_clusters: usize,
+    meter: Option<Arc<crate::meter::Meter>>,
 }
 
 impl SampleReader {
@@ -166,6 +170,7 @@ impl SampleReader {
             net,
             softirq,
             rpi: None,
+            meter: None,
         };
         // Baselines.
         r.cpu.baseline(&mut r.buf);
@@ -186,6 +191,18 @@ impl SampleReader {
         }
         r.last_t = Instant::now();
         r
+    }
+
+    /// Add an external power meter as the last power source: each sample takes its latest
+    /// fresh reading (the meter runs on its own thread; nothing here waits for it).
+    pub fn set_meter(&mut self, meter: Arc<crate::meter::Meter>) {
+        self.extra_header.power.push(PowerSource {
+            name: meter.name(),
+            kind: PowerKind::External,
+            files: Vec::new(),
+            part_of: None,
+        });
+        self.meter = Some(meter);
     }
 
     /// Share the latest Raspberry Pi firmware reading (from `rpi::RpiPoller`) into samples.
@@ -256,6 +273,9 @@ impl SampleReader {
         self.memory.sample(&mut self.buf, s);
         x.memory = self.memory.detail();
         self.power.sample(&self.ints, dt, s, &mut x.power_w);
+        if let Some(m) = &self.meter {
+            x.power_w.push(m.latest());
+        }
         x.pressure = self
             .pressure
             .as_mut()

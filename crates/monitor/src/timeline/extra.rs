@@ -46,6 +46,9 @@ pub enum PowerKind {
     HwmonEnergy,
     /// hwmon `in*_input` (mV) × `curr*_input` (mA) of the same channel.
     HwmonVoltsAmps,
+    /// An external meter the user named (`--power-cmd`, `--power-file`), W: its latest
+    /// reading at the sample's time.
+    External,
 }
 
 impl PowerKind {

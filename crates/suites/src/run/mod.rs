@@ -78,6 +78,8 @@ pub struct RunOptions {
     /// Load on the other CPUs before the hot clock check.
     pub hot_settle: Duration,
     pub truebench_version: String,
+    /// An external power meter (`--power-cmd`, `--power-file`): one more power source.
+    pub meter: Option<std::sync::Arc<truebench_monitor::meter::Meter>>,
 }
 
 impl RunOptions {
@@ -133,6 +135,7 @@ impl RunOptions {
                 Duration::from_secs(2)
             },
             truebench_version: env!("CARGO_PKG_VERSION").to_string(),
+            meter: None,
         }
     }
 }
@@ -344,6 +347,7 @@ pub fn run<M: Measurements + ?Sized>(
         &SessionOptions {
             sample_interval: opts.sample_interval,
             truebench_version: opts.truebench_version.clone(),
+            meter: opts.meter.clone(),
             ..Default::default()
         },
         stop.clone(),

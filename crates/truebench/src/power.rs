@@ -1,0 +1,54 @@
+//! `--power-cmd` / `--power-file`: an external power meter as one more power source of the
+//! commands that keep a timeline (`run`, `monitor`); its energy per phase is in the result.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+use truebench_monitor::meter::{Meter, MeterSpec};
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct PowerArgs {
+    /// An external power meter: a shell command printing watts (`12.5`, `12.5 W`, `12500 mW`),
+    /// either once (re-run every --power-interval) or one line per reading while it runs (a
+    /// USB meter's logger). Read on its own thread; its energy per phase is in the result.
+    #[arg(long, value_name = "CMD", conflicts_with = "power_file")]
+    pub power_cmd: Option<String>,
+    /// An external power meter's file, re-read every --power-interval (its last line with a
+    /// number: watts).
+    #[arg(long, value_name = "FILE")]
+    pub power_file: Option<PathBuf>,
+    /// Seconds between readings of --power-cmd / --power-file.
+    #[arg(long, value_name = "S", default_value_t = 1.0)]
+    pub power_interval: f64,
+}
+
+impl PowerArgs {
+    /// Start the meter and wait for its first reading: a meter that gives none is an error
+    /// (a run without the energy that was asked for would be a surprise).
+    pub fn start(&self) -> anyhow::Result<Option<Arc<Meter>>> {
+        let spec = match (&self.power_cmd, &self.power_file) {
+            (Some(c), _) => MeterSpec::Command(c.clone()),
+            (None, Some(f)) => MeterSpec::File(f.clone()),
+            (None, None) => return Ok(None),
+        };
+        let s = self.power_interval;
+        if !(s.is_finite() && (0.05..=3600.0).contains(&s)) {
+            anyhow::bail!("--power-interval {s}: expected seconds between 0.05 and 3600");
+        }
+        let interval = Duration::from_secs_f64(s);
+        let name = spec.name();
+        let meter = Meter::start(spec, interval);
+        let wait = (interval * 3).max(Duration::from_secs(5));
+        match meter.first_reading(wait) {
+            Ok(w) => {
+                errln!("truebench: {name}: {w:.2} W now");
+                Ok(Some(Arc::new(meter)))
+            }
+            Err(why) => anyhow::bail!(
+                "{name}: no reading: {why} (it must print a number of watts; try it in a shell)"
+            ),
+        }
+    }
+}
