@@ -2,11 +2,12 @@
 # Static truebench binaries (musl, no dynamic dependency) for x86_64, aarch64, armv7 (armhf)
 # and riscv64gc, with SHA-256 checksums:
 #
-#   scripts/release.sh [--profile release|dev] [--out DIR] [--test] [TARGET…]
+#   scripts/release.sh [--profile release|dev] [--out DIR] [--test [--all-tests]] [TARGET…]
 #
 # Writes DIR/truebench-VERSION-TARGET and DIR/SHA256SUMS (default DIR: target/dist). Each
 # binary is checked to have no program interpreter and no NEEDED library. --test also runs,
-# for each target under qemu-user, the unit tests of the pure crates and the checks of
+# for each target under qemu-user, the unit tests of the pure crates (--all-tests: their
+# integration tests too, minutes more per target) and the checks of
 # crates/truebench/tests/static_builds.rs (info --root on fixture trees equal to the native
 # build's, the clock, AES and LZMA kernels, the bundled SQLite).
 #
@@ -22,13 +23,15 @@ cd "$(dirname "$0")/.."
 profile=release
 out=target/dist
 test=0
+testkind=(--lib)
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --profile) profile=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --test) test=1; shift ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --all-tests) testkind=(); shift ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "release.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -59,12 +62,17 @@ runner() { # the qemu-user that runs TARGET's binaries here ("" = natively)
 
 for t in "${targets[@]}"; do
   std=()
+  boot=()
+  tdir=target
   if ! rustup target list --installed | grep -qx "$t"; then
     if ! timeout 300 rustup target add "$t" >/dev/null 2>&1; then
       if rustup component list --installed | grep -q '^rust-src'; then
         echo "== $t: no prebuilt standard library from the toolchain server; building std from source (-Zbuild-std)"
         std=(-Zbuild-std=std,panic_unwind)
-        export RUSTC_BOOTSTRAP=1
+        boot=(env RUSTC_BOOTSTRAP=1)
+        # Its own target folder: RUSTC_BOOTSTRAP changes the fingerprint of the host's
+        # build scripts and proc macros, which native builds in between would rebuild.
+        tdir=target/build-std
       else
         echo "release.sh: $t: 'rustup target add $t' failed and rust-src is not installed (rustup component add rust-src)" >&2
         exit 1
@@ -72,10 +80,11 @@ for t in "${targets[@]}"; do
     fi
   fi
   echo "== $t: cargo zigbuild --profile $profile"
-  cargo-zigbuild zigbuild --profile "$profile" --target "$t" "${std[@]}" -p truebench
+  "${boot[@]}" cargo-zigbuild zigbuild --profile "$profile" --target "$t" --target-dir "$tdir" \
+    "${std[@]}" -p truebench
   dir=$profile
   [ "$profile" = dev ] && dir=debug
-  bin=target/$t/$dir/truebench
+  bin=$tdir/$t/$dir/truebench
   if readelf -lW "$bin" | grep -q 'program interpreter' || readelf -dW "$bin" | grep -q NEEDED; then
     echo "release.sh: $bin is not static:" >&2
     readelf -lW "$bin" | grep -i interpreter >&2 || true
@@ -88,12 +97,12 @@ for t in "${targets[@]}"; do
     r=$(runner "$t")
     [ -z "$r" ] || command -v "$r" >/dev/null || { echo "release.sh: $r (qemu-user) is not installed" >&2; exit 1; }
     echo "== $t: unit tests of the pure crates${r:+ under $r}"
-    cargo-zigbuild test --profile "$profile" --target "$t" "${std[@]}" "${pure[@]}" --lib
+    "${boot[@]}" cargo-zigbuild test --profile "$profile" --target "$t" --target-dir "$tdir" \
+      "${std[@]}" "${pure[@]}" "${testkind[@]}"
     echo "== $t: the static binary${r:+ under $r}"
     TRUEBENCH_STATIC_BIN="$out/truebench-$version-$t" TRUEBENCH_STATIC_RUNNER="$r" \
       cargo test -p truebench --test static_builds -- --ignored --nocapture
   fi
-  unset RUSTC_BOOTSTRAP
 done
 
 (cd "$out" && sha256sum truebench-"$version"-* > SHA256SUMS)
