@@ -9,7 +9,6 @@ pub mod exporter;
 pub mod finding;
 pub mod freq;
 pub mod kmsg;
-pub mod meter;
 pub mod reader;
 pub mod render;
 pub mod rpi;

@@ -39,7 +39,7 @@ pub struct SamplerConfig {
     /// for a longer interval).
     pub stop: Option<Arc<AtomicBool>>,
     /// An external power meter, read as one more power source.
-    pub meter: Option<Arc<crate::meter::Meter>>,
+    pub meter: Option<Arc<dyn crate::reader::ExternalPower>>,
 }
 
 impl Default for SamplerConfig {

@@ -23,7 +23,7 @@ pub struct CommandOptions {
     /// `offline` (through the journaled Tuning).
     pub per_cluster: Option<bool>,
     /// An external power meter (`--power-cmd`, `--power-file`): one more power source.
-    pub meter: Option<std::sync::Arc<truebench_monitor::meter::Meter>>,
+    pub meter: Option<std::sync::Arc<crate::meter::Meter>>,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -10,6 +10,7 @@ pub mod idle;
 pub mod interactivity;
 pub mod io;
 pub mod lock;
+pub mod meter;
 pub mod net;
 pub mod net_sweep;
 pub mod per_cluster;

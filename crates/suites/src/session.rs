@@ -33,7 +33,7 @@ pub struct SessionOptions {
     pub sources: Sources,
     pub truebench_version: String,
     /// An external power meter (`--power-cmd`, `--power-file`), one more power source.
-    pub meter: Option<Arc<truebench_monitor::meter::Meter>>,
+    pub meter: Option<Arc<crate::meter::Meter>>,
 }
 
 impl Default for SessionOptions {
@@ -141,7 +141,10 @@ impl<'a> Session<'a> {
             SamplerConfig {
                 interval: opts.sample_interval,
                 sources: opts.sources,
-                meter: opts.meter.clone(),
+                meter: opts
+                    .meter
+                    .clone()
+                    .map(|m| m as Arc<dyn truebench_monitor::reader::ExternalPower>),
                 ..Default::default()
             },
             None,

@@ -146,13 +146,13 @@ fn watch(
     inv: &Inventory,
     interval: Duration,
     json: bool,
-    meter: Option<std::sync::Arc<truebench_monitor::meter::Meter>>,
+    meter: Option<std::sync::Arc<truebench_suites::meter::Meter>>,
 ) -> anyhow::Result<i32> {
     let cfg = SamplerConfig {
         interval,
         keep_samples: false,
         stop: Some(truebench_tuning::graceful_interrupts()),
-        meter,
+        meter: meter.map(|m| m as std::sync::Arc<dyn truebench_monitor::reader::ExternalPower>),
         ..Default::default()
     };
     let lp = SampleLoop::new(host, inv, cfg);

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use truebench_monitor::meter::{Meter, MeterSpec};
+use truebench_suites::meter::{Meter, MeterSpec};
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct PowerArgs {

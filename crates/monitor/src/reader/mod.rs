@@ -72,6 +72,16 @@ impl Sources {
     };
 }
 
+/// A power source read elsewhere — an external meter on its own thread
+/// (`truebench_suites::meter`, which runs the user's command: the sampler never forks). Each
+/// sample takes its latest reading; nothing here waits for it.
+pub trait ExternalPower: Send + Sync + std::fmt::Debug {
+    /// The source's name in results (`power-cmd: …`).
+    fn name(&self) -> String;
+    /// The latest fresh reading, W.
+    fn latest(&self) -> Option<f64>;
+}
+
 /// Stateful sample reader: build once, call `sample()` at every tick.
 pub struct SampleReader {
     t0: Instant,
@@ -93,7 +103,7 @@ pub struct SampleReader {
     softirq: Option<Softirq>,
     rpi: Option<Arc<Mutex<Option<RpiSample>>>>,
     n_clusters: usize,
-    meter: Option<Arc<crate::meter::Meter>>,
+    meter: Option<Arc<dyn ExternalPower>>,
 }
 
 impl SampleReader {
@@ -194,8 +204,8 @@ impl SampleReader {
     }
 
     /// Add an external power meter as the last power source: each sample takes its latest
-    /// fresh reading (the meter runs on its own thread; nothing here waits for it).
-    pub fn set_meter(&mut self, meter: Arc<crate::meter::Meter>) {
+    /// fresh reading.
+    pub fn set_meter(&mut self, meter: Arc<dyn ExternalPower>) {
         self.extra_header.power.push(PowerSource {
             name: meter.name(),
             kind: PowerKind::External,

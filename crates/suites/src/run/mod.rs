@@ -79,7 +79,7 @@ pub struct RunOptions {
     pub hot_settle: Duration,
     pub truebench_version: String,
     /// An external power meter (`--power-cmd`, `--power-file`): one more power source.
-    pub meter: Option<std::sync::Arc<truebench_monitor::meter::Meter>>,
+    pub meter: Option<std::sync::Arc<crate::meter::Meter>>,
 }
 
 impl RunOptions {

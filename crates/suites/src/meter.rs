@@ -189,6 +189,16 @@ impl Meter {
     }
 }
 
+impl truebench_monitor::reader::ExternalPower for Meter {
+    fn name(&self) -> String {
+        Meter::name(self)
+    }
+
+    fn latest(&self) -> Option<f64> {
+        Meter::latest(self)
+    }
+}
+
 impl std::fmt::Debug for Meter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Meter")
