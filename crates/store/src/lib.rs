@@ -189,17 +189,17 @@ impl<B: BodyKind> AsDocument for Typed<B> {
     }
 }
 
-/// Whether `--db` names a PostgreSQL database rather than an SQLite file.
-pub fn is_postgres_url(db: &Path) -> bool {
+/// The URL when `--db` names a PostgreSQL database rather than an SQLite file.
+pub fn postgres_url(db: &Path) -> Option<&str> {
     db.to_str()
-        .is_some_and(|s| s.starts_with("postgresql://") || s.starts_with("postgres://"))
+        .filter(|s| s.starts_with("postgresql://") || s.starts_with("postgres://"))
 }
 
 impl Store {
     /// Open (creating it, and for SQLite its folder, if needed) the history at `path`: an
     /// SQLite file, or a `postgresql://` URL.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        let db = match path.to_str().filter(|_| is_postgres_url(path)) {
+        let db = match postgres_url(path) {
             Some(url) => Db::Postgres(postgres::Postgres::connect(url, true)?),
             None => Db::Sqlite(sqlite::Sqlite::open(path)?),
         };
@@ -210,7 +210,7 @@ impl Store {
     /// a path where none is (or a PostgreSQL database without truebench's tables) creates
     /// nothing and is `Missing`.
     pub fn open_existing(path: &Path) -> Result<Store, StoreError> {
-        if let Some(url) = path.to_str().filter(|_| is_postgres_url(path)) {
+        if let Some(url) = postgres_url(path) {
             let db = Db::Postgres(postgres::Postgres::connect(url, false)?);
             return Ok(Store { db });
         }
