@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 use truebench_host::Inventory;
-use truebench_monitor::{Finding, Timeline};
+use truebench_monitor::{EnergyReport, Finding, Timeline};
 
 use super::run::Scores;
 use super::time::Stamp;
@@ -36,6 +36,10 @@ pub struct Envelope {
     pub findings: Vec<Finding>,
     /// Every sample with the phase marks (timeline seconds).
     pub timeline: Timeline,
+    /// Energy per phase from the best power source, idle power, score per watt; absent
+    /// without a power source (why: `timeline.extra_header.missing`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub energy: Option<EnergyReport>,
     pub kernel_log: KernelLogRecord,
     /// sbc-bench's `Throttling statistics (time spent on each cpufreq OPP)` tables over the
     /// measured phases, one per cpufreq policy with statistics; empty without them.

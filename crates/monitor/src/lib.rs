@@ -18,6 +18,6 @@ pub mod timeline;
 pub use finding::{Finding, FindingKind, Severity};
 pub use reader::Sources;
 pub use timeline::{
-    CpuPct, ExtraHeader, ExtraSample, Phase, PhaseEnergy, RpiSample, Sample, SourceEnergy,
-    Timeline, TimelineHeader,
+    CpuPct, EnergyReport, ExtraHeader, ExtraSample, Phase, PhaseEnergy, RpiSample, Sample,
+    SourceEnergy, Timeline, TimelineHeader,
 };

@@ -34,6 +34,9 @@ pub struct SessionOptions {
     pub truebench_version: String,
     /// An external power meter (`--power-cmd`, `--power-file`), one more power source.
     pub meter: Option<Arc<crate::meter::Meter>>,
+    /// How much of the end of the `idle` phase is the machine's idle power (see
+    /// `IDLE_PHASE`); the idle gate keeps sampling that long when there is a power source.
+    pub idle_power: Duration,
 }
 
 impl Default for SessionOptions {
@@ -44,6 +47,7 @@ impl Default for SessionOptions {
             sources: Sources::default(),
             truebench_version: env!("CARGO_PKG_VERSION").to_string(),
             meter: None,
+            idle_power: Duration::from_secs_f64(IDLE_POWER_S),
         }
     }
 }
@@ -109,6 +113,7 @@ pub struct Session<'a> {
     started: Stamp,
     t0: Instant,
     version: String,
+    idle_power: Duration,
     phases: Vec<m::PhaseResult>,
     snapshots: Vec<Snapshot>,
     /// Index into `snapshots` of the "before" of the verdicts (after tuning, by default the
@@ -158,6 +163,7 @@ impl<'a> Session<'a> {
             started: Stamp::now(),
             t0: Instant::now(),
             version: opts.truebench_version.clone(),
+            idle_power: opts.idle_power,
             phases: Vec::new(),
             snapshots: Vec::new(),
             baseline: None,
@@ -429,6 +435,16 @@ impl<'a> Session<'a> {
 
     /// Restore, stop sampling, run the detectors once over the whole session, and assemble
     /// the document of kind `B`.
+    /// Seconds of idle power wanted at the end of the `idle` phase.
+    pub fn idle_power(&self) -> Duration {
+        self.idle_power
+    }
+
+    /// The timeline has a power source (so idle power is worth waiting for).
+    pub fn has_power_source(&self) -> bool {
+        !self.sampler.snapshot().extra_header.power.is_empty()
+    }
+
     pub fn finish<B: BodyKind>(mut self, body: B, opts: Finish) -> Typed<B> {
         // Restore first: nothing after this point needs the tuned machine.
         if self.tuning.is_some() {
@@ -522,6 +538,7 @@ impl<'a> Session<'a> {
                 tools: self.tools,
                 phases: self.phases,
                 findings,
+                energy: timeline.energy_report(IDLE_PHASE, self.idle_power.as_secs_f64()),
                 timeline,
                 kernel_log,
                 throttling,
@@ -530,6 +547,12 @@ impl<'a> Session<'a> {
         }
     }
 }
+
+/// The phase whose power is the machine's idle power (the idle gate of `run`, the cool-down
+/// of `thermal` and `efficiency`).
+pub const IDLE_PHASE: &str = "idle";
+/// Seconds of idle power measured at its end by default (`SessionOptions::idle_power`).
+pub const IDLE_POWER_S: f64 = 10.0;
 
 /// `UBUNTU_CODENAME`, else `VERSION_CODENAME` of the root's os-release.
 fn os_codename(host: &Host) -> Option<String> {

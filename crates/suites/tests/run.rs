@@ -606,3 +606,80 @@ fn kernel_time_of_the_benchmark_itself_is_not_blamed_on_others() {
         .any(|f| f.kind == FindingKind::BackgroundActivity));
     assert!(r.envelope.valid);
 }
+
+/// An INA226 on the board's 5 V input (hwmon `ina2xx`, power1 in µW): 2.5 W while the idle
+/// gate watches, 9 W once the multi-core 7-zip starts. The result names the sensor, takes
+/// the idle power from the gate, integrates each phase and gives 7-zip's MIPS per watt.
+#[test]
+fn a_power_sensor_gives_idle_power_energy_per_phase_and_mips_per_watt() {
+    let d = rock5b();
+    let ina = "sys/class/hwmon/hwmon9";
+    put(d.path(), &format!("{ina}/name"), "ina226\n");
+    put(d.path(), &format!("{ina}/in0_input"), "1\n");
+    put(d.path(), &format!("{ina}/in1_input"), "5104\n");
+    put(d.path(), &format!("{ina}/curr1_input"), "490\n");
+    put(d.path(), &format!("{ina}/power1_input"), "2500000\n");
+    let mut fake = Fake::new(d.path()).script("multi", |root, _| {
+        put(root, "sys/class/hwmon/hwmon9/power1_input", "9000000\n");
+        std::thread::sleep(Duration::from_millis(300));
+    });
+    let mut o = opts(Mode::Standard);
+    o.idle_power = Duration::from_millis(400);
+    let (r, _) = go(d.path(), &o, &mut fake, Arc::new(AtomicBool::new(false)));
+    let r = r.unwrap();
+    let e = r.envelope.energy.as_ref().expect("an energy report");
+    assert_eq!(e.source, "ina226 power1");
+    let idle = e.idle_watts.unwrap_or_else(|| panic!("{e:#?}"));
+    assert!((idle - 2.5).abs() < 1e-6, "{e:#?}");
+    let multi = e.phase("compression-multi").unwrap();
+    // The trapezoid from the last 2.5 W reading before the phase pulls the mean a little
+    // below 9 W; three 300 ms runs keep it close.
+    assert!(
+        multi.mean_watts > 8.0 && multi.mean_watts <= 9.0 + 1e-9,
+        "{multi:#?}"
+    );
+    assert!((multi.joules - multi.mean_watts * multi.seconds).abs() < 1e-6);
+    let above = multi.above_idle_watts.unwrap();
+    assert!((above - (multi.mean_watts - 2.5)).abs() < 1e-9);
+    let Some(Scores::Compression(c)) = r.envelope.scores("compression-multi").next() else {
+        panic!("no 7-zip scores");
+    };
+    let mips = c.runs.iter().filter_map(|x| x.total_mips).sum::<u64>() as f64 / c.runs.len() as f64;
+    let pw = &multi.per_watt[0];
+    assert_eq!(
+        (pw.what.as_str(), pw.unit.as_str()),
+        ("7-zip, all cores", "MIPS/W")
+    );
+    assert!((pw.value - mips / multi.mean_watts).abs() < 1e-6, "{pw:?}");
+    assert!((pw.above_idle.unwrap() - mips / above).abs() < 1e-6);
+    // Several clusters: single-core 7-zip and AES walk them in one phase, so no per-watt.
+    assert!(e.phase("aes").is_none_or(|p| p.per_watt.is_empty()));
+    let text = render::summary(r.view());
+    assert!(text.contains("Energy from ina226 power1"), "{text}");
+    assert!(text.contains("idle: 2.50 W"), "{text}");
+    assert!(text.contains("MIPS/W"), "{text}");
+    let metrics = truebench_render::kinds::metrics(&r.clone().into_document());
+    assert!(metrics.iter().any(|m| m.key == "energy_idle_w"));
+    assert!(metrics
+        .iter()
+        .any(|m| m.key == "energy_compression_multi_mips_per_w"));
+    check_document(&r);
+}
+
+/// Without a power source the summary says energy was not measured and how to add a meter.
+#[test]
+fn without_a_power_source_the_summary_says_energy_was_not_measured() {
+    let d = rock5b();
+    let mut fake = Fake::new(d.path());
+    let (r, _) = go(
+        d.path(),
+        &opts(Mode::Standard),
+        &mut fake,
+        Arc::new(AtomicBool::new(false)),
+    );
+    let r = r.unwrap();
+    assert!(r.envelope.energy.is_none());
+    let text = render::summary(r.view());
+    assert!(text.contains("Energy: not measured ("), "{text}");
+    assert!(text.contains("--power-cmd"), "{text}");
+}

@@ -5,7 +5,10 @@
 //! `TimelineHeader`, fixed when the sampler starts.
 
 mod energy;
+mod energy_report;
 pub mod extra;
+
+pub use energy_report::{EnergyReport, PerWatt, PhaseEnergyRow};
 
 pub use extra::{
     CpuSoftirq, DiskDelta, ExtraHeader, ExtraSample, MemorySample, NetDelta, PhaseEnergy,

@@ -356,6 +356,7 @@ pub fn to_run_result(log: &SbcBenchLog, name: &str) -> RunResult {
             phases,
             findings,
             timeline: built.timeline,
+            energy: None,
             kernel_log: KernelLogRecord {
                 available: log.dmesg.is_some(),
                 reason: log.dmesg.is_none().then(|| {

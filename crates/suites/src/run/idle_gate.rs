@@ -38,6 +38,21 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                         }
                     }
                 });
+            if rep.idle && !r.opts.force && r.s.has_power_source() {
+                let d = r.s.idle_power();
+                (events)(Event::Waiting(format!(
+                    "idle; measuring the idle power for {:.0} s",
+                    d.as_secs_f64()
+                )));
+                let end = std::time::Instant::now() + d;
+                while !stop.load(Ordering::SeqCst) {
+                    let left = end.saturating_duration_since(std::time::Instant::now());
+                    if left.is_zero() {
+                        break;
+                    }
+                    std::thread::sleep(left.min(Duration::from_millis(50)));
+                }
+            }
             let out = Outcome {
                 status: Some(if rep.idle || r.opts.force {
                     PhaseStatus::Ok

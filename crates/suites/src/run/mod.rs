@@ -37,6 +37,7 @@ use crate::session::{Finish, Outcome, Session, SessionOptions};
 mod aes_phases;
 mod clock_phases;
 mod compression_phases;
+mod energy;
 mod idle_gate;
 mod live;
 mod memory_phase;
@@ -56,6 +57,9 @@ pub struct RunOptions {
     /// Start even when the machine is not idle (the result gets a `not_idle` finding).
     pub force: bool,
     pub idle: IdleConfig,
+    /// With a power source, the idle gate samples this long once the machine is idle: the
+    /// idle power every phase's "above idle" is measured against.
+    pub idle_power: Duration,
     /// sbc-bench's MaxKHz/MinKHz: OPPs outside are skipped, and the run is capped at MaxKHz.
     pub max_khz: Option<u64>,
     pub min_khz: Option<u64>,
@@ -99,6 +103,7 @@ impl RunOptions {
             } else {
                 IdleConfig::default()
             },
+            idle_power: Duration::from_secs(if quick { 5 } else { 10 }),
             max_khz: None,
             min_khz: None,
             sample_interval: if quick {
@@ -348,6 +353,7 @@ pub fn run<M: Measurements + ?Sized>(
             sample_interval: opts.sample_interval,
             truebench_version: opts.truebench_version.clone(),
             meter: opts.meter.clone(),
+            idle_power: opts.idle_power,
             ..Default::default()
         },
         stop.clone(),
@@ -531,12 +537,14 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
 
     fn finish(self) -> RunResult {
         let comparable = self.opts.mode != Mode::Quick;
-        self.s.finish(
+        let mut r = self.s.finish(
             m::RunBody {
                 mode: self.opts.mode,
             },
             Finish { comparable },
-        )
+        );
+        energy::per_watt(&mut r);
+        r
     }
 }
 
