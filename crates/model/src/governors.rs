@@ -70,7 +70,15 @@ pub struct GovernorRow {
     /// Seconds per frequency (kHz) from time_in_state, per policy, over the run.
     pub time_in_state: Vec<PolicyTimeInState>,
     pub max_temp_c: Option<f64>,
+    /// Energy of the run from the result's power source (`Envelope::energy`).
     pub energy_j: Option<f64>,
+    /// The work the task sets asked for, ms at the calibration clock (the same for every
+    /// governor: fixed work, not fixed time).
+    #[serde(default)]
+    pub work_ms: Option<f64>,
+    /// work_ms / energy_j: calibrated ms of work per joule (higher = more efficient).
+    #[serde(default)]
+    pub work_ms_per_j: Option<f64>,
     /// Findings of this run's phase (`throttling` … ): a throttled row is not comparable.
     pub marks: Vec<String>,
     /// Tasks that asked for a class and got another.

@@ -495,6 +495,7 @@ pub fn summary(r: RunView<'_>) -> String {
         let _ = writeln!(o, "\nClockspeeds (measured):");
         o.push_str(&clocks);
     }
+    o.push_str(&crate::energy::text(r.envelope));
     let skipped: Vec<String> = r
         .envelope
         .phases

@@ -426,12 +426,15 @@ fn fill_from_envelope(r: &mut GovernorsResult) {
             .collect();
         row.max_temp_c = inside.iter().filter_map(|s| s.soc_temp_c).reduce(f64::max);
         row.energy_j = env
-            .timeline
             .energy
-            .iter()
-            .find(|e| e.phase == row.phase)
-            .and_then(|e| e.sources.first())
-            .map(|s| s.joules);
+            .as_ref()
+            .and_then(|e| e.phase(&row.phase))
+            .map(|e| e.joules);
+        row.work_ms_per_j = row
+            .work_ms
+            .zip(row.energy_j)
+            .filter(|(_, j)| *j > 0.0)
+            .map(|(w, j)| w / j);
         row.marks = crate::session::phase_marks(&env.findings, &row.phase);
     }
     // rt-app's efficiency from the first powersave and performance rows that completed.
@@ -568,6 +571,8 @@ pub fn run(
                 time_in_state: Vec::new(),
                 max_temp_c: None,
                 energy_j: None,
+                work_ms: None,
+                work_ms_per_j: None,
                 marks: Vec::new(),
                 policy_refused: None,
             };
@@ -640,6 +645,8 @@ pub fn run(
                     .collect();
                 row.work_time_ratio =
                     (opts.work == Work::Loops && f.wanted_ns > 0.0).then(|| f.cpu_ns / f.wanted_ns);
+                row.work_ms =
+                    (opts.work == Work::Loops && f.wanted_ns > 0.0).then(|| f.wanted_ns / 1e6);
                 row.policy_refused = f.refused;
             }
             events(Event::GovernorEnd {

@@ -74,9 +74,7 @@ pub fn table(b: &GovernorsBody) -> String {
                 .map_or("-".into(), |v| format!("{:.1} ms", v / 1000.0)),
             opt(r.max_temp_c, 1),
             clocks(r),
-            r.energy_j
-                .map(|e| format!(", {e:.1} J"))
-                .unwrap_or_default(),
+            energy(r),
             if r.marks.is_empty() {
                 String::new()
             } else {
@@ -206,6 +204,9 @@ impl Render for GovernorsBody {
             if let Some(e) = row.energy_j {
                 out.push(Metric::number(k("energy_j"), e, Some("J")));
             }
+            if let Some(e) = row.work_ms_per_j {
+                out.push(Metric::number(k("work_ms_per_j"), e, Some("ms/J")));
+            }
         }
         out
     }
@@ -287,11 +288,11 @@ impl Render for GovernorsBody {
         }
         head.push_str(&chart.render());
         head.push_str(&clock_chart(r));
-        head.push_str("<table><thead><tr><th>Governor</th><th>Status</th><th>Miss ratio</th><th>Work time</th><th>Efficiency</th><th>Slack p1 (ms)</th><th>Max °C</th><th>Clock (MHz)</th><th>Energy (J)</th><th>Marks</th></tr></thead><tbody>");
+        head.push_str("<table><thead><tr><th>Governor</th><th>Status</th><th>Miss ratio</th><th>Work time</th><th>Efficiency</th><th>Slack p1 (ms)</th><th>Max °C</th><th>Clock (MHz)</th><th>Energy (J)</th><th>Work per J (ms)</th><th>Marks</th></tr></thead><tbody>");
         for row in &b.rows {
             let _ = write!(
                 head,
-                "<tr><td>{}</td><td>{}</td><td>{} ({}/{})</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td>{}</td><td>{}</td><td>{} ({}/{})</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 esc(&name(b, row)),
                 esc(&row.status),
                 pct(row.miss_ratio),
@@ -303,6 +304,7 @@ impl Render for GovernorsBody {
                 opt(row.max_temp_c, 1),
                 esc(&clocks(row)),
                 opt(row.energy_j, 1),
+                opt(row.work_ms_per_j, 1),
                 esc(&row.marks.join(", "))
             );
         }
@@ -317,20 +319,30 @@ impl Render for GovernorsBody {
     fn markdown(r: GView<'_>) -> String {
         let b = r.body;
         let mut o = String::from(
-            "| Governor | Miss ratio | Work time | Efficiency | Max °C | Energy (J) |\n| --- | ---: | ---: | ---: | ---: | ---: |\n",
+            "| Governor | Miss ratio | Work time | Efficiency | Max °C | Energy (J) | Work per J (ms) |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
         );
         for row in &b.rows {
             let _ = writeln!(
                 o,
-                "| {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} |",
                 name(b, row),
                 pct(row.miss_ratio),
                 opt(row.work_time_ratio, 3),
                 opt(row.efficiency, 2),
                 opt(row.max_temp_c, 1),
-                opt(row.energy_j, 1)
+                opt(row.energy_j, 1),
+                opt(row.work_ms_per_j, 1)
             );
         }
         o
+    }
+}
+
+/// `, 812.4 J, 3.1 ms/J` after the clocks of a row with energy.
+fn energy(r: &GovernorRow) -> String {
+    match (r.energy_j, r.work_ms_per_j) {
+        (Some(e), Some(w)) => format!(", {e:.1} J, {w:.1} ms of work/J"),
+        (Some(e), None) => format!(", {e:.1} J"),
+        _ => String::new(),
     }
 }

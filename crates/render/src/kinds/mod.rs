@@ -121,8 +121,11 @@ pub fn label(doc: &Document) -> String {
     dispatch!(doc, label)
 }
 
+/// The kind's figures, then the energy figures every kind shares (`crate::energy`).
 pub fn metrics(doc: &Document) -> Vec<Metric> {
-    dispatch!(doc, metrics)
+    let mut m = dispatch!(doc, metrics);
+    m.extend(crate::energy::metrics(&doc.envelope));
+    m
 }
 
 pub fn summary(doc: &Document) -> String {

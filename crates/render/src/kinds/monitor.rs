@@ -100,7 +100,7 @@ impl Render for MonitorBody {
         for f in &unchecked {
             let _ = writeln!(o, "Not checked: {}", f.message);
         }
-        o.push_str(&energy_lines(tl));
+        o.push_str(&crate::energy::text(r.envelope));
         if !r.body.clusters.is_empty() {
             let _ = writeln!(o, "\nPer core type:");
             for c in &r.body.clusters {
@@ -175,33 +175,4 @@ impl Render for MonitorBody {
             r.envelope.findings.len()
         )
     }
-}
-
-/// `Energy: <source> 12.3 J, 4.10 W mean over 3.0 s` per phase and power source (sources
-/// part of another, such as a RAPL core zone inside its package, are marked).
-pub(crate) fn energy_lines(tl: &truebench_monitor::timeline::Timeline) -> String {
-    let mut o = String::new();
-    for p in &tl.energy {
-        for s in &p.sources {
-            let part = tl
-                .extra_header
-                .power
-                .iter()
-                .find(|h| h.name == s.source)
-                .and_then(|h| h.part_of.as_deref())
-                .map(|w| format!(" (part of {w})"))
-                .unwrap_or_default();
-            let phase = if tl.energy.len() > 1 {
-                format!("{}: ", p.phase)
-            } else {
-                String::new()
-            };
-            let _ = writeln!(
-                o,
-                "Energy: {phase}{}{part} {:.1} J, {:.2} W mean over {:.1} s",
-                s.source, s.joules, s.mean_watts, s.seconds
-            );
-        }
-    }
-    o
 }

@@ -679,6 +679,7 @@ pub fn page<B>(r: View<'_, B>, kind: (&str, String), headline: &str, details: &s
     verdicts(&mut o, r);
     timeline(&mut o, r);
     o.push_str(details);
+    o.push_str(&crate::energy::html(r.envelope));
     throttling(&mut o, r);
     system(&mut o, r);
     h(
