@@ -6,7 +6,7 @@
 //! - The body is per kind ([`Body`]): [`RunBody`] (`truebench run`), [`ClocksBody`]
 //!   (`truebench clocks`), [`MonitorBody`] (`truebench monitor -- CMD`), [`InteractivityBody`]
 //!   (`truebench interactivity`), [`GovernorsBody`] (`truebench governors`), [`NetBody`]
-//!   (`truebench net`), [`IoBody`] (`truebench io`).
+//!   (`truebench net`), [`IoBody`] (`truebench io`), [`ThermalBody`] (`truebench thermal`).
 //!
 //! Code that knows its kind works with a [`Typed`] document (`RunResult` = `Typed<RunBody>`);
 //! code that takes any kind (history, report, compare) works with [`Document`]. Both serialize
@@ -27,6 +27,7 @@ pub mod monitor;
 pub mod net;
 pub mod review;
 mod run;
+pub mod thermal;
 mod time;
 
 use serde::{Deserialize, Serialize};
@@ -40,6 +41,7 @@ pub use monitor::{ClusterRun, MonitorBody};
 pub use net::NetBody;
 pub use review::ReviewBody;
 pub use run::*;
+pub use thermal::ThermalBody;
 pub use time::{rfc3339_utc, unix_s_utc, Stamp};
 
 /// Version of the document. Bump on an incompatible change and teach [`migrate`] the old one.
@@ -58,6 +60,7 @@ pub enum Body {
     Net(NetBody),
     Io(IoBody),
     Review(ReviewBody),
+    Thermal(ThermalBody),
 }
 
 impl Body {
@@ -71,6 +74,7 @@ impl Body {
             Body::Net(_) => NetBody::KIND,
             Body::Io(_) => IoBody::KIND,
             Body::Review(_) => ReviewBody::KIND,
+            Body::Thermal(_) => ThermalBody::KIND,
         }
     }
 }
@@ -85,6 +89,7 @@ pub const KINDS: &[&str] = &[
     NetBody::KIND,
     IoBody::KIND,
     ReviewBody::KIND,
+    ThermalBody::KIND,
 ];
 
 /// One result document of any kind.
@@ -164,6 +169,7 @@ body_kind!(GovernorsBody, Governors, "governors");
 body_kind!(NetBody, Net, "net");
 body_kind!(IoBody, Io, "io");
 body_kind!(ReviewBody, Review, "review");
+body_kind!(ThermalBody, Thermal, "thermal");
 
 /// A document whose kind is known: the envelope and the body of kind `B`. Serializes to (and
 /// deserializes from) the same JSON as [`Document`].
@@ -189,6 +195,8 @@ pub type NetResult = Typed<NetBody>;
 pub type IoResult = Typed<IoBody>;
 /// The result of `truebench review`.
 pub type ReviewResult = Typed<ReviewBody>;
+/// The result of `truebench thermal`.
+pub type ThermalResult = Typed<ThermalBody>;
 
 /// A borrowed document of kind `B`: what renderers take, so a [`Document`] renders without
 /// being taken apart or copied. Field access reads like [`Typed`]'s (`r.envelope.phases`).

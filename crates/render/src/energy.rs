@@ -44,7 +44,10 @@ fn idle_line(e: &EnergyReport) -> String {
 
 /// `+6.69 W` or `-`.
 fn above(w: Option<f64>) -> String {
-    w.map_or("-".into(), |w| format!("{w:+.2} W"))
+    // Rounded first: -0.001 W is printed as +0.00, not -0.00.
+    w.map_or("-".into(), |w| {
+        format!("{:+.2} W", (w * 100.0).round() / 100.0 + 0.0)
+    })
 }
 
 fn number(v: f64) -> String {
@@ -69,7 +72,7 @@ pub fn text(env: &Envelope) -> String {
         );
         return o;
     };
-    let _ = writeln!(o, "\nEnergy from {} ({}):", e.source, e.covers);
+    let _ = writeln!(o, "\nEnergy from {} — {}:", e.source, e.covers);
     let _ = writeln!(o, "  idle: {}", idle_line(e));
     if e.phases.is_empty() {
         let _ = writeln!(o, "  no phase had power readings");

@@ -17,3 +17,4 @@ pub mod per_cluster;
 pub mod review;
 pub mod run;
 pub mod session;
+pub mod thermal;

@@ -98,6 +98,10 @@ pub enum Command {
     /// Storage reads — cached, sequential O_DIRECT, 4 KiB random O_DIRECT — with what holds
     /// the target, the CPU they cost, and the cpufreq sweep; never writes to a device.
     Io(crate::io::IoArgs),
+    /// Thermal test (sbc-bench -t/-T): cool to (or heat to) a start temperature, run a load
+    /// for N minutes; score, clock and temperature over time, where each cluster first lost
+    /// clock, time in state, energy.
+    Thermal(crate::thermal::ThermalArgs),
     /// Kernel version, build and config hints, vendor/BSP or mainline, and whether kernel.org
     /// still maintains the series (sbc-bench -k) — offline, from a dated release list.
     Kernel(crate::kernel::KernelArgs),
@@ -149,6 +153,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Governors(args) => crate::governors::run(args),
         Command::Net(args) => crate::net::run(args),
         Command::Io(args) => crate::io::run(args),
+        Command::Thermal(args) => crate::thermal::run(args),
         Command::Kernel(args) => crate::kernel::run(args),
         Command::Review(args) => crate::review::run(args),
         Command::Import(args) => crate::import::run(args),

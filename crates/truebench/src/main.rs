@@ -31,6 +31,7 @@ mod review;
 mod run;
 mod serve;
 mod serve_results;
+mod thermal;
 
 use clap::Parser;
 

@@ -83,9 +83,10 @@ impl EnergyReport {
         if !(score.is_finite() && p.mean_watts > 0.0) {
             return;
         }
-        let unit = match score_unit {
-            "MB/s" => "MB/J".to_string(),
-            u => format!("{u}/W"),
+        // A rate per watt is an amount per joule (MB/s per W = MB/J).
+        let unit = match score_unit.strip_suffix("/s") {
+            Some(amount) => format!("{amount}/J"),
+            None => format!("{score_unit}/W"),
         };
         p.per_watt.push(PerWatt {
             what: what.into(),

@@ -15,6 +15,7 @@ pub mod net;
 pub mod review;
 pub mod run;
 pub mod sweep;
+pub mod thermal;
 
 use truebench_model::{Body, BodyKind, Document, View};
 
@@ -110,6 +111,10 @@ macro_rules! dispatch {
                 body: b,
             }),
             Body::Review(b) => Render::$f(View {
+                envelope: env,
+                body: b,
+            }),
+            Body::Thermal(b) => Render::$f(View {
                 envelope: env,
                 body: b,
             }),

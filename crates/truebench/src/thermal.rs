@@ -1,0 +1,150 @@
+//! `truebench thermal` (sbc-bench -t / -T): start at a known temperature, run a load for N
+//! minutes, and report the score, clock and temperature over time, where each cluster first
+//! lost clock, and the energy.
+
+use std::io::Write;
+use std::time::Duration;
+
+use crate::cli::MachineArgs;
+use truebench_host::Inventory;
+use truebench_model::ThermalBody;
+use truebench_render::kinds::Render;
+use truebench_suites::thermal::{self as suite, Event, LiveLoad, Load, Start, ThermalOptions};
+
+#[derive(clap::Args, Debug)]
+pub struct ThermalArgs {
+    #[command(flatten)]
+    pub machine: MachineArgs,
+    /// Before the load, wait (idle) until the SoC is at or below C °C (sbc-bench -t C).
+    #[arg(long, value_name = "C", conflicts_with = "heat_to")]
+    pub cool_to: Option<f64>,
+    /// Before the load, run it until the SoC reaches C °C, then start counting (sbc-bench
+    /// -T C): the test then shows the machine already hot.
+    #[arg(long, value_name = "C")]
+    pub heat_to: Option<f64>,
+    /// Minutes of load.
+    #[arg(long, value_name = "N", default_value_t = 5.0)]
+    pub minutes: f64,
+    /// The load: `stress` (built-in SIMD load on every CPU, a score every --interval), `7zip`
+    /// (7-zip's benchmark on all cores, a score per run) or any shell command (restarted
+    /// until the time is up; its runs per minute are the score).
+    #[arg(long, value_name = "stress|7zip|CMD", default_value = "stress")]
+    pub load: String,
+    /// Seconds per score of the built-in stress.
+    #[arg(long, value_name = "S", default_value_t = 10.0)]
+    pub interval: f64,
+    /// Longest wait for the start temperature (cooling or heating), seconds.
+    #[arg(long, value_name = "S", default_value_t = 900.0)]
+    pub wait_timeout: f64,
+    /// Seconds between monitoring samples.
+    #[arg(long, value_name = "S", default_value_t = 1.0)]
+    pub sample_interval: f64,
+    #[command(flatten)]
+    pub power: crate::power::PowerArgs,
+    /// Print the result document as JSON instead of the summary.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub store: crate::keep::StoreArgs,
+}
+
+fn check(name: &str, v: f64, lo: f64, hi: f64, what: &str) -> anyhow::Result<()> {
+    if !(v.is_finite() && (lo..=hi).contains(&v)) {
+        anyhow::bail!("{name} {v}: expected {what} between {lo} and {hi}");
+    }
+    Ok(())
+}
+
+pub fn run(args: ThermalArgs) -> anyhow::Result<i32> {
+    check("--minutes", args.minutes, 0.01, 1440.0, "minutes")?;
+    check("--interval", args.interval, 0.1, 600.0, "seconds")?;
+    check("--wait-timeout", args.wait_timeout, 0.0, 86400.0, "seconds")?;
+    check(
+        "--sample-interval",
+        args.sample_interval,
+        0.05,
+        60.0,
+        "seconds",
+    )?;
+    for (name, c) in [("--cool-to", args.cool_to), ("--heat-to", args.heat_to)] {
+        if let Some(c) = c {
+            check(name, c, -40.0, 150.0, "°C")?;
+        }
+    }
+    if args.load.trim().is_empty() {
+        anyhow::bail!("--load: expected stress, 7zip or a command");
+    }
+    let host = args.machine.host()?;
+    let inv = Inventory::probe(&host);
+    let load = Load::parse(args.load.trim());
+    let mut opts = ThermalOptions::new(load, args.minutes);
+    opts.interval = args.interval;
+    opts.wait_timeout = Duration::from_secs_f64(args.wait_timeout);
+    opts.sample_interval = Duration::from_secs_f64(args.sample_interval);
+    opts.start = match (args.cool_to, args.heat_to) {
+        (Some(c), _) => Start::CoolTo(c),
+        (None, Some(h)) => Start::HeatTo(h),
+        (None, None) => Start::Idle,
+    };
+    opts.meter = args.power.start()?;
+    let _lock =
+        truebench_suites::lock::MeasurementLock::acquire(&truebench_suites::lock::default_dir())?;
+    // A recorded root's CPUs are not this machine's: load the CPUs this process may use.
+    let cpus: Vec<u32> = if host.is_live() {
+        inv.online_cpus().map(|c| c.id).collect()
+    } else {
+        truebench_workloads::pin::current_affinity()
+    };
+    let quiet = args.json;
+    if !quiet {
+        errln!(
+            "truebench: thermal test: {} for {:.1} min; Ctrl-C keeps what was measured",
+            args.load.trim(),
+            args.minutes
+        );
+    }
+    let stop = truebench_tuning::graceful_interrupts();
+    let mut last_wait = String::new();
+    let mut events = |e: Event| {
+        if quiet {
+            return;
+        }
+        match e {
+            Event::Waiting(w) => {
+                if w != last_wait {
+                    errln!("truebench:   {w}");
+                    last_wait = w;
+                }
+            }
+            Event::Step { name, seconds } => match name.as_str() {
+                "idle" => errln!("truebench: waiting for an idle machine (up to {seconds:.0} s)…"),
+                "heat" => errln!("truebench: heating up with the load (up to {seconds:.0} s)…"),
+                _ => errln!("truebench: {name} for {seconds:.0} s…"),
+            },
+            Event::Score(p, _) => errln!("truebench:   {:>6.0} s  score {:.2}", p.end_s, p.score),
+            Event::Note(n) => errln!("truebench: {n}"),
+        }
+    };
+    let mut runner = LiveLoad { cpus };
+    let result = suite::run(&host, &inv, &opts, &mut runner, stop, &mut events);
+    crate::keep::store(&result, &args.store, quiet);
+    let mut out = crate::out::stdout();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&result)?)?;
+    } else {
+        write!(out, "{}", ThermalBody::summary(result.view()))?;
+    }
+    out.flush()?;
+    let failed = result
+        .envelope
+        .phases
+        .iter()
+        .any(|p| p.status == truebench_model::PhaseStatus::Failed && p.name != "idle");
+    Ok(if !result.envelope.complete {
+        130
+    } else if failed {
+        1
+    } else {
+        0
+    })
+}
