@@ -275,6 +275,60 @@ pub fn wait_until_idle_or_stop(
     }
 }
 
+/// Sleep up to `d` in short steps; false when `stop` was raised.
+pub fn pause(d: Duration, stop: &AtomicBool) -> bool {
+    let end = Instant::now() + d;
+    while !stop.load(Ordering::SeqCst) {
+        let left = end.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return true;
+        }
+        std::thread::sleep(left.min(Duration::from_millis(50)));
+    }
+    false
+}
+
+/// The `idle` phase of a session (`thermal`, `efficiency`): wait for an idle machine (and the
+/// temperature `cfg.cool_to`), then, with a power source, sample the idle power for the
+/// session's `idle_power`. `on_wait` sees each new reason to wait. The phase is never marked
+/// failed: a machine that stays busy is said by the caller, and the measurement goes on.
+pub fn gate_phase(
+    s: &mut crate::session::Session,
+    title: &str,
+    cfg: &IdleConfig,
+    on_wait: &mut dyn FnMut(&str),
+) -> IdleReport {
+    let (host, inv, stop) = (s.host, s.inv, s.stop.clone());
+    let power = s.has_power_source();
+    let idle_power = s.idle_power();
+    let mut report = None;
+    s.phase(crate::session::IDLE_PHASE, title, None, Vec::new(), |_| {
+        let mut last = String::new();
+        let rep = wait_until_idle_or_stop(host, inv, cfg, &[], &stop, &mut |_, v| {
+            if let Verdict::Wait(why) = v {
+                if *why != last {
+                    last = why.clone();
+                    on_wait(why);
+                }
+            }
+        });
+        if rep.idle && power {
+            on_wait(&format!(
+                "idle; measuring the idle power for {:.0} s",
+                idle_power.as_secs_f64()
+            ));
+            pause(idle_power, &stop);
+        }
+        let reason = (!rep.idle).then(|| format!("not idle: {}", rep.reason));
+        report = Some(rep);
+        crate::session::Outcome {
+            reason,
+            ..Default::default()
+        }
+    });
+    report.expect("the idle phase ran")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

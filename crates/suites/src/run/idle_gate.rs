@@ -44,14 +44,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                     "idle; measuring the idle power for {:.0} s",
                     d.as_secs_f64()
                 )));
-                let end = std::time::Instant::now() + d;
-                while !stop.load(Ordering::SeqCst) {
-                    let left = end.saturating_duration_since(std::time::Instant::now());
-                    if left.is_zero() {
-                        break;
-                    }
-                    std::thread::sleep(left.min(Duration::from_millis(50)));
-                }
+                idle::pause(d, &stop);
             }
             let out = Outcome {
                 status: Some(if rep.idle || r.opts.force {

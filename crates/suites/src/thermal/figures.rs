@@ -16,7 +16,11 @@ const START_WINDOW_S: f64 = 5.0;
 /// (start, max, end) SoC temperature over `samples`.
 pub fn temperatures(samples: &[Sample]) -> (Option<f64>, Option<f64>, Option<f64>) {
     let temps = || samples.iter().filter_map(|s| s.soc_temp_c);
-    (temps().next(), temps().reduce(f64::max), temps().next_back())
+    (
+        temps().next(),
+        temps().reduce(f64::max),
+        temps().next_back(),
+    )
 }
 
 /// Last score against the first, %.

@@ -20,7 +20,7 @@ use truebench_model::thermal::{ScorePoint, ThermalStart};
 use truebench_model::{ThermalBody, ThermalResult};
 
 use crate::governors::{time_in_state, tis_delta};
-use crate::idle::{self, IdleConfig, Verdict};
+use crate::idle::{self, IdleConfig};
 use crate::session::{Finish, Outcome, Session, SessionOptions, IDLE_PHASE};
 pub use load::{LiveLoad, Load, LoadRan, LoadRunner};
 
@@ -84,19 +84,6 @@ fn temp_now(host: &Host, inv: &Inventory) -> Option<f64> {
     host.read_i64(p).map(|m| m as f64 / 1000.0)
 }
 
-/// Sleep up to `d` in short steps; false when stopped.
-fn pause(d: Duration, stop: &AtomicBool) -> bool {
-    let end = Instant::now() + d;
-    while !stop.load(Ordering::SeqCst) {
-        let left = end.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return true;
-        }
-        std::thread::sleep(left.min(Duration::from_millis(50)));
-    }
-    false
-}
-
 /// The idle gate (with `--cool-to`), then the idle power while a power source is there.
 fn idle_phase(
     s: &mut Session,
@@ -119,7 +106,6 @@ fn idle_phase(
         poll: Duration::from_millis(500).min(opts.idle_window / 4),
         cool_to,
     };
-    let (host, inv, stop) = (s.host, s.inv, s.stop.clone());
     let title = match cool_to {
         Some(c) => format!("idle, cooling to {c:.1} °C"),
         None => "idle gate".to_string(),
@@ -128,41 +114,14 @@ fn idle_phase(
         name: IDLE_PHASE.into(),
         seconds: cfg.timeout.as_secs_f64(),
     });
-    let mut start = None;
-    let power = s.has_power_source();
-    let idle_power = s.idle_power();
-    s.phase(IDLE_PHASE, &title, None, Vec::new(), |_| {
-        let mut last = String::new();
-        let rep = idle::wait_until_idle_or_stop(host, inv, &cfg, &[], &stop, &mut |_, v| {
-            if let Verdict::Wait(why) = v {
-                if *why != last {
-                    last = why.clone();
-                    events(Event::Waiting(why.clone()));
-                }
-            }
-        });
-        if rep.idle && power {
-            events(Event::Waiting(format!(
-                "idle; measuring the idle power for {:.0} s",
-                idle_power.as_secs_f64()
-            )));
-            pause(idle_power, &stop);
-        }
-        start = Some(ThermalStart {
-            mode: if cool_to.is_some() { "cool" } else { "idle" }.into(),
-            target_c: cool_to,
-            reached: rep.idle,
-            waited_s: rep.waited.as_secs_f64(),
-            reason: rep.reason.clone(),
-        });
-        // Not idle in time is said, and the test goes on: a thermal test on a busy machine
-        // is still a thermal test, marked.
-        Outcome {
-            reason: (!rep.idle).then(|| format!("not idle: {}", rep.reason)),
-            ..Default::default()
-        }
-    });
-    let start = start.expect("the idle phase ran");
+    let rep = idle::gate_phase(s, &title, &cfg, &mut |w| events(Event::Waiting(w.into())));
+    let start = ThermalStart {
+        mode: if cool_to.is_some() { "cool" } else { "idle" }.into(),
+        target_c: cool_to,
+        reached: rep.idle,
+        waited_s: rep.waited.as_secs_f64(),
+        reason: rep.reason.clone(),
+    };
     if !start.reached && !s.stopped() {
         let n = format!(
             "the machine did not become idle{} within {:.0} s ({}); the load started anyway",
