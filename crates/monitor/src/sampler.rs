@@ -182,6 +182,14 @@ impl SampleLoop {
                 due = start + interval * k;
             }
             if !self.wait_until(due) {
+                // One closing sample when stopped by `Sampler::stop` (samples kept): the last
+                // phase then has a reading after its end, so its energy and clocks reach it.
+                if self.cfg.keep_samples && *lock(&self.shared.stop) {
+                    let s = self.reader.sample();
+                    let mut tl = lock(&self.shared.timeline);
+                    tl.samples.push(s);
+                    tl.extra.push(self.reader.extra().clone());
+                }
                 return;
             }
             k += 1;
