@@ -6,7 +6,8 @@
 //! - The body is per kind ([`Body`]): [`RunBody`] (`truebench run`), [`ClocksBody`]
 //!   (`truebench clocks`), [`MonitorBody`] (`truebench monitor -- CMD`), [`InteractivityBody`]
 //!   (`truebench interactivity`), [`GovernorsBody`] (`truebench governors`), [`NetBody`]
-//!   (`truebench net`), [`IoBody`] (`truebench io`), [`ThermalBody`] (`truebench thermal`).
+//!   (`truebench net`), [`IoBody`] (`truebench io`), [`ThermalBody`] (`truebench thermal`),
+//!   [`EfficiencyBody`] (`truebench efficiency`).
 //!
 //! Code that knows its kind works with a [`Typed`] document (`RunResult` = `Typed<RunBody>`);
 //! code that takes any kind (history, report, compare) works with [`Document`]. Both serialize
@@ -19,6 +20,7 @@
 //! in [`PhaseResult::details`] for traceability.
 
 pub mod clocks;
+pub mod efficiency;
 mod envelope;
 pub mod governors;
 pub mod interactivity;
@@ -33,6 +35,7 @@ mod time;
 use serde::{Deserialize, Serialize};
 
 pub use clocks::ClocksBody;
+pub use efficiency::EfficiencyBody;
 pub use envelope::*;
 pub use governors::GovernorsBody;
 pub use interactivity::InteractivityBody;
@@ -61,6 +64,7 @@ pub enum Body {
     Io(IoBody),
     Review(ReviewBody),
     Thermal(ThermalBody),
+    Efficiency(EfficiencyBody),
 }
 
 impl Body {
@@ -75,6 +79,7 @@ impl Body {
             Body::Io(_) => IoBody::KIND,
             Body::Review(_) => ReviewBody::KIND,
             Body::Thermal(_) => ThermalBody::KIND,
+            Body::Efficiency(_) => EfficiencyBody::KIND,
         }
     }
 }
@@ -90,6 +95,7 @@ pub const KINDS: &[&str] = &[
     IoBody::KIND,
     ReviewBody::KIND,
     ThermalBody::KIND,
+    EfficiencyBody::KIND,
 ];
 
 /// One result document of any kind.
@@ -170,6 +176,7 @@ body_kind!(NetBody, Net, "net");
 body_kind!(IoBody, Io, "io");
 body_kind!(ReviewBody, Review, "review");
 body_kind!(ThermalBody, Thermal, "thermal");
+body_kind!(EfficiencyBody, Efficiency, "efficiency");
 
 /// A document whose kind is known: the envelope and the body of kind `B`. Serializes to (and
 /// deserializes from) the same JSON as [`Document`].
@@ -197,6 +204,8 @@ pub type IoResult = Typed<IoBody>;
 pub type ReviewResult = Typed<ReviewBody>;
 /// The result of `truebench thermal`.
 pub type ThermalResult = Typed<ThermalBody>;
+/// The result of `truebench efficiency`.
+pub type EfficiencyResult = Typed<EfficiencyBody>;
 
 /// A borrowed document of kind `B`: what renderers take, so a [`Document`] renders without
 /// being taken apart or copied. Field access reads like [`Typed`]'s (`r.envelope.phases`).

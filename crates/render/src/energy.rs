@@ -122,6 +122,19 @@ pub fn text(env: &Envelope) -> String {
     o
 }
 
+/// Only the source and the idle power (kinds whose own tables show the energy per phase).
+pub fn headline(env: &Envelope) -> String {
+    match &env.energy {
+        None => text(env),
+        Some(e) => format!(
+            "\nEnergy from {} — {}; idle: {}\n",
+            e.source,
+            e.covers,
+            idle_line(e)
+        ),
+    }
+}
+
 /// The HTML section (an explanation when nothing was measured).
 pub fn html(env: &Envelope) -> String {
     let mut o = String::from("<section><h2>Energy</h2>");

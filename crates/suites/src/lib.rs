@@ -5,6 +5,7 @@
 pub mod clocks;
 pub mod clocks_session;
 pub mod command;
+pub mod efficiency;
 pub mod governors;
 pub mod idle;
 pub mod interactivity;

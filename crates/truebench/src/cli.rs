@@ -102,6 +102,10 @@ pub enum Command {
     /// for N minutes; score, clock and temperature over time, where each cluster first lost
     /// clock, time in state, energy.
     Thermal(crate::thermal::ThermalArgs),
+    /// Efficiency per OPP (sbc-bench -g): for each cluster every OPP set, its real clock
+    /// measured, the same work run from the same temperature; score, watts, score per watt,
+    /// the best OPP.
+    Efficiency(crate::efficiency::EfficiencyArgs),
     /// Kernel version, build and config hints, vendor/BSP or mainline, and whether kernel.org
     /// still maintains the series (sbc-bench -k) — offline, from a dated release list.
     Kernel(crate::kernel::KernelArgs),
@@ -154,6 +158,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Net(args) => crate::net::run(args),
         Command::Io(args) => crate::io::run(args),
         Command::Thermal(args) => crate::thermal::run(args),
+        Command::Efficiency(args) => crate::efficiency::run(args),
         Command::Kernel(args) => crate::kernel::run(args),
         Command::Review(args) => crate::review::run(args),
         Command::Import(args) => crate::import::run(args),

@@ -10,6 +10,7 @@ mod out;
 mod cli;
 mod clocks;
 mod compare;
+mod efficiency;
 mod export;
 mod generate;
 mod governors;

@@ -7,6 +7,7 @@
 
 pub mod clocks;
 pub mod clocks_text;
+pub mod efficiency;
 pub mod governors;
 pub mod interactivity;
 pub mod io;
@@ -115,6 +116,10 @@ macro_rules! dispatch {
                 body: b,
             }),
             Body::Thermal(b) => Render::$f(View {
+                envelope: env,
+                body: b,
+            }),
+            Body::Efficiency(b) => Render::$f(View {
                 envelope: env,
                 body: b,
             }),

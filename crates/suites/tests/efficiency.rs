@@ -1,0 +1,303 @@
+//! `truebench efficiency` on the ROCK 5B fixture root with scripted kernels and a board that
+//! responds: the clock is what the walk set (scaling_setspeed, or scaling_max_freq without a
+//! userspace governor), the INA226 on the 5 V input reads idle + the cluster's static and
+//! dynamic power at that clock (voltage floor 0.8 V below ~860 MHz), each run warms the SoC
+//! by 2 °C and it cools by itself. The real session, Tuning (writing into the fixture), idle
+//! gate, sampler and renderer run.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use truebench_host::{Host, Inventory};
+use truebench_model::{EfficiencyBody, EfficiencyResult};
+use truebench_render::kinds::Render;
+use truebench_suites::efficiency::{self, EfficiencyKernels, EfficiencyOptions, WorkScore};
+use truebench_suites::idle::IdleConfig;
+
+const INA: &str = "sys/class/hwmon/hwmon9";
+const IDLE_W: f64 = 2.5;
+
+/// In place, no truncation: the sampler keeps files open (values keep their length here).
+fn put(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&p)
+        .unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+}
+
+/// Power of `n` busy cores at `ghz` above idle: static 0.3 W·V² + dynamic 0.5 W/GHz·V² per
+/// core, with the voltage floor real DVFS tables have.
+fn busy_watts(n: usize, ghz: f64) -> f64 {
+    let v = (0.5 + 0.35 * ghz).max(0.8);
+    n as f64 * v * v * (0.3 + 0.5 * ghz)
+}
+
+struct Scripted {
+    root: PathBuf,
+    inv: Inventory,
+    temp_file: String,
+    temp_mc: Arc<AtomicU32>,
+    runs: u32,
+    /// Raise this flag after so many runs (Ctrl-C).
+    stop_after: Option<(u32, Arc<AtomicBool>)>,
+}
+
+impl Scripted {
+    /// The clock the walk left the cluster of `cpu` at, kHz.
+    fn khz(&self, host: &Host, cpu: u32) -> u64 {
+        let c = self
+            .inv
+            .clusters
+            .iter()
+            .find(|c| c.cpus.contains(&cpu))
+            .unwrap();
+        let d = c.policy_dir.as_ref().unwrap();
+        let gov = host.read_trimmed(format!("{d}/scaling_governor")).unwrap();
+        let file = if gov == "userspace" {
+            "scaling_setspeed"
+        } else {
+            "scaling_max_freq"
+        };
+        host.read_u64(format!("{d}/{file}")).unwrap()
+    }
+}
+
+impl EfficiencyKernels for Scripted {
+    fn clock(&mut self, host: &Host, cpu: u32) -> Option<f64> {
+        Some(self.khz(host, cpu) as f64 / 1000.0 * 0.995)
+    }
+
+    fn work(&mut self, host: &Host, cpus: &[u32], stop: &AtomicBool) -> Result<WorkScore, String> {
+        let ghz = self.khz(host, cpus[0]) as f64 / 1e6;
+        let w = IDLE_W + busy_watts(cpus.len(), ghz);
+        put(
+            &self.root,
+            &format!("{INA}/power1_input"),
+            &format!("{:08}\n", (w * 1e6) as u64),
+        );
+        std::thread::sleep(Duration::from_millis(150));
+        put(
+            &self.root,
+            &format!("{INA}/power1_input"),
+            &format!("{:08}\n", (IDLE_W * 1e6) as u64),
+        );
+        self.temp_mc.fetch_add(2000, Ordering::SeqCst);
+        self.runs += 1;
+        if let Some((n, flag)) = &self.stop_after {
+            if self.runs >= *n {
+                flag.store(true, Ordering::SeqCst);
+            }
+        }
+        if stop.load(Ordering::SeqCst) {
+            return Err("interrupted".into());
+        }
+        Ok(WorkScore {
+            score: 1000.0 * ghz * cpus.len() as f64,
+            unit: "MIPS".into(),
+            detail: "scripted work".into(),
+            tool: ("scripted".into(), None, None),
+        })
+    }
+}
+
+/// Every cpufreq file of the root, to compare before and after.
+fn cpufreq(root: &Path) -> BTreeMap<String, String> {
+    let mut m = BTreeMap::new();
+    for p in ["policy0", "policy4", "policy6"] {
+        for f in [
+            "scaling_governor",
+            "scaling_setspeed",
+            "scaling_min_freq",
+            "scaling_max_freq",
+        ] {
+            let rel = format!("sys/devices/system/cpu/cpufreq/{p}/{f}");
+            m.insert(
+                rel.clone(),
+                std::fs::read_to_string(root.join(&rel)).unwrap_or_default(),
+            );
+        }
+    }
+    m
+}
+
+fn board(userspace: bool) -> (tempfile::TempDir, Inventory) {
+    let d = truebench_fixtures::root("rk3588-rock5b");
+    let r = d.path();
+    for (rel, text) in [
+        ("proc/loadavg", "0.00 0.00 0.00 1/246 1893\n"),
+        ("dev/kmsg", ""),
+    ] {
+        std::fs::create_dir_all(r.join(rel).parent().unwrap()).unwrap();
+        std::fs::write(r.join(rel), text).unwrap();
+    }
+    for p in ["policy0", "policy4", "policy6"] {
+        let dir = r.join(format!("sys/devices/system/cpu/cpufreq/{p}"));
+        if !userspace {
+            std::fs::write(
+                dir.join("scaling_available_governors"),
+                "conservative ondemand powersave performance schedutil\n",
+            )
+            .unwrap();
+        }
+        if !dir.join("scaling_setspeed").exists() {
+            std::fs::write(dir.join("scaling_setspeed"), "<unsupported>\n").unwrap();
+        }
+    }
+    put(r, &format!("{INA}/name"), "ina226\n");
+    put(r, &format!("{INA}/power1_input"), "02500000\n");
+    let inv = Inventory::probe(&Host::new(r));
+    (d, inv)
+}
+
+fn go(
+    d: &Path,
+    inv: &Inventory,
+    clusters: Vec<usize>,
+    stop_after: Option<u32>,
+) -> (EfficiencyResult, Scripted) {
+    let temp_file = inv.thermal.chosen.as_ref().unwrap().path.clone();
+    let temp_mc = Arc::new(AtomicU32::new(45_000));
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut k = Scripted {
+        root: d.to_path_buf(),
+        inv: inv.clone(),
+        temp_file: temp_file.clone(),
+        temp_mc: temp_mc.clone(),
+        runs: 0,
+        stop_after: stop_after.map(|n| (n, stop.clone())),
+    };
+    // The SoC cools by itself: 0.5 °C every 20 ms down to 45 °C.
+    let done = Arc::new(AtomicBool::new(false));
+    let physics = {
+        let (root, done, t) = (d.to_path_buf(), done.clone(), temp_mc.clone());
+        std::thread::spawn(move || {
+            while !done.load(Ordering::SeqCst) {
+                let now = t.load(Ordering::SeqCst);
+                let next = now.saturating_sub(500).max(45_000);
+                t.store(next, Ordering::SeqCst);
+                put(&root, &temp_file, &format!("{next}\n"));
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        })
+    };
+    let opts = EfficiencyOptions {
+        clusters: Some(clusters),
+        runs: 2,
+        cool_to: Some(46.0),
+        cool_timeout: Duration::from_secs(5),
+        idle: IdleConfig {
+            timeout: Duration::from_secs(5),
+            window: Duration::from_millis(100),
+            poll: Duration::from_millis(20),
+            cool_to: None,
+        },
+        sample_interval: Duration::from_millis(30),
+        idle_power: Duration::from_millis(400),
+        ..EfficiencyOptions::default()
+    };
+    let host = Host::new(d);
+    let r = efficiency::run(&host, inv, &opts, &mut k, stop, &mut |_| {});
+    done.store(true, Ordering::SeqCst);
+    physics.join().unwrap();
+    let v = serde_json::to_value(&r).unwrap();
+    let errors = truebench_fixtures::schema::validate_result(&v);
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    (r, k)
+}
+
+#[test]
+fn every_opp_of_the_little_cluster_with_power_per_run_and_the_best_opp() {
+    let (d, inv) = board(true);
+    let before = cpufreq(d.path());
+    let (r, k) = go(d.path(), &inv, vec![0], None);
+    let b = &r.body;
+    let text = EfficiencyBody::summary(r.view());
+    assert!(r.envelope.complete, "{text}");
+    assert!(b.switched, "{text}");
+    assert_eq!(b.method.as_deref(), Some("userspace"));
+    let c = &b.clusters[0];
+    // RK3588's A55 table: 408 … 1800 MHz, lowest first, two runs each.
+    let mhz: Vec<u32> = c.points.iter().filter_map(|p| p.opp_mhz).collect();
+    assert_eq!(mhz, [408, 600, 816, 1008, 1200, 1416, 1608, 1800]);
+    assert_eq!(k.runs, 16);
+    let idle = r.envelope.energy.as_ref().unwrap().idle_watts.unwrap();
+    assert!((idle - IDLE_W).abs() < 0.01, "{idle}");
+    for p in &c.points {
+        assert_eq!(p.runs.len(), 2, "{p:?}");
+        let ghz = f64::from(p.opp_mhz.unwrap()) / 1000.0;
+        assert!((p.measured_mhz.unwrap() - ghz * 995.0).abs() < 1e-6);
+        // Each run's energy is integrated from the sensor: close to the scripted power
+        // (the edges of a 150 ms run blend with idle readings).
+        let want = IDLE_W + busy_watts(4, ghz);
+        let w = p.watts.unwrap();
+        assert!(w > IDLE_W && w <= want * 1.02, "{p:?} want {want}");
+        assert!(w > want - 0.35 * (want - IDLE_W), "{p:?} want {want}");
+        assert!(p.per_watt.unwrap() > 0.0);
+        // Every run started cool.
+        assert!(
+            p.runs.iter().all(|r| r.temp_start_c.unwrap() <= 46.5),
+            "{p:?}"
+        );
+    }
+    // The best OPP above idle is where the voltage floor ends: computed from the model.
+    let best = mhz
+        .iter()
+        .copied()
+        .max_by(|a, b| {
+            let e = |m: u32| f64::from(m) / busy_watts(4, f64::from(m) / 1000.0);
+            e(*a).total_cmp(&e(*b))
+        })
+        .unwrap();
+    assert_eq!(c.best_mhz, Some(best), "{text}");
+    assert_eq!(best, 816);
+    assert!(text.contains("← best"), "{text}");
+    // While cluster 0 was walked the A76 clusters were held at 408 MHz; all restored.
+    let writes = &r.envelope.tuning.changes;
+    assert!(writes
+        .iter()
+        .any(|w| w.path.ends_with("policy4/scaling_max_freq") && w.value == "408000"));
+    assert_eq!(cpufreq(d.path()), before);
+    let html = truebench_render::kinds::html_page(&r.clone().into_document());
+    assert!(html.contains("Power vs clock") && html.contains("MIPS/W vs clock"));
+}
+
+#[test]
+fn without_a_userspace_governor_min_equals_max_pins_each_opp() {
+    let (d, inv) = board(false);
+    let before = cpufreq(d.path());
+    let (r, _) = go(d.path(), &inv, vec![2], None);
+    assert_eq!(r.body.method.as_deref(), Some("min=max"));
+    let c = &r.body.clusters[0];
+    assert_eq!(c.cluster, 2);
+    assert_eq!(c.points.len(), 14, "{:#?}", c.points);
+    let w = &r.envelope.tuning.changes;
+    assert!(w
+        .iter()
+        .any(|x| x.path.ends_with("policy6/scaling_min_freq") && x.value == "2400000"));
+    assert!(!w.iter().any(|x| x.value == "userspace"));
+    assert_eq!(cpufreq(d.path()), before);
+}
+
+#[test]
+fn ctrl_c_mid_walk_restores_every_setting_and_keeps_the_points_so_far() {
+    let (d, inv) = board(true);
+    let before = cpufreq(d.path());
+    let (r, _) = go(d.path(), &inv, vec![0, 1], Some(5));
+    assert!(!r.envelope.complete);
+    let c = &r.body.clusters[0];
+    // Two OPPs done, the third interrupted in its first run; cluster 1 never started.
+    assert_eq!(r.body.clusters.len(), 1);
+    assert_eq!(c.points[0].runs.len(), 2);
+    assert_eq!(c.points[2].status, "interrupted", "{:#?}", c.points);
+    assert_eq!(cpufreq(d.path()), before);
+    assert!(EfficiencyBody::summary(r.view()).contains("INCOMPLETE"));
+}
