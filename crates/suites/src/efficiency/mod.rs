@@ -414,6 +414,10 @@ pub fn run(
         // This cluster's OPP and the others' limits go back before the next cluster.
         s.restore_now();
     }
+    if s.stopped() {
+        // Stopped between runs (while cooling or setting an OPP): no phase saw it.
+        s.interrupted("before the walk ended");
+    }
     let (work, unit) = work_detail.unwrap_or_else(|| ("nothing ran".into(), String::new()));
     let body = EfficiencyBody {
         work,

@@ -267,6 +267,9 @@ pub fn run(
         });
         tis = tis_delta(&before, &time_in_state(host, inv));
     }
+    if s.stopped() {
+        s.interrupted("before the load ended");
+    }
     if let Some(r) = &ran {
         s.tool(&r.tool.0, r.tool.1.clone(), r.tool.2.clone());
     }
