@@ -47,6 +47,8 @@ pub struct GovernorsOptions {
     pub tune: bool,
     pub sample_interval: Duration,
     pub truebench_version: String,
+    /// An external power meter (`--power-cmd`, `--power-file`): one more power source.
+    pub meter: Option<std::sync::Arc<crate::meter::Meter>>,
 }
 
 #[derive(Debug, Clone)]
@@ -473,6 +475,7 @@ pub fn run(
         &SessionOptions {
             sample_interval: opts.sample_interval,
             truebench_version: opts.truebench_version.clone(),
+            meter: opts.meter.clone(),
             ..Default::default()
         },
         stop.clone(),

@@ -82,6 +82,8 @@ pub struct GovernorsArgs {
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
+    pub power: crate::power::PowerArgs,
+    #[command(flatten)]
     pub store: crate::keep::StoreArgs,
 }
 
@@ -186,6 +188,7 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
         tune: !args.no_tune,
         sample_interval: Duration::from_secs(1),
         truebench_version: env!("CARGO_PKG_VERSION").into(),
+        meter: None,
     };
     // Drawn once, before anything starts: impossible sets are refused at once.
     let all = suite::task_sets(&opts)?;
@@ -199,6 +202,8 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
     }
     let _lock =
         truebench_suites::lock::MeasurementLock::acquire(&truebench_suites::lock::default_dir())?;
+    let mut opts = opts;
+    opts.meter = args.power.start()?;
     let quiet = args.json;
     let per_gov = duration * opts.utilisations.len() as f64 * sets as f64;
     if !quiet {

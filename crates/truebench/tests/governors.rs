@@ -347,3 +347,37 @@ fn bad_options_are_clear_errors() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
 }
+
+/// `--power-cmd`: each governor's run gets its energy and the work done per joule (the same
+/// work for every governor, so the figures compare directly).
+#[test]
+fn an_external_meter_gives_energy_and_work_per_joule_per_governor() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = truebench(tmp.path())
+        .args(SMALL)
+        // Two seconds: the run spans samples (taken every second) for the meter's readings.
+        .args([
+            "--duration",
+            "2",
+            "--power-cmd",
+            "echo 4 W",
+            "--power-interval",
+            "0.1",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for r in doc["body"]["rows"].as_array().unwrap() {
+        let j = r["energy_j"].as_f64().unwrap_or_else(|| panic!("{r}"));
+        let work = r["work_ms"].as_f64().unwrap();
+        // Tasks at 0.4 CPU together for 2 s: 800 ms of work.
+        assert!((work - 800.0).abs() < 40.0, "{r}");
+        assert!(j >= 4.0 * 0.9, "{r}");
+        assert!((r["work_ms_per_j"].as_f64().unwrap() - work / j).abs() < 1e-9);
+    }
+}
