@@ -122,6 +122,20 @@ pub enum Kernel {
         #[arg(long)]
         no_pm_qos: bool,
     },
+    /// How exact the periodic engine's loops-per-ms calibration is: calibrate, then ask for
+    /// --work-ms of work --repeat times (after a --pause-ms sleep each) and compare the CPU
+    /// and wall time it took with what was asked.
+    Calibration {
+        /// Pin to this CPU.
+        #[arg(long, value_name = "N")]
+        cpu: Option<u32>,
+        #[arg(long, value_name = "MS", default_value_t = 10.0)]
+        work_ms: f64,
+        #[arg(long, value_name = "N", default_value_t = 50)]
+        repeat: u32,
+        #[arg(long, value_name = "MS", default_value_t = 10)]
+        pause_ms: u64,
+    },
     /// TCP throughput (the kernel of `truebench net`): `--server ADDR` serves until Ctrl-C;
     /// `--connect ADDR` runs one test against such a server.
     Net {
@@ -422,6 +436,63 @@ pub fn run(args: MeasureArgs) -> anyhow::Result<i32> {
                     r.received_bps / 1e6,
                     r.seconds,
                     r.streams
+                )
+            })
+        }
+        Kernel::Calibration {
+            cpu,
+            work_ms,
+            repeat,
+            pause_ms,
+        } => {
+            use truebench_workloads::periodic::burn;
+            if !(work_ms.is_finite() && work_ms > 0.0) || repeat == 0 {
+                anyhow::bail!("--work-ms {work_ms} --repeat {repeat}: both must be positive");
+            }
+            let (cal, ratios) = truebench_workloads::pin::run_pinned(cpu, move || {
+                let cal = burn::calibrate(cpu, std::time::Duration::from_secs(1));
+                let pause = std::time::Duration::from_millis(pause_ms);
+                let r = burn::accuracy(cal.loops_per_ms, work_ms, repeat, pause);
+                (cal, r)
+            })
+            .map_err(|e| anyhow::anyhow!("--cpu: {e}"))?;
+            let pick = |f: fn(&(f64, f64)) -> f64, q: f64| {
+                let mut v: Vec<f64> = ratios.iter().map(f).collect();
+                v.sort_by(f64::total_cmp);
+                v[((v.len() - 1) as f64 * q).round() as usize]
+            };
+            #[derive(Serialize)]
+            struct Out {
+                loops_per_ms: u64,
+                calibration_drift_pct: f64,
+                work_ms: f64,
+                repeat: u32,
+                cpu_ratio_p10: f64,
+                cpu_ratio_median: f64,
+                cpu_ratio_p90: f64,
+                wall_ratio_median: f64,
+            }
+            let r = Out {
+                loops_per_ms: cal.loops_per_ms,
+                calibration_drift_pct: cal.drift_pct,
+                work_ms,
+                repeat,
+                cpu_ratio_p10: pick(|x| x.0, 0.1),
+                cpu_ratio_median: pick(|x| x.0, 0.5),
+                cpu_ratio_p90: pick(|x| x.0, 0.9),
+                wall_ratio_median: pick(|x| x.1, 0.5),
+            };
+            emit(json, &r, |r| {
+                format!(
+                    "{} loops per ms (drift {:.2} %); {} × {} ms asked: CPU time / asked p10 {:.4}, median {:.4}, p90 {:.4}; wall / asked median {:.4}\n",
+                    r.loops_per_ms,
+                    r.calibration_drift_pct,
+                    r.repeat,
+                    r.work_ms,
+                    r.cpu_ratio_p10,
+                    r.cpu_ratio_median,
+                    r.cpu_ratio_p90,
+                    r.wall_ratio_median
                 )
             })
         }

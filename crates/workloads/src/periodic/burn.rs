@@ -119,6 +119,24 @@ fn measure(guess: u64, ms: u64) -> u64 {
     ((n as f64) * 1e6 / el).round() as u64
 }
 
+/// How exact a calibration is: `repeat` times, after a pause of `pause` (a periodic task
+/// wakes from sleep), ask for `work_ms` of work and return the CPU time it took / asked, and
+/// the wall time / asked. 1.0 = as calibrated.
+pub fn accuracy(loops_per_ms: u64, work_ms: f64, repeat: u32, pause: Duration) -> Vec<(f64, f64)> {
+    let n = (loops_per_ms as f64 * work_ms).round() as u64;
+    let asked = work_ms * 1e6;
+    (0..repeat)
+        .map(|_| {
+            std::thread::sleep(pause);
+            let (c, w) = (super::thread_cpu_ns(), now_ns());
+            burn_loops(n);
+            let cpu = super::thread_cpu_ns().saturating_sub(c) as f64;
+            let wall = now_ns().saturating_sub(w) as f64;
+            (cpu / asked, wall / asked)
+        })
+        .collect()
+}
+
 fn median(v: &mut [u64]) -> u64 {
     v.sort_unstable();
     v[v.len() / 2]
@@ -180,6 +198,19 @@ mod tests {
         w.run(20_000_000);
         let ms = t.elapsed().as_secs_f64() * 1000.0;
         assert!((6.0..60.0).contains(&ms), "{ms} ms");
+    }
+
+    #[test]
+    fn accuracy_gives_one_cpu_and_wall_ratio_per_repeat() {
+        let c = calibrate(None, Duration::from_millis(100));
+        let r = accuracy(c.loops_per_ms, 2.0, 5, Duration::ZERO);
+        assert_eq!(r.len(), 5);
+        // Plausibility only (a shared machine): within a factor 3 of what was asked, and the
+        // wall time never shorter than the thread's CPU time (beyond clock granularity).
+        for (cpu, wall) in r {
+            assert!((0.33..3.0).contains(&cpu), "{cpu}");
+            assert!(wall >= cpu * 0.99, "{cpu} {wall}");
+        }
     }
 
     #[test]
