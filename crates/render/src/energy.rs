@@ -188,6 +188,9 @@ pub fn html(env: &Envelope) -> String {
     o
 }
 
+/// Above this many phases only those with a figure per watt become metrics.
+const MAX_PHASE_METRICS: usize = 12;
+
 /// `energy_idle_w`, `energy_<phase>_w`, `energy_<phase>_j`, `<phase>_<unit>` per watt: the
 /// figures the history keeps for `compare` (phases that repeat get their first row only).
 pub fn metrics(env: &Envelope) -> Vec<Metric> {
@@ -209,9 +212,12 @@ pub fn metrics(env: &Envelope) -> Vec<Metric> {
     if let Some(w) = e.idle_watts {
         out.push(Metric::number("energy_idle_w", w, Some("W")));
     }
+    // Kinds with many phases (efficiency: one per run) keep their own figures; here only
+    // the phases with a figure per watt, so the history holds no hundreds of rows per result.
+    let many = e.phases.len() > MAX_PHASE_METRICS;
     let mut seen = Vec::new();
     for p in &e.phases {
-        if seen.contains(&p.phase) {
+        if seen.contains(&p.phase) || (many && p.per_watt.is_empty()) {
             continue;
         }
         seen.push(p.phase.clone());
