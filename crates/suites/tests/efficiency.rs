@@ -84,7 +84,7 @@ impl EfficiencyKernels for Scripted {
             &format!("{INA}/power1_input"),
             &format!("{:08}\n", (w * 1e6) as u64),
         );
-        std::thread::sleep(Duration::from_millis(150));
+        std::thread::sleep(Duration::from_millis(250));
         put(
             &self.root,
             &format!("{INA}/power1_input"),
@@ -236,11 +236,11 @@ fn every_opp_of_the_little_cluster_with_power_per_run_and_the_best_opp() {
         let ghz = f64::from(p.opp_mhz.unwrap()) / 1000.0;
         assert!((p.measured_mhz.unwrap() - ghz * 995.0).abs() < 1e-6);
         // Each run's energy is integrated from the sensor: close to the scripted power
-        // (the edges of a 150 ms run blend with idle readings).
+        // (the edges of a 250 ms run blend with idle readings).
         let want = IDLE_W + busy_watts(4, ghz);
         let w = p.watts.unwrap();
         assert!(w > IDLE_W && w <= want * 1.02, "{p:?} want {want}");
-        assert!(w > want - 0.35 * (want - IDLE_W), "{p:?} want {want}");
+        assert!(w > want - 0.5 * (want - IDLE_W), "{p:?} want {want}");
         assert!(p.per_watt.unwrap() > 0.0);
         // Every run started cool.
         assert!(
