@@ -251,7 +251,11 @@ pub fn run(
         let before = time_in_state(host, inv);
         let ncpus = inv.online_cpus().count() as u32;
         let title = format!("{} for {:.1} min", opts.load.name(), opts.minutes);
-        s.phase("load", &title, Some(ncpus), Vec::new(), |_| {
+        s.phase("load", &title, Some(ncpus), Vec::new(), |s| {
+            // A user's command may read, write or network: its kernel time is its work.
+            if matches!(opts.load, Load::Command(_)) {
+                s.sampler.mark_kernel_work();
+            }
             let unit = None::<String>;
             let r = runner.run(&opts.load, seconds, opts.interval, &stop, &mut |p| {
                 scores.push(p.clone());
