@@ -377,9 +377,7 @@ pub fn run(
                             seconds,
                         });
                         work_detail.get_or_insert_with(|| (w.detail.clone(), w.unit.clone()));
-                        if point.runs.is_empty() && points.is_empty() {
-                            s.tool(&w.tool.0, w.tool.1.clone(), w.tool.2.clone());
-                        }
+                        s.tool(&w.tool.0, w.tool.1.clone(), w.tool.2.clone());
                         point.runs.push(OppRun {
                             phase: name,
                             score: w.score,
