@@ -44,7 +44,6 @@ fn busy_watts(n: usize, ghz: f64) -> f64 {
 struct Scripted {
     root: PathBuf,
     inv: Inventory,
-    temp_file: String,
     temp_mc: Arc<AtomicU32>,
     runs: u32,
     /// Raise this flag after so many runs (Ctrl-C).
@@ -170,7 +169,6 @@ fn go(
     let mut k = Scripted {
         root: d.to_path_buf(),
         inv: inv.clone(),
-        temp_file: temp_file.clone(),
         temp_mc: temp_mc.clone(),
         runs: 0,
         stop_after: stop_after.map(|n| (n, stop.clone())),
