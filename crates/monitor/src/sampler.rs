@@ -171,6 +171,7 @@ impl SampleLoop {
         // Reused when samples are not kept: steady-state sampling allocates nothing.
         let mut scratch = Sample::default();
         let mut k: u32 = 1;
+        let mut last_sample = start;
         loop {
             // Absolute deadlines: sampling does not drift by the cost of each sample. When a
             // sample ran late (a slow file, a busy machine), skip the ticks already missed.
@@ -184,7 +185,11 @@ impl SampleLoop {
             if !self.wait_until(due) {
                 // One closing sample when stopped by `Sampler::stop` (samples kept): the last
                 // phase then has a reading after its end, so its energy and clocks reach it.
-                if self.cfg.keep_samples && *lock(&self.shared.stop) {
+                // Not right after a sample: its /proc/stat deltas would be empty.
+                if self.cfg.keep_samples
+                    && *lock(&self.shared.stop)
+                    && last_sample.elapsed() >= CLOSING_GAP
+                {
                     let s = self.reader.sample();
                     let mut tl = lock(&self.shared.timeline);
                     tl.samples.push(s);
@@ -193,6 +198,7 @@ impl SampleLoop {
                 return;
             }
             k += 1;
+            last_sample = Instant::now();
             let flow = if self.cfg.keep_samples {
                 let s = self.reader.sample();
                 let flow = on_sample
@@ -221,6 +227,9 @@ impl SampleLoop {
         }
     }
 }
+
+/// No closing sample this soon after the last one (see `run_loop`).
+const CLOSING_GAP: Duration = Duration::from_millis(50);
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
