@@ -58,8 +58,13 @@ pub fn clusters(inv: &Inventory, p: &Phase, samples: &[Sample]) -> Vec<ThermalCl
             let min_mhz = samples.iter().filter_map(mhz).reduce(f64::min);
             let window = START_WINDOW_S.max((end - p.start) * 0.1);
             let top = within(p.start, p.start + window).reduce(f64::max);
+            // Only after the clock first reached its top: a governor still raising it at the
+            // start of the load is no lost clock.
             let first_loss = top.and_then(|top| {
-                samples
+                let reached = samples
+                    .iter()
+                    .position(|s| mhz(s).is_some_and(|m| m >= top * LOSS))?;
+                samples[reached..]
                     .iter()
                     .find_map(|s| mhz(s).filter(|m| *m < top * LOSS).map(|m| (s, m)))
                     .map(|(s, m)| ClockLoss {
@@ -152,6 +157,21 @@ mod tests {
 
         let (a, m, e) = temperatures(&samples);
         assert_eq!((a, m, e), (Some(45.0), Some(85.0), Some(85.0)));
+    }
+
+    #[test]
+    fn a_governor_raising_the_clock_at_the_start_is_no_lost_clock() {
+        let root = truebench_fixtures::root("rk3588-rock5b");
+        let inv = Inventory::probe(&Host::new(root.path()));
+        let (p, mut samples) = load();
+        // ondemand: the first two samples still at the idle clock.
+        for s in &mut samples[..2] {
+            s.cluster_mhz[1] = Some(408);
+        }
+        let c = clusters(&inv, &p, &samples);
+        let loss = c[1].first_loss.as_ref().unwrap();
+        assert_eq!((loss.t_s, loss.to_mhz), (120.0, 2208.0));
+        assert_eq!(c[1].min_mhz, Some(408.0));
     }
 
     #[test]
