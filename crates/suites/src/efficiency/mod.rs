@@ -278,7 +278,7 @@ pub fn run(
             break;
         }
         let userspace = c.governors.iter().any(|g| g == "userspace");
-        let mut opps: Vec<Option<u64>> = if switched {
+        let opps: Vec<Option<u64>> = if switched {
             let mut v: Vec<u64> = opps_of(c)
                 .into_iter()
                 .filter(|&k| opts.max_khz.is_none_or(|m| k <= m))
@@ -292,8 +292,11 @@ pub fn run(
         };
         let mut notes = Vec::new();
         if opps.is_empty() {
-            notes.push("no OPP within --min-khz/--max-khz".into());
-            opps.clear();
+            notes.push(if opps_of(c).is_empty() {
+                "this cluster lists no cpufreq OPPs and no clock range".to_string()
+            } else {
+                "no OPP within --min-khz/--max-khz".to_string()
+            });
         }
         if switched && !opps.is_empty() {
             method
