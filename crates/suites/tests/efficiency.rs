@@ -83,7 +83,7 @@ impl EfficiencyKernels for Scripted {
             &format!("{INA}/power1_input"),
             &format!("{:08}\n", (w * 1e6) as u64),
         );
-        std::thread::sleep(Duration::from_millis(250));
+        std::thread::sleep(Duration::from_millis(400));
         put(
             &self.root,
             &format!("{INA}/power1_input"),
@@ -198,7 +198,7 @@ fn go(
             poll: Duration::from_millis(20),
             cool_to: None,
         },
-        sample_interval: Duration::from_millis(30),
+        sample_interval: Duration::from_millis(20),
         idle_power: Duration::from_millis(400),
         ..EfficiencyOptions::default()
     };
@@ -228,13 +228,15 @@ fn every_opp_of_the_little_cluster_with_power_per_run_and_the_best_opp() {
     assert_eq!(mhz, [408, 600, 816, 1008, 1200, 1416, 1608, 1800]);
     assert_eq!(k.runs, 16);
     let idle = r.envelope.energy.as_ref().unwrap().idle_watts.unwrap();
-    assert!((idle - IDLE_W).abs() < 0.01, "{idle}");
+    // Within 2 %: the trapezoid towards the first busy reading after the gate adds a trace,
+    // more when a loaded test machine stretches the sampling.
+    assert!((idle - IDLE_W).abs() < 0.05, "{idle}");
     for p in &c.points {
         assert_eq!(p.runs.len(), 2, "{p:?}");
         let ghz = f64::from(p.opp_mhz.unwrap()) / 1000.0;
         assert!((p.measured_mhz.unwrap() - ghz * 995.0).abs() < 1e-6);
         // Each run's energy is integrated from the sensor: close to the scripted power
-        // (the edges of a 250 ms run blend with idle readings).
+        // (the edges of a 400 ms run blend with idle readings).
         let want = IDLE_W + busy_watts(4, ghz);
         let w = p.watts.unwrap();
         assert!(w > IDLE_W && w <= want * 1.02, "{p:?} want {want}");
