@@ -275,6 +275,12 @@ pub fn wait_until_idle_or_stop(
     }
 }
 
+/// The SoC temperature now (the inventory's chosen sensor), °C.
+pub fn soc_temp(host: &Host, inv: &Inventory) -> Option<f64> {
+    let p = &inv.thermal.chosen.as_ref()?.path;
+    host.read_i64(p).map(|m| m as f64 / 1000.0)
+}
+
 /// Sleep up to `d` in short steps; false when `stop` was raised.
 pub fn pause(d: Duration, stop: &AtomicBool) -> bool {
     let end = Instant::now() + d;

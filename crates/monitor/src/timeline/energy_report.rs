@@ -83,11 +83,7 @@ impl EnergyReport {
         if !(score.is_finite() && p.mean_watts > 0.0) {
             return;
         }
-        // A rate per watt is an amount per joule (MB/s per W = MB/J).
-        let unit = match score_unit.strip_suffix("/s") {
-            Some(amount) => format!("{amount}/J"),
-            None => format!("{score_unit}/W"),
-        };
+        let unit = per_watt_unit(score_unit);
         p.per_watt.push(PerWatt {
             what: what.into(),
             score,
@@ -98,6 +94,15 @@ impl EnergyReport {
             // difference lost in the meter's noise would give absurd ratios.
             above_idle: p.above_idle_watts.filter(|w| *w >= 0.05).map(|w| score / w),
         });
+    }
+}
+
+/// The unit of a score per watt: a rate per watt is an amount per joule (MB/s per W = MB/J),
+/// anything else is per W (MIPS/W).
+pub fn per_watt_unit(score_unit: &str) -> String {
+    match score_unit.strip_suffix("/s") {
+        Some(amount) => format!("{amount}/J"),
+        None => format!("{score_unit}/W"),
     }
 }
 

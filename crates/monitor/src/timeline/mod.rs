@@ -8,7 +8,7 @@ mod energy;
 mod energy_report;
 pub mod extra;
 
-pub use energy_report::{EnergyReport, PerWatt, PhaseEnergyRow};
+pub use energy_report::{per_watt_unit, EnergyReport, PerWatt, PhaseEnergyRow};
 
 pub use extra::{
     CpuSoftirq, DiskDelta, ExtraHeader, ExtraSample, MemorySample, NetDelta, PhaseEnergy,

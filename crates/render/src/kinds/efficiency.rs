@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use truebench_model::efficiency::{EfficiencyCluster, OppPoint};
 use truebench_model::{EfficiencyBody, View};
+use truebench_monitor::timeline::per_watt_unit;
 
 use super::interactivity::findings_tail;
 use super::{Metric, Render};
@@ -16,13 +17,6 @@ type EView<'a> = View<'a, EfficiencyBody>;
 
 fn num(v: Option<f64>, digits: usize) -> String {
     v.map_or("-".into(), |x| format!("{x:.digits$}"))
-}
-
-fn per_watt_unit(unit: &str) -> String {
-    match unit.strip_suffix("/s") {
-        Some(a) => format!("{a}/J"),
-        None => format!("{unit}/W"),
-    }
 }
 
 fn cluster_name(c: &EfficiencyCluster) -> String {

@@ -79,11 +79,6 @@ pub enum Event {
     Note(String),
 }
 
-fn temp_now(host: &Host, inv: &Inventory) -> Option<f64> {
-    let p = &inv.thermal.chosen.as_ref()?.path;
-    host.read_i64(p).map(|m| m as f64 / 1000.0)
-}
-
 /// Wait until the SoC is at or below `target` (or `timeout`); what happened, for the log.
 fn cool(
     host: &Host,
@@ -94,7 +89,7 @@ fn cool(
 ) -> Option<String> {
     let t0 = Instant::now();
     loop {
-        let t = temp_now(host, inv)?;
+        let t = idle::soc_temp(host, inv)?;
         if t <= target {
             return None;
         }
@@ -231,7 +226,7 @@ pub fn run(
     }
     let cool_to = opts
         .cool_to
-        .or_else(|| temp_now(host, inv).map(|t| (t + 2.0).round()));
+        .or_else(|| idle::soc_temp(host, inv).map(|t| (t + 2.0).round()));
     if cool_to.is_none() {
         let n = "no SoC temperature sensor: runs could not start at the same temperature";
         s.note(n);

@@ -78,12 +78,6 @@ pub enum Event {
     Note(String),
 }
 
-/// The SoC temperature now, °C.
-fn temp_now(host: &Host, inv: &Inventory) -> Option<f64> {
-    let p = &inv.thermal.chosen.as_ref()?.path;
-    host.read_i64(p).map(|m| m as f64 / 1000.0)
-}
-
 /// The idle gate (with `--cool-to`), then the idle power while a power source is there.
 fn idle_phase(
     s: &mut Session,
@@ -175,7 +169,7 @@ fn heat_phase(
                     if stop.load(Ordering::SeqCst) || t0.elapsed() >= opts.wait_timeout {
                         break;
                     }
-                    if temp_now(host, inv).is_some_and(|t| t >= target) {
+                    if idle::soc_temp(host, inv).is_some_and(|t| t >= target) {
                         start.reached = true;
                         break;
                     }
@@ -194,7 +188,7 @@ fn heat_phase(
         }
     });
     start.waited_s = t0.elapsed().as_secs_f64();
-    let now = temp_now(host, inv);
+    let now = idle::soc_temp(host, inv);
     start.reason = match (start.reached, now) {
         (true, Some(t)) => format!("SoC at {t:.1} °C after {:.0} s", start.waited_s),
         (false, Some(t)) => format!(
