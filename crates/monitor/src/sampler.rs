@@ -56,7 +56,10 @@ impl Default for SamplerConfig {
     }
 }
 
+/// Lock order: `reader`, then `timeline`.
 struct Shared {
+    /// Shared so a phase boundary can read the power sources on the caller's thread.
+    reader: Mutex<SampleReader>,
     timeline: Mutex<Timeline>,
     stop: Mutex<bool>,
     wake: Condvar,
@@ -65,7 +68,8 @@ struct Shared {
 
 /// Samples at every interval on the thread that calls `run`.
 pub struct SampleLoop {
-    reader: SampleReader,
+    header: TimelineHeader,
+    t0: Instant,
     cfg: SamplerConfig,
     interval: Duration,
     shared: Arc<Shared>,
@@ -87,14 +91,21 @@ impl SampleLoop {
         }
         let mut timeline = Timeline::new(reader.header().clone());
         timeline.extra_header = reader.extra_header().clone();
+        if cfg.keep_samples {
+            // The baselines are the series' first points.
+            timeline.power_readings = reader.power_series();
+            reader.record_power(&mut timeline.power_readings);
+        }
         SampleLoop {
+            header: reader.header().clone(),
+            t0: reader.t0(),
             shared: Arc::new(Shared {
+                reader: Mutex::new(reader),
                 timeline: Mutex::new(timeline),
                 stop: Mutex::new(false),
                 wake: Condvar::new(),
                 disabled: Mutex::new(Vec::new()),
             }),
-            reader,
             cfg,
             interval,
             rpi_pmic: rpi.as_ref().map(|p| p.pmic),
@@ -108,7 +119,7 @@ impl SampleLoop {
     }
 
     pub fn header(&self) -> &TimelineHeader {
-        self.reader.header()
+        &self.header
     }
 
     /// Sample until the `stop` flag is set or `on_sample` breaks; returns the timeline (its
@@ -116,6 +127,11 @@ impl SampleLoop {
     pub fn run(mut self, mut on_sample: Option<OnSample>) -> Timeline {
         self.run_loop(&mut on_sample);
         let mut tl = std::mem::take(&mut *lock(&self.shared.timeline));
+        if self.cfg.keep_samples {
+            let mut r = lock(&self.shared.reader);
+            r.read_power();
+            r.record_power(&mut tl.power_readings);
+        }
         tl.fill_energy();
         tl
     }
@@ -166,7 +182,7 @@ impl SampleLoop {
                 libc::setpriority(libc::PRIO_PROCESS, tid, 19);
             }
         }
-        let start = self.reader.t0();
+        let start = self.t0;
         let interval = self.interval;
         // Reused when samples are not kept: steady-state sampling allocates nothing.
         let mut scratch = Sample::default();
@@ -190,37 +206,44 @@ impl SampleLoop {
                     && *lock(&self.shared.stop)
                     && last_sample.elapsed() >= CLOSING_GAP
                 {
-                    let s = self.reader.sample();
+                    let mut r = lock(&self.shared.reader);
+                    let s = r.sample();
                     let mut tl = lock(&self.shared.timeline);
                     tl.samples.push(s);
-                    tl.extra.push(self.reader.extra().clone());
+                    tl.extra.push(r.extra().clone());
+                    r.record_power(&mut tl.power_readings);
                 }
                 return;
             }
             k += 1;
             last_sample = Instant::now();
+            let mut r = lock(&self.shared.reader);
             let flow = if self.cfg.keep_samples {
-                let s = self.reader.sample();
+                let s = r.sample();
                 let flow = on_sample
                     .as_mut()
-                    .map_or(ControlFlow::Continue(()), |cb| cb(&s, self.reader.extra()));
+                    .map_or(ControlFlow::Continue(()), |cb| cb(&s, r.extra()));
                 let mut tl = lock(&self.shared.timeline);
                 tl.samples.push(s);
-                tl.extra.push(self.reader.extra().clone());
+                tl.extra.push(r.extra().clone());
+                r.record_power(&mut tl.power_readings);
                 flow
             } else {
-                self.reader.sample_into(&mut scratch);
-                on_sample.as_mut().map_or(ControlFlow::Continue(()), |cb| {
-                    cb(&scratch, self.reader.extra())
-                })
+                r.sample_into(&mut scratch);
+                // Drains the meter's readings without keeping them.
+                r.record_power(&mut []);
+                on_sample
+                    .as_mut()
+                    .map_or(ControlFlow::Continue(()), |cb| cb(&scratch, r.extra()))
             };
-            let disabled = self.reader.disabled();
+            let disabled = r.disabled();
             if !disabled.is_empty() {
                 let mut d = lock(&self.shared.disabled);
                 if d.len() != disabled.len() {
                     *d = disabled.to_vec();
                 }
             }
+            drop(r);
             if flow.is_break() {
                 return;
             }
@@ -253,7 +276,7 @@ impl Sampler {
     ) -> Sampler {
         let mut lp = SampleLoop::new(host, inv, cfg);
         let shared = Arc::clone(&lp.shared);
-        let t0 = lp.reader.t0();
+        let t0 = lp.t0;
         let rpi_pmic = lp.rpi_pmic;
         let handle = std::thread::Builder::new()
             .name("truebench-sampler".into())
@@ -281,10 +304,22 @@ impl Sampler {
         self.t0.elapsed().as_secs_f64()
     }
 
-    /// Start a named phase now (ending the open one), with the parallelism it uses.
+    /// Start a named phase now (ending the open one), with the parallelism it uses. The
+    /// power sources are read at the boundary, before the phase's work starts.
     pub fn mark_phase(&self, name: &str, threads: Option<u32>) {
-        let t = self.now();
+        let t = self.boundary();
         self.lock().begin_phase(name, t, threads);
+    }
+
+    /// Read the power sources now, into the series; the boundary's time.
+    fn boundary(&self) -> f64 {
+        let mut r = lock(&self.shared.reader);
+        r.read_power();
+        let mut tl = self.lock();
+        if !tl.power_readings.is_empty() {
+            r.record_power(&mut tl.power_readings);
+        }
+        r.last_read_t()
     }
 
     /// The open phase does its work in the kernel (network, storage): `%sys` is expected.
@@ -292,9 +327,9 @@ impl Sampler {
         self.lock().set_kernel_work();
     }
 
-    /// End the open phase now.
+    /// End the open phase now (with a reading of the power sources).
     pub fn end_phase(&self) {
-        let t = self.now();
+        let t = self.boundary();
         self.lock().end_phase(t);
     }
 
@@ -333,7 +368,7 @@ impl Sampler {
     /// phase ended and the energy of every phase filled in.
     pub fn stop(mut self) -> Timeline {
         self.halt();
-        let t = self.now();
+        let t = self.boundary();
         let mut tl = std::mem::take(&mut *self.lock());
         tl.end_phase(t);
         tl.fill_energy();

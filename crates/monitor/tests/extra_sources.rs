@@ -296,3 +296,78 @@ fn optional_sources_are_off_by_default() {
     assert!(x.disks.is_empty() && x.net.is_empty() && x.softirq.is_none() && x.pressure.is_none());
     assert!(x.memory.is_some());
 }
+
+/// Phases far shorter than the sampling interval (2 s: no sample falls in them): every
+/// source is read at each phase boundary, so a phase's energy is its own — exact for the
+/// energy counter, and a step in power never leaks into the phase before it.
+#[test]
+fn short_phases_get_their_own_energy_whatever_the_interval() {
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path();
+    power_board(r);
+    let power = "sys/class/hwmon/hwmon1/power1_input";
+    let counter = "sys/class/hwmon/hwmon2/energy17_input";
+    let host = Host::new(r);
+    let inv = Inventory::probe(&host);
+    let sampler = Sampler::start(
+        &host,
+        &inv,
+        SamplerConfig {
+            interval: Duration::from_secs(2),
+            nice: false,
+            ..Default::default()
+        },
+        None,
+    );
+    let ms = |n| std::thread::sleep(Duration::from_millis(n));
+    write(r, power, "3000000\n");
+    sampler.mark_phase("a", Some(1));
+    ms(60);
+    write(r, counter, "1300000\n"); // 0.3 J counted in a
+    sampler.end_phase();
+    // Between the phases the power steps to 9 W and 5 J are counted: neither phase has it.
+    write(r, power, "9000000\n");
+    write(r, counter, "6300000\n");
+    ms(30);
+    sampler.mark_phase("b", Some(1));
+    ms(60);
+    write(
+        r, counter, "7200000
+",
+    ); // 0.9 J in b
+       // c starts right after b; its work then draws 5 W.
+    sampler.mark_phase("c", Some(1));
+    write(r, power, "5000000\n");
+    ms(60);
+    let tl = sampler.stop();
+    assert!(tl.samples.len() <= 1, "{} samples", tl.samples.len());
+    let get = |i: usize, name: &str| {
+        tl.energy_of(i)
+            .unwrap_or_else(|| panic!("no energy for phase {i}: {:?}", tl.energy))
+            .sources
+            .iter()
+            .find(|e| e.source == name)
+            .unwrap_or_else(|| panic!("no {name} in phase {i}"))
+            .clone()
+    };
+    let dur = |i: usize| tl.phases[i].end.unwrap() - tl.phases[i].start;
+    let (a, b, c) = (
+        get(0, "ina226 power1"),
+        get(1, "ina226 power1"),
+        get(2, "ina226 power1"),
+    );
+    assert!(
+        close(a.mean_watts, 3.0) && close(a.seconds, dur(0)),
+        "{a:?}"
+    );
+    assert!(
+        close(b.mean_watts, 9.0) && close(b.seconds, dur(1)),
+        "{b:?}"
+    );
+    // c's own step is inside c: between the 9 W read at its start and 5 W at its end.
+    assert!(c.mean_watts < 9.0 && c.mean_watts >= 5.0, "{c:?}");
+    assert!(close(c.seconds, dur(2)), "{c:?}");
+    assert!(close(get(0, "amd_energy Esocket0").joules, 0.3));
+    assert!(close(get(1, "amd_energy Esocket0").joules, 0.9));
+    assert!(close(get(2, "amd_energy Esocket0").joules, 0.0));
+}

@@ -4,8 +4,10 @@
 //! a file re-read at the interval (`--power-file`, written by such a logger).
 //!
 //! Read on its own thread: the sampler never forks and never waits for a slow meter; each
-//! sample takes the latest reading, and a reading older than three meter intervals counts as
-//! none (a stalled logger does not repeat its last value forever).
+//! sample shows the latest reading, and a reading older than three meter intervals counts as
+//! none (a stalled logger does not repeat its last value forever). Every reading is also
+//! kept with the instant it was taken until the sampler drains it into the timeline's power
+//! series: energy is integrated over the meter's own readings, not the samples.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
@@ -107,6 +109,8 @@ fn numbers(line: &str) -> impl Iterator<Item = (f64, &str)> {
 #[derive(Default)]
 struct Shared {
     latest: Mutex<Option<(Instant, f64)>>,
+    /// Readings not drained yet, oldest first (at most `MAX_PENDING`).
+    pending: Mutex<Vec<(Instant, f64)>>,
     error: Mutex<Option<String>>,
     readings: AtomicU64,
     child: Mutex<Option<Child>>,
@@ -197,7 +201,25 @@ impl truebench_monitor::reader::ExternalPower for Meter {
     fn latest(&self) -> Option<f64> {
         Meter::latest(self)
     }
+
+    fn interval(&self) -> Duration {
+        self.interval
+    }
+
+    fn drain(&self, out: &mut Vec<(Instant, f64)>) {
+        out.append(
+            &mut self
+                .shared
+                .pending
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+        );
+    }
 }
+
+/// Readings kept for a sampler that does not drain them (a meter read without one): the
+/// oldest half goes when this many wait.
+const MAX_PENDING: usize = 100_000;
 
 impl std::fmt::Debug for Meter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -224,7 +246,14 @@ fn set_error(shared: &Shared, e: Option<String>) {
 }
 
 fn record(shared: &Shared, w: f64) {
-    *shared.latest.lock().unwrap_or_else(|e| e.into_inner()) = Some((Instant::now(), w));
+    let now = Instant::now();
+    *shared.latest.lock().unwrap_or_else(|e| e.into_inner()) = Some((now, w));
+    let mut pending = shared.pending.lock().unwrap_or_else(|e| e.into_inner());
+    if pending.len() >= MAX_PENDING {
+        pending.drain(..MAX_PENDING / 2);
+    }
+    pending.push((now, w));
+    drop(pending);
     shared.readings.fetch_add(1, Ordering::Relaxed);
     set_error(shared, None);
 }

@@ -109,3 +109,50 @@ fn the_meter_is_the_last_power_source_of_each_sample() {
     assert_eq!(r.extra().power_w.len(), before + 1);
     assert_eq!(r.extra().power_w[before], Some(9.5));
 }
+
+/// A constant 5 W meter read every 250 ms while the sampler samples every 5 s: every phase
+/// of two meter intervals or more gets 5 W × its duration within 2 %, from the meter's own
+/// readings (the sampler takes none during these phases).
+#[test]
+fn every_phase_gets_the_meters_energy_over_its_whole_duration() {
+    use truebench_monitor::sampler::{Sampler, SamplerConfig};
+    let host = Host::live();
+    let inv = Inventory::probe(&host);
+    let m = Arc::new(Meter::start(
+        MeterSpec::Command("echo 5.0".into()),
+        Duration::from_millis(250),
+    ));
+    m.first_reading(Duration::from_secs(5)).unwrap();
+    let sampler = Sampler::start(
+        &host,
+        &inv,
+        SamplerConfig {
+            interval: Duration::from_secs(5),
+            nice: false,
+            meter: Some(m),
+            ..Default::default()
+        },
+        None,
+    );
+    for (name, ms) in [("a", 500), ("b", 800), ("c", 600)] {
+        sampler.mark_phase(name, Some(1));
+        std::thread::sleep(Duration::from_millis(ms));
+    }
+    let tl = sampler.stop();
+    assert!(tl.samples.len() <= 1, "{} samples", tl.samples.len());
+    let j = tl.extra_header.power.len() - 1;
+    for (i, p) in tl.phases.iter().enumerate() {
+        let dur = p.end.unwrap() - p.start;
+        let e = tl
+            .energy_of(i)
+            .and_then(|e| e.sources.iter().find(|s| s.source == "power-cmd: echo 5.0"))
+            .unwrap_or_else(|| panic!("no meter energy in {}: {:?}", p.name, tl.energy));
+        assert!(
+            (e.joules - 5.0 * dur).abs() <= 0.02 * 5.0 * dur,
+            "{}: {} J over {dur:.3} s; readings {:?}",
+            p.name,
+            e.joules,
+            tl.power_readings[j].t
+        );
+    }
+}

@@ -3,7 +3,9 @@
 //! both but reports no power. Units follow the kernel's hwmon sysfs ABI: µW, µJ, mV, mA.
 //!
 //! Counters become the mean power over each interval; readings are taken as they are. The
-//! sum of the RAPL package zones is also `Sample::rapl_watts`.
+//! sum of the RAPL package zones is also `Sample::rapl_watts`. Every read (a sample's, or
+//! one at a phase boundary) also gives each source's point for the timeline's power series:
+//! watts, or joules counted since the first read (see `timeline::series`).
 
 use crate::reader::bytes::energy_delta_uj;
 use crate::reader::ints::{IntFiles, IntId};
@@ -28,6 +30,24 @@ struct Source {
     read: Read,
     /// Counted in `Sample::rapl_watts` (a RAPL package zone).
     package: bool,
+    /// Joules counted since the first read (counters).
+    joules: f64,
+    /// The latest read's point for the series: watts, or `joules`; None when it failed.
+    point: Option<f64>,
+    /// A counter's `joules` at the previous sample, None when a read since then failed.
+    at_sample: Option<f64>,
+}
+
+impl Source {
+    fn new(read: Read, package: bool) -> Source {
+        Source {
+            read,
+            package,
+            joules: 0.0,
+            point: None,
+            at_sample: None,
+        }
+    }
 }
 
 pub(crate) struct Power {
@@ -81,16 +101,16 @@ impl Power {
             }
             let file = z.energy_file();
             let id = ints.add(host, &file, false);
-            p.sources.push(Source {
-                read: Read::Counter {
+            p.sources.push(Source::new(
+                Read::Counter {
                     file: id,
                     max: z.max_energy_range_uj,
                     last: None,
                 },
                 // psys covers the whole platform, packages included: not added to them;
                 // `intel-rapl-mmio` repeats the package counter through MMIO.
-                package: z.parent.is_none() && !z.is_platform() && z.id.starts_with("intel-rapl:"),
-            });
+                z.parent.is_none() && !z.is_platform() && z.id.starts_with("intel-rapl:"),
+            ));
             p.header.push(PowerSource {
                 name: z.label(),
                 kind: PowerKind::Rapl,
@@ -165,10 +185,7 @@ impl Power {
                 }
                 _ => continue,
             };
-            self.sources.push(Source {
-                read,
-                package: false,
-            });
+            self.sources.push(Source::new(read, false));
             self.header.push(PowerSource {
                 name: label,
                 kind,
@@ -182,17 +199,62 @@ impl Power {
         ints.get(id).and_then(|v| u64::try_from(v).ok())
     }
 
-    /// Take the counters' baselines (the integer files were just read).
+    /// Take the counters' baselines (the integer files were just read): the first points.
     pub(crate) fn baseline(&mut self, ints: &IntFiles) {
+        self.read(ints);
         for s in &mut self.sources {
-            if let Read::Counter { file, last, .. } = &mut s.read {
-                *last = Self::energy(ints, *file);
+            s.at_sample = s.point;
+        }
+    }
+
+    /// Read every source (the integer files were just read): counters advance, and
+    /// `points()` gives each source's reading for the series.
+    pub(crate) fn read(&mut self, ints: &IntFiles) {
+        for src in &mut self.sources {
+            let Source {
+                read,
+                joules,
+                point,
+                at_sample,
+                ..
+            } = src;
+            *point = match read {
+                Read::Counter { file, max, last } => {
+                    let now = Self::energy(ints, *file);
+                    let p = match (*last, now) {
+                        (Some(l), Some(n)) => energy_delta_uj(l, n, *max).map(|uj| {
+                            *joules += uj as f64 / 1e6;
+                            *joules
+                        }),
+                        // The first read, or the first after a failed one: a new run of
+                        // readings starts here.
+                        (None, Some(_)) => Some(*joules),
+                        _ => None,
+                    };
+                    // A failed read restarts the counter: the time since the last good read
+                    // is unknown, never credited with two intervals' energy.
+                    *last = now;
+                    p
+                }
+                Read::Micro(id) => ints.get(*id).map(|uw| uw as f64 / 1e6),
+                Read::VoltsAmps(v, a) => ints
+                    .get(*v)
+                    .zip(ints.get(*a))
+                    .map(|(mv, ma)| mv as f64 * ma as f64 / 1e6),
+            };
+            if point.is_none() {
+                *at_sample = None;
             }
         }
     }
 
-    /// Fill `rapl_watts` and `out` (one entry per source); `dt`: seconds since the previous
-    /// reading.
+    /// Each source's point from the latest `read`, in header order.
+    pub(crate) fn points(&self) -> impl Iterator<Item = Option<f64>> + '_ {
+        self.sources.iter().map(|s| s.point)
+    }
+
+    /// Read, then fill `rapl_watts` and `out` (one entry per source); `dt`: seconds since
+    /// the previous sample.
     pub(crate) fn sample(
         &mut self,
         ints: &IntFiles,
@@ -200,30 +262,22 @@ impl Power {
         s: &mut Sample,
         out: &mut Vec<Option<f64>>,
     ) {
+        self.read(ints);
         out.clear();
         let mut package_w = 0.0;
         let mut packages = 0;
         let mut package_ok = true;
         for src in &mut self.sources {
-            let w = match &mut src.read {
-                Read::Counter { file, max, last } => {
-                    let now = Self::energy(ints, *file);
-                    let w = match (*last, now) {
-                        (Some(l), Some(n)) if dt > 0.0 => {
-                            energy_delta_uj(l, n, *max).map(|uj| uj as f64 / 1e6 / dt)
-                        }
+            let w = match &src.read {
+                Read::Counter { .. } => {
+                    let w = match (src.at_sample, src.point) {
+                        (Some(l), Some(n)) if dt > 0.0 => Some((n - l) / dt),
                         _ => None,
                     };
-                    // A failed read restarts the counter: the next interval is unknown too,
-                    // never credited with two intervals' energy.
-                    *last = now;
+                    src.at_sample = src.point;
                     w
                 }
-                Read::Micro(id) => ints.get(*id).map(|uw| uw as f64 / 1e6),
-                Read::VoltsAmps(v, a) => ints
-                    .get(*v)
-                    .zip(ints.get(*a))
-                    .map(|(mv, ma)| mv as f64 * ma as f64 / 1e6),
+                _ => src.point,
             };
             if src.package {
                 packages += 1;

@@ -38,8 +38,8 @@ use crate::collect::softirq::Softirq;
 pub(crate) use crate::collect::thermal::Origin;
 use crate::collect::thermal::Thermal;
 use crate::timeline::{
-    ExtraHeader, ExtraSample, PowerKind, PowerSource, RpiSample, Sample, SoftirqSample,
-    TimelineHeader,
+    ExtraHeader, ExtraSample, PowerKind, PowerSeries, PowerSource, RpiSample, Sample,
+    SoftirqSample, TimelineHeader,
 };
 use ints::IntFiles;
 use std::sync::{Arc, Mutex};
@@ -80,12 +80,19 @@ pub trait ExternalPower: Send + Sync + std::fmt::Debug {
     fn name(&self) -> String;
     /// The latest fresh reading, W.
     fn latest(&self) -> Option<f64>;
+    /// How often it is read (its readings' nominal spacing).
+    fn interval(&self) -> Duration;
+    /// Move the readings taken since the last call, with the instant each was taken, into
+    /// `out` (oldest first).
+    fn drain(&self, out: &mut Vec<(Instant, f64)>);
 }
 
 /// Stateful sample reader: build once, call `sample()` at every tick.
 pub struct SampleReader {
     t0: Instant,
     last_t: Instant,
+    /// When the integer files were last read (a sample or `read_power`).
+    last_read: Instant,
     header: TimelineHeader,
     extra_header: ExtraHeader,
     /// The extra readings of the latest sample.
@@ -104,6 +111,8 @@ pub struct SampleReader {
     rpi: Option<Arc<Mutex<Option<RpiSample>>>>,
     n_clusters: usize,
     meter: Option<Arc<dyn ExternalPower>>,
+    /// The meter's readings, reused between drains.
+    meter_buf: Vec<(Instant, f64)>,
 }
 
 impl SampleReader {
@@ -164,6 +173,7 @@ impl SampleReader {
         let mut r = SampleReader {
             t0,
             last_t: t0,
+            last_read: t0,
             n_clusters: inv.clusters.len(),
             header,
             extra_header: xh,
@@ -181,10 +191,12 @@ impl SampleReader {
             softirq,
             rpi: None,
             meter: None,
+            meter_buf: Vec::new(),
         };
         // Baselines.
         r.cpu.baseline(&mut r.buf);
         r.ints.read(&mut r.buf);
+        r.last_read = Instant::now();
         r.power.baseline(&r.ints);
         r.clocks.baseline();
         if let Some(p) = r.pressure.as_mut() {
@@ -213,6 +225,60 @@ impl SampleReader {
             part_of: None,
         });
         self.meter = Some(meter);
+    }
+
+    /// One empty series per power source, read as often as each is (see
+    /// `timeline::series`).
+    pub fn power_series(&self) -> Vec<PowerSeries> {
+        let mut out: Vec<PowerSeries> = self
+            .power
+            .points()
+            .map(|_| PowerSeries::new(self.header.interval_s))
+            .collect();
+        if let Some(m) = &self.meter {
+            out.push(PowerSeries::new(m.interval().as_secs_f64()));
+        }
+        out
+    }
+
+    /// Seconds on the timeline's clock of the latest read (a sample, the baselines, or
+    /// `read_power`).
+    pub fn last_read_t(&self) -> f64 {
+        self.last_read.duration_since(self.t0).as_secs_f64()
+    }
+
+    /// Read the power sources now (a phase boundary): their points go to the series at the
+    /// next `record_power`. Samples' intervals are unchanged.
+    pub fn read_power(&mut self) {
+        self.ints.read(&mut self.buf);
+        self.last_read = Instant::now();
+        self.power.read(&self.ints);
+    }
+
+    /// Append the latest read's points (at `last_read_t()`) and the meter's readings since
+    /// the last call (at their own times) to `series` (from `power_series()`); with another
+    /// number of series the readings are dropped (a monitor that keeps no samples).
+    pub fn record_power(&mut self, series: &mut [PowerSeries]) {
+        let t = self.last_read_t();
+        let keep = series.len() == self.extra_header.power.len();
+        if keep {
+            for (s, p) in series.iter_mut().zip(self.power.points()) {
+                s.push(t, p);
+            }
+        }
+        if let Some(m) = &self.meter {
+            self.meter_buf.clear();
+            m.drain(&mut self.meter_buf);
+            if let (true, Some(s)) = (keep, series.last_mut()) {
+                for (at, w) in &self.meter_buf {
+                    let t = match at.checked_duration_since(self.t0) {
+                        Some(d) => d.as_secs_f64(),
+                        None => -self.t0.duration_since(*at).as_secs_f64(),
+                    };
+                    s.push(t, Some(*w));
+                }
+            }
+        }
     }
 
     /// Share the latest Raspberry Pi firmware reading (from `rpi::RpiPoller`) into samples.
@@ -277,6 +343,7 @@ impl SampleReader {
         x.dt_s = dt;
 
         self.ints.read(&mut self.buf);
+        self.last_read = now_t;
         let agg = self.cpu.sample(&mut self.buf, s);
         self.clocks.sample(&self.ints, self.cpu.busy(), s);
         self.thermal.sample(&self.ints, s);

@@ -1,5 +1,8 @@
 //! Energy per phase: joules and mean watts of every power source over a phase's span.
 //!
+//! A timeline with `power_readings` integrates each source over all of its own readings
+//! (see `series`: exactly the phase's span, whatever the sampling interval). Documents
+//! written before those readings were kept fall back to the samples' readings, as follows.
 //! Counter sources (RAPL, hwmon `energy*`) store each interval's mean power, so a phase gets
 //! the counters' difference: whole intervals inside it, and the overlapping share of the two
 //! intervals its start and end fall into (the counter is only read at samples; within an
@@ -9,7 +12,7 @@
 //! joules nor seconds, so `mean_watts` stays the mean over what was measured.
 
 use super::extra::{PhaseEnergy, SourceEnergy};
-use super::{Phase, Timeline};
+use super::{Phase, PowerSeries, Timeline};
 
 /// Length of `[x0, x1] ∩ [a, b]`.
 fn overlap(x0: f64, x1: f64, a: f64, b: f64) -> f64 {
@@ -18,14 +21,20 @@ fn overlap(x0: f64, x1: f64, a: f64, b: f64) -> f64 {
 
 impl Timeline {
     /// Joules and mean watts of each power source over `phase` (sources with no reading in
-    /// it are left out). An open phase ends at the last sample.
+    /// it are left out). An open phase ends at the last sample (or reading).
     pub fn phase_energy(&self, phase: &Phase) -> Vec<SourceEnergy> {
         let n = self.samples.len().min(self.extra.len());
-        let Some(last) = self.samples[..n].last() else {
+        let last_reading = self
+            .power_readings
+            .iter()
+            .filter_map(|s| s.t.last().copied())
+            .fold(f64::NEG_INFINITY, f64::max);
+        let last_t = self.samples[..n].last().map_or(last_reading, |s| s.t);
+        if n == 0 && self.power_readings.iter().all(PowerSeries::is_empty) {
             return Vec::new();
-        };
+        }
         let a = phase.start;
-        let b = phase.end.unwrap_or(last.t);
+        let b = phase.end.unwrap_or(last_t);
         // NaN bounds (a corrupt document) or an empty span: nothing to integrate.
         if a.is_nan() || b.is_nan() || b <= a {
             return Vec::new();
@@ -33,6 +42,17 @@ impl Timeline {
         let t = |i: usize| self.samples[i].t;
         let mut out = Vec::new();
         for (j, src) in self.extra_header.power.iter().enumerate() {
+            if let Some(series) = self.power_readings.get(j).filter(|s| !s.is_empty()) {
+                if let Some((joules, seconds)) = series.energy(a, b, src.kind.is_counter()) {
+                    out.push(SourceEnergy {
+                        source: src.name.clone(),
+                        joules,
+                        mean_watts: joules / seconds,
+                        seconds,
+                    });
+                }
+                continue;
+            }
             let p = |i: usize| self.extra[i].power_w.get(j).copied().flatten();
             let (mut joules, mut seconds) = (0.0, 0.0);
             let first = self.samples[..n].partition_point(|s| s.t <= a);

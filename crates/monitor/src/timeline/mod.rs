@@ -7,6 +7,9 @@
 mod energy;
 mod energy_report;
 pub mod extra;
+pub mod series;
+
+pub use series::PowerSeries;
 
 pub use energy_report::{per_watt_unit, EnergyReport, PerWatt, PhaseEnergyRow};
 
@@ -135,6 +138,11 @@ pub struct Timeline {
     /// Empty, or one entry per sample (`extra[i]` was read with `samples[i]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extra: Vec<ExtraSample>,
+    /// Every reading of each power source with its own time (index = `extra_header.power`):
+    /// what a phase's energy is integrated from (see `series`). Empty in documents written
+    /// before it, whose energy comes from the samples' readings.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub power_readings: Vec<PowerSeries>,
     /// Energy per power source of each ended phase (see `fill_energy`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub energy: Vec<PhaseEnergy>,
