@@ -54,8 +54,11 @@ pub struct OppPoint {
     /// score / (watts − idle watts): what the work itself cost.
     pub per_watt_above_idle: Option<f64>,
     pub temp_max_c: Option<f64>,
-    /// `ok`, `failed`, `interrupted`.
-    pub status: String,
+    pub status: crate::PhaseStatus,
+    /// Runs measured while something invalidating happened, by phase: `c0-1800mhz-run2:
+    /// throttling`; the point's figures are then not valid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<String>,
     pub reason: Option<String>,
 }
 
@@ -70,4 +73,7 @@ pub struct OppRun {
     pub watts: Option<f64>,
     pub temp_start_c: Option<f64>,
     pub temp_max_c: Option<f64>,
+    /// Findings of this run's phase (`throttling` …).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub marks: Vec<String>,
 }

@@ -126,6 +126,33 @@ pub enum PhaseStatus {
     Interrupted,
 }
 
+impl PhaseStatus {
+    /// The JSON name (`ok`, `skipped`, `failed`, `interrupted`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PhaseStatus::Ok => "ok",
+            PhaseStatus::Skipped => "skipped",
+            PhaseStatus::Failed => "failed",
+            PhaseStatus::Interrupted => "interrupted",
+        }
+    }
+
+    /// A row's status as shown: `invalid` when it ran but something invalidating happened
+    /// meanwhile (`invalid` holds what), else the status.
+    pub fn shown(self, invalid: Option<&str>) -> &'static str {
+        match (self, invalid) {
+            (PhaseStatus::Ok, Some(_)) => "invalid",
+            _ => self.as_str(),
+        }
+    }
+}
+
+impl std::fmt::Display for PhaseStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One step of the run: a timeline phase with its scores and the raw output behind them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PhaseResult {
@@ -151,6 +178,12 @@ pub struct PhaseResult {
     /// The kernels' full results (their own serde form), for traceability.
     #[serde(default)]
     pub details: serde_json::Value,
+    /// The kinds of the findings of this phase's own time (`throttling` …).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub marks: Vec<String>,
+    /// Why its figures are not valid: the critical findings of its time; None when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<String>,
 }
 
 impl PhaseResult {

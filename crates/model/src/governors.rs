@@ -48,8 +48,7 @@ pub struct GovernorRow {
     pub repeat: u32,
     /// The phase of the envelope holding this run's evidence.
     pub phase: String,
-    /// `ok`, `failed`, `interrupted`, `skipped`.
-    pub status: String,
+    pub status: crate::PhaseStatus,
     pub reason: Option<String>,
     /// Negative slacks and all slacks over every set.
     pub negative: u64,
@@ -81,6 +80,10 @@ pub struct GovernorRow {
     pub work_ms_per_j: Option<f64>,
     /// Findings of this run's phase (`throttling` … ): a throttled row is not comparable.
     pub marks: Vec<String>,
+    /// Why its figures are not valid: the critical findings of its phase (`throttling`,
+    /// `swapping` …); None when none happened while it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<String>,
     /// Tasks that asked for a class and got another.
     pub policy_refused: Option<String>,
 }

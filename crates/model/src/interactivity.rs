@@ -72,8 +72,7 @@ pub struct Cell {
     pub load_label: String,
     /// The phase of the envelope holding this cell's evidence (`audio/burn`).
     pub phase: String,
-    /// `ok`, `skipped`, `failed`, `interrupted`.
-    pub status: String,
+    pub status: crate::PhaseStatus,
     pub reason: Option<String>,
     /// What the load did (`4 threads burning CPU`).
     pub load_description: Option<String>,
@@ -83,6 +82,10 @@ pub struct Cell {
     /// Findings of this cell's phase (`throttling`, `background_activity`, `swapping` …):
     /// the cell's numbers were taken while that happened.
     pub marks: Vec<String>,
+    /// Why its figures are not valid: the critical findings of its phase (`throttling`,
+    /// `swapping` …); None when none happened while it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<String>,
 }
 
 /// A cell's figures.

@@ -40,8 +40,7 @@ pub struct IoRow {
     pub setting: String,
     pub repeat: u32,
     pub phase: String,
-    /// `ok`, `failed`, `interrupted`.
-    pub status: String,
+    pub status: crate::PhaseStatus,
     pub reason: Option<String>,
     /// O_DIRECT was in effect.
     pub direct: bool,
@@ -55,7 +54,12 @@ pub struct IoRow {
     pub cores: Vec<CoreLoad>,
     pub cpu_bound: Option<CpuBound>,
     pub reached_mhz: Vec<(String, f64)>,
+    /// Findings of this test's phase (`throttling` …).
     pub marks: Vec<String>,
+    /// Why its figures are not valid: the critical findings of its phase (`throttling`,
+    /// `swapping` …); None when none happened while it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<String>,
 }
 
 /// A test's figures over its repeats, per setting.

@@ -49,8 +49,7 @@ pub struct NetRow {
     pub repeat: u32,
     /// The phase of the envelope holding this test's evidence.
     pub phase: String,
-    /// `ok`, `failed`, `interrupted`.
-    pub status: String,
+    pub status: crate::PhaseStatus,
     pub reason: Option<String>,
     /// Seconds the data flowed.
     pub seconds: f64,
@@ -64,6 +63,10 @@ pub struct NetRow {
     pub cpu_bound: Option<CpuBound>,
     /// Findings about this test's phase (`throttling` …).
     pub marks: Vec<String>,
+    /// Why its figures are not valid: the critical findings of its phase (`throttling`,
+    /// `swapping` …); None when none happened while it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<String>,
     /// The clock reached per policy while it ran: time-weighted mean of the time_in_state
     /// deltas, MHz (empty without cpufreq statistics).
     #[serde(default)]

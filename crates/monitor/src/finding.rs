@@ -90,6 +90,11 @@ pub struct Finding {
     pub message: String,
     /// The lines that prove it: samples, table rows, kernel-log lines, file values.
     pub evidence: Vec<String>,
+    /// The phases it happened in (their names), when its evidence says: a row or cell
+    /// measured in one of them is marked with it (`detect::attribute`). Empty: not tied to
+    /// a phase (a setting, something seen only over the whole measurement).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub phases: Vec<String>,
 }
 
 impl Finding {
@@ -99,7 +104,25 @@ impl Finding {
             severity,
             message: message.into(),
             evidence: Vec::new(),
+            phases: Vec::new(),
         }
+    }
+
+    /// Tie the finding to phase `name` (once).
+    pub fn in_phase(mut self, name: &str) -> Self {
+        self.add_phase(name);
+        self
+    }
+
+    pub fn add_phase(&mut self, name: &str) {
+        if !self.phases.iter().any(|p| p == name) {
+            self.phases.push(name.to_string());
+        }
+    }
+
+    /// True when it happened in phase `name`.
+    pub fn during(&self, name: &str) -> bool {
+        self.phases.iter().any(|p| p == name)
     }
 
     pub fn with_evidence(mut self, lines: impl IntoIterator<Item = impl Into<String>>) -> Self {

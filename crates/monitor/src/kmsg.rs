@@ -149,12 +149,12 @@ impl KernelLogReader {
         Ok(Self::with(Source::Regular { file, offset: 0 }))
     }
 
-    /// Everything logged since `start` (each call reads what is new and returns the whole
-    /// collection so far).
-    pub fn collect(&mut self) -> KernelLog {
+    /// Read what is new; the number of lines kept so far (`collect()`'s lines up to it were
+    /// logged before this call: a phase boundary notes it to know which lines its phase saw).
+    pub fn poll(&mut self) -> usize {
         let mut new = Vec::new();
         let err = match &mut self.source {
-            Source::Unavailable(r) => return KernelLog::Unavailable(r.clone()),
+            Source::Unavailable(_) => return 0,
             Source::Device(f) => read_device(f, &mut new, &mut self.lost_records),
             Source::Regular { file, offset } => read_regular(file, offset, &mut new),
             Source::Stopped(_) => None,
@@ -169,6 +169,16 @@ impl KernelLogReader {
                 self.dropped += 1;
             }
         }
+        self.lines.len()
+    }
+
+    /// Everything logged since `start` (each call reads what is new and returns the whole
+    /// collection so far).
+    pub fn collect(&mut self) -> KernelLog {
+        if let Source::Unavailable(r) = &self.source {
+            return KernelLog::Unavailable(r.clone());
+        }
+        self.poll();
         let mut out = self.lines.clone();
         if self.lost_records {
             out.push(

@@ -521,6 +521,18 @@ pub fn summary(r: RunView<'_>) -> String {
             let _ = writeln!(o, "{s}");
         }
     }
+    let invalid: Vec<String> = r
+        .envelope
+        .phases
+        .iter()
+        .filter_map(|p| Some(format!("  * {}: {}", p.name, p.invalid.as_deref()?)))
+        .collect();
+    if !invalid.is_empty() {
+        let _ = writeln!(o, "\nINVALID scores (measured while this happened):");
+        for s in invalid {
+            let _ = writeln!(o, "{s}");
+        }
+    }
     if !r.envelope.tuning.applied {
         let _ = writeln!(
             o,
@@ -645,7 +657,10 @@ pub fn detailed_log_for(env: &Envelope, header: &str, summary: &str) -> String {
     for p in &r.envelope.phases {
         let _ = writeln!(o, "\n{RULE}\n");
         let status = match p.status {
-            PhaseStatus::Ok => "ok".to_string(),
+            PhaseStatus::Ok => match &p.invalid {
+                Some(why) => format!("INVALID: {why}"),
+                None => "ok".to_string(),
+            },
             s => format!(
                 "{}{}",
                 match s {

@@ -21,6 +21,7 @@ pub fn document<P: ClockProbe + ?Sized>(
     inv: &Inventory,
     opts: &ClocksOptions,
     probe: &mut P,
+    meter: Option<Arc<crate::meter::Meter>>,
     stop: Arc<AtomicBool>,
 ) -> ClocksResult {
     let mut s = Session::start(
@@ -28,6 +29,7 @@ pub fn document<P: ClockProbe + ?Sized>(
         inv,
         &SessionOptions {
             sample_interval: Duration::from_millis(250),
+            meter,
             ..Default::default()
         },
         stop,

@@ -19,7 +19,9 @@ use truebench_model::governors::{
 };
 use truebench_model::interactivity::LoopCalibration;
 use truebench_model::{GovernorsResult, PhaseStatus};
+use truebench_monitor::detect::phases;
 use truebench_monitor::freq::{FreqLog, FreqSampler};
+use truebench_monitor::FindingKind;
 use truebench_workloads::periodic::taskset::{self, TaskSet, TaskSetError, TaskSetOptions};
 use truebench_workloads::periodic::{Policy, SlackStats, WorkKind};
 
@@ -67,7 +69,7 @@ pub enum Event {
         total: usize,
     },
     GovernorEnd {
-        status: String,
+        status: PhaseStatus,
         miss_ratio: Option<f64>,
     },
     Cooling(String),
@@ -437,14 +439,16 @@ fn fill_from_envelope(r: &mut GovernorsResult) {
             .zip(row.energy_j)
             .filter(|(_, j)| *j > 0.0)
             .map(|(w, j)| w / j);
-        row.marks = crate::session::phase_marks(&env.findings, &row.phase);
+        row.marks = phases::marks(&env.findings, &row.phase);
+        // The study's rule: a run during which the machine throttled is not comparable.
+        row.invalid = phases::invalid_by(&env.findings, &row.phase, &[FindingKind::Throttling]);
     }
     // rt-app's efficiency from the first powersave and performance rows that completed.
     let ratio = |g: &str| {
         r.body
             .rows
             .iter()
-            .find(|x| x.governor == g && x.status == "ok")
+            .find(|x| x.governor == g && x.status == PhaseStatus::Ok && x.invalid.is_none())
             .and_then(|x| x.work_time_ratio)
     };
     if let (Some(ps), Some(perf)) = (ratio("powersave"), ratio("performance")) {
@@ -559,7 +563,7 @@ pub fn run(
                 governor: plan.label.clone(),
                 repeat: rep,
                 phase: phase.clone(),
-                status: "interrupted".into(),
+                status: PhaseStatus::Interrupted,
                 reason: Some("not started: interrupted before".into()),
                 negative: 0,
                 periods: 0,
@@ -577,6 +581,7 @@ pub fn run(
                 work_ms: None,
                 work_ms_per_j: None,
                 marks: Vec::new(),
+                invalid: None,
                 policy_refused: None,
             };
             if s.stopped() {
@@ -617,13 +622,7 @@ pub fn run(
                 ));
                 Outcome::default()
             });
-            row.status = match p.status {
-                PhaseStatus::Ok => "ok",
-                PhaseStatus::Skipped => "skipped",
-                PhaseStatus::Failed => "failed",
-                PhaseStatus::Interrupted => "interrupted",
-            }
-            .into();
+            row.status = p.status;
             row.reason = p.reason.clone();
             spans.push((phase.clone(), started, f0.elapsed().as_secs_f64()));
             row.time_in_state = tis_delta(&before, &time_in_state(host, inv));
@@ -653,7 +652,7 @@ pub fn run(
                 row.policy_refused = f.refused;
             }
             events(Event::GovernorEnd {
-                status: row.status.clone(),
+                status: row.status,
                 miss_ratio: row.miss_ratio,
             });
             rows.push(row);

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
+use truebench_monitor::detect::phases;
 
 use truebench_host::inventory::StorageInfo;
 use truebench_host::{Host, Inventory};
@@ -36,6 +37,8 @@ pub struct IoOptions {
     pub sweep: Vec<Setting>,
     pub sample_interval: Duration,
     pub truebench_version: String,
+    /// An external power meter (`--power-cmd`, `--power-file`): one more power source.
+    pub meter: Option<std::sync::Arc<crate::meter::Meter>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -77,6 +80,7 @@ pub fn run(
                 ..Default::default()
             },
             truebench_version: opts.truebench_version.clone(),
+            meter: opts.meter.clone(),
             ..Default::default()
         },
         stop.clone(),
@@ -134,7 +138,8 @@ pub fn run(
     let mut result = s.finish(body, Finish { comparable: true });
     let findings = result.envelope.findings.clone();
     for row in result.body.rows.iter_mut() {
-        row.marks = crate::session::phase_marks(&findings, &row.phase);
+        row.marks = phases::marks(&findings, &row.phase);
+        row.invalid = phases::invalid_by(&findings, &row.phase, &[]);
     }
     Ok(result)
 }
@@ -179,7 +184,8 @@ fn one_test(
         setting: label,
         repeat: r,
         phase,
-        status: "ok".into(),
+        status: PhaseStatus::Ok,
+        invalid: None,
         reason: None,
         direct: false,
         block_bytes: 0,
@@ -206,7 +212,7 @@ fn one_test(
             out.details = serde_json::to_value(&x).unwrap_or_default();
         }
         Err(e) => {
-            row.status = "failed".into();
+            row.status = PhaseStatus::Failed;
             row.reason = Some(e.to_string());
             row.cpu_bound = None;
             out.fail(e.to_string());
@@ -214,7 +220,7 @@ fn one_test(
     }
     let recorded = s.end_phase(open, out);
     if recorded.status == PhaseStatus::Interrupted {
-        row.status = "interrupted".into();
+        row.status = PhaseStatus::Interrupted;
         row.reason = recorded.reason.clone();
         row.mb_s = None;
         row.iops = None;
@@ -235,7 +241,12 @@ pub fn summaries(rows: &[IoRow]) -> Vec<IoTestSummary> {
         .map(|(test, setting)| {
             let done: Vec<&IoRow> = rows
                 .iter()
-                .filter(|r| r.test == test && r.setting == setting && r.status == "ok")
+                .filter(|r| {
+                    r.test == test
+                        && r.setting == setting
+                        && r.status == PhaseStatus::Ok
+                        && r.invalid.is_none()
+                })
                 .collect();
             let (m, spread) =
                 net_sweep::median_spread(done.iter().filter_map(|r| r.mb_s).collect());

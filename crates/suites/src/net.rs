@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
+use truebench_monitor::detect::phases;
 
 use truebench_host::parse::stat::Stat;
 use truebench_host::{Host, Inventory};
@@ -48,6 +49,8 @@ pub struct NetOptions {
     pub sweep: Vec<Setting>,
     pub sample_interval: Duration,
     pub truebench_version: String,
+    /// An external power meter (`--power-cmd`, `--power-file`): one more power source.
+    pub meter: Option<std::sync::Arc<crate::meter::Meter>>,
 }
 
 /// Why the tests could not start (a failed test is a row, not an error).
@@ -112,6 +115,7 @@ pub fn run(
                 ..Default::default()
             },
             truebench_version: opts.truebench_version.clone(),
+            meter: opts.meter.clone(),
             ..Default::default()
         },
         stop.clone(),
@@ -175,7 +179,8 @@ pub fn run(
     drop(server);
     let findings = result.envelope.findings.clone();
     for row in result.body.rows.iter_mut() {
-        row.marks = crate::session::phase_marks(&findings, &row.phase);
+        row.marks = phases::marks(&findings, &row.phase);
+        row.invalid = phases::invalid_by(&findings, &row.phase, &[]);
     }
     Ok(result)
 }
@@ -249,7 +254,8 @@ fn one_test(
         setting: label,
         repeat: r,
         phase: phase.clone(),
-        status: "ok".into(),
+        status: PhaseStatus::Ok,
+        invalid: None,
         reason: None,
         seconds: 0.0,
         sent_mbit_s: None,
@@ -275,7 +281,7 @@ fn one_test(
             out.details = serde_json::to_value(&res).unwrap_or_default();
         }
         Err(e) => {
-            row.status = "failed".into();
+            row.status = PhaseStatus::Failed;
             row.reason = Some(e.clone());
             row.cpu_bound = None;
             out.fail(e);
@@ -283,7 +289,7 @@ fn one_test(
     }
     let recorded = s.end_phase(open, out);
     if recorded.status == PhaseStatus::Interrupted {
-        row.status = "interrupted".into();
+        row.status = PhaseStatus::Interrupted;
         row.reason = recorded.reason.clone();
         // A cut-short transfer is no figure.
         row.sent_mbit_s = None;
@@ -346,7 +352,12 @@ pub fn summaries(rows: &[NetRow]) -> Vec<NetTestSummary> {
         .map(|(test, setting)| {
             let done: Vec<&NetRow> = rows
                 .iter()
-                .filter(|r| r.test == test && r.setting == setting && r.status == "ok")
+                .filter(|r| {
+                    r.test == test
+                        && r.setting == setting
+                        && r.status == PhaseStatus::Ok
+                        && r.invalid.is_none()
+                })
                 .collect();
             let (median, spread) =
                 net_sweep::median_spread(done.iter().filter_map(|r| r.total_mbit_s()).collect());
@@ -396,13 +407,14 @@ mod tests {
         assert!(cpu_bound(&[], 95.0).is_none());
     }
 
-    fn row(test: &str, mbit: Option<f64>, status: &str) -> NetRow {
+    fn row(test: &str, mbit: Option<f64>, status: PhaseStatus) -> NetRow {
         NetRow {
             test: test.into(),
             setting: "as is".into(),
             repeat: 1,
             phase: "p".into(),
-            status: status.into(),
+            status,
+            invalid: None,
             reason: None,
             seconds: 1.0,
             sent_mbit_s: mbit,
@@ -417,11 +429,11 @@ mod tests {
     #[test]
     fn summaries_take_the_median_of_completed_repeats() {
         let rows = [
-            row("upload", Some(900.0), "ok"),
-            row("download", Some(500.0), "ok"),
-            row("upload", Some(1000.0), "ok"),
-            row("upload", Some(950.0), "ok"),
-            row("upload", None, "interrupted"),
+            row("upload", Some(900.0), PhaseStatus::Ok),
+            row("download", Some(500.0), PhaseStatus::Ok),
+            row("upload", Some(1000.0), PhaseStatus::Ok),
+            row("upload", Some(950.0), PhaseStatus::Ok),
+            row("upload", None, PhaseStatus::Interrupted),
         ];
         let s = summaries(&rows);
         assert_eq!(s.len(), 2);

@@ -31,6 +31,8 @@ pub struct ReviewOptions {
     pub monitor: bool,
     pub interval: Duration,
     pub kernel_log: Option<PathBuf>,
+    /// An external power meter (`--power-cmd`, `--power-file`): one more power source.
+    pub meter: Option<std::sync::Arc<crate::meter::Meter>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -102,6 +104,7 @@ pub fn run(
             sample_interval: opts.interval,
             kernel_log: opts.kernel_log.clone(),
             sources: Sources::ALL,
+            meter: opts.meter.clone(),
             ..Default::default()
         },
         stop.clone(),

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use truebench_host::parse::os_release;
 use truebench_host::{Host, Inventory};
 use truebench_model::{self as m, BodyKind, PhaseStatus, Stamp, Typed};
+use truebench_monitor::detect::phases::PhaseEvidence;
 use truebench_monitor::detect::{self, throttling, Context};
 use truebench_monitor::evidence::{Snapshot, SnapshotOptions};
 use truebench_monitor::kmsg::{KernelLog, KernelLogReader};
@@ -102,6 +103,19 @@ pub struct OpenPhase {
     cpus: Vec<u32>,
     started: f64,
     started_unix_ms: i64,
+    /// Index of the snapshot at its start, and the kernel-log lines read before it.
+    snapshot: usize,
+    log_from: usize,
+}
+
+/// Where a phase's own evidence is: the detectors tie findings to it from there.
+#[derive(Debug, Clone)]
+struct Span {
+    name: String,
+    start: f64,
+    end: f64,
+    snapshots: (usize, usize),
+    log: (usize, usize),
 }
 
 pub struct Session<'a> {
@@ -115,6 +129,7 @@ pub struct Session<'a> {
     version: String,
     idle_power: Duration,
     phases: Vec<m::PhaseResult>,
+    spans: Vec<Span>,
     snapshots: Vec<Snapshot>,
     /// Index into `snapshots` of the "before" of the verdicts (after tuning, by default the
     /// first snapshot).
@@ -165,6 +180,7 @@ impl<'a> Session<'a> {
             version: opts.truebench_version.clone(),
             idle_power: opts.idle_power,
             phases: Vec::new(),
+            spans: Vec::new(),
             snapshots: Vec::new(),
             baseline: None,
             tuning: None,
@@ -268,6 +284,8 @@ impl<'a> Session<'a> {
         cpus: Vec<u32>,
     ) -> OpenPhase {
         self.snapshot();
+        let snapshot = self.snapshots.len() - 1;
+        let log_from = self.klog.poll();
         let started = self.sampler.now();
         let started_unix_ms = Stamp::now().unix_ms;
         self.sampler.mark_phase(name, threads);
@@ -278,6 +296,8 @@ impl<'a> Session<'a> {
             cpus,
             started,
             started_unix_ms,
+            snapshot,
+            log_from,
         }
     }
 
@@ -287,6 +307,13 @@ impl<'a> Session<'a> {
         self.sampler.end_phase();
         let ended = self.sampler.now();
         self.snapshot();
+        self.spans.push(Span {
+            name: open.name.clone(),
+            start: open.started,
+            end: ended,
+            snapshots: (open.snapshot, self.snapshots.len() - 1),
+            log: (open.log_from, self.klog.poll()),
+        });
         let mut status = out.status.unwrap_or(PhaseStatus::Ok);
         if self.stopped() && status != PhaseStatus::Skipped {
             status = PhaseStatus::Interrupted;
@@ -308,6 +335,8 @@ impl<'a> Session<'a> {
             scores: out.scores,
             raw: out.raw,
             details: out.details,
+            marks: Vec::new(),
+            invalid: None,
         });
         self.phases.last().expect("just pushed")
     }
@@ -467,7 +496,30 @@ impl<'a> Session<'a> {
             log: &log,
         });
         findings.append(&mut self.findings);
-        detect::sort(&mut findings);
+        let lines = log.lines();
+        // What came before the baseline (an OPP walk through low clocks, the idle wait) is
+        // not held against the measurement: its phases are not judged on their own either.
+        let evidence: Vec<PhaseEvidence> = self
+            .spans
+            .iter()
+            .filter(|sp| sp.snapshots.0 >= before_i)
+            .map(|sp| PhaseEvidence {
+                name: &sp.name,
+                start: sp.start,
+                end: sp.end,
+                before: &self.snapshots[sp.snapshots.0],
+                after: &self.snapshots[sp.snapshots.1],
+                log: lines
+                    .get(sp.log.0..sp.log.1.min(lines.len()))
+                    .unwrap_or(&[]),
+            })
+            .collect();
+        detect::phases::attribute(self.inv, &timeline, &evidence, &mut findings);
+        drop(evidence);
+        for p in &mut self.phases {
+            p.marks = detect::phases::marks(&findings, &p.name);
+            p.invalid = detect::phases::invalid_by(&findings, &p.name, &[]);
+        }
 
         let before = refs[before_i];
         let after = refs[refs.len() - 1];
@@ -566,21 +618,6 @@ fn os_codename(host: &Host) -> Option<String> {
                 .cloned()
         })
         .filter(|c| !c.is_empty())
-}
-
-/// The kinds of the findings about phase `phase` (those naming it as `'phase'`), sorted:
-/// a row or cell taken while that happened is marked with them.
-pub fn phase_marks(findings: &[truebench_monitor::Finding], phase: &str) -> Vec<String> {
-    let quoted = format!("'{phase}'");
-    let mut m: Vec<String> = findings
-        .iter()
-        .filter(|f| f.kind != truebench_monitor::FindingKind::NotChecked)
-        .filter(|f| f.message.contains(&quoted) || f.evidence.iter().any(|e| e.contains(&quoted)))
-        .map(|f| f.kind.as_str().to_string())
-        .collect();
-    m.sort();
-    m.dedup();
-    m
 }
 
 /// What `run` and `review -R` tune (sbc-bench's performance settings), through the Session's

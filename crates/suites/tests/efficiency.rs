@@ -297,7 +297,12 @@ fn ctrl_c_mid_walk_restores_every_setting_and_keeps_the_points_so_far() {
     // Two OPPs done, the third interrupted in its first run; cluster 1 never started.
     assert_eq!(r.body.clusters.len(), 1);
     assert_eq!(c.points[0].runs.len(), 2);
-    assert_eq!(c.points[2].status, "interrupted", "{:#?}", c.points);
+    assert_eq!(
+        c.points[2].status,
+        truebench_model::PhaseStatus::Interrupted,
+        "{:#?}",
+        c.points
+    );
     assert_eq!(cpufreq(d.path()), before);
     assert!(EfficiencyBody::summary(r.view()).contains("INCOMPLETE"));
 }

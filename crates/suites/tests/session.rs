@@ -124,3 +124,94 @@ fn a_stop_during_a_phase_gives_a_partial_result() {
     assert_eq!(env.tuning.reason.as_deref(), Some("not wanted here"));
     assert!(!env.tuning.applied);
 }
+
+fn put(root: &std::path::Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn append(root: &std::path::Path, rel: &str, text: &str) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(root.join(rel))
+        .unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+}
+
+/// Evidence tied to its phase: on the ROCK 5B root at the performance governor, the big
+/// cores fall to a lower OPP during 'b' only and a critical-temperature line is logged
+/// during 'c' only. Each finding names exactly the phase it happened in, so rows measured
+/// in 'a' and 'd' stay clean and those of 'b' and 'c' are invalid — with the reason.
+#[test]
+fn findings_carry_the_phases_they_happened_in() {
+    use truebench_monitor::detect::phases::{invalid_by, marks};
+    use truebench_monitor::FindingKind;
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let r = root.path();
+    put(r, "dev/kmsg", "");
+    for p in [0, 4, 6] {
+        put(
+            r,
+            &format!("sys/devices/system/cpu/cpufreq/policy{p}/scaling_governor"),
+            "performance\n",
+        );
+    }
+    let host = Host::new(r);
+    let inv = Inventory::probe(&host);
+    let mut s = Session::start(&host, &inv, &opts(), Arc::new(AtomicBool::new(false))).unwrap();
+    s.begin_tuning(false, None).unwrap();
+    let top = |p: u32| truebench_fixtures::grow_time_in_state(r, p, &[(2400000, 100)]);
+    let little = || truebench_fixtures::grow_time_in_state(r, 0, &[(1800000, 100)]);
+    s.phase("a", "clean", Some(1), vec![4], |_| {
+        little();
+        top(4);
+        top(6);
+        Outcome::default()
+    });
+    s.phase("b", "throttled", Some(1), vec![4], |_| {
+        little();
+        truebench_fixtures::grow_time_in_state(r, 4, &[(2400000, 20), (1800000, 80)]);
+        top(6);
+        Outcome::default()
+    });
+    s.phase("c", "tripped", Some(1), vec![4], |_| {
+        little();
+        top(4);
+        top(6);
+        append(
+            r,
+            "dev/kmsg",
+            "[ 4242.000000] thermal thermal_zone0: critical temperature reached (115 C), shutting down\n",
+        );
+        Outcome::default()
+    });
+    s.phase("d", "clean again", Some(1), vec![4], |_| {
+        little();
+        top(4);
+        top(6);
+        Outcome::default()
+    });
+    let doc = s.finish(body(), Finish { comparable: true });
+    let f = &doc.envelope.findings;
+    let of = |k: FindingKind| {
+        f.iter()
+            .find(|x| x.kind == k)
+            .unwrap_or_else(|| panic!("no {k:?} in {f:#?}"))
+    };
+    assert_eq!(of(FindingKind::Throttling).phases, ["b"], "{f:#?}");
+    assert_eq!(of(FindingKind::ThermalTrip).phases, ["c"], "{f:#?}");
+    assert!(
+        marks(f, "a").is_empty() && marks(f, "d").is_empty(),
+        "{f:#?}"
+    );
+    assert_eq!(marks(f, "b"), ["throttling"]);
+    assert_eq!(marks(f, "c"), ["thermal_trip"]);
+    assert_eq!(invalid_by(f, "b", &[]).as_deref(), Some("throttling"));
+    assert_eq!(invalid_by(f, "c", &[]).as_deref(), Some("thermal_trip"));
+    assert_eq!(invalid_by(f, "a", &[]), None);
+    // The phases survive the document's round trip.
+    let v = serde_json::to_value(&doc.envelope.findings).unwrap();
+    assert!(v.to_string().contains(r#""phases":["b"]"#), "{v}");
+}

@@ -11,7 +11,9 @@ use truebench_host::Host;
     about = "How fast a Linux machine really is, and why",
     long_about = "truebench measures a Linux machine — from a single-board computer to a \
                   many-core server — and records the evidence of what the machine was doing \
-                  (measured clocks, temperatures, load, throttling, swapping) next to every score."
+                  (measured clocks, temperatures, load, throttling, swapping) next to every score.",
+    after_help = crate::exit::HELP,
+    after_long_help = crate::exit::HELP
 )]
 pub struct Cli {
     #[command(subcommand)]

@@ -9,9 +9,12 @@ use truebench_suites::clocks_session;
 use truebench_workloads::clock::{self as kernel, ClockOptions};
 
 #[derive(clap::Args, Debug)]
+#[command(after_help = crate::exit::HELP)]
 pub struct ClocksArgs {
     #[command(flatten)]
     pub machine: MachineArgs,
+    #[command(flatten)]
+    pub power: crate::power::PowerArgs,
     /// Skip OPPs above K kHz (sbc-bench's MaxKHz).
     #[arg(long, value_name = "K", env = "MaxKHz")]
     pub max_khz: Option<u64>,
@@ -61,10 +64,12 @@ pub fn run(args: ClocksArgs) -> anyhow::Result<i32> {
         load_heat: Duration::from_secs_f64(args.load_secs),
         tune: !args.no_tuning,
     };
+    let _lock = crate::exit::lock()?;
     let mut probe = KernelProbe::new(ClockOptions::default());
     // Ctrl-C: the walk is stopped between points, settings restored, the partial result kept.
     let stop = truebench_tuning::graceful_interrupts();
-    let result = clocks_session::document(&host, &inv, &opts, &mut probe, stop);
+    let meter = args.power.start()?;
+    let result = clocks_session::document(&host, &inv, &opts, &mut probe, meter, stop);
     crate::keep::store(&result, &args.store, args.json);
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&result)?)?;
@@ -77,13 +82,7 @@ pub fn run(args: ClocksArgs) -> anyhow::Result<i32> {
         .iter()
         .flat_map(|c| &c.points)
         .any(|p| p.measured_mhz.is_some());
-    Ok(if !result.envelope.complete {
-        130
-    } else if measured {
-        0
-    } else {
-        1
-    })
+    Ok(crate::exit::of(&result.envelope, !measured))
 }
 
 /// One measurement of the live machine, for the side-by-side benchmark against 7-Zip.

@@ -12,6 +12,7 @@ use truebench_suites::efficiency::{self as suite, EfficiencyOptions, Event, Live
 use truebench_suites::idle::IdleConfig;
 
 #[derive(clap::Args, Debug)]
+#[command(after_help = crate::exit::HELP)]
 pub struct EfficiencyArgs {
     #[command(flatten)]
     pub machine: MachineArgs,
@@ -105,8 +106,7 @@ pub fn run(args: EfficiencyArgs) -> anyhow::Result<i32> {
         meter: args.power.start()?,
         ..EfficiencyOptions::default()
     };
-    let _lock =
-        truebench_suites::lock::MeasurementLock::acquire(&truebench_suites::lock::default_dir())?;
+    let _lock = crate::exit::lock()?;
     let quiet = args.json;
     let mut kernels = LiveKernels::new(args.work == "7zip");
     if args.work == "7zip" && !kernels.uses_7zip() && !quiet {
@@ -159,12 +159,6 @@ pub fn run(args: EfficiencyArgs) -> anyhow::Result<i32> {
         .clusters
         .iter()
         .flat_map(|c| &c.points)
-        .any(|p| p.status == "failed");
-    Ok(if !result.envelope.complete {
-        130
-    } else if failed {
-        1
-    } else {
-        0
-    })
+        .any(|p| p.status == truebench_model::PhaseStatus::Failed);
+    Ok(crate::exit::of(&result.envelope, failed))
 }

@@ -14,6 +14,7 @@ use truebench_suites::interactivity::Work;
 use truebench_workloads::periodic::taskset::{self, RtAppDoc};
 
 #[derive(clap::Args, Debug)]
+#[command(after_help = crate::exit::HELP)]
 pub struct GovernorsArgs {
     #[command(flatten)]
     pub machine: MachineArgs,
@@ -200,8 +201,7 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
         );
         return Ok(0);
     }
-    let _lock =
-        truebench_suites::lock::MeasurementLock::acquire(&truebench_suites::lock::default_dir())?;
+    let _lock = crate::exit::lock()?;
     let mut opts = opts;
     opts.meter = args.power.start()?;
     let quiet = args.json;
@@ -270,13 +270,10 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
         write!(out, "{}", GovernorsBody::summary(result.view()))?;
     }
     out.flush()?;
-    Ok(if !result.envelope.complete {
-        130
-    } else if failed_log {
-        1
-    } else {
-        0
-    })
+    if failed_log && result.envelope.complete {
+        return Ok(crate::exit::ERROR);
+    }
+    Ok(crate::exit::of(&result.envelope, false))
 }
 
 #[cfg(test)]

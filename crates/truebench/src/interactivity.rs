@@ -15,9 +15,12 @@ use truebench_suites::interactivity::{
 use truebench_workloads::loads::LoadKind;
 
 #[derive(clap::Args, Debug)]
+#[command(after_help = crate::exit::HELP)]
 pub struct InteractivityArgs {
     #[command(flatten)]
     pub machine: MachineArgs,
+    #[command(flatten)]
+    pub power: crate::power::PowerArgs,
     /// Simulated tasks to benchmark, comma-separated: audio, video, x, gaming, custom
     /// (default: audio,video,x,gaming; custom needs --custom-cpu and --custom-interval).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
@@ -189,8 +192,7 @@ pub fn run(args: InteractivityArgs) -> anyhow::Result<i32> {
         );
     }
     let inv = Inventory::probe(&host);
-    let _lock =
-        truebench_suites::lock::MeasurementLock::acquire(&truebench_suites::lock::default_dir())?;
+    let _lock = crate::exit::lock()?;
     let opts = InteractivityOptions {
         benchmarks,
         loads,
@@ -212,6 +214,7 @@ pub fn run(args: InteractivityArgs) -> anyhow::Result<i32> {
         tune: !args.no_tune,
         sample_interval: Duration::from_secs(1),
         truebench_version: env!("CARGO_PKG_VERSION").into(),
+        meter: args.power.start()?,
     };
     let cells = opts.benchmarks.len() * opts.loads.len();
     let quiet = args.json;
@@ -256,7 +259,7 @@ pub fn run(args: InteractivityArgs) -> anyhow::Result<i32> {
         write!(out, "{}", InteractivityBody::summary(result.view()))?;
     }
     out.flush()?;
-    Ok(if result.envelope.complete { 0 } else { 130 })
+    Ok(crate::exit::of(&result.envelope, false))
 }
 
 #[cfg(test)]

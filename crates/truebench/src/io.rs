@@ -15,10 +15,13 @@ use truebench_suites::io::{self as suite, Event, IoOptions};
 use truebench_workloads::io::{self as wio, IoTest, Scratch};
 
 #[derive(clap::Args, Debug)]
+#[command(after_help = crate::exit::HELP)]
 #[command(group(clap::ArgGroup::new("target").required(true).args(["device", "file"])))]
 pub struct IoArgs {
     #[command(flatten)]
     pub machine: MachineArgs,
+    #[command(flatten)]
+    pub power: crate::power::PowerArgs,
     /// Block device to read (read only; needs root or the `disk` group).
     #[arg(long, value_name = "DEV")]
     pub device: Option<PathBuf>,
@@ -182,9 +185,11 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
         sweep,
         sample_interval: Duration::from_secs(1),
         truebench_version: env!("CARGO_PKG_VERSION").into(),
+        meter: None,
     };
-    let _lock =
-        truebench_suites::lock::MeasurementLock::acquire(&truebench_suites::lock::default_dir())?;
+    let _lock = crate::exit::lock()?;
+    let mut opts = opts;
+    opts.meter = args.power.start()?;
     let quiet = args.json;
     if !quiet {
         errln!(
@@ -238,14 +243,12 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
         write!(out, "{}", IoBody::summary(result.view()))?;
     }
     out.flush()?;
-    let failed = result.body.rows.iter().any(|r| r.status == "failed");
-    Ok(if !result.envelope.complete {
-        130
-    } else if failed {
-        1
-    } else {
-        0
-    })
+    let failed = result
+        .body
+        .rows
+        .iter()
+        .any(|r| r.status == truebench_model::PhaseStatus::Failed);
+    Ok(crate::exit::of(&result.envelope, failed))
 }
 
 /// For `--sweep opps`: the CPU that takes the interrupts of the disk under the target, said on

@@ -11,6 +11,7 @@ mod cli;
 mod clocks;
 mod compare;
 mod efficiency;
+mod exit;
 mod export;
 mod generate;
 mod governors;
@@ -48,12 +49,12 @@ fn main() {
             if truebench_tuning::pending_signal().is_none() {
                 errln!("truebench: error: {}", out::chain(&e));
             }
-            2
+            exit::of_error(&e)
         }
         // Output was lost though the command went on (the monitor stops quietly).
         (out::Outcome::Failed(message), Ok(_)) => {
             errln!("truebench: error: {message}");
-            2
+            exit::ERROR
         }
         (out::Outcome::Written, Ok(code)) => code,
     };

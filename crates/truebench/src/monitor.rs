@@ -16,6 +16,7 @@ use truebench_render::kinds::Render;
 use truebench_suites::command::{self, CommandOptions};
 
 #[derive(clap::Args, Debug)]
+#[command(after_help = crate::exit::HELP)]
 pub struct MonitorArgs {
     #[command(flatten)]
     pub machine: MachineArgs,
@@ -193,6 +194,8 @@ fn with_command(
     args: &MonitorArgs,
     command: &[String],
 ) -> anyhow::Result<i32> {
+    // A monitored command is a measurement: one at a time, refused before anything starts.
+    let _lock = crate::exit::lock()?;
     let cmdline = command
         .iter()
         .map(|a| shell_quote(a))

@@ -17,10 +17,13 @@ use truebench_workloads::net::{self as wnet, Direction};
 pub const DEFAULT_PORT: u16 = 5202;
 
 #[derive(clap::Args, Debug)]
+#[command(after_help = crate::exit::HELP)]
 #[command(group(clap::ArgGroup::new("role").required(true).args(["server", "connect", "loopback"])))]
 pub struct NetArgs {
     #[command(flatten)]
     pub machine: MachineArgs,
+    #[command(flatten)]
+    pub power: crate::power::PowerArgs,
     /// Serve tests for `truebench net --connect` clients until Ctrl-C.
     #[arg(long)]
     pub server: bool,
@@ -188,9 +191,11 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
         sweep,
         sample_interval: Duration::from_secs(1),
         truebench_version: env!("CARGO_PKG_VERSION").into(),
+        meter: None,
     };
-    let _lock =
-        truebench_suites::lock::MeasurementLock::acquire(&truebench_suites::lock::default_dir())?;
+    let _lock = crate::exit::lock()?;
+    let mut opts = opts;
+    opts.meter = args.power.start()?;
     let quiet = args.json;
     if !quiet {
         errln!(
@@ -249,14 +254,12 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
         write!(out, "{}", NetBody::summary(result.view()))?;
     }
     out.flush()?;
-    let failed = result.body.rows.iter().any(|r| r.status == "failed");
-    Ok(if !result.envelope.complete {
-        130
-    } else if failed {
-        1
-    } else {
-        0
-    })
+    let failed = result
+        .body
+        .rows
+        .iter()
+        .any(|r| r.status == truebench_model::PhaseStatus::Failed);
+    Ok(crate::exit::of(&result.envelope, failed))
 }
 
 /// For `--sweep opps`: the CPU that takes the interrupts of the interface the peer is reached

@@ -1,6 +1,6 @@
-//! `--power-cmd` / `--power-file`: an external power meter as one more power source of the
-//! commands that keep a timeline (`run`, `monitor`, `thermal`, `efficiency`, `governors`);
-//! its energy per phase is in the result.
+//! `--power-cmd` / `--power-file`: an external power meter as one more power source of every
+//! command that measures (`run`, `monitor`, `clocks`, `interactivity`, `governors`, `net`,
+//! `io`, `thermal`, `efficiency`, `review -R`); its energy per phase is in the result.
 
 use std::path::PathBuf;
 use std::sync::Arc;

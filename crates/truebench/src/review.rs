@@ -17,10 +17,15 @@ Without -R nothing is changed: the settings are read and reported (and stored). 
 settings are switched to performance (cpufreq and devfreq governors, PCIe ASPM) through the \
 journaled Tuning, then truebench monitors until Ctrl-C, for --duration, or while --exec runs, \
 and restores every setting afterwards — also after Ctrl-C, SIGTERM, or at the next start after \
-kill -9. Warnings (WARN) are settings that cost performance or hide a problem.")]
+kill -9. Warnings (WARN) are settings that cost performance or hide a problem.
+
+Exit codes: as every command (0 valid, 1 a test failed, 2 usage or I/O error, 3 ran but \
+invalid, 4 another measurement is running, 130 interrupted); with --exec, the command's code.")]
 pub struct ReviewArgs {
     #[command(flatten)]
     pub machine: MachineArgs,
+    #[command(flatten)]
+    pub power: crate::power::PowerArgs,
     /// Switch to performance, monitor, restore (sbc-bench -R). Needs root.
     #[arg(short = 'R', long)]
     pub tune: bool,
@@ -73,8 +78,14 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
         args.kernel_log.as_deref(),
         jiff::Zoned::now().date(),
     )?;
-    let stop = truebench_tuning::graceful_interrupts();
     let monitors = args.tune || args.monitor || duration.is_some() || !args.exec.is_empty();
+    // Monitoring (and tuning) is a measurement: one at a time.
+    let _lock = if monitors {
+        Some(crate::exit::lock()?)
+    } else {
+        None
+    };
+    let stop = truebench_tuning::graceful_interrupts();
     if monitors && !args.json {
         let until = match (&args.exec, duration) {
             (c, _) if !c.is_empty() => "while the command runs".to_string(),
@@ -99,6 +110,7 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
         // The kernel log file replays its lines from the start for the review's own report;
         // while monitoring only new lines count.
         kernel_log: None,
+        meter: if monitors { args.power.start()? } else { None },
     };
     let result = suite::run(&host, &inv, Some(kernel), &opts, stop)?;
     if let Some(e) = &result.body.error {

@@ -12,16 +12,8 @@ use truebench_host::Inventory;
 use truebench_model::{self as model, RunResult};
 use truebench_suites::run::{self as suite, LiveMeasurements, RunOptions};
 
-/// Exit code of a run that finished but whose result is not valid (throttling, background
-/// activity, swapping…: the findings say why).
-pub const EXIT_INVALID: i32 = 3;
-/// Exit code of an interrupted run (128 + SIGINT, as a shell reports it).
-pub const EXIT_INTERRUPTED: i32 = 130;
-/// Exit code of a run whose results folder could not be written (the result was kept
-/// elsewhere, named on stderr).
-pub const EXIT_NOT_WRITTEN: i32 = 2;
-
 #[derive(clap::Args, Debug)]
+#[command(after_help = crate::exit::HELP)]
 pub struct RunArgs {
     #[command(flatten)]
     pub power: crate::power::PowerArgs,
@@ -134,8 +126,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     let opts = options(&args)?;
     let host = args.machine.host()?;
     // Every run measures this machine's CPUs, whatever --root says: one at a time.
-    let _lock =
-        truebench_suites::lock::MeasurementLock::acquire(&truebench_suites::lock::default_dir())?;
+    let _lock = crate::exit::lock()?;
     // The folder is checked before the first phase: a run whose result cannot be kept is
     // minutes wasted.
     let dir = match &args.results_dir {
@@ -208,14 +199,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         }
     }
     out.flush()?;
-    Ok(if !result.envelope.complete {
-        EXIT_INTERRUPTED
-    } else if written.is_err() {
-        EXIT_NOT_WRITTEN
-    } else if result.envelope.valid {
-        0
+    Ok(if written.is_err() && result.envelope.complete {
+        crate::exit::ERROR
     } else {
-        EXIT_INVALID
+        crate::exit::of(&result.envelope, false)
     })
 }
 

@@ -12,6 +12,7 @@ use truebench_render::kinds::Render;
 use truebench_suites::thermal::{self as suite, Event, LiveLoad, Load, Start, ThermalOptions};
 
 #[derive(clap::Args, Debug)]
+#[command(after_help = crate::exit::HELP)]
 pub struct ThermalArgs {
     #[command(flatten)]
     pub machine: MachineArgs,
@@ -87,8 +88,7 @@ pub fn run(args: ThermalArgs) -> anyhow::Result<i32> {
         (None, None) => Start::Idle,
     };
     opts.meter = args.power.start()?;
-    let _lock =
-        truebench_suites::lock::MeasurementLock::acquire(&truebench_suites::lock::default_dir())?;
+    let _lock = crate::exit::lock()?;
     // A recorded root's CPUs are not this machine's: load the CPUs this process may use.
     let cpus: Vec<u32> = if host.is_live() {
         inv.online_cpus().map(|c| c.id).collect()
@@ -140,11 +140,5 @@ pub fn run(args: ThermalArgs) -> anyhow::Result<i32> {
         .phases
         .iter()
         .any(|p| p.status == truebench_model::PhaseStatus::Failed && p.name != "idle");
-    Ok(if !result.envelope.complete {
-        130
-    } else if failed {
-        1
-    } else {
-        0
-    })
+    Ok(crate::exit::of(&result.envelope, failed))
 }

@@ -10,6 +10,13 @@ use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_truebench");
 
+/// Every clocks walk is a measurement and takes the machine's measurement lock: the tests
+/// of this file that measure take turns.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The binary with the history kept out of the user's own (every clocks result is stored).
 fn bin() -> Command {
     let mut c = Command::new(BIN);
@@ -28,6 +35,7 @@ fn tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 
 #[test]
 fn live_machine_json_has_a_plausible_clock_per_cluster() {
+    let _turn = serial();
     let out = bin().args(["clocks", "--json"]).output().unwrap();
     assert!(
         out.status.success(),
@@ -71,6 +79,7 @@ fn bench_probe_prints_one_line() {
 
 #[test]
 fn opp_walk_on_a_recorded_root_changes_and_restores_its_files() {
+    let _turn = serial();
     let root = truebench_fixtures::root("rk3588-rock5b");
     let before = tree(root.path());
     let out = bin()
@@ -137,6 +146,7 @@ fn interrupted_walk(signal: &str) -> (tempfile::TempDir, BTreeMap<PathBuf, Vec<u
 
 #[test]
 fn sigint_during_the_walk_restores_everything() {
+    let _turn = serial();
     let (root, before, code) = interrupted_walk("-INT");
     assert_eq!(code, Some(130));
     assert_eq!(tree(root.path()), before);
@@ -144,6 +154,7 @@ fn sigint_during_the_walk_restores_everything() {
 
 #[test]
 fn sigkill_during_the_walk_is_repaired_by_the_next_command() {
+    let _turn = serial();
     let (root, before, code) = interrupted_walk("-KILL");
     assert_eq!(code, None, "killed by a signal");
     assert_ne!(
@@ -166,6 +177,7 @@ fn sigkill_during_the_walk_is_repaired_by_the_next_command() {
 
 #[test]
 fn without_root_the_current_clock_is_measured_and_the_walk_is_said_to_need_root() {
+    let _turn = serial();
     // Needs root to drop to an unprivileged user; as an ordinary user the command itself is
     // the unprivileged case, tested the same way.
     let root_user = rustix::process::geteuid().is_root();

@@ -7,6 +7,11 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+/// A measuring command ran to its end: exit 0 (valid) or 3 (ran, but invalid).
+fn measured(out: &std::process::Output) -> bool {
+    matches!(out.status.code(), Some(0) | Some(3))
+}
+
 const BIN: &str = env!("CARGO_BIN_EXE_truebench");
 const POLICIES: [u32; 3] = [0, 4, 6];
 
@@ -98,11 +103,7 @@ fn every_governor_of_a_board_runs_switched_per_policy_and_is_restored() {
         .arg(&csv)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(measured(&out), "{}", String::from_utf8_lossy(&out.stderr));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["kind"], "governors");
     assert_eq!(doc["body"]["switched"], true);
@@ -248,7 +249,7 @@ fn kill_9_mid_run_is_restored_by_the_next_command() {
         .arg(root.path())
         .output()
         .unwrap();
-    assert!(out.status.success());
+    assert!(measured(&out));
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("restored"),
         "{}",
@@ -267,11 +268,7 @@ fn on_this_machine_without_cpufreq_one_run_says_why() {
         .args(["--duration", "0.5", "--no-tune"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(measured(&out), "{}", String::from_utf8_lossy(&out.stderr));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     // --no-tune: never switched, on this VM (no cpufreq) or anywhere else, and it says why.
     assert_eq!(doc["body"]["switched"], false);
@@ -298,11 +295,7 @@ fn rt_app_export_writes_each_set_once_and_never_overwrites() {
             .unwrap()
     };
     let out = run();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(measured(&out), "{}", String::from_utf8_lossy(&out.stderr));
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -366,11 +359,7 @@ fn an_external_meter_gives_energy_and_work_per_joule_per_governor() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(measured(&out), "{}", String::from_utf8_lossy(&out.stderr));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     for r in doc["body"]["rows"].as_array().unwrap() {
         let j = r["energy_j"].as_f64().unwrap_or_else(|| panic!("{r}"));
@@ -380,4 +369,80 @@ fn an_external_meter_gives_energy_and_work_per_joule_per_governor() {
         assert!(j >= 4.0 * 0.9, "{r}");
         assert!((r["work_ms_per_j"].as_f64().unwrap() - work / j).abs() < 1e-9);
     }
+}
+
+/// The governor study's rule: a run during which the machine throttled is not comparable.
+/// A cooling device of the ROCK 5B root enters state 1 only while the performance governor's
+/// tasks run: that row is invalid (JSON and text), the powersave row is not, and rt-app's
+/// efficiency is not computed from an invalid row.
+#[test]
+fn a_governor_row_measured_while_throttling_is_invalid() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let r = root.path().to_path_buf();
+    let cd = r.join("sys/class/thermal/cooling_device0");
+    std::fs::create_dir_all(cd.join("stats")).unwrap();
+    std::fs::write(cd.join("type"), "thermal-cpufreq-2\n").unwrap();
+    std::fs::write(cd.join("cur_state"), "0\n").unwrap();
+    std::fs::write(cd.join("max_state"), "13\n").unwrap();
+    std::fs::write(cd.join("stats/time_in_state_ms"), "state0 1000\nstate1 0\n").unwrap();
+    let child = truebench(tmp.path())
+        .arg("--root")
+        .arg(&r)
+        .args(SMALL)
+        .args(["--duration", "2", "--governors", "powersave,performance"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    // Once the performance governor is set and its tasks run, the thermal framework caps
+    // the clock for 300 ms.
+    let watcher = std::thread::spawn(move || {
+        let t0 = std::time::Instant::now();
+        while governor(&r, 4) != "performance" {
+            assert!(t0.elapsed() < Duration::from_secs(120), "never switched");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        wait_for_tasks(pid);
+        std::thread::sleep(Duration::from_millis(300));
+        std::fs::write(
+            cd.join("stats/time_in_state_ms"),
+            "state0 1000\nstate1 300\n",
+        )
+        .unwrap();
+    });
+    let out = child.wait_with_output().unwrap();
+    watcher.join().unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let rows = doc["body"]["rows"].as_array().unwrap();
+    let row = |g: &str| rows.iter().find(|x| x["governor"] == g).unwrap();
+    assert_eq!(row("performance")["status"], "ok");
+    assert!(
+        row("performance")["invalid"]
+            .as_str()
+            .is_some_and(|w| w.contains("throttling")),
+        "{rows:#?}"
+    );
+    assert!(row("powersave")["invalid"].is_null(), "{rows:#?}");
+    assert!(row("performance")["marks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|m| m == "throttling"));
+    // The finding names the performance run's phase only.
+    let f = doc["envelope"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "throttling")
+        .unwrap();
+    assert_eq!(
+        f["phases"],
+        serde_json::json!([row("performance")["phase"]])
+    );
+    assert!(rows.iter().all(|x| x["efficiency"].is_null()), "{rows:#?}");
+    // An invalid row fails the measurement's exit code like any critical finding would.
+    assert_ne!(out.status.code(), Some(0));
 }

@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{json, BIN};
+use common::{json, measured, BIN};
 
 fn truebench(tmp: &Path) -> Command {
     let mut c = common::truebench(tmp);
@@ -40,11 +40,7 @@ fn a_scratch_file_is_read_three_ways_and_removed() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(measured(&out), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!scratch.exists(), "the scratch file is removed");
     let doc = json(&out);
     assert_eq!(doc["kind"], "io");
@@ -124,11 +120,7 @@ fn an_existing_file_is_only_read() {
         .args(["--no-store"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(measured(&out), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("(file, 8 MiB read)"), "{text}");
     assert_eq!(std::fs::read(&f).unwrap(), content, "never written");
@@ -293,11 +285,7 @@ fn the_sweep_runs_on_a_fixture_root() {
         .args(["--sweep", "max,min", "--json", "--no-store"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(measured(&out), "{}", String::from_utf8_lossy(&out.stderr));
     let doc = json(&out);
     let settings: Vec<&str> = doc["body"]["rows"]
         .as_array()
@@ -363,7 +351,7 @@ fn kill_9_leaves_a_scratch_file_the_next_run_removes() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    assert!(measured(&out), "{err}");
     assert!(err.contains("left by a killed run"), "{err}");
     // It ran on a new scratch file of its own and removed it too.
     assert!(String::from_utf8_lossy(&out.stdout).contains("scratch file"));
@@ -445,11 +433,7 @@ fn a_block_device_needs_the_right_and_is_read_with_it() {
         .args(["--repeat", "1", "--json", "--no-store"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(measured(&out), "{}", String::from_utf8_lossy(&out.stderr));
     let doc = json(&out);
     assert_eq!(doc["body"]["target_kind"], "block device");
     assert_eq!(doc["body"]["size_bytes"], 16 << 20);

@@ -7,6 +7,13 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 /// The binary with the history kept out of the user's own (monitored commands are stored).
+/// Monitoring a command is a measurement and takes the machine's measurement lock: the tests
+/// of this file that run one take turns.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn truebench() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_truebench"));
     c.env(
@@ -175,6 +182,7 @@ fn run_command(root: &Path, cmd: &[&str], env: Option<&str>) -> (String, i32) {
 
 #[test]
 fn a_command_gives_its_exit_code_and_a_report() {
+    let _turn = serial();
     let root = truebench_fixtures::root("rk3588-rock5b");
     let (out, code) = run_command(root.path(), &["true"], None);
     assert_eq!(code, 0, "{out}");
@@ -193,6 +201,7 @@ fn a_command_gives_its_exit_code_and_a_report() {
 
 #[test]
 fn a_command_in_json_lines_mode_ends_with_a_summary_object() {
+    let _turn = serial();
     let root = truebench_fixtures::root("empty");
     let out = truebench()
         .args(["monitor", "--interval", "0.1", "--json-lines", "--root"])
@@ -229,6 +238,7 @@ fn bad_interval_is_an_error_naming_the_value() {
 
 #[test]
 fn a_command_shorter_than_the_interval_without_sensors_says_what_was_not_checked() {
+    let _turn = serial();
     let root = truebench_fixtures::root("empty");
     let out = truebench()
         .args(["monitor", "--interval", "30", "--root"])
@@ -252,6 +262,7 @@ fn a_command_shorter_than_the_interval_without_sensors_says_what_was_not_checked
 /// that gives no reading stops before anything runs.
 #[test]
 fn an_external_power_meter_is_one_more_power_source() {
+    let _turn = serial();
     let tmp = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_truebench"))
         .env("XDG_DATA_HOME", tmp.path())

@@ -8,7 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{json, truebench, BIN};
+use common::{json, measured, truebench, BIN};
 
 fn rows(doc: &Value) -> &Vec<Value> {
     doc["body"]["rows"].as_array().unwrap()
@@ -58,11 +58,7 @@ fn loopback_runs_every_test_and_reports_and_compares() {
         .args(["--no-store"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(measured(&out), "{}", String::from_utf8_lossy(&out.stderr));
     let doc = json(&out);
     assert_eq!(doc["kind"], "net");
     assert_eq!(doc["body"]["peer_kind"], "truebench (in-process)");
@@ -127,11 +123,7 @@ fn the_history_keeps_net_results() {
         .args(["--tests", "upload"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(measured(&out), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("Per test") && text.contains("upload"),
@@ -270,11 +262,7 @@ fn between_two_namespaces_over_veth() {
         .output()
         .unwrap();
     drop(server);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(measured(&out), "{}", String::from_utf8_lossy(&out.stderr));
     let doc = json(&out);
     assert_eq!(doc["body"]["peer"], "10.203.0.2:5202");
     assert_eq!(doc["body"]["streams"], 2);
@@ -323,11 +311,7 @@ fn against_an_iperf3_server() {
         .args(["--duration", "1", "--repeat", "1", "--json", "--no-store"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(measured(&out), "{}", String::from_utf8_lossy(&out.stderr));
     let doc = json(&out);
     assert_eq!(doc["body"]["peer_kind"], "iperf3");
     check_rows(&doc, &["upload", "download", "duplex"]);
@@ -467,11 +451,7 @@ fn the_sweep_switches_settings_on_a_fixture_root_and_restores_them() {
         .args(["--json", "--no-store"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(measured(&out), "{}", String::from_utf8_lossy(&out.stderr));
     let doc = json(&out);
     let settings: Vec<&str> = doc["body"]["settings"]
         .as_array()

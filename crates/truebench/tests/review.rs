@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 mod common;
-use common::{json, BIN};
+use common::{json, measured, BIN};
 
 fn truebench(tmp: &Path) -> Command {
     let mut c = common::truebench(tmp);
@@ -35,11 +35,7 @@ fn report_of_the_tv_box_as_text_markdown_and_json() {
             .unwrap()
     };
     let out = run(&["--no-store"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(measured(&out), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     for want in [
         "WARN policy0 (cpu0-cpu3) ondemand io_is_busy: 0",
@@ -106,11 +102,7 @@ fn tune_run_a_command_and_restore() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(measured(&out), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(
         std::fs::read_to_string(&seen).unwrap().trim(),
         "performance"
@@ -173,11 +165,7 @@ fn a_duration_and_bad_values() {
         .args(["--duration", "0.5", "--interval", "0.1", "--no-store"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(measured(&out), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("While monitored for"), "{text}");
     for (args, want) in [
@@ -215,11 +203,7 @@ fn live_machine_report() {
         .args(["--json", "--no-store"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(measured(&out), "{}", String::from_utf8_lossy(&out.stderr));
     let doc = json(&out);
     let settings = doc["body"]["settings"].as_array().unwrap();
     let smart: Vec<&Value> = settings.iter().filter(|s| s["name"] == "SMART").collect();
@@ -264,7 +248,7 @@ fn html_report_of_a_review() {
         .args(["--json", "--no-store"])
         .output()
         .unwrap();
-    assert!(out.status.success());
+    assert!(measured(&out));
     let doc = tmp.path().join("review.json");
     std::fs::write(&doc, &out.stdout).unwrap();
     let html = tmp.path().join("review.html");
@@ -314,11 +298,7 @@ fn what_changed_while_monitoring() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(measured(&out), "{}", String::from_utf8_lossy(&out.stderr));
     let doc = json(&out);
     let changes = doc["body"]["status_changes"].as_array().unwrap();
     assert!(

@@ -359,7 +359,8 @@ fn a_second_run_is_refused_while_one_runs_for_any_user() {
         .status();
     let _ = child.wait();
     let err = String::from_utf8_lossy(&second.stderr);
-    assert_eq!(second.status.code(), Some(2), "{err}");
+    // The exit-code table: 4, another measurement is running.
+    assert_eq!(second.status.code(), Some(4), "{err}");
     assert!(
         err.contains("another truebench measurement is running on this machine"),
         "{err}"

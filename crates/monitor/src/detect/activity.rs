@@ -239,7 +239,8 @@ pub fn background_activity(
                     p.name
                 ),
             )
-            .with_evidence(ev),
+            .with_evidence(ev)
+            .in_phase(&p.name),
         );
     }
     out
@@ -295,7 +296,8 @@ fn kernel_work_background(
                 p.name
             ),
         )
-        .with_evidence(ev),
+        .with_evidence(ev)
+        .in_phase(&p.name),
     )
 }
 
@@ -380,7 +382,8 @@ pub fn system_activity(tl: &Timeline, tables: &[(f64, &ProcessTable)]) -> Vec<Fi
                     p.name
                 ),
             )
-            .with_evidence(ev),
+            .with_evidence(ev)
+            .in_phase(&p.name),
         );
     }
     out

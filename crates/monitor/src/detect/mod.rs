@@ -9,6 +9,7 @@ pub mod cores;
 pub mod heat;
 pub mod kernel_log;
 pub mod memory;
+pub mod phases;
 pub mod power;
 pub mod rpi;
 pub mod thermal;

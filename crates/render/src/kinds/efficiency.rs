@@ -122,10 +122,11 @@ impl Render for EfficiencyBody {
                     num(p.per_watt, 1),
                     num(p.per_watt_above_idle, 1),
                     num(p.temp_max_c, 1),
-                    match (&p.status[..], &p.reason) {
-                        ("ok", None) => String::new(),
-                        (s, Some(why)) => format!("  [{s}: {why}]"),
-                        (s, None) => format!("  [{s}]"),
+                    match (p.status.shown(p.invalid.as_deref()), &p.reason, &p.invalid) {
+                        ("ok", None, _) => String::new(),
+                        ("invalid", _, Some(why)) => format!("  [INVALID: {why}]"),
+                        (s, Some(why), _) => format!("  [{s}: {why}]"),
+                        (s, None, _) => format!("  [{s}]"),
                     }
                 );
             }
@@ -219,9 +220,13 @@ impl Render for EfficiencyBody {
                     num(p.temp_max_c, 1),
                     esc(&format!(
                         "{}{}{}",
-                        p.status,
+                        p.status.shown(p.invalid.as_deref()),
                         if best { " (best)" } else { "" },
-                        p.reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default()
+                        p.invalid
+                            .as_ref()
+                            .or(p.reason.as_ref())
+                            .map(|r| format!(": {r}"))
+                            .unwrap_or_default()
                     ))
                 );
             }

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use truebench_model::interactivity::{BenchmarkTable, Cell, CellLatency};
-use truebench_model::{Envelope, InteractivityBody, View};
+use truebench_model::{Envelope, InteractivityBody, PhaseStatus, View};
 use truebench_monitor::detect::render_findings;
 use truebench_monitor::{Finding, FindingKind};
 
@@ -25,10 +25,11 @@ fn unit(b: &InteractivityBody) -> (&'static str, f64) {
 }
 
 fn marks(c: &Cell) -> String {
-    if c.marks.is_empty() {
+    let m = super::sweep::marks(&c.marks, c.invalid.as_deref());
+    if m.is_empty() {
         String::new()
     } else {
-        format!("  [{}]", c.marks.join(", "))
+        format!("  [{m}]")
     }
 }
 
@@ -74,7 +75,7 @@ pub fn table(b: &InteractivityBody, t: &BenchmarkTable) -> String {
                     l.p99_us,
                     l.p999_us,
                     marks(c),
-                    if c.status == "ok" {
+                    if c.status == PhaseStatus::Ok {
                         String::new()
                     } else {
                         format!("  ({})", c.status)
@@ -273,7 +274,7 @@ impl Render for InteractivityBody {
                             head,
                             "<tr><td>{}</td><td colspan=\"6\">{}{}</td></tr>",
                             esc(&c.load_label),
-                            esc(&c.status),
+                            c.status,
                             esc(&c
                                 .reason
                                 .as_ref()

@@ -78,13 +78,13 @@ pub fn table(b: &IoBody) -> String {
             r.setting,
             r.test,
             r.repeat,
-            r.status,
+            r.status.shown(r.invalid.as_deref()),
             num(r.mb_s, 1),
             num(r.iops, 0),
             num(r.cpu_us_per_io, 1),
             lat,
             sweep::busiest(&r.cores),
-            sweep::verdict(&r.cpu_bound, &r.status),
+            sweep::verdict(&r.cpu_bound, r.status),
             if r.reached_mhz.is_empty() {
                 String::new()
             } else {
@@ -190,7 +190,7 @@ impl Render for IoBody {
                 esc(&row.setting),
                 esc(&row.test),
                 row.repeat,
-                esc(&row.status),
+                row.status.shown(row.invalid.as_deref()),
                 num(row.mb_s, 1),
                 num(row.iops, 0),
                 num(row.cpu_us_per_io, 1),
@@ -198,8 +198,8 @@ impl Render for IoBody {
                 num(row.latency_p99_us, 0),
                 esc(&sweep::busiest(&row.cores)),
                 esc(&sweep::reached(&row.reached_mhz)),
-                esc(&sweep::verdict(&row.cpu_bound, &row.status)),
-                esc(&row.marks.join(", "))
+                esc(&sweep::verdict(&row.cpu_bound, row.status)),
+                esc(&sweep::marks(&row.marks, row.invalid.as_deref()))
             );
         }
         head.push_str("</tbody></table><h3>Throughput per setting</h3><table class=\"num\"><thead><tr><th>Test</th><th>Setting</th><th>MB/s (median)</th><th>IOPS</th><th>Spread</th><th>Clock reached (MHz)</th></tr></thead><tbody>");

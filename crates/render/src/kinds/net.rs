@@ -31,11 +31,11 @@ pub fn table(b: &NetBody) -> String {
             r.setting,
             r.test,
             r.repeat,
-            r.status,
+            r.status.shown(r.invalid.as_deref()),
             mbit(r.sent_mbit_s),
             mbit(r.received_mbit_s),
             sweep::busiest(&r.cores),
-            sweep::verdict(&r.cpu_bound, &r.status),
+            sweep::verdict(&r.cpu_bound, r.status),
             if r.reached_mhz.is_empty() {
                 String::new()
             } else {
@@ -151,13 +151,13 @@ impl Render for NetBody {
                 esc(&row.setting),
                 esc(&row.test),
                 row.repeat,
-                esc(&row.status),
+                row.status.shown(row.invalid.as_deref()),
                 mbit(row.sent_mbit_s),
                 mbit(row.received_mbit_s),
                 esc(&cores.join(", ")),
                 esc(&sweep::reached(&row.reached_mhz)),
-                esc(&sweep::verdict(&row.cpu_bound, &row.status)),
-                esc(&row.marks.join(", "))
+                esc(&sweep::verdict(&row.cpu_bound, row.status)),
+                esc(&sweep::marks(&row.marks, row.invalid.as_deref()))
             );
         }
         head.push_str("</tbody></table>");

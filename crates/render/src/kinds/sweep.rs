@@ -2,6 +2,7 @@
 //! reached, and the chart of throughput against the sweep's settings.
 
 use truebench_model::net::{CoreLoad, CpuBound};
+use truebench_model::PhaseStatus;
 
 use crate::report::svg::{bars, cluster_colour, Bar};
 
@@ -30,14 +31,24 @@ pub fn busiest(cores: &[CoreLoad]) -> String {
 }
 
 /// The row's verdict: CPU-bound (which core, by what), not CPU-bound, or its status.
-pub fn verdict(cpu_bound: &Option<CpuBound>, status: &str) -> String {
+pub fn verdict(cpu_bound: &Option<CpuBound>, status: PhaseStatus) -> String {
     match cpu_bound {
         Some(v) => format!(
             "CPU-bound: cpu{} {:.0} % busy, by {}",
             v.cpu, v.busy_pct, v.by
         ),
-        None if status == "ok" => "not CPU-bound".into(),
-        None => status.into(),
+        None if status == PhaseStatus::Ok => "not CPU-bound".into(),
+        None => status.to_string(),
+    }
+}
+
+/// The marks of a row, with what made it invalid first: `INVALID (throttling); swapping`.
+pub fn marks(marks: &[String], invalid: Option<&str>) -> String {
+    let list = marks.join(", ");
+    match invalid {
+        Some(why) if list.is_empty() => format!("INVALID ({why})"),
+        Some(why) => format!("INVALID ({why}); {list}"),
+        None => list,
     }
 }
 
@@ -125,7 +136,7 @@ mod tests {
             "one setting: no chart"
         );
         assert_eq!(reached(&[]), "-");
-        assert_eq!(verdict(&None, "failed"), "failed");
+        assert_eq!(verdict(&None, PhaseStatus::Failed), "failed");
         assert_eq!(busiest(&[]), "-");
     }
 }

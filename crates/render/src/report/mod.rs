@@ -172,6 +172,19 @@ fn finding_html(o: &mut String, f: &Finding) {
         esc(f.kind.as_str().replace('_', " ").as_str()),
         esc(&f.message)
     );
+    if !f.phases.is_empty() {
+        let mut list = f
+            .phases
+            .iter()
+            .take(8)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if f.phases.len() > 8 {
+            let _ = write!(list, " and {} more", f.phases.len() - 8);
+        }
+        let _ = write!(o, " <span class=\"during\">during: {}</span>", esc(&list));
+    }
     if !f.evidence.is_empty() {
         o.push_str("<details><summary>evidence</summary><pre>");
         for e in &f.evidence {
@@ -200,6 +213,21 @@ fn verdicts<B>(o: &mut String, r: View<'_, B>) {
         o.push_str("<ul class=\"findings\">");
         for f in shown {
             finding_html(o, f);
+        }
+        o.push_str("</ul>");
+    }
+    let invalid: Vec<(&str, &str)> = r
+        .envelope
+        .phases
+        .iter()
+        .filter_map(|p| Some((p.name.as_str(), p.invalid.as_deref()?)))
+        .collect();
+    if !invalid.is_empty() {
+        o.push_str(
+            "<p>Scores measured while this happened are <b>invalid</b>:</p><ul class=\"plain\">",
+        );
+        for (name, why) in invalid {
+            let _ = write!(o, "<li>{}: {}</li>", esc(name), esc(why));
         }
         o.push_str("</ul>");
     }

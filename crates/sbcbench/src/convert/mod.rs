@@ -98,6 +98,8 @@ fn phase(
         scores,
         raw: Vec::new(),
         details,
+        marks: Vec::new(),
+        invalid: None,
     }
 }
 

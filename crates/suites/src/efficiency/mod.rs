@@ -17,6 +17,8 @@ use truebench_host::inventory::Cluster;
 use truebench_host::{Host, Inventory};
 use truebench_model::efficiency::{EfficiencyCluster, OppPoint, OppRun};
 use truebench_model::{EfficiencyBody, EfficiencyResult, PhaseStatus};
+use truebench_monitor::detect::phases;
+use truebench_monitor::FindingKind;
 
 use crate::idle::{self, IdleConfig};
 use crate::session::{Finish, Outcome, Session, SessionOptions};
@@ -320,12 +322,13 @@ pub fn run(
                 per_watt: None,
                 per_watt_above_idle: None,
                 temp_max_c: None,
-                status: "ok".into(),
+                status: PhaseStatus::Ok,
+                invalid: None,
                 reason: None,
             };
             if let Some(k) = opp {
                 if let Err(e) = set_opp(&mut s, c, *k, userspace) {
-                    point.status = "failed".into();
+                    point.status = PhaseStatus::Failed;
                     point.reason = Some(e);
                     points.push(point);
                     continue;
@@ -384,14 +387,14 @@ pub fn run(
                             watts: None,
                             temp_start_c: None,
                             temp_max_c: None,
+                            marks: Vec::new(),
                         });
                     }
                     _ => {
                         point.status = match status {
-                            PhaseStatus::Interrupted => "interrupted",
-                            _ => "failed",
-                        }
-                        .into();
+                            PhaseStatus::Interrupted => PhaseStatus::Interrupted,
+                            _ => PhaseStatus::Failed,
+                        };
                         point.reason = reason;
                         break;
                     }
@@ -452,7 +455,20 @@ fn fill(r: &mut EfficiencyResult) {
                     run.temp_start_c = temps.first().copied();
                     run.temp_max_c = temps.iter().copied().reduce(f64::max);
                 }
+                run.marks = phases::marks(&env.findings, &run.phase);
             }
+            // A run measured while the machine throttled (or worse) makes the point invalid,
+            // and an invalid point is never the best.
+            let invalid: Vec<String> = p
+                .runs
+                .iter()
+                .filter_map(|r| {
+                    let why =
+                        phases::invalid_by(&env.findings, &r.phase, &[FindingKind::Throttling])?;
+                    Some(format!("{}: {why}", r.phase))
+                })
+                .collect();
+            p.invalid = (!invalid.is_empty()).then(|| invalid.join("; "));
             p.score = median(p.runs.iter().map(|r| r.score).collect());
             p.watts = median(p.runs.iter().filter_map(|r| r.watts).collect());
             p.temp_max_c = p.runs.iter().filter_map(|r| r.temp_max_c).reduce(f64::max);
@@ -465,7 +481,7 @@ fn fill(r: &mut EfficiencyResult) {
         c.best_mhz = c
             .points
             .iter()
-            .filter(|p| key(p).is_some())
+            .filter(|p| key(p).is_some() && p.invalid.is_none())
             .max_by(|a, b| key(a).unwrap_or(0.0).total_cmp(&key(b).unwrap_or(0.0)))
             .and_then(|p| p.opp_mhz);
     }

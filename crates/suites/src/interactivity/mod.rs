@@ -16,6 +16,8 @@ use truebench_model::interactivity::{
     BenchmarkTable, Cell, CellLatency, InteractivityBody, LoopCalibration,
 };
 use truebench_model::{InteractivityResult, PhaseStatus};
+use truebench_monitor::detect::phases;
+use truebench_monitor::{Finding, FindingKind};
 use truebench_workloads::loads::{self, LoadKind, LoadOptions};
 use truebench_workloads::periodic::{self, Pattern, TaskOutcome, WorkKind};
 
@@ -54,6 +56,8 @@ pub struct InteractivityOptions {
     pub tune: bool,
     pub sample_interval: Duration,
     pub truebench_version: String,
+    /// An external power meter (`--power-cmd`, `--power-file`): one more power source.
+    pub meter: Option<std::sync::Arc<crate::meter::Meter>>,
 }
 
 /// Progress for the command's output.
@@ -70,7 +74,7 @@ pub enum Event {
         seconds: f64,
     },
     CellEnd {
-        status: String,
+        status: PhaseStatus,
         reason: Option<String>,
     },
     Note(String),
@@ -158,6 +162,7 @@ pub fn run(
         &SessionOptions {
             sample_interval: opts.sample_interval,
             truebench_version: opts.truebench_version.clone(),
+            meter: opts.meter.clone(),
             ..Default::default()
         },
         stop.clone(),
@@ -259,12 +264,13 @@ pub fn run(
                 load: load.name().into(),
                 load_label: load.label().into(),
                 phase,
-                status: "interrupted".into(),
+                status: PhaseStatus::Interrupted,
                 reason: Some("not started: interrupted before".into()),
                 load_description: None,
                 latency: None,
                 policy_refused: None,
                 marks: Vec::new(),
+                invalid: None,
             });
             continue;
         }
@@ -293,12 +299,13 @@ pub fn run(
             load: load.name().into(),
             load_label: load.label().into(),
             phase: phase.clone(),
-            status: "ok".into(),
+            status: PhaseStatus::Ok,
             reason: None,
             load_description: None,
             latency: None,
             policy_refused: None,
             marks: Vec::new(),
+            invalid: None,
         };
         let title = format!("{} under the {} load", bench.label(), load.label());
         let stop2 = stop.clone();
@@ -348,16 +355,10 @@ pub fn run(
                 Ok(Err(_)) => Outcome::failed("the task's thread panicked"),
             }
         });
-        cell.status = match p.status {
-            PhaseStatus::Ok => "ok",
-            PhaseStatus::Skipped => "skipped",
-            PhaseStatus::Failed => "failed",
-            PhaseStatus::Interrupted => "interrupted",
-        }
-        .into();
+        cell.status = p.status;
         cell.reason = p.reason.clone();
         events(Event::CellEnd {
-            status: cell.status.clone(),
+            status: cell.status,
             reason: cell.reason.clone(),
         });
         tables.last_mut().expect("pushed").cells.push(cell);
@@ -394,12 +395,21 @@ pub fn run(
     Ok(result)
 }
 
-/// Each cell gets the kinds of the findings about its phase (`… during 'audio/burn'`).
+/// Each cell gets the kinds of the findings of its phase, and is invalid when a critical
+/// one happened meanwhile — except swapping under Memload, whose purpose it is.
 fn mark_cells(r: &mut InteractivityResult) {
     let findings = r.envelope.findings.clone();
     for t in &mut r.body.benchmarks {
         for c in &mut t.cells {
-            c.marks = crate::session::phase_marks(&findings, &c.phase);
+            c.marks = phases::marks(&findings, &c.phase);
+            let own: Vec<Finding> = findings
+                .iter()
+                .filter(|f| {
+                    !(c.load == LoadKind::Memload.name() && f.kind == FindingKind::Swapping)
+                })
+                .cloned()
+                .collect();
+            c.invalid = phases::invalid_by(&own, &c.phase, &[]);
         }
     }
 }
