@@ -37,6 +37,27 @@ pub struct GovernorsBody {
     pub cooling: Option<String>,
     /// Governors in the order they ran (shuffled by the seed), one row each per repeat.
     pub rows: Vec<GovernorRow>,
+    /// Per governor over its repeats: the median and spread of the runs that completed and
+    /// are valid (in the order governors first ran).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub summary: Vec<GovernorSummary>,
+}
+
+/// One governor over its repeats.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct GovernorSummary {
+    pub governor: String,
+    /// Runs that completed and are valid: what the medians are of.
+    pub runs: u32,
+    /// Runs left out because something invalidating happened meanwhile (`invalid`).
+    pub invalid_runs: u32,
+    pub median_miss_ratio: Option<f64>,
+    /// Largest minus smallest miss ratio of those runs (a fraction, like the ratio).
+    pub miss_ratio_spread: Option<f64>,
+    pub median_work_time_ratio: Option<f64>,
+    /// (largest − smallest) / median of the work-time ratio, %.
+    pub work_time_ratio_spread_pct: Option<f64>,
+    pub median_work_ms_per_j: Option<f64>,
 }
 
 /// One governor's run over every task set.

@@ -4,6 +4,24 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The names of `run`'s phases: the one place they are spelled. The suite plans them, the
+/// sbc-bench import maps its tables to them, renderers and the history look scores up by
+/// them.
+pub mod phase {
+    /// The idle gate (also the idle power of `thermal` and `efficiency`).
+    pub const IDLE: &str = "idle";
+    pub const CLOCKS_COLD: &str = "clocks-cold";
+    pub const MEMORY: &str = "memory";
+    pub const AES: &str = "aes";
+    pub const COMPRESSION_SINGLE: &str = "compression-single";
+    pub const COMPRESSION_MULTI: &str = "compression-multi";
+    pub const AES_PARALLEL: &str = "aes-parallel";
+    pub const COMPRESSION_CLUSTER: &str = "compression-cluster";
+    pub const STRESS: &str = "stress";
+    pub const CLOCKS_ALL: &str = "clocks-all";
+    pub const CLOCKS_HOT: &str = "clocks-hot";
+}
+
 /// Body of a `run` document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunBody {

@@ -347,6 +347,16 @@ impl Sampler {
         self.lock().clone()
     }
 
+    /// The latest sample (a copy of that one only).
+    pub fn last_sample(&self) -> Option<crate::timeline::Sample> {
+        self.lock().samples.last().cloned()
+    }
+
+    /// True when the timeline has a power source.
+    pub fn has_power_source(&self) -> bool {
+        !self.lock().extra_header.power.is_empty()
+    }
+
     /// Files disabled because a read timed out.
     pub fn disabled(&self) -> Vec<String> {
         lock(&self.shared.disabled).clone()

@@ -5,6 +5,7 @@
 //! was read from and the monitoring table of the phase that produced it.
 
 use std::fmt::Write;
+use truebench_model::phase;
 
 use truebench_monitor::detect::render_findings;
 use truebench_monitor::render::{table, Layout};
@@ -198,7 +199,7 @@ fn compression_lines(r: RunView<'_>) -> String {
     let mut o = String::new();
     let single: Vec<&CompressionScores> = r
         .envelope
-        .scores("compression-single")
+        .scores(phase::COMPRESSION_SINGLE)
         .filter_map(|s| match s {
             Scores::Compression(c) => Some(c),
             _ => None,
@@ -206,7 +207,7 @@ fn compression_lines(r: RunView<'_>) -> String {
         .collect();
     let multi: Vec<&CompressionScores> = r
         .envelope
-        .scores("compression-multi")
+        .scores(phase::COMPRESSION_MULTI)
         .filter_map(|s| match s {
             Scores::Compression(c) => Some(c),
             _ => None,
@@ -313,7 +314,7 @@ pub fn aes_table_text(a: &AesScores) -> String {
 
 fn aes_lines(r: RunView<'_>) -> String {
     let mut o = String::new();
-    for name in ["aes", "aes-parallel"] {
+    for name in [phase::AES, phase::AES_PARALLEL] {
         for s in r.envelope.scores(name) {
             let Scores::Aes(a) = s else { continue };
             let src = match a.source {
@@ -383,7 +384,7 @@ fn clock_line(c: &ClusterClock) -> Option<String> {
 
 fn clocks_lines(r: RunView<'_>) -> String {
     let mut o = String::new();
-    if let Some(a) = clock_scores(r, "clocks-all").and_then(|c| c.all_cores) {
+    if let Some(a) = clock_scores(r, phase::CLOCKS_ALL).and_then(|c| c.all_cores) {
         let mhz = |v: &[CoreClock], cpu: u32| {
             v.iter()
                 .find(|c| c.cpu == cpu)
@@ -409,8 +410,8 @@ fn clocks_lines(r: RunView<'_>) -> String {
         );
     }
     for (name, title) in [
-        ("clocks-cold", "Before (idle, cold)"),
-        ("clocks-hot", "After (still under load)"),
+        (phase::CLOCKS_COLD, "Before (idle, cold)"),
+        (phase::CLOCKS_HOT, "After (still under load)"),
     ] {
         let Some(c) = clock_scores(r, name) else {
             continue;
@@ -452,7 +453,7 @@ pub fn summary(r: RunView<'_>) -> String {
     let mut o = header(r);
     o.push('\n');
     o.push_str(&validation(r));
-    if let Some(Scores::Memory(m)) = r.envelope.scores("memory").next() {
+    if let Some(Scores::Memory(m)) = r.envelope.scores(phase::MEMORY).next() {
         let _ = writeln!(o, "\nMemory performance (pinned to one CPU per cluster):");
         o.push_str(&memory_lines(m));
     }
@@ -466,7 +467,7 @@ pub fn summary(r: RunView<'_>) -> String {
         o.push('\n');
         o.push_str(&aes);
     }
-    if let Some(Scores::Stress(s)) = r.envelope.scores("stress").next() {
+    if let Some(Scores::Stress(s)) = r.envelope.scores(phase::STRESS).next() {
         let v: Vec<String> = s
             .intervals
             .iter()
@@ -785,7 +786,7 @@ pub fn row(r: RunView<'_>) -> ResultsRow {
     if r.envelope.inventory.device.is_none() && r.envelope.hostname.is_none() {
         row.device = "-".into();
     }
-    if let Some(Scores::Memory(m)) = r.envelope.scores("memory").next() {
+    if let Some(Scores::Memory(m)) = r.envelope.scores(phase::MEMORY).next() {
         if m.clusters.iter().all(|c| c.standard_memcpy.is_none()) {
             row.notes
                 .retain(|n| !n.starts_with("memcpy: ") && !n.starts_with("memset: "));
@@ -836,7 +837,10 @@ pub fn as_sbc_bench_log(r: RunView<'_>) -> sbcbench::SbcBenchLog {
             }
         })
         .collect();
-    for (name, round) in [("clocks-cold", Round::Before), ("clocks-hot", Round::After)] {
+    for (name, round) in [
+        (phase::CLOCKS_COLD, Round::Before),
+        (phase::CLOCKS_HOT, Round::After),
+    ] {
         let Some(c) = clock_scores(r, name) else {
             continue;
         };
@@ -874,7 +878,7 @@ pub fn as_sbc_bench_log(r: RunView<'_>) -> sbcbench::SbcBenchLog {
             });
         }
     }
-    if let Some(Scores::Memory(m)) = r.envelope.scores("memory").next() {
+    if let Some(Scores::Memory(m)) = r.envelope.scores(phase::MEMORY).next() {
         for c in &m.clusters {
             let mut results = Vec::new();
             // The row's memcpy/memset are tinymembench's measure, never the best method's
@@ -902,7 +906,7 @@ pub fn as_sbc_bench_log(r: RunView<'_>) -> sbcbench::SbcBenchLog {
             });
         }
     }
-    if let Some(Scores::Aes(a)) = r.envelope.scores("aes").next() {
+    if let Some(Scores::Aes(a)) = r.envelope.scores(phase::AES).next() {
         log.openssl = Some(OpenSsl {
             version_line: a.version.clone(),
             version: a.version.clone(),
@@ -925,8 +929,8 @@ pub fn as_sbc_bench_log(r: RunView<'_>) -> sbcbench::SbcBenchLog {
     let mut zip_runs = Vec::new();
     let mut zip_version = None;
     for (name, kind) in [
-        ("compression-single", SevenZipKind::Single),
-        ("compression-multi", SevenZipKind::Multi),
+        (phase::COMPRESSION_SINGLE, SevenZipKind::Single),
+        (phase::COMPRESSION_MULTI, SevenZipKind::Multi),
     ] {
         for s in r.envelope.scores(name) {
             let Scores::Compression(c) = s else { continue };

@@ -3,6 +3,7 @@
 //! background activity, swapping, quick mode, different tuning, incomplete runs).
 
 use serde::{Deserialize, Serialize};
+use truebench_model::phase;
 use truebench_monitor::{FindingKind, Severity};
 
 use truebench_model::*;
@@ -122,7 +123,7 @@ fn flagged(r: RunView<'_>, kinds: &[FindingKind]) -> Vec<String> {
 
 fn max_clock(r: RunView<'_>) -> Option<f64> {
     r.envelope
-        .scores("clocks-cold")
+        .scores(phase::CLOCKS_COLD)
         .filter_map(|s| match s {
             Scores::Clocks(c) => Some(c),
             _ => None,

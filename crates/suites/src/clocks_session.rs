@@ -23,7 +23,7 @@ pub fn document<P: ClockProbe + ?Sized>(
     probe: &mut P,
     meter: Option<Arc<crate::meter::Meter>>,
     stop: Arc<AtomicBool>,
-) -> ClocksResult {
+) -> Result<ClocksResult, crate::session::SessionError> {
     let mut s = Session::start(
         host,
         inv,
@@ -33,8 +33,7 @@ pub fn document<P: ClockProbe + ?Sized>(
             ..Default::default()
         },
         stop,
-    )
-    .expect("the kernel log is followed from dev/kmsg, which never fails to open");
+    )?;
     let wants_walk = opts.tune && clusters_of(inv).iter().any(|c| c.policy_dir.is_some());
     let reason = if wants_walk {
         match s.begin_tuning(true, None) {
@@ -53,35 +52,35 @@ pub fn document<P: ClockProbe + ?Sized>(
         (!opts.tune).then(|| why.to_string())
     };
     if let Some(r) = &reason {
-        s.record.reason = Some(r.clone());
+        s.set_tuning_reason(r);
     }
     let cpus: Vec<u32> = clusters_of(inv)
         .iter()
         .filter_map(|c| c.cpus.first().copied())
         .collect();
-    let mut report = None;
-    s.phase(
-        "clocks",
-        "clock check (measured vs advertised for every OPP)",
-        Some(1),
-        cpus,
-        |s| {
-            let mut tuning = s.take_tuning();
-            let r = run_with(s.host, s.inv, opts, probe, &mut tuning, reason.clone());
-            s.give_back_tuning(tuning);
-            let out = outcome(&r, "OPP walk from the highest OPP");
-            report = Some(r);
-            out
-        },
-    );
-    let r = report.expect("the clocks phase ran");
-    s.record.applied = r.tuning.applied;
+    let r = s
+        .phase(
+            "clocks",
+            "clock check (measured vs advertised for every OPP)",
+            Some(1),
+            cpus,
+            |s| {
+                let mut tuning = s.take_tuning();
+                let r = run_with(s.host(), s.inv(), opts, probe, &mut tuning, reason.clone());
+                s.give_back_tuning(tuning);
+                (outcome(&r, "OPP walk from the highest OPP"), r)
+            },
+        )
+        .value;
+    s.set_tuning_applied(r.tuning.applied);
     for f in &r.findings {
         s.finding(f.clone());
     }
-    s.notes.extend(r.notes.iter().cloned());
+    for n in &r.notes {
+        s.note(n.clone());
+    }
     let walked = r.clusters.iter().any(|c| c.mode == WalkMode::OppWalk);
-    s.finish(
+    Ok(s.finish(
         ClocksBody {
             max_khz: opts.max_khz,
             min_khz: opts.min_khz,
@@ -90,7 +89,7 @@ pub fn document<P: ClockProbe + ?Sized>(
             all_cores: r.all_cores,
         },
         Finish { comparable: true },
-    )
+    ))
 }
 
 /// The clock walk as a phase outcome: typed scores, the sbc-bench text as raw output, the

@@ -28,12 +28,8 @@ pub struct CommandOptions {
 
 #[derive(Debug, thiserror::Error)]
 pub enum CommandError {
-    #[error("--kernel-log {path}: {source}")]
-    KernelLog {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Session(#[from] crate::session::SessionError),
     #[error("no command to run")]
     Empty,
 }
@@ -84,7 +80,7 @@ pub fn run(
             ended.outcome
         },
     );
-    for d in s.sampler.disabled() {
+    for d in s.sampler_disabled() {
         s.note(format!("Not read any more: {d}"));
     }
     Ok(s.finish(body, Finish { comparable: true }))
@@ -110,14 +106,7 @@ pub(crate) fn start<'a>(
         },
         stop,
     )
-    .map_err(|source| CommandError::KernelLog {
-        path: opts
-            .kernel_log
-            .as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default(),
-        source,
-    })
+    .map_err(CommandError::from)
 }
 
 /// How a command ended.

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use truebench_host::inventory::Cluster;
 use truebench_host::{Host, Inventory};
 use truebench_model::governors::{
-    ClusterClock, GovernorRow, GovernorsBody, LevelFigures, PolicyTimeInState,
+    ClusterClock, GovernorRow, GovernorSummary, GovernorsBody, LevelFigures, PolicyTimeInState,
 };
 use truebench_model::interactivity::LoopCalibration;
 use truebench_model::{GovernorsResult, PhaseStatus};
@@ -80,6 +80,8 @@ pub enum Event {
 pub enum GovernorsError {
     #[error("{0}")]
     Tuning(#[from] truebench_tuning::TuningError),
+    #[error(transparent)]
+    Session(#[from] crate::session::SessionError),
     #[error("--governors {asked}: none of these is available here (available: {available})")]
     NoGovernor { asked: String, available: String },
 }
@@ -186,27 +188,24 @@ fn apply(s: &mut Session<'_>, host: &Host, inv: &Inventory, plan: &Plan) -> Resu
         if !c.governors.contains(g) {
             continue;
         }
-        let dirs = truebench_tuning::Tuning::policy_dirs(host, c).map_err(|e| e.to_string())?;
+        truebench_tuning::Tuning::policy_dirs(host, c).map_err(|e| e.to_string())?;
         let khz = match plan.setspeed {
             Setspeed::None => None,
             Setspeed::Max => c.opps_khz.last().copied(),
             Setspeed::Mid => c.opps_khz.get(c.opps_khz.len() / 2).copied(),
         };
-        for d in dirs {
-            if !s.write(format!("{d}/scaling_governor"), g) {
-                failed.push(format!("{d}/scaling_governor"));
-            }
-            if let Some(k) = khz {
-                if !s.write(format!("{d}/scaling_setspeed"), &k.to_string()) {
-                    failed.push(format!("{d}/scaling_setspeed"));
-                }
+        if let Err(e) = s.set_governor(c, g) {
+            failed.push(e);
+        } else if let Some(k) = khz {
+            if let Err(e) = s.set_setspeed_khz(c, k) {
+                failed.push(e);
             }
         }
     }
     if failed.is_empty() {
         Ok(())
     } else {
-        Err(format!("could not write {}", failed.join(", ")))
+        Err(failed.join("; "))
     }
 }
 
@@ -483,8 +482,7 @@ pub fn run(
             ..Default::default()
         },
         stop.clone(),
-    )
-    .expect("no kernel-log file given");
+    )?;
     let has_cpufreq = !plans.is_empty();
     s.begin_tuning(
         opts.tune && (has_cpufreq || opts.loops_per_ms.is_none()),
@@ -676,6 +674,7 @@ pub fn run(
         switch_note,
         cooling,
         rows,
+        summary: Vec::new(),
     };
     let trace = FreqTrace {
         log: freq.stop(),
@@ -684,5 +683,115 @@ pub fn run(
     let mut result = s.finish(body, Finish { comparable: true });
     fill_from_envelope(&mut result);
     fill_clocks(&mut result, inv, &trace);
+    result.body.summary = summarise(&result.body.rows);
     Ok((result, trace))
+}
+
+/// Per governor, in the order governors first ran: medians and spread of its repeats that
+/// completed and are valid.
+pub fn summarise(rows: &[GovernorRow]) -> Vec<GovernorSummary> {
+    let mut names: Vec<&str> = Vec::new();
+    for r in rows {
+        if !names.contains(&r.governor.as_str()) {
+            names.push(&r.governor);
+        }
+    }
+    names
+        .into_iter()
+        .map(|g| {
+            let mine: Vec<&GovernorRow> = rows.iter().filter(|r| r.governor == g).collect();
+            let done: Vec<&GovernorRow> = mine
+                .iter()
+                .copied()
+                .filter(|r| r.status == PhaseStatus::Ok && r.invalid.is_none())
+                .collect();
+            let of = |f: &dyn Fn(&GovernorRow) -> Option<f64>| -> Vec<f64> {
+                done.iter().filter_map(|r| f(r)).collect()
+            };
+            let miss = of(&|r| r.miss_ratio);
+            let (median_miss_ratio, _) = crate::net_sweep::median_spread(miss.clone());
+            let miss_ratio_spread = (miss.len() > 1).then(|| {
+                let hi = miss.iter().copied().fold(f64::MIN, f64::max);
+                let lo = miss.iter().copied().fold(f64::MAX, f64::min);
+                hi - lo
+            });
+            let (median_work_time_ratio, work_time_ratio_spread_pct) =
+                crate::net_sweep::median_spread(of(&|r| r.work_time_ratio));
+            let (median_work_ms_per_j, _) =
+                crate::net_sweep::median_spread(of(&|r| r.work_ms_per_j));
+            GovernorSummary {
+                governor: g.to_string(),
+                runs: done.len() as u32,
+                invalid_runs: mine
+                    .iter()
+                    .filter(|r| r.status == PhaseStatus::Ok && r.invalid.is_some())
+                    .count() as u32,
+                median_miss_ratio,
+                miss_ratio_spread,
+                median_work_time_ratio,
+                work_time_ratio_spread_pct,
+                median_work_ms_per_j,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(g: &str, repeat: u32, miss: f64, wtr: f64, invalid: bool) -> GovernorRow {
+        GovernorRow {
+            governor: g.into(),
+            repeat,
+            phase: format!("governor/{g}#{repeat}"),
+            status: PhaseStatus::Ok,
+            reason: None,
+            negative: 0,
+            periods: 100,
+            miss_ratio: Some(miss),
+            per_level: Vec::new(),
+            work_time_ratio: Some(wtr),
+            efficiency: None,
+            slack_p1_us: None,
+            slack_p50_us: None,
+            slack_min_us: None,
+            clocks: Vec::new(),
+            time_in_state: Vec::new(),
+            max_temp_c: None,
+            energy_j: None,
+            work_ms: None,
+            work_ms_per_j: None,
+            marks: Vec::new(),
+            invalid: invalid.then(|| "throttling".into()),
+            policy_refused: None,
+        }
+    }
+
+    #[test]
+    fn repeats_give_the_median_and_spread_of_the_valid_runs() {
+        let mut interrupted = row("powersave", 4, 0.9, 3.0, false);
+        interrupted.status = PhaseStatus::Interrupted;
+        let rows = [
+            row("schedutil", 1, 0.02, 1.10, false),
+            row("powersave", 1, 0.30, 2.00, false),
+            row("schedutil", 2, 0.04, 1.00, false),
+            row("powersave", 2, 0.50, 2.20, true),
+            row("schedutil", 3, 0.03, 1.05, false),
+            row("powersave", 3, 0.40, 2.10, false),
+            interrupted,
+        ];
+        let s = summarise(&rows);
+        assert_eq!(s.len(), 2);
+        assert_eq!((s[0].governor.as_str(), s[0].runs), ("schedutil", 3));
+        assert!((s[0].median_miss_ratio.unwrap() - 0.03).abs() < 1e-12);
+        assert!((s[0].miss_ratio_spread.unwrap() - 0.02).abs() < 1e-12);
+        assert!((s[0].median_work_time_ratio.unwrap() - 1.05).abs() < 1e-12);
+        assert!((s[0].work_time_ratio_spread_pct.unwrap() - 0.10 / 1.05 * 100.0).abs() < 1e-9);
+        // powersave: the throttled repeat and the interrupted one are left out.
+        assert_eq!((s[1].runs, s[1].invalid_runs), (2, 1));
+        assert!((s[1].median_miss_ratio.unwrap() - 0.35).abs() < 1e-12);
+        assert!((s[1].miss_ratio_spread.unwrap() - 0.10).abs() < 1e-12);
+        assert_eq!(s[1].median_work_ms_per_j, None);
+    }
 }

@@ -304,7 +304,7 @@ pub fn gate_phase(
     cfg: &IdleConfig,
     on_wait: &mut dyn FnMut(&str),
 ) -> IdleReport {
-    let (host, inv, stop) = (s.host, s.inv, s.stop.clone());
+    let (host, inv, stop) = (s.host(), s.inv(), s.stop_flag());
     let power = s.has_power_source();
     let idle_power = s.idle_power();
     let mut report = None;

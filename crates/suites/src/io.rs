@@ -43,8 +43,8 @@ pub struct IoOptions {
 
 #[derive(Debug, thiserror::Error)]
 pub enum IoSuiteError {
-    #[error("kernel log: {0}")]
-    KernelLog(#[from] std::io::Error),
+    #[error(transparent)]
+    Session(#[from] crate::session::SessionError),
     #[error("{0}")]
     Tuning(#[from] truebench_tuning::TuningError),
 }
@@ -152,7 +152,7 @@ fn one_test(
     r: u32,
     cpus: &[u32],
 ) -> IoRow {
-    let (host, inv, stop) = (s.host, s.inv, s.stop.clone());
+    let (host, inv, stop) = (s.host(), s.inv(), s.stop_flag());
     let label = setting.label();
     let name = t.name();
     let phase = net_sweep::phase_name("io", setting, name, r);
@@ -163,7 +163,7 @@ fn one_test(
     );
     let open = s.begin_phase(&phase, &title, Some(1), cpus.to_vec());
     // Storage reads are kernel work: their %sys is the measurement.
-    s.sampler.mark_kernel_work();
+    s.mark_kernel_work();
     let tis_before = time_in_state(host, inv);
     let before = host.stat().ok();
     let res = wio::run(

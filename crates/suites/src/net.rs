@@ -58,8 +58,10 @@ pub struct NetOptions {
 pub enum NetSuiteError {
     #[error(transparent)]
     Net(#[from] wnet::NetError),
-    #[error("kernel log: {0}")]
-    KernelLog(#[from] std::io::Error),
+    #[error(transparent)]
+    Session(#[from] crate::session::SessionError),
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
     #[error("{0}")]
     Tuning(#[from] truebench_tuning::TuningError),
 }
@@ -199,7 +201,7 @@ fn one_test(
     peer: &str,
     peer_kind: &str,
 ) -> NetRow {
-    let (host, inv, stop) = (s.host, s.inv, s.stop.clone());
+    let (host, inv, stop) = (s.host(), s.inv(), s.stop_flag());
     let name = test_name(dir);
     let label = setting.label();
     let phase = net_sweep::phase_name("net", setting, name, r);
@@ -216,7 +218,7 @@ fn one_test(
         cpus.to_vec(),
     );
     // TCP is kernel work: its %sys is the measurement.
-    s.sampler.mark_kernel_work();
+    s.mark_kernel_work();
     let tis_before = time_in_state(host, inv);
     let before = host.stat().ok();
     let wopts = wnet::NetOptions {

@@ -114,54 +114,52 @@ pub fn apply(
     inv: &Inventory,
     setting: &Setting,
 ) -> Result<(), String> {
-    let mut writes: Vec<(String, String)> = Vec::new();
-    let gov_everywhere = |g: &str, writes: &mut Vec<(String, String)>| -> Result<(), String> {
+    let mut failed: Vec<String> = Vec::new();
+    let mut any = false;
+    let mut gov_everywhere = |s: &mut Session<'_>, g: &str| {
         for c in inv
             .clusters
             .iter()
             .filter(|c| c.governors.iter().any(|x| x == g))
+            .filter(|c| truebench_tuning::Tuning::policy_dirs(host, c).is_ok())
         {
-            for d in truebench_tuning::Tuning::policy_dirs(host, c).map_err(|e| e.to_string())? {
-                writes.push((format!("{d}/scaling_governor"), g.to_string()));
+            any = true;
+            if let Err(e) = s.set_governor(c, g) {
+                failed.push(e);
             }
         }
-        Ok(())
     };
     match setting {
         Setting::AsIs => return Ok(()),
-        Setting::Max => gov_everywhere("performance", &mut writes)?,
-        Setting::Min => gov_everywhere("powersave", &mut writes)?,
-        Setting::Governor(g) => gov_everywhere(g, &mut writes)?,
+        Setting::Max => gov_everywhere(s, "performance"),
+        Setting::Min => gov_everywhere(s, "powersave"),
+        Setting::Governor(g) => gov_everywhere(s, g),
         Setting::Opp(i, khz) => {
             let c = inv.clusters.get(*i).ok_or("no such cpufreq cluster")?;
-            for d in truebench_tuning::Tuning::policy_dirs(host, c).map_err(|e| e.to_string())? {
-                if c.governors.iter().any(|g| g == "userspace") {
-                    writes.push((format!("{d}/scaling_governor"), "userspace".into()));
-                    writes.push((format!("{d}/scaling_setspeed"), khz.to_string()));
-                } else {
-                    // min ≤ max at every step: lowest minimum, then the maximum, then both.
-                    let low = c.opps_khz.first().copied().unwrap_or(*khz);
-                    writes.push((format!("{d}/scaling_min_freq"), low.to_string()));
-                    writes.push((format!("{d}/scaling_max_freq"), khz.to_string()));
-                    writes.push((format!("{d}/scaling_min_freq"), khz.to_string()));
-                }
+            truebench_tuning::Tuning::policy_dirs(host, c).map_err(|e| e.to_string())?;
+            any = true;
+            let res = if c.governors.iter().any(|g| g == "userspace") {
+                s.set_governor(c, "userspace")
+                    .and_then(|()| s.set_setspeed_khz(c, *khz))
+            } else {
+                // min ≤ max at every step (Tuning writes them in that order).
+                s.set_range_khz(c, *khz, *khz)
+            };
+            if let Err(e) = res {
+                failed.push(e);
             }
         }
     }
-    if writes.is_empty() {
+    if !any {
         return Err(format!(
             "no cpufreq policy offers what '{}' needs",
             setting.label()
         ));
     }
-    let failed: Vec<String> = writes
-        .into_iter()
-        .filter_map(|(p, v)| (!s.write(p.clone(), &v)).then_some(p))
-        .collect();
     if failed.is_empty() {
         Ok(())
     } else {
-        Err(format!("could not write {}", failed.join(", ")))
+        Err(format!("could not set {}", failed.join("; ")))
     }
 }
 
@@ -289,7 +287,7 @@ pub fn each_test<T: Copy, R>(
     note: &mut dyn FnMut(String),
     mut run: impl FnMut(&mut Session<'_>, &Setting, T, u32, (usize, usize)) -> R,
 ) -> Vec<R> {
-    let (host, inv) = (s.host, s.inv);
+    let (host, inv) = (s.host(), s.inv());
     let total = settings.len() * tests.len() * repeat as usize;
     let mut rows = Vec::new();
     let mut index = 0;

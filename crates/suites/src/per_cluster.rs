@@ -107,7 +107,7 @@ pub fn run(
             {
                 let path = format!("sys/devices/system/cpu/cpu{}/online", cpu.id);
                 // cpu0 has no `online` file on most arm64 kernels: it stays, and is said.
-                if host.exists(&path) && s.write(path, "0") {
+                if host.exists(&path) && s.set_cpu_online(cpu.id, false).is_ok() {
                     taken.push(cpu.id);
                 }
             }
@@ -163,7 +163,7 @@ pub fn run(
         body.error = r.error.clone();
     }
     body.duration_s = t_all.elapsed().as_secs_f64();
-    for d in s.sampler.disabled() {
+    for d in s.sampler_disabled() {
         s.note(format!("Not read any more: {d}"));
     }
     Ok(s.finish(body, Finish { comparable: true }))

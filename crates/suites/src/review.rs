@@ -37,12 +37,8 @@ pub struct ReviewOptions {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReviewError {
-    #[error("--kernel-log {path}: {source}")]
-    KernelLog {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Session(#[from] crate::session::SessionError),
     #[error("cannot tune: {0}")]
     Tuning(#[from] truebench_tuning::TuningError),
 }
@@ -108,15 +104,7 @@ pub fn run(
             ..Default::default()
         },
         stop.clone(),
-    )
-    .map_err(|source| ReviewError::KernelLog {
-        path: opts
-            .kernel_log
-            .as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default(),
-        source,
-    })?;
+    )?;
     let mut settings = review::review(host, inv);
     settings.extend(smart(host));
     let why_not =
@@ -172,7 +160,7 @@ pub fn run(
         let lines = s.kernel_log_lines();
         body.kernel_errors = problem_lines(&lines[log_before.min(lines.len())..]);
     }
-    for d in s.sampler.disabled() {
+    for d in s.sampler_disabled() {
         s.note(format!("Not read any more: {d}"));
     }
     Ok(s.finish(body, Finish { comparable: true }))

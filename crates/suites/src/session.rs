@@ -12,7 +12,9 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use truebench_model::phase;
 
+use truebench_host::inventory::Cluster;
 use truebench_host::parse::os_release;
 use truebench_host::{Host, Inventory};
 use truebench_model::{self as m, BodyKind, PhaseStatus, Stamp, Typed};
@@ -87,6 +89,37 @@ impl Outcome {
     }
 }
 
+/// What a phase's body gives back: its outcome alone, or the outcome and a value for the
+/// caller (`(Outcome, T)`), which [`Session::phase`] returns beside the recorded phase.
+pub trait PhaseBody<T> {
+    fn into_parts(self) -> (Outcome, T);
+}
+
+impl PhaseBody<()> for Outcome {
+    fn into_parts(self) -> (Outcome, ()) {
+        (self, ())
+    }
+}
+
+impl<T> PhaseBody<T> for (Outcome, T) {
+    fn into_parts(self) -> (Outcome, T) {
+        self
+    }
+}
+
+/// A phase as recorded (its status and reason through `Deref`) and what its body returned.
+pub struct Ran<'s, T> {
+    pub recorded: &'s m::PhaseResult,
+    pub value: T,
+}
+
+impl<T> std::ops::Deref for Ran<'_, T> {
+    type Target = m::PhaseResult;
+    fn deref(&self) -> &m::PhaseResult {
+        self.recorded
+    }
+}
+
 /// Options of [`Session::finish`].
 #[derive(Debug, Clone, Default)]
 pub struct Finish {
@@ -118,11 +151,21 @@ struct Span {
     log: (usize, usize),
 }
 
+/// Why a session could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("--kernel-log {}: {source}", path.display())]
+    KernelLog {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+}
+
 pub struct Session<'a> {
-    pub host: &'a Host,
-    pub inv: &'a Inventory,
-    pub stop: Arc<AtomicBool>,
-    pub sampler: Sampler,
+    host: &'a Host,
+    inv: &'a Inventory,
+    stop: Arc<AtomicBool>,
+    sampler: Sampler,
     klog: KernelLogReader,
     started: Stamp,
     t0: Instant,
@@ -135,10 +178,10 @@ pub struct Session<'a> {
     /// first snapshot).
     baseline: Option<usize>,
     tuning: Option<Tuning>,
-    pub record: m::TuningRecord,
+    record: m::TuningRecord,
     tools: Vec<m::Tool>,
     findings: Vec<Finding>,
-    pub notes: Vec<String>,
+    notes: Vec<String>,
     interrupted_in: Option<String>,
 }
 
@@ -150,9 +193,12 @@ impl<'a> Session<'a> {
         inv: &'a Inventory,
         opts: &SessionOptions,
         stop: Arc<AtomicBool>,
-    ) -> std::io::Result<Session<'a>> {
+    ) -> Result<Session<'a>, SessionError> {
         let klog = match &opts.kernel_log {
-            Some(p) => KernelLogReader::from_file(p)?,
+            Some(p) => KernelLogReader::from_file(p).map_err(|source| SessionError::KernelLog {
+                path: p.clone(),
+                source,
+            })?,
             None => KernelLogReader::start(host),
         };
         let sampler = Sampler::start(
@@ -192,6 +238,60 @@ impl<'a> Session<'a> {
         })
     }
 
+    /// The machine the session reads.
+    pub fn host(&self) -> &'a Host {
+        self.host
+    }
+
+    pub fn inv(&self) -> &'a Inventory {
+        self.inv
+    }
+
+    /// The stop flag (Ctrl-C, SIGTERM), for work that must look at it itself.
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        self.stop.clone()
+    }
+
+    /// The open phase does its work in the kernel (network, storage): `%sys` is expected.
+    pub fn mark_kernel_work(&self) {
+        self.sampler.mark_kernel_work();
+    }
+
+    /// Files the sampler stopped reading because a read hung.
+    pub fn sampler_disabled(&self) -> Vec<String> {
+        self.sampler.disabled()
+    }
+
+    /// A copy of the timeline so far (the idle gate judges it).
+    pub fn timeline(&self) -> truebench_monitor::Timeline {
+        self.sampler.snapshot()
+    }
+
+    /// The latest sample, without copying the timeline.
+    pub fn last_sample(&self) -> Option<truebench_monitor::Sample> {
+        self.sampler.last_sample()
+    }
+
+    /// What tuning did so far.
+    pub fn tuning_record(&self) -> &m::TuningRecord {
+        &self.record
+    }
+
+    /// Why settings are not (all) changed, in the record.
+    pub fn set_tuning_reason(&mut self, why: &str) {
+        self.record.reason = Some(why.to_string());
+    }
+
+    /// Whether settings were changed, for work that tuned with a lent Tuning (the OPP walk).
+    pub fn set_tuning_applied(&mut self, applied: bool) {
+        self.record.applied = applied;
+    }
+
+    /// The notes so far.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
     /// The kernel-log lines logged since the session started (read now).
     pub fn kernel_log_lines(&mut self) -> Vec<String> {
         self.klog.collect().lines().to_vec()
@@ -210,9 +310,7 @@ impl<'a> Session<'a> {
     pub fn snapshot(&mut self) {
         let rpi = self
             .sampler
-            .snapshot()
-            .samples
-            .last()
+            .last_sample()
             .and_then(|s| s.rpi)
             .and_then(|r| r.throttled);
         let s = Snapshot::take_with(
@@ -261,17 +359,20 @@ impl<'a> Session<'a> {
 
     /// Run one phase: mark it on the timeline, snapshot its boundaries, record the outcome.
     /// Returns the phase as recorded.
-    pub fn phase(
+    pub fn phase<T, B: PhaseBody<T>>(
         &mut self,
         name: &str,
         title: &str,
         threads: Option<u32>,
         cpus: Vec<u32>,
-        body: impl FnOnce(&mut Self) -> Outcome,
-    ) -> &m::PhaseResult {
+        body: impl FnOnce(&mut Self) -> B,
+    ) -> Ran<'_, T> {
         let open = self.begin_phase(name, title, threads, cpus);
-        let out = body(self);
-        self.end_phase(open, out)
+        let (out, value) = body(self).into_parts();
+        Ran {
+            recorded: self.end_phase(open, out),
+            value,
+        }
     }
 
     /// The first half of [`Session::phase`], for suites whose phase bodies need more than the
@@ -393,20 +494,67 @@ impl<'a> Session<'a> {
         self.record.reason.as_deref()
     }
 
-    /// Write one setting through Tuning, recorded; false when untuned or the write failed.
-    pub fn write(&mut self, path: String, value: &str) -> bool {
+    /// Change settings with one of Tuning's typed setters, every write recorded; the error
+    /// (with the file) when untuned or a write failed.
+    fn tune(
+        &mut self,
+        set: impl FnOnce(&mut Tuning) -> Result<(), TuningError>,
+    ) -> Result<(), String> {
         let Some(t) = self.tuning.as_mut() else {
-            return false;
+            return Err(self
+                .record
+                .reason
+                .clone()
+                .unwrap_or_else(|| "settings are not tuned".into()));
         };
-        let res = t.write(&path, value);
-        let ok = res.is_ok();
-        self.record.applied |= ok;
-        self.record.changes.push(m::TuningChange {
-            path,
-            value: value.into(),
-            error: res.err().map(|e| e.to_string()),
-        });
-        ok
+        let res = set(t);
+        for w in t.take_written() {
+            self.record.applied |= w.error.is_none();
+            self.record.changes.push(m::TuningChange {
+                path: w.path,
+                value: w.value,
+                error: w.error,
+            });
+        }
+        res.map_err(|e| e.to_string())
+    }
+
+    /// The cpufreq governor of every policy of `cluster`.
+    pub fn set_governor(&mut self, cluster: &Cluster, governor: &str) -> Result<(), String> {
+        self.tune(|t| t.set_governor(cluster, governor))
+    }
+
+    /// `scaling_setspeed` of every policy of `cluster` (under the userspace governor).
+    pub fn set_setspeed_khz(&mut self, cluster: &Cluster, khz: u64) -> Result<(), String> {
+        self.tune(|t| t.set_setspeed_khz(cluster, khz))
+    }
+
+    /// `[min, max]` of every policy of `cluster`, written in the order that keeps min ≤ max.
+    pub fn set_range_khz(&mut self, cluster: &Cluster, min: u64, max: u64) -> Result<(), String> {
+        self.tune(|t| t.set_range_khz(cluster, min, max))
+    }
+
+    /// A cap on the clock of every policy of `cluster`.
+    pub fn set_max_khz(&mut self, cluster: &Cluster, khz: u64) -> Result<(), String> {
+        self.tune(|t| t.set_max_khz(cluster, khz))
+    }
+
+    /// A floor under the clock of every policy of `cluster`.
+    pub fn set_min_khz(&mut self, cluster: &Cluster, khz: u64) -> Result<(), String> {
+        self.tune(|t| t.set_min_khz(cluster, khz))
+    }
+
+    pub fn set_cpu_online(&mut self, cpu: u32, online: bool) -> Result<(), String> {
+        self.tune(|t| t.set_cpu_online(cpu, online))
+    }
+
+    /// The governor of a devfreq device (`dmc`, `fb000000.gpu`).
+    pub fn set_devfreq_governor(&mut self, device: &str, governor: &str) -> Result<(), String> {
+        self.tune(|t| t.set_devfreq_governor(device, governor))
+    }
+
+    pub fn set_pcie_aspm_policy(&mut self, policy: &str) -> Result<(), String> {
+        self.tune(|t| t.set_pcie_aspm_policy(policy))
     }
 
     /// Lend the Tuning to code that changes settings itself (the OPP walk); give it back
@@ -471,7 +619,7 @@ impl<'a> Session<'a> {
 
     /// The timeline has a power source (so idle power is worth waiting for).
     pub fn has_power_source(&self) -> bool {
-        !self.sampler.snapshot().extra_header.power.is_empty()
+        self.sampler.has_power_source()
     }
 
     pub fn finish<B: BodyKind>(mut self, body: B, opts: Finish) -> Typed<B> {
@@ -602,7 +750,7 @@ impl<'a> Session<'a> {
 
 /// The phase whose power is the machine's idle power (the idle gate of `run`, the cool-down
 /// of `thermal` and `efficiency`).
-pub const IDLE_PHASE: &str = "idle";
+pub const IDLE_PHASE: &str = phase::IDLE;
 /// Seconds of idle power measured at its end by default (`SessionOptions::idle_power`).
 pub const IDLE_POWER_S: f64 = 10.0;
 
@@ -637,52 +785,49 @@ pub fn tune_for_performance(
         let Ok(dirs) = Tuning::policy_dirs(host, c) else {
             continue;
         };
-        for d in dirs {
-            if c.governors.iter().any(|g| g == "performance")
-                && host
-                    .read_trimmed(format!("{d}/scaling_governor"))
-                    .as_deref()
-                    != Some("performance")
-            {
-                s.write(format!("{d}/scaling_governor"), "performance");
+        let governor = |d: &String| host.read_trimmed(format!("{d}/scaling_governor"));
+        if c.governors.iter().any(|g| g == "performance")
+            && dirs
+                .iter()
+                .any(|d| governor(d).as_deref() != Some("performance"))
+        {
+            let _ = s.set_governor(c, "performance");
+        }
+        let range = |d: &String| {
+            Some((
+                host.read_u64(format!("{d}/cpuinfo_min_freq"))?,
+                host.read_u64(format!("{d}/cpuinfo_max_freq"))?,
+            ))
+        };
+        let Some((lo, hi)) = dirs.first().and_then(range) else {
+            continue;
+        };
+        // MaxKHz caps the whole run at the highest OPP not above it (sbc-bench).
+        if let Some(max) = max_khz {
+            let cap = c
+                .opps_khz
+                .iter()
+                .copied()
+                .filter(|&k| k <= max)
+                .max()
+                .unwrap_or(max)
+                .max(lo);
+            if cap < hi {
+                let _ = s.set_max_khz(c, cap);
             }
-            let (Some(lo), Some(hi)) = (
-                host.read_u64(format!("{d}/cpuinfo_min_freq")),
-                host.read_u64(format!("{d}/cpuinfo_max_freq")),
-            ) else {
-                continue;
-            };
-            // MaxKHz caps the whole run at the highest OPP not above it (sbc-bench).
-            if let Some(max) = max_khz {
-                let cap = c
-                    .opps_khz
-                    .iter()
-                    .copied()
-                    .filter(|&k| k <= max)
-                    .max()
-                    .unwrap_or(max)
-                    .max(lo);
-                if cap < hi {
-                    s.write(format!("{d}/scaling_max_freq"), &cap.to_string());
-                }
-            }
-            if let Some(min) = min_khz {
-                let floor = min.clamp(lo, hi);
-                s.write(format!("{d}/scaling_min_freq"), &floor.to_string());
-            }
+        }
+        if let Some(min) = min_khz {
+            let _ = s.set_min_khz(c, min.clamp(lo, hi));
         }
     }
     for d in host.devfreq() {
         if d.can_switch_to_performance() {
-            s.write(format!("{}/governor", d.path), "performance");
+            let _ = s.set_devfreq_governor(&d.name, "performance");
         }
     }
     if let Some(p) = host.pcie_aspm() {
         if p.active.as_deref() != Some("performance") {
-            s.write(
-                truebench_host::devices::PCIE_ASPM_POLICY.into(),
-                "performance",
-            );
+            let _ = s.set_pcie_aspm_policy("performance");
         }
     }
     s.settle_tuning_record();

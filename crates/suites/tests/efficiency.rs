@@ -203,7 +203,7 @@ fn go(
         ..EfficiencyOptions::default()
     };
     let host = Host::new(d);
-    let r = efficiency::run(&host, inv, &opts, &mut k, stop, &mut |_| {});
+    let r = efficiency::run(&host, inv, &opts, &mut k, stop, &mut |_| {}).unwrap();
     done.store(true, Ordering::SeqCst);
     physics.join().unwrap();
     let v = serde_json::to_value(&r).unwrap();

@@ -43,7 +43,13 @@ fn phases_tuning_and_the_envelope() {
         // Tuning a fixture root needs write access to it; every CI run is root.
         truebench_fixtures::skip!("this user cannot write the fixture root's journal");
     }
-    assert!(s.write(GOV.into(), "powersave"));
+    // Through Tuning's typed setter: the cluster of policy4 (its Cortex-A76 pair).
+    let big = inv
+        .clusters
+        .iter()
+        .find(|c| c.policies.contains(&4))
+        .unwrap();
+    s.set_governor(big, "powersave").unwrap();
     assert_eq!(
         std::fs::read_to_string(root.path().join(GOV))
             .unwrap()
@@ -76,7 +82,8 @@ fn phases_tuning_and_the_envelope() {
     assert_eq!(env.timeline.phases.len(), 2);
     assert!(!env.timeline.samples.is_empty());
     assert!(env.tuning.requested && env.tuning.applied);
-    assert_eq!(env.tuning.changes.len(), 1);
+    assert_eq!(env.tuning.changes.len(), 1, "{:?}", env.tuning.changes);
+    assert_eq!(env.tuning.changes[0].path, GOV);
     assert!(env
         .tuning
         .restored

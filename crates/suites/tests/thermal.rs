@@ -165,7 +165,7 @@ fn go(
 ) -> ThermalResult {
     let host = Host::new(root);
     let mut events = Vec::new();
-    let r = thermal::run(&host, inv, o, s, stop, &mut |e: Event| events.push(e));
+    let r = thermal::run(&host, inv, o, s, stop, &mut |e: Event| events.push(e)).unwrap();
     let v = serde_json::to_value(&r).unwrap();
     let errors = truebench_fixtures::schema::validate_result(&v);
     assert!(errors.is_empty(), "{}", errors.join("\n"));

@@ -20,6 +20,11 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// sbc-bench's NOTUNING: set and not empty means "change no setting" (`--no-tuning`).
+pub fn notuning_env() -> bool {
+    std::env::var("NOTUNING").is_ok_and(|v| !v.is_empty())
+}
+
 /// Options every command that reads the machine shares.
 #[derive(Args, Debug, Clone)]
 pub struct MachineArgs {

@@ -28,7 +28,8 @@ pub struct ClocksArgs {
     /// Seconds of load before the under-load measurement of --all-cores.
     #[arg(long, value_name = "S", default_value_t = 5.0)]
     pub load_secs: f64,
-    /// Never change cpufreq settings: measure each cluster at its current clock.
+    /// Never change cpufreq settings: measure each cluster at its current clock (env
+    /// NOTUNING too).
     #[arg(long)]
     pub no_tuning: bool,
     /// Print the result document (JSON, kind `clocks`) instead of text.
@@ -62,14 +63,14 @@ pub fn run(args: ClocksArgs) -> anyhow::Result<i32> {
         min_khz: args.min_khz,
         all_cores: args.all_cores,
         load_heat: Duration::from_secs_f64(args.load_secs),
-        tune: !args.no_tuning,
+        tune: !(args.no_tuning || crate::cli::notuning_env()),
     };
     let _lock = crate::exit::lock()?;
     let mut probe = KernelProbe::new(ClockOptions::default());
     // Ctrl-C: the walk is stopped between points, settings restored, the partial result kept.
     let stop = truebench_tuning::graceful_interrupts();
     let meter = args.power.start()?;
-    let result = clocks_session::document(&host, &inv, &opts, &mut probe, meter, stop);
+    let result = clocks_session::document(&host, &inv, &opts, &mut probe, meter, stop)?;
     crate::keep::store(&result, &args.store, args.json);
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&result)?)?;

@@ -40,13 +40,17 @@ pub struct EfficiencyArgs {
     #[arg(long, value_name = "7zip|lzma", default_value = "7zip", value_parser = ["7zip", "lzma"])]
     pub work: String,
     /// Do not set OPPs: one point per cluster at its current clock.
-    #[arg(long)]
-    pub no_tune: bool,
+    /// (--no-tune is the old spelling, still taken.) Env NOTUNING too.
+    #[arg(long, alias = "no-tune")]
+    pub no_tuning: bool,
     /// Longest wait for an idle machine at the start, seconds.
     #[arg(long, value_name = "S", default_value_t = 300.0)]
     pub idle_timeout: f64,
     #[command(flatten)]
     pub power: crate::power::PowerArgs,
+    /// No progress on stderr (errors and warnings still).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
     /// Print the result document as JSON instead of the tables.
     #[arg(long)]
     pub json: bool,
@@ -98,7 +102,7 @@ pub fn run(args: EfficiencyArgs) -> anyhow::Result<i32> {
         cool_timeout: Duration::from_secs_f64(args.cool_timeout),
         max_khz: args.max_khz,
         min_khz: args.min_khz,
-        tune: !args.no_tune,
+        tune: !(args.no_tuning || crate::cli::notuning_env()),
         idle: IdleConfig {
             timeout: Duration::from_secs_f64(args.idle_timeout),
             ..IdleConfig::default()
@@ -107,7 +111,7 @@ pub fn run(args: EfficiencyArgs) -> anyhow::Result<i32> {
         ..EfficiencyOptions::default()
     };
     let _lock = crate::exit::lock()?;
-    let quiet = args.json;
+    let quiet = args.json || args.quiet;
     let mut kernels = LiveKernels::new(args.work == "7zip");
     if args.work == "7zip" && !kernels.uses_7zip() && !quiet {
         errln!("truebench: 7-zip is not installed (`apt install 7zip`): using the built-in LZMA kernel (MB/s, not MIPS)");
@@ -145,7 +149,7 @@ pub fn run(args: EfficiencyArgs) -> anyhow::Result<i32> {
             Event::Note(n) => errln!("truebench: {n}"),
         }
     };
-    let result = suite::run(&host, &inv, &opts, &mut kernels, stop, &mut events);
+    let result = suite::run(&host, &inv, &opts, &mut kernels, stop, &mut events)?;
     crate::keep::store(&result, &args.store, quiet);
     let mut out = crate::out::stdout();
     if args.json {

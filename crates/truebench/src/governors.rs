@@ -69,8 +69,9 @@ pub struct GovernorsArgs {
     pub cool_timeout: f64,
     /// Do not switch governors (one run under the current policy) and do not pin the clock
     /// while calibrating.
-    #[arg(long)]
-    pub no_tune: bool,
+    /// (--no-tune is the old spelling, still taken.) Env NOTUNING too.
+    #[arg(long, alias = "no-tune")]
+    pub no_tuning: bool,
     /// Write the task sets as rt-app JSON files into DIR (one per set) and exit without
     /// running them.
     #[arg(long, value_name = "DIR")]
@@ -84,6 +85,9 @@ pub struct GovernorsArgs {
     pub json: bool,
     #[command(flatten)]
     pub power: crate::power::PowerArgs,
+    /// No progress on stderr (errors and warnings still).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
     #[command(flatten)]
     pub store: crate::keep::StoreArgs,
 }
@@ -186,7 +190,7 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
         cache: crate::interactivity::cache_path(),
         cool_to: args.cool_to,
         cool_timeout: Duration::from_secs_f64(args.cool_timeout),
-        tune: !args.no_tune,
+        tune: !(args.no_tuning || crate::cli::notuning_env()),
         sample_interval: Duration::from_secs(1),
         truebench_version: env!("CARGO_PKG_VERSION").into(),
         meter: None,
@@ -204,7 +208,7 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
     let _lock = crate::exit::lock()?;
     let mut opts = opts;
     opts.meter = args.power.start()?;
-    let quiet = args.json;
+    let quiet = args.json || args.quiet;
     let per_gov = duration * opts.utilisations.len() as f64 * sets as f64;
     if !quiet {
         errln!(

@@ -21,6 +21,9 @@ pub struct InteractivityArgs {
     pub machine: MachineArgs,
     #[command(flatten)]
     pub power: crate::power::PowerArgs,
+    /// No progress on stderr (errors and warnings still).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
     /// Simulated tasks to benchmark, comma-separated: audio, video, x, gaming, custom
     /// (default: audio,video,x,gaming; custom needs --custom-cpu and --custom-interval).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
@@ -82,8 +85,9 @@ pub struct InteractivityArgs {
     #[arg(long, value_name = "DIR", default_value = "/var/tmp")]
     pub scratch_dir: PathBuf,
     /// Do not pin the clock to its maximum while calibrating.
-    #[arg(long)]
-    pub no_tune: bool,
+    /// (--no-tune is the old spelling, still taken.) Env NOTUNING too.
+    #[arg(long, alias = "no-tune")]
+    pub no_tuning: bool,
     /// Print the result document as JSON instead of the tables.
     #[arg(long)]
     pub json: bool,
@@ -211,13 +215,13 @@ pub fn run(args: InteractivityArgs) -> anyhow::Result<i32> {
         recalibrate: args.recalibrate,
         cache: cache_path(),
         scratch_dir: args.scratch_dir.clone(),
-        tune: !args.no_tune,
+        tune: !(args.no_tuning || crate::cli::notuning_env()),
         sample_interval: Duration::from_secs(1),
         truebench_version: env!("CARGO_PKG_VERSION").into(),
         meter: args.power.start()?,
     };
     let cells = opts.benchmarks.len() * opts.loads.len();
-    let quiet = args.json;
+    let quiet = args.json || args.quiet;
     if !quiet {
         errln!(
             "truebench: interactivity: up to {cells} cells of {duration:.0} s (about {} min); Ctrl-C keeps what was measured",

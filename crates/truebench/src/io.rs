@@ -22,6 +22,9 @@ pub struct IoArgs {
     pub machine: MachineArgs,
     #[command(flatten)]
     pub power: crate::power::PowerArgs,
+    /// No progress on stderr (errors and warnings still).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
     /// Block device to read (read only; needs root or the `disk` group).
     #[arg(long, value_name = "DEV")]
     pub device: Option<PathBuf>,
@@ -190,7 +193,7 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
     let _lock = crate::exit::lock()?;
     let mut opts = opts;
     opts.meter = args.power.start()?;
-    let quiet = args.json;
+    let quiet = args.json || args.quiet;
     if !quiet {
         errln!(
             "truebench: io: {} test(s) × {} repeat(s){}, {} s each, reading {} (never writing to it); Ctrl-C keeps what was measured",

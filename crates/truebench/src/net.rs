@@ -24,6 +24,9 @@ pub struct NetArgs {
     pub machine: MachineArgs,
     #[command(flatten)]
     pub power: crate::power::PowerArgs,
+    /// No progress on stderr (errors and warnings still).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
     /// Serve tests for `truebench net --connect` clients until Ctrl-C.
     #[arg(long)]
     pub server: bool,
@@ -196,7 +199,7 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
     let _lock = crate::exit::lock()?;
     let mut opts = opts;
     opts.meter = args.power.start()?;
-    let quiet = args.json;
+    let quiet = args.json || args.quiet;
     if !quiet {
         errln!(
             "truebench: net: {} test(s) × {} repeat(s){}, {} s each; Ctrl-C keeps what was measured{}",

@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+use truebench_model::phase;
 use truebench_model::PhaseStatus;
 use truebench_suites::run::Event;
 
@@ -127,7 +128,7 @@ impl State {
         let wait = self
             .waiting
             .as_ref()
-            .filter(|_| c.name == "idle")
+            .filter(|_| c.name == phase::IDLE)
             .map(|w| format!("  {w}"))
             .unwrap_or_default();
         let what = c.known().map(|(_, w)| format!("  {w}")).unwrap_or_default();

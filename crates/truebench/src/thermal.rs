@@ -4,6 +4,7 @@
 
 use std::io::Write;
 use std::time::Duration;
+use truebench_model::phase;
 
 use crate::cli::MachineArgs;
 use truebench_host::Inventory;
@@ -42,6 +43,9 @@ pub struct ThermalArgs {
     pub sample_interval: f64,
     #[command(flatten)]
     pub power: crate::power::PowerArgs,
+    /// No progress on stderr (errors and warnings still).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
     /// Print the result document as JSON instead of the summary.
     #[arg(long)]
     pub json: bool,
@@ -95,7 +99,7 @@ pub fn run(args: ThermalArgs) -> anyhow::Result<i32> {
     } else {
         truebench_workloads::pin::current_affinity()
     };
-    let quiet = args.json;
+    let quiet = args.json || args.quiet;
     if !quiet {
         errln!(
             "truebench: thermal test: {} for {:.1} min; Ctrl-C keeps what was measured",
@@ -117,7 +121,9 @@ pub fn run(args: ThermalArgs) -> anyhow::Result<i32> {
                 }
             }
             Event::Step { name, seconds } => match name.as_str() {
-                "idle" => errln!("truebench: waiting for an idle machine (up to {seconds:.0} s)…"),
+                phase::IDLE => {
+                    errln!("truebench: waiting for an idle machine (up to {seconds:.0} s)…")
+                }
                 "heat" => errln!("truebench: heating up with the load (up to {seconds:.0} s)…"),
                 _ => errln!("truebench: {name} for {seconds:.0} s…"),
             },
@@ -126,7 +132,7 @@ pub fn run(args: ThermalArgs) -> anyhow::Result<i32> {
         }
     };
     let mut runner = LiveLoad { cpus };
-    let result = suite::run(&host, &inv, &opts, &mut runner, stop, &mut events);
+    let result = suite::run(&host, &inv, &opts, &mut runner, stop, &mut events)?;
     crate::keep::store(&result, &args.store, quiet);
     let mut out = crate::out::stdout();
     if args.json {
@@ -139,6 +145,6 @@ pub fn run(args: ThermalArgs) -> anyhow::Result<i32> {
         .envelope
         .phases
         .iter()
-        .any(|p| p.status == truebench_model::PhaseStatus::Failed && p.name != "idle");
+        .any(|p| p.status == truebench_model::PhaseStatus::Failed && p.name != phase::IDLE);
     Ok(crate::exit::of(&result.envelope, failed))
 }

@@ -282,6 +282,59 @@ fn on_this_machine_without_cpufreq_one_run_says_why() {
     assert!(r["work_time_ratio"].as_f64().unwrap() > 0.0, "{r}");
 }
 
+/// `--repeat 3`: a row per repeat, and per governor the median and spread of the valid
+/// repeats — in the JSON, the text and the figures compare uses.
+#[test]
+fn repeats_give_a_median_and_spread_per_governor() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = truebench(tmp.path())
+        .args(SMALL)
+        .args(["--duration", "0.5", "--no-tuning", "--repeat", "3"])
+        .output()
+        .unwrap();
+    assert!(measured(&out), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["body"]["rows"].as_array().unwrap().len(), 3);
+    let s = &doc["body"]["summary"][0];
+    assert_eq!(s["governor"], "current");
+    let (runs, invalid) = (
+        s["runs"].as_u64().unwrap(),
+        s["invalid_runs"].as_u64().unwrap(),
+    );
+    // A busy machine may invalidate a repeat: it is counted, not used.
+    assert_eq!(runs + invalid, 3, "{s}");
+    if runs >= 2 {
+        assert!(s["median_miss_ratio"].as_f64().is_some(), "{s}");
+        assert!(s["miss_ratio_spread"].as_f64().is_some(), "{s}");
+        assert!(s["work_time_ratio_spread_pct"].as_f64().is_some(), "{s}");
+    }
+    let json = tmp.path().join("r.json");
+    std::fs::write(&json, &out.stdout).unwrap();
+    let text = Command::new(BIN)
+        .args(["report"])
+        .arg(&json)
+        .arg("--html")
+        .arg(tmp.path().join("r.html"))
+        .output()
+        .unwrap();
+    assert!(text.status.success());
+    let page = std::fs::read_to_string(tmp.path().join("r.html")).unwrap();
+    assert!(
+        page.contains("Median of the valid repeats"),
+        "no repeat table"
+    );
+    let c = Command::new(BIN)
+        .arg("compare")
+        .arg(&json)
+        .arg(&json)
+        .output()
+        .unwrap();
+    let cmp = String::from_utf8_lossy(&c.stdout);
+    if runs >= 1 {
+        assert!(cmp.contains("current_miss_ratio_pct"), "{cmp}");
+    }
+}
+
 #[test]
 fn rt_app_export_writes_each_set_once_and_never_overwrites() {
     let tmp = tempfile::tempdir().unwrap();

@@ -117,6 +117,16 @@ fn list(items: &[(String, String)]) -> String {
         .join("; ")
 }
 
+/// One write a setter made (or tried), for the caller's record of what changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    /// Root-relative path.
+    pub path: String,
+    pub value: String,
+    /// Why it failed; None when it was written.
+    pub error: Option<String>,
+}
+
 /// What a restore did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RestoreReport {
@@ -189,6 +199,8 @@ pub struct Tuning {
     inner: Arc<Mutex<Inner>>,
     journal: PathBuf,
     recovered: Option<RestoreReport>,
+    /// Every write since the last `take_written`.
+    written: Vec<Written>,
 }
 
 fn now_unix() -> u64 {
@@ -313,6 +325,7 @@ impl Tuning {
             inner,
             journal: path,
             recovered,
+            written: Vec::new(),
         })
     }
 
@@ -330,7 +343,19 @@ impl Tuning {
     /// Journal the file's original bytes (first time this path is touched in this session)
     /// durably, THEN write `value`. `rel` is root-relative (`sys/…` or `proc/sys/…`).
     pub fn write(&mut self, rel: &str, value: &str) -> Result<(), TuningError> {
-        self.lock().write(rel, value)
+        let res = self.lock().write(rel, value);
+        self.written.push(Written {
+            path: rel.to_string(),
+            value: value.to_string(),
+            error: res.as_ref().err().map(|e| e.to_string()),
+        });
+        res
+    }
+
+    /// The writes made (and tried) since the last call, oldest first: what the typed setters
+    /// below touched, for a record of the changes.
+    pub fn take_written(&mut self) -> Vec<Written> {
+        std::mem::take(&mut self.written)
     }
 
     /// Root-relative cpufreq directories of every policy of the cluster.
@@ -397,6 +422,29 @@ impl Tuning {
                 self.write(&max_f, &max_s)?;
                 self.write(&min_f, &min_s)?;
             }
+        }
+        Ok(())
+    }
+
+    /// `scaling_max_freq` of every policy of the cluster (a cap; the minimum is lowered to it
+    /// first where it is above, so min ≤ max holds at every step).
+    pub fn set_max_khz(&mut self, cluster: &Cluster, khz: u64) -> Result<(), TuningError> {
+        for d in self.dirs(cluster)? {
+            let min_f = format!("{d}/scaling_min_freq");
+            if self.lock().host.read_u64(&min_f).is_some_and(|m| m > khz) {
+                self.write(&min_f, &khz.to_string())?;
+            }
+            self.write(&format!("{d}/scaling_max_freq"), &khz.to_string())?;
+        }
+        Ok(())
+    }
+
+    /// `scaling_min_freq` of every policy of the cluster (a floor, at most its maximum).
+    pub fn set_min_khz(&mut self, cluster: &Cluster, khz: u64) -> Result<(), TuningError> {
+        for d in self.dirs(cluster)? {
+            let max = self.lock().host.read_u64(format!("{d}/scaling_max_freq"));
+            let floor = max.map_or(khz, |m| khz.min(m));
+            self.write(&format!("{d}/scaling_min_freq"), &floor.to_string())?;
         }
         Ok(())
     }

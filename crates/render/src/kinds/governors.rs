@@ -88,6 +88,39 @@ pub fn table(b: &GovernorsBody) -> String {
     o
 }
 
+/// With `--repeat`: per governor, the median of its valid repeats and their spread.
+pub fn repeats(b: &GovernorsBody) -> String {
+    if b.repeat < 2 || b.summary.is_empty() {
+        return String::new();
+    }
+    let mut o = format!(
+        "Median of the valid repeats (spread = largest − smallest):\n{:<16} {:>5} {:>12} {:>12} {:>10} {:>10} {:>11}\n",
+        "Governor", "Runs", "Miss ratio", "spread", "Work time", "spread", "Work per J"
+    );
+    for s in &b.summary {
+        let _ = writeln!(
+            o,
+            "{:<16} {:>5} {:>12} {:>12} {:>10} {:>10} {:>11}{}",
+            s.governor,
+            s.runs,
+            pct(s.median_miss_ratio),
+            s.miss_ratio_spread
+                .map_or("-".into(), |x| format!("{:.2} pp", x * 100.0)),
+            opt(s.median_work_time_ratio, 3),
+            s.work_time_ratio_spread_pct
+                .map_or("-".into(), |x| format!("{x:.1} %")),
+            s.median_work_ms_per_j
+                .map_or("-".into(), |x| format!("{x:.1} ms/J")),
+            if s.invalid_runs > 0 {
+                format!("  ({} invalid run(s) left out)", s.invalid_runs)
+            } else {
+                String::new()
+            }
+        );
+    }
+    o
+}
+
 /// Miss ratio per utilisation level, one column per governor run.
 pub fn levels(b: &GovernorsBody) -> String {
     let mut o = format!("{:<8}", "U");
@@ -208,6 +241,33 @@ impl Render for GovernorsBody {
                 out.push(Metric::number(k("work_ms_per_j"), e, Some("ms/J")));
             }
         }
+        // With repeats, the governor's own figures are the medians (what compare sets side
+        // by side), with their spread.
+        if r.body.repeat > 1 {
+            for s in &r.body.summary {
+                let k = |m: &str| format!("{}_{m}", s.governor);
+                if let Some(m) = s.median_miss_ratio {
+                    out.push(Metric::number(k("miss_ratio_pct"), m * 100.0, Some("%")));
+                }
+                if let Some(x) = s.miss_ratio_spread {
+                    out.push(Metric::number(
+                        k("miss_ratio_spread_pp"),
+                        x * 100.0,
+                        Some("pp"),
+                    ));
+                }
+                if let Some(w) = s.median_work_time_ratio {
+                    out.push(Metric::number(k("work_time_ratio"), w, None));
+                }
+                if let Some(x) = s.work_time_ratio_spread_pct {
+                    out.push(Metric::number(
+                        k("work_time_ratio_spread_pct"),
+                        x,
+                        Some("%"),
+                    ));
+                }
+            }
+        }
         out
     }
 
@@ -238,6 +298,11 @@ impl Render for GovernorsBody {
         }
         o.push_str("Miss ratio = negative slacks / all slacks; work time = the work's CPU time / its time at the calibration clock; efficiency = (powersave − governor) / (powersave − performance) of the work time.\n\n");
         o.push_str(&table(b));
+        let rep = repeats(b);
+        if !rep.is_empty() {
+            o.push('\n');
+            o.push_str(&rep);
+        }
         o.push_str("\nMiss ratio per utilisation (U in CPUs):\n");
         o.push_str(&levels(b));
         o.push('\n');
@@ -308,7 +373,32 @@ impl Render for GovernorsBody {
                 esc(&row.marks.join(", "))
             );
         }
-        head.push_str("</tbody></table></section>");
+        head.push_str("</tbody></table>");
+        if b.repeat > 1 && !b.summary.is_empty() {
+            head.push_str("<h3>Median of the valid repeats</h3><table><thead><tr><th>Governor</th><th>Runs</th><th>Miss ratio</th><th>Spread</th><th>Work time</th><th>Spread</th><th>Work per J (ms)</th><th>Left out</th></tr></thead><tbody>");
+            for s in &b.summary {
+                let _ = write!(
+                    head,
+                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    esc(&s.governor),
+                    s.runs,
+                    pct(s.median_miss_ratio),
+                    s.miss_ratio_spread
+                        .map_or("-".into(), |x| format!("{:.2} pp", x * 100.0)),
+                    opt(s.median_work_time_ratio, 3),
+                    s.work_time_ratio_spread_pct
+                        .map_or("-".into(), |x| format!("{x:.1} %")),
+                    opt(s.median_work_ms_per_j, 1),
+                    if s.invalid_runs > 0 {
+                        format!("{} invalid", s.invalid_runs)
+                    } else {
+                        String::new()
+                    }
+                );
+            }
+            head.push_str("</tbody></table>");
+        }
+        head.push_str("</section>");
         (head, String::new())
     }
 

@@ -1,6 +1,7 @@
 //! The `run` kind: sbc-bench's standard benchmark.
 
 use serde::{Deserialize, Serialize};
+use truebench_model::phase;
 use truebench_model::*;
 
 use super::{Metric, Render};
@@ -89,7 +90,7 @@ pub fn openssl_short(v: &str) -> String {
 pub fn metrics(r: RunView<'_>) -> Metrics {
     let row = crate::text::row(r);
     let mut sevenzip_version = None;
-    for name in ["compression-multi", "compression-single"] {
+    for name in [phase::COMPRESSION_MULTI, phase::COMPRESSION_SINGLE] {
         for s in r.envelope.scores(name) {
             if let Scores::Compression(c) = s {
                 if c.tool == CompressionTool::SevenZip && sevenzip_version.is_none() {
@@ -98,7 +99,7 @@ pub fn metrics(r: RunView<'_>) -> Metrics {
             }
         }
     }
-    let openssl_version = r.envelope.scores("aes").find_map(|s| match s {
+    let openssl_version = r.envelope.scores(phase::AES).find_map(|s| match s {
         Scores::Aes(a) => Some(match a.source {
             AesSourceKind::Openssl => a
                 .version

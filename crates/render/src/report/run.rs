@@ -2,6 +2,7 @@
 //! stress.
 
 use super::*;
+use truebench_model::phase;
 
 /// The score cards under the header.
 pub(super) fn headline(r: RunView<'_>) -> String {
@@ -75,7 +76,7 @@ pub(super) fn scores(o: &mut String, r: RunView<'_>) {
     }
     o.push_str("</div>");
     if m.sevenzip_multi.is_none() {
-        if let Some(Scores::Compression(c)) = r.envelope.scores("compression-multi").next() {
+        if let Some(Scores::Compression(c)) = r.envelope.scores(phase::COMPRESSION_MULTI).next() {
             if c.tool == CompressionTool::BuiltinLzma {
                 o.push_str("<p class=\"muted\">7-zip was not installed: the built-in LZMA benchmark ran instead (MB/s, not comparable with 7-zip MIPS).</p>");
             }
@@ -92,8 +93,8 @@ pub(super) fn clock_scores<B>(r: View<'_, B>, name: &str) -> Option<ClockScores>
 }
 
 pub(super) fn clocks<B>(o: &mut String, r: View<'_, B>) {
-    let cold = clock_scores(r, "clocks-cold");
-    let hot = clock_scores(r, "clocks-hot");
+    let cold = clock_scores(r, phase::CLOCKS_COLD);
+    let hot = clock_scores(r, phase::CLOCKS_HOT);
     if cold.is_none() && hot.is_none() {
         return;
     }
@@ -192,7 +193,7 @@ pub(super) fn clocks<B>(o: &mut String, r: View<'_, B>) {
 
 pub(super) fn aes<B>(o: &mut String, r: View<'_, B>) {
     let mut any = false;
-    for name in ["aes", "aes-parallel"] {
+    for name in [phase::AES, phase::AES_PARALLEL] {
         for s in r.envelope.scores(name) {
             let Scores::Aes(a) = s else { continue };
             if !any {
@@ -275,7 +276,7 @@ pub(super) fn aes<B>(o: &mut String, r: View<'_, B>) {
 }
 
 pub(super) fn memory<B>(o: &mut String, r: View<'_, B>) {
-    let Some(Scores::Memory(m)) = r.envelope.scores("memory").next() else {
+    let Some(Scores::Memory(m)) = r.envelope.scores(phase::MEMORY).next() else {
         return;
     };
     o.push_str("<section><h2>Memory</h2><div class=\"scroll\"><table class=\"num\"><thead><tr><th>cluster</th><th>memcpy (MB/s)</th><th>memset (MB/s)</th><th>read (MB/s)</th><th title=\"tinymembench's standard memcpy / memset: libc over 32 MiB, the Results.md row's measure\">standard memcpy</th><th>standard memset</th></tr></thead><tbody>");
@@ -363,9 +364,9 @@ pub(super) fn memory<B>(o: &mut String, r: View<'_, B>) {
 pub(super) fn compression<B>(o: &mut String, r: View<'_, B>) {
     let mut rows = Vec::new();
     for name in [
-        "compression-single",
-        "compression-multi",
-        "compression-cluster",
+        phase::COMPRESSION_SINGLE,
+        phase::COMPRESSION_MULTI,
+        phase::COMPRESSION_CLUSTER,
     ] {
         for s in r.envelope.scores(name) {
             let Scores::Compression(c) = s else { continue };
@@ -414,7 +415,7 @@ pub(super) fn compression<B>(o: &mut String, r: View<'_, B>) {
 }
 
 pub(super) fn stress<B>(o: &mut String, r: View<'_, B>) {
-    let Some(Scores::Stress(s)) = r.envelope.scores("stress").next() else {
+    let Some(Scores::Stress(s)) = r.envelope.scores(phase::STRESS).next() else {
         return;
     };
     if s.intervals.len() < 2 {

@@ -1,6 +1,7 @@
 //! Evidence for truebench's detectors from what a log recorded (snapshots, throttling tables).
 
 use truebench_host::Inventory;
+use truebench_model::phase;
 use truebench_monitor::detect::{self, clocks};
 use truebench_monitor::evidence::{PolicyStats, Snapshot, SwapUse};
 use truebench_monitor::kmsg::KernelLog;
@@ -211,12 +212,12 @@ fn top_checks(p: &PhaseResult) -> Vec<(String, clocks::ClockCheck)> {
 fn clock_findings(scores: &[PhaseResult]) -> Vec<Finding> {
     let cold: Vec<(String, clocks::ClockCheck)> = scores
         .iter()
-        .filter(|p| p.name != "clocks-hot")
+        .filter(|p| p.name != phase::CLOCKS_HOT)
         .flat_map(top_checks)
         .collect();
     let hot: Vec<(String, clocks::ClockCheck)> = scores
         .iter()
-        .filter(|p| p.name == "clocks-hot")
+        .filter(|p| p.name == phase::CLOCKS_HOT)
         .flat_map(top_checks)
         .collect();
     let find = |v: &[(String, clocks::ClockCheck)], cpus: &str| {

@@ -14,6 +14,7 @@
 //! file) in `tools`, and the log's own validation bullets in `notes`.
 
 use crate::log::{Round, SbcBenchLog, SevenZipKind};
+use truebench_model::phase;
 use truebench_model::*;
 
 /// Name of the tool entry that marks a result as imported from an sbc-bench log.
@@ -146,7 +147,7 @@ pub fn to_run_result(log: &SbcBenchLog, name: &str) -> RunResult {
     let ms_start = start.map_or(0, |s| s.0 * 1000);
     let ms_end = spans.iter().map(|s| s.4).max().unwrap_or(ms_start);
     phases.push(phase(
-        "clocks-cold",
+        phase::CLOCKS_COLD,
         "Checking cpufreq OPP (before the benchmarks)",
         Some((0.0, 0.0, ms_start, ms_start)),
         Some(1),
@@ -160,7 +161,7 @@ pub fn to_run_result(log: &SbcBenchLog, name: &str) -> RunResult {
         ),
     ));
     phases.push(phase(
-        "memory",
+        phase::MEMORY,
         "tinymembench and ramlat",
         span_of(spans, &["tinymembench", "ramlat"]),
         Some(1),
@@ -169,7 +170,7 @@ pub fn to_run_result(log: &SbcBenchLog, name: &str) -> RunResult {
         json(&(&log.tinymembench, &log.ramlat)),
     ));
     phases.push(phase(
-        "aes",
+        phase::AES,
         "OpenSSL benchmark",
         span_of(spans, &["OpenSSL benchmark"]),
         Some(1),
@@ -179,7 +180,7 @@ pub fn to_run_result(log: &SbcBenchLog, name: &str) -> RunResult {
     ));
     if let Some(a) = aes_scores(log, &inv, true) {
         phases.push(phase(
-            "aes-parallel",
+            phase::AES_PARALLEL,
             "parallel OpenSSL benchmarks",
             span_of(spans, &["parallel OpenSSL benchmarks"]),
             Some(ncpus),
@@ -190,7 +191,7 @@ pub fn to_run_result(log: &SbcBenchLog, name: &str) -> RunResult {
     }
     let zip_details = json(&log.sevenzip);
     phases.push(phase(
-        "compression-single",
+        phase::COMPRESSION_SINGLE,
         "7-zip single core benchmark",
         span_of(spans, &["7-zip single core benchmark"]),
         Some(1),
@@ -204,7 +205,7 @@ pub fn to_run_result(log: &SbcBenchLog, name: &str) -> RunResult {
         zip_details.clone(),
     ));
     phases.push(phase(
-        "compression-multi",
+        phase::COMPRESSION_MULTI,
         "7-zip multi core benchmark",
         span_of(spans, &["7-zip multi core benchmark"]),
         Some(ncpus),
@@ -214,7 +215,7 @@ pub fn to_run_result(log: &SbcBenchLog, name: &str) -> RunResult {
     ));
     if let Some(c) = compression(log, &inv, SevenZipKind::Cluster) {
         phases.push(phase(
-            "compression-cluster",
+            phase::COMPRESSION_CLUSTER,
             "7-zip cluster benchmarks",
             span_of(spans, &["7-zip cluster benchmarks"]),
             None,
@@ -230,7 +231,7 @@ pub fn to_run_result(log: &SbcBenchLog, name: &str) -> RunResult {
             "stockfish"
         };
         phases.push(phase(
-            "stress",
+            phase::STRESS,
             title,
             span_of(spans, &[title]),
             Some(ncpus),
@@ -240,7 +241,7 @@ pub fn to_run_result(log: &SbcBenchLog, name: &str) -> RunResult {
         ));
     }
     phases.push(phase(
-        "clocks-hot",
+        phase::CLOCKS_HOT,
         "Testing clockspeeds again (after the benchmarks)",
         Some((t_end, t_end, ms_end, ms_end)),
         Some(1),

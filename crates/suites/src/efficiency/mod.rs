@@ -110,33 +110,11 @@ fn cool(
 /// Hold a cluster at `khz` through the session's Tuning: userspace + setspeed, or
 /// scaling_min_freq = scaling_max_freq (written in the order that never has min > max).
 fn set_opp(s: &mut Session, c: &Cluster, khz: u64, userspace: bool) -> Result<(), String> {
-    let dirs = truebench_tuning::Tuning::policy_dirs(s.host, c).map_err(|e| e.to_string())?;
-    let mut failed = Vec::new();
-    for d in dirs {
-        let mut w = |s: &mut Session, file: &str, v: &str| {
-            if !s.write(format!("{d}/{file}"), v) {
-                failed.push(format!("{d}/{file}"));
-            }
-        };
-        let k = khz.to_string();
-        if userspace {
-            w(s, "scaling_governor", "userspace");
-            w(s, "scaling_setspeed", &k);
-        } else {
-            let cur_max = s.host.read_u64(format!("{d}/scaling_max_freq"));
-            if cur_max.is_some_and(|m| khz > m) {
-                w(s, "scaling_max_freq", &k);
-                w(s, "scaling_min_freq", &k);
-            } else {
-                w(s, "scaling_min_freq", &k);
-                w(s, "scaling_max_freq", &k);
-            }
-        }
-    }
-    if failed.is_empty() {
-        Ok(())
+    if userspace {
+        s.set_governor(c, "userspace")?;
+        s.set_setspeed_khz(c, khz)
     } else {
-        Err(format!("could not write {}", failed.join(", ")))
+        s.set_range_khz(c, khz, khz)
     }
 }
 
@@ -147,11 +125,9 @@ fn others_to_lowest(s: &mut Session, inv: &Inventory, c: &Cluster) {
         let Some(low) = o.opps_khz.iter().copied().min() else {
             continue;
         };
-        if let Ok(dirs) = truebench_tuning::Tuning::policy_dirs(s.host, o) {
-            for d in dirs {
-                s.write(format!("{d}/scaling_max_freq"), &low.to_string());
-            }
-        }
+        // Best effort: a cluster that cannot be capped still lets this one be measured (the
+        // record says which write failed).
+        let _ = s.set_max_khz(o, low);
     }
 }
 
@@ -201,7 +177,7 @@ pub fn run(
     kernels: &mut dyn EfficiencyKernels,
     stop: Arc<AtomicBool>,
     events: &mut dyn FnMut(Event),
-) -> EfficiencyResult {
+) -> Result<EfficiencyResult, crate::session::SessionError> {
     let mut s = Session::start(
         host,
         inv,
@@ -213,8 +189,7 @@ pub fn run(
             ..Default::default()
         },
         stop.clone(),
-    )
-    .expect("no kernel-log file given");
+    )?;
     let rep = idle::gate_phase(&mut s, "idle gate", &opts.idle, &mut |w| {
         events(Event::Waiting(w.into()))
     });
@@ -354,21 +329,18 @@ pub fn run(
                     opts.runs
                 );
                 let t0 = Instant::now();
-                let mut got = None;
                 let p = s.phase(
                     &name,
                     &title,
                     Some(c.cpus.len() as u32),
                     c.cpus.clone(),
                     |_| match kernels.work(host, &c.cpus, &stop) {
-                        Ok(w) => {
-                            got = Some(w);
-                            Outcome::default()
-                        }
-                        Err(e) => Outcome::failed(e),
+                        Ok(w) => (Outcome::default(), Some(w)),
+                        Err(e) => (Outcome::failed(e), None),
                     },
                 );
                 let (status, reason) = (p.status, p.reason.clone());
+                let got = p.value;
                 let seconds = t0.elapsed().as_secs_f64();
                 match got {
                     Some(w) if status == PhaseStatus::Ok => {
@@ -430,7 +402,7 @@ pub fn run(
     };
     let mut r = s.finish(body, Finish { comparable: true });
     fill(&mut r);
-    r
+    Ok(r)
 }
 
 /// Energy, power and temperatures of each run from the finished envelope; medians, score

@@ -84,6 +84,8 @@ pub enum Event {
 pub enum InteractivityError {
     #[error("{0}")]
     Tuning(#[from] truebench_tuning::TuningError),
+    #[error(transparent)]
+    Session(#[from] crate::session::SessionError),
     #[error("--benchmarks includes custom but --custom-cpu and --custom-interval are missing")]
     NoCustom,
 }
@@ -166,8 +168,7 @@ pub fn run(
             ..Default::default()
         },
         stop.clone(),
-    )
-    .expect("no kernel-log file given");
+    )?;
     let wants_tuning = opts.tune && opts.loops_per_ms.is_none();
     s.begin_tuning(
         wants_tuning,
@@ -486,9 +487,9 @@ pub(crate) fn calibrate(
         })
         .or_else(|| inv.online_cpus().next().map(|c| c.id));
     let mut pinned = false;
-    if let Some(dir) = fastest.as_ref().and_then(|c| c.policy_dir.clone()) {
+    if let Some(c) = fastest.as_ref().filter(|c| c.policy_dir.is_some()) {
         if s.tuned() {
-            pinned = s.write(format!("{dir}/scaling_governor"), "performance");
+            pinned = s.set_governor(c, "performance").is_ok();
         }
     }
     let cal = truebench_workloads::pin::run_pinned(cpu, || {

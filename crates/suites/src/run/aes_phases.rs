@@ -1,6 +1,7 @@
 //! AES per cluster (openssl speed, else the built-in kernel) and on all cores at once (extensive).
 
 use super::*;
+use truebench_model::phase;
 
 impl<M: Measurements + ?Sized> Run<'_, M> {
     pub(super) fn aes_capability(&self, cpu: u32) -> (Option<bool>, Option<String>) {
@@ -12,7 +13,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
         let groups = self.groups.clone();
         let cpus = groups.iter().map(|g| g.first).collect();
         self.phase(
-            "aes",
+            phase::AES,
             "AES (openssl speed -elapsed -evp), pinned to the first CPU of each cluster",
             Some(1),
             cpus,
@@ -56,7 +57,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                             details.push(to_json(&res));
                         }
                         Err(KernelError::NotInstalled(why)) => {
-                            r.s.notes.push(format!(
+                            r.s.note(format!(
                                 "{why}: AES measured with the built-in kernel (not comparable with sbc-bench's OpenSSL scores)"
                             ));
                             use_builtin = true;
@@ -104,7 +105,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
         let cpus = all_cpus(&self.groups);
         let n = cpus.len() as u32;
         self.phase(
-            "aes-parallel",
+            phase::AES_PARALLEL,
             "AES on all cores in parallel (openssl speed -multi)",
             Some(n),
             cpus.clone(),

@@ -1,6 +1,7 @@
 //! The clock phases: the cold OPP walk, all cores at once (extensive), and the hot check under load.
 
 use super::*;
+use truebench_model::phase;
 use truebench_monitor::detect::clocks::{self as clocks_judge, ClockCheck};
 
 impl<M: Measurements + ?Sized> Run<'_, M> {
@@ -17,14 +18,14 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
     pub(super) fn phase_clocks_cold(&mut self) {
         let first: Vec<u32> = self.groups.iter().map(|g| g.first).collect();
         self.phase(
-            "clocks-cold",
+            phase::CLOCKS_COLD,
             "clock check, idle and cold (measured vs advertised for every OPP)",
             Some(1),
             first,
             |r| {
                 let opts = r.clock_options();
                 let reason =
-                    r.s.record
+                    r.s.tuning_record()
                         .reason
                         .clone()
                         .or_else(|| (!r.opts.tune).then(|| "tuning switched off".to_string()));
@@ -45,7 +46,9 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                     .iter()
                     .filter_map(|c| Some((c.measured_cpu?, clocks::top_check(c)?)))
                     .collect();
-                r.s.notes.extend(report.notes.iter().cloned());
+                for n in &report.notes {
+                    r.s.note(n.clone());
+                }
                 crate::clocks_session::outcome(&report, "OPP walk from the highest OPP")
             },
         );
@@ -55,7 +58,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
         let cpus = all_cpus(&self.groups);
         let n = cpus.len() as u32;
         self.phase(
-            "clocks-all",
+            phase::CLOCKS_ALL,
             "clock of every CPU at once, idle and under load",
             Some(n),
             cpus,
@@ -115,7 +118,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
         let all = all_cpus(&groups);
         let n = all.len() as u32;
         self.phase(
-            "clocks-hot",
+            phase::CLOCKS_HOT,
             "clock check at the highest OPP, hot and under load on the other CPUs",
             Some(n),
             all.clone(),
@@ -139,7 +142,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                     let opp = g
                         .policy_dir
                         .as_ref()
-                        .filter(|_| r.s.record.applied)
+                        .filter(|_| r.s.tuning_record().applied)
                         .and_then(|d| r.host.read_u64(format!("{d}/scaling_max_freq")))
                         .map(|k| (k / 1000) as u32);
                     let point = match measured {

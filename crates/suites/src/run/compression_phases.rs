@@ -1,6 +1,7 @@
 //! 7-zip (or the built-in LZMA) single-threaded per cluster, on all cores, and per cluster (extensive).
 
 use super::*;
+use truebench_model::phase;
 
 impl<M: Measurements + ?Sized> Run<'_, M> {
     pub(super) fn mem_available(&self) -> Option<u64> {
@@ -51,8 +52,8 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
             }
             Err(KernelError::NotInstalled(why)) => {
                 *missing = true;
-                if !self.s.notes.iter().any(|n| n.starts_with(&why)) {
-                    self.s.notes.push(format!(
+                if !self.s.notes().iter().any(|n| n.starts_with(&why)) {
+                    self.s.note(format!(
                         "{why}: the built-in LZMA benchmark ran instead; its MB/s are not 7-zip MIPS"
                     ));
                 }
@@ -209,7 +210,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
         let groups = self.groups.clone();
         let cpus = groups.iter().map(|g| g.first).collect();
         self.phase(
-            "compression-single",
+            phase::COMPRESSION_SINGLE,
             "7-zip single-threaded, pinned to the first CPU of each cluster",
             Some(1),
             cpus,
@@ -235,7 +236,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
         let n = cpus.len() as u32;
         let runs = self.opts.multi_runs.max(1);
         self.phase(
-            "compression-multi",
+            phase::COMPRESSION_MULTI,
             &format!("7-zip on all cores, {runs} consecutive run(s)"),
             Some(n),
             cpus.clone(),
@@ -259,7 +260,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
         let groups = self.groups.clone();
         if groups.len() < 2 {
             self.phase(
-                "compression-cluster",
+                phase::COMPRESSION_CLUSTER,
                 "7-zip per cluster with all its cores",
                 None,
                 Vec::new(),
@@ -275,7 +276,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
             );
             let n = g.cpus.len() as u32;
             self.phase(
-                "compression-cluster",
+                phase::COMPRESSION_CLUSTER,
                 &title,
                 Some(n),
                 g.cpus.clone(),

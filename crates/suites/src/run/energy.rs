@@ -3,6 +3,7 @@
 //! when the machine has one cluster — with several, a phase walks the clusters one after the
 //! other and its energy is theirs together, so a per-cluster figure would be invented.
 
+use truebench_model::phase;
 use truebench_model::{CompressionTool, RunKind, RunResult, Scores};
 use truebench_monitor::EnergyReport;
 
@@ -78,14 +79,14 @@ pub(super) fn per_watt(r: &mut RunResult) {
             continue;
         }
         match p.name.as_str() {
-            "compression-multi" => {
+            phase::COMPRESSION_MULTI => {
                 compression(&mut report, &p.name, s, RunKind::Multi, "all cores")
             }
-            "compression-single" => {
+            phase::COMPRESSION_SINGLE => {
                 compression(&mut report, &p.name, s, RunKind::Single, "one core")
             }
-            "aes" => aes(&mut report, &p.name, s, "one core"),
-            "aes-parallel" => aes(&mut report, &p.name, s, "all cores"),
+            phase::AES => aes(&mut report, &p.name, s, "one core"),
+            phase::AES_PARALLEL => aes(&mut report, &p.name, s, "all cores"),
             _ => {}
         }
     }

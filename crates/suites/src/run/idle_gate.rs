@@ -1,6 +1,7 @@
 //! The idle gate: wait for an idle machine (or go on with --force and say so).
 
 use super::*;
+use truebench_model::phase;
 
 impl<M: Measurements + ?Sized> Run<'_, M> {
     pub(super) fn phase_idle(&mut self) -> Result<(), RunError> {
@@ -25,7 +26,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
         } else {
             format!("the idle gate, up to {t:.1} s")
         };
-        self.phase("idle", &title, None, Vec::new(), |r| {
+        self.phase(phase::IDLE, &title, None, Vec::new(), |r| {
             let stop = r.stop.clone();
             let mut last = String::new();
             let events = &mut r.events;
@@ -110,8 +111,8 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
             });
         }
         // --force: say so in the result, with the evidence of the idle phase.
-        let tl = self.s.sampler.snapshot();
-        let phase = tl.phase("idle").cloned();
+        let tl = self.s.timeline();
+        let phase = tl.phase(phase::IDLE).cloned();
         let samples = phase.as_ref().map(|p| tl.samples_in(p)).unwrap_or(&[]);
         let (a, b) = phase
             .as_ref()

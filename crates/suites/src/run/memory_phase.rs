@@ -1,13 +1,14 @@
 //! Memory bandwidth and latency per cluster.
 
 use super::*;
+use truebench_model::phase;
 
 impl<M: Measurements + ?Sized> Run<'_, M> {
     pub(super) fn phase_memory(&mut self) {
         let groups = self.groups.clone();
         let cpus = groups.iter().map(|g| g.first).collect();
         self.phase(
-            "memory",
+            phase::MEMORY,
             "memory bandwidth and latency, pinned to the first CPU of each cluster",
             Some(1),
             cpus,

@@ -15,6 +15,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+use truebench_model::phase;
 
 use truebench_host::{Host, Inventory};
 use truebench_model::{self as m, Mode, PhaseStatus, RunResult, Scores};
@@ -256,6 +257,8 @@ pub enum RunError {
     InterruptedWhileWaiting,
     #[error(transparent)]
     Tuning(TuningError),
+    #[error(transparent)]
+    Session(#[from] crate::session::SessionError),
 }
 
 /// A cluster as the run uses it: its online CPUs and the one single-threaded work is pinned to.
@@ -357,26 +360,25 @@ pub fn run<M: Measurements + ?Sized>(
             ..Default::default()
         },
         stop.clone(),
-    )
-    .expect("the kernel log is followed from dev/kmsg, which never fails to open");
+    )?;
     let groups = groups(inv);
     let mut plan = vec![
-        "idle",
-        "clocks-cold",
-        "memory",
-        "aes",
-        "compression-single",
-        "compression-multi",
+        phase::IDLE,
+        phase::CLOCKS_COLD,
+        phase::MEMORY,
+        phase::AES,
+        phase::COMPRESSION_SINGLE,
+        phase::COMPRESSION_MULTI,
     ];
     if opts.mode == Mode::Extensive {
         plan.extend([
-            "aes-parallel",
-            "compression-cluster",
-            "stress",
-            "clocks-all",
+            phase::AES_PARALLEL,
+            phase::COMPRESSION_CLUSTER,
+            phase::STRESS,
+            phase::CLOCKS_ALL,
         ]);
     }
-    plan.push("clocks-hot");
+    plan.push(phase::CLOCKS_HOT);
     let mut r = Run {
         host,
         inv,
@@ -424,8 +426,8 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
             // Without --force the gate judges %cpu over its window unless the load is low
             // already: the window is the honest estimate ("about 1 s" took 76 s).
             "idle" if o.force => 1.0,
-            "idle" => o.idle.window.as_secs_f64(),
-            "clocks-cold" => {
+            phase::IDLE => o.idle.window.as_secs_f64(),
+            phase::CLOCKS_COLD => {
                 let opps: usize = self
                     .inv
                     .clusters
@@ -434,33 +436,33 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                     .sum();
                 0.15 * opps.max(1) as f64 + 0.2 * n
             }
-            "memory" => n * if quick { 4.0 } else { 30.0 },
-            "aes" | "aes-parallel" => {
+            phase::MEMORY => n * if quick { 4.0 } else { 30.0 },
+            phase::AES | phase::AES_PARALLEL => {
                 let per = if openssl::find().is_some() {
                     (o.aes_ciphers.len() * 6) as f64 * o.openssl_seconds as f64
                 } else {
                     (o.aes_ciphers.len() * 6) as f64 * o.builtin_aes_seconds
                 };
-                if name == "aes" {
+                if name == phase::AES {
                     per * n
                 } else {
                     per
                 }
             }
-            "compression-single" => n * if sevenzip { zip_single } else { lzma_one },
-            "compression-multi" => {
+            phase::COMPRESSION_SINGLE => n * if sevenzip { zip_single } else { lzma_one },
+            phase::COMPRESSION_MULTI => {
                 o.multi_runs as f64 * if sevenzip { zip_single * 1.2 } else { lzma_one }
             }
-            "compression-cluster" => {
+            phase::COMPRESSION_CLUSTER => {
                 if n > 1.0 {
                     n * if sevenzip { zip_single * 1.2 } else { lzma_one }
                 } else {
                     0.0
                 }
             }
-            "stress" => o.stress_seconds,
-            "clocks-all" => 7.0,
-            "clocks-hot" => n * (o.hot_settle.as_secs_f64() + 0.3),
+            phase::STRESS => o.stress_seconds,
+            phase::CLOCKS_ALL => 7.0,
+            phase::CLOCKS_HOT => n * (o.hot_settle.as_secs_f64() + 0.3),
             _ => 1.0,
         };
         Duration::from_secs_f64(s)
@@ -510,7 +512,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                 break;
             }
             match name {
-                "clocks-cold" => {
+                phase::CLOCKS_COLD => {
                     self.phase_clocks_cold();
                     // The walk's limits go back; then the run's own settings.
                     self.s.restore_now();
@@ -518,15 +520,15 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                     // Verdicts cover the benchmarks, not the walk through low OPPs.
                     self.s.mark_baseline();
                 }
-                "memory" => self.phase_memory(),
-                "aes" => self.phase_aes(),
-                "compression-single" => self.phase_compression_single(),
-                "compression-multi" => self.phase_compression_multi(),
-                "aes-parallel" => self.phase_aes_parallel(),
-                "compression-cluster" => self.phase_compression_cluster(),
-                "stress" => self.phase_stress(),
-                "clocks-all" => self.phase_clocks_all(),
-                "clocks-hot" => self.phase_clocks_hot(),
+                phase::MEMORY => self.phase_memory(),
+                phase::AES => self.phase_aes(),
+                phase::COMPRESSION_SINGLE => self.phase_compression_single(),
+                phase::COMPRESSION_MULTI => self.phase_compression_multi(),
+                phase::AES_PARALLEL => self.phase_aes_parallel(),
+                phase::COMPRESSION_CLUSTER => self.phase_compression_cluster(),
+                phase::STRESS => self.phase_stress(),
+                phase::CLOCKS_ALL => self.phase_clocks_all(),
+                phase::CLOCKS_HOT => self.phase_clocks_hot(),
                 _ => {}
             }
         }

@@ -1,6 +1,7 @@
 //! The stress phase (extensive): stockfish or the built-in SIMD load, with a score per interval.
 
 use super::*;
+use truebench_model::phase;
 
 impl<M: Measurements + ?Sized> Run<'_, M> {
     pub(super) fn phase_stress(&mut self) {
@@ -9,7 +10,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
         let seconds = self.opts.stress_seconds;
         let interval = self.opts.stress_interval;
         self.phase(
-            "stress",
+            phase::STRESS,
             &format!("stress on all cores for {seconds:.0} s, a score every {interval:.0} s"),
             Some(n),
             cpus.clone(),

@@ -14,7 +14,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
             .begin_tuning(self.opts.tune, why_not)
             .map_err(RunError::Tuning)?;
         if self.opts.tune && !self.s.tuned() {
-            let why = self.s.record.reason.clone().unwrap_or_default();
+            let why = self.s.tuning_record().reason.clone().unwrap_or_default();
             self.emit(Event::Note(why));
         }
         Ok(())

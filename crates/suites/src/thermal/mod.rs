@@ -88,7 +88,7 @@ fn idle_phase(
         Start::CoolTo(c) => Some(c),
         _ => None,
     };
-    let has_sensor = s.inv.thermal.chosen.is_some();
+    let has_sensor = s.inv().thermal.chosen.is_some();
     if cool_to.is_some() && !has_sensor {
         let n = "--cool-to: this machine has no temperature sensor, so the test did not wait for the SoC to cool";
         s.note(n);
@@ -139,7 +139,7 @@ fn heat_phase(
     runner: &mut dyn LoadRunner,
     events: &mut dyn FnMut(Event),
 ) -> ThermalStart {
-    let (host, inv, stop) = (s.host, s.inv, s.stop.clone());
+    let (host, inv, stop) = (s.host(), s.inv(), s.stop_flag());
     let t0 = Instant::now();
     let mut start = ThermalStart {
         mode: "heat".into(),
@@ -148,7 +148,7 @@ fn heat_phase(
         waited_s: 0.0,
         reason: String::new(),
     };
-    if s.inv.thermal.chosen.is_none() {
+    if s.inv().thermal.chosen.is_none() {
         start.reason = "no temperature sensor: did not heat up".into();
         s.note(format!("--heat-to {target}: {}", start.reason));
         events(Event::Note(start.reason.clone()));
@@ -215,7 +215,7 @@ pub fn run(
     runner: &mut dyn LoadRunner,
     stop: Arc<AtomicBool>,
     events: &mut dyn FnMut(Event),
-) -> ThermalResult {
+) -> Result<ThermalResult, crate::session::SessionError> {
     let mut s = Session::start(
         host,
         inv,
@@ -227,8 +227,7 @@ pub fn run(
             ..Default::default()
         },
         stop.clone(),
-    )
-    .expect("no kernel-log file given");
+    )?;
     let mut start = idle_phase(&mut s, opts, events);
     if let (Start::HeatTo(t), false) = (opts.start, s.stopped()) {
         start = heat_phase(&mut s, opts, t, runner, events);
@@ -248,7 +247,7 @@ pub fn run(
         s.phase("load", &title, Some(ncpus), Vec::new(), |s| {
             // A user's command may read, write or network: its kernel time is its work.
             if matches!(opts.load, Load::Command(_)) {
-                s.sampler.mark_kernel_work();
+                s.mark_kernel_work();
             }
             let unit = None::<String>;
             let r = runner.run(&opts.load, seconds, opts.interval, &stop, &mut |p| {
@@ -295,7 +294,7 @@ pub fn run(
     let mut r = s.finish(body, Finish { comparable: true });
     fill(&mut r, inv);
     per_watt(&mut r);
-    r
+    Ok(r)
 }
 
 /// The load's mean score per watt (GFLOP/J, MIPS/W, runs/min/W).
