@@ -26,6 +26,10 @@ pub struct MonitorBody {
     /// CPUs offline with `--offline`); empty for a single run.
     #[serde(default)]
     pub clusters: Vec<ClusterRun>,
+    /// With `--per-cluster`, when at least two core types gave a score in the same unit:
+    /// the highest score / the lowest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score_ratio: Option<f64>,
 }
 
 /// One run of the command on one type of CPU core.
@@ -43,4 +47,18 @@ pub struct ClusterRun {
     pub signal: Option<i32>,
     pub error: Option<String>,
     pub duration_s: f64,
+    /// The score the command printed on these CPUs (`--score REGEX`, or a known format:
+    /// 7-zip, openssl speed, sysbench, stress-ng).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<CommandScore>,
+}
+
+/// A score read from a command's output.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CommandScore {
+    pub value: f64,
+    /// `MIPS`, `kB/s`, `events/s`, `bogo ops/s`, or empty for a `--score` capture.
+    pub unit: String,
+    /// Where it came from: `7-zip Tot: rating`, `--score REGEX`…
+    pub source: String,
 }

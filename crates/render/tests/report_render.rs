@@ -188,6 +188,7 @@ fn other_kinds(run: &RunResult) -> Vec<(String, Document)> {
             interval_s: 1.0,
             threads: Some(2),
             clusters: Vec::new(),
+            score_ratio: None,
         },
     };
     vec![

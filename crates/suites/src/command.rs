@@ -24,6 +24,9 @@ pub struct CommandOptions {
     pub per_cluster: Option<bool>,
     /// An external power meter (`--power-cmd`, `--power-file`): one more power source.
     pub meter: Option<std::sync::Arc<crate::meter::Meter>>,
+    /// With `per_cluster`: where the command prints its score (`--score REGEX`); None: the
+    /// known formats (7-zip, openssl speed, sysbench, stress-ng).
+    pub score: Option<crate::score::ScorePattern>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -64,6 +67,7 @@ pub fn run(
         interval_s: opts.interval.as_secs_f64(),
         threads: opts.threads,
         clusters: Vec::new(),
+        score_ratio: None,
     };
     s.phase(
         "command",
@@ -72,7 +76,7 @@ pub fn run(
         Vec::new(),
         |_| {
             let t0 = Instant::now();
-            let ended = spawn_and_wait(command, None, &stop);
+            let ended = spawn_and_wait(command, None, &stop, false);
             body.exit_code = ended.exit_code;
             body.signal = ended.signal;
             body.error = ended.error.clone();
@@ -115,18 +119,34 @@ pub(crate) struct Ended {
     pub signal: Option<i32>,
     pub error: Option<String>,
     pub outcome: Outcome,
+    /// With `capture`: the end of what it printed (stdout and stderr), for its score.
+    pub output: String,
 }
 
+/// At most this much of a command's output is kept for reading its score (the end of it).
+const KEEP_OUTPUT: usize = 1 << 20;
+
 /// Start `command` (pinned to `cpus` when given) and wait for it, passing the first Ctrl-C on.
-pub(crate) fn spawn_and_wait(command: &[String], cpus: Option<&[u32]>, stop: &AtomicBool) -> Ended {
+/// With `capture`, its output is passed through to ours as it comes and its end kept.
+pub(crate) fn spawn_and_wait(
+    command: &[String],
+    cpus: Option<&[u32]>,
+    stop: &AtomicBool,
+    capture: bool,
+) -> Ended {
     let mut ended = Ended {
         exit_code: None,
         signal: None,
         error: None,
         outcome: Outcome::default(),
+        output: String::new(),
     };
     let mut cmd = std::process::Command::new(&command[0]);
     cmd.args(&command[1..]);
+    if capture {
+        cmd.stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+    }
     if let Some(cpus) = cpus {
         if let Err(e) = truebench_workloads::pin::pin_command(&mut cmd, cpus) {
             ended.error = Some(e.to_string());
@@ -136,22 +156,41 @@ pub(crate) fn spawn_and_wait(command: &[String], cpus: Option<&[u32]>, stop: &At
             return ended;
         }
     }
+    let kept = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
+    let mut tees = Vec::new();
     match cmd.spawn() {
-        Ok(mut child) => match wait_forwarding_sigint(&mut child, stop) {
-            Ok(st) => {
-                use std::os::unix::process::ExitStatusExt;
-                ended.exit_code = st.code();
-                ended.signal = st.signal();
-                if !st.success() {
-                    ended.outcome.reason = Some(match (st.code(), st.signal()) {
-                        (Some(c), _) => format!("the command exited with {c}"),
-                        (None, Some(sig)) => format!("the command was killed by signal {sig}"),
-                        _ => "the command failed".into(),
-                    });
-                }
+        Ok(mut child) => {
+            if let Some(out) = child.stdout.take() {
+                tees.push(tee(out, false, kept.clone()));
             }
-            Err(e) => ended.outcome.fail(format!("waiting for the command: {e}")),
-        },
+            if let Some(err) = child.stderr.take() {
+                tees.push(tee(err, true, kept.clone()));
+            }
+            let waited = wait_forwarding_sigint(&mut child, stop);
+            // The readers end at EOF; a daemon the command left behind may hold the pipe:
+            // give them a moment, not forever.
+            let t0 = std::time::Instant::now();
+            while tees.iter().any(|t| !t.is_finished()) && t0.elapsed() < Duration::from_secs(2) {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            let bytes = kept.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            ended.output = String::from_utf8_lossy(&bytes).into_owned();
+            match waited {
+                Ok(st) => {
+                    use std::os::unix::process::ExitStatusExt;
+                    ended.exit_code = st.code();
+                    ended.signal = st.signal();
+                    if !st.success() {
+                        ended.outcome.reason = Some(match (st.code(), st.signal()) {
+                            (Some(c), _) => format!("the command exited with {c}"),
+                            (None, Some(sig)) => format!("the command was killed by signal {sig}"),
+                            _ => "the command failed".into(),
+                        });
+                    }
+                }
+                Err(e) => ended.outcome.fail(format!("waiting for the command: {e}")),
+            }
+        }
         Err(e) => {
             ended.error = Some(e.to_string());
             ended
@@ -160,6 +199,35 @@ pub(crate) fn spawn_and_wait(command: &[String], cpus: Option<&[u32]>, stop: &At
         }
     }
     ended
+}
+
+/// Copy a child's stream to ours (stdout or stderr) as it comes, keeping its end in `kept`.
+fn tee(
+    mut from: impl std::io::Read + Send + 'static,
+    to_stderr: bool,
+    kept: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        use std::io::Write;
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = from.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            let _ = if to_stderr {
+                std::io::stderr().write_all(&buf[..n])
+            } else {
+                let mut o = std::io::stdout().lock();
+                o.write_all(&buf[..n]).and_then(|()| o.flush())
+            };
+            let mut k = kept.lock().unwrap_or_else(|e| e.into_inner());
+            k.extend_from_slice(&buf[..n]);
+            if k.len() > KEEP_OUTPUT {
+                let cut = k.len() - KEEP_OUTPUT / 2;
+                k.drain(..cut);
+            }
+        }
+    })
 }
 
 pub(crate) fn wait_forwarding_sigint(

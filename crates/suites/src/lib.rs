@@ -17,5 +17,6 @@ pub mod net_sweep;
 pub mod per_cluster;
 pub mod review;
 pub mod run;
+pub mod score;
 pub mod session;
 pub mod thermal;

@@ -91,6 +91,7 @@ pub fn run(
         interval_s: opts.interval.as_secs_f64(),
         threads: opts.threads,
         clusters: Vec::new(),
+        score_ratio: None,
     };
     let t_all = Instant::now();
     for (i, (label, cpus)) in groups.iter().enumerate() {
@@ -126,6 +127,7 @@ pub fn run(
             signal: None,
             error: None,
             duration_s: 0.0,
+            score: None,
         };
         s.phase(
             &phase,
@@ -134,7 +136,8 @@ pub fn run(
             cpus.clone(),
             |_| {
                 let t0 = Instant::now();
-                let ended = spawn_and_wait(command, pin.then_some(cpus.as_slice()), &stop);
+                let ended = spawn_and_wait(command, pin.then_some(cpus.as_slice()), &stop, true);
+                run.score = crate::score::score(&ended.output, opts.score.as_ref());
                 run.exit_code = ended.exit_code;
                 run.signal = ended.signal;
                 run.error = ended.error.clone();
@@ -163,10 +166,29 @@ pub fn run(
         body.error = r.error.clone();
     }
     body.duration_s = t_all.elapsed().as_secs_f64();
+    body.score_ratio = score_ratio(&body.clusters);
+    if body.clusters.iter().all(|r| r.score.is_none()) && !body.clusters.is_empty() {
+        s.note(match &opts.score {
+            Some(p) => format!("--score {}: no run printed a number it matches", p.as_str()),
+            None => "No score found in the command's output (not 7-zip, openssl speed, sysbench or stress-ng): give --score REGEX to read one".into(),
+        });
+    }
     for d in s.sampler_disabled() {
         s.note(format!("Not read any more: {d}"));
     }
     Ok(s.finish(body, Finish { comparable: true }))
+}
+
+/// Highest score / lowest, when two or more runs scored in one unit.
+pub fn score_ratio(runs: &[ClusterRun]) -> Option<f64> {
+    let scores: Vec<&crate::score::Score> = runs.iter().filter_map(|r| r.score.as_ref()).collect();
+    let unit = &scores.first()?.unit;
+    if scores.len() < 2 || scores.iter().any(|s| &s.unit != unit) {
+        return None;
+    }
+    let hi = scores.iter().map(|s| s.value).fold(f64::MIN, f64::max);
+    let lo = scores.iter().map(|s| s.value).fold(f64::MAX, f64::min);
+    (lo > 0.0).then(|| hi / lo)
 }
 
 #[cfg(test)]
@@ -184,12 +206,12 @@ mod tests {
             out.display()
         );
         let cmd = ["sh".to_string(), "-c".to_string(), script];
-        let ended = spawn_and_wait(&cmd, Some(&[0]), &AtomicBool::new(false));
+        let ended = spawn_and_wait(&cmd, Some(&[0]), &AtomicBool::new(false), false);
         assert_eq!(ended.exit_code, Some(0));
         let text = std::fs::read_to_string(&out).unwrap();
         assert_eq!(text.split_whitespace().last(), Some("0"), "{text}");
         // A CPU that does not exist: the command does not start, and that is said.
-        let ended = spawn_and_wait(&cmd, Some(&[1000]), &AtomicBool::new(false));
+        let ended = spawn_and_wait(&cmd, Some(&[1000]), &AtomicBool::new(false), false);
         assert!(ended.error.is_some(), "{:?}", ended.exit_code);
     }
 

@@ -146,7 +146,7 @@ pub fn run(
             let out = if opts.command.is_empty() {
                 wait(&stop, opts.duration)
             } else {
-                let ended = crate::command::spawn_and_wait(&opts.command, None, &stop);
+                let ended = crate::command::spawn_and_wait(&opts.command, None, &stop, false);
                 body.exit_code = ended.exit_code;
                 body.signal = ended.signal;
                 body.error = ended.error;

@@ -21,6 +21,7 @@ fn body() -> MonitorBody {
         interval_s: 0.05,
         threads: None,
         clusters: Vec::new(),
+        score_ratio: None,
     }
 }
 

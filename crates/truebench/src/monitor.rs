@@ -48,6 +48,11 @@ pub struct MonitorArgs {
     /// needs root). cpu0 usually cannot go offline and stays.
     #[arg(long, requires = "per_cluster")]
     pub offline: bool,
+    /// With --per-cluster: where the command prints its score — a regular expression whose
+    /// first group (or whole match) is the number, the last match wins. Without it, the
+    /// outputs of 7-zip (`7zz b`), openssl speed, sysbench and stress-ng --metrics are read.
+    #[arg(long, value_name = "REGEX", requires = "per_cluster")]
+    pub score: Option<String>,
     #[command(flatten)]
     pub store: crate::keep::StoreArgs,
     /// Command to run while monitoring; its exit code becomes truebench's. Without it, the
@@ -215,6 +220,12 @@ fn with_command(
         kernel_log: args.kernel_log.clone(),
         per_cluster: args.per_cluster.then_some(args.offline),
         meter: args.power.start()?,
+        score: args
+            .score
+            .as_deref()
+            .map(truebench_suites::score::ScorePattern::new)
+            .transpose()
+            .map_err(anyhow::Error::msg)?,
     };
     let result = command::run(host, inv, command, &opts, interrupted)?;
     if let Some(e) = &result.body.error {

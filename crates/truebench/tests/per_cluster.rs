@@ -141,3 +141,80 @@ fn without_offline_nothing_changes_and_here_it_pins() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--per-cluster"));
 }
+
+/// The wrapped command's score per core type: a `--score` capture, or a known format
+/// (7-zip's `Tot:` line here), with the ratio between the core types — in the text, the
+/// JSON and the figures compare uses.
+#[test]
+fn the_score_per_core_type_and_their_ratio() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let r = root.path().to_str().unwrap();
+    let counter = tmp.path().join("n");
+    // Run k prints `score: k×1000` and a 7-zip style total of k×3000.
+    let cmd = format!(
+        "n=$(cat {c} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {c}; echo \"score: $((n*1000)) points\"; echo \"Tot:   100  200  $((n*3000))\"",
+        c = counter.display()
+    );
+    let out = monitor(
+        tmp.path(),
+        &[
+            "--root",
+            r,
+            "--per-cluster",
+            "--score",
+            r"score: (\d+)",
+            "--",
+            "sh",
+            "-c",
+            &cmd,
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    // The command's own output still reaches the user.
+    assert!(text.contains("score: 1000 points"), "{text}");
+    assert!(
+        text.contains("score 1000") && text.contains("score 2000"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Score ratio between the core types (highest / lowest): 2.00"),
+        "{text}"
+    );
+    // Without --score: the 7-zip total, in MIPS.
+    std::fs::remove_file(&counter).unwrap();
+    let out = monitor(
+        tmp.path(),
+        &["--root", r, "--per-cluster", "--", "sh", "-c", &cmd],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("score 3000 MIPS") && text.contains("score 6000 MIPS"),
+        "{text}"
+    );
+    assert!(text.contains("7-zip Tot: rating"), "{text}");
+    // A pattern that never matches says so.
+    let out = monitor(
+        tmp.path(),
+        &[
+            "--root",
+            r,
+            "--per-cluster",
+            "--no-store",
+            "--score",
+            "nope (\\d+)",
+            "--",
+            "true",
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("no run printed a number it matches"),
+        "{text}"
+    );
+    // A bad pattern is a usage error naming it.
+    let out = monitor(tmp.path(), &["--per-cluster", "--score", "(", "--", "true"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--score ("));
+}

@@ -266,7 +266,7 @@ impl Render for InteractivityBody {
                             l.p50_us,
                             l.p99_us,
                             l.p999_us,
-                            esc(&c.marks.join(", "))
+                            esc(&super::sweep::marks(&c.marks, c.invalid.as_deref()))
                         );
                     }
                     None => {

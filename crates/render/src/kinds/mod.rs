@@ -150,6 +150,11 @@ pub fn markdown(doc: &Document) -> String {
     dispatch!(doc, markdown)
 }
 
+/// The kind's own sections of the HTML page: (headline, details).
+pub fn html_sections(doc: &Document) -> (String, String) {
+    dispatch!(doc, html_sections)
+}
+
 /// The whole self-contained HTML page of `doc`.
 pub fn html_page(doc: &Document) -> String {
     dispatch!(doc, html_page)

@@ -39,6 +39,15 @@ fn ending(b: &MonitorBody) -> String {
     }
 }
 
+/// A score as printed: whole numbers above 100, two decimals below.
+fn fmt_score(v: f64) -> String {
+    if v.abs() >= 100.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
 impl Render for MonitorBody {
     fn label(r: MonitorView<'_>) -> String {
         command_line(&r.body.command)
@@ -55,6 +64,13 @@ impl Render for MonitorBody {
                 c.duration_s,
                 Some("s"),
             ));
+            if let Some(s) = &c.score {
+                let unit = (!s.unit.is_empty()).then_some(s.unit.as_str());
+                out.push(Metric::number(format!("cluster{i}_score"), s.value, unit));
+            }
+        }
+        if let Some(x) = r.body.score_ratio {
+            out.push(Metric::number("score_ratio", x, None));
         }
         out
     }
@@ -122,7 +138,23 @@ impl Render for MonitorBody {
                             .join(",")
                     )
                 };
-                let _ = writeln!(o, "  {:<28} {:>9.2} s  {end}{off}", c.label, c.duration_s);
+                let score = c.score.as_ref().map_or(String::new(), |s| {
+                    format!("  score {} {}", fmt_score(s.value), s.unit)
+                });
+                let _ = writeln!(
+                    o,
+                    "  {:<28} {:>9.2} s  {end}{off}{score}",
+                    c.label, c.duration_s
+                );
+            }
+            if let Some(x) = r.body.score_ratio {
+                let _ = writeln!(
+                    o,
+                    "  Score ratio between the core types (highest / lowest): {x:.2}"
+                );
+            }
+            if let Some(s) = r.body.clusters.iter().find_map(|c| c.score.as_ref()) {
+                let _ = writeln!(o, "  (score from {})", s.source);
             }
         }
         match (r.body.exit_code, r.body.signal) {
@@ -151,13 +183,41 @@ impl Render for MonitorBody {
     }
 
     fn html_sections(r: MonitorView<'_>) -> (String, String) {
-        let head = format!(
+        let mut head = format!(
             "<section><h2>Command</h2><dl class=\"facts\"><div><dt>Command</dt><dd><code>{}</code></dd></div><div><dt>Ended</dt><dd>{}</dd></div><div><dt>Duration</dt><dd>{}</dd></div><div><dt>Sampled every</dt><dd>{} s</dd></div></dl></section>",
             esc(&command_line(&r.body.command)),
             esc(&ending(r.body)),
             esc(&crate::text::human_duration(r.body.duration_s)),
             r.body.interval_s
         );
+        if !r.body.clusters.is_empty() {
+            head.push_str("<section><h2>Per core type</h2><table><thead><tr><th>CPUs</th><th>Duration (s)</th><th>Ended</th><th>Score</th><th>Marks</th></tr></thead><tbody>");
+            for c in &r.body.clusters {
+                let phase = r.envelope.phases.iter().find(|p| p.name == c.phase);
+                let _ = write!(
+                    head,
+                    "<tr><td>{}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    esc(&c.label),
+                    c.duration_s,
+                    c.exit_code
+                        .map_or_else(|| "-".to_string(), |x| format!("exit {x}")),
+                    c.score.as_ref().map_or(String::new(), |s| esc(&format!(
+                        "{} {}",
+                        fmt_score(s.value),
+                        s.unit
+                    ))),
+                    esc(&phase.map_or(String::new(), |p| super::sweep::marks(
+                        &p.marks,
+                        p.invalid.as_deref()
+                    )))
+                );
+            }
+            head.push_str("</tbody></table>");
+            if let Some(x) = r.body.score_ratio {
+                let _ = write!(head, "<p>Highest / lowest score: <b>{x:.2}</b></p>");
+            }
+            head.push_str("</section>");
+        }
         (head, String::new())
     }
 

@@ -147,6 +147,7 @@ pub fn every_kind(db: &Path) {
             interval_s: 1.0,
             threads: None,
             clusters: Vec::new(),
+            score_ratio: None,
         },
     };
     let r = s.insert(&run).unwrap();

@@ -1,0 +1,120 @@
+//! Every `Render` implementation on a recorded document of its kind (made by truebench on a
+//! 2-CPU x86 VM, the imported one from an sbc-bench log): the summary, the Markdown, the
+//! kind's HTML sections and its figures, as snapshots — a change in what users read shows in
+//! review. `INSTA_UPDATE=always cargo test -p truebench-render --test kinds` rewrites them
+//! after a wanted change.
+
+use std::path::Path;
+
+use truebench_model::Document;
+use truebench_render::kinds;
+
+/// One recorded document per kind (`tests/data/kinds/<name>.json`).
+const DOCS: &[&str] = &[
+    "run-quick",
+    "run-imported",
+    "clocks",
+    "monitor",
+    "monitor-per-cluster",
+    "interactivity",
+    "governors-repeat",
+    "net",
+    "io",
+    "review",
+    "review-tuned",
+    "thermal",
+    "efficiency",
+];
+
+/// Monitoring lines show local time: the snapshots are in UTC, set before the first
+/// conversion (glibc reads TZ once).
+fn utc() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| std::env::set_var("TZ", "UTC"));
+}
+
+fn doc(name: &str) -> Document {
+    utc();
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/kinds/{name}.json"));
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    truebench_model::migrate(serde_json::from_str(&text).unwrap())
+        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn snapshot(name: &str, text: &str) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.bind(|| insta::assert_snapshot!(name.to_string(), text));
+}
+
+#[test]
+fn every_kind_renders_its_summary_markdown_html_and_figures() {
+    for name in DOCS {
+        let d = doc(name);
+        snapshot(&format!("{name}-summary"), &kinds::summary(&d));
+        snapshot(&format!("{name}-markdown"), &kinds::markdown(&d));
+        let (head, details) = kinds::html_sections(&d);
+        snapshot(
+            &format!("{name}-html"),
+            &format!("{head}\n<!-- details -->\n{details}"),
+        );
+        let figures: Vec<String> = kinds::metrics(&d)
+            .iter()
+            .map(|m| {
+                format!(
+                    "{} = {} {}",
+                    m.key,
+                    m.value
+                        .map(|v| format!("{v:.4}"))
+                        .or(m.text.clone())
+                        .unwrap_or_default(),
+                    m.unit.as_deref().unwrap_or("")
+                )
+            })
+            .collect();
+        snapshot(&format!("{name}-figures"), &figures.join("\n"));
+        // The whole page holds the kind's sections in the shared frame, self-contained.
+        let page = kinds::html_page(&d);
+        assert!(
+            page.contains(&head),
+            "{name}: the page lacks its headline sections"
+        );
+        assert!(!page.contains("http://") || page.contains("http://www.w3.org/2000/svg"));
+        assert!(!kinds::label(&d).is_empty(), "{name}: no label");
+    }
+}
+
+/// What a row's evidence looks like in every kind that has rows: a row measured while a
+/// critical finding happened shows INVALID with what, in text and HTML.
+#[test]
+fn an_invalid_row_says_so_in_text_and_html() {
+    for name in ["governors-repeat", "net", "io", "interactivity"] {
+        let mut d = doc(name);
+        let why = "throttling";
+        let mut v = serde_json::to_value(&d).unwrap();
+        let rows = match name {
+            "interactivity" => v["body"]["benchmarks"][0]["cells"].as_array_mut().unwrap(),
+            _ => v["body"]["rows"].as_array_mut().unwrap(),
+        };
+        rows[0]["invalid"] = why.into();
+        rows[0]["marks"] = serde_json::json!(["throttling"]);
+        d = truebench_model::migrate(v).unwrap();
+        let text = kinds::summary(&d);
+        let (html, _) = kinds::html_sections(&d);
+        match name {
+            "interactivity" => {
+                assert!(text.contains("INVALID (throttling)"), "{name}: {text}");
+                assert!(
+                    html.contains("INVALID") || html.contains("invalid"),
+                    "{name}"
+                );
+            }
+            _ => {
+                assert!(text.contains("invalid"), "{name}: {text}");
+                assert!(html.contains("invalid"), "{name}");
+            }
+        }
+    }
+}
