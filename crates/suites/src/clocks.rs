@@ -223,54 +223,6 @@ pub struct TuningSummary {
     pub failed: Vec<(String, String)>,
 }
 
-/// Run the whole command. Never fails: what could not be done is in `notes` and in each
-/// cluster's `mode`/`notes`; every changed setting is restored before returning.
-pub fn run<P: ClockProbe + ?Sized>(
-    host: &Host,
-    inv: &Inventory,
-    opts: &ClocksOptions,
-    probe: &mut P,
-) -> ClocksReport {
-    let mut tuning = None;
-    let mut reason = None;
-    let wants_tuning = opts.tune && clusters_of(inv).iter().any(|c| c.policy_dir.is_some());
-    if wants_tuning {
-        match Tuning::begin(host) {
-            Ok(t) => tuning = Some(t),
-            Err(e) => reason = Some(no_walk_reason(&e)),
-        }
-    } else if !opts.tune {
-        reason = Some("the OPP walk was switched off".to_string());
-    }
-    let mut report = measure(host, inv, opts, probe, &mut tuning, reason);
-    if let Some(mut t) = tuning.take() {
-        report.tuning.applied = true;
-        match t.restore() {
-            Ok(r) => {
-                report.tuning.restored = r.restored;
-                report.tuning.failed = r.failed;
-            }
-            Err(e) => report
-                .notes
-                .push(format!("restoring the cpufreq settings failed: {e}")),
-        }
-    }
-    if !report.tuning.failed.is_empty() {
-        report.notes.push(format!(
-            "{} setting(s) could not be restored: {}",
-            report.tuning.failed.len(),
-            report
-                .tuning
-                .failed
-                .iter()
-                .map(|(p, r)| format!("/{p}: {r}"))
-                .collect::<Vec<_>>()
-                .join("; ")
-        ));
-    }
-    report
-}
-
 /// The walk inside a session the caller owns (`truebench run` keeps one Tuning for the whole
 /// run): changes go through `tuning` and are NOT restored here — the walk leaves each cluster
 /// at its lowest OPP, so the caller restores before measuring anything else. Without a

@@ -15,8 +15,9 @@ use tempfile::TempDir;
 use truebench_host::{Host, Inventory};
 use truebench_monitor::Severity;
 use truebench_suites::clocks::{
-    render_text, run, ClockProbe, ClocksOptions, ClocksReport, LoadHandle, WalkMode,
+    render_text, ClockProbe, ClocksOptions, ClocksReport, LoadHandle, WalkMode,
 };
+use truebench_suites::clocks_session;
 use truebench_workloads::clock::{ClockError, ClockMeasurement, Method};
 
 const CPU: &str = "sys/devices/system/cpu";
@@ -216,7 +217,30 @@ fn exec<F: FnMut(u32, u64, bool) -> f64>(
 ) -> ClocksReport {
     let host = Host::new(root);
     let inv = Inventory::probe(&host);
-    run(&host, &inv, opts, fake)
+    // The path `truebench clocks` runs: the walk as a phase of a Session, which tunes and
+    // restores. The walk's own report is the phase's details; the tuning is the envelope's.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let doc = clocks_session::document(&host, &inv, opts, fake, None, stop).unwrap();
+    let p = doc
+        .envelope
+        .phases
+        .iter()
+        .find(|p| p.name == "clocks")
+        .expect("the clocks phase");
+    let mut r: ClocksReport = serde_json::from_value(p.details.clone()).unwrap();
+    let t = &doc.envelope.tuning;
+    r.tuning.applied = t.applied;
+    r.tuning.reason = t.reason.clone();
+    r.tuning.restored = t.restored.clone();
+    r.tuning.failed = t
+        .restore_failed
+        .iter()
+        .map(|f| (f.path.clone(), f.reason.clone()))
+        .collect();
+    // The document's body is that same walk.
+    assert_eq!(doc.body.clusters, r.clusters);
+    assert_eq!(doc.body.all_cores, r.all_cores);
+    r
 }
 
 /// A board whose clocks are what cpufreq says, except a fake top OPP per cluster: the A76
