@@ -41,9 +41,11 @@ pub struct Envelope {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub energy: Option<EnergyReport>,
     pub kernel_log: KernelLogRecord,
-    /// sbc-bench's `Throttling statistics (time spent on each cpufreq OPP)` tables over the
-    /// measured phases, one per cpufreq policy with statistics; empty without them.
-    pub throttling: String,
+    /// The time spent at each OPP over the measured phases, one table per cpufreq policy that
+    /// left its top OPP (sbc-bench's throttling statistics; the renderers print its layout);
+    /// empty without statistics or time below the top.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub throttling: Vec<crate::throttling::ThrottlingTable>,
     pub notes: Vec<String>,
 }
 

@@ -30,6 +30,7 @@ pub mod net;
 pub mod review;
 mod run;
 pub mod thermal;
+pub mod throttling;
 mod time;
 
 use serde::{Deserialize, Serialize};
@@ -49,7 +50,7 @@ pub use time::{rfc3339_utc, unix_s_utc, Stamp};
 
 /// Version of the document. Bump on an incompatible change and teach [`migrate`] the old one.
 /// 1: the `run` result alone (flat); 2: `{schema_version, kind, envelope, body}`.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// What a document measured, with the figures of that kind.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -321,6 +322,9 @@ pub fn migrate(mut value: serde_json::Value) -> Result<Document, MigrateError> {
     if version == 1 {
         value = v1_to_v2(value).map_err(invalid)?;
     }
+    if version <= 2 {
+        value = v2_to_v3(value);
+    }
     serde_json::from_value(value).map_err(invalid)
 }
 
@@ -337,6 +341,24 @@ pub fn migrate_typed<B: BodyKind>(value: serde_json::Value) -> Result<Typed<B>, 
 /// [`migrate`] for a `run` result.
 pub fn migrate_run(value: serde_json::Value) -> Result<RunResult, MigrateError> {
     migrate_typed(value)
+}
+
+/// Version 2 stored the throttling statistics as sbc-bench's text: read into tables.
+fn v2_to_v3(mut value: serde_json::Value) -> serde_json::Value {
+    if let Some(env) = value.get_mut("envelope").and_then(|e| e.as_object_mut()) {
+        if let Some(serde_json::Value::String(text)) = env.get("throttling") {
+            let lines: Vec<&str> = text.lines().collect();
+            let tables = throttling::parse(&lines);
+            env.insert(
+                "throttling".into(),
+                serde_json::to_value(tables).unwrap_or_default(),
+            );
+        }
+    }
+    if let Some(v) = value.get_mut("schema_version") {
+        *v = SCHEMA_VERSION.into();
+    }
+    value
 }
 
 /// Version 1 was the flat `run` result: `mode` becomes the body, everything else the envelope.

@@ -53,6 +53,14 @@ fn version_1_documents_migrate_and_validate() {
             if k == "schema_version" || k == "mode" {
                 continue;
             }
+            if k == "throttling" {
+                // Version 3 keeps the tables typed: the same figures as the old text.
+                let lines: Vec<&str> = v.as_str().unwrap().lines().collect();
+                let tables = model::throttling::parse(&lines);
+                assert_eq!(doc.envelope.throttling, tables, "{name}");
+                assert_eq!(tables.is_empty(), v.as_str().unwrap().trim().is_empty());
+                continue;
+            }
             assert_eq!(&env[k], v, "{name}: {k}");
         }
         let v2 = serde_json::to_value(&doc).unwrap();
@@ -112,3 +120,43 @@ fn a_typed_document_refuses_another_kind() {
     doc.body = Body::Run(RunBody { mode: Mode::Quick });
     assert!(doc.into_typed::<RunBody>().is_ok());
 }
+
+/// Version-2 documents (one of every kind, written by truebench before the throttling tables
+/// were typed) read as version 3 and validate.
+#[test]
+fn version_2_documents_migrate_and_validate() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../render/tests/data/kinds");
+    let mut seen = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "json") {
+            continue;
+        }
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        if v["schema_version"] != 2 {
+            continue;
+        }
+        seen += 1;
+        let doc = model::migrate(v.clone()).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        assert_eq!(doc.schema_version, model::SCHEMA_VERSION);
+        assert_eq!(doc.kind(), v["kind"].as_str().unwrap(), "{}", p.display());
+        let v3 = serde_json::to_value(&doc).unwrap();
+        let errors = validate_result(&v3);
+        assert!(errors.is_empty(), "{}: {errors:#?}", p.display());
+        // The old text, when there was one, became the same tables.
+        let text = v["envelope"]["throttling"].as_str().unwrap_or("");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(doc.envelope.throttling, model::throttling::parse(&lines));
+    }
+    assert!(seen >= 10, "{seen} version-2 documents");
+    // A version-2 text with two tables becomes two tables.
+    let mut v = serde_json::to_value(model::migrate(data("v1/imported-4qJG.json")).unwrap()).unwrap();
+    let text = "Throttling statistics (time spent on each cpufreq OPP) for CPUs 4-5 (Cortex-A76):\n\n2400 MHz:  10.00 sec\n2208 MHz:   2.50 sec\n";
+    v["schema_version"] = 2.into();
+    v["envelope"]["throttling"] = text.into();
+    let doc = model::migrate(v).unwrap();
+    assert_eq!(doc.envelope.throttling.len(), 1);
+    assert_eq!(doc.envelope.throttling[0].time_in_state, [(2400, 10.0), (2208, 2.5)]);
+}
+

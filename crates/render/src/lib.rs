@@ -9,5 +9,6 @@ pub mod kernel;
 pub mod kinds;
 pub mod report;
 pub mod text;
+pub mod throttling;
 
 pub use text::{detailed_log, summary};

@@ -721,7 +721,7 @@ pub fn detailed_log_for(env: &Envelope, header: &str, summary: &str) -> String {
 
     if !r.envelope.throttling.is_empty() {
         let _ = writeln!(o, "\n{RULE}\n");
-        o.push_str(r.envelope.throttling.trim_end());
+        o.push_str(crate::throttling::text(&r.envelope.throttling).trim_end());
         o.push('\n');
     }
 

@@ -379,14 +379,9 @@ pub struct MonitorSample {
 }
 
 /// `Throttling statistics (time spent on each cpufreq OPP)[ for CPUs 4-7[ (Cortex-A76)]]:` or,
-/// in v0.4, `Throttling occured. Cpufreq statistics (time in milliseconds):`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ThrottlingTable {
-    pub cpus: Option<String>,
-    pub core_type: Option<String>,
-    /// `(MHz, seconds)`, in log order (highest OPP first). v0.4 milliseconds are converted.
-    pub time_in_state: Vec<(u32, f64)>,
-}
+/// in v0.4, `Throttling occured. Cpufreq statistics (time in milliseconds):` — the type result
+/// documents keep too.
+pub use truebench_model::throttling::ThrottlingTable;
 
 /// `free` output: the `Mem:` and `Swap:` lines, sizes in bytes (from `976M`, `1.7Gi`, `0B`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

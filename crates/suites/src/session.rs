@@ -671,15 +671,14 @@ impl<'a> Session<'a> {
 
         let before = refs[before_i];
         let after = refs[refs.len() - 1];
-        let mut throttling = String::new();
+        let mut throttling = Vec::new();
         for a in &after.policies {
             let Some(b) = before.policies.iter().find(|p| p.policy == a.policy) else {
                 continue;
             };
             if let Some(t) = throttling::opp_table(self.inv, b, a) {
                 if t.below_ticks() > 0 {
-                    throttling.push_str(&t.render().join("\n"));
-                    throttling.push_str("\n\n");
+                    throttling.push(throttling_table(self.inv, &t));
                 }
             }
         }
@@ -745,6 +744,24 @@ impl<'a> Session<'a> {
                 notes: self.notes,
             },
         }
+    }
+}
+
+/// An OPP table as the document keeps it: the policy's CPUs and core type on a machine with
+/// several clusters (as sbc-bench labels it), MHz as sbc-bench truncates them, seconds.
+fn throttling_table(inv: &Inventory, t: &throttling::OppTable) -> m::throttling::ThrottlingTable {
+    let cluster = t
+        .cluster
+        .and_then(|c| inv.clusters.get(c))
+        .filter(|_| inv.clusters.len() > 1);
+    m::throttling::ThrottlingTable {
+        cpus: cluster.map(|c| truebench_host::parse::cpulist::format(&c.cpus)),
+        core_type: cluster.and_then(|c| c.core_type.clone()),
+        time_in_state: t
+            .rows
+            .iter()
+            .map(|&(khz, ticks)| ((khz / 1000) as u32, ticks as f64 / 100.0))
+            .collect(),
     }
 }
 

@@ -529,16 +529,12 @@ fn timeline<B>(o: &mut String, r: View<'_, B>) {
 }
 
 fn throttling<B>(o: &mut String, r: View<'_, B>) {
-    if r.envelope.throttling.trim().is_empty() {
-        return;
-    }
-    // The text is sbc-bench's table layout; its parser reads it back.
-    let tables = truebench_sbcbench::import::parse(&r.envelope.throttling).throttling;
+    let tables = &r.envelope.throttling;
     if tables.is_empty() {
         return;
     }
     o.push_str("<section><h2>Throttling statistics</h2><p class=\"muted\">Time spent on each cpufreq OPP while the benchmarks ran. Anything below the top OPP (red) is time the clock was lowered.</p><div class=\"grid3\">");
-    for t in &tables {
+    for t in tables {
         let cluster = t
             .cpus
             .as_deref()

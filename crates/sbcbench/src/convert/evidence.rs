@@ -12,30 +12,6 @@ use truebench_model::*;
 
 use super::*;
 
-pub(super) fn throttling_text(log: &SbcBenchLog) -> String {
-    let mut o = String::new();
-    for t in &log.throttling {
-        let label = match (&t.cpus, &t.core_type) {
-            (Some(c), Some(k)) => format!(" for CPUs {c} ({k})"),
-            (Some(c), None) => format!(" for CPUs {c}"),
-            _ => String::new(),
-        };
-        o.push_str(&format!(
-            "Throttling statistics (time spent on each cpufreq OPP){label}:\n\n"
-        ));
-        for (mhz, s) in &t.time_in_state {
-            let d = if *s == 0.0 {
-                "0".to_string()
-            } else {
-                format!("{s:.2}")
-            };
-            o.push_str(&format!("{mhz:>4} MHz: {d:>7} sec\n"));
-        }
-        o.push('\n');
-    }
-    o
-}
-
 /// Before/after snapshots as far as the log tells: time in state per OPP (the throttling
 /// tables hold the difference, so "before" is all zero), swap in use (first and last
 /// `free`, `swapon`).

@@ -65,7 +65,6 @@ mod timeline;
 
 pub use dates::rfc2822;
 pub use evidence::detect;
-use evidence::*;
 use inventory::*;
 use scores::*;
 use timeline::*;
@@ -367,7 +366,7 @@ pub fn to_run_result(log: &SbcBenchLog, name: &str) -> RunResult {
                 }),
                 lines: log.dmesg.clone().unwrap_or_default(),
             },
-            throttling: throttling_text(log),
+            throttling: log.throttling.clone(),
             notes,
         },
     }

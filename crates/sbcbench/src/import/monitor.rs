@@ -1,6 +1,6 @@
 //! `System health while running …` tables and throttling statistics.
 
-use super::util::{clock_seconds, number, split_label};
+use super::util::{clock_seconds, number};
 use crate::log::{MonitorSample, MonitorTable, ThrottlingTable};
 
 /// Clock column labels from the header tokens between `Time` and `load`.
@@ -138,57 +138,7 @@ pub fn tables(lines: &[&str]) -> Vec<MonitorTable> {
 /// `Throttling statistics (time spent on each cpufreq OPP) for CPUs 4-7 (Cortex-A76):` and the
 /// v0.4 `Throttling occured. Cpufreq statistics (time in milliseconds):`.
 pub fn throttling(lines: &[&str]) -> Vec<ThrottlingTable> {
-    let mut out = Vec::new();
-    for (i, line) in lines.iter().enumerate() {
-        let (millis, rest) = if let Some(r) =
-            line.strip_prefix("Throttling statistics (time spent on each cpufreq OPP)")
-        {
-            (false, r)
-        } else if line.starts_with("Throttling occured. Cpufreq statistics") {
-            (true, "")
-        } else {
-            continue;
-        };
-        let rest = rest.trim().trim_end_matches(':').trim();
-        let (cpus, core_type) = match rest.strip_prefix("for CPUs ") {
-            Some(r) => {
-                let (c, l) = split_label(r);
-                (Some(c), l)
-            }
-            None => (None, None),
-        };
-        let mut t = ThrottlingTable {
-            cpus,
-            core_type,
-            time_in_state: Vec::new(),
-        };
-        for l in lines.iter().skip(i + 1) {
-            let l = l.trim();
-            if l.is_empty() {
-                if t.time_in_state.is_empty() {
-                    continue;
-                }
-                break;
-            }
-            let Some((mhz, v)) = l.split_once(':') else {
-                break;
-            };
-            let Some(mhz) = mhz
-                .trim()
-                .strip_suffix("MHz")
-                .and_then(|m| number(m.trim()))
-            else {
-                break;
-            };
-            let Some(v) = number(v.trim().trim_end_matches("sec").trim()) else {
-                break;
-            };
-            let secs = if millis { v / 1000.0 } else { v };
-            t.time_in_state.push((mhz as u32, secs));
-        }
-        out.push(t);
-    }
-    out
+    truebench_model::throttling::parse(lines)
 }
 
 #[cfg(test)]
