@@ -117,14 +117,24 @@ mod tests {
         assert_eq!(t.len(), 2);
         assert_eq!(t[0].cpus.as_deref(), Some("4-7"));
         assert_eq!(t[0].core_type.as_deref(), Some("Cortex-A76"));
-        assert_eq!(t[0].time_in_state, [(2400, 120.5), (2208, 30.0), (1800, 0.0)]);
+        assert_eq!(
+            t[0].time_in_state,
+            [(2400, 120.5), (2208, 30.0), (1800, 0.0)]
+        );
         assert_eq!(t[0].below_top_s(), 30.0);
         assert_eq!(t[1].cpus, None);
         assert_eq!(t[1].time_in_state, [(1512, 12.5)]);
-        let old = ["Throttling occured. Cpufreq statistics (time in milliseconds):", "1200 MHz: 2500"];
+        let old = [
+            "Throttling occured. Cpufreq statistics (time in milliseconds):",
+            "1200 MHz: 2500",
+        ];
         assert_eq!(parse(&old)[0].time_in_state, [(1200, 2.5)]);
         // Garbage ends a table; it does not panic.
-        let bad = ["Throttling statistics (time spent on each cpufreq OPP):", "x MHz: 1 sec", "1e999 MHz: 3"];
+        let bad = [
+            "Throttling statistics (time spent on each cpufreq OPP):",
+            "x MHz: 1 sec",
+            "1e999 MHz: 3",
+        ];
         assert!(parse(&bad)[0].time_in_state.is_empty());
     }
 }

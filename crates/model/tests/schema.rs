@@ -151,12 +151,15 @@ fn version_2_documents_migrate_and_validate() {
     }
     assert!(seen >= 10, "{seen} version-2 documents");
     // A version-2 text with two tables becomes two tables.
-    let mut v = serde_json::to_value(model::migrate(data("v1/imported-4qJG.json")).unwrap()).unwrap();
+    let mut v =
+        serde_json::to_value(model::migrate(data("v1/imported-4qJG.json")).unwrap()).unwrap();
     let text = "Throttling statistics (time spent on each cpufreq OPP) for CPUs 4-5 (Cortex-A76):\n\n2400 MHz:  10.00 sec\n2208 MHz:   2.50 sec\n";
     v["schema_version"] = 2.into();
     v["envelope"]["throttling"] = text.into();
     let doc = model::migrate(v).unwrap();
     assert_eq!(doc.envelope.throttling.len(), 1);
-    assert_eq!(doc.envelope.throttling[0].time_in_state, [(2400, 10.0), (2208, 2.5)]);
+    assert_eq!(
+        doc.envelope.throttling[0].time_in_state,
+        [(2400, 10.0), (2208, 2.5)]
+    );
 }
-

@@ -238,8 +238,13 @@ fn rock5b_throttling_is_seen_by_both() {
     let sw = v.iter().find(|c| c.kind == FindingKind::Swapping).unwrap();
     assert_eq!(sw.agreement, Agreement::BothClear);
     // Scores typed per phase.
-    assert!(truebench_render::throttling::text(&r.envelope.throttling).contains("for CPUs 6-7 (Cortex-A76)"));
-    assert!(r.envelope.throttling.iter().any(|t| t.cpus.as_deref() == Some("6-7") && t.core_type.as_deref() == Some("Cortex-A76")));
+    assert!(truebench_render::throttling::text(&r.envelope.throttling)
+        .contains("for CPUs 6-7 (Cortex-A76)"));
+    assert!(r
+        .envelope
+        .throttling
+        .iter()
+        .any(|t| t.cpus.as_deref() == Some("6-7") && t.core_type.as_deref() == Some("Cortex-A76")));
     let row = render::row(r.view());
     assert_eq!(row.sevenzip_single, Some(2989));
     assert_eq!(row.aes, Some(1247490));

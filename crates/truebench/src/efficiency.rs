@@ -116,40 +116,37 @@ pub fn run(args: EfficiencyArgs) -> anyhow::Result<i32> {
     if args.work == "7zip" && !kernels.uses_7zip() && !quiet {
         errln!("truebench: 7-zip is not installed (`apt install 7zip`): using the built-in LZMA kernel (MB/s, not MIPS)");
     }
-    if !quiet {
-        errln!("truebench: efficiency per OPP, {} run(s) each; Ctrl-C keeps what was measured and restores every setting", args.runs);
-    }
+    let mut steps = crate::progress::steps::Steps::new(quiet);
+    steps.headline(&format!(
+        "efficiency per OPP, {} run(s) each; Ctrl-C keeps what was measured and restores every setting",
+        args.runs
+    ));
     let stop = truebench_tuning::graceful_interrupts();
-    let mut last = String::new();
-    let mut events = |e: Event| {
-        if quiet {
-            return;
-        }
-        match e {
-            Event::Waiting(w) => {
-                if w != last {
-                    errln!("truebench:   {w}");
-                    last = w;
-                }
-            }
-            Event::Opp {
-                cluster,
-                index,
-                total,
-                mhz,
-            } => errln!(
-                "truebench: cluster {cluster}: [{index}/{total}] {}",
-                mhz.map_or("current clock".into(), |m| format!("{m} MHz"))
+    let mut events = |e: Event| match e {
+        Event::Waiting(w) => steps.waiting(&w),
+        Event::Opp {
+            cluster,
+            index,
+            total,
+            mhz,
+        } => steps.step(
+            index,
+            total,
+            &format!(
+                "cluster {cluster} at {}",
+                mhz.map_or("its current clock".into(), |m| format!("{m} MHz"))
             ),
-            Event::Run {
-                score,
-                unit,
-                seconds,
-            } => errln!("truebench:   {score:.1} {unit} in {seconds:.1} s"),
-            Event::Note(n) => errln!("truebench: {n}"),
-        }
+            None,
+        ),
+        Event::Run {
+            score,
+            unit,
+            seconds,
+        } => steps.partial(&format!("{score:.1} {unit} in {seconds:.1} s")),
+        Event::Note(n) => steps.note(&n),
     };
     let result = suite::run(&host, &inv, &opts, &mut kernels, stop, &mut events)?;
+    drop(steps);
     crate::keep::store(&result, &args.store, quiet);
     let mut out = crate::out::stdout();
     if args.json {

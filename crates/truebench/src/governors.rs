@@ -210,43 +210,34 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
     opts.meter = args.power.start()?;
     let quiet = args.json || args.quiet;
     let per_gov = duration * opts.utilisations.len() as f64 * sets as f64;
-    if !quiet {
-        errln!(
-            "truebench: governors: {} sets of {} tasks, {duration:.0} s each ({per_gov:.0} s per governor run); Ctrl-C keeps what was measured and restores every governor",
-            opts.utilisations.len() as u32 * sets,
-            tasks
-        );
-    }
+    let mut steps = crate::progress::steps::Steps::new(quiet);
+    steps.headline(&format!(
+        "governors: {} sets of {} tasks, {duration:.0} s each ({per_gov:.0} s per governor run); Ctrl-C keeps what was measured and restores every governor",
+        opts.utilisations.len() as u32 * sets,
+        tasks
+    ));
     let stop = truebench_tuning::graceful_interrupts();
-    let mut events = |e: Event| {
-        if quiet {
-            return;
+    let mut events = |e: Event| match e {
+        Event::Calibrating => steps.waiting("calibrating loops per ms (a few seconds)"),
+        Event::Calibrated(c) => {
+            steps.note(&format!("{} loops per ms ({})", c.loops_per_ms, c.source))
         }
-        match e {
-            Event::Calibrating => errln!("truebench: calibrating loops per ms (a few seconds)…"),
-            Event::Calibrated(c) => {
-                errln!("truebench: {} loops per ms ({})", c.loops_per_ms, c.source)
-            }
-            Event::Governor {
-                index,
-                total,
-                name,
-                seconds,
-            } => errln!("truebench: [{index}/{total}] {name} ({seconds:.0} s)…"),
-            Event::Set { index, total } => {
-                if index == total || index % 5 == 0 {
-                    errln!("truebench:   {index}/{total} sets");
-                }
-            }
-            Event::GovernorEnd { status, miss_ratio } => errln!(
-                "truebench:   {status}{}",
-                miss_ratio
-                    .map(|m| format!(", miss ratio {:.2} %", m * 100.0))
-                    .unwrap_or_default()
-            ),
-            Event::Cooling(w) => errln!("truebench: {w}"),
-            Event::Note(n) => errln!("truebench: {n}"),
-        }
+        Event::Governor {
+            index,
+            total,
+            name,
+            seconds,
+        } => steps.step(index, total, &name, Some(seconds)),
+        // A governor's run is one step: its sets are too many to print each.
+        Event::Set { .. } => {}
+        Event::GovernorEnd { status, miss_ratio } => steps.score(&format!(
+            "{status}{}",
+            miss_ratio
+                .map(|m| format!(", miss ratio {:.2} %", m * 100.0))
+                .unwrap_or_default()
+        )),
+        Event::Cooling(w) => steps.waiting(&w),
+        Event::Note(n) => steps.note(&n),
     };
     if let Some(f) = &args.freq_log {
         if f.exists() {
@@ -254,6 +245,7 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
         }
     }
     let (result, trace) = suite::run(&host, &inv, &opts, &all, stop, &mut events)?;
+    drop(steps);
     let mut failed_log = false;
     if let Some(f) = &args.freq_log {
         let written = std::fs::OpenOptions::new()

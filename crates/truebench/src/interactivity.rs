@@ -222,39 +222,37 @@ pub fn run(args: InteractivityArgs) -> anyhow::Result<i32> {
     };
     let cells = opts.benchmarks.len() * opts.loads.len();
     let quiet = args.json || args.quiet;
-    if !quiet {
-        errln!(
-            "truebench: interactivity: up to {cells} cells of {duration:.0} s (about {} min); Ctrl-C keeps what was measured",
-            ((cells as f64 * (duration + 1.0)) / 60.0).ceil()
-        );
-    }
+    let mut steps = crate::progress::steps::Steps::new(quiet);
+    steps.headline(&format!(
+        "interactivity: up to {cells} cells of {duration:.0} s (about {} min); Ctrl-C keeps what was measured",
+        ((cells as f64 * (duration + 1.0)) / 60.0).ceil()
+    ));
     let stop = truebench_tuning::graceful_interrupts();
-    let mut events = |e: Event| {
-        if quiet {
-            return;
+    let mut events = |e: Event| match e {
+        Event::Calibrating => steps.waiting("calibrating loops per ms (a few seconds)"),
+        Event::Calibrated(c) => {
+            steps.note(&format!("{} loops per ms ({})", c.loops_per_ms, c.source))
         }
-        match e {
-            Event::Calibrating => errln!("truebench: calibrating loops per ms (a few seconds)…"),
-            Event::Calibrated(c) => {
-                errln!("truebench: {} loops per ms ({})", c.loops_per_ms, c.source)
-            }
-            Event::Cell {
-                index,
-                total,
-                bench,
-                load,
-                seconds,
-            } => {
-                err!("truebench: [{index}/{total}] {bench} under {load} ({seconds:.0} s)… ");
-            }
-            Event::CellEnd { status, reason } => errln!(
-                "{status}{}",
-                reason.map(|r| format!(": {r}")).unwrap_or_default()
-            ),
-            Event::Note(n) => errln!("truebench: {n}"),
-        }
+        Event::Cell {
+            index,
+            total,
+            bench,
+            load,
+            seconds,
+        } => steps.step(
+            index,
+            total,
+            &format!("{bench} under {load}"),
+            Some(seconds),
+        ),
+        Event::CellEnd { status, reason } => steps.score(&format!(
+            "{status}{}",
+            reason.map(|r| format!(": {r}")).unwrap_or_default()
+        )),
+        Event::Note(n) => steps.note(&n),
     };
     let result = suite::run(&host, &inv, &opts, stop, &mut events)?;
+    drop(steps);
     crate::keep::store(&result, &args.store, quiet);
     let mut out = crate::out::stdout();
     if args.json {

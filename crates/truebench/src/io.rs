@@ -194,47 +194,43 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
     let mut opts = opts;
     opts.meter = args.power.start()?;
     let quiet = args.json || args.quiet;
-    if !quiet {
-        errln!(
-            "truebench: io: {} test(s) × {} repeat(s){}, {} s each, reading {} (never writing to it); Ctrl-C keeps what was measured",
-            opts.tests.len(),
-            opts.repeat,
-            if opts.sweep.len() > 1 {
-                format!(" × {} settings", opts.sweep.len())
-            } else {
-                String::new()
-            },
-            args.duration,
-            path.display()
-        );
-    }
+    let mut steps = crate::progress::steps::Steps::new(quiet);
+    steps.headline(&format!(
+        "io: {} test(s) × {} repeat(s){}, {} s each, reading {} (never writing to it); Ctrl-C keeps what was measured",
+        opts.tests.len(),
+        opts.repeat,
+        if opts.sweep.len() > 1 {
+            format!(" × {} settings", opts.sweep.len())
+        } else {
+            String::new()
+        },
+        args.duration,
+        path.display()
+    ));
     let stop = truebench_tuning::graceful_interrupts();
-    let mut events = |e: Event<'_>| {
-        if quiet {
-            return;
-        }
-        match e {
-            Event::Test {
-                index,
-                total,
-                name,
-                setting,
-            } => errln!("truebench: [{index}/{total}] {name} ({setting})…"),
-            Event::TestEnd(r) => errln!(
-                "truebench:   {}{}{}",
-                r.status,
-                r.mb_s
-                    .map(|m| format!(", {m:.1} MB/s, {:.0} IOPS", r.iops.unwrap_or(0.0)))
-                    .unwrap_or_default(),
-                r.reason
-                    .as_ref()
-                    .map(|w| format!(": {w}"))
-                    .unwrap_or_default()
-            ),
-            Event::Note(n) => errln!("truebench: {n}"),
-        }
+    let per_test = args.duration;
+    let mut events = |e: Event<'_>| match e {
+        Event::Test {
+            index,
+            total,
+            name,
+            setting,
+        } => steps.step(index, total, &format!("{name} ({setting})"), Some(per_test)),
+        Event::TestEnd(r) => steps.score(&format!(
+            "{}{}{}",
+            r.status,
+            r.mb_s
+                .map(|m| format!(", {m:.1} MB/s, {:.0} IOPS", r.iops.unwrap_or(0.0)))
+                .unwrap_or_default(),
+            r.reason
+                .as_ref()
+                .map(|w| format!(": {w}"))
+                .unwrap_or_default()
+        )),
+        Event::Note(n) => steps.note(&n),
     };
     let result = suite::run(&host, &inv, &opts, stop, &mut events);
+    drop(steps);
     // The scratch file goes before anything else can fail.
     drop(scratch);
     let result = result?;

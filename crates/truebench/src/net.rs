@@ -200,55 +200,51 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
     let mut opts = opts;
     opts.meter = args.power.start()?;
     let quiet = args.json || args.quiet;
-    if !quiet {
-        errln!(
-            "truebench: net: {} test(s) × {} repeat(s){}, {} s each; Ctrl-C keeps what was measured{}",
-            opts.tests.len(),
-            opts.repeat,
-            if opts.sweep.len() > 1 {
-                format!(" × {} settings", opts.sweep.len())
-            } else {
-                String::new()
-            },
-            args.duration,
-            if opts.sweep.len() > 1 {
-                " and restores every setting"
-            } else {
-                ""
-            }
-        );
-    }
+    let mut steps = crate::progress::steps::Steps::new(quiet);
+    steps.headline(&format!(
+        "net: {} test(s) × {} repeat(s){}, {} s each; Ctrl-C keeps what was measured{}",
+        opts.tests.len(),
+        opts.repeat,
+        if opts.sweep.len() > 1 {
+            format!(" × {} settings", opts.sweep.len())
+        } else {
+            String::new()
+        },
+        args.duration,
+        if opts.sweep.len() > 1 {
+            " and restores every setting"
+        } else {
+            ""
+        }
+    ));
     let stop = truebench_tuning::graceful_interrupts();
-    let mut events = |e: Event<'_>| {
-        if quiet {
-            return;
-        }
-        match e {
-            Event::Test {
-                index,
-                total,
-                name,
-                setting,
-            } => errln!("truebench: [{index}/{total}] {name} ({setting})…"),
-            Event::Note(n) => errln!("truebench: {n}"),
-            Event::TestEnd(r) => errln!(
-                "truebench:   {}{}{}{}",
-                r.status,
-                r.total_mbit_s()
-                    .map(|m| format!(", {m:.0} Mbit/s"))
-                    .unwrap_or_default(),
-                r.cpu_bound
-                    .as_ref()
-                    .map(|v| format!(", CPU-bound (cpu{} {:.0} %, {})", v.cpu, v.busy_pct, v.by))
-                    .unwrap_or_default(),
-                r.reason
-                    .as_ref()
-                    .map(|w| format!(": {w}"))
-                    .unwrap_or_default()
-            ),
-        }
+    let per_test = args.duration;
+    let mut events = |e: Event<'_>| match e {
+        Event::Test {
+            index,
+            total,
+            name,
+            setting,
+        } => steps.step(index, total, &format!("{name} ({setting})"), Some(per_test)),
+        Event::Note(n) => steps.note(&n),
+        Event::TestEnd(r) => steps.score(&format!(
+            "{}{}{}{}",
+            r.status,
+            r.total_mbit_s()
+                .map(|m| format!(", {m:.0} Mbit/s"))
+                .unwrap_or_default(),
+            r.cpu_bound
+                .as_ref()
+                .map(|v| format!(", CPU-bound (cpu{} {:.0} %, {})", v.cpu, v.busy_pct, v.by))
+                .unwrap_or_default(),
+            r.reason
+                .as_ref()
+                .map(|w| format!(": {w}"))
+                .unwrap_or_default()
+        )),
     };
     let result = suite::run(&host, &inv, &opts, stop, &mut events)?;
+    drop(steps);
     crate::keep::store(&result, &args.store, quiet);
     let mut out = crate::out::stdout();
     if args.json {

@@ -100,39 +100,28 @@ pub fn run(args: ThermalArgs) -> anyhow::Result<i32> {
         truebench_workloads::pin::current_affinity()
     };
     let quiet = args.json || args.quiet;
-    if !quiet {
-        errln!(
-            "truebench: thermal test: {} for {:.1} min; Ctrl-C keeps what was measured",
-            args.load.trim(),
-            args.minutes
-        );
-    }
+    let mut steps = crate::progress::steps::Steps::new(quiet);
+    steps.headline(&format!(
+        "thermal test: {} for {:.1} min; Ctrl-C keeps what was measured",
+        args.load.trim(),
+        args.minutes
+    ));
     let stop = truebench_tuning::graceful_interrupts();
-    let mut last_wait = String::new();
-    let mut events = |e: Event| {
-        if quiet {
-            return;
-        }
-        match e {
-            Event::Waiting(w) => {
-                if w != last_wait {
-                    errln!("truebench:   {w}");
-                    last_wait = w;
-                }
-            }
-            Event::Step { name, seconds } => match name.as_str() {
-                phase::IDLE => {
-                    errln!("truebench: waiting for an idle machine (up to {seconds:.0} s)…")
-                }
-                "heat" => errln!("truebench: heating up with the load (up to {seconds:.0} s)…"),
-                _ => errln!("truebench: {name} for {seconds:.0} s…"),
-            },
-            Event::Score(p, _) => errln!("truebench:   {:>6.0} s  score {:.2}", p.end_s, p.score),
-            Event::Note(n) => errln!("truebench: {n}"),
-        }
+    let mut events = |e: Event| match e {
+        Event::Waiting(w) => steps.waiting(&w),
+        Event::Step { name, seconds } => match name.as_str() {
+            phase::IDLE => steps.waiting(&format!(
+                "waiting for an idle machine (up to {seconds:.0} s)"
+            )),
+            "heat" => steps.waiting(&format!("heating up with the load (up to {seconds:.0} s)")),
+            _ => steps.step(1, 1, &name, Some(seconds)),
+        },
+        Event::Score(p, _) => steps.partial(&format!("{:>6.0} s  score {:.2}", p.end_s, p.score)),
+        Event::Note(n) => steps.note(&n),
     };
     let mut runner = LiveLoad { cpus };
     let result = suite::run(&host, &inv, &opts, &mut runner, stop, &mut events)?;
+    drop(steps);
     crate::keep::store(&result, &args.store, quiet);
     let mut out = crate::out::stdout();
     if args.json {

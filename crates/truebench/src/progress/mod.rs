@@ -10,6 +10,8 @@
 //!   from the plan's estimate;
 //! - nothing with `--quiet`.
 
+pub mod steps;
+
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use std::fmt;
 use std::io::Write;
