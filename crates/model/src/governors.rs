@@ -109,6 +109,37 @@ pub struct GovernorRow {
     pub policy_refused: Option<String>,
 }
 
+impl GovernorRow {
+    /// A row before its run: no figures yet, `status` as given.
+    pub fn new(governor: &str, repeat: u32, phase: &str, status: crate::PhaseStatus) -> Self {
+        GovernorRow {
+            governor: governor.into(),
+            repeat,
+            phase: phase.into(),
+            status,
+            reason: None,
+            negative: 0,
+            periods: 0,
+            miss_ratio: None,
+            per_level: Vec::new(),
+            work_time_ratio: None,
+            efficiency: None,
+            slack_p1_us: None,
+            slack_p50_us: None,
+            slack_min_us: None,
+            clocks: Vec::new(),
+            time_in_state: Vec::new(),
+            max_temp_c: None,
+            energy_j: None,
+            work_ms: None,
+            work_ms_per_j: None,
+            marks: Vec::new(),
+            invalid: None,
+            policy_refused: None,
+        }
+    }
+}
+
 /// Miss ratio at one utilisation level.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LevelFigures {

@@ -86,6 +86,18 @@ pub enum GovernorsError {
     NoGovernor { asked: String, available: String },
 }
 
+/// At least 10 tasks, and enough that UUniFast-discard finds sets at utilisation `u`: its
+/// largest share is about u·(ln n + 0.58)/n, which must stay near one CPU or nearly every
+/// draw is discarded (the default of `--tasks`).
+pub fn default_tasks(u: f64) -> usize {
+    if !(u.is_finite() && u > 0.0) {
+        return 10;
+    }
+    (10..100_000)
+        .find(|&n| u * ((n as f64).ln() + 0.58) / n as f64 <= 1.2)
+        .unwrap_or(100_000)
+}
+
 /// The study's task sets for these options (seeded: the same on every machine).
 pub fn task_sets(opts: &GovernorsOptions) -> Result<Vec<TaskSet>, TaskSetError> {
     taskset::generate(
@@ -557,31 +569,8 @@ pub fn run(
             } else {
                 format!("governor/{}", plan.label)
             };
-            let mut row = GovernorRow {
-                governor: plan.label.clone(),
-                repeat: rep,
-                phase: phase.clone(),
-                status: PhaseStatus::Interrupted,
-                reason: Some("not started: interrupted before".into()),
-                negative: 0,
-                periods: 0,
-                miss_ratio: None,
-                per_level: Vec::new(),
-                work_time_ratio: None,
-                efficiency: None,
-                slack_p1_us: None,
-                slack_p50_us: None,
-                slack_min_us: None,
-                clocks: Vec::new(),
-                time_in_state: Vec::new(),
-                max_temp_c: None,
-                energy_j: None,
-                work_ms: None,
-                work_ms_per_j: None,
-                marks: Vec::new(),
-                invalid: None,
-                policy_refused: None,
-            };
+            let mut row = GovernorRow::new(&plan.label, rep, &phase, PhaseStatus::Interrupted);
+            row.reason = Some("not started: interrupted before".into());
             if s.stopped() {
                 rows.push(row);
                 continue;
@@ -741,31 +730,17 @@ mod tests {
     use super::*;
 
     fn row(g: &str, repeat: u32, miss: f64, wtr: f64, invalid: bool) -> GovernorRow {
-        GovernorRow {
-            governor: g.into(),
+        let mut r = GovernorRow::new(
+            g,
             repeat,
-            phase: format!("governor/{g}#{repeat}"),
-            status: PhaseStatus::Ok,
-            reason: None,
-            negative: 0,
-            periods: 100,
-            miss_ratio: Some(miss),
-            per_level: Vec::new(),
-            work_time_ratio: Some(wtr),
-            efficiency: None,
-            slack_p1_us: None,
-            slack_p50_us: None,
-            slack_min_us: None,
-            clocks: Vec::new(),
-            time_in_state: Vec::new(),
-            max_temp_c: None,
-            energy_j: None,
-            work_ms: None,
-            work_ms_per_j: None,
-            marks: Vec::new(),
-            invalid: invalid.then(|| "throttling".into()),
-            policy_refused: None,
-        }
+            &format!("governor/{g}#{repeat}"),
+            PhaseStatus::Ok,
+        );
+        r.periods = 100;
+        r.miss_ratio = Some(miss);
+        r.work_time_ratio = Some(wtr);
+        r.invalid = invalid.then(|| "throttling".into());
+        r
     }
 
     #[test]

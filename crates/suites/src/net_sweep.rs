@@ -163,6 +163,35 @@ pub fn apply(
     }
 }
 
+/// Which CPU takes the interrupts of a link or a disk, for `--sweep opps` (it walks that
+/// CPU's cluster): the device (interface or disk) found, and the CPU with its IRQ numbers.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct IrqCpu {
+    pub device: Option<String>,
+    pub cpu: Option<(u32, Vec<String>)>,
+}
+
+/// The CPU serving the interface a peer at `ip` is reached by (the IPv4 route).
+pub fn link_irq_cpu(host: &Host, ip: Option<std::net::Ipv4Addr>) -> IrqCpu {
+    use truebench_host::irq;
+    let device = ip.and_then(|ip| irq::route_iface(host, ip));
+    let cpu = device
+        .as_deref()
+        .and_then(|i| irq::busiest_cpu(host, &irq::iface_irq_names(host, i)));
+    IrqCpu { device, cpu }
+}
+
+/// The CPU serving the disk under `target` (a device, a file, or the folder a scratch file
+/// will be written in).
+pub fn disk_irq_cpu(host: &Host, target: &str) -> IrqCpu {
+    use truebench_host::irq;
+    let device = truebench_host::inventory::storage_under(host, target).map(|s| s.disk);
+    let cpu = device
+        .as_deref()
+        .and_then(|d| irq::busiest_cpu(host, &irq::disk_irq_names(host, d)));
+    IrqCpu { device, cpu }
+}
+
 /// Time-weighted mean clock per policy from time_in_state deltas, MHz.
 pub fn reached_mhz(tis: &[PolicyTimeInState]) -> Vec<(String, f64)> {
     tis.iter()

@@ -48,6 +48,9 @@ struct Scripted {
     runs: u32,
     /// Raise this flag after so many runs (Ctrl-C).
     stop_after: Option<(u32, Arc<AtomicBool>)>,
+    /// At this clock (kHz) the thermal framework caps the CPU during each run (a cooling
+    /// device spends 100 ms in state 1).
+    throttle_khz: Option<u64>,
 }
 
 impl Scripted {
@@ -76,8 +79,24 @@ impl EfficiencyKernels for Scripted {
     }
 
     fn work(&mut self, host: &Host, cpus: &[u32], stop: &AtomicBool) -> Result<WorkScore, String> {
-        let ghz = self.khz(host, cpus[0]) as f64 / 1e6;
+        let khz = self.khz(host, cpus[0]);
+        let ghz = khz as f64 / 1e6;
         let w = IDLE_W + busy_watts(cpus.len(), ghz);
+        if self.throttle_khz == Some(khz) {
+            let f = self
+                .root
+                .join("sys/class/thermal/cooling_device0/stats/time_in_state_ms");
+            let text = std::fs::read_to_string(&f).unwrap();
+            let ms: u64 = text
+                .lines()
+                .find_map(|l| l.strip_prefix("state1 "))
+                .unwrap()
+                .trim()
+                .parse()
+                .unwrap();
+            std::thread::sleep(Duration::from_millis(50));
+            std::fs::write(&f, format!("state0 1000\nstate1 {}\n", ms + 100)).unwrap();
+        }
         put(
             &self.root,
             &format!("{INA}/power1_input"),
@@ -163,6 +182,16 @@ fn go(
     clusters: Vec<usize>,
     stop_after: Option<u32>,
 ) -> (EfficiencyResult, Scripted) {
+    go_throttled(d, inv, clusters, stop_after, None)
+}
+
+fn go_throttled(
+    d: &Path,
+    inv: &Inventory,
+    clusters: Vec<usize>,
+    stop_after: Option<u32>,
+    throttle_khz: Option<u64>,
+) -> (EfficiencyResult, Scripted) {
     let temp_file = inv.thermal.chosen.as_ref().unwrap().path.clone();
     let temp_mc = Arc::new(AtomicU32::new(45_000));
     let stop = Arc::new(AtomicBool::new(false));
@@ -172,6 +201,7 @@ fn go(
         temp_mc: temp_mc.clone(),
         runs: 0,
         stop_after: stop_after.map(|n| (n, stop.clone())),
+        throttle_khz,
     };
     // The SoC cools by itself: 0.5 °C every 20 ms down to 45 °C.
     let done = Arc::new(AtomicBool::new(false));
@@ -305,4 +335,44 @@ fn ctrl_c_mid_walk_restores_every_setting_and_keeps_the_points_so_far() {
     );
     assert_eq!(cpufreq(d.path()), before);
     assert!(EfficiencyBody::summary(r.view()).contains("INCOMPLETE"));
+}
+
+/// Evidence tied to its run: the thermal framework caps the clock only while the runs at
+/// 816 MHz (the best OPP otherwise) go (a cooling device's time in state 1 grows then). Exactly those runs are marked
+/// throttling, that point is invalid (with which runs) and never the best OPP; every other
+/// run is clean.
+#[test]
+fn a_run_measured_while_throttled_marks_its_point_invalid() {
+    let (d, inv) = board(true);
+    let cd = d.path().join("sys/class/thermal/cooling_device0");
+    std::fs::create_dir_all(cd.join("stats")).unwrap();
+    std::fs::write(cd.join("type"), "thermal-cpufreq-0\n").unwrap();
+    std::fs::write(cd.join("cur_state"), "0\n").unwrap();
+    std::fs::write(cd.join("max_state"), "7\n").unwrap();
+    std::fs::write(cd.join("stats/time_in_state_ms"), "state0 1000\nstate1 0\n").unwrap();
+    let (r, _) = go_throttled(d.path(), &inv, vec![0], None, Some(816_000));
+    let c = &r.body.clusters[0];
+    for p in &c.points {
+        let throttled = p.opp_mhz == Some(816);
+        for run in &p.runs {
+            assert_eq!(
+                run.marks.iter().any(|m| m == "throttling"),
+                throttled,
+                "{} at {:?}: {:?}",
+                run.phase,
+                p.opp_mhz,
+                run.marks
+            );
+        }
+        assert_eq!(p.invalid.is_some(), throttled, "{p:?}");
+    }
+    let bad = c.points.iter().find(|p| p.opp_mhz == Some(816)).unwrap();
+    assert!(
+        bad.invalid.as_deref().unwrap().contains("throttling"),
+        "{bad:?}"
+    );
+    // The best is the next most efficient OPP, not the throttled one.
+    assert_eq!(c.best_mhz, Some(1008), "{:?}", c.points);
+    let text = EfficiencyBody::summary(r.view());
+    assert!(text.contains("INVALID"), "{text}");
 }

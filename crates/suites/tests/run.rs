@@ -686,3 +686,62 @@ fn without_a_power_source_the_summary_says_energy_was_not_measured() {
     assert!(text.contains("Energy: not measured ("), "{text}");
     assert!(text.contains("--power-cmd"), "{text}");
 }
+
+/// Evidence tied to its phase in a run: the thermal framework caps the clock only while
+/// 7-zip runs on all cores (a cooling device's time in state 1 grows then). That phase is
+/// marked throttling and its scores invalid, with the reason; every other phase is clean, and
+/// the summary lists which scores are invalid.
+#[test]
+fn a_phase_measured_while_throttled_is_marked_and_its_scores_invalid() {
+    let d = rock5b();
+    let cd = "sys/class/thermal/cooling_device0";
+    put(d.path(), &format!("{cd}/type"), "thermal-cpufreq-2\n");
+    put(d.path(), &format!("{cd}/cur_state"), "0\n");
+    put(d.path(), &format!("{cd}/max_state"), "13\n");
+    put(
+        d.path(),
+        &format!("{cd}/stats/time_in_state_ms"),
+        "state0 1000\nstate1 0\n",
+    );
+    let mut capped = 0;
+    let mut fake = Fake::new(d.path()).script("multi", move |root, _| {
+        capped += 100;
+        std::thread::sleep(Duration::from_millis(30));
+        put(
+            root,
+            "sys/class/thermal/cooling_device0/stats/time_in_state_ms",
+            &format!("state0 1000\nstate1 {capped}\n"),
+        );
+    });
+    let (r, _) = go(
+        d.path(),
+        &opts(Mode::Standard),
+        &mut fake,
+        Arc::new(AtomicBool::new(false)),
+    );
+    let r = r.unwrap();
+    for p in &r.envelope.phases {
+        let hit = p.name == truebench_model::phase::COMPRESSION_MULTI;
+        assert_eq!(
+            p.marks.iter().any(|m| m == "throttling"),
+            hit,
+            "{}: {:?}",
+            p.name,
+            p.marks
+        );
+        assert_eq!(p.invalid.is_some(), hit, "{}: {:?}", p.name, p.invalid);
+    }
+    let f = r
+        .envelope
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::Throttling)
+        .unwrap();
+    assert_eq!(f.phases, [truebench_model::phase::COMPRESSION_MULTI]);
+    let text = render::summary(r.view());
+    assert!(
+        text.contains("INVALID scores") && text.contains("compression-multi: throttling"),
+        "{text}"
+    );
+    check_document(&r);
+}

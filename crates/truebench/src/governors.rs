@@ -106,15 +106,6 @@ fn parse_periods(s: &str) -> anyhow::Result<(f64, f64)> {
     Ok((a, b))
 }
 
-/// At least 10 tasks, and enough that UUniFast-discard finds sets at utilisation `u`: its
-/// largest share is about u·(ln n + 0.58)/n, which must stay near one CPU or nearly every
-/// draw is discarded.
-fn default_tasks(u: f64) -> usize {
-    (10..)
-        .find(|&n| u * ((n as f64).ln() + 0.58) / n as f64 <= 1.2)
-        .expect("u·ln(n)/n falls towards 0")
-}
-
 /// Write one rt-app file per set; never over an existing file.
 fn export(dir: &Path, sets: &[taskset::TaskSet], seconds: u64) -> anyhow::Result<usize> {
     std::fs::create_dir_all(dir)
@@ -170,7 +161,7 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
     let utilisations =
         taskset::parse_utilisations(&spec).map_err(|e| anyhow::anyhow!("--utilisations: {e}"))?;
     let top = utilisations.iter().copied().fold(0.0, f64::max);
-    let tasks = args.tasks.unwrap_or_else(|| default_tasks(top));
+    let tasks = args.tasks.unwrap_or_else(|| suite::default_tasks(top));
     let opts = GovernorsOptions {
         governors: (!args.governors.is_empty()).then(|| args.governors.clone()),
         utilisations,
@@ -279,9 +270,9 @@ mod tests {
 
     #[test]
     fn default_task_counts_leave_room_under_one_cpu_per_task() {
-        assert_eq!(default_tasks(1.0), 10);
-        assert_eq!(default_tasks(4.0), 10);
-        let n = default_tasks(16.0);
+        assert_eq!(suite::default_tasks(1.0), 10);
+        assert_eq!(suite::default_tasks(4.0), 10);
+        let n = suite::default_tasks(16.0);
         assert!((40..=80).contains(&n), "{n}");
         // And UUniFast-discard finds such sets.
         let levels = taskset::parse_utilisations("1.0:16.0:3").unwrap();

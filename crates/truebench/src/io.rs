@@ -196,15 +196,13 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
     let quiet = args.json || args.quiet;
     let mut steps = crate::progress::steps::Steps::new(quiet);
     steps.headline(&format!(
-        "io: {} test(s) × {} repeat(s){}, {} s each, reading {} (never writing to it); Ctrl-C keeps what was measured",
-        opts.tests.len(),
-        opts.repeat,
-        if opts.sweep.len() > 1 {
-            format!(" × {} settings", opts.sweep.len())
-        } else {
-            String::new()
-        },
-        args.duration,
+        "io: {}, reading {} (never writing to it); Ctrl-C keeps what was measured",
+        crate::progress::steps::plan(
+            opts.tests.len(),
+            opts.repeat,
+            opts.sweep.len(),
+            args.duration
+        ),
         path.display()
     ));
     let stop = truebench_tuning::graceful_interrupts();
@@ -266,10 +264,10 @@ fn irq_cpu(host: &truebench_host::Host, args: &IoArgs, spec: &str) -> Option<u32
             .unwrap_or_default(),
         (None, None) => return None,
     };
-    let disk = truebench_host::inventory::storage_under(host, &target).map(|s| s.disk);
-    let found = disk.as_deref().and_then(|d| {
-        truebench_host::irq::busiest_cpu(host, &truebench_host::irq::disk_irq_names(host, d))
-    });
+    let truebench_suites::net_sweep::IrqCpu {
+        device: disk,
+        cpu: found,
+    } = truebench_suites::net_sweep::disk_irq_cpu(host, &target);
     if !args.json {
         match (&disk, &found) {
             (Some(d), Some((cpu, irqs))) => errln!(

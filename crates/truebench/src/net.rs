@@ -202,15 +202,13 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
     let quiet = args.json || args.quiet;
     let mut steps = crate::progress::steps::Steps::new(quiet);
     steps.headline(&format!(
-        "net: {} test(s) × {} repeat(s){}, {} s each; Ctrl-C keeps what was measured{}",
-        opts.tests.len(),
-        opts.repeat,
-        if opts.sweep.len() > 1 {
-            format!(" × {} settings", opts.sweep.len())
-        } else {
-            String::new()
-        },
-        args.duration,
+        "net: {}; Ctrl-C keeps what was measured{}",
+        crate::progress::steps::plan(
+            opts.tests.len(),
+            opts.repeat,
+            opts.sweep.len(),
+            args.duration
+        ),
         if opts.sweep.len() > 1 {
             " and restores every setting"
         } else {
@@ -275,10 +273,10 @@ fn irq_cpu(host: &truebench_host::Host, peer: &Peer, spec: &str, quiet: bool) ->
         Peer::Iperf3 { host: h, .. } => h.parse().ok(),
         Peer::Loopback => None,
     };
-    let iface = ip.and_then(|ip| truebench_host::irq::route_iface(host, ip));
-    let found = iface.as_deref().and_then(|i| {
-        truebench_host::irq::busiest_cpu(host, &truebench_host::irq::iface_irq_names(host, i))
-    });
+    let truebench_suites::net_sweep::IrqCpu {
+        device: iface,
+        cpu: found,
+    } = truebench_suites::net_sweep::link_irq_cpu(host, ip);
     if !quiet {
         match (&iface, &found) {
             (Some(i), Some((cpu, irqs))) => errln!(

@@ -88,6 +88,16 @@ pub fn table(b: &GovernorsBody) -> String {
     o
 }
 
+/// A summary's spreads as shown: miss ratio in percentage points, work time in %.
+fn spreads(s: &truebench_model::governors::GovernorSummary) -> (String, String) {
+    (
+        s.miss_ratio_spread
+            .map_or("-".into(), |x| format!("{:.2} pp", x * 100.0)),
+        s.work_time_ratio_spread_pct
+            .map_or("-".into(), |x| format!("{x:.1} %")),
+    )
+}
+
 /// With `--repeat`: per governor, the median of its valid repeats and their spread.
 pub fn repeats(b: &GovernorsBody) -> String {
     if b.repeat < 2 || b.summary.is_empty() {
@@ -98,17 +108,16 @@ pub fn repeats(b: &GovernorsBody) -> String {
         "Governor", "Runs", "Miss ratio", "spread", "Work time", "spread", "Work per J"
     );
     for s in &b.summary {
+        let (miss, work) = spreads(s);
         let _ = writeln!(
             o,
             "{:<16} {:>5} {:>12} {:>12} {:>10} {:>10} {:>11}{}",
             s.governor,
             s.runs,
             pct(s.median_miss_ratio),
-            s.miss_ratio_spread
-                .map_or("-".into(), |x| format!("{:.2} pp", x * 100.0)),
+            miss,
             opt(s.median_work_time_ratio, 3),
-            s.work_time_ratio_spread_pct
-                .map_or("-".into(), |x| format!("{x:.1} %")),
+            work,
             s.median_work_ms_per_j
                 .map_or("-".into(), |x| format!("{x:.1} ms/J")),
             if s.invalid_runs > 0 {
@@ -377,17 +386,16 @@ impl Render for GovernorsBody {
         if b.repeat > 1 && !b.summary.is_empty() {
             head.push_str("<h3>Median of the valid repeats</h3><table><thead><tr><th>Governor</th><th>Runs</th><th>Miss ratio</th><th>Spread</th><th>Work time</th><th>Spread</th><th>Work per J (ms)</th><th>Left out</th></tr></thead><tbody>");
             for s in &b.summary {
+                let (miss, work) = spreads(s);
                 let _ = write!(
                     head,
                     "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                     esc(&s.governor),
                     s.runs,
                     pct(s.median_miss_ratio),
-                    s.miss_ratio_spread
-                        .map_or("-".into(), |x| format!("{:.2} pp", x * 100.0)),
+                    miss,
                     opt(s.median_work_time_ratio, 3),
-                    s.work_time_ratio_spread_pct
-                        .map_or("-".into(), |x| format!("{x:.1} %")),
+                    work,
                     opt(s.median_work_ms_per_j, 1),
                     if s.invalid_runs > 0 {
                         format!("{} invalid", s.invalid_runs)

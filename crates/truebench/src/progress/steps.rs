@@ -153,6 +153,19 @@ impl Drop for Steps {
     }
 }
 
+/// `3 test(s) × 2 repeat(s) × 4 settings, 10 s each`: the plan of a command that repeats tests
+/// under cpufreq settings (net, io).
+pub fn plan(tests: usize, repeat: u32, settings: usize, seconds: f64) -> String {
+    format!(
+        "{tests} test(s) × {repeat} repeat(s){}, {seconds} s each",
+        if settings > 1 {
+            format!(" × {settings} settings")
+        } else {
+            String::new()
+        }
+    )
+}
+
 /// `45 s`, `3 min 20 s`, `1.5 s`.
 fn short(s: f64) -> String {
     if s < 10.0 {
