@@ -1,19 +1,25 @@
 //! One measurement at a time on a machine, whoever starts it: two runs at once each get about
 //! half the CPU and memory bandwidth and would both report their halved scores.
 //!
-//! The lock is an `flock` on one file in the temporary directory, shared by every user: the
-//! first run creates it readable by all, later runs (of any user) open it read-only when they
-//! cannot write it — `flock` does not need write access. Tuning's journal lock cannot serve:
-//! it exists only when settings are changed, which needs root. The kernel drops the lock when
-//! the process dies, so a killed run never leaves the machine locked.
+//! The lock is an `flock` on one file in a directory every user of the machine sees, whatever
+//! their `TMPDIR`: `/run/lock`, else `/var/lock`, else the temporary directory
+//! (`TRUEBENCH_LOCK_DIR` overrides it: tests, containers). The first run creates it readable by
+//! all, later runs (of any user) open it read-only when they cannot write it — `flock` does not
+//! need write access. The kernel drops the lock when the process dies, so a killed run never
+//! leaves the machine locked.
+//!
+//! That directory is writable by every user, and root runs truebench: the file is opened
+//! without following a symbolic link (`O_NOFOLLOW`), created only exclusively, refused unless
+//! it is a regular file owned by root or by the user running truebench, and written (the
+//! holder's pid) only when it is empty or holds a pid already — never another file's bytes.
 
 use std::fs::{File, OpenOptions};
 use std::io::{ErrorKind, Read, Seek, Write};
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-/// The lock file's name in the temporary directory.
+/// The lock file's name in the lock directory.
 pub const LOCK_FILE: &str = "truebench-measurement.lock";
 
 #[derive(Debug, thiserror::Error)]
@@ -25,6 +31,8 @@ pub enum LockError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("refusing the lock file {}: {why}; remove it (it is not truebench's) and run again", path.display())]
+    Unsafe { path: PathBuf, why: String },
 }
 
 /// Held while a measurement runs; dropping it (or the process ending) releases it.
@@ -34,52 +42,104 @@ pub struct MeasurementLock {
     pub path: PathBuf,
 }
 
-/// `$TMPDIR` (else `/tmp`): the one directory every user of the machine can write.
+/// Where the machine's measurement lock lives: `TRUEBENCH_LOCK_DIR`, else `/run/lock`, else
+/// `/var/lock`, else the temporary directory.
 pub fn default_dir() -> PathBuf {
-    std::env::temp_dir()
+    if let Some(d) = std::env::var_os("TRUEBENCH_LOCK_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d);
+    }
+    ["/run/lock", "/var/lock"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|d| d.is_dir())
+        .unwrap_or_else(std::env::temp_dir)
 }
 
-fn open(path: &Path) -> std::io::Result<(File, bool)> {
+/// Open without following a link; create only exclusively. (file, writable, created)
+fn open(path: &Path) -> std::io::Result<(File, bool, bool)> {
+    let nofollow = |o: &mut OpenOptions| {
+        o.custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
+    };
     for _ in 0..3 {
-        match OpenOptions::new().read(true).write(true).open(path) {
-            Ok(f) => return Ok((f, true)),
+        let mut o = OpenOptions::new();
+        o.read(true).write(true);
+        nofollow(&mut o);
+        match o.open(path) {
+            Ok(f) => return Ok((f, true, false)),
             Err(e) if e.kind() == ErrorKind::PermissionDenied => {
-                return File::open(path).map(|f| (f, false));
+                let mut o = OpenOptions::new();
+                o.read(true);
+                nofollow(&mut o);
+                return o.open(path).map(|f| (f, false, false));
             }
             Err(e) if e.kind() == ErrorKind::NotFound => {}
             Err(e) => return Err(e),
         }
         // Readable by all so every other user can open it to lock it.
-        match OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .mode(0o644)
-            .open(path)
-        {
+        let mut o = OpenOptions::new();
+        o.read(true).write(true).create_new(true).mode(0o644);
+        nofollow(&mut o);
+        match o.open(path) {
             Ok(f) => {
                 // The umask may have taken read permissions away.
                 let _ = f.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
-                return Ok((f, true));
+                return Ok((f, true, true));
             }
             // Created by another run meanwhile: open that one.
             Err(e) if e.kind() == ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
         }
     }
-    File::open(path).map(|f| (f, false))
+    let mut o = OpenOptions::new();
+    o.read(true);
+    nofollow(&mut o);
+    o.open(path).map(|f| (f, false, false))
+}
+
+/// `pid 1234`, or nothing: what truebench writes into the lock file.
+fn is_holder_text(text: &str) -> bool {
+    let t = text.trim();
+    t.is_empty()
+        || t.strip_prefix("pid ")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 impl MeasurementLock {
     /// Take the lock in `dir` without waiting; `Busy` names the holder when it wrote itself
-    /// into the file.
+    /// into the file; `Unsafe` when the file is a link, not a regular file, or another user's.
     pub fn acquire(dir: &Path) -> Result<MeasurementLock, LockError> {
         let path = dir.join(LOCK_FILE);
         let io = |source| LockError::Io {
             path: path.clone(),
             source,
         };
-        let (mut file, writable) = open(&path).map_err(io)?;
+        let unsafe_file = |why: String| LockError::Unsafe {
+            path: path.clone(),
+            why,
+        };
+        let (mut file, writable, created) = match open(&path) {
+            Ok(x) => x,
+            // O_NOFOLLOW on a symbolic link.
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+                let target = std::fs::read_link(&path)
+                    .map(|t| format!(" to {}", t.display()))
+                    .unwrap_or_default();
+                return Err(unsafe_file(format!("it is a symbolic link{target}")));
+            }
+            Err(e) => return Err(io(e)),
+        };
+        let meta = file.metadata().map_err(io)?;
+        if !meta.file_type().is_file() {
+            return Err(unsafe_file("it is not a regular file".into()));
+        }
+        // SAFETY: geteuid has no preconditions.
+        let me = unsafe { libc::geteuid() };
+        if meta.uid() != 0 && meta.uid() != me {
+            return Err(unsafe_file(format!(
+                "it belongs to uid {}, neither root nor this user (uid {me})",
+                meta.uid()
+            )));
+        }
         // SAFETY: flock on a file descriptor we own; no memory is passed.
         if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
             let e = std::io::Error::last_os_error();
@@ -87,20 +147,27 @@ impl MeasurementLock {
                 return Err(io(e));
             }
             let mut text = String::new();
-            let _ = file.read_to_string(&mut text);
+            let _ = (&mut file).take(256).read_to_string(&mut text);
             let text = text.trim();
-            let holder = if text.is_empty() {
-                String::new()
-            } else {
+            let holder = if is_holder_text(text) && !text.is_empty() {
                 format!(" ({text})")
+            } else {
+                String::new()
             };
             return Err(LockError::Busy { path, holder });
         }
         if writable {
-            // Who holds it, for the message another run prints; best effort.
-            let _ = file.set_len(0);
-            let _ = file.rewind();
-            let _ = write!(file, "pid {}", std::process::id());
+            // Who holds it, for the message another run prints; only into a file that holds
+            // nothing but that (best effort).
+            let mut text = String::new();
+            let ours = created
+                || ((&mut file).take(256).read_to_string(&mut text).is_ok()
+                    && is_holder_text(&text));
+            if ours && meta.uid() == me {
+                let _ = file.set_len(0);
+                let _ = file.rewind();
+                let _ = write!(file, "pid {}", std::process::id());
+            }
         }
         Ok(MeasurementLock { _file: file, path })
     }
@@ -133,7 +200,7 @@ mod tests {
         std::fs::write(&p, "").unwrap();
         std::fs::set_permissions(&p, std::os::unix::fs::PermissionsExt::from_mode(0o444)).unwrap();
         // As root the mode does not stop writing; read-only opening is what is tested then.
-        let (f, _) = open(&p).unwrap();
+        let (f, _, _) = open(&p).unwrap();
         // SAFETY: flock on an fd we own.
         assert_eq!(
             unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
@@ -141,5 +208,61 @@ mod tests {
         );
         let e = MeasurementLock::acquire(d.path()).unwrap_err();
         assert!(matches!(e, LockError::Busy { .. }), "{e}");
+    }
+
+    /// A link planted where the lock goes is refused, and its target left as it was.
+    #[test]
+    fn a_planted_link_is_refused_and_its_target_untouched() {
+        let d = tempfile::tempdir().unwrap();
+        let target = d.path().join("precious");
+        std::fs::write(&target, "root's data\n").unwrap();
+        std::os::unix::fs::symlink(&target, d.path().join(LOCK_FILE)).unwrap();
+        let e = MeasurementLock::acquire(d.path()).unwrap_err();
+        let msg = e.to_string();
+        assert!(matches!(e, LockError::Unsafe { .. }), "{msg}");
+        assert!(
+            msg.contains("symbolic link") && msg.contains("precious"),
+            "{msg}"
+        );
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "root's data\n");
+        // A directory in its place is refused too.
+        let d2 = tempfile::tempdir().unwrap();
+        std::fs::create_dir(d2.path().join(LOCK_FILE)).unwrap();
+        assert!(MeasurementLock::acquire(d2.path()).is_err());
+    }
+
+    /// A file that holds something else than a pid is locked but never rewritten.
+    #[test]
+    fn a_file_with_other_content_is_not_truncated() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join(LOCK_FILE);
+        std::fs::write(&p, "not a pid\n").unwrap();
+        let l = MeasurementLock::acquire(d.path()).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "not a pid\n");
+        drop(l);
+        std::fs::write(&p, "pid 1").unwrap();
+        let _l = MeasurementLock::acquire(d.path()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            format!("pid {}", std::process::id())
+        );
+        assert!(is_holder_text("") && is_holder_text("pid 42") && !is_holder_text("pid x"));
+    }
+
+    /// Another (non-root) user's file is refused, naming the owner.
+    #[test]
+    fn another_users_lock_file_is_refused() {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            // Only root can give a file to another user; CI runs as root.
+            eprintln!("SKIPPED another_users_lock_file_is_refused: needs root to chown");
+            return;
+        }
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join(LOCK_FILE);
+        std::fs::write(&p, "").unwrap();
+        std::os::unix::fs::chown(&p, Some(65534), Some(65534)).unwrap();
+        let e = MeasurementLock::acquire(d.path()).unwrap_err();
+        assert!(e.to_string().contains("uid 65534"), "{e}");
     }
 }

@@ -46,3 +46,26 @@ fn while_a_measurement_runs_every_measuring_command_refuses_alike() {
     // Nothing was started: no scratch file, no result stored.
     assert!(!scratch.exists());
 }
+
+/// A link planted where the machine's measurement lock goes (the lock directory is writable
+/// by every user): the command refuses with the reason, before measuring, and the link's
+/// target is left as it was.
+#[test]
+fn a_planted_lock_link_is_refused_and_its_target_untouched() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("lock");
+    std::fs::create_dir_all(&dir).unwrap();
+    let precious = tmp.path().join("shadow");
+    std::fs::write(&precious, "root:secret\n").unwrap();
+    std::os::unix::fs::symlink(&precious, dir.join("truebench-measurement.lock")).unwrap();
+    for args in [vec!["clocks"], vec!["monitor", "--", "true"]] {
+        let out = truebench(tmp.path()).args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("refusing the lock file") && err.contains("symbolic link"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(std::fs::read_to_string(&precious).unwrap(), "root:secret\n");
+    }
+}

@@ -10,6 +10,7 @@ fn tb(data: &Path, args: &[&str]) -> std::process::Output {
     Command::new(BIN)
         .env("XDG_DATA_HOME", data)
         .env("TMPDIR", data)
+        .env("TRUEBENCH_LOCK_DIR", data)
         .args(args)
         .output()
         .unwrap()

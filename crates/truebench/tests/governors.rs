@@ -21,6 +21,7 @@ fn truebench(tmp: &Path) -> Command {
     let lock = tmp.join("lock");
     std::fs::create_dir_all(&lock).unwrap();
     c.env("TMPDIR", &lock)
+        .env("TRUEBENCH_LOCK_DIR", &lock)
         .env("XDG_CACHE_HOME", tmp.join("cache"))
         .env("XDG_DATA_HOME", tmp.join("data"));
     c.arg("governors");
@@ -245,6 +246,7 @@ fn kill_9_mid_run_is_restored_by_the_next_command() {
     assert_ne!(governor(root.path(), 0), "ondemand");
     let out = Command::new(BIN)
         .env("TMPDIR", tmp.path())
+        .env("TRUEBENCH_LOCK_DIR", tmp.path())
         .args(["info", "--root"])
         .arg(root.path())
         .output()

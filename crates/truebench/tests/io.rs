@@ -414,6 +414,7 @@ fn a_block_device_needs_the_right_and_is_read_with_it() {
         ])
         .args(["--repeat", "1", "--no-store"])
         .env("TMPDIR", &lock)
+        .env("TRUEBENCH_LOCK_DIR", &lock)
         .env("XDG_DATA_HOME", tmp.path().join("data"))
         .env("XDG_CACHE_HOME", tmp.path().join("cache"))
         .output()

@@ -267,6 +267,7 @@ fn an_external_power_meter_is_one_more_power_source() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_truebench"))
         .env("XDG_DATA_HOME", tmp.path())
         .env("TMPDIR", tmp.path())
+        .env("TRUEBENCH_LOCK_DIR", tmp.path())
         .args([
             "monitor",
             "--interval",
@@ -307,6 +308,7 @@ fn an_external_power_meter_is_one_more_power_source() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_truebench"))
         .env("XDG_DATA_HOME", tmp.path())
         .env("TMPDIR", tmp.path())
+        .env("TRUEBENCH_LOCK_DIR", tmp.path())
         .args([
             "monitor",
             "--no-store",

@@ -237,6 +237,7 @@ fn between_two_namespaces_over_veth() {
             .arg(BIN)
             .args(["net", "--server", "--listen", "10.203.0.2:5202"])
             .env("TMPDIR", tmp.path())
+            .env("TRUEBENCH_LOCK_DIR", tmp.path())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -259,6 +260,7 @@ fn between_two_namespaces_over_veth() {
         ])
         .args(["--parallel", "2", "--json", "--no-store"])
         .env("TMPDIR", &lock)
+        .env("TRUEBENCH_LOCK_DIR", &lock)
         .output()
         .unwrap();
     drop(server);

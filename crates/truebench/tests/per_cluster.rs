@@ -10,6 +10,7 @@ fn monitor(tmp: &Path, args: &[&str]) -> std::process::Output {
     Command::new(BIN)
         .env("XDG_DATA_HOME", tmp.join("data"))
         .env("TMPDIR", tmp)
+        .env("TRUEBENCH_LOCK_DIR", tmp)
         .arg("monitor")
         .args(args)
         .output()

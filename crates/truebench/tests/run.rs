@@ -32,7 +32,8 @@ fn truebench() -> Command {
     for v in ["MODE", "NOTUNING", "MaxKHz", "MinKHz", "CPUINFOFILE"] {
         c.env_remove(v);
     }
-    c.env("TMPDIR", lock_dir());
+    c.env("TMPDIR", lock_dir())
+        .env("TRUEBENCH_LOCK_DIR", lock_dir());
     // run stores its result in the history: keep the tests' runs out of the user's own.
     c.env(
         "XDG_DATA_HOME",
@@ -313,7 +314,8 @@ fn unprivileged() -> Command {
     for v in ["MODE", "NOTUNING", "MaxKHz", "MinKHz", "CPUINFOFILE"] {
         c.env_remove(v);
     }
-    c.env("TMPDIR", lock_dir());
+    c.env("TMPDIR", lock_dir())
+        .env("TRUEBENCH_LOCK_DIR", lock_dir());
     c
 }
 
@@ -343,6 +345,7 @@ fn a_second_run_is_refused_while_one_runs_for_any_user() {
     let mut first = unprivileged();
     first
         .env("TMPDIR", &lock)
+        .env("TRUEBENCH_LOCK_DIR", &lock)
         .args(args)
         .args(["--results-dir", out.path().join("a").to_str().unwrap()]);
     let (mut child, rx) = spawn_cmd(first);
@@ -350,6 +353,7 @@ fn a_second_run_is_refused_while_one_runs_for_any_user() {
     wait_for(&rx, "[1/7]", &mut seen);
     let second = truebench()
         .env("TMPDIR", &lock)
+        .env("TRUEBENCH_LOCK_DIR", &lock)
         .args(args)
         .args(["--results-dir", out.path().join("b").to_str().unwrap()])
         .output()

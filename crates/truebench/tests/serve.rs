@@ -219,6 +219,7 @@ fn latest_stored_results_are_metrics() {
     let tb = |args: &[&str]| {
         let out = Command::new(env!("CARGO_BIN_EXE_truebench"))
             .env("TMPDIR", tmp.path())
+            .env("TRUEBENCH_LOCK_DIR", tmp.path())
             .args(args)
             .arg("--db")
             .arg(&db)

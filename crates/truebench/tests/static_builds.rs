@@ -31,7 +31,8 @@ fn static_bin(tmp: &Path) -> Command {
     };
     c.env("XDG_DATA_HOME", tmp.join("data"))
         .env("XDG_CACHE_HOME", tmp.join("cache"))
-        .env("TMPDIR", tmp);
+        .env("TMPDIR", tmp)
+        .env("TRUEBENCH_LOCK_DIR", tmp);
     c
 }
 

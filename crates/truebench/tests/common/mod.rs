@@ -14,6 +14,7 @@ pub fn truebench(tmp: &Path) -> Command {
     let lock = tmp.join("lock");
     std::fs::create_dir_all(&lock).unwrap();
     c.env("TMPDIR", &lock)
+        .env("TRUEBENCH_LOCK_DIR", &lock)
         .env("XDG_CACHE_HOME", tmp.join("cache"))
         .env("XDG_DATA_HOME", tmp.join("data"));
     c
