@@ -15,6 +15,15 @@ use crate::text::{detailed_log_for, header_for};
 
 type GView<'a> = View<'a, GovernorsBody>;
 
+/// A set's duration: `0.5 s`, `30 s`, `2 min 0 s`.
+fn set_secs(s: f64) -> String {
+    if s < 10.0 {
+        format!("{s:.1} s")
+    } else {
+        crate::text::human_duration(s)
+    }
+}
+
 fn pct(v: Option<f64>) -> String {
     v.map_or("-".into(), |x| format!("{:.2} %", x * 100.0))
 }
@@ -285,7 +294,7 @@ impl Render for GovernorsBody {
         let mut o = String::new();
         let _ = writeln!(
             o,
-            "\n{} task sets ({} per level × {} levels, {} tasks each, {} of U, periods {}–{} ms log-uniform, seed {}), {:.0} s each; work: {} ({} loops per ms, {}).",
+            "\n{} task sets ({} per level × {} levels, {} tasks each, {} of U, periods {}–{} ms log-uniform, seed {}), {} each; work: {} ({} loops per ms, {}).",
             b.utilisations.len() as u32 * b.sets_per_level,
             b.sets_per_level,
             b.utilisations.len(),
@@ -294,7 +303,7 @@ impl Render for GovernorsBody {
             b.period_ms[0],
             b.period_ms[1],
             b.seed,
-            b.set_duration_s,
+            set_secs(b.set_duration_s),
             b.work,
             b.calibration.loops_per_ms,
             b.calibration.source
@@ -330,10 +339,10 @@ impl Render for GovernorsBody {
     fn html_sections(r: GView<'_>) -> (String, String) {
         let b = r.body;
         let mut head = format!(
-            "<section><h2>Governors</h2><p>{} task sets of {} tasks, {:.0} s each, seed {}; work: {}. Miss ratio = negative slacks / all slacks.{}</p>",
+            "<section><h2>Governors</h2><p>{} task sets of {} tasks, {} each, seed {}; work: {}. Miss ratio = negative slacks / all slacks.{}</p>",
             b.utilisations.len() as u32 * b.sets_per_level,
             b.tasks_per_set,
-            b.set_duration_s,
+            esc(&set_secs(b.set_duration_s)),
             b.seed,
             esc(&b.work),
             b.switch_note
