@@ -256,22 +256,31 @@ fn prepare_folder(dir: &Path, default: bool) -> anyhow::Result<PathBuf> {
     }
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("results folder {}: cannot create it", dir.display()))?;
-    let probe = dir.join(".truebench-write-test");
-    std::fs::write(&probe, b"truebench")
-        .and_then(|()| std::fs::remove_file(&probe))
+    // A probe with an unpredictable name, created exclusively and removed when dropped: it
+    // can neither follow a planted link nor clobber a file.
+    tempfile::Builder::new()
+        .prefix(".truebench-write-test-")
+        .tempfile_in(&dir)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, b"truebench"))
         .with_context(|| format!("results folder {}: cannot write into it", dir.display()))?;
     Ok(dir)
 }
 
-/// The result in a file of the temporary directory, when nowhere else took it.
+/// The result in a file of the temporary directory, when nowhere else took it: a new file
+/// with an unpredictable name (created exclusively, mode 0600), so a link planted in a shared
+/// `/tmp` is never followed and no file is overwritten.
 fn keep_in_temp(r: &RunResult) -> anyhow::Result<PathBuf> {
-    let p = std::env::temp_dir().join(format!(
-        "truebench-result-{}-{}.json",
-        r.envelope.started.unix_ms,
-        std::process::id()
-    ));
-    std::fs::write(&p, serde_json::to_string_pretty(r)?)
-        .with_context(|| format!("writing {}", p.display()))?;
+    let dir = std::env::temp_dir();
+    let mut f = tempfile::Builder::new()
+        .prefix(&format!("truebench-result-{}-", r.envelope.started.unix_ms))
+        .suffix(".json")
+        .tempfile_in(&dir)
+        .with_context(|| format!("creating a file in {}", dir.display()))?;
+    std::io::Write::write_all(&mut f, serde_json::to_string_pretty(r)?.as_bytes())
+        .with_context(|| format!("writing {}", f.path().display()))?;
+    let (_, p) = f
+        .keep()
+        .with_context(|| format!("keeping the result in {}", dir.display()))?;
     Ok(p)
 }
 
@@ -284,10 +293,22 @@ fn write_folder(dir: &Path, r: &RunResult) -> anyhow::Result<()> {
         ("result.json", json),
         ("detailed.log", truebench_render::detailed_log(r.view())),
     ] {
-        let tmp = dir.join(format!(".{name}.tmp"));
+        // A new file with an unpredictable name, renamed into place: removed if anything
+        // fails on the way.
         let target = dir.join(name);
-        if let Err(e) = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, &target)) {
-            let _ = std::fs::remove_file(&tmp);
+        let written = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .tempfile_in(dir)
+            .and_then(|mut tmp| {
+                std::io::Write::write_all(&mut tmp, text.as_bytes())?;
+                // Readable like any file the user writes (the temporary file is 0600).
+                use std::os::unix::fs::PermissionsExt;
+                tmp.as_file()
+                    .set_permissions(std::fs::Permissions::from_mode(0o644))?;
+                tmp.persist(&target).map_err(|e| e.error)?;
+                Ok(())
+            });
+        if let Err(e) = written {
             return Err(e).with_context(|| format!("writing {}", target.display()));
         }
     }

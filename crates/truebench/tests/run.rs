@@ -547,4 +547,21 @@ fn a_folder_lost_during_the_run_keeps_the_result_in_a_temporary_file() {
         .unwrap_or_else(|| panic!("no kept file named: {err}"));
     let v: Value = serde_json::from_str(&fs::read_to_string(kept).unwrap()).unwrap();
     assert_eq!(v["kind"], "run");
+    // A new file with an unpredictable name, only the user's to read (it sits in a shared
+    // temporary directory).
+    use std::os::unix::fs::PermissionsExt;
+    let name = std::path::Path::new(kept)
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+    assert!(
+        name.starts_with("truebench-result-") && name.ends_with(".json"),
+        "{name}"
+    );
+    assert_eq!(
+        fs::metadata(kept).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    let _ = fs::remove_file(kept);
 }

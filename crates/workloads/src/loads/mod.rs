@@ -171,28 +171,39 @@ pub fn remove_stale_scratch(dir: &Path) -> Vec<PathBuf> {
         else {
             continue;
         };
+        // Only our own directories (not a link, not another user's).
+        // SAFETY: geteuid has no preconditions.
+        let me = unsafe { libc::geteuid() };
+        let ours = std::fs::symlink_metadata(e.path()).is_ok_and(|m| {
+            use std::os::unix::fs::MetadataExt;
+            m.is_dir() && m.uid() == me
+        });
         // SAFETY: kill with signal 0 only asks whether the process exists.
         let alive = unsafe { libc::kill(pid, 0) } == 0
             || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
-        if !alive && std::fs::remove_dir_all(e.path()).is_ok() {
+        if ours && !alive && std::fs::remove_dir_all(e.path()).is_ok() {
             removed.push(e.path());
         }
     }
     removed
 }
 
+/// A new scratch directory in `base` (often a shared `/var/tmp`): created exclusively with an
+/// unpredictable suffix and mode 0700, so a directory or link planted under a guessable name
+/// is never used. The pid in its name lets the next run remove it after a kill -9.
 fn scratch_dir(base: &Path, kind: LoadKind) -> Result<PathBuf, LoadError> {
-    let d = base.join(format!(
-        "{SCRATCH_PREFIX}{}-{}",
-        std::process::id(),
-        kind.name()
-    ));
-    std::fs::create_dir_all(&d).map_err(|source| LoadError::Io {
-        what: "cannot create the scratch directory",
-        path: d.clone(),
-        source,
-    })?;
-    Ok(d)
+    let prefix = format!("{SCRATCH_PREFIX}{}-{}-", std::process::id(), kind.name());
+    use std::os::unix::fs::PermissionsExt;
+    tempfile::Builder::new()
+        .prefix(&prefix)
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir_in(base)
+        .map(|d| d.keep())
+        .map_err(|source| LoadError::Io {
+            what: "cannot create the scratch directory",
+            path: base.join(&prefix),
+            source,
+        })
 }
 
 fn spawn(
@@ -385,5 +396,32 @@ mod tests {
             std::thread::sleep(Duration::from_millis(100));
             l.stop();
         }
+    }
+
+    /// A directory or link planted under the old, guessable name is never used: the scratch
+    /// directory is new, unpredictable, a real directory and the user's alone.
+    #[test]
+    fn scratch_directories_are_new_and_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let base = tempfile::tempdir().unwrap();
+        let target = tempfile::tempdir().unwrap();
+        let guess = base.path().join(format!(
+            "{SCRATCH_PREFIX}{}-{}",
+            std::process::id(),
+            LoadKind::Write.name()
+        ));
+        std::os::unix::fs::symlink(target.path(), &guess).unwrap();
+        let d = scratch_dir(base.path(), LoadKind::Write).unwrap();
+        assert_ne!(d, guess);
+        let m = std::fs::symlink_metadata(&d).unwrap();
+        assert!(
+            m.is_dir() && m.permissions().mode() & 0o777 == 0o700,
+            "{m:?}"
+        );
+        assert!(std::fs::read_dir(target.path()).unwrap().next().is_none());
+        // A later run removes it once this pid is gone; the planted link is no directory of
+        // ours and stays.
+        std::fs::remove_dir_all(&d).unwrap();
+        assert!(guess.exists());
     }
 }
