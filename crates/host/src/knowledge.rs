@@ -1,4 +1,4 @@
-//! Knowledge compiled in as data (DESIGN.md rule 3): CPU core names, thermal sensor
+//! Knowledge compiled in as data (knowledge lives in data files, not in match arms): CPU core names, thermal sensor
 //! preferences, virtualization signatures. The tables live in `crates/host/data/*.tsv`;
 //! this module only loads and queries them. Malformed lines are skipped at run time and
 //! reported by [`table_errors`], which a unit test asserts is empty.

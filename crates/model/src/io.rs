@@ -1,6 +1,6 @@
 //! The `io` kind (`truebench io`): storage read throughput — cached, sequential O_DIRECT and
 //! 4 KiB random O_DIRECT reads — with the CPU they cost on each core and the clock reached,
-//! optionally swept over cpufreq settings (seed 004: the governor does not count I/O as load,
+//! optionally swept over cpufreq settings (the Arndale low-level measurements: the governor does not count I/O as load,
 //! so eMMC reads went from 29 to 44 MB/s with the CPU forced to its top clock). Each test of
 //! each repeat is one phase of the envelope.
 

@@ -1,7 +1,7 @@
 //! The `net` kind (`truebench net --connect`): TCP throughput one way in each direction and
 //! full duplex, with the CPU load it cost on this side — per core, split into softirq/irq and
 //! process time — and the verdict "CPU-bound" when one core was saturated (the Arndale
-//! measurements of seed 004: full-duplex TCP lost its speed to one busy core). Each test of
+//! low-level measurements on an Exynos 5250: full-duplex TCP lost its speed to one busy core). Each test of
 //! each repeat is one phase of the envelope, so its clocks, temperatures and findings are
 //! that phase's.
 

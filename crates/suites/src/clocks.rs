@@ -810,7 +810,7 @@ mod tests {
 
     #[test]
     fn enforcement_verdicts() {
-        // Tinkerboard (seed 000): fake top OPPs, the lower ones follow → enforced.
+        // Tinkerboard (sbc-bench's README): fake top OPPs, the lower ones follow → enforced.
         let tinker = [
             point(1992, 1793.0),
             point(1920, 1792.0),

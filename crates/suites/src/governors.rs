@@ -1,4 +1,4 @@
-//! `truebench governors`: the governor-efficiency study (seed 002) rebuilt on the periodic
+//! `truebench governors`: the Linux governor-efficiency study (deadline miss ratio of periodic task sets) rebuilt on the periodic
 //! engine, with its flaws fixed. Batches of task sets (UUniFast-discard, log-uniform periods,
 //! seeded) run under every cpufreq governor, each governor's run one phase of the Session.
 //! Tasks do a fixed amount of work (calibrated loops, once per machine at the highest clock),

@@ -1,7 +1,7 @@
 //! The cpufreq sweep of `truebench net --sweep`: the same tests under several machine
 //! settings (`max`, `min`, `governor:X`, every OPP of the cluster that takes the device's
 //! interrupts), each applied through the Session's Tuning and restored before the next, and
-//! the verdict "the governor does not raise the clock for I/O" (seed 004: eMMC reads went from
+//! the verdict "the governor does not raise the clock for I/O" (the Arndale measurements: eMMC reads went from
 //! 29 to 44 MB/s with the CPU forced to its top clock).
 
 use truebench_host::inventory::Cluster;

@@ -1,4 +1,4 @@
-//! `truebench governors`: cpufreq governor efficiency (the study of seed 002, its flaws
+//! `truebench governors`: cpufreq governor efficiency (the Linux governor-efficiency study, its flaws
 //! fixed) — periodic task sets under every governor; miss ratio, efficiency, clocks, energy.
 
 use std::io::Write;

@@ -1,5 +1,5 @@
 //! `truebench net`: TCP throughput one way each direction and full duplex, with this side's
-//! per-core CPU and softirq load and the verdict "CPU-bound" (seed 004's Arndale measurements).
+//! per-core CPU and softirq load and the verdict "CPU-bound" (the Arndale low-level measurements).
 //! `--server` serves other truebench clients; `--connect` tests against a truebench server
 //! (or an iperf3 server with `--iperf3`); `--loopback` tests against a server in this process.
 

@@ -1,4 +1,4 @@
-//! `Tuning`: the only code in truebench that writes to /sys (DESIGN.md rule 4).
+//! `Tuning`: the only code in truebench that writes to /sys (the rule: only Tuning writes to /sys, journaled first, restored always).
 //!
 //! A session changes settings of one root (`/` or a fixture tree). Before a file is changed
 //! for the first time its original bytes go to an append-only journal,

@@ -1,4 +1,4 @@
-//! Storage read throughput, the kernel of `truebench io` (seed 004: eMMC reads 29 → 44 MB/s
+//! Storage read throughput, the kernel of `truebench io` (the Arndale measurements: eMMC reads 29 → 44 MB/s
 //! with the CPU forced to its top clock). Three tests, each in MB/s (10^6 bytes) and IOPS with
 //! the CPU time this thread spent per I/O:
 //!

@@ -1,7 +1,7 @@
 //! Built-in measurement kernels and load generators.
 //!
-//! Each kernel is validated against the peer tool it replaces by a script under `bench/`
-//! (DESIGN.md rule 6); unit tests only check plausibility, never timing.
+//! Each kernel is validated against the peer tool it replaces by a script under `bench/`;
+//! unit tests only check plausibility, never timing.
 
 pub mod aes;
 pub mod clock;

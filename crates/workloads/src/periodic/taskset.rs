@@ -1,4 +1,4 @@
-//! Task sets for the governor study (seed 002): `n` periodic tasks whose utilisations add up
+//! Task sets for the governor-efficiency study: `n` periodic tasks whose utilisations add up
 //! to U, split by UUniFast-discard (Davis & Burns 2009: UUniFast, a set with any task above
 //! 100 % of a CPU thrown away and drawn again), periods log-uniform between two bounds. Drawn
 //! from a seeded ChaCha8 generator: the same seed gives the same sets on every machine and
