@@ -184,6 +184,8 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
         }
         None => Vec::new(),
     };
+    // One measurement at a time, refused before the meter or anything else starts.
+    let _lock = crate::exit::lock()?;
     let opts = NetOptions {
         peer,
         tests,
@@ -194,11 +196,8 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
         sweep,
         sample_interval: Duration::from_secs(1),
         truebench_version: env!("CARGO_PKG_VERSION").into(),
-        meter: None,
+        meter: args.power.start()?,
     };
-    let _lock = crate::exit::lock()?;
-    let mut opts = opts;
-    opts.meter = args.power.start()?;
     let quiet = args.json || args.quiet;
     let mut steps = crate::progress::steps::Steps::new(quiet);
     steps.headline(&format!(
