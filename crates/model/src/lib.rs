@@ -19,85 +19,71 @@
 //! each kernel's result into the typed scores here and keeps the kernel's full result as JSON
 //! in [`PhaseResult::details`] for traceability.
 
-pub mod clocks;
-pub mod efficiency;
 mod envelope;
-pub mod governors;
-pub mod interactivity;
-pub mod io;
-pub mod monitor;
-pub mod net;
-pub mod review;
-mod run;
-pub mod thermal;
 pub mod throttling;
 mod time;
 
 use serde::{Deserialize, Serialize};
 
-pub use clocks::ClocksBody;
-pub use efficiency::EfficiencyBody;
 pub use envelope::*;
-pub use governors::GovernorsBody;
-pub use interactivity::InteractivityBody;
-pub use io::IoBody;
-pub use monitor::{ClusterRun, MonitorBody};
-pub use net::NetBody;
-pub use review::ReviewBody;
+pub use monitor::ClusterRun;
 pub use run::*;
-pub use thermal::ThermalBody;
 pub use time::{rfc3339_utc, unix_s_utc, Stamp};
 
 /// Version of the document. Bump on an incompatible change and teach [`migrate`] the old one.
 /// 1: the `run` result alone (flat); 2: `{schema_version, kind, envelope, body}`.
 pub const SCHEMA_VERSION: u32 = 3;
 
-/// What a document measured, with the figures of that kind.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "kind", content = "body", rename_all = "snake_case")]
-pub enum Body {
-    Run(RunBody),
-    Clocks(ClocksBody),
-    Monitor(MonitorBody),
-    Interactivity(InteractivityBody),
-    Governors(GovernorsBody),
-    Net(NetBody),
-    Io(IoBody),
-    Review(ReviewBody),
-    Thermal(ThermalBody),
-    Efficiency(EfficiencyBody),
-}
-
-impl Body {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Body::Run(_) => RunBody::KIND,
-            Body::Clocks(_) => ClocksBody::KIND,
-            Body::Monitor(_) => MonitorBody::KIND,
-            Body::Interactivity(_) => InteractivityBody::KIND,
-            Body::Governors(_) => GovernorsBody::KIND,
-            Body::Net(_) => NetBody::KIND,
-            Body::Io(_) => IoBody::KIND,
-            Body::Review(_) => ReviewBody::KIND,
-            Body::Thermal(_) => ThermalBody::KIND,
-            Body::Efficiency(_) => EfficiencyBody::KIND,
+/// Every kind of measurement, once: `module::BodyType as Variant = "kind"`. This list is the
+/// only registration a new kind needs in the model: it declares the module (`module.rs`) and
+/// makes the [`Body`] variant, [`Body::kind`], [`KINDS`] and the [`BodyKind`] impl; the
+/// renderer declares its module of the same name and dispatches on the same list
+/// (`for_each_kind!(their_macro)` calls `their_macro!` with it).
+#[macro_export]
+macro_rules! for_each_kind {
+    ($callback:ident) => {
+        $callback! {
+            run::RunBody as Run = "run",
+            clocks::ClocksBody as Clocks = "clocks",
+            monitor::MonitorBody as Monitor = "monitor",
+            interactivity::InteractivityBody as Interactivity = "interactivity",
+            governors::GovernorsBody as Governors = "governors",
+            net::NetBody as Net = "net",
+            io::IoBody as Io = "io",
+            review::ReviewBody as Review = "review",
+            thermal::ThermalBody as Thermal = "thermal",
+            efficiency::EfficiencyBody as Efficiency = "efficiency",
         }
-    }
+    };
 }
 
-/// Every kind of document, by its `kind` string (for `history --kind` and error messages).
-pub const KINDS: &[&str] = &[
-    RunBody::KIND,
-    ClocksBody::KIND,
-    MonitorBody::KIND,
-    InteractivityBody::KIND,
-    GovernorsBody::KIND,
-    NetBody::KIND,
-    IoBody::KIND,
-    ReviewBody::KIND,
-    ThermalBody::KIND,
-    EfficiencyBody::KIND,
-];
+macro_rules! define_kinds {
+    ($($module:ident::$t:ident as $variant:ident = $kind:literal,)*) => {
+        $(pub mod $module;)*
+        $(pub use $module::$t;)*
+
+        /// What a document measured, with the figures of that kind.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+        #[serde(tag = "kind", content = "body", rename_all = "snake_case")]
+        pub enum Body {
+            $($variant($module::$t),)*
+        }
+
+        impl Body {
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $(Body::$variant(_) => $kind,)*
+                }
+            }
+        }
+
+        /// Every kind of document, by its `kind` string (for `history --kind` and error
+        /// messages).
+        pub const KINDS: &[&str] = &[$($kind),*];
+
+        $(body_kind!($module::$t, $variant, $kind);)*
+    };
+}
 
 /// One result document of any kind.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -168,16 +154,8 @@ macro_rules! body_kind {
         }
     };
 }
-body_kind!(RunBody, Run, "run");
-body_kind!(ClocksBody, Clocks, "clocks");
-body_kind!(MonitorBody, Monitor, "monitor");
-body_kind!(InteractivityBody, Interactivity, "interactivity");
-body_kind!(GovernorsBody, Governors, "governors");
-body_kind!(NetBody, Net, "net");
-body_kind!(IoBody, Io, "io");
-body_kind!(ReviewBody, Review, "review");
-body_kind!(ThermalBody, Thermal, "thermal");
-body_kind!(EfficiencyBody, Efficiency, "efficiency");
+
+for_each_kind!(define_kinds);
 
 /// A document whose kind is known: the envelope and the body of kind `B`. Serializes to (and
 /// deserializes from) the same JSON as [`Document`].

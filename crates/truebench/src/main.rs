@@ -8,34 +8,99 @@
 mod out;
 
 mod cli;
-mod clocks;
-mod compare;
-mod efficiency;
 mod exit;
-mod export;
-mod generate;
-mod governors;
-mod history;
-mod import;
-mod info;
-mod interactivity;
-mod io;
 mod keep;
-mod kernel;
-mod measure;
-mod monitor;
-mod net;
 mod power;
 mod progress;
 mod recovery;
-mod report;
-mod review;
-mod run;
-mod serve;
 mod serve_results;
-mod thermal;
 
 use clap::Parser;
+
+/// Every command, once: its help, its variant and its module (`src/<module>.rs` with an
+/// `Args` struct and `run(args) -> anyhow::Result<i32>`). Adding a command is one entry in
+/// the list below: the module, the clap subcommand and its dispatch come from it.
+macro_rules! commands {
+    ($($(#[$meta:meta])* $variant:ident($module:ident::$args:ident),)*) => {
+        $(mod $module;)*
+
+        #[derive(clap::Subcommand, Debug)]
+        pub enum Command {
+            $($(#[$meta])* $variant($module::$args),)*
+        }
+
+        impl Command {
+            /// Run the command; returns the process exit code.
+            pub fn run(self) -> anyhow::Result<i32> {
+                match self {
+                    $(Command::$variant(args) => $module::run(args),)*
+                }
+            }
+        }
+    };
+}
+
+commands! {
+    /// Identify the machine: device, SoC, CPU topology and clusters, OPPs, thermal sensors,
+    /// memory and swap.
+    Info(info::InfoArgs),
+    /// Watch clocks, load, CPU time split and temperatures (sbc-bench -m), or run a command
+    /// and report what happened while it ran: throttling, swapping, background activity…
+    Monitor(monitor::MonitorArgs),
+    /// Serve the monitor's readings as Prometheus/OpenMetrics metrics on /metrics.
+    Serve(serve::ServeArgs),
+    /// Measured vs advertised clock for every OPP of every cluster (sbc-bench's "Checking
+    /// cpufreq OPP"); walking the OPPs needs root, measuring does not.
+    Clocks(clocks::ClocksArgs),
+    /// The standard benchmark (sbc-bench): idle gate, tuning, clocks, memory, AES, 7-zip,
+    /// clocks again under load, verdicts; every score with the evidence of its phase.
+    Run(run::RunArgs),
+    /// Interactivity (interbench): simulated Audio, Video, X and Gaming tasks alone and under
+    /// background loads — wake-up latency ± SD, percentiles, max, % desired CPU, % deadlines met.
+    Interactivity(interactivity::InteractivityArgs),
+    /// cpufreq governor efficiency: periodic task sets (fixed work, seeded) under every
+    /// governor — miss ratio per utilisation, efficiency, clocks, time in state, energy.
+    Governors(governors::GovernorsArgs),
+    /// TCP throughput one way each direction and full duplex (truebench or iperf3 server),
+    /// with per-core CPU and softirq load and the verdict CPU-bound.
+    Net(net::NetArgs),
+    /// Storage reads — cached, sequential O_DIRECT, 4 KiB random O_DIRECT — with what holds
+    /// the target, the CPU they cost, and the cpufreq sweep; never writes to a device.
+    Io(io::IoArgs),
+    /// Thermal test (sbc-bench -t/-T): cool to (or heat to) a start temperature, run a load
+    /// for N minutes; score, clock and temperature over time, where each cluster first lost
+    /// clock, time in state, energy.
+    Thermal(thermal::ThermalArgs),
+    /// Efficiency per OPP (sbc-bench -g): for each cluster every OPP set, its real clock
+    /// measured, the same work run from the same temperature; score, watts, score per watt,
+    /// the best OPP.
+    Efficiency(efficiency::EfficiencyArgs),
+    /// Kernel version, build and config hints, vendor/BSP or mainline, and whether kernel.org
+    /// still maintains the series (sbc-bench -k) — offline, from a dated release list.
+    Kernel(kernel::KernelArgs),
+    /// Every performance-relevant setting with its value and why it matters (sbc-bench -r);
+    /// -R tunes to performance, monitors until Ctrl-C or while --exec runs, and restores.
+    Review(review::ReviewArgs),
+    /// Read sbc-bench result logs (v0.4 … v0.9.72): a summary per log, the parsed model
+    /// (--json) or the Results.md row computed the way sbc-bench computes it (--row).
+    Import(import::ImportArgs),
+    /// Run one measurement kernel or tool adapter alone (memory, aes, openssl, sevenzip,
+    /// lzma, stress, stockfish) — for the bench/ scripts.
+    #[command(hide = true)]
+    Measure(measure::MeasureArgs),
+    /// List the runs and imported logs stored in the history database.
+    History(history::HistoryArgs),
+    /// Write stored results as one JSON document each into a folder, to import them on
+    /// another machine (`truebench import FILE.json`) without a shared database.
+    Export(export::ExportArgs),
+    /// Write one self-contained HTML report (charts, verdicts, evidence) for a result.
+    Report(report::ReportArgs),
+    /// Scores side by side with relative differences and what makes the comparison unfair;
+    /// with --corpus, where a result stands among sbc-bench logs.
+    Compare(compare::CompareArgs),
+    /// Man pages and shell completions (bash, zsh, fish…), made from this binary's options.
+    Generate(generate::GenerateArgs),
+}
 
 fn main() {
     // Before anything can change a setting: SIGINT/SIGTERM/SIGHUP and panics restore.

@@ -3,20 +3,10 @@
 //!
 //! The generic entry points ([`summary`], [`detailed_log`], [`html_page`], [`markdown`],
 //! [`metrics`], [`label`]) take a [`Document`] of any kind and dispatch on its body. Adding a
-//! kind: implement [`Render`] for its body type and add it to `dispatch!` below.
+//! kind: implement [`Render`] for its body type (the model's kind list makes the dispatch).
 
-pub mod clocks;
 pub mod clocks_text;
-pub mod efficiency;
-pub mod governors;
-pub mod interactivity;
-pub mod io;
-pub mod monitor;
-pub mod net;
-pub mod review;
-pub mod run;
 pub mod sweep;
-pub mod thermal;
 
 use truebench_model::{Body, BodyKind, Document, View};
 
@@ -78,84 +68,87 @@ pub trait Render: BodyKind {
     }
 }
 
-macro_rules! dispatch {
-    ($doc:expr, $f:ident) => {{
-        let doc: &Document = $doc;
-        let env = &doc.envelope;
-        match &doc.body {
-            Body::Run(b) => Render::$f(View {
-                envelope: env,
-                body: b,
-            }),
-            Body::Clocks(b) => Render::$f(View {
-                envelope: env,
-                body: b,
-            }),
-            Body::Monitor(b) => Render::$f(View {
-                envelope: env,
-                body: b,
-            }),
-            Body::Interactivity(b) => Render::$f(View {
-                envelope: env,
-                body: b,
-            }),
-            Body::Governors(b) => Render::$f(View {
-                envelope: env,
-                body: b,
-            }),
-            Body::Net(b) => Render::$f(View {
-                envelope: env,
-                body: b,
-            }),
-            Body::Io(b) => Render::$f(View {
-                envelope: env,
-                body: b,
-            }),
-            Body::Review(b) => Render::$f(View {
-                envelope: env,
-                body: b,
-            }),
-            Body::Thermal(b) => Render::$f(View {
-                envelope: env,
-                body: b,
-            }),
-            Body::Efficiency(b) => Render::$f(View {
-                envelope: env,
-                body: b,
-            }),
-        }
-    }};
+/// [`Render`] of any kind, bound to its document: what the generic entry points call.
+trait Bound {
+    fn label(&self) -> String;
+    fn metrics(&self) -> Vec<Metric>;
+    fn summary(&self) -> String;
+    fn detailed_log(&self) -> String;
+    fn markdown(&self) -> String;
+    fn html_sections(&self) -> (String, String);
+    fn html_page(&self) -> String;
 }
 
+impl<B: Render> Bound for View<'_, B> {
+    fn label(&self) -> String {
+        B::label(*self)
+    }
+    fn metrics(&self) -> Vec<Metric> {
+        B::metrics(*self)
+    }
+    fn summary(&self) -> String {
+        B::summary(*self)
+    }
+    fn detailed_log(&self) -> String {
+        B::detailed_log(*self)
+    }
+    fn markdown(&self) -> String {
+        B::markdown(*self)
+    }
+    fn html_sections(&self) -> (String, String) {
+        B::html_sections(*self)
+    }
+    fn html_page(&self) -> String {
+        B::html_page(*self)
+    }
+}
+
+/// One module per kind, named as the model's (`kinds/<module>.rs`, its `Render` impl), and
+/// the document's body with its renderer, for every kind the model lists: a new kind needs no
+/// line here, and a kind without a renderer does not compile.
+macro_rules! define_bound {
+    ($($module:ident::$t:ident as $variant:ident = $kind:literal,)*) => {
+        $(pub mod $module;)*
+
+        fn bound(doc: &Document) -> Box<dyn Bound + '_> {
+            let envelope = &doc.envelope;
+            match &doc.body {
+                $(Body::$variant(body) => Box::new(View { envelope, body }),)*
+            }
+        }
+    };
+}
+truebench_model::for_each_kind!(define_bound);
+
 pub fn label(doc: &Document) -> String {
-    dispatch!(doc, label)
+    bound(doc).label()
 }
 
 /// The kind's figures, then the energy figures every kind shares (`crate::energy`).
 pub fn metrics(doc: &Document) -> Vec<Metric> {
-    let mut m = dispatch!(doc, metrics);
+    let mut m = bound(doc).metrics();
     m.extend(crate::energy::metrics(&doc.envelope));
     m
 }
 
 pub fn summary(doc: &Document) -> String {
-    dispatch!(doc, summary)
+    bound(doc).summary()
 }
 
 pub fn detailed_log(doc: &Document) -> String {
-    dispatch!(doc, detailed_log)
+    bound(doc).detailed_log()
 }
 
 pub fn markdown(doc: &Document) -> String {
-    dispatch!(doc, markdown)
+    bound(doc).markdown()
 }
 
 /// The kind's own sections of the HTML page: (headline, details).
 pub fn html_sections(doc: &Document) -> (String, String) {
-    dispatch!(doc, html_sections)
+    bound(doc).html_sections()
 }
 
 /// The whole self-contained HTML page of `doc`.
 pub fn html_page(doc: &Document) -> String {
-    dispatch!(doc, html_page)
+    bound(doc).html_page()
 }
