@@ -28,6 +28,20 @@ pub enum WalkMode {
     NoCpufreq,
     /// Every CPU of the cluster is offline.
     Offline,
+    /// The run's hot check: only the highest OPP, after the benchmarks.
+    MaxOpp,
+}
+
+impl WalkMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WalkMode::OppWalk => "opp_walk",
+            WalkMode::CurrentClock => "current_clock",
+            WalkMode::NoCpufreq => "no_cpufreq",
+            WalkMode::Offline => "offline",
+            WalkMode::MaxOpp => "max_opp",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -62,8 +76,10 @@ pub struct ClockPoint {
     pub effective_mhz: Option<f64>,
     /// (measured − OPP) / OPP in %.
     pub deviation_pct: Option<f64>,
-    pub rejected: u32,
-    pub duration_ms: f64,
+    /// Samples thrown away as disturbed; None where not recorded (imported logs).
+    pub rejected: Option<u32>,
+    /// None where not recorded (imported logs, documents before version 4's run).
+    pub duration_ms: Option<f64>,
     pub error: Option<String>,
 }
 
@@ -71,7 +87,8 @@ pub struct ClockPoint {
 pub struct AllCores {
     pub idle: Vec<CoreClock>,
     pub load: Vec<CoreClock>,
-    pub load_heat_s: f64,
+    /// Seconds of load before the loaded readings; None where not recorded.
+    pub load_heat_s: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -99,8 +116,8 @@ impl ClockPoint {
             samples_mhz,
             effective_mhz: None,
             deviation_pct: measured.map(|m| (m - opp_mhz as f64) / opp_mhz as f64 * 100.0),
-            rejected: 0,
-            duration_ms,
+            rejected: Some(0),
+            duration_ms: Some(duration_ms),
             error: None,
         }
     }

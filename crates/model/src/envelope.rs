@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 use truebench_host::Inventory;
 use truebench_monitor::{EnergyReport, Finding, Timeline};
 
-use super::run::Scores;
 use super::time::Stamp;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -52,14 +51,6 @@ pub struct Envelope {
 impl Envelope {
     pub fn phase(&self, name: &str) -> Option<&PhaseResult> {
         self.phases.iter().find(|p| p.name == name)
-    }
-
-    /// Scores of every phase named `name` (`compression-cluster` may repeat).
-    pub fn scores<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Scores> + 'a {
-        self.phases
-            .iter()
-            .filter(move |p| p.name == name)
-            .filter_map(|p| p.scores.as_ref())
     }
 }
 
@@ -155,7 +146,8 @@ impl std::fmt::Display for PhaseStatus {
     }
 }
 
-/// One step of the run: a timeline phase with its scores and the raw output behind them.
+/// One step of a measurement: a timeline phase with its status, evidence marks and the raw
+/// output behind its figures (the figures are in the kind's body).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PhaseResult {
     /// `idle`, `clocks-cold`, `memory`, `aes`, `compression-single`, `compression-multi`,
@@ -174,7 +166,6 @@ pub struct PhaseResult {
     pub cpus: Vec<u32>,
     pub status: PhaseStatus,
     pub reason: Option<String>,
-    pub scores: Option<Scores>,
     /// Tool output and built-in kernel text, in order.
     pub raw: Vec<RawOutput>,
     /// The kernels' full results (their own serde form), for traceability.

@@ -20,19 +20,23 @@
 //! in [`PhaseResult::details`] for traceability.
 
 mod envelope;
+mod migrate;
 pub mod throttling;
 mod time;
 
 use serde::{Deserialize, Serialize};
 
 pub use envelope::*;
+pub use migrate::{migrate, migrate_run, migrate_typed, MigrateError};
 pub use monitor::ClusterRun;
 pub use run::*;
 pub use time::{rfc3339_utc, unix_s_utc, Stamp};
 
 /// Version of the document. Bump on an incompatible change and teach [`migrate`] the old one.
-/// 1: the `run` result alone (flat); 2: `{schema_version, kind, envelope, body}`.
-pub const SCHEMA_VERSION: u32 = 3;
+/// 1: the `run` result alone (flat); 2: `{schema_version, kind, envelope, body}`; 3: the
+/// throttling statistics as tables; 4: `run`'s scores in its body, its clock walks in the
+/// `clocks` kind's types.
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// Every kind of measurement, once: `module::BodyType as Variant = "kind"`. This list is the
 /// only registration a new kind needs in the model: it declares the module (`module.rs`) and
@@ -257,106 +261,6 @@ impl<'de, B: BodyKind> Deserialize<'de> for Typed<B> {
             serde::de::Error::custom(format!("a {kind} document, not a {} document", B::KIND))
         })
     }
-}
-
-/// Why a document could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum MigrateError {
-    #[error("not a truebench result: no numeric `schema_version` field")]
-    NoVersion,
-    #[error(
-        "schema_version {0} was written by a newer truebench; this build reads versions up to {SCHEMA_VERSION}: upgrade truebench"
-    )]
-    Newer(u64),
-    #[error("schema_version {0} is not a version truebench ever wrote")]
-    Unknown(u64),
-    #[error("schema_version {version}: {source}")]
-    Invalid {
-        version: u64,
-        #[source]
-        source: serde_json::Error,
-    },
-    #[error("this is a {found} result, not a {wanted} result")]
-    WrongKind {
-        found: &'static str,
-        wanted: &'static str,
-    },
-}
-
-/// Read a result document of any schema version this build knows, converting older versions
-/// to the current model step by step.
-pub fn migrate(mut value: serde_json::Value) -> Result<Document, MigrateError> {
-    let version = value
-        .get("schema_version")
-        .and_then(serde_json::Value::as_u64)
-        .ok_or(MigrateError::NoVersion)?;
-    if version > SCHEMA_VERSION as u64 {
-        return Err(MigrateError::Newer(version));
-    }
-    if version == 0 {
-        return Err(MigrateError::Unknown(version));
-    }
-    let invalid = |source| MigrateError::Invalid { version, source };
-    if version == 1 {
-        value = v1_to_v2(value).map_err(invalid)?;
-    }
-    if version <= 2 {
-        value = v2_to_v3(value);
-    }
-    serde_json::from_value(value).map_err(invalid)
-}
-
-/// [`migrate`] for a caller that needs one kind.
-pub fn migrate_typed<B: BodyKind>(value: serde_json::Value) -> Result<Typed<B>, MigrateError> {
-    migrate(value)?
-        .into_typed()
-        .map_err(|d| MigrateError::WrongKind {
-            found: d.kind(),
-            wanted: B::KIND,
-        })
-}
-
-/// [`migrate`] for a `run` result.
-pub fn migrate_run(value: serde_json::Value) -> Result<RunResult, MigrateError> {
-    migrate_typed(value)
-}
-
-/// Version 2 stored the throttling statistics as sbc-bench's text: read into tables.
-fn v2_to_v3(mut value: serde_json::Value) -> serde_json::Value {
-    if let Some(env) = value.get_mut("envelope").and_then(|e| e.as_object_mut()) {
-        if let Some(serde_json::Value::String(text)) = env.get("throttling") {
-            let lines: Vec<&str> = text.lines().collect();
-            let tables = throttling::parse(&lines);
-            env.insert(
-                "throttling".into(),
-                serde_json::to_value(tables).unwrap_or_default(),
-            );
-        }
-    }
-    if let Some(v) = value.get_mut("schema_version") {
-        *v = SCHEMA_VERSION.into();
-    }
-    value
-}
-
-/// Version 1 was the flat `run` result: `mode` becomes the body, everything else the envelope.
-fn v1_to_v2(value: serde_json::Value) -> Result<serde_json::Value, serde_json::Error> {
-    use serde::de::Error;
-    let serde_json::Value::Object(mut obj) = value else {
-        return Err(serde_json::Error::custom(
-            "a version 1 document is a JSON object",
-        ));
-    };
-    obj.remove("schema_version");
-    let mode = obj
-        .remove("mode")
-        .ok_or_else(|| serde_json::Error::missing_field("mode"))?;
-    Ok(serde_json::json!({
-        "schema_version": SCHEMA_VERSION,
-        "kind": RunBody::KIND,
-        "body": { "mode": mode },
-        "envelope": serde_json::Value::Object(obj),
-    }))
 }
 
 /// The JSON Schema of [`Document`] (checked in as `docs/schema/result.schema.json`).

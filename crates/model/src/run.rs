@@ -1,5 +1,5 @@
-//! The `run` kind: sbc-bench's standard benchmark. Its body is the mode; its figures are the
-//! typed [`Scores`] of each phase (in the envelope's phases, next to their evidence).
+//! The `run` kind: sbc-bench's standard benchmark. Its body is the mode and the typed
+//! [`Scores`] of each phase, by the phase's name (the phase's evidence is in the envelope).
 //! Field by field documentation: `docs/schema/run.md`.
 
 use serde::{Deserialize, Serialize};
@@ -26,6 +26,80 @@ pub mod phase {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunBody {
     pub mode: Mode,
+    /// The figures of each phase that has some, in the order the phases ran.
+    #[serde(default)]
+    pub scores: Vec<PhaseScores>,
+}
+
+/// The figures of one phase (`phase` is the envelope's phase of the same name).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct PhaseScores {
+    pub phase: String,
+    pub scores: Scores,
+}
+
+impl RunBody {
+    pub fn new(mode: Mode) -> RunBody {
+        RunBody {
+            mode,
+            scores: Vec::new(),
+        }
+    }
+
+    /// Scores of every phase named `name` (`compression-cluster` may repeat).
+    pub fn scores<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Scores> + 'a {
+        self.scores
+            .iter()
+            .filter(move |p| p.phase == name)
+            .map(|p| &p.scores)
+    }
+
+    /// The clock walk of phase `name` (`clocks-cold`, `clocks-all`, `clocks-hot`).
+    pub fn clocks(&self, name: &str) -> Option<&ClockScores> {
+        self.scores
+            .iter()
+            .filter(|p| p.phase == name)
+            .find_map(|p| match &p.scores {
+            Scores::Clocks(c) => Some(c),
+            _ => None,
+        })
+    }
+
+    pub fn memory(&self) -> Option<&MemoryScores> {
+        self.scores(phase::MEMORY).find_map(|s| match s {
+            Scores::Memory(m) => Some(m),
+            _ => None,
+        })
+    }
+
+    pub fn stress(&self) -> Option<&StressScores> {
+        self.scores(phase::STRESS).find_map(|s| match s {
+            Scores::Stress(m) => Some(m),
+            _ => None,
+        })
+    }
+
+    /// The AES table of phase `name` (`aes`, `aes-parallel`).
+    pub fn aes(&self, name: &str) -> Option<&AesScores> {
+        self.scores
+            .iter()
+            .filter(|p| p.phase == name)
+            .find_map(|p| match &p.scores {
+            Scores::Aes(a) => Some(a),
+            _ => None,
+        })
+    }
+
+    /// The 7-zip (or liblzma) runs of phase `name`.
+    pub fn compression<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Iterator<Item = &'a CompressionScores> + 'a {
+        self.scores(name).filter_map(|s| match s {
+            Scores::Compression(c) => Some(c),
+            _ => None,
+        })
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -82,51 +156,11 @@ pub struct BusyProcess {
     pub cpu_s: f64,
 }
 
+/// A clock walk inside a run: the same types as the `clocks` kind's.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClockScores {
-    pub clusters: Vec<ClusterClock>,
-    pub all_cores: Option<AllCoreClocks>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct ClusterClock {
-    pub cluster: usize,
-    /// `cpu4-cpu7`.
-    pub cpus: String,
-    pub core_type: Option<String>,
-    pub measured_cpu: Option<u32>,
-    /// `opp_walk`, `current_clock`, `no_cpufreq`, `offline`, `max_opp` (hot check).
-    pub mode: String,
-    pub points: Vec<ClockPoint>,
-    pub notes: Vec<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct ClockPoint {
-    /// The OPP set (MHz); None without cpufreq or a walk.
-    pub opp_mhz: Option<u32>,
-    /// What cpufreq reported at the moment.
-    pub reported_mhz: Option<u32>,
-    /// Raspberry Pi firmware's `measure_clock arm`.
-    pub firmware_mhz: Option<f64>,
-    pub measured_mhz: Option<f64>,
-    pub samples_mhz: Vec<f64>,
-    /// (measured − OPP) / OPP, %.
-    pub deviation_pct: Option<f64>,
-    pub error: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct AllCoreClocks {
-    pub idle: Vec<CoreClock>,
-    pub load: Vec<CoreClock>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct CoreClock {
-    pub cpu: u32,
-    pub measured_mhz: Option<f64>,
-    pub reported_mhz: Option<u32>,
+    pub clusters: Vec<crate::clocks::ClusterClocks>,
+    pub all_cores: Option<crate::clocks::AllCores>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]

@@ -61,6 +61,50 @@ fn version_1_documents_migrate_and_validate() {
                 assert_eq!(tables.is_empty(), v.as_str().unwrap().trim().is_empty());
                 continue;
             }
+            if k == "phases" {
+                // Version 4 moves each phase's scores into the body, in the phases' order;
+                // the rest of each phase is unchanged.
+                let mut moved = body.scores.iter();
+                for (old, new) in v.as_array().unwrap().iter().zip(env[k].as_array().unwrap()) {
+                    let mut rest = old.clone();
+                    let scores = rest.as_object_mut().unwrap().remove("scores").unwrap();
+                    assert_eq!(new, &rest, "{name}: phase {}", old["name"]);
+                    if scores.is_null() {
+                        continue;
+                    }
+                    let m = moved
+                        .next()
+                        .unwrap_or_else(|| panic!("{name}: {}", old["name"]));
+                    assert_eq!(serde_json::json!(m.phase), old["name"]);
+                    let typed = serde_json::to_value(&m.scores).unwrap();
+                    if scores["kind"] == "clocks" {
+                        // The clocks kind's types: the same clusters and measured clocks.
+                        let ours = typed["clusters"].as_array().unwrap();
+                        let theirs = scores["clusters"].as_array().unwrap();
+                        assert_eq!(ours.len(), theirs.len(), "{name}");
+                        for (a, b) in ours.iter().zip(theirs) {
+                            assert_eq!(a["id"], b["cluster"]);
+                            assert_eq!(a["cpu_range"], b["cpus"]);
+                            assert_eq!(a["mode"], b["mode"]);
+                            for (p, q) in a["points"]
+                                .as_array()
+                                .unwrap()
+                                .iter()
+                                .zip(b["points"].as_array().unwrap())
+                            {
+                                for f in ["opp_mhz", "measured_mhz", "samples_mhz", "deviation_pct"]
+                                {
+                                    assert_eq!(p[f], q[f], "{name}: {f}");
+                                }
+                            }
+                        }
+                    } else {
+                        assert_eq!(typed, scores, "{name}: {}", old["name"]);
+                    }
+                }
+                assert!(moved.next().is_none(), "{name}");
+                continue;
+            }
             assert_eq!(&env[k], v, "{name}: {k}");
         }
         let v2 = serde_json::to_value(&doc).unwrap();
@@ -117,7 +161,7 @@ fn a_typed_document_refuses_another_kind() {
     assert!(serde_json::from_value::<model::ClocksResult>(v.clone()).is_err());
     let e = model::migrate_typed::<model::MonitorBody>(v).unwrap_err();
     assert_eq!(e.to_string(), "this is a run result, not a monitor result");
-    doc.body = Body::Run(RunBody { mode: Mode::Quick });
+    doc.body = Body::Run(RunBody::new(Mode::Quick));
     assert!(doc.into_typed::<RunBody>().is_ok());
 }
 

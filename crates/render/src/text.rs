@@ -198,7 +198,7 @@ fn memory_lines(m: &MemoryScores) -> String {
 fn compression_lines(r: RunView<'_>) -> String {
     let mut o = String::new();
     let single: Vec<&CompressionScores> = r
-        .envelope
+        .body
         .scores(phase::COMPRESSION_SINGLE)
         .filter_map(|s| match s {
             Scores::Compression(c) => Some(c),
@@ -206,7 +206,7 @@ fn compression_lines(r: RunView<'_>) -> String {
         })
         .collect();
     let multi: Vec<&CompressionScores> = r
-        .envelope
+        .body
         .scores(phase::COMPRESSION_MULTI)
         .filter_map(|s| match s {
             Scores::Compression(c) => Some(c),
@@ -315,7 +315,7 @@ pub fn aes_table_text(a: &AesScores) -> String {
 fn aes_lines(r: RunView<'_>) -> String {
     let mut o = String::new();
     for name in [phase::AES, phase::AES_PARALLEL] {
-        for s in r.envelope.scores(name) {
+        for s in r.body.scores(name) {
             let Scores::Aes(a) = s else { continue };
             let src = match a.source {
                 AesSourceKind::Openssl => format!(
@@ -349,13 +349,13 @@ fn aes_lines(r: RunView<'_>) -> String {
 }
 
 fn clock_scores(r: RunView<'_>, name: &str) -> Option<ClockScores> {
-    r.envelope.scores(name).find_map(|s| match s {
+    r.body.scores(name).find_map(|s| match s {
         Scores::Clocks(c) => Some(c.clone()),
         _ => None,
     })
 }
 
-fn clock_line(c: &ClusterClock) -> Option<String> {
+fn clock_line(c: &truebench_model::clocks::ClusterClocks) -> Option<String> {
     let p = c.points.iter().find(|p| p.measured_mhz.is_some())?;
     let m = p.measured_mhz?;
     let opp = match p.opp_mhz {
@@ -374,7 +374,7 @@ fn clock_line(c: &ClusterClock) -> Option<String> {
     };
     Some(format!(
         "{}{}: {opp}",
-        c.cpus,
+        c.cpu_range,
         c.core_type
             .as_ref()
             .map(|t| format!(" ({t})"))
@@ -385,7 +385,7 @@ fn clock_line(c: &ClusterClock) -> Option<String> {
 fn clocks_lines(r: RunView<'_>) -> String {
     let mut o = String::new();
     if let Some(a) = clock_scores(r, phase::CLOCKS_ALL).and_then(|c| c.all_cores) {
-        let mhz = |v: &[CoreClock], cpu: u32| {
+        let mhz = |v: &[truebench_model::clocks::CoreClock], cpu: u32| {
             v.iter()
                 .find(|c| c.cpu == cpu)
                 .and_then(|c| c.measured_mhz)
@@ -453,7 +453,7 @@ pub fn summary(r: RunView<'_>) -> String {
     let mut o = header(r);
     o.push('\n');
     o.push_str(&validation(r));
-    if let Some(Scores::Memory(m)) = r.envelope.scores(phase::MEMORY).next() {
+    if let Some(Scores::Memory(m)) = r.body.scores(phase::MEMORY).next() {
         let _ = writeln!(o, "\nMemory performance (pinned to one CPU per cluster):");
         o.push_str(&memory_lines(m));
     }
@@ -467,7 +467,7 @@ pub fn summary(r: RunView<'_>) -> String {
         o.push('\n');
         o.push_str(&aes);
     }
-    if let Some(Scores::Stress(s)) = r.envelope.scores(phase::STRESS).next() {
+    if let Some(Scores::Stress(s)) = r.body.scores(phase::STRESS).next() {
         let v: Vec<String> = s
             .intervals
             .iter()
@@ -786,7 +786,7 @@ pub fn row(r: RunView<'_>) -> ResultsRow {
     if r.envelope.inventory.device.is_none() && r.envelope.hostname.is_none() {
         row.device = "-".into();
     }
-    if let Some(Scores::Memory(m)) = r.envelope.scores(phase::MEMORY).next() {
+    if let Some(Scores::Memory(m)) = r.body.scores(phase::MEMORY).next() {
         if m.clusters.iter().all(|c| c.standard_memcpy.is_none()) {
             row.notes
                 .retain(|n| !n.starts_with("memcpy: ") && !n.starts_with("memset: "));
@@ -845,7 +845,7 @@ pub fn as_sbc_bench_log(r: RunView<'_>) -> sbcbench::SbcBenchLog {
             continue;
         };
         for cl in &c.clusters {
-            let with_opp: Vec<&ClockPoint> =
+            let with_opp: Vec<&truebench_model::clocks::ClockPoint> =
                 cl.points.iter().filter(|p| p.opp_mhz.is_some()).collect();
             if with_opp.is_empty() {
                 for p in cl.points.iter().filter(|p| p.measured_mhz.is_some()) {
@@ -861,7 +861,7 @@ pub fn as_sbc_bench_log(r: RunView<'_>) -> sbcbench::SbcBenchLog {
             }
             log.opp_blocks.push(OppBlock {
                 round,
-                cpus: (inv.clusters.len() > 1).then(|| cl.cpus.clone()),
+                cpus: (inv.clusters.len() > 1).then(|| cl.cpu_range.clone()),
                 core_type: cl.core_type.clone(),
                 points: with_opp
                     .iter()
@@ -878,7 +878,7 @@ pub fn as_sbc_bench_log(r: RunView<'_>) -> sbcbench::SbcBenchLog {
             });
         }
     }
-    if let Some(Scores::Memory(m)) = r.envelope.scores(phase::MEMORY).next() {
+    if let Some(Scores::Memory(m)) = r.body.scores(phase::MEMORY).next() {
         for c in &m.clusters {
             let mut results = Vec::new();
             // The row's memcpy/memset are tinymembench's measure, never the best method's
@@ -906,7 +906,7 @@ pub fn as_sbc_bench_log(r: RunView<'_>) -> sbcbench::SbcBenchLog {
             });
         }
     }
-    if let Some(Scores::Aes(a)) = r.envelope.scores(phase::AES).next() {
+    if let Some(Scores::Aes(a)) = r.body.scores(phase::AES).next() {
         log.openssl = Some(OpenSsl {
             version_line: a.version.clone(),
             version: a.version.clone(),
@@ -932,7 +932,7 @@ pub fn as_sbc_bench_log(r: RunView<'_>) -> sbcbench::SbcBenchLog {
         (phase::COMPRESSION_SINGLE, SevenZipKind::Single),
         (phase::COMPRESSION_MULTI, SevenZipKind::Multi),
     ] {
-        for s in r.envelope.scores(name) {
+        for s in r.body.scores(name) {
             let Scores::Compression(c) = s else { continue };
             if c.tool != CompressionTool::SevenZip {
                 continue;

@@ -255,11 +255,11 @@ pub fn sbc_verdict(log: &SbcBenchLog, kind: FindingKind) -> SbcVerdict {
 
 /// Largest clock deviation below the OPP at the top OPP of any cluster, %, from the result.
 fn worst_top_deviation(r: RunView<'_>) -> Option<f64> {
-    r.envelope
-        .phases
+    r.body
+        .scores
         .iter()
         .filter_map(|p| match &p.scores {
-            Some(truebench_model::Scores::Clocks(c)) => Some(c),
+            truebench_model::Scores::Clocks(c) => Some(c),
             _ => None,
         })
         .flat_map(|c| c.clusters.iter())

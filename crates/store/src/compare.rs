@@ -122,7 +122,7 @@ fn flagged(r: RunView<'_>, kinds: &[FindingKind]) -> Vec<String> {
 }
 
 fn max_clock(r: RunView<'_>) -> Option<f64> {
-    r.envelope
+    r.body
         .scores(phase::CLOCKS_COLD)
         .filter_map(|s| match s {
             Scores::Clocks(c) => Some(c),

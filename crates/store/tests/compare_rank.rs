@@ -47,8 +47,8 @@ fn side_by_side_with_reasons() {
     q.envelope.comparable = false;
     q.envelope.tools.retain(|t| t.name != "sbc-bench");
     q.envelope.tuning.applied = true;
-    for p in q.envelope.phases.iter_mut() {
-        if let Some(truebench_model::Scores::Compression(z)) = p.scores.as_mut() {
+    for p in q.body.scores.iter_mut() {
+        if let truebench_model::Scores::Compression(z) = &mut p.scores {
             z.version = Some("26.02".into());
         }
     }

@@ -392,7 +392,7 @@ fn opps_to_walk(host: &Host, c: &Cluster, dir: &str, opts: &ClocksOptions) -> Ve
     opps
 }
 
-fn point_from(
+pub(crate) fn point_from(
     m: Result<ClockMeasurement, ClockError>,
     opp_khz: Option<u64>,
     reported: Option<u32>,
@@ -411,8 +411,8 @@ fn point_from(
                 .map(|o| (m.mhz - o as f64) / o as f64 * 100.0),
             samples_mhz: m.samples_mhz,
             effective_mhz: Some(m.effective_mhz),
-            rejected: m.rejected,
-            duration_ms: m.duration_ms,
+            rejected: Some(m.rejected),
+            duration_ms: Some(m.duration_ms),
             error: None,
         },
         Err(e) => ClockPoint {
@@ -424,8 +424,8 @@ fn point_from(
             samples_mhz: Vec::new(),
             effective_mhz: None,
             deviation_pct: None,
-            rejected: 0,
-            duration_ms: 0.0,
+            rejected: None,
+            duration_ms: None,
             error: Some(e.to_string()),
         },
     }
@@ -768,7 +768,7 @@ fn check_all_cores<P: ClockProbe + ?Sized>(
     AllCores {
         idle,
         load,
-        load_heat_s: opts.load_heat.as_secs_f64(),
+        load_heat_s: Some(opts.load_heat.as_secs_f64()),
     }
 }
 

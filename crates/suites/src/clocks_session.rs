@@ -95,37 +95,7 @@ pub fn document<P: ClockProbe + ?Sized>(
 /// The clock walk as a phase outcome: typed scores, the sbc-bench text as raw output, the
 /// report as details.
 pub(crate) fn outcome(report: &ClocksReport, what: &str) -> Outcome {
-    let clusters = report
-        .clusters
-        .iter()
-        .map(|c| m::ClusterClock {
-            cluster: c.id,
-            cpus: c.cpu_range.clone(),
-            core_type: c.core_type.clone(),
-            measured_cpu: c.measured_cpu,
-            mode: match c.mode {
-                WalkMode::OppWalk => "opp_walk",
-                WalkMode::CurrentClock => "current_clock",
-                WalkMode::NoCpufreq => "no_cpufreq",
-                WalkMode::Offline => "offline",
-            }
-            .into(),
-            points: c
-                .points
-                .iter()
-                .map(|p| m::ClockPoint {
-                    opp_mhz: p.opp_mhz,
-                    reported_mhz: p.reported_mhz,
-                    firmware_mhz: p.firmware_mhz,
-                    measured_mhz: p.measured_mhz,
-                    samples_mhz: p.samples_mhz.clone(),
-                    deviation_pct: p.deviation_pct,
-                    error: p.error.clone(),
-                })
-                .collect(),
-            notes: c.notes.clone(),
-        })
-        .collect();
+    let clusters = report.clusters.clone();
     let measured = report
         .clusters
         .iter()

@@ -60,6 +60,7 @@ impl Default for SessionOptions {
 pub struct Outcome {
     pub status: Option<PhaseStatus>,
     pub reason: Option<String>,
+    /// Typed scores (`run`'s phases): collected for the body, see [`Session::take_scores`].
     pub scores: Option<m::Scores>,
     pub raw: Vec<m::RawOutput>,
     pub details: serde_json::Value,
@@ -172,6 +173,8 @@ pub struct Session<'a> {
     version: String,
     idle_power: Duration,
     phases: Vec<m::PhaseResult>,
+    /// The typed scores phases gave (only `run`'s do), for the kind's body.
+    scores: Vec<m::PhaseScores>,
     spans: Vec<Span>,
     snapshots: Vec<Snapshot>,
     /// Index into `snapshots` of the "before" of the verdicts (after tuning, by default the
@@ -226,6 +229,7 @@ impl<'a> Session<'a> {
             version: opts.truebench_version.clone(),
             idle_power: opts.idle_power,
             phases: Vec::new(),
+            scores: Vec::new(),
             spans: Vec::new(),
             snapshots: Vec::new(),
             baseline: None,
@@ -422,6 +426,12 @@ impl<'a> Session<'a> {
                 .get_or_insert_with(|| "interrupted (Ctrl-C or SIGTERM)".into());
             self.interrupted(open.name.clone());
         }
+        if let Some(scores) = out.scores {
+            self.scores.push(m::PhaseScores {
+                phase: open.name.clone(),
+                scores,
+            });
+        }
         self.phases.push(m::PhaseResult {
             name: open.name,
             title: open.title,
@@ -433,13 +443,18 @@ impl<'a> Session<'a> {
             cpus: open.cpus,
             status,
             reason: out.reason,
-            scores: out.scores,
             raw: out.raw,
             details: out.details,
             marks: Vec::new(),
             invalid: None,
         });
         self.phases.last().expect("just pushed")
+    }
+
+    /// The typed scores the phases gave so far, in their order (for the body; they are not
+    /// kept in the envelope).
+    pub fn take_scores(&mut self) -> Vec<m::PhaseScores> {
+        std::mem::take(&mut self.scores)
     }
 
     /// The phases recorded so far.

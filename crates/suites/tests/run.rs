@@ -102,15 +102,15 @@ fn clean_run_tunes_measures_every_cluster_and_restores_byte_for_byte() {
     assert_eq!(settings(d.path()), before, "every file back byte for byte");
 
     // The cold walk covered every OPP; the hot check measured the top OPP of each cluster.
-    let Some(Scores::Clocks(cold)) = &r.envelope.phase("clocks-cold").unwrap().scores else {
+    let Some(Scores::Clocks(cold)) = r.body.scores("clocks-cold").next() else {
         panic!()
     };
     assert_eq!(cold.clusters.len(), 3);
     assert!(cold
         .clusters
         .iter()
-        .all(|c| c.mode == "opp_walk" && c.points.len() >= 7));
-    let Some(Scores::Clocks(hot)) = &r.envelope.phase("clocks-hot").unwrap().scores else {
+        .all(|c| c.mode == truebench_model::clocks::WalkMode::OppWalk && c.points.len() >= 7));
+    let Some(Scores::Clocks(hot)) = r.body.scores("clocks-hot").next() else {
         panic!()
     };
     let hot_opps: Vec<Option<u32>> = hot.clusters.iter().map(|c| c.points[0].opp_mhz).collect();
@@ -130,8 +130,8 @@ fn clean_run_tunes_measures_every_cluster_and_restores_byte_for_byte() {
     assert_eq!(row.kernel, "5.10");
     // A result from before the standard figures were taken: not compared, and said so.
     let mut old = r.clone();
-    for p in old.envelope.phases.iter_mut() {
-        if let Some(Scores::Memory(m)) = p.scores.as_mut() {
+    for p in old.body.scores.iter_mut() {
+        if let Scores::Memory(m) = &mut p.scores {
             for c in m.clusters.iter_mut() {
                 c.standard_memcpy = None;
                 c.standard_memset = None;
@@ -340,13 +340,12 @@ fn without_openssl_and_7zip_the_builtins_say_what_they_are() {
     );
     let r = r.unwrap();
     assert!(!r.envelope.comparable);
-    let Some(Scores::Aes(a)) = &r.envelope.phase("aes").unwrap().scores else {
+    let Some(Scores::Aes(a)) = r.body.scores("aes").next() else {
         panic!()
     };
     assert_eq!(a.source, AesSourceKind::Builtin);
     assert_eq!(a.tables.len(), 3);
-    let Some(Scores::Compression(c)) = &r.envelope.phase("compression-multi").unwrap().scores
-    else {
+    let Some(Scores::Compression(c)) = r.body.scores("compression-multi").next() else {
         panic!()
     };
     assert_eq!(c.tool, CompressionTool::BuiltinLzma);
@@ -379,12 +378,12 @@ fn extensive_mode_adds_parallel_aes_per_cluster_7zip_stress_and_all_core_clocks(
         "{:?}",
         fake.calls
     );
-    let Some(Scores::Stress(s)) = &r.envelope.phase("stress").unwrap().scores else {
+    let Some(Scores::Stress(s)) = r.body.scores("stress").next() else {
         panic!()
     };
     assert_eq!(s.intervals.len(), 4);
     assert!((s.change_pct.unwrap() + 25.0).abs() < 1e-9);
-    let Some(Scores::Clocks(all)) = &r.envelope.phase("clocks-all").unwrap().scores else {
+    let Some(Scores::Clocks(all)) = r.body.scores("clocks-all").next() else {
         panic!()
     };
     assert_eq!(all.all_cores.as_ref().unwrap().load.len(), 8);
@@ -454,7 +453,7 @@ fn a_busy_machine_is_refused_unless_forced() {
         .find(|f| f.kind == FindingKind::NotIdle)
         .expect("not_idle finding");
     assert!(f.severity >= Severity::Warning);
-    let Some(Scores::Idle(i)) = &r.envelope.phase("idle").unwrap().scores else {
+    let Some(Scores::Idle(i)) = r.body.scores("idle").next() else {
         panic!()
     };
     assert!(!i.idle && i.forced);
@@ -488,7 +487,7 @@ fn forced_start_does_not_wait_and_cool_to_without_a_sensor_is_said() {
         "{:?}",
         idle.reason
     );
-    let Some(Scores::Idle(i)) = &idle.scores else {
+    let Some(Scores::Idle(i)) = r.body.scores(&idle.name).next() else {
         panic!()
     };
     assert!(!i.idle && i.forced);
@@ -556,11 +555,13 @@ fn without_tuning_nothing_is_written_and_the_record_says_why() {
     );
     assert_eq!(settings(d.path()), before);
     assert!(!d.path().join("var/lib/truebench/tuning.journal").exists());
-    let Some(Scores::Clocks(cold)) = &r.envelope.phase("clocks-cold").unwrap().scores else {
+    let Some(Scores::Clocks(cold)) = r.body.scores("clocks-cold").next() else {
         panic!()
     };
     assert!(
-        cold.clusters.iter().all(|c| c.mode == "current_clock"),
+        cold.clusters
+            .iter()
+            .all(|c| c.mode == truebench_model::clocks::WalkMode::CurrentClock),
         "{cold:?}"
     );
 }
@@ -644,7 +645,7 @@ fn a_power_sensor_gives_idle_power_energy_per_phase_and_mips_per_watt() {
     assert!((multi.joules - multi.mean_watts * multi.seconds).abs() < 1e-6);
     let above = multi.above_idle_watts.unwrap();
     assert!((above - (multi.mean_watts - 2.5)).abs() < 1e-9);
-    let Some(Scores::Compression(c)) = r.envelope.scores("compression-multi").next() else {
+    let Some(Scores::Compression(c)) = r.body.scores("compression-multi").next() else {
         panic!("no 7-zip scores");
     };
     let mips = c.runs.iter().filter_map(|x| x.total_mips).sum::<u64>() as f64 / c.runs.len() as f64;

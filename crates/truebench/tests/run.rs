@@ -188,18 +188,17 @@ fn quick_run_on_this_machine_end_to_end() {
         let multi = row.sevenzip_multi.expect("7-zip multi");
         assert!(single > 200 && multi > 200, "7-zip {single} / {multi} MIPS");
     } else {
-        let c = &v["envelope"]["phases"]
+        let c = &v["body"]["scores"]
             .as_array()
             .unwrap()
             .iter()
-            .find(|p| p["name"] == "compression-multi")
+            .find(|p| p["phase"] == "compression-multi")
             .unwrap()["scores"];
         assert_eq!(c["tool"], "builtin_lzma");
         assert!(c["runs"][0]["compress_mb_s"].as_f64().unwrap() > 0.1);
     }
     for name in ["clocks-cold", "clocks-hot"] {
-        let p = r.envelope.phase(name).unwrap();
-        let Some(truebench_model::Scores::Clocks(c)) = &p.scores else {
+        let Some(c) = r.body.clocks(name) else {
             panic!("{name}")
         };
         for cl in &c.clusters {
@@ -228,8 +227,7 @@ fn quick_run_on_this_machine_end_to_end() {
     }
     assert!(log.contains("aes-256-cbc") || log.contains("AES-256-CBC"));
     assert!(log.contains(&format!("{:.1} MB/s", {
-        let Some(truebench_model::Scores::Memory(m)) = &r.envelope.phase("memory").unwrap().scores
-        else {
+        let Some(truebench_model::Scores::Memory(m)) = r.body.scores("memory").next() else {
             panic!()
         };
         m.clusters[0].memcpy.as_ref().unwrap().mb_s
@@ -459,12 +457,13 @@ fn without_root_unattended_runs_untuned_and_exits_3_when_invalid() {
         stderr.contains("needs root"),
         "said on stderr too: {stderr}"
     );
-    let Some(truebench_model::Scores::Clocks(c)) = &r.envelope.phase("clocks-cold").unwrap().scores
-    else {
+    let Some(truebench_model::Scores::Clocks(c)) = r.body.scores("clocks-cold").next() else {
         panic!()
     };
     assert!(
-        c.clusters.iter().all(|c| c.mode == "current_clock"),
+        c.clusters
+            .iter()
+            .all(|c| c.mode == truebench_model::clocks::WalkMode::CurrentClock),
         "{c:?}"
     );
     assert!(truebench_render::summary(r.view())

@@ -104,6 +104,7 @@ impl Render for ClocksBody {
                     WalkMode::CurrentClock => "measured at the current clock (the OPPs could not be set)",
                     WalkMode::NoCpufreq => "no cpufreq: measured at whatever clock the hardware runs",
                     WalkMode::Offline => "every CPU offline",
+                    WalkMode::MaxOpp => "the highest OPP only",
                 }
             );
             for p in &c.points {

@@ -100,7 +100,7 @@ pub fn text(
         let show_dev = c.enforced != Some(false);
         for (i, p) in c.points.iter().enumerate() {
             match c.mode {
-                WalkMode::OppWalk => {
+                WalkMode::OppWalk | WalkMode::MaxOpp => {
                     // When OPPs are not enforced only the highest deviation is meaningful.
                     s.push_str(&opp_line(p, show_dev || i == 0));
                 }

@@ -91,7 +91,7 @@ pub fn metrics(r: RunView<'_>) -> Metrics {
     let row = crate::text::row(r);
     let mut sevenzip_version = None;
     for name in [phase::COMPRESSION_MULTI, phase::COMPRESSION_SINGLE] {
-        for s in r.envelope.scores(name) {
+        for s in r.body.scores(name) {
             if let Scores::Compression(c) = s {
                 if c.tool == CompressionTool::SevenZip && sevenzip_version.is_none() {
                     sevenzip_version = c.version.clone();
@@ -99,7 +99,7 @@ pub fn metrics(r: RunView<'_>) -> Metrics {
             }
         }
     }
-    let openssl_version = r.envelope.scores(phase::AES).find_map(|s| match s {
+    let openssl_version = r.body.scores(phase::AES).find_map(|s| match s {
         Scores::Aes(a) => Some(match a.source {
             AesSourceKind::Openssl => a
                 .version

@@ -76,7 +76,7 @@ pub(super) fn scores(o: &mut String, r: RunView<'_>) {
     }
     o.push_str("</div>");
     if m.sevenzip_multi.is_none() {
-        if let Some(Scores::Compression(c)) = r.envelope.scores(phase::COMPRESSION_MULTI).next() {
+        if let Some(Scores::Compression(c)) = r.body.scores(phase::COMPRESSION_MULTI).next() {
             if c.tool == CompressionTool::BuiltinLzma {
                 o.push_str("<p class=\"muted\">7-zip was not installed: the built-in LZMA benchmark ran instead (MB/s, not comparable with 7-zip MIPS).</p>");
             }
@@ -85,14 +85,14 @@ pub(super) fn scores(o: &mut String, r: RunView<'_>) {
     o.push_str("</section>");
 }
 
-pub(super) fn clock_scores<B>(r: View<'_, B>, name: &str) -> Option<ClockScores> {
-    r.envelope.scores(name).find_map(|s| match s {
+pub(super) fn clock_scores(r: RunView<'_>, name: &str) -> Option<ClockScores> {
+    r.body.scores(name).find_map(|s| match s {
         Scores::Clocks(c) => Some(c.clone()),
         _ => None,
     })
 }
 
-pub(super) fn clocks<B>(o: &mut String, r: View<'_, B>) {
+pub(super) fn clocks(o: &mut String, r: RunView<'_>) {
     let cold = clock_scores(r, phase::CLOCKS_COLD);
     let hot = clock_scores(r, phase::CLOCKS_HOT);
     if cold.is_none() && hot.is_none() {
@@ -112,15 +112,15 @@ pub(super) fn clocks<B>(o: &mut String, r: View<'_, B>) {
     let mut clusters: Vec<usize> = cold
         .iter()
         .chain(hot.iter())
-        .flat_map(|c| c.clusters.iter().map(|x| x.cluster))
+        .flat_map(|c| c.clusters.iter().map(|x| x.id))
         .collect();
     clusters.sort_unstable();
     clusters.dedup();
     let mut table = String::from("<div class=\"scroll\"><table><thead><tr><th>cluster</th><th>OPP (MHz)</th><th>measured cold</th><th>measured hot</th><th>deviation</th></tr></thead><tbody>");
     for k in clusters {
-        let pick = |c: &Option<ClockScores>| -> Vec<ClockPoint> {
+        let pick = |c: &Option<ClockScores>| -> Vec<truebench_model::clocks::ClockPoint> {
             c.iter()
-                .flat_map(|c| c.clusters.iter().filter(|x| x.cluster == k))
+                .flat_map(|c| c.clusters.iter().filter(|x| x.id == k))
                 .flat_map(|x| x.points.iter().cloned())
                 .collect()
         };
@@ -132,7 +132,7 @@ pub(super) fn clocks<B>(o: &mut String, r: View<'_, B>) {
             c.width = 420.0;
             c.height = 280.0;
             c.diagonal = true;
-            let pts = |v: &[ClockPoint]| -> Vec<(f64, Option<f64>)> {
+            let pts = |v: &[truebench_model::clocks::ClockPoint]| -> Vec<(f64, Option<f64>)> {
                 let mut p: Vec<(f64, Option<f64>)> = v
                     .iter()
                     .filter_map(|p| Some((p.opp_mhz? as f64, p.measured_mhz)))
@@ -191,10 +191,10 @@ pub(super) fn clocks<B>(o: &mut String, r: View<'_, B>) {
     o.push_str("</details></section>");
 }
 
-pub(super) fn aes<B>(o: &mut String, r: View<'_, B>) {
+pub(super) fn aes(o: &mut String, r: RunView<'_>) {
     let mut any = false;
     for name in [phase::AES, phase::AES_PARALLEL] {
-        for s in r.envelope.scores(name) {
+        for s in r.body.scores(name) {
             let Scores::Aes(a) = s else { continue };
             if !any {
                 o.push_str("<section><h2>AES</h2>");
@@ -275,8 +275,8 @@ pub(super) fn aes<B>(o: &mut String, r: View<'_, B>) {
     }
 }
 
-pub(super) fn memory<B>(o: &mut String, r: View<'_, B>) {
-    let Some(Scores::Memory(m)) = r.envelope.scores(phase::MEMORY).next() else {
+pub(super) fn memory(o: &mut String, r: RunView<'_>) {
+    let Some(Scores::Memory(m)) = r.body.scores(phase::MEMORY).next() else {
         return;
     };
     o.push_str("<section><h2>Memory</h2><div class=\"scroll\"><table class=\"num\"><thead><tr><th>cluster</th><th>memcpy (MB/s)</th><th>memset (MB/s)</th><th>read (MB/s)</th><th title=\"tinymembench's standard memcpy / memset: libc over 32 MiB, the Results.md row's measure\">standard memcpy</th><th>standard memset</th></tr></thead><tbody>");
@@ -361,14 +361,14 @@ pub(super) fn memory<B>(o: &mut String, r: View<'_, B>) {
     o.push_str("</section>");
 }
 
-pub(super) fn compression<B>(o: &mut String, r: View<'_, B>) {
+pub(super) fn compression(o: &mut String, r: RunView<'_>) {
     let mut rows = Vec::new();
     for name in [
         phase::COMPRESSION_SINGLE,
         phase::COMPRESSION_MULTI,
         phase::COMPRESSION_CLUSTER,
     ] {
-        for s in r.envelope.scores(name) {
+        for s in r.body.scores(name) {
             let Scores::Compression(c) = s else { continue };
             for run in &c.runs {
                 rows.push((c.tool, c.version.clone(), run.clone()));
@@ -414,8 +414,8 @@ pub(super) fn compression<B>(o: &mut String, r: View<'_, B>) {
     o.push_str("</tbody></table></div></section>");
 }
 
-pub(super) fn stress<B>(o: &mut String, r: View<'_, B>) {
-    let Some(Scores::Stress(s)) = r.envelope.scores(phase::STRESS).next() else {
+pub(super) fn stress(o: &mut String, r: RunView<'_>) {
+    let Some(Scores::Stress(s)) = r.body.scores(phase::STRESS).next() else {
         return;
     };
     if s.intervals.len() < 2 {

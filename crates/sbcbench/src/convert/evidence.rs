@@ -118,7 +118,7 @@ pub fn detect(
     log: &SbcBenchLog,
     inv: &Inventory,
     tl: &Timeline,
-    scores: &[PhaseResult],
+    scores: &[PhaseScores],
 ) -> Vec<Finding> {
     let (before, after) = snapshots(log, inv);
     let klog = match &log.dmesg {
@@ -166,8 +166,8 @@ pub fn detect(
 }
 
 /// The top-OPP measurement of every cluster in one clock phase, by CPU range.
-fn top_checks(p: &PhaseResult) -> Vec<(String, clocks::ClockCheck)> {
-    let Some(Scores::Clocks(c)) = &p.scores else {
+fn top_checks(p: &PhaseScores) -> Vec<(String, clocks::ClockCheck)> {
+    let Scores::Clocks(c) = &p.scores else {
         return Vec::new();
     };
     c.clusters
@@ -180,20 +180,20 @@ fn top_checks(p: &PhaseResult) -> Vec<(String, clocks::ClockCheck)> {
                 .max_by_key(|x| x.opp_mhz)?;
             let check =
                 clocks::ClockCheck::new(top.opp_mhz? as f64, top.measured_mhz?, &top.samples_mhz)?;
-            Some((cl.cpus.clone(), check))
+            Some((cl.cpu_range.clone(), check))
         })
         .collect()
 }
 
-fn clock_findings(scores: &[PhaseResult]) -> Vec<Finding> {
+fn clock_findings(scores: &[PhaseScores]) -> Vec<Finding> {
     let cold: Vec<(String, clocks::ClockCheck)> = scores
         .iter()
-        .filter(|p| p.name != phase::CLOCKS_HOT)
+        .filter(|p| p.phase != phase::CLOCKS_HOT)
         .flat_map(top_checks)
         .collect();
     let hot: Vec<(String, clocks::ClockCheck)> = scores
         .iter()
-        .filter(|p| p.name == phase::CLOCKS_HOT)
+        .filter(|p| p.phase == phase::CLOCKS_HOT)
         .flat_map(top_checks)
         .collect();
     let find = |v: &[(String, clocks::ClockCheck)], cpus: &str| {

@@ -77,10 +77,10 @@ fn phase(
     cpus: Vec<u32>,
     scores: Option<Scores>,
     details: serde_json::Value,
-) -> PhaseResult {
+) -> (PhaseResult, Option<Scores>) {
     let (start, end, ms0, ms1) = span.unwrap_or((0.0, 0.0, 0, 0));
     let ok = scores.is_some();
-    PhaseResult {
+    let p = PhaseResult {
         name: name.into(),
         title: title.into(),
         started: start,
@@ -95,12 +95,27 @@ fn phase(
             PhaseStatus::Skipped
         },
         reason: (!ok).then(|| "not in the sbc-bench log".to_string()),
-        scores,
         raw: Vec::new(),
         details,
         marks: Vec::new(),
         invalid: None,
+    };
+    (p, scores)
+}
+
+/// A phase on the timeline, its scores (if the log had them) into the body's list.
+fn push(
+    phases: &mut Vec<PhaseResult>,
+    scores: &mut Vec<PhaseScores>,
+    (p, s): (PhaseResult, Option<Scores>),
+) {
+    if let Some(s) = s {
+        scores.push(PhaseScores {
+            phase: p.name.clone(),
+            scores: s,
+        });
     }
+    phases.push(p);
 }
 
 /// Span of the monitoring tables named in `names`: (start, end, first ms, last ms).
@@ -142,86 +157,115 @@ pub fn to_run_result(log: &SbcBenchLog, name: &str) -> RunResult {
         );
     }
     let mut phases = Vec::new();
+    let mut scores = Vec::new();
     let t_end = spans.iter().map(|s| s.2).fold(0.0, f64::max);
     let ms_start = start.map_or(0, |s| s.0 * 1000);
     let ms_end = spans.iter().map(|s| s.4).max().unwrap_or(ms_start);
-    phases.push(phase(
-        phase::CLOCKS_COLD,
-        "Checking cpufreq OPP (before the benchmarks)",
-        Some((0.0, 0.0, ms_start, ms_start)),
-        Some(1),
-        Vec::new(),
-        clock_scores(log, &inv, Round::Before).map(Scores::Clocks),
-        json(
-            &log.opp_blocks
-                .iter()
-                .filter(|b| b.round == Round::Before)
-                .collect::<Vec<_>>(),
+    push(
+        &mut phases,
+        &mut scores,
+        phase(
+            phase::CLOCKS_COLD,
+            "Checking cpufreq OPP (before the benchmarks)",
+            Some((0.0, 0.0, ms_start, ms_start)),
+            Some(1),
+            Vec::new(),
+            clock_scores(log, &inv, Round::Before).map(Scores::Clocks),
+            json(
+                &log.opp_blocks
+                    .iter()
+                    .filter(|b| b.round == Round::Before)
+                    .collect::<Vec<_>>(),
+            ),
         ),
-    ));
-    phases.push(phase(
-        phase::MEMORY,
-        "tinymembench and ramlat",
-        span_of(spans, &["tinymembench", "ramlat"]),
-        Some(1),
-        log.tinymembench.iter().filter_map(|t| t.cpu).collect(),
-        memory_scores(log, &inv, &mut notes).map(Scores::Memory),
-        json(&(&log.tinymembench, &log.ramlat)),
-    ));
-    phases.push(phase(
-        phase::AES,
-        "OpenSSL benchmark",
-        span_of(spans, &["OpenSSL benchmark"]),
-        Some(1),
-        Vec::new(),
-        aes_scores(log, &inv, false).map(Scores::Aes),
-        json(&log.openssl),
-    ));
+    );
+    push(
+        &mut phases,
+        &mut scores,
+        phase(
+            phase::MEMORY,
+            "tinymembench and ramlat",
+            span_of(spans, &["tinymembench", "ramlat"]),
+            Some(1),
+            log.tinymembench.iter().filter_map(|t| t.cpu).collect(),
+            memory_scores(log, &inv, &mut notes).map(Scores::Memory),
+            json(&(&log.tinymembench, &log.ramlat)),
+        ),
+    );
+    push(
+        &mut phases,
+        &mut scores,
+        phase(
+            phase::AES,
+            "OpenSSL benchmark",
+            span_of(spans, &["OpenSSL benchmark"]),
+            Some(1),
+            Vec::new(),
+            aes_scores(log, &inv, false).map(Scores::Aes),
+            json(&log.openssl),
+        ),
+    );
     if let Some(a) = aes_scores(log, &inv, true) {
-        phases.push(phase(
-            phase::AES_PARALLEL,
-            "parallel OpenSSL benchmarks",
-            span_of(spans, &["parallel OpenSSL benchmarks"]),
-            Some(ncpus),
-            all.clone(),
-            Some(Scores::Aes(a)),
-            serde_json::Value::Null,
-        ));
+        push(
+            &mut phases,
+            &mut scores,
+            phase(
+                phase::AES_PARALLEL,
+                "parallel OpenSSL benchmarks",
+                span_of(spans, &["parallel OpenSSL benchmarks"]),
+                Some(ncpus),
+                all.clone(),
+                Some(Scores::Aes(a)),
+                serde_json::Value::Null,
+            ),
+        );
     }
     let zip_details = json(&log.sevenzip);
-    phases.push(phase(
-        phase::COMPRESSION_SINGLE,
-        "7-zip single core benchmark",
-        span_of(spans, &["7-zip single core benchmark"]),
-        Some(1),
-        log.sevenzip
-            .iter()
-            .flat_map(|z| z.runs.iter())
-            .filter(|r| r.kind == SevenZipKind::Single)
-            .filter_map(|r| r.cpu)
-            .collect(),
-        compression(log, &inv, SevenZipKind::Single).map(Scores::Compression),
-        zip_details.clone(),
-    ));
-    phases.push(phase(
-        phase::COMPRESSION_MULTI,
-        "7-zip multi core benchmark",
-        span_of(spans, &["7-zip multi core benchmark"]),
-        Some(ncpus),
-        all.clone(),
-        compression(log, &inv, SevenZipKind::Multi).map(Scores::Compression),
-        zip_details,
-    ));
+    push(
+        &mut phases,
+        &mut scores,
+        phase(
+            phase::COMPRESSION_SINGLE,
+            "7-zip single core benchmark",
+            span_of(spans, &["7-zip single core benchmark"]),
+            Some(1),
+            log.sevenzip
+                .iter()
+                .flat_map(|z| z.runs.iter())
+                .filter(|r| r.kind == SevenZipKind::Single)
+                .filter_map(|r| r.cpu)
+                .collect(),
+            compression(log, &inv, SevenZipKind::Single).map(Scores::Compression),
+            zip_details.clone(),
+        ),
+    );
+    push(
+        &mut phases,
+        &mut scores,
+        phase(
+            phase::COMPRESSION_MULTI,
+            "7-zip multi core benchmark",
+            span_of(spans, &["7-zip multi core benchmark"]),
+            Some(ncpus),
+            all.clone(),
+            compression(log, &inv, SevenZipKind::Multi).map(Scores::Compression),
+            zip_details,
+        ),
+    );
     if let Some(c) = compression(log, &inv, SevenZipKind::Cluster) {
-        phases.push(phase(
-            phase::COMPRESSION_CLUSTER,
-            "7-zip cluster benchmarks",
-            span_of(spans, &["7-zip cluster benchmarks"]),
-            None,
-            Vec::new(),
-            Some(Scores::Compression(c)),
-            serde_json::Value::Null,
-        ));
+        push(
+            &mut phases,
+            &mut scores,
+            phase(
+                phase::COMPRESSION_CLUSTER,
+                "7-zip cluster benchmarks",
+                span_of(spans, &["7-zip cluster benchmarks"]),
+                None,
+                Vec::new(),
+                Some(Scores::Compression(c)),
+                serde_json::Value::Null,
+            ),
+        );
     }
     if let Some(s) = stress_scores(log) {
         let title = if s.tool == "cpuminer" {
@@ -229,32 +273,40 @@ pub fn to_run_result(log: &SbcBenchLog, name: &str) -> RunResult {
         } else {
             "stockfish"
         };
-        phases.push(phase(
-            phase::STRESS,
-            title,
-            span_of(spans, &[title]),
-            Some(ncpus),
-            all.clone(),
-            Some(Scores::Stress(s)),
-            json(&(&log.cpuminer, &log.stockfish)),
-        ));
+        push(
+            &mut phases,
+            &mut scores,
+            phase(
+                phase::STRESS,
+                title,
+                span_of(spans, &[title]),
+                Some(ncpus),
+                all.clone(),
+                Some(Scores::Stress(s)),
+                json(&(&log.cpuminer, &log.stockfish)),
+            ),
+        );
     }
-    phases.push(phase(
-        phase::CLOCKS_HOT,
-        "Testing clockspeeds again (after the benchmarks)",
-        Some((t_end, t_end, ms_end, ms_end)),
-        Some(1),
-        Vec::new(),
-        clock_scores(log, &inv, Round::After).map(Scores::Clocks),
-        json(
-            &log.opp_blocks
-                .iter()
-                .filter(|b| b.round == Round::After)
-                .collect::<Vec<_>>(),
+    push(
+        &mut phases,
+        &mut scores,
+        phase(
+            phase::CLOCKS_HOT,
+            "Testing clockspeeds again (after the benchmarks)",
+            Some((t_end, t_end, ms_end, ms_end)),
+            Some(1),
+            Vec::new(),
+            clock_scores(log, &inv, Round::After).map(Scores::Clocks),
+            json(
+                &log.opp_blocks
+                    .iter()
+                    .filter(|b| b.round == Round::After)
+                    .collect::<Vec<_>>(),
+            ),
         ),
-    ));
+    );
 
-    let findings = detect(log, &inv, &built.timeline, &phases);
+    let findings = detect(log, &inv, &built.timeline, &scores);
     let lacking: Vec<&str> = ["tinymembench", "openssl", "7-zip"]
         .into_iter()
         .filter(|w| log.is_missing(w))
@@ -327,6 +379,7 @@ pub fn to_run_result(log: &SbcBenchLog, name: &str) -> RunResult {
                 Some("extensive") => Mode::Extensive,
                 _ => Mode::Standard,
             },
+            scores,
         },
         envelope: Envelope {
             truebench_version: env!("CARGO_PKG_VERSION").to_string(),

@@ -3,6 +3,7 @@
 use truebench_host::Inventory;
 
 use crate::log::{self, Round, SbcBenchLog, SevenZipKind};
+use truebench_model::clocks::{AllCores, ClockPoint, ClusterClocks, CoreClock, WalkMode};
 use truebench_model::*;
 
 use super::*;
@@ -46,27 +47,34 @@ pub(super) fn clock_scores(
                 };
                 ClockPoint {
                     opp_mhz: Some(p.opp_mhz),
+                    opp_khz: Some(u64::from(p.opp_mhz) * 1000),
                     reported_mhz: None,
                     firmware_mhz: p.threadx_mhz.map(f64::from),
                     measured_mhz: measured,
                     samples_mhz: p.samples.clone(),
+                    effective_mhz: None,
                     deviation_pct: measured
                         .filter(|_| p.opp_mhz > 0)
                         .map(|m| (m - p.opp_mhz as f64) / p.opp_mhz as f64 * 100.0),
+                    rejected: None,
+                    duration_ms: None,
                     error: None,
                 }
             })
             .collect();
-        clusters.push(ClusterClock {
-            cluster,
-            cpus,
+        clusters.push(ClusterClocks {
+            id: cluster,
+            cpus: members.clone(),
+            cpu_range: cpus,
             core_type: b.core_type.clone(),
+            driver: None,
             measured_cpu: members.first().copied(),
             mode: if round == Round::Before {
-                "opp_walk".into()
+                WalkMode::OppWalk
             } else {
-                "max_opp".into()
+                WalkMode::MaxOpp
             },
+            enforced: None,
             points,
             notes: Vec::new(),
         });
@@ -78,23 +86,29 @@ pub(super) fn clock_scores(
         } else {
             Some(m.samples.iter().sum::<f64>() / m.samples.len() as f64)
         };
-        clusters.push(ClusterClock {
-            cluster,
-            cpus: inv
-                .clusters
-                .get(cluster)
+        let known = inv.clusters.get(cluster);
+        clusters.push(ClusterClocks {
+            id: cluster,
+            cpus: known.map_or_else(|| m.cpu.into_iter().collect(), |c| c.cpus.clone()),
+            cpu_range: known
                 .map(|c| c.cpu_range())
                 .unwrap_or_else(|| format!("cpu{}", m.cpu.unwrap_or(0))),
-            core_type: inv.clusters.get(cluster).and_then(|c| c.core_type.clone()),
+            core_type: known.and_then(|c| c.core_type.clone()),
+            driver: None,
             measured_cpu: m.cpu,
-            mode: "no_cpufreq".into(),
+            mode: WalkMode::NoCpufreq,
+            enforced: None,
             points: vec![ClockPoint {
                 opp_mhz: None,
+                opp_khz: None,
                 reported_mhz: None,
                 firmware_mhz: None,
                 measured_mhz: measured,
                 samples_mhz: m.samples.clone(),
+                effective_mhz: None,
                 deviation_pct: None,
+                rejected: None,
+                duration_ms: None,
                 error: None,
             }],
             notes: Vec::new(),
@@ -115,16 +129,19 @@ pub(super) fn clock_scores(
                             } else {
                                 Some(c.samples.iter().sum::<f64>() / c.samples.len() as f64)
                             },
+                            samples_mhz: c.samples.clone(),
                             reported_mhz: c.max_mhz,
+                            error: None,
                         })
                         .collect::<Vec<_>>()
                 })
         };
         match (find("idle"), find("full load")) {
             (None, None) => None,
-            (i, l) => Some(AllCoreClocks {
+            (i, l) => Some(AllCores {
                 idle: i.unwrap_or_default(),
                 load: l.unwrap_or_default(),
+                load_heat_s: None,
             }),
         }
     } else {

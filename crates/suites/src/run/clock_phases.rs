@@ -67,15 +67,6 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                 let mut tuning = r.s.take_tuning();
                 let a = clocks::all_cores(r.host, r.inv, &opts, r.m.clock_probe(), &mut tuning);
                 r.s.give_back_tuning(tuning);
-                let conv = |v: &[clocks::CoreClock]| -> Vec<m::CoreClock> {
-                    v.iter()
-                        .map(|c| m::CoreClock {
-                            cpu: c.cpu,
-                            measured_mhz: c.measured_mhz,
-                            reported_mhz: c.reported_mhz,
-                        })
-                        .collect()
-                };
                 let text = |what: &str, v: &[clocks::CoreClock]| -> String {
                     let mut s = format!("Measuring clockspeeds for all cores in parallel ({what}):\n");
                     for c in v {
@@ -93,18 +84,15 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                         label: "all cores".into(),
                         command: format!(
                             "built-in clock measurement on every CPU, idle, then after {} s of load",
-                            a.load_heat_s
+                            a.load_heat_s.unwrap_or_default()
                         ),
                         text: format!("{}\n{}", text("idle", &a.idle), text("full load", &a.load)),
                     }],
+                    details: to_json(&a),
                     scores: Some(Scores::Clocks(m::ClockScores {
                         clusters: Vec::new(),
-                        all_cores: Some(m::AllCoreClocks {
-                            idle: conv(&a.idle),
-                            load: conv(&a.load),
-                        }),
+                        all_cores: Some(a),
                     })),
-                    details: to_json(&a),
                     ..Default::default()
                 }
             },
@@ -145,28 +133,12 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                         .filter(|_| r.s.tuning_record().applied)
                         .and_then(|d| r.host.read_u64(format!("{d}/scaling_max_freq")))
                         .map(|k| (k / 1000) as u32);
-                    let point = match measured {
-                        Ok(mm) => m::ClockPoint {
-                            opp_mhz: opp,
-                            reported_mhz: reported,
-                            firmware_mhz: firmware,
-                            measured_mhz: Some(mm.mhz),
-                            deviation_pct: opp
-                                .filter(|&o| o > 0)
-                                .map(|o| (mm.mhz - o as f64) / o as f64 * 100.0),
-                            samples_mhz: mm.samples_mhz,
-                            error: None,
-                        },
-                        Err(e) => m::ClockPoint {
-                            opp_mhz: opp,
-                            reported_mhz: reported,
-                            firmware_mhz: firmware,
-                            measured_mhz: None,
-                            samples_mhz: Vec::new(),
-                            deviation_pct: None,
-                            error: Some(e.to_string()),
-                        },
-                    };
+                    let point = crate::clocks::point_from(
+                        measured,
+                        opp.map(|o| u64::from(o) * 1000),
+                        reported,
+                        firmware,
+                    );
                     let hot = point
                         .opp_mhz
                         .zip(point.measured_mhz)
@@ -193,12 +165,15 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                         others.len(),
                         hot_line(&point)
                     ));
-                    scores.clusters.push(m::ClusterClock {
-                        cluster: g.cluster.unwrap_or(0),
-                        cpus: cluster.map_or(format!("cpu{}", g.first), |c| c.cpu_range()),
+                    scores.clusters.push(m::clocks::ClusterClocks {
+                        id: g.cluster.unwrap_or(0),
+                        cpus: cluster.map_or_else(|| vec![g.first], |c| c.cpus.clone()),
+                        cpu_range: cluster.map_or(format!("cpu{}", g.first), |c| c.cpu_range()),
                         core_type: g.core_type.clone(),
+                        driver: cluster.and_then(|c| c.driver.clone()),
                         measured_cpu: Some(g.first),
-                        mode: "max_opp".into(),
+                        mode: m::clocks::WalkMode::MaxOpp,
+                        enforced: None,
                         points: vec![point],
                         notes: Vec::new(),
                     });
@@ -220,7 +195,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
     }
 }
 
-pub(super) fn hot_line(p: &m::ClockPoint) -> String {
+pub(super) fn hot_line(p: &m::clocks::ClockPoint) -> String {
     let measured = match p.measured_mhz {
         Some(v) => format!(
             "{v:.0} ({})",

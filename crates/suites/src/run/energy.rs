@@ -64,29 +64,21 @@ pub(super) fn per_watt(r: &mut RunResult) {
     let Some(mut report) = r.envelope.energy.take() else {
         return;
     };
-    for p in &r.envelope.phases {
-        let Some(s) = &p.scores else {
-            continue;
-        };
+    for p in &r.body.scores {
+        let s = &p.scores;
         // Repeated names (compression-cluster) have no single energy row.
-        if r.envelope
-            .phases
-            .iter()
-            .filter(|q| q.name == p.name)
-            .count()
-            > 1
-        {
+        if r.body.scores(&p.phase).count() > 1 {
             continue;
         }
-        match p.name.as_str() {
+        match p.phase.as_str() {
             phase::COMPRESSION_MULTI => {
-                compression(&mut report, &p.name, s, RunKind::Multi, "all cores")
+                compression(&mut report, &p.phase, s, RunKind::Multi, "all cores")
             }
             phase::COMPRESSION_SINGLE => {
-                compression(&mut report, &p.name, s, RunKind::Single, "one core")
+                compression(&mut report, &p.phase, s, RunKind::Single, "one core")
             }
-            phase::AES => aes(&mut report, &p.name, s, "one core"),
-            phase::AES_PARALLEL => aes(&mut report, &p.name, s, "all cores"),
+            phase::AES => aes(&mut report, &p.phase, s, "one core"),
+            phase::AES_PARALLEL => aes(&mut report, &p.phase, s, "all cores"),
             _ => {}
         }
     }

@@ -537,11 +537,13 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
     // ---------------------------------------------------------------------------------
     // verdicts and the result
 
-    fn finish(self) -> RunResult {
+    fn finish(mut self) -> RunResult {
         let comparable = self.opts.mode != Mode::Quick;
+        let scores = self.s.take_scores();
         let mut r = self.s.finish(
             m::RunBody {
                 mode: self.opts.mode,
+                scores,
             },
             Finish { comparable },
         );

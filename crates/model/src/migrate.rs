@@ -1,0 +1,245 @@
+//! Reading documents of every schema version this build knows: each older version is
+//! converted to the next, step by step, on the JSON before it is typed.
+
+use serde_json::{json, Value};
+
+use crate::{throttling, BodyKind, Document, RunBody, RunResult, Typed, SCHEMA_VERSION};
+
+/// Why a document could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum MigrateError {
+    #[error("not a truebench result: no numeric `schema_version` field")]
+    NoVersion,
+    #[error(
+        "schema_version {0} was written by a newer truebench; this build reads versions up to {SCHEMA_VERSION}: upgrade truebench"
+    )]
+    Newer(u64),
+    #[error("schema_version {0} is not a version truebench ever wrote")]
+    Unknown(u64),
+    #[error("schema_version {version}: {source}")]
+    Invalid {
+        version: u64,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("this is a {found} result, not a {wanted} result")]
+    WrongKind {
+        found: &'static str,
+        wanted: &'static str,
+    },
+}
+
+/// Read a result document of any schema version this build knows, converting older versions
+/// to the current model step by step.
+pub fn migrate(mut value: Value) -> Result<Document, MigrateError> {
+    let version = value
+        .get("schema_version")
+        .and_then(Value::as_u64)
+        .ok_or(MigrateError::NoVersion)?;
+    if version > SCHEMA_VERSION as u64 {
+        return Err(MigrateError::Newer(version));
+    }
+    if version == 0 {
+        return Err(MigrateError::Unknown(version));
+    }
+    let invalid = |source| MigrateError::Invalid { version, source };
+    if version == 1 {
+        value = v1_to_v2(value).map_err(invalid)?;
+    }
+    if version <= 2 {
+        value = v2_to_v3(value);
+    }
+    if version <= 3 {
+        value = v3_to_v4(value);
+    }
+    if let Some(v) = value.get_mut("schema_version") {
+        *v = SCHEMA_VERSION.into();
+    }
+    serde_json::from_value(value).map_err(invalid)
+}
+
+/// [`migrate`] for a caller that needs one kind.
+pub fn migrate_typed<B: BodyKind>(value: Value) -> Result<Typed<B>, MigrateError> {
+    migrate(value)?
+        .into_typed()
+        .map_err(|d| MigrateError::WrongKind {
+            found: d.kind(),
+            wanted: B::KIND,
+        })
+}
+
+/// [`migrate`] for a `run` result.
+pub fn migrate_run(value: Value) -> Result<RunResult, MigrateError> {
+    migrate_typed(value)
+}
+
+/// Version 2 stored the throttling statistics as sbc-bench's text: read into tables.
+fn v2_to_v3(mut value: Value) -> Value {
+    if let Some(env) = value.get_mut("envelope").and_then(|e| e.as_object_mut()) {
+        if let Some(Value::String(text)) = env.get("throttling") {
+            let lines: Vec<&str> = text.lines().collect();
+            let tables = throttling::parse(&lines);
+            env.insert(
+                "throttling".into(),
+                serde_json::to_value(tables).unwrap_or_default(),
+            );
+        }
+    }
+    value
+}
+
+/// Version 1 was the flat `run` result: `mode` becomes the body, everything else the envelope.
+fn v1_to_v2(value: Value) -> Result<Value, serde_json::Error> {
+    use serde::de::Error;
+    let Value::Object(mut obj) = value else {
+        return Err(serde_json::Error::custom(
+            "a version 1 document is a JSON object",
+        ));
+    };
+    obj.remove("schema_version");
+    let mode = obj
+        .remove("mode")
+        .ok_or_else(|| serde_json::Error::missing_field("mode"))?;
+    Ok(json!({
+        "schema_version": SCHEMA_VERSION,
+        "kind": RunBody::KIND,
+        "body": { "mode": mode },
+        "envelope": Value::Object(obj),
+    }))
+}
+
+/// Version 3 kept `run`'s scores in the envelope's phases (`phases[].scores`), and its clock
+/// walks in types of their own: the scores move into the body (`scores: [{phase, scores}]`),
+/// the walks become the `clocks` kind's clusters and points.
+fn v3_to_v4(mut value: Value) -> Value {
+    let is_run = value.get("kind").and_then(Value::as_str) == Some(RunBody::KIND);
+    let mut moved = Vec::new();
+    if let Some(phases) = value
+        .pointer_mut("/envelope/phases")
+        .and_then(Value::as_array_mut)
+    {
+        for p in phases.iter_mut().filter_map(Value::as_object_mut) {
+            let scores = p.remove("scores");
+            if let (Some(mut scores), Some(name)) = (scores, p.get("name").cloned()) {
+                if scores.is_null() {
+                    continue;
+                }
+                if scores.get("kind").and_then(Value::as_str) == Some("clocks") {
+                    clocks_v3_to_v4(&mut scores);
+                }
+                moved.push(json!({ "phase": name, "scores": scores }));
+            }
+        }
+    }
+    if is_run {
+        if let Some(body) = value.get_mut("body").and_then(Value::as_object_mut) {
+            body.insert("scores".into(), Value::Array(moved));
+        }
+    }
+    value
+}
+
+fn clocks_v3_to_v4(scores: &mut Value) {
+    let Some(o) = scores.as_object_mut() else {
+        return;
+    };
+    if let Some(clusters) = o.get_mut("clusters").and_then(Value::as_array_mut) {
+        for c in clusters.iter_mut().filter_map(Value::as_object_mut) {
+            let id = c.remove("cluster").unwrap_or(json!(0));
+            let range = c.remove("cpus").unwrap_or(json!(""));
+            let cpus = range.as_str().map(cpu_list).unwrap_or_default();
+            c.insert("id".into(), id);
+            c.insert("cpus".into(), json!(cpus));
+            c.insert("cpu_range".into(), range);
+            c.entry("driver").or_insert(Value::Null);
+            c.entry("enforced").or_insert(Value::Null);
+            if let Some(points) = c.get_mut("points").and_then(Value::as_array_mut) {
+                for p in points.iter_mut().filter_map(Value::as_object_mut) {
+                    let khz = p
+                        .get("opp_mhz")
+                        .and_then(Value::as_u64)
+                        .map_or(Value::Null, |m| json!(m * 1000));
+                    p.entry("opp_khz").or_insert(khz);
+                    for k in ["effective_mhz", "rejected", "duration_ms"] {
+                        p.entry(k).or_insert(Value::Null);
+                    }
+                }
+            }
+        }
+    }
+    if let Some(a) = o.get_mut("all_cores").and_then(Value::as_object_mut) {
+        for side in ["idle", "load"] {
+            if let Some(cores) = a.get_mut(side).and_then(Value::as_array_mut) {
+                for c in cores.iter_mut().filter_map(Value::as_object_mut) {
+                    c.entry("samples_mhz").or_insert(json!([]));
+                    c.entry("error").or_insert(Value::Null);
+                }
+            }
+        }
+        a.entry("load_heat_s").or_insert(Value::Null);
+    }
+}
+
+/// `cpu4-cpu7`, `cpu0,cpu2`, `cpu3` → the CPU numbers; nothing for anything else.
+fn cpu_list(range: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for part in range.split(',') {
+        let n = |s: &str| s.trim().trim_start_matches("cpu").parse::<u32>().ok();
+        match part.split_once('-') {
+            Some((a, b)) => match (n(a), n(b)) {
+                (Some(a), Some(b)) if a <= b && b - a < 4096 => out.extend(a..=b),
+                _ => return Vec::new(),
+            },
+            None => match n(part) {
+                Some(c) => out.push(c),
+                None => return Vec::new(),
+            },
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_ranges_of_version_3_clusters() {
+        assert_eq!(cpu_list("cpu4-cpu7"), [4, 5, 6, 7]);
+        assert_eq!(cpu_list("cpu0,cpu2"), [0, 2]);
+        assert_eq!(cpu_list("cpu3"), [3]);
+        assert!(cpu_list("cpu9-cpu2").is_empty());
+        assert!(cpu_list("cpu0-cpu4294967295").is_empty());
+        assert!(cpu_list("x").is_empty());
+    }
+
+    #[test]
+    fn version_3_run_scores_move_into_the_body() {
+        let v3 = json!({
+            "schema_version": 3, "kind": "run", "body": {"mode": "quick"},
+            "envelope": {"phases": [
+                {"name": "idle", "scores": null},
+                {"name": "clocks-cold", "scores": {"kind": "clocks", "clusters": [
+                    {"cluster": 1, "cpus": "cpu4-cpu5", "core_type": "Cortex-A76",
+                     "measured_cpu": 4, "mode": "opp_walk", "notes": [],
+                     "points": [{"opp_mhz": 2400, "reported_mhz": 2400, "firmware_mhz": null,
+                                 "measured_mhz": 2390.0, "samples_mhz": [2390.0],
+                                 "deviation_pct": -0.4, "error": null}]}],
+                    "all_cores": null}}
+            ]}
+        });
+        let v4 = v3_to_v4(v3);
+        assert!(v4["envelope"]["phases"][1].get("scores").is_none());
+        let s = &v4["body"]["scores"];
+        assert_eq!(s.as_array().unwrap().len(), 1, "{s:#}");
+        assert_eq!(s[0]["phase"], "clocks-cold");
+        let c = &s[0]["scores"]["clusters"][0];
+        assert_eq!(c["id"], 1);
+        assert_eq!(c["cpus"], json!([4, 5]));
+        assert_eq!(c["cpu_range"], "cpu4-cpu5");
+        assert_eq!(c["points"][0]["opp_khz"], 2_400_000);
+        let typed: crate::ClockScores =
+            serde_json::from_value(s[0]["scores"].clone()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(typed.clusters[0].points[0].measured_mhz, Some(2390.0));
+    }
+}
