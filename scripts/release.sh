@@ -46,8 +46,8 @@ command -v cargo-zigbuild >/dev/null || {
 command -v readelf >/dev/null || { echo "release.sh: readelf (binutils) is not installed" >&2; exit 1; }
 
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
-# The pure crates: parsers, model, rendering, history — no measurement, no /sys writes.
-pure=(-p truebench-host -p truebench-model -p truebench-sbcbench -p truebench-render -p truebench-store)
+# The pure crates: parsers, model, figures, rendering, history — no measurement, no /sys writes.
+pure=(-p truebench-host -p truebench-model -p truebench-sbcbench -p truebench-figures -p truebench-render -p truebench-store)
 mkdir -p "$out"
 
 runner() { # the qemu-user that runs TARGET's binaries here ("" = natively)

@@ -2,9 +2,10 @@
 //! machine, with which settings and tools, the phases with their evidence, the findings, the
 //! timeline and the kernel log, and whether the figures can be trusted.
 
+use crate::finding::Finding;
+use crate::timeline::{EnergyReport, Timeline};
 use serde::{Deserialize, Serialize};
 use truebench_host::Inventory;
-use truebench_monitor::{EnergyReport, Finding, Timeline};
 
 use super::time::Stamp;
 

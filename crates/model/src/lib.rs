@@ -14,15 +14,20 @@
 //! to the same JSON. The JSON Schema is generated from these types (`docs/schema/result.schema.json`,
 //! kept current by a test); older versions are read through [`migrate`].
 //!
-//! The model depends on the machine model (`truebench_host::Inventory`) and on the monitor's
-//! evidence types (`Finding`, `Timeline`), never on the measurement kernels: a suite converts
-//! each kernel's result into the typed scores here and keeps the kernel's full result as JSON
+//! The model owns the whole stored format: besides the bodies and the envelope, the evidence
+//! types the monitor fills ([`finding::Finding`], [`timeline::Timeline`] with its energy
+//! report) live here, with their pure computations (a phase's energy from the power
+//! readings). It depends only on the machine model (`truebench_host::Inventory`), never on
+//! the sampler or the measurement kernels: a suite converts each kernel's result into the
+//! typed scores here and keeps the kernel's full result as JSON
 //! in [`PhaseResult::details`] for traceability.
 
 mod envelope;
+pub mod finding;
 mod migrate;
 pub mod throttling;
 mod time;
+pub mod timeline;
 
 use serde::{Deserialize, Serialize};
 

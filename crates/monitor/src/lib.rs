@@ -6,14 +6,15 @@ pub mod detect;
 pub mod effective;
 pub mod evidence;
 pub mod exporter;
-pub mod finding;
 pub mod freq;
 pub mod kmsg;
 pub mod reader;
 pub mod render;
 pub mod rpi;
 pub mod sampler;
-pub mod timeline;
+
+// The evidence types are the stored format's: the model owns them, the monitor fills them.
+pub use truebench_model::{finding, timeline};
 
 pub use finding::{Finding, FindingKind, Severity};
 pub use reader::Sources;

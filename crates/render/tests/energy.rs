@@ -53,7 +53,7 @@ fn without_a_source_every_output_says_energy_was_not_measured() {
         h.contains("<h2>Energy</h2>") && h.contains("Not measured"),
         "{h}"
     );
-    assert!(truebench_render::energy::metrics(&r.envelope).is_empty());
+    assert!(truebench_figures::energy::metrics(&r.envelope).is_empty());
 }
 
 #[test]
@@ -79,7 +79,7 @@ fn a_report_is_shown_with_idle_above_idle_per_watt_and_its_figures() {
     assert!(summary.contains("Energy from ina226 power1"), "{summary}");
     let page = truebench_render::kinds::html_page(&r.clone().into_document());
     assert!(page.contains("667 MIPS/W"), "the report's Energy section");
-    let m = truebench_render::energy::metrics(&r.envelope);
+    let m = truebench_figures::energy::metrics(&r.envelope);
     let keys: Vec<&str> = m.iter().map(|m| m.key.as_str()).collect();
     assert_eq!(
         keys,
@@ -104,7 +104,7 @@ fn many_phases_keep_only_those_with_a_figure_per_watt() {
     let mut e = report(phases);
     e.add_per_watt("load", "stress", 30.0, "GFLOP/s");
     r.envelope.energy = Some(e);
-    let m = truebench_render::energy::metrics(&r.envelope);
+    let m = truebench_figures::energy::metrics(&r.envelope);
     let keys: Vec<&str> = m.iter().map(|m| m.key.as_str()).collect();
     assert_eq!(
         keys,

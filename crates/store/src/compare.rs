@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 use truebench_model::phase;
 use truebench_monitor::{FindingKind, Severity};
 
+pub use truebench_figures::run::{metrics, openssl_short, Metrics};
 use truebench_model::*;
-pub use truebench_render::kinds::run::{metrics, openssl_short, Metrics};
 use truebench_sbcbench::convert::is_imported;
 
 /// `16.02` → `16.x`; 7-zip's benchmark scores change between major versions, and the
@@ -455,7 +455,7 @@ mod tests {
     }
 }
 
-/// Results of any one kind side by side: every headline figure ([`truebench_render::kinds::metrics`])
+/// Results of any one kind side by side: every headline figure ([`truebench_figures::metrics`])
 /// with its difference to the first result, and what makes the comparison unfair.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DocumentComparison {
@@ -477,9 +477,9 @@ pub struct FigureRow {
 
 /// Compare documents of one kind (the caller refuses mixed kinds).
 pub fn compare_documents(items: &[(String, Document)]) -> DocumentComparison {
-    let figures: Vec<Vec<truebench_render::kinds::Metric>> = items
+    let figures: Vec<Vec<truebench_figures::Metric>> = items
         .iter()
-        .map(|(_, d)| truebench_render::kinds::metrics(d))
+        .map(|(_, d)| truebench_figures::metrics(d))
         .collect();
     let mut keys: Vec<(String, Option<String>)> = Vec::new();
     for f in figures.iter().flatten() {

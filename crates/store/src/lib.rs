@@ -20,8 +20,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::compare::Metrics;
+use truebench_figures as kinds;
 use truebench_model::{migrate, BodyKind, Document, Stamp, Typed, View};
-use truebench_render::kinds;
 
 /// The layout of the tables (SQLite's `PRAGMA user_version`, PostgreSQL's `truebench.layout`).
 const LAYOUT_VERSION: i64 = 2;

@@ -16,9 +16,7 @@ use truebench_host::{Host, Inventory};
 pub use truebench_model::clocks::{AllCores, ClockPoint, ClusterClocks, CoreClock, WalkMode};
 use truebench_monitor::detect::clocks::{judge_cold, ClockCheck};
 use truebench_monitor::Finding;
-pub use truebench_render::kinds::clocks_text::{
-    self, deviation_column, opp_line, SHOWN_DEVIATION_PCT,
-};
+use truebench_render::kinds::clocks_text;
 use truebench_tuning::{Tuning, TuningError};
 use truebench_workloads::clock::{self, ClockError, ClockMeasurement, ClockOptions};
 

@@ -2,18 +2,14 @@
 
 use std::fmt::Write;
 
-use super::{Metric, Render};
+use super::{Figures, Render};
+use truebench_figures::clocks::top;
 use crate::report::svg::esc;
 use crate::text::{detailed_log_for, header_for};
-use truebench_model::clocks::{ClockPoint, ClusterClocks, WalkMode};
+use truebench_model::clocks::WalkMode;
 use truebench_model::{ClocksBody, View};
 
 type ClocksView<'a> = View<'a, ClocksBody>;
-
-/// The point of a cluster measured at its highest OPP (the walk starts there).
-fn top(c: &ClusterClocks) -> Option<&ClockPoint> {
-    c.points.iter().find(|p| p.measured_mhz.is_some())
-}
 
 fn what(r: ClocksView<'_>) -> &'static str {
     if r.body.walked {
@@ -28,33 +24,6 @@ fn cell(v: Option<f64>, digits: usize) -> String {
 }
 
 impl Render for ClocksBody {
-    fn label(r: ClocksView<'_>) -> String {
-        if r.body.walked {
-            "OPP walk"
-        } else {
-            "current clock"
-        }
-        .to_string()
-    }
-
-    fn metrics(r: ClocksView<'_>) -> Vec<Metric> {
-        let mut out = Vec::new();
-        for c in &r.body.clusters {
-            let Some(p) = top(c) else { continue };
-            let k = |what: &str| format!("cluster{}_{what}", c.id);
-            if let Some(m) = p.measured_mhz {
-                out.push(Metric::number(k("measured_mhz"), m, Some("MHz")));
-            }
-            if let Some(o) = p.opp_mhz {
-                out.push(Metric::number(k("opp_mhz"), o as f64, Some("MHz")));
-            }
-            if let Some(d) = p.deviation_pct {
-                out.push(Metric::number(k("deviation_pct"), d, Some("%")));
-            }
-        }
-        out
-    }
-
     fn summary(r: ClocksView<'_>) -> String {
         super::clocks_text::text(
             &r.envelope.notes,

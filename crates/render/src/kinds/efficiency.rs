@@ -9,7 +9,7 @@ use truebench_model::{EfficiencyBody, View};
 use truebench_monitor::timeline::per_watt_unit;
 
 use super::interactivity::findings_tail;
-use super::{Metric, Render};
+use super::{Figures, Render};
 use crate::report::svg::{cluster_colour, esc, LineChart, Series};
 use crate::text::{detailed_log_for, header_for};
 
@@ -41,42 +41,6 @@ fn opp(p: &OppPoint) -> String {
 }
 
 impl Render for EfficiencyBody {
-    fn label(r: EView<'_>) -> String {
-        let n: usize = r.body.clusters.iter().map(|c| c.points.len()).sum();
-        format!("{} OPPs × {} runs", n, r.body.runs_per_opp)
-    }
-
-    fn metrics(r: EView<'_>) -> Vec<Metric> {
-        let b = r.body;
-        let mut out = Vec::new();
-        let pw = per_watt_unit(&b.unit);
-        for c in &b.clusters {
-            if let Some(m) = c.best_mhz {
-                out.push(Metric::number(
-                    format!("cluster{}_best_mhz", c.cluster),
-                    m.into(),
-                    Some("MHz"),
-                ));
-            }
-            let best = c.points.iter().filter_map(|p| p.per_watt).reduce(f64::max);
-            if let Some(v) = best {
-                out.push(Metric::number(
-                    format!("cluster{}_best_per_watt", c.cluster),
-                    v,
-                    Some(&pw),
-                ));
-            }
-            if let Some(top) = c.points.iter().rev().find(|p| p.score.is_some()) {
-                out.push(Metric::number(
-                    format!("cluster{}_top_score", c.cluster),
-                    top.score.unwrap_or(0.0),
-                    Some(&b.unit),
-                ));
-            }
-        }
-        out
-    }
-
     fn summary(r: EView<'_>) -> String {
         let b = r.body;
         let mut o = header_for(r.envelope, "efficiency per OPP");

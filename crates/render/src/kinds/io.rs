@@ -8,7 +8,7 @@ use truebench_model::{IoBody, View};
 
 use super::interactivity::findings_tail;
 use super::sweep;
-use super::{Metric, Render};
+use super::{Figures, Render};
 use crate::report::svg::esc;
 use crate::text::{detailed_log_for, header_for};
 
@@ -104,34 +104,6 @@ pub fn table(b: &IoBody) -> String {
 }
 
 impl Render for IoBody {
-    fn label(r: IView<'_>) -> String {
-        format!(
-            "{} reads of {}, {:.0} s × {}",
-            r.body.tests.len(),
-            r.body.target,
-            r.body.duration_s,
-            r.body.rows.len()
-        )
-    }
-
-    fn metrics(r: IView<'_>) -> Vec<Metric> {
-        let mut out = Vec::new();
-        for t in &r.body.tests {
-            let key = if t.setting == "as is" {
-                t.test.clone()
-            } else {
-                format!("{}_{}", t.test, t.setting)
-            };
-            if let Some(m) = t.median_mb_s {
-                out.push(Metric::number(format!("{key}_mb_s"), m, Some("MB/s")));
-            }
-            if let Some(m) = t.median_iops {
-                out.push(Metric::number(format!("{key}_iops"), m, None));
-            }
-        }
-        out
-    }
-
     fn summary(r: IView<'_>) -> String {
         let b = r.body;
         let mut o = format!(

@@ -8,47 +8,13 @@
 pub mod clocks_text;
 pub mod sweep;
 
-use truebench_model::{Body, BodyKind, Document, View};
+use truebench_model::{Body, Document, View};
 
-/// One headline figure of a result, as the history stores it (`metrics` table) and `compare`
-/// reads it: a number with its unit, or a text (tool versions).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Metric {
-    /// `sevenzip_multi`, `cluster0_measured_mhz`, `exit_code`.
-    pub key: String,
-    pub value: Option<f64>,
-    /// For figures that are no numbers (`sevenzip_version` = `16.02`).
-    pub text: Option<String>,
-    /// `MIPS`, `MB/s`, `MHz`, `s`; None for counts and texts.
-    pub unit: Option<String>,
-}
+pub use truebench_figures::{label, metrics, Figures, Metric};
 
-impl Metric {
-    pub fn number(key: impl Into<String>, value: f64, unit: Option<&str>) -> Metric {
-        Metric {
-            key: key.into(),
-            value: Some(value),
-            text: None,
-            unit: unit.map(str::to_string),
-        }
-    }
-
-    pub fn text(key: impl Into<String>, text: impl Into<String>) -> Metric {
-        Metric {
-            key: key.into(),
-            value: None,
-            text: Some(text.into()),
-            unit: None,
-        }
-    }
-}
-
-/// The renderers and figures of one kind of result.
-pub trait Render: BodyKind {
-    /// What was measured, in a few words, for lists (`standard`, `OPP walk`, `sleep 3`).
-    fn label(r: View<'_, Self>) -> String;
-    /// The headline figures the history stores and `compare` sets side by side.
-    fn metrics(r: View<'_, Self>) -> Vec<Metric>;
+/// The renderers of one kind of result (its figures and label: [`Figures`], in
+/// `truebench-figures`).
+pub trait Render: Figures {
     /// The short text the command prints at its end.
     fn summary(r: View<'_, Self>) -> String;
     /// The detailed log: every raw output, the monitoring of every phase, the evidence.
@@ -70,8 +36,6 @@ pub trait Render: BodyKind {
 
 /// [`Render`] of any kind, bound to its document: what the generic entry points call.
 trait Bound {
-    fn label(&self) -> String;
-    fn metrics(&self) -> Vec<Metric>;
     fn summary(&self) -> String;
     fn detailed_log(&self) -> String;
     fn markdown(&self) -> String;
@@ -80,12 +44,6 @@ trait Bound {
 }
 
 impl<B: Render> Bound for View<'_, B> {
-    fn label(&self) -> String {
-        B::label(*self)
-    }
-    fn metrics(&self) -> Vec<Metric> {
-        B::metrics(*self)
-    }
     fn summary(&self) -> String {
         B::summary(*self)
     }
@@ -119,17 +77,6 @@ macro_rules! define_bound {
     };
 }
 truebench_model::for_each_kind!(define_bound);
-
-pub fn label(doc: &Document) -> String {
-    bound(doc).label()
-}
-
-/// The kind's figures, then the energy figures every kind shares (`crate::energy`).
-pub fn metrics(doc: &Document) -> Vec<Metric> {
-    let mut m = bound(doc).metrics();
-    m.extend(crate::energy::metrics(&doc.envelope));
-    m
-}
 
 pub fn summary(doc: &Document) -> String {
     bound(doc).summary()

@@ -6,29 +6,14 @@ use truebench_monitor::detect::render_findings;
 use truebench_monitor::render::{table, Layout};
 use truebench_monitor::{Finding, FindingKind};
 
-use super::{Metric, Render};
+use super::Render;
 use crate::report::svg::esc;
 use crate::text::{detailed_log_for, header_for};
 use truebench_model::{MonitorBody, View};
 
 type MonitorView<'a> = View<'a, MonitorBody>;
 
-/// `sh -c 'make -j4'`: each argument quoted only when the shell would split it.
-pub fn command_line(args: &[String]) -> String {
-    args.iter()
-        .map(|a| {
-            if !a.is_empty()
-                && a.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
-            {
-                a.clone()
-            } else {
-                format!("'{}'", a.replace('\'', r"'\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+pub use truebench_figures::monitor::command_line;
 
 fn ending(b: &MonitorBody) -> String {
     match (b.exit_code, b.signal, &b.error) {
@@ -49,31 +34,6 @@ fn fmt_score(v: f64) -> String {
 }
 
 impl Render for MonitorBody {
-    fn label(r: MonitorView<'_>) -> String {
-        command_line(&r.body.command)
-    }
-
-    fn metrics(r: MonitorView<'_>) -> Vec<Metric> {
-        let mut out = vec![Metric::number("duration_s", r.body.duration_s, Some("s"))];
-        if let Some(c) = r.body.exit_code {
-            out.push(Metric::number("exit_code", c as f64, None));
-        }
-        for (i, c) in r.body.clusters.iter().enumerate() {
-            out.push(Metric::number(
-                format!("cluster{i}_duration_s"),
-                c.duration_s,
-                Some("s"),
-            ));
-            if let Some(s) = &c.score {
-                let unit = (!s.unit.is_empty()).then_some(s.unit.as_str());
-                out.push(Metric::number(format!("cluster{i}_score"), s.value, unit));
-            }
-        }
-        if let Some(x) = r.body.score_ratio {
-            out.push(Metric::number("score_ratio", x, None));
-        }
-        out
-    }
 
     /// What `truebench monitor -- CMD` prints when the command has ended.
     fn summary(r: MonitorView<'_>) -> String {

@@ -8,7 +8,7 @@ use truebench_model::{NetBody, View};
 
 use super::interactivity::findings_tail;
 use super::sweep;
-use super::{Metric, Render};
+use super::{Figures, Render};
 use crate::report::svg::esc;
 use crate::text::{detailed_log_for, header_for};
 
@@ -55,36 +55,6 @@ pub fn table(b: &NetBody) -> String {
 }
 
 impl Render for NetBody {
-    fn label(r: NView<'_>) -> String {
-        let b = r.body;
-        format!(
-            "TCP against {} ({}), {} stream(s), {:.0} s × {}",
-            b.peer,
-            b.peer_kind,
-            b.streams,
-            b.duration_s,
-            b.rows.len()
-        )
-    }
-
-    fn metrics(r: NView<'_>) -> Vec<Metric> {
-        let mut out = Vec::new();
-        for t in &r.body.tests {
-            let key = if t.setting == "as is" {
-                t.test.clone()
-            } else {
-                format!("{}_{}", t.test, t.setting)
-            };
-            if let Some(m) = t.median_mbit_s {
-                out.push(Metric::number(format!("{key}_mbit_s"), m, Some("Mbit/s")));
-            }
-            if let Some(s) = t.spread_pct {
-                out.push(Metric::number(format!("{key}_spread_pct"), s, Some("%")));
-            }
-        }
-        out
-    }
-
     fn summary(r: NView<'_>) -> String {
         let b = r.body;
         let mut o = format!(

@@ -9,7 +9,8 @@ use truebench_monitor::detect::render_findings;
 use truebench_monitor::FindingKind;
 
 use super::monitor::command_line;
-use super::{Metric, Render};
+use super::{Figures, Render};
+use truebench_figures::review::warnings;
 use crate::report::svg::esc;
 use crate::text::{detailed_log_for, header_for};
 use truebench_model::review::SettingChange;
@@ -23,13 +24,6 @@ fn mark(s: Severity) -> &'static str {
         Severity::Info => "info",
         Severity::Warn => "WARN",
     }
-}
-
-fn warnings(b: &ReviewBody) -> usize {
-    b.settings
-        .iter()
-        .filter(|s| s.severity == Severity::Warn)
-        .count()
 }
 
 fn by_area(settings: &[Setting]) -> Vec<(&'static str, Vec<&Setting>)> {
@@ -74,27 +68,6 @@ fn what_was_monitored(b: &ReviewBody) -> Option<String> {
 }
 
 impl Render for ReviewBody {
-    fn label(r: ReviewView<'_>) -> String {
-        let w = warnings(r.body);
-        let mut l = format!("{} settings, {w} to look at", r.body.settings.len());
-        if r.body.tuned {
-            l.push_str(", tuned");
-        }
-        if !r.body.command.is_empty() {
-            l.push_str(&format!(", ran {}", command_line(&r.body.command)));
-        }
-        l
-    }
-
-    fn metrics(r: ReviewView<'_>) -> Vec<Metric> {
-        vec![
-            Metric::number("settings", r.body.settings.len() as f64, None),
-            Metric::number("settings_to_look_at", warnings(r.body) as f64, None),
-            Metric::number("status_changes", r.body.status_changes.len() as f64, None),
-            Metric::number("kernel_errors", r.body.kernel_errors.len() as f64, None),
-        ]
-    }
-
     fn summary(r: ReviewView<'_>) -> String {
         let b = r.body;
         let mut o = String::new();

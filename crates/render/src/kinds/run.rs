@@ -1,38 +1,10 @@
 //! The `run` kind: sbc-bench's standard benchmark.
 
-use serde::{Deserialize, Serialize};
-use truebench_model::phase;
 use truebench_model::*;
 
-use super::{Metric, Render};
+use super::Render;
 
 impl Render for RunBody {
-    fn label(r: RunView<'_>) -> String {
-        r.body.mode.as_str().to_string()
-    }
-
-    fn metrics(r: RunView<'_>) -> Vec<Metric> {
-        let m = crate::kinds::run::metrics(r);
-        let mut out = Vec::new();
-        let mut num = |k: &str, v: Option<u64>, unit: &str| {
-            if let Some(v) = v {
-                out.push(Metric::number(k, v as f64, Some(unit)));
-            }
-        };
-        num("sevenzip_multi", m.sevenzip_multi, "MIPS");
-        num("sevenzip_single", m.sevenzip_single, "MIPS");
-        num("aes", m.aes, "k");
-        num("memcpy", m.memcpy, "MB/s");
-        num("memset", m.memset, "MB/s");
-        if let Some(v) = m.sevenzip_version {
-            out.push(Metric::text("sevenzip_version", v));
-        }
-        if let Some(v) = m.openssl_version {
-            out.push(Metric::text("openssl_version", v));
-        }
-        out
-    }
-
     fn summary(r: RunView<'_>) -> String {
         crate::text::summary(r)
     }
@@ -55,70 +27,4 @@ impl Render for RunBody {
     }
 }
 
-/// The Results.md scores of a result and the tool versions they depend on.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Metrics {
-    /// 7-zip total rating, mean of the all-core runs rounded to 10 (MIPS).
-    pub sevenzip_multi: Option<u64>,
-    /// Best single-threaded 7-zip total rating (MIPS).
-    pub sevenzip_single: Option<u64>,
-    /// aes-256-cbc at 16 KiB, best cluster, 1000 bytes/s rounded to 10.
-    pub aes: Option<u64>,
-    /// Best cluster, MB/s rounded to 10.
-    pub memcpy: Option<u64>,
-    pub memset: Option<u64>,
-    /// `16.02`, `26.02`.
-    pub sevenzip_version: Option<String>,
-    /// `3.0.7`; `built-in …` for truebench's own AES kernel.
-    pub openssl_version: Option<String>,
-}
-
-/// `OpenSSL 3.0.19 27 Jan 2026 (…)` / `OpenSSL 3.0.7, built on …` → `3.0.19` / `3.0.7`.
-pub fn openssl_short(v: &str) -> String {
-    let t = v.trim();
-    match t.strip_prefix("OpenSSL ") {
-        Some(rest) => rest
-            .split(|c: char| c.is_whitespace() || c == ',')
-            .next()
-            .unwrap_or(rest)
-            .to_string(),
-        None => t.to_string(),
-    }
-}
-
-/// The figures of `r`, computed the way its Results.md row is.
-pub fn metrics(r: RunView<'_>) -> Metrics {
-    let row = crate::text::row(r);
-    let mut sevenzip_version = None;
-    for name in [phase::COMPRESSION_MULTI, phase::COMPRESSION_SINGLE] {
-        for s in r.body.scores(name) {
-            if let Scores::Compression(c) = s {
-                if c.tool == CompressionTool::SevenZip && sevenzip_version.is_none() {
-                    sevenzip_version = c.version.clone();
-                }
-            }
-        }
-    }
-    let openssl_version = r.body.scores(phase::AES).find_map(|s| match s {
-        Scores::Aes(a) => Some(match a.source {
-            AesSourceKind::Openssl => a
-                .version
-                .as_deref()
-                .map(openssl_short)
-                .unwrap_or_else(|| "unknown".into()),
-            AesSourceKind::Builtin => {
-                format!("built-in ({})", a.version.as_deref().unwrap_or("truebench"))
-            }
-        }),
-        _ => None,
-    });
-    Metrics {
-        sevenzip_multi: row.sevenzip_multi,
-        sevenzip_single: row.sevenzip_single,
-        aes: row.aes,
-        memcpy: row.memcpy,
-        memset: row.memset,
-        sevenzip_version,
-        openssl_version,
-    }
-}
+pub use truebench_figures::run::{metrics, openssl_short, Metrics};

@@ -8,7 +8,7 @@ use truebench_model::thermal::ThermalCluster;
 use truebench_model::{ThermalBody, View};
 
 use super::interactivity::findings_tail;
-use super::{Metric, Render};
+use super::{Figures, Render};
 use crate::report::svg::{cluster_colour, esc, LineChart, Series};
 use crate::text::{detailed_log_for, header_for};
 
@@ -69,43 +69,6 @@ fn cluster_name(c: &ThermalCluster) -> String {
 }
 
 impl Render for ThermalBody {
-    fn label(r: TView<'_>) -> String {
-        format!("{}, {:.1} min", r.body.load, r.body.minutes)
-    }
-
-    fn metrics(r: TView<'_>) -> Vec<Metric> {
-        let b = r.body;
-        let mut out = Vec::new();
-        let unit = b.unit.as_deref();
-        if let (Some(f), Some(l)) = (b.scores.first(), b.scores.last()) {
-            out.push(Metric::number("score_first", f.score, unit));
-            out.push(Metric::number("score_last", l.score, unit));
-        }
-        if let Some(c) = b.change_pct {
-            out.push(Metric::number("score_change_pct", c, Some("%")));
-        }
-        if let Some(t) = b.temp_max_c {
-            out.push(Metric::number("temp_max_c", t, Some("°C")));
-        }
-        for c in &b.clusters {
-            if let Some(m) = c.last_minute_mhz {
-                out.push(Metric::number(
-                    format!("cluster{}_last_minute_mhz", c.cluster),
-                    m,
-                    Some("MHz"),
-                ));
-            }
-            if let Some(t) = c.first_loss.as_ref().and_then(|l| l.temp_c) {
-                out.push(Metric::number(
-                    format!("cluster{}_first_loss_c", c.cluster),
-                    t,
-                    Some("°C"),
-                ));
-            }
-        }
-        out
-    }
-
     fn summary(r: TView<'_>) -> String {
         let b = r.body;
         let mut o = header_for(r.envelope, "thermal test");

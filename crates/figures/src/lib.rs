@@ -1,0 +1,77 @@
+//! The headline figures of every kind of result — what the history stores (`metrics`),
+//! `compare` sets side by side and lists show (`label`) — computed from the model alone:
+//! the history and compare read them here, not from the renderer.
+//!
+//! One module per kind, named as the model's, implements [`Figures`] for its body; the
+//! model's kind list (`for_each_kind!`) declares the modules and makes the dispatch, so a new
+//! kind needs no line here.
+
+pub mod energy;
+
+use truebench_model::{Body, BodyKind, Document, View};
+
+/// One headline figure of a result, as the history stores it (`metrics` table) and `compare`
+/// reads it: a number with its unit, or a text (tool versions).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Metric {
+    /// `sevenzip_multi`, `cluster0_measured_mhz`, `exit_code`.
+    pub key: String,
+    pub value: Option<f64>,
+    /// For figures that are no numbers (`sevenzip_version` = `16.02`).
+    pub text: Option<String>,
+    /// `MIPS`, `MB/s`, `MHz`, `s`; None for counts and texts.
+    pub unit: Option<String>,
+}
+
+impl Metric {
+    pub fn number(key: impl Into<String>, value: f64, unit: Option<&str>) -> Metric {
+        Metric {
+            key: key.into(),
+            value: Some(value),
+            text: None,
+            unit: unit.map(str::to_string),
+        }
+    }
+
+    pub fn text(key: impl Into<String>, text: impl Into<String>) -> Metric {
+        Metric {
+            key: key.into(),
+            value: None,
+            text: Some(text.into()),
+            unit: None,
+        }
+    }
+}
+
+/// The figures of one kind of result.
+pub trait Figures: BodyKind {
+    /// What was measured, in a few words, for lists (`standard`, `OPP walk`, `sleep 3`).
+    fn label(r: View<'_, Self>) -> String;
+    /// The headline figures the history stores and `compare` sets side by side.
+    fn metrics(r: View<'_, Self>) -> Vec<Metric>;
+}
+
+macro_rules! define_dispatch {
+    ($($module:ident::$t:ident as $variant:ident = $kind:literal,)*) => {
+        $(pub mod $module;)*
+
+        /// What was measured, in a few words, for lists.
+        pub fn label(doc: &Document) -> String {
+            let envelope = &doc.envelope;
+            match &doc.body {
+                $(Body::$variant(body) => Figures::label(View { envelope, body }),)*
+            }
+        }
+
+        /// The kind's figures, then the energy figures every kind shares.
+        pub fn metrics(doc: &Document) -> Vec<Metric> {
+            let envelope = &doc.envelope;
+            let mut m = match &doc.body {
+                $(Body::$variant(body) => Figures::metrics(View { envelope, body }),)*
+            };
+            m.extend(energy::metrics(envelope));
+            m
+        }
+    };
+}
+truebench_model::for_each_kind!(define_dispatch);

@@ -1,0 +1,51 @@
+//! The figures of a `monitor` result.
+
+use crate::{Figures, Metric};
+use truebench_model::{MonitorBody, View};
+
+type MonitorView<'a> = View<'a, MonitorBody>;
+
+/// `sh -c 'make -j4'`: each argument quoted only when the shell would split it.
+pub fn command_line(args: &[String]) -> String {
+    args.iter()
+        .map(|a| {
+            if !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+            {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl Figures for MonitorBody {
+    fn label(r: MonitorView<'_>) -> String {
+        command_line(&r.body.command)
+    }
+
+    fn metrics(r: MonitorView<'_>) -> Vec<Metric> {
+        let mut out = vec![Metric::number("duration_s", r.body.duration_s, Some("s"))];
+        if let Some(c) = r.body.exit_code {
+            out.push(Metric::number("exit_code", c as f64, None));
+        }
+        for (i, c) in r.body.clusters.iter().enumerate() {
+            out.push(Metric::number(
+                format!("cluster{i}_duration_s"),
+                c.duration_s,
+                Some("s"),
+            ));
+            if let Some(s) = &c.score {
+                let unit = (!s.unit.is_empty()).then_some(s.unit.as_str());
+                out.push(Metric::number(format!("cluster{i}_score"), s.value, unit));
+            }
+        }
+        if let Some(x) = r.body.score_ratio {
+            out.push(Metric::number("score_ratio", x, None));
+        }
+        out
+    }
+}
