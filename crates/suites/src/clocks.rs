@@ -375,6 +375,19 @@ fn reported_mhz(host: &Host, c: &Cluster) -> Option<u32> {
 }
 
 /// OPPs to walk, highest first, after MaxKHz/MinKHz.
+/// How many clocks the walk will measure (one per OPP walked, one per cluster without a walk,
+/// and every CPU twice with `--all-cores`): the length of its progress.
+pub fn planned_points(host: &Host, inv: &Inventory, opts: &ClocksOptions) -> usize {
+    let walked: usize = clusters_of(inv)
+        .iter()
+        .map(|c| match c.policy_dir.as_deref().filter(|_| opts.tune) {
+            Some(dir) => opps_to_walk(host, c, dir, opts).len().max(1),
+            None => 1,
+        })
+        .sum();
+    walked + if opts.all_cores { 2 } else { 0 }
+}
+
 fn opps_to_walk(host: &Host, c: &Cluster, dir: &str, opts: &ClocksOptions) -> Vec<u64> {
     let mut opps: Vec<u64> = c.opps_khz.clone();
     if opps.is_empty() {

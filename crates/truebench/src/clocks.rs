@@ -2,11 +2,11 @@
 
 use crate::cli::MachineArgs;
 use std::time::Duration;
-use truebench_host::Inventory;
+use truebench_host::{Host, Inventory};
 use truebench_render::kinds::Render as RunRender;
-use truebench_suites::clocks::{ClocksOptions, KernelProbe};
+use truebench_suites::clocks::{ClockProbe, ClocksOptions, KernelProbe, LoadHandle};
 use truebench_suites::clocks_session;
-use truebench_workloads::clock::{self as kernel, ClockOptions};
+use truebench_workloads::clock::{self as kernel, ClockError, ClockMeasurement, ClockOptions};
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = crate::exit::HELP)]
@@ -35,6 +35,9 @@ pub struct ClocksArgs {
     /// Print the result document (JSON, kind `clocks`) instead of text.
     #[arg(long)]
     pub json: bool,
+    /// No progress on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
     #[command(flatten)]
     pub store: crate::keep::StoreArgs,
     /// Measure one CPU once and print one `key=value` line (for bench/clock_vs_7zip.sh).
@@ -66,11 +69,24 @@ pub fn run(args: ClocksArgs) -> anyhow::Result<i32> {
         tune: !(args.no_tuning || crate::cli::notuning_env()),
     };
     let _lock = crate::exit::lock()?;
-    let mut probe = KernelProbe::new(ClockOptions::default());
+    let mut steps = crate::progress::steps::Steps::new(args.quiet, args.json);
+    let total = truebench_suites::clocks::planned_points(&host, &inv, &opts);
+    steps.headline(&format!(
+        "clocks: {total} measurement(s), one per OPP walked{}",
+        if opts.all_cores { ", then every CPU at once idle and under load" } else { "" }
+    ));
+    let mut probe = Shown {
+        inner: KernelProbe::new(ClockOptions::default()),
+        steps: &mut steps,
+        done: 0,
+        total,
+    };
     // Ctrl-C: the walk is stopped between points, settings restored, the partial result kept.
     let stop = truebench_tuning::graceful_interrupts();
     let meter = args.power.start()?;
     let result = clocks_session::document(&host, &inv, &opts, &mut probe, meter, stop)?;
+    drop(probe);
+    drop(steps);
     crate::keep::store(&result, &args.store, args.json);
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&result)?)?;
@@ -84,6 +100,62 @@ pub fn run(args: ClocksArgs) -> anyhow::Result<i32> {
         .flat_map(|c| &c.points)
         .any(|p| p.measured_mhz.is_some());
     Ok(crate::exit::of(&result.envelope, !measured))
+}
+
+/// The probe the walk uses, saying each measurement as a step of the progress.
+struct Shown<'a, P> {
+    inner: P,
+    steps: &'a mut crate::progress::steps::Steps,
+    done: usize,
+    total: usize,
+}
+
+impl<P: ClockProbe> Shown<'_, P> {
+    fn next(&mut self, what: &str) {
+        self.done += 1;
+        let total = self.total.max(self.done);
+        self.steps.step(self.done, total, what, None);
+    }
+}
+
+impl<P: ClockProbe> ClockProbe for Shown<'_, P> {
+    fn measure(&mut self, host: &Host, cpu: u32) -> Result<ClockMeasurement, ClockError> {
+        let cur = host
+            .read_u64(format!("sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_max_freq"))
+            .map(|k| format!(" at {} MHz", k / 1000))
+            .unwrap_or_default();
+        self.next(&format!("cpu{cpu}{cur}"));
+        let r = self.inner.measure(host, cpu);
+        match &r {
+            Ok(m) => self.steps.score(&format!("{:.0} MHz measured", m.mhz)),
+            Err(e) => self.steps.score(&format!("failed: {e}")),
+        }
+        r
+    }
+
+    fn measure_many(
+        &mut self,
+        host: &Host,
+        cpus: &[u32],
+    ) -> Vec<Result<ClockMeasurement, ClockError>> {
+        self.next(&format!("{} CPUs at once", cpus.len()));
+        let r = self.inner.measure_many(host, cpus);
+        let ok = r.iter().filter(|m| m.is_ok()).count();
+        self.steps.score(&format!("{ok} of {} measured", cpus.len()));
+        r
+    }
+
+    fn start_load(&mut self, cpus: &[u32]) -> LoadHandle {
+        self.inner.start_load(cpus)
+    }
+
+    fn firmware_mhz(&mut self, host: &Host) -> Option<f64> {
+        self.inner.firmware_mhz(host)
+    }
+
+    fn note(&self, host: &Host) -> Option<String> {
+        self.inner.note(host)
+    }
 }
 
 /// One measurement of the live machine, for the side-by-side benchmark against 7-Zip.

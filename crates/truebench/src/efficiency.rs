@@ -116,7 +116,7 @@ pub fn run(args: EfficiencyArgs) -> anyhow::Result<i32> {
     if args.work == "7zip" && !kernels.uses_7zip() && !quiet {
         errln!("truebench: 7-zip is not installed (`apt install 7zip`): using the built-in LZMA kernel (MB/s, not MIPS)");
     }
-    let mut steps = crate::progress::steps::Steps::new(quiet);
+    let mut steps = crate::progress::steps::Steps::new(args.quiet, args.json);
     steps.headline(&format!(
         "efficiency per OPP, {} run(s) each; Ctrl-C keeps what was measured and restores every setting",
         args.runs

@@ -201,7 +201,7 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
     opts.meter = args.power.start()?;
     let quiet = args.json || args.quiet;
     let per_gov = duration * opts.utilisations.len() as f64 * sets as f64;
-    let mut steps = crate::progress::steps::Steps::new(quiet);
+    let mut steps = crate::progress::steps::Steps::new(args.quiet, args.json);
     steps.headline(&format!(
         "governors: {} sets of {} tasks, {duration:.0} s each ({per_gov:.0} s per governor run); Ctrl-C keeps what was measured and restores every governor",
         opts.utilisations.len() as u32 * sets,

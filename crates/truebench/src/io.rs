@@ -193,7 +193,7 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
         meter: args.power.start()?,
     };
     let quiet = args.json || args.quiet;
-    let mut steps = crate::progress::steps::Steps::new(quiet);
+    let mut steps = crate::progress::steps::Steps::new(args.quiet, args.json);
     steps.headline(&format!(
         "io: {}, reading {} (never writing to it); Ctrl-C keeps what was measured",
         crate::progress::steps::plan(

@@ -199,7 +199,7 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
         meter: args.power.start()?,
     };
     let quiet = args.json || args.quiet;
-    let mut steps = crate::progress::steps::Steps::new(quiet);
+    let mut steps = crate::progress::steps::Steps::new(args.quiet, args.json);
     steps.headline(&format!(
         "net: {}; Ctrl-C keeps what was measured{}",
         crate::progress::steps::plan(

@@ -100,7 +100,7 @@ pub fn run(args: ThermalArgs) -> anyhow::Result<i32> {
         truebench_workloads::pin::current_affinity()
     };
     let quiet = args.json || args.quiet;
-    let mut steps = crate::progress::steps::Steps::new(quiet);
+    let mut steps = crate::progress::steps::Steps::new(args.quiet, args.json);
     steps.headline(&format!(
         "thermal test: {} for {:.1} min; Ctrl-C keeps what was measured",
         args.load.trim(),

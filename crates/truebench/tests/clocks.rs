@@ -227,3 +227,61 @@ fn without_root_the_current_clock_is_measured_and_the_walk_is_said_to_need_root(
     }
     assert_eq!(tree(root.path()), before);
 }
+
+/// Progress: one step per clock measured, as many as the walk measures, each naming the CPU
+/// and the OPP set; plain lines beside `--json`, nothing with `--quiet`.
+#[test]
+fn the_walk_says_each_measurement_as_a_step() {
+    let _turn = serial();
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let out = bin()
+        .args([
+            "clocks",
+            "--json",
+            "--no-store",
+            "--max-khz",
+            "600000",
+            "--root",
+        ])
+        .arg(root.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let points: usize = doc["body"]["clusters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["points"].as_array().unwrap().len())
+        .sum();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let ends: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains(" MHz measured in "))
+        .collect();
+    assert_eq!(ends.len(), points, "{err}");
+    assert!(
+        ends.last()
+            .unwrap()
+            .contains(&format!("[{points}/{points}] cpu")),
+        "{err}"
+    );
+    assert!(err.contains(" at 408 MHz"), "{err}");
+    let quiet = bin()
+        .args([
+            "clocks",
+            "--quiet",
+            "--no-store",
+            "--max-khz",
+            "600000",
+            "--root",
+        ])
+        .arg(root.path())
+        .output()
+        .unwrap();
+    assert!(quiet.status.success());
+    assert!(
+        !String::from_utf8_lossy(&quiet.stderr).contains("measured in"),
+        "{quiet:?}"
+    );
+}

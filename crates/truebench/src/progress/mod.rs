@@ -1,5 +1,8 @@
-//! Progress of `truebench run` on stderr, from the suite's events
-//! (`truebench_suites::run::Event`):
+//! The one progress renderer every long command uses, on stderr. Its vocabulary: a headline,
+//! `waiting` (the machine is being readied), step `i` of `n` (`begin` … `end` with its
+//! result), `partial` results and notes. `run` speaks it from its suite's events
+//! (`truebench_suites::run::Event`, [`Progress::event`]); the other commands through
+//! [`steps::Steps`]. How it shows:
 //! - on a terminal, an `indicatif` bar for the current phase with the ETA of the whole run,
 //!   and a line above it for each phase that ends and each note;
 //! - otherwise (a log file, a pipe, CI) and with `--json`, plain lines, only when something
@@ -50,6 +53,9 @@ struct Phase {
     index: usize,
     total: usize,
     name: String,
+    /// The machine is readied during this step (run's idle gate): `waiting` is shown beside
+    /// the bar instead of on lines of its own.
+    waits: bool,
     started: Instant,
     estimate: Duration,
     progress: truebench_workloads::progress::Progress,
@@ -86,16 +92,23 @@ struct State {
     done: usize,
     /// The label of the phase that ended last, shown until the next one starts.
     last: String,
+    /// Seconds each ended phase took: with `adaptive`, a step not started yet is expected to
+    /// take their mean (commands whose steps are alike; `run`'s phases each have their own).
+    took: Vec<f64>,
+    adaptive: bool,
 }
 
 impl State {
     /// Estimated time left: the current phase's rest plus every phase not started.
     fn eta(&self) -> Duration {
+        let mean = (self.adaptive && !self.took.is_empty()).then(|| {
+            Duration::from_secs_f64(self.took.iter().sum::<f64>() / self.took.len() as f64)
+        });
         let rest: Duration = self
             .plan
             .iter()
             .skip(self.done + usize::from(self.current.is_some()))
-            .map(|p| p.1)
+            .map(|p| mean.unwrap_or(p.1))
             .sum();
         let cur = self.current.as_ref().map(Phase::left).unwrap_or_default();
         rest + cur
@@ -130,7 +143,7 @@ impl State {
         let wait = self
             .waiting
             .as_ref()
-            .filter(|_| c.name == phase::IDLE)
+            .filter(|_| c.waits)
             .map(|w| format!("  {w}"))
             .unwrap_or_default();
         let what = c.known().map(|(_, w)| format!("  {w}")).unwrap_or_default();
@@ -175,6 +188,17 @@ fn phase_status(s: PhaseStatus) -> &'static str {
         PhaseStatus::Skipped => "skipped",
         PhaseStatus::Failed => "FAILED",
         PhaseStatus::Interrupted => "interrupted",
+    }
+}
+
+/// `4.2 s`, `45 s`, `3 min 20 s`.
+pub fn short(s: f64) -> String {
+    if s < 10.0 {
+        format!("{s:.1} s")
+    } else if s < 120.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{} min {:.0} s", (s / 60.0) as u64, s % 60.0)
     }
 }
 
@@ -278,6 +302,153 @@ impl Progress {
         }
     }
 
+    /// What the command is about to do: `truebench: TEXT`.
+    pub fn headline(&mut self, text: &str) {
+        if self.mode != Mode::Off {
+            self.say(&format!("truebench: {text}"));
+        }
+    }
+
+    /// Something to know that is no step's result: `truebench: TEXT`.
+    pub fn note(&mut self, text: &str) {
+        self.headline(text);
+    }
+
+    /// A result of the running step that does not end it: `truebench:   TEXT`.
+    pub fn partial(&mut self, text: &str) {
+        if self.mode != Mode::Off {
+            self.say(&format!("truebench:   {text}"));
+        }
+    }
+
+    /// The steps to come, with the time each should take (the ETA's base). `adaptive`: the
+    /// steps are alike, so once some ended the rest are expected to take as long as they did.
+    pub fn plan(&mut self, steps: Vec<(String, Duration)>, adaptive: bool) {
+        let mut s = self.state();
+        s.plan = steps;
+        s.adaptive = adaptive;
+    }
+
+    /// The machine is being readied: `line` (`waiting for an idle system: load 0.4`) said
+    /// once per change of `what` (`load 0.4`), which is shown beside the bar instead when the
+    /// running step is the one that waits.
+    pub fn waiting(&mut self, line: &str, what: &str) {
+        if self.mode == Mode::Off {
+            return;
+        }
+        let (changed, beside) = {
+            let mut s = self.state();
+            let changed = s.waiting.as_deref() != Some(what);
+            s.waiting = Some(what.to_string());
+            (changed, s.current.as_ref().is_some_and(|c| c.waits))
+        };
+        if changed && !(beside && self.mode == Mode::Bar) {
+            self.say(&format!("truebench: {line}"));
+        }
+    }
+
+    /// Step `index` of `total` starts: `name` (and what it runs, `title`), expected to take
+    /// `estimate`; `share` is how far it is, when the step reports it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn begin(
+        &mut self,
+        index: usize,
+        total: usize,
+        name: &str,
+        title: Option<&str>,
+        estimate: Option<Duration>,
+        share: truebench_workloads::progress::Progress,
+        waits: bool,
+    ) {
+        if self.mode == Mode::Off {
+            return;
+        }
+        let estimate = estimate.unwrap_or_default();
+        {
+            let mut s = self.state();
+            // Without a plan, the steps are alike: as many as `total`, each as the estimate.
+            if s.plan.len() != total {
+                s.plan = vec![(name.to_string(), estimate); total];
+                s.adaptive = true;
+            }
+            s.current = Some(Phase {
+                index,
+                total,
+                name: name.to_string(),
+                waits,
+                started: Instant::now(),
+                estimate,
+                progress: share,
+            });
+        }
+        if self.mode == Mode::Lines && self.heartbeat.is_none() {
+            self.start_heartbeat();
+        }
+        match &mut self.bar {
+            Some(b) => {
+                if let Some(t) = b.target.take() {
+                    b.bar.set_draw_target(t);
+                    b.shown = true;
+                }
+                update(&b.bar, &self.state);
+            }
+            None => {
+                let about = if estimate.is_zero() {
+                    String::new()
+                } else {
+                    format!(" (about {})", short(estimate.as_secs_f64()))
+                };
+                self.say(&format!(
+                    "truebench: [{index}/{total}] {name}{}{about}",
+                    title.map(|t| format!(": {t}")).unwrap_or_default()
+                ))
+            }
+        }
+    }
+
+    /// The running step ended with `result` (`ok`, `940 Mbit/s`, `FAILED`) and why, when
+    /// there is a reason: `truebench: [i/n] name: RESULT in N s (REASON)`.
+    pub fn end(&mut self, result: &str, reason: Option<&str>) {
+        self.end_of(None, None, result, reason);
+    }
+
+    /// [`Progress::end`] with the step's name and length as its maker knows them.
+    fn end_of(
+        &mut self,
+        name: Option<&str>,
+        secs: Option<f64>,
+        result: &str,
+        reason: Option<&str>,
+    ) {
+        if self.mode == Mode::Off {
+            return;
+        }
+        let (idx, total, name, seconds) = {
+            let mut s = self.state();
+            s.last = s.label();
+            let it = s.current.take().map_or((0, 0, String::new(), 0.0), |c| {
+                let secs = c.started.elapsed().as_secs_f64();
+                (c.index, c.total, c.name, secs)
+            });
+            let it = (
+                it.0,
+                it.1,
+                name.map_or(it.2, str::to_string),
+                secs.unwrap_or(it.3),
+            );
+            s.done = it.0;
+            s.took.push(it.3);
+            s.waiting = None;
+            it
+        };
+        self.say(&format!(
+            "truebench: [{idx}/{total}] {name}: {result} in {}{}",
+            short(seconds),
+            reason.map(|r| format!(" ({r})")).unwrap_or_default()
+        ));
+    }
+
+    /// `truebench run`'s events in the shared vocabulary.
     pub fn event(&mut self, e: Event) {
         if self.mode == Mode::Off {
             return;
@@ -286,24 +457,13 @@ impl Progress {
             Event::Plan(p) => {
                 let total: Duration = p.iter().map(|x| x.1).sum();
                 let n = p.len();
-                self.state().plan = p;
-                self.say(&format!(
-                    "truebench: {n} phases, about {} (plus waiting for an idle system)",
+                self.plan(p, false);
+                self.headline(&format!(
+                    "{n} phases, about {} (plus waiting for an idle system)",
                     mmss(total)
                 ));
             }
-            Event::Waiting(w) => {
-                let changed = {
-                    let mut s = self.state();
-                    let changed = s.waiting.as_deref() != Some(&w);
-                    s.waiting = Some(w.clone());
-                    changed
-                };
-                // The bar shows it beside the idle phase.
-                if changed && self.mode == Mode::Lines {
-                    self.say(&format!("truebench: waiting for an idle system: {w}"));
-                }
-            }
+            Event::Waiting(w) => self.waiting(&format!("waiting for an idle system: {w}"), &w),
             Event::PhaseStart {
                 index,
                 total,
@@ -312,30 +472,16 @@ impl Progress {
                 estimate,
                 progress,
             } => {
-                self.state().current = Some(Phase {
+                let waits = name == phase::IDLE;
+                self.begin(
                     index,
                     total,
-                    name: name.clone(),
-                    started: Instant::now(),
-                    estimate,
+                    &name,
+                    Some(&title),
+                    Some(estimate),
                     progress,
-                });
-                if self.mode == Mode::Lines && self.heartbeat.is_none() {
-                    self.start_heartbeat();
-                }
-                match &mut self.bar {
-                    Some(b) => {
-                        if let Some(t) = b.target.take() {
-                            b.bar.set_draw_target(t);
-                            b.shown = true;
-                        }
-                        update(&b.bar, &self.state);
-                    }
-                    None => self.say(&format!(
-                        "truebench: [{index}/{total}] {name}: {title} (about {:.0} s)",
-                        estimate.as_secs_f64()
-                    )),
-                }
+                    waits,
+                )
             }
             Event::PhaseEnd {
                 name,
@@ -343,26 +489,15 @@ impl Progress {
                 reason,
                 seconds,
             } => {
-                let (idx, total) = {
-                    let mut s = self.state();
-                    s.last = s.label();
-                    let it = s.current.take().map_or((0, 0), |c| (c.index, c.total));
-                    s.done = it.0;
-                    s.waiting = None;
-                    it
-                };
                 // A phase that went on with a reservation says it instead of "ok"
                 // (`idle: not idle (forced): …`).
                 let (st, reason) = match (status, reason) {
                     (PhaseStatus::Ok, Some(r)) => (r, None),
                     (s, r) => (phase_status(s).to_string(), r),
                 };
-                self.say(&format!(
-                    "truebench: [{idx}/{total}] {name}: {st} in {seconds:.1} s{}",
-                    reason.map(|r| format!(" ({r})")).unwrap_or_default()
-                ));
+                self.end_of(Some(&name), Some(seconds), &st, reason.as_deref());
             }
-            Event::Note(n) => self.say(&format!("truebench: {n}")),
+            Event::Note(n) => self.note(&n),
         }
     }
 
@@ -710,6 +845,7 @@ mod tests {
             index: 2,
             total: 3,
             name: "b".into(),
+            waits: false,
             started: Instant::now() - s(5),
             estimate: s(20),
             progress: Default::default(),
@@ -720,6 +856,26 @@ mod tests {
         st.current.as_mut().unwrap().started = Instant::now() - s(25);
         assert_eq!(st.eta(), s(30));
         assert_eq!(mmss(s(125)), "2:05");
+    }
+
+    #[test]
+    fn alike_steps_are_expected_to_take_as_long_as_the_ended_ones() {
+        let s = Duration::from_secs;
+        let mut st = State {
+            plan: vec![("a".into(), s(10)); 4],
+            adaptive: true,
+            ..Default::default()
+        };
+        // Nothing ended yet: the plan's 10 s each.
+        assert_eq!(st.eta(), s(40));
+        st.done = 1;
+        st.took.push(2.0);
+        // Step 2 of 4 not started: three more steps of 2 s each.
+        assert_eq!(st.eta(), s(6));
+        st.adaptive = false;
+        assert_eq!(st.eta(), s(30));
+        assert_eq!(short(4.25), "4.2 s");
+        assert_eq!(short(200.0), "3 min 20 s");
     }
 
     #[test]
@@ -735,6 +891,7 @@ mod tests {
             index: 2,
             total: 2,
             name: "compression-multi".into(),
+            waits: false,
             started: Instant::now() - s(30),
             estimate: s(100),
             progress: progress.clone(),
