@@ -186,6 +186,8 @@ pub struct ClocksOptions {
     pub load_heat: Duration,
     /// Walk the OPPs (needs Tuning). Off: measure at the current clock only.
     pub tune: bool,
+    /// Between the monitoring's samples (`clocks`' own Session; a run samples at its own).
+    pub sample_interval: Duration,
 }
 
 impl Default for ClocksOptions {
@@ -196,6 +198,7 @@ impl Default for ClocksOptions {
             all_cores: false,
             load_heat: Duration::from_secs(5),
             tune: true,
+            sample_interval: Duration::from_millis(250),
         }
     }
 }

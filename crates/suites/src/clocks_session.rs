@@ -3,7 +3,6 @@
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Duration;
 
 use truebench_host::{Host, Inventory};
 use truebench_model::{self as m, ClocksBody, ClocksResult, PhaseStatus, Scores};
@@ -28,7 +27,7 @@ pub fn document<P: ClockProbe + ?Sized>(
         host,
         inv,
         &SessionOptions {
-            sample_interval: Duration::from_millis(250),
+            sample_interval: opts.sample_interval,
             meter,
             ..Default::default()
         },

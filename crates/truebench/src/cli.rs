@@ -27,6 +27,31 @@ pub fn notuning_env() -> bool {
     std::env::var("NOTUNING").is_ok_and(|v| !v.is_empty())
 }
 
+/// The monitoring's sampling interval, the same flag on every measuring command (`monitor`
+/// and `review` call theirs `--interval`, with this name as an alias).
+#[derive(Args, Debug, Clone, Default)]
+pub struct SampleArgs {
+    /// Seconds between monitoring samples — clocks, load, temperatures, power: the
+    /// resolution of the evidence (default: the command's own, 1 s for most; 0.5 s for
+    /// `run --quick`, 0.25 s for `clocks`).
+    #[arg(long, value_name = "S")]
+    pub sample_interval: Option<f64>,
+}
+
+impl SampleArgs {
+    /// The interval asked for, or `default`; an error naming the value when it is no
+    /// number of seconds between 0.01 and 60.
+    pub fn or(&self, default: std::time::Duration) -> anyhow::Result<std::time::Duration> {
+        match self.sample_interval {
+            None => Ok(default),
+            Some(s) if s.is_finite() && (0.01..=60.0).contains(&s) => {
+                Ok(std::time::Duration::from_secs_f64(s))
+            }
+            Some(s) => anyhow::bail!("--sample-interval {s}: expected seconds between 0.01 and 60"),
+        }
+    }
+}
+
 /// Options every command that reads the machine shares.
 #[derive(Args, Debug, Clone)]
 pub struct MachineArgs {

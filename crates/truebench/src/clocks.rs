@@ -15,6 +15,8 @@ pub struct ClocksArgs {
     pub machine: MachineArgs,
     #[command(flatten)]
     pub power: crate::power::PowerArgs,
+    #[command(flatten)]
+    pub sample: crate::cli::SampleArgs,
     /// Skip OPPs above K kHz (sbc-bench's MaxKHz).
     #[arg(long, value_name = "K", env = "MaxKHz")]
     pub max_khz: Option<u64>,
@@ -32,11 +34,12 @@ pub struct ClocksArgs {
     /// NOTUNING too).
     #[arg(long)]
     pub no_tuning: bool,
-    /// Print the result document (JSON, kind `clocks`) instead of text.
+    /// Print the result document as JSON on stdout instead of text.
     #[arg(long)]
     pub json: bool,
-    /// No progress on stderr.
-    #[arg(long, short)]
+    /// No progress on stderr (errors and warnings still); without it, progress goes to
+    /// stderr with --json too.
+    #[arg(long, short = 'q')]
     pub quiet: bool,
     #[command(flatten)]
     pub store: crate::keep::StoreArgs,
@@ -67,6 +70,7 @@ pub fn run(args: ClocksArgs) -> anyhow::Result<i32> {
         all_cores: args.all_cores,
         load_heat: Duration::from_secs_f64(args.load_secs),
         tune: !(args.no_tuning || crate::cli::notuning_env()),
+        sample_interval: args.sample.or(Duration::from_millis(250))?,
     };
     let _lock = crate::exit::lock()?;
     let mut steps = crate::progress::steps::Steps::new(args.quiet, args.json);

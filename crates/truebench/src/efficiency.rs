@@ -48,10 +48,13 @@ pub struct EfficiencyArgs {
     pub idle_timeout: f64,
     #[command(flatten)]
     pub power: crate::power::PowerArgs,
-    /// No progress on stderr (errors and warnings still).
+    #[command(flatten)]
+    pub sample: crate::cli::SampleArgs,
+    /// No progress on stderr (errors and warnings still); without it, progress goes to
+    /// stderr with --json too.
     #[arg(long, short = 'q')]
     pub quiet: bool,
-    /// Print the result document as JSON instead of the tables.
+    /// Print the result document as JSON on stdout instead of text.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -108,6 +111,7 @@ pub fn run(args: EfficiencyArgs) -> anyhow::Result<i32> {
             ..IdleConfig::default()
         },
         meter: args.power.start()?,
+        sample_interval: args.sample.or(Duration::from_secs(1))?,
         ..EfficiencyOptions::default()
     };
     let _lock = crate::exit::lock()?;

@@ -80,12 +80,15 @@ pub struct GovernorsArgs {
     /// `t_s,governor,policyN_khz…` (never over an existing file).
     #[arg(long, value_name = "FILE")]
     pub freq_log: Option<PathBuf>,
-    /// Print the result document as JSON instead of the tables.
+    /// Print the result document as JSON on stdout instead of text.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
     pub power: crate::power::PowerArgs,
-    /// No progress on stderr (errors and warnings still).
+    #[command(flatten)]
+    pub sample: crate::cli::SampleArgs,
+    /// No progress on stderr (errors and warnings still); without it, progress goes to
+    /// stderr with --json too.
     #[arg(long, short = 'q')]
     pub quiet: bool,
     #[command(flatten)]
@@ -182,7 +185,7 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
         cool_to: args.cool_to,
         cool_timeout: Duration::from_secs_f64(args.cool_timeout),
         tune: !(args.no_tuning || crate::cli::notuning_env()),
-        sample_interval: Duration::from_secs(1),
+        sample_interval: args.sample.or(Duration::from_secs(1))?,
         truebench_version: env!("CARGO_PKG_VERSION").into(),
         meter: None,
     };

@@ -21,7 +21,10 @@ pub struct InteractivityArgs {
     pub machine: MachineArgs,
     #[command(flatten)]
     pub power: crate::power::PowerArgs,
-    /// No progress on stderr (errors and warnings still).
+    #[command(flatten)]
+    pub sample: crate::cli::SampleArgs,
+    /// No progress on stderr (errors and warnings still); without it, progress goes to
+    /// stderr with --json too.
     #[arg(long, short = 'q')]
     pub quiet: bool,
     /// Simulated tasks to benchmark, comma-separated: audio, video, x, gaming, custom
@@ -88,7 +91,7 @@ pub struct InteractivityArgs {
     /// (--no-tune is the old spelling, still taken.) Env NOTUNING too.
     #[arg(long, alias = "no-tune")]
     pub no_tuning: bool,
-    /// Print the result document as JSON instead of the tables.
+    /// Print the result document as JSON on stdout instead of text.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -216,7 +219,7 @@ pub fn run(args: InteractivityArgs) -> anyhow::Result<i32> {
         cache: cache_path(),
         scratch_dir: args.scratch_dir.clone(),
         tune: !(args.no_tuning || crate::cli::notuning_env()),
-        sample_interval: Duration::from_secs(1),
+        sample_interval: args.sample.or(Duration::from_secs(1))?,
         truebench_version: env!("CARGO_PKG_VERSION").into(),
         meter: args.power.start()?,
     };

@@ -25,7 +25,7 @@ pub struct MonitorArgs {
     /// Seconds between samples; fractions allowed (0.1 = ten per second).
     #[arg(
         long,
-        value_name = "S",
+        value_name = "S", visible_alias = "sample-interval",
         default_value_t = 5.0,
         allow_negative_numbers = true
     )]
@@ -33,6 +33,9 @@ pub struct MonitorArgs {
     /// Print one JSON object per sample on stdout instead of the table, and nothing else.
     #[arg(long)]
     pub json_lines: bool,
+    /// Print the result document as JSON on stdout instead of text.
+    #[arg(long, conflicts_with = "json_lines")]
+    pub json: bool,
     /// Threads the command is expected to keep busy (1 for a single-threaded benchmark):
     /// enables the background-activity check, which needs to know what the command uses.
     #[arg(long, value_name = "N")]
@@ -80,6 +83,11 @@ pub fn run(args: MonitorArgs) -> anyhow::Result<i32> {
         }
     };
     if command.is_empty() {
+        if args.json {
+            anyhow::bail!(
+                "--json prints the result of a monitored command (monitor --json -- CMD); to watch, use --json-lines"
+            );
+        }
         watch(&host, &inv, interval, args.json_lines, args.power.start()?)
     } else {
         with_command(&host, &inv, interval, &args, &command)
@@ -206,7 +214,7 @@ fn with_command(
         .map(|a| shell_quote(a))
         .collect::<Vec<_>>()
         .join(" ");
-    if !args.json_lines {
+    if !args.json_lines && !args.json {
         out!("{}", hardware_header(host, inv))?;
         outln!("Running: {cmdline}\n")?;
         let _ = crate::out::stdout().flush();
@@ -262,6 +270,8 @@ fn with_command(
             "valid": result.envelope.valid,
         });
         writeln!(out, "{summary}")?;
+    } else if args.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&result)?)?;
     } else {
         write!(out, "{}", MonitorBody::summary(result.view()))?;
     }

@@ -24,7 +24,14 @@ pub struct NetArgs {
     pub machine: MachineArgs,
     #[command(flatten)]
     pub power: crate::power::PowerArgs,
-    /// No progress on stderr (errors and warnings still).
+    #[command(flatten)]
+    pub sample: crate::cli::SampleArgs,
+    /// Change no setting: the measurement runs as the machine is, and --sweep (which sets
+    /// cpufreq governors and clocks) is refused. (--no-tune is taken too.) Env NOTUNING too.
+    #[arg(long, alias = "no-tune")]
+    pub no_tuning: bool,
+    /// No progress on stderr (errors and warnings still); without it, progress goes to
+    /// stderr with --json too.
     #[arg(long, short = 'q')]
     pub quiet: bool,
     /// Serve tests for `truebench net --connect` clients until Ctrl-C.
@@ -74,7 +81,7 @@ pub struct NetArgs {
     /// A core at least this busy (%) during a test makes it CPU-bound.
     #[arg(long, value_name = "PCT", default_value_t = 95.0)]
     pub cpu_bound: f64,
-    /// Print the result document as JSON instead of the tables.
+    /// Print the result document as JSON on stdout instead of text.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -177,6 +184,11 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
     };
     let host = args.machine.host()?;
     let inv = Inventory::probe(&host);
+    if args.sweep.is_some() && (args.no_tuning || crate::cli::notuning_env()) {
+        anyhow::bail!(
+            "--sweep changes cpufreq settings, which --no-tuning (or NOTUNING) forbids: give one of them"
+        );
+    }
     let sweep = match &args.sweep {
         Some(spec) => {
             let cpu = irq_cpu(&host, &peer, spec, args.json);
@@ -194,7 +206,7 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
         repeat: args.repeat,
         cpu_bound_pct: args.cpu_bound,
         sweep,
-        sample_interval: Duration::from_secs(1),
+        sample_interval: args.sample.or(Duration::from_secs(1))?,
         truebench_version: env!("CARGO_PKG_VERSION").into(),
         meter: args.power.start()?,
     };

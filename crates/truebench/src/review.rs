@@ -36,7 +36,7 @@ pub struct ReviewArgs {
     #[arg(long, value_name = "S")]
     pub duration: Option<f64>,
     /// Seconds between monitoring samples.
-    #[arg(long, value_name = "S", default_value_t = 1.0)]
+    #[arg(long, value_name = "S", visible_alias = "sample-interval", default_value_t = 1.0)]
     pub interval: f64,
     /// Judge the kernel's support against this release list (see `truebench kernel --help`).
     #[arg(long, value_name = "FILE")]
@@ -48,9 +48,13 @@ pub struct ReviewArgs {
     /// Markdown for a published review instead of text.
     #[arg(long, conflicts_with = "json")]
     pub markdown: bool,
-    /// Print the result document as JSON.
+    /// Print the result document as JSON on stdout instead of text.
     #[arg(long)]
     pub json: bool,
+    /// No progress on stderr (errors and warnings still); without it, progress goes to
+    /// stderr with --json too.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
     #[command(flatten)]
     pub store: crate::keep::StoreArgs,
     /// Run this command and monitor while it runs (sbc-bench's ExecuteCommand); everything
@@ -86,7 +90,7 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
         None
     };
     let stop = truebench_tuning::graceful_interrupts();
-    if monitors && !args.json {
+    if monitors && !args.quiet {
         let until = match (&args.exec, duration) {
             (c, _) if !c.is_empty() => "while the command runs".to_string(),
             (_, Some(d)) => format!("for {} s (Ctrl-C ends earlier)", d.as_secs_f64()),

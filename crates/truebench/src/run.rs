@@ -44,14 +44,15 @@ pub struct RunArgs {
     /// cooling).
     #[arg(long, value_name = "C")]
     pub cool_to: Option<f64>,
-    /// Print only the result document (JSON, docs/schema/run.md) on stdout.
+    /// Print the result document as JSON on stdout instead of text.
     #[arg(long, conflicts_with = "row")]
     pub json: bool,
     /// Print only the Results.md row on stdout.
     #[arg(long)]
     pub row: bool,
-    /// No progress on stderr.
-    #[arg(long)]
+    /// No progress on stderr (errors and warnings still); without it, progress goes to
+    /// stderr with --json too.
+    #[arg(long, short = 'q')]
     pub quiet: bool,
     /// Where result.json and detailed.log go (default ./truebench-results/DATE-HOST/).
     #[arg(long, value_name = "DIR")]
@@ -62,20 +63,13 @@ pub struct RunArgs {
     /// Skip OPPs below K kHz (sbc-bench's MinKHz).
     #[arg(long, value_name = "K", env = "MinKHz")]
     pub min_khz: Option<u64>,
-    /// Seconds between monitoring samples (default 1, quick 0.5).
-    #[arg(long, value_name = "S", hide = true)]
-    pub sample_interval: Option<f64>,
+    #[command(flatten)]
+    pub sample: crate::cli::SampleArgs,
     /// Length of the extensive stress phase, seconds.
     #[arg(long, value_name = "S", hide = true)]
     pub stress_seconds: Option<f64>,
-    /// History database the result is stored in (default
-    /// $XDG_DATA_HOME/truebench/history.sqlite).
-    /// A postgresql://USER@HOST/DB URL uses that PostgreSQL database instead.
-    #[arg(long, value_name = "PATH|URL", env = "TRUEBENCH_DB")]
-    pub db: Option<PathBuf>,
-    /// Do not store the result in the history database.
-    #[arg(long)]
-    pub no_store: bool,
+    #[command(flatten)]
+    pub store: crate::keep::StoreArgs,
 }
 
 fn positive(name: &str, v: f64) -> anyhow::Result<Duration> {
@@ -112,8 +106,8 @@ fn options(args: &RunArgs) -> anyhow::Result<RunOptions> {
     o.idle.cool_to = args.cool_to;
     o.max_khz = args.max_khz;
     o.min_khz = args.min_khz;
-    if let Some(s) = args.sample_interval {
-        o.sample_interval = positive("--sample-interval", s)?.max(Duration::from_millis(10));
+    if args.sample.sample_interval.is_some() {
+        o.sample_interval = args.sample.or(o.sample_interval)?;
     }
     if let Some(s) = args.stress_seconds {
         o.stress_seconds = positive("--stress-seconds", s)?.as_secs_f64();
@@ -161,8 +155,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         ),
     }
     let mut stored = false;
-    if !args.no_store {
-        match truebench_store::store_result(&result, args.db.as_deref()) {
+    if !args.store.no_store {
+        match truebench_store::store_result(&result, args.store.db.as_deref()) {
             Ok((path, ins)) => {
                 stored = true;
                 if !quiet || written.is_err() {

@@ -38,15 +38,15 @@ pub struct ThermalArgs {
     /// Longest wait for the start temperature (cooling or heating), seconds.
     #[arg(long, value_name = "S", default_value_t = 900.0)]
     pub wait_timeout: f64,
-    /// Seconds between monitoring samples.
-    #[arg(long, value_name = "S", default_value_t = 1.0)]
-    pub sample_interval: f64,
+    #[command(flatten)]
+    pub sample: crate::cli::SampleArgs,
     #[command(flatten)]
     pub power: crate::power::PowerArgs,
-    /// No progress on stderr (errors and warnings still).
+    /// No progress on stderr (errors and warnings still); without it, progress goes to
+    /// stderr with --json too.
     #[arg(long, short = 'q')]
     pub quiet: bool,
-    /// Print the result document as JSON instead of the summary.
+    /// Print the result document as JSON on stdout instead of text.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -64,13 +64,6 @@ pub fn run(args: ThermalArgs) -> anyhow::Result<i32> {
     check("--minutes", args.minutes, 0.01, 1440.0, "minutes")?;
     check("--interval", args.interval, 0.1, 600.0, "seconds")?;
     check("--wait-timeout", args.wait_timeout, 0.0, 86400.0, "seconds")?;
-    check(
-        "--sample-interval",
-        args.sample_interval,
-        0.05,
-        60.0,
-        "seconds",
-    )?;
     for (name, c) in [("--cool-to", args.cool_to), ("--heat-to", args.heat_to)] {
         if let Some(c) = c {
             check(name, c, -40.0, 150.0, "°C")?;
@@ -85,7 +78,7 @@ pub fn run(args: ThermalArgs) -> anyhow::Result<i32> {
     let mut opts = ThermalOptions::new(load, args.minutes);
     opts.interval = args.interval;
     opts.wait_timeout = Duration::from_secs_f64(args.wait_timeout);
-    opts.sample_interval = Duration::from_secs_f64(args.sample_interval);
+    opts.sample_interval = args.sample.or(Duration::from_secs(1))?;
     opts.start = match (args.cool_to, args.heat_to) {
         (Some(c), _) => Start::CoolTo(c),
         (None, Some(h)) => Start::HeatTo(h),

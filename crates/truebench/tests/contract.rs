@@ -69,3 +69,92 @@ fn a_planted_lock_link_is_refused_and_its_target_untouched() {
         assert_eq!(std::fs::read_to_string(&precious).unwrap(), "root:secret\n");
     }
 }
+
+/// One CLI contract: every measuring command takes the same machine, power, store, output,
+/// tuning and sampling flags, each with the same help text.
+#[test]
+fn every_measuring_command_takes_the_shared_flags_with_the_same_help() {
+    const SHARED: &[&str] = &[
+        "--root",
+        "--cpuinfo",
+        "--power-cmd",
+        "--power-file",
+        "--power-interval",
+        "--db",
+        "--no-store",
+        "--json",
+        "--sample-interval",
+    ];
+    let commands = [
+        "run",
+        "clocks",
+        "monitor",
+        "interactivity",
+        "governors",
+        "net",
+        "io",
+        "thermal",
+        "efficiency",
+        "review",
+    ];
+    // flag → (command, its help text) as each command words it.
+    let mut helps: std::collections::BTreeMap<&str, Vec<(&str, String)>> = Default::default();
+    for c in commands {
+        let out = std::process::Command::new(common::BIN)
+            .args([c, "--help"])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        for flag in SHARED {
+            // monitor and review sample with --interval, which takes --sample-interval too.
+            if *flag == "--sample-interval" && matches!(c, "monitor" | "review") {
+                let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                assert!(flat.contains("alias: --sample-interval]"), "{c}: {text}");
+                continue;
+            }
+            let at = lines
+                .iter()
+                .position(|l| {
+                    let t = l.trim_start();
+                    t.starts_with(&format!("{flag} ")) || t == *flag
+                })
+                .unwrap_or_else(|| panic!("{c} has no {flag}:\n{text}"));
+            // The flag's text: the rest of its line and the continuation lines after it (up
+            // to the next flag or a blank line), without the value name, whitespace collapsed.
+            let first = lines[at].trim_start().trim_start_matches(flag).trim_start();
+            let first = if first.starts_with('<') {
+                first.split_once('>').map_or("", |x| x.1)
+            } else {
+                first
+            };
+            let mut words: Vec<&str> = first.split_whitespace().collect();
+            for l in &lines[at + 1..] {
+                let t = l.trim_start();
+                if t.is_empty() || t.starts_with('-') {
+                    break;
+                }
+                words.extend(t.split_whitespace());
+            }
+            helps.entry(flag).or_default().push((c, words.join(" ")));
+        }
+        // Settings: every command that changes some by default can be told not to (thermal
+        // and monitor change none; review changes them only with -R).
+        if !matches!(c, "monitor" | "thermal" | "review") {
+            assert!(text.contains("--no-tuning"), "{c} has no --no-tuning");
+        }
+        if c != "monitor" {
+            assert!(text.contains("--quiet"), "{c} has no --quiet");
+        }
+    }
+    for (flag, per) in &helps {
+        let first = &per[0].1;
+        for (c, h) in per {
+            assert_eq!(
+                h, first,
+                "{flag}: `{c}` says it differently from `{}`",
+                per[0].0
+            );
+        }
+    }
+}

@@ -12,6 +12,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
             all_cores: false,
             load_heat: Duration::from_secs(if self.opts.mode == Mode::Quick { 1 } else { 5 }),
             tune: self.s.tuned(),
+            ..ClocksOptions::default()
         }
     }
 
