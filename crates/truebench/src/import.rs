@@ -30,13 +30,8 @@ pub struct ImportArgs {
     /// With --verdicts: JSON instead of text.
     #[arg(long, requires = "verdicts")]
     pub json_verdicts: bool,
-    /// Do not store the imported logs in the history database.
-    #[arg(long)]
-    pub no_store: bool,
-    /// History database (default $XDG_DATA_HOME/truebench/history.sqlite).
-    /// A postgresql://USER@HOST/DB URL uses that PostgreSQL database instead.
-    #[arg(long, value_name = "PATH|URL", env = "TRUEBENCH_DB")]
-    pub db: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: crate::keep::StoreArgs,
 }
 
 /// Exit code 2 when a file could not be read (the others are still imported); sections that
@@ -84,8 +79,8 @@ pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
         .map(|(name, log)| to_run_result(log, name))
         .collect();
     let mut stored: Vec<Option<(i64, bool)>> = vec![None; parsed.len()];
-    if !args.no_store && !parsed.is_empty() {
-        match crate::report::open_db(args.db.as_deref()) {
+    if !args.store.no_store && !parsed.is_empty() {
+        match crate::report::open_db(args.store.db.as_deref()) {
             Ok(mut db) => {
                 for (i, r) in converted.iter().enumerate() {
                     match db.insert(r) {
@@ -177,10 +172,10 @@ fn import_document(text: &str, args: &ImportArgs) -> anyhow::Result<String> {
             .unwrap_or_else(|| "unknown device".into()),
         doc.envelope.started.utc
     );
-    if args.no_store {
+    if args.store.no_store {
         return Ok(format!("{what}, not stored (--no-store)"));
     }
-    let mut db = crate::report::open_db(args.db.as_deref())?;
+    let mut db = crate::report::open_db(args.store.db.as_deref())?;
     let ins = db.insert(&doc)?;
     Ok(format!(
         "{what}, {} as id {}",
