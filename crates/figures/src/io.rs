@@ -30,6 +30,9 @@ impl Figures for IoBody {
             if let Some(m) = t.median_iops {
                 out.push(Metric::number(format!("{key}_iops"), m, None));
             }
+            if let Some(s) = t.spread_pct {
+                out.push(Metric::number(format!("{key}_spread_pct"), s, Some("%")));
+            }
         }
         out
     }
