@@ -65,9 +65,25 @@ pub fn run(args: ExportArgs) -> anyhow::Result<i32> {
                 refused += 1;
             }
             Err(_) => {
-                std::fs::write(&path, &text)
-                    .with_context(|| format!("writing {}", path.display()))?;
-                written += 1;
+                // Never through a link planted at the name (a dangling one reads as absent).
+                match crate::files::create_new(&path) {
+                    Ok(mut f) => {
+                        use std::io::Write;
+                        f.write_all(text.as_bytes())
+                            .with_context(|| format!("writing {}", path.display()))?;
+                        written += 1;
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                        errln!(
+                            "truebench: error: {} exists (a link or a file that cannot be read): not written",
+                            path.display()
+                        );
+                        refused += 1;
+                    }
+                    Err(e) => {
+                        return Err(e).with_context(|| format!("writing {}", path.display()))
+                    }
+                }
             }
         }
     }

@@ -9,6 +9,7 @@ mod out;
 
 mod cli;
 mod exit;
+mod files;
 mod keep;
 mod power;
 mod progress;

@@ -99,13 +99,10 @@ pub fn run(args: ReportArgs) -> anyhow::Result<i32> {
     let (label, r) = load(&args.result, args.db.as_deref())?;
     let page = truebench_render::kinds::html_page(&r);
     let target = html_target(&args.html, &label);
-    // Written beside the target and renamed: a reader never sees half a page.
-    let tmp = tmp_name(&target);
-    let written = std::fs::write(&tmp, page).and_then(|()| std::fs::rename(&tmp, &target));
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e).with_context(|| format!("writing {}", target.display()));
-    }
+    // Written beside the target under an unpredictable name and renamed over it: a reader
+    // never sees half a page, a link planted at either name is never written through.
+    crate::files::replace(&target, page.as_bytes())
+        .with_context(|| format!("writing {}", target.display()))?;
     errln!("truebench: report written to {}", target.display());
     Ok(0)
 }
@@ -124,11 +121,3 @@ fn html_target(html: &Path, label: &str) -> PathBuf {
     html.join(format!("{stem}.html"))
 }
 
-/// `.page.html.tmp` beside `page.html`: hidden, and never mistaken for a report.
-fn tmp_name(target: &Path) -> PathBuf {
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "report.html".into());
-    target.with_file_name(format!(".{name}.tmp"))
-}

@@ -113,3 +113,55 @@ fn export_here_import_there() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no truebench result document"));
 }
+
+/// A user of a shared folder plants links at the names `export` and `report` will write (one
+/// dangling, which reads as absent): root's export refuses that name and says so, root's
+/// report replaces the link with the page; no link target is created or changed.
+#[test]
+fn planted_links_in_a_shared_folder_are_never_written_through() {
+    let data = tempfile::tempdir().unwrap();
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let r = root.path().to_str().unwrap();
+    assert!(tb(data.path(), &["review", "--root", r]).status.success());
+    let shared = tempfile::tempdir().unwrap();
+    // The name export will use: ask a dry export elsewhere first.
+    let probe = data.path().join("probe");
+    tb(data.path(), &["export", probe.to_str().unwrap()]);
+    let name = std::fs::read_dir(&probe)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .file_name();
+    let elsewhere = data.path().join("created-by-the-link");
+    std::os::unix::fs::symlink(&elsewhere, shared.path().join(&name)).unwrap();
+    let out = tb(data.path(), &["export", shared.path().to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not written"), "{err}");
+    assert!(!elsewhere.exists(), "the dangling link was followed");
+    assert!(std::fs::symlink_metadata(shared.path().join(&name))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+
+    let victim = data.path().join("victim");
+    std::fs::write(&victim, b"precious").unwrap();
+    let page = shared.path().join("report.html");
+    std::os::unix::fs::symlink(&victim, &page).unwrap();
+    let out = tb(
+        data.path(),
+        &["report", "1", "--html", page.to_str().unwrap()],
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+    let md = std::fs::symlink_metadata(&page).unwrap();
+    assert!(md.is_file());
+    assert!(std::fs::read_to_string(&page).unwrap().contains("<html"));
+    // No temporary left beside it.
+    let left: Vec<_> = std::fs::read_dir(shared.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

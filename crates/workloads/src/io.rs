@@ -115,10 +115,25 @@ impl Scratch {
     /// process that no longer exists). True when something was removed.
     pub fn remove_stale(path: &Path) -> bool {
         let m = marker(path);
-        let Some(pid) = std::fs::read_to_string(&m)
-            .ok()
-            .and_then(|t| t.trim().parse::<i32>().ok())
+        // Only a marker truebench itself wrote: a regular file of this user, not a link
+        // someone planted beside a file of theirs to have it removed.
+        let Ok(mut f) = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&m)
         else {
+            return false;
+        };
+        use std::os::unix::fs::MetadataExt;
+        // SAFETY: geteuid has no preconditions.
+        let me = unsafe { libc::geteuid() };
+        match f.metadata() {
+            Ok(md) if md.is_file() && md.uid() == me && md.len() < 64 => {}
+            _ => return false,
+        }
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut f, &mut text);
+        let Ok(pid) = text.trim().parse::<i32>() else {
             return false;
         };
         // SAFETY: signal 0 only asks whether the process exists.
@@ -131,22 +146,37 @@ impl Scratch {
         std::fs::remove_file(&m).is_ok()
     }
 
-    /// Create `path` (which must not exist: never over the user's data) with `bytes` of
-    /// pseudo-random content, flushed to the device.
+    /// Create `path` (which must not exist: never over the user's data, never through a
+    /// link) with `bytes` of pseudo-random content, flushed to the device.
     pub fn create(path: &Path, bytes: u64) -> Result<Scratch, IoError> {
         let err = |source| IoError::Scratch {
             path: path.to_path_buf(),
             source,
         };
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .map_err(err)?;
+        // O_EXCL: a file or a link already at either name is refused, never written through.
+        let new = |p: &Path| {
+            OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .custom_flags(libc::O_NOFOLLOW)
+                .mode(0o644)
+                .open(p)
+        };
+        let mut f = new(path).map_err(err)?;
+        let m = marker(path);
+        let mut mf = match new(&m) {
+            Ok(mf) => mf,
+            Err(source) => {
+                // Only the file made here goes; whatever is at the marker's name is not ours.
+                let _ = std::fs::remove_file(path);
+                return Err(IoError::Scratch { path: m, source });
+            }
+        };
         let s = Scratch {
             path: path.to_path_buf(),
         };
-        std::fs::write(marker(path), std::process::id().to_string()).map_err(err)?;
+        mf.write_all(std::process::id().to_string().as_bytes())
+            .map_err(err)?;
         let mut rng = SplitMix64::new(0x5eed);
         let mut buf = vec![0u8; SEQ_BLOCK];
         let mut left = bytes;
@@ -398,6 +428,39 @@ mod tests {
         assert!(!dead.exists() && !marker(&dead).exists());
         assert!(!Scratch::remove_stale(&live) && live.exists());
         assert!(!Scratch::remove_stale(&user) && user.exists());
+    }
+
+    /// A user of the machine plants links where root's scratch file and its marker go: the
+    /// link targets stay untouched, the run refuses with the name, and only what the run made
+    /// is removed.
+    #[test]
+    fn planted_links_are_never_written_through() {
+        let dir = tempfile::tempdir_in(disk_dir()).unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, b"precious").unwrap();
+        // At the scratch file's own name.
+        let path = dir.path().join("scratch");
+        std::os::unix::fs::symlink(&victim, &path).unwrap();
+        assert!(Scratch::create(&path, 4096).is_err());
+        // At the marker's name (a dangling link: O_CREAT alone would create its target).
+        let path2 = dir.path().join("scratch2");
+        let target = dir.path().join("would-be-created");
+        std::os::unix::fs::symlink(&target, marker(&path2)).unwrap();
+        let e = Scratch::create(&path2, 4096).err().unwrap().to_string();
+        assert!(e.contains("truebench-scratch"), "{e}");
+        assert!(!target.exists() && !path2.exists());
+        assert!(
+            std::fs::symlink_metadata(marker(&path2)).is_ok(),
+            "not ours to remove"
+        );
+        // A marker that is a link to a file holding a dead pid does not get a file removed.
+        let user = dir.path().join("user");
+        std::fs::write(&user, b"data").unwrap();
+        let fake = dir.path().join("fake-marker");
+        std::fs::write(&fake, "2147483646").unwrap();
+        std::os::unix::fs::symlink(&fake, marker(&user)).unwrap();
+        assert!(!Scratch::remove_stale(&user) && user.exists());
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
     }
 
     #[test]
