@@ -11,9 +11,12 @@
 //! `compare` sets results side by side; `rank` places a run among sbc-bench logs.
 
 pub mod compare;
+mod pg_tls;
 mod postgres;
 pub mod rank;
 mod sqlite;
+
+pub use pg_tls::set_password_file;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

@@ -7,8 +7,7 @@
 //! mid-write leaves nothing (the server rolls the transaction back). Two writers storing the
 //! same document at once get one row (`ON CONFLICT (key)` waits for the other's commit).
 //!
-//! No TLS: `sslmode=prefer` (the default) connects in the clear, `sslmode=require` is
-//! refused — reach a remote server through a tunnel or a trusted network.
+//! TLS (`sslmode`, `sslrootcert`) and the password file as libpq means them: `pg_tls.rs`.
 
 use std::cell::RefCell;
 use std::time::Duration;
@@ -91,6 +90,11 @@ impl Postgres {
     /// `Missing`.
     pub(crate) fn connect(url: &str, create: bool) -> Result<Postgres, StoreError> {
         let path = redact(url);
+        let bad = |reason: String| StoreError::BadUrl {
+            path: path.clone(),
+            reason,
+        };
+        let (url, tls) = crate::pg_tls::split(url).map_err(bad)?;
         let mut config: Config = url
             .parse()
             .map_err(|e: postgres::Error| StoreError::BadUrl {
@@ -103,12 +107,29 @@ impl Postgres {
         if config.get_application_name().is_none() {
             config.application_name("truebench");
         }
-        let client = config
-            .connect(NoTls)
-            .map_err(|source| StoreError::Postgres {
-                path: path.clone(),
-                source,
-            })?;
+        if config.get_password().is_none() {
+            let host = match config.get_hosts().first() {
+                Some(postgres::config::Host::Tcp(h)) => h.clone(),
+                Some(postgres::config::Host::Unix(p)) => p.display().to_string(),
+                None => "localhost".into(),
+            };
+            let port = config.get_ports().first().copied().unwrap_or(5432);
+            let user = config.get_user().unwrap_or("").to_string();
+            let db = config.get_dbname().unwrap_or(&user).to_string();
+            if let Some(p) = crate::pg_tls::password(&host, port, &db, &user).map_err(bad)? {
+                config.password(p);
+            }
+        }
+        let connected = match crate::pg_tls::connector(&tls).map_err(bad)? {
+            None => config
+                .ssl_mode(postgres::config::SslMode::Disable)
+                .connect(NoTls),
+            Some((make, mode)) => config.ssl_mode(mode).connect(make),
+        };
+        let client = connected.map_err(|source| StoreError::Postgres {
+            path: path.clone(),
+            source,
+        })?;
         let pg = Postgres {
             client: RefCell::new(client),
             path,

@@ -20,6 +20,15 @@ use truebench_host::Host;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// The PostgreSQL history's password, from the first line of this file, when the
+    /// `--db` URL has none (else libpq's PGPASSFILE or ~/.pgpass). Never printed.
+    #[arg(
+        long,
+        global = true,
+        value_name = "FILE",
+        env = "TRUEBENCH_DB_PASSWORD_FILE"
+    )]
+    pub db_password_file: Option<PathBuf>,
 }
 
 /// sbc-bench's NOTUNING: set and not empty means "change no setting" (`--no-tuning`).
@@ -100,5 +109,8 @@ impl MachineArgs {
 
 /// Run a command; returns the process exit code.
 pub fn run(cli: Cli) -> anyhow::Result<i32> {
+    if let Some(f) = cli.db_password_file {
+        truebench_store::set_password_file(f);
+    }
     cli.command.run()
 }

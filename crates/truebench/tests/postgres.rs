@@ -90,3 +90,77 @@ fn two_machines_one_postgres_history() {
     assert!(said.contains("nosuchdb"), "{said}");
     assert!(!said.contains(":pw@"), "{said}");
 }
+
+/// TLS as libpq means it, against a private server that refuses connections without TLS and
+/// whose certificate a test authority signed: `require` stores and lists; `verify-full`
+/// with that authority connects to 127.0.0.1 (named in the certificate); with another
+/// authority, or `disable`, it is refused with a clear error; the password comes from a file
+/// and is never printed.
+#[test]
+fn the_fleet_history_over_tls() {
+    let (server, certs) = match PgServer::start_tls() {
+        Ok(s) => s,
+        Err(why) => truebench_fixtures::skip!("{why}"),
+    };
+    let m = tempfile::tempdir().unwrap();
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let r = root.path().to_str().unwrap();
+    let base = server.url.clone();
+    let with = |q: &str| format!("{base}?{q}");
+
+    // require: encrypted (the server takes nothing else), the certificate not checked.
+    let url = with("sslmode=require");
+    let out = truebench(m.path())
+        .args(["review", "--root", r, "--db", &url])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("in the history as #1"));
+
+    // verify-full against the authority that signed it, with a password file (the server
+    // trusts, so any password works; the point is that it is read and never shown).
+    let pw = m.path().join("pw");
+    std::fs::write(&pw, "s3cret-word\n").unwrap();
+    let url = with(&format!(
+        "sslmode=verify-full&sslrootcert={}",
+        certs.ca.display()
+    ));
+    let out = truebench(m.path())
+        .args(["history", "--json", "--db", &url, "--db-password-file"])
+        .arg(&pw)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v = json(&out);
+    assert_eq!(v.as_array().unwrap().len(), 1, "{v}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("s3cret"));
+
+    // verify-full with an authority that signed nothing of it: refused, and why.
+    let url = with(&format!(
+        "sslmode=verify-full&sslrootcert={}",
+        certs.other_ca.display()
+    ));
+    let out = truebench(m.path())
+        .args(["history", "--db", &url])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr).to_lowercase();
+    assert!(err.contains("certificate"), "{err}");
+
+    // verify-ca without any root certificate: said before connecting.
+    let out = truebench(m.path())
+        .env("HOME", m.path())
+        .args(["history", "--db", &with("sslmode=verify-ca")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("sslrootcert"));
+
+    // disable: the server refuses a connection in the clear.
+    let out = truebench(m.path())
+        .args(["history", "--db", &with("sslmode=disable")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}
