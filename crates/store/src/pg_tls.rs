@@ -162,14 +162,16 @@ pub fn connector(
     let root = root_file(tls);
     let verifier: Arc<dyn ServerCertVerifier> = match (tls.mode, &root) {
         (SslMode::Disable, _) => return Ok(None),
-        (SslMode::VerifyCa | SslMode::VerifyFull, None) => return Err(format!(
+        (SslMode::VerifyCa | SslMode::VerifyFull, None) => {
+            return Err(format!(
             "sslmode={}: needs the root certificates (sslrootcert=FILE, or ~/.postgresql/root.crt)",
             if tls.mode == SslMode::VerifyCa {
                 "verify-ca"
             } else {
                 "verify-full"
             }
-        )),
+        ))
+        }
         // libpq: `require` with a root file checks the chain as verify-ca does.
         (SslMode::Require | SslMode::VerifyCa, Some(f)) => {
             Arc::new(ChainOnly(webpki(f, &provider)?))

@@ -4,6 +4,10 @@ use super::bytes::{lines, tokens, u64_of};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// A kB figure whose bytes do not fit 64 bits is no real reading (a broken driver, an edited
+/// file): unknown, so that no conversion to bytes can wrap.
+const MAX_KB: u64 = u64::MAX / 1024;
+
 /// Values in kB keyed by name (`MemTotal`, `SwapFree`, …). Lines that do not parse are skipped.
 pub fn parse(text: &str) -> BTreeMap<String, u64> {
     let mut m = BTreeMap::new();
@@ -12,7 +16,11 @@ pub fn parse(text: &str) -> BTreeMap<String, u64> {
             continue;
         };
         let mut it = v.split_whitespace();
-        let Some(n) = it.next().and_then(|n| n.parse::<u64>().ok()) else {
+        let Some(n) = it
+            .next()
+            .and_then(|n| n.parse::<u64>().ok())
+            .filter(|&n| n <= MAX_KB)
+        else {
             continue;
         };
         // Values are kB except the HugePages_* counters, which have no unit.
@@ -65,7 +73,10 @@ impl Meminfo {
                 b"SwapFree" => &mut m.swap_free_kb,
                 _ => continue,
             };
-            *slot = tokens(&line[colon + 1..]).next().and_then(u64_of);
+            *slot = tokens(&line[colon + 1..])
+                .next()
+                .and_then(u64_of)
+                .filter(|&n| n <= MAX_KB);
         }
         m
     }
@@ -104,5 +115,9 @@ mod tests {
         assert_eq!(m.swap_used_kb(), Some(97148));
         assert_eq!(m.swap_cached_kb, None);
         assert_eq!(Meminfo::parse(b"\xff\0:").swap_used_kb(), None);
+        // Found by fuzzing: a figure whose bytes overflow 64 bits is unknown, not wrapped.
+        let m = Meminfo::parse(b"MemTotal: 18446744073709551615 kB\n");
+        assert_eq!(m.mem_total_kb, None);
+        assert!(!super::parse("MemTotal: 18446744073709551615 kB\n").contains_key("MemTotal"));
     }
 }

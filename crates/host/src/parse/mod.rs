@@ -14,9 +14,12 @@ pub mod softirqs;
 pub mod stat;
 pub mod swaps;
 
-/// `1.23 0.45 0.67 2/345 6789` → the 1, 5 and 15 minute load averages.
+/// `1.23 0.45 0.67 2/345 6789` → the 1, 5 and 15 minute load averages; `None` unless all
+/// three are finite and not negative (`0.1e30821` parses to infinity: found by fuzzing).
 pub fn loadavg(text: &str) -> Option<[f64; 3]> {
-    let mut it = text.split_whitespace().map(|t| t.parse::<f64>().ok());
+    let mut it = text
+        .split_whitespace()
+        .map(|t| t.parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0));
     Some([it.next()??, it.next()??, it.next()??])
 }
 

@@ -152,7 +152,7 @@ pub(crate) fn count_cpulist(b: &[u8]) -> Option<u32> {
 /// First field of /proc/loadavg.
 pub(crate) fn load1(text: &[u8]) -> Option<f64> {
     let tok = text.split(|&c| c == b' ').next()?;
-    bytes::f64_of(tok.trim_ascii())
+    bytes::f64_of(tok.trim_ascii()).filter(|v| *v >= 0.0)
 }
 
 /// Energy delta of a RAPL counter that wraps at `max_range` (`max_energy_range_uj`).
