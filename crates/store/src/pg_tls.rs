@@ -384,6 +384,49 @@ mod tests {
         assert!(e.contains("/nonexistent/ca.pem"), "{e}");
     }
 
+    use proptest::prelude::*;
+    use truebench_fixtures::fuzz::{config, mutated_text};
+
+    fn urls() -> Vec<Vec<u8>> {
+        [
+            "postgresql://bench:s3cret@dbhost/fleet",
+            "postgresql://bench:s3cret@10.0.0.5:5433/fleet?sslmode=verify-full&sslrootcert=/etc/ca.pem",
+            "postgres://bench@[::1]:5432/fleet?connect_timeout=3&application_name=x",
+            "postgresql:///fleet?host=/run/postgresql&user=bench&password=s3cret",
+            "host=dbhost user=bench password=s3cret dbname=fleet sslmode=require",
+        ]
+        .iter()
+        .map(|s| s.as_bytes().to_vec())
+        .collect()
+    }
+
+    proptest! {
+        #![proptest_config(config())]
+
+        /// `--db` URLs as users write them, broken and hostile: read or refused with a reason,
+        /// never a panic; a password the client would use never reaches a message.
+        #[test]
+        fn a_db_url_of_any_shape(u in mutated_text(urls())) {
+            let shown = crate::postgres::redact(&u);
+            if let Ok((rest, _)) = split(&u) {
+                if let Ok(c) = rest.parse::<postgres::Config>() {
+                    if let Some(p) = c.get_password().filter(|p| p.len() >= 4) {
+                        let p = String::from_utf8_lossy(p);
+                        // (Text that is also elsewhere in the URL, a database of that name,
+                        // is shown there.)
+                        if u.matches(p.as_ref()).count() == 1 {
+                            prop_assert!(!shown.contains(p.as_ref()), "{u:?} → {shown:?}");
+                        }
+                    }
+                }
+            }
+            if u.contains(":s3cret@") {
+                prop_assert!(!shown.contains(":s3cret@"), "{u:?} → {shown:?}");
+            }
+            let _ = pgpass_lookup(&u, "h", 5432, "d", "u");
+        }
+    }
+
     #[test]
     fn pgpass_lines_match_as_libpq_matches_them() {
         let text = "# comment\nother:5432:*:bench:no\n*:5432:fleet:bench:s\\:ecret\n*:*:*:*:any\n";

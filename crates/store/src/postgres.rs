@@ -62,27 +62,99 @@ pub(crate) struct Postgres {
     path: String,
 }
 
-/// `url` with the password (if any, in the authority or as `password=`) replaced by `***`.
+/// `url` with the password (if any, in the authority or as `password=`) replaced by `***` —
+/// every occurrence, also in a malformed URL (`postgresql://postgresql://u:p@h`, found by
+/// fuzzing) or a `key=value` string.
 pub(crate) fn redact(url: &str) -> String {
-    let url = match url.find("password=") {
-        Some(i) => {
-            let end = url[i..].find('&').map_or(url.len(), |e| i + e);
-            format!("{}password=***{}", &url[..i], &url[end..])
-        }
-        None => url.to_string(),
-    };
-    let url = url.as_str();
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) => match rest[..at].split_once(':') {
-            Some((user, _)) => format!("{scheme}://{user}:***{}", &rest[at..]),
-            None => url.to_string(),
-        },
-        None => url.to_string(),
+    // `password=…` (blanks allowed around `=` in a `key=value` string, the value maybe
+    // quoted) up to the next `&` in a URL, the next blank or closing quote otherwise.
+    let url_form = url.contains("://");
+    let mut out = String::with_capacity(url.len());
+    let mut rest = url;
+    while let Some(i) = rest.find("password") {
+        let key_end = i + "password".len();
+        let after_key = &rest[key_end..];
+        let trimmed = after_key.trim_start();
+        let Some(value) = trimmed.strip_prefix('=') else {
+            out.push_str(&rest[..key_end]);
+            rest = after_key;
+            continue;
+        };
+        let value = if url_form { value } else { value.trim_start() };
+        out.push_str(&rest[..key_end]);
+        out.push_str("=***");
+        let end = if url_form {
+            value.find('&').unwrap_or(value.len())
+        } else if let Some(q) = value.strip_prefix('\'') {
+            // Up to the closing quote (`\'` inside is escaped).
+            let mut prev = ' ';
+            q.char_indices()
+                .find(|&(_, c)| {
+                    let close = c == '\'' && prev != '\\';
+                    prev = c;
+                    close
+                })
+                .map_or(value.len(), |(k, _)| k + 2)
+        } else {
+            value.find(char::is_whitespace).unwrap_or(value.len())
+        };
+        rest = &value[end..];
     }
+    out.push_str(rest);
+    // `scheme://user:password@host`: after each `://`, everything from the first `:` to the
+    // last `@` before the query (or the next `://`) is taken as the password, however
+    // malformed the URL in between (`postgresql://u:p…resql://u:p@h`, a URL pasted twice:
+    // found by fuzzing).
+    // The whole span from the first `://` to the last `@` first (the client reads
+    // `postgres://u://x@h` as user `u`, password `//x`), then each `://` part on its own.
+    // (The last `@` anywhere: a `?` or `/` may be part of a password; showing less of a
+    // query that holds an `@` is the lesser harm.)
+    if let (Some(s), Some(at)) = (out.find("://"), out.rfind('@')) {
+        if s + 3 <= at {
+            if let Some(colon) = out[s + 3..at].find(':') {
+                out = format!("{}:***{}", &out[..s + 3 + colon], &out[at..]);
+            }
+        }
+    }
+    let parts: Vec<&str> = out.split("://").collect();
+    let mut res = String::with_capacity(out.len());
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            res.push_str("://");
+        }
+        let query = part.find('?').unwrap_or(part.len());
+        match part[..query].rfind('@') {
+            Some(at) if i > 0 => match part[..at].find(':') {
+                Some(colon) => {
+                    res.push_str(&part[..colon + 1]);
+                    res.push_str("***");
+                    res.push_str(&part[at..]);
+                }
+                None => res.push_str(part),
+            },
+            _ => res.push_str(part),
+        }
+    }
+    // Anything else shaped `:secret@` (no `/`, `?` or blank between): not a URL at all, but
+    // still no place to show a password.
+    let b = res.as_bytes();
+    let mut out = String::with_capacity(res.len());
+    let mut from = 0;
+    for (at, _) in res.match_indices('@') {
+        let start = res[from..at]
+            .rfind(|c: char| c == '/' || c == '?' || c.is_whitespace() || c == ':')
+            .map(|i| from + i);
+        match start {
+            Some(c) if b[c] == b':' && &res[c + 1..at] != "***" && c + 1 < at => {
+                out.push_str(&res[from..=c]);
+                out.push_str("***");
+            }
+            _ => out.push_str(&res[from..at]),
+        }
+        from = at;
+    }
+    out.push_str(&res[from..]);
+    out
 }
 
 impl Postgres {
@@ -383,6 +455,27 @@ impl Postgres {
 #[cfg(test)]
 mod tests {
     use super::redact;
+
+    /// Found by fuzzing `--db` URLs: every one of these once showed the password.
+    #[test]
+    fn malformed_urls_hide_their_password_too() {
+        for u in [
+            "postgresql://postgresql://bench:s3cret@10.0.0.5:5433/fleet?sslmode=require",
+            "postgresql://bench:s3cret@h:5433/fleet?postgresql://bench:s3cret@h:5433/fleet",
+            "postgresql\0//bench:s3cret@dbhost/fleet",
+            "postgresql://bench:?3cret@",
+            "postgres://res://s3cret@",
+            "postgresql:///fleet?host=/run/postgresql&user=bench&password=\r\ns3cret",
+            "host=dbhost user=bench password\r\n=s3cret dbname=fleet sslmode=require",
+            "host=dbhost password = 's3 cret' dbname=fleet",
+        ] {
+            let shown = redact(u);
+            assert!(
+                !shown.contains("s3cret") && !shown.contains("3cret") && !shown.contains("cret'"),
+                "{u:?} → {shown:?}"
+            );
+        }
+    }
 
     #[test]
     fn passwords_never_reach_messages() {

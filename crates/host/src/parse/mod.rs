@@ -42,6 +42,16 @@ pub fn nul_separated(bytes: &[u8]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    /// Found by fuzzing: `0.1e30821` parses to infinity; a load average is finite and not
+    /// negative, or unknown.
+    #[test]
+    fn a_load_average_that_is_no_number_is_unknown() {
+        assert_eq!(super::loadavg("0.12 0.1e30821 0.12 1/227 42"), None);
+        assert_eq!(super::loadavg("-1 0 0 1/2 3"), None);
+        assert_eq!(super::loadavg("NaN 0 0 1/2 3"), None);
+        assert_eq!(super::loadavg("0.50 0.25 0.10 1/2 3"), Some([0.5, 0.25, 0.1]));
+    }
+
     use super::*;
 
     #[test]

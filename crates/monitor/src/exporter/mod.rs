@@ -576,7 +576,7 @@ impl Exporter {
     }
 }
 
-mod http;
+pub mod http;
 mod node;
 pub use http::*;
 

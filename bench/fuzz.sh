@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# A long fuzzing run of every parser of outside input: the same property tests CI runs with a
+# few hundred inputs each, here with many (PROPTEST_CASES), in release mode. Each failure is
+# shrunk to a small input and written to the crate's proptest-regressions/ file (commit it,
+# and add a unit test for the input); the tests then try it first on every run.
+#
+#   bench/fuzz.sh [CASES]      (per parser, default 20000)
+#
+# Prints, per fuzz test, the inputs tried and the time it took.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CASES=${1:-20000}
+export PROPTEST_CASES=$CASES
+status=0
+for spec in \
+  "truebench-host --test fuzz" \
+  "truebench-sbcbench --test fuzz" \
+  "truebench-model --test fuzz" \
+  "truebench-monitor --test fuzz" \
+  "truebench-suites --test fuzz" \
+  "truebench-store --lib pg_tls::tests::a_db_url"; do
+  set -- $spec
+  pkg=$1; shift
+  t0=$(date +%s.%N)
+  out=$(cargo test -q --release -p "$pkg" "$@" -- --test-threads=2 2>&1) || status=1
+  t1=$(date +%s.%N)
+  tests=$(printf '%s\n' "$out" | sed -n 's/^test result: .* \([0-9]*\) passed; \([0-9]*\) failed.*/\1 \2/p' | head -1)
+  printf '%-22s %-34s %s test(s) passed, %s failed, %s inputs each, %.0f s\n' \
+    "$pkg" "$*" "${tests% *}" "${tests#* }" "$CASES" "$(echo "$t1 - $t0" | bc)"
+  printf '%s\n' "$out" | grep -E 'minimal failing input|Test failed' || true
+done
+exit $status
