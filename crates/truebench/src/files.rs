@@ -42,6 +42,36 @@ pub fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The largest result document or sbc-bench log read: the largest real ones are a few MiB
+/// (a long `monitor` timeline, an sbc-bench log with its kernel log); anything past this is
+/// refused before it is read, never loaded whole.
+pub const MAX_INPUT: u64 = 256 << 20;
+
+/// `path`'s bytes, or an error naming the file and the limit when it is larger than
+/// [`MAX_INPUT`] (a device or a pipe is read up to the limit, then refused likewise).
+pub fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let too_big = || {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "larger than {} MiB: no result document or sbc-bench log is; refused",
+                MAX_INPUT >> 20
+            ),
+        )
+    };
+    let f = File::open(path)?;
+    if f.metadata()?.len() > MAX_INPUT {
+        return Err(too_big());
+    }
+    let mut bytes = Vec::new();
+    f.take(MAX_INPUT + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_INPUT {
+        return Err(too_big());
+    }
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,5 +95,17 @@ mod tests {
         assert_eq!(std::fs::read(&link).unwrap(), b"page");
         // Nothing left beside it.
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 3);
+    }
+
+    #[test]
+    fn an_input_past_the_limit_is_refused_unread() {
+        let d = tempfile::tempdir().unwrap();
+        let big = d.path().join("big.log");
+        // Sparse: the size says it all, nothing is written or read.
+        File::create(&big).unwrap().set_len(MAX_INPUT + 1).unwrap();
+        let e = read_input(&big).unwrap_err().to_string();
+        assert!(e.contains("256 MiB"), "{e}");
+        std::fs::write(d.path().join("small"), b"x").unwrap();
+        assert_eq!(read_input(&d.path().join("small")).unwrap(), b"x");
     }
 }

@@ -40,7 +40,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
     let mut parsed: Vec<(String, SbcBenchLog)> = Vec::new();
     let mut failed = false;
     for path in &args.logs {
-        match std::fs::read(path) {
+        match crate::files::read_input(path) {
             Ok(bytes) => {
                 let name = path
                     .file_name()

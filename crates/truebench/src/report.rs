@@ -55,7 +55,7 @@ pub fn load(what: &str, db: Option<&Path>) -> anyhow::Result<(String, Document)>
     let what = &*path.to_string_lossy().into_owned();
     let path = path.as_path();
     if path.is_file() {
-        let bytes = std::fs::read(path).with_context(|| format!("reading {what}"))?;
+        let bytes = crate::files::read_input(path).with_context(|| format!("reading {what}"))?;
         let text = String::from_utf8_lossy(&bytes);
         let name = path
             .file_name()
