@@ -38,7 +38,7 @@ impl MeterSpec {
 /// Watts in a line of a meter's output: the first number with a unit right after it (`W`,
 /// `mW`, `kW`, `uW`/`µW`) — so time stamps before it do not count — else the first number
 /// (watts): `12.5`, `12.5 W`, `power=12500mW`, `{"watts": 7.1}`, `12:00:01 5.2 W`. None
-/// for no number, a negative or non-finite one.
+/// for no number, a negative, non-finite or implausible one (over 100 kW).
 pub fn parse_watts(line: &str) -> Option<f64> {
     let mut first = None;
     for (value, unit) in numbers(line) {
@@ -62,8 +62,12 @@ pub fn parse_watts(line: &str) -> Option<f64> {
     first.and_then(watts)
 }
 
+/// No machine truebench measures draws this much (a 192-core server: about 2 kW); a meter
+/// printing more (10^300, a counter read as watts) gives no reading.
+const MAX_WATTS: f64 = 100_000.0;
+
 fn watts(w: f64) -> Option<f64> {
-    (w.is_finite() && w >= 0.0).then_some(w)
+    (w.is_finite() && (0.0..=MAX_WATTS).contains(&w)).then_some(w)
 }
 
 /// Every number in `line` with the text right after it (spaces skipped).
@@ -409,6 +413,9 @@ mod tests {
         assert_eq!(parse_watts("level"), None);
         assert_eq!(parse_watts(""), None);
         assert_eq!(parse_watts("-3 W"), None);
+        assert_eq!(parse_watts("1e300 W"), None);
+        assert_eq!(parse_watts("NaN W"), None);
+        assert_eq!(parse_watts("2500 W"), Some(2500.0));
         assert_eq!(parse_watts(".5"), Some(0.5));
         // A time stamp before the reading: the number with the unit wins.
         assert_eq!(parse_watts("2026-11-25 12:00:01 5.2 W"), Some(5.2));
