@@ -19,11 +19,7 @@ impl Figures for IoBody {
     fn metrics(r: IView<'_>) -> Vec<Metric> {
         let mut out = Vec::new();
         for t in &r.body.tests {
-            let key = if t.setting == "as is" {
-                t.test.clone()
-            } else {
-                format!("{}_{}", t.test, t.setting)
-            };
+            let key = crate::setting_key(&t.test, &t.setting);
             if let Some(m) = t.median_mb_s {
                 out.push(Metric::number(format!("{key}_mb_s"), m, Some("MB/s")));
             }

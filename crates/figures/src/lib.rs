@@ -43,6 +43,16 @@ impl Metric {
     }
 }
 
+/// The key of a test measured under a cpufreq setting (net, io): `upload`, or
+/// `upload_performance` when the setting was not left as it was.
+pub fn setting_key(test: &str, setting: &str) -> String {
+    if setting == "as is" {
+        test.to_string()
+    } else {
+        format!("{test}_{setting}")
+    }
+}
+
 /// The figures of one kind of result.
 pub trait Figures: BodyKind {
     /// What was measured, in a few words, for lists (`standard`, `OPP walk`, `sleep 3`).

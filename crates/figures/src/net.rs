@@ -21,11 +21,7 @@ impl Figures for NetBody {
     fn metrics(r: NView<'_>) -> Vec<Metric> {
         let mut out = Vec::new();
         for t in &r.body.tests {
-            let key = if t.setting == "as is" {
-                t.test.clone()
-            } else {
-                format!("{}_{}", t.test, t.setting)
-            };
+            let key = crate::setting_key(&t.test, &t.setting);
             if let Some(m) = t.median_mbit_s {
                 out.push(Metric::number(format!("{key}_mbit_s"), m, Some("Mbit/s")));
             }

@@ -6,16 +6,13 @@ use truebench_fixtures::fuzz::{config, mutated};
 use truebench_monitor::exporter::http::{parse_request, Request};
 
 fn heads() -> Vec<Vec<u8>> {
-    [
+    truebench_fixtures::fuzz::seeds_of(&[
         "GET /metrics HTTP/1.1\r\nHost: board1:9102\r\nUser-Agent: Prometheus/2.45.0\r\nAccept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1\r\nAccept-Encoding: gzip\r\nX-Prometheus-Scrape-Timeout-Seconds: 10\r\n\r\n",
         "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:9102\r\nUser-Agent: curl/7.88.1\r\nAccept: */*\r\n\r\n",
         "HEAD /metrics?x=1 HTTP/1.0\r\n\r\n",
         "GET / HTTP/1.1\r\nHost: localhost\r\nAccept: text/html,application/xhtml+xml\r\nConnection: keep-alive\r\n\r\n",
         "POST /metrics HTTP/1.1\r\nContent-Length: 5\r\n\r\n",
-    ]
-    .iter()
-    .map(|s| s.as_bytes().to_vec())
-    .collect()
+    ])
 }
 
 proptest! {

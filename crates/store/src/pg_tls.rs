@@ -388,16 +388,13 @@ mod tests {
     use truebench_fixtures::fuzz::{config, mutated_text};
 
     fn urls() -> Vec<Vec<u8>> {
-        [
+        truebench_fixtures::fuzz::seeds_of(&[
             "postgresql://bench:s3cret@dbhost/fleet",
             "postgresql://bench:s3cret@10.0.0.5:5433/fleet?sslmode=verify-full&sslrootcert=/etc/ca.pem",
             "postgres://bench@[::1]:5432/fleet?connect_timeout=3&application_name=x",
             "postgresql:///fleet?host=/run/postgresql&user=bench&password=s3cret",
             "host=dbhost user=bench password=s3cret dbname=fleet sslmode=require",
-        ]
-        .iter()
-        .map(|s| s.as_bytes().to_vec())
-        .collect()
+    ])
     }
 
     proptest! {

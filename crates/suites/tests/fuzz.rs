@@ -7,7 +7,7 @@ use truebench_fixtures::fuzz::{config, mutated_text};
 use truebench_suites::meter::parse_watts;
 
 fn lines() -> Vec<Vec<u8>> {
-    [
+    truebench_fixtures::fuzz::seeds_of(&[
         "12.5",
         "12.5 W",
         "power=12500mW",
@@ -17,10 +17,7 @@ fn lines() -> Vec<Vec<u8>> {
         "V=5.08 A=1.021 W=5.19",
         "0.000 kW",
         "4200 uW",
-    ]
-    .iter()
-    .map(|s| s.as_bytes().to_vec())
-    .collect()
+    ])
 }
 
 proptest! {

@@ -3,7 +3,6 @@
 //! cooling device records throttled time only while the Video-under-Burn cell runs, and only
 //! that cell is marked.
 
-use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,21 +11,10 @@ use truebench_host::{Host, Inventory};
 use truebench_suites::interactivity::{self, Bench, Event, InteractivityOptions, Work};
 use truebench_workloads::loads::LoadKind;
 
-fn cooling_device(root: &Path) -> std::path::PathBuf {
-    let cd = root.join("sys/class/thermal/cooling_device0");
-    std::fs::create_dir_all(cd.join("stats")).unwrap();
-    std::fs::write(cd.join("type"), "thermal-cpufreq-2\n").unwrap();
-    std::fs::write(cd.join("cur_state"), "0\n").unwrap();
-    std::fs::write(cd.join("max_state"), "13\n").unwrap();
-    let stats = cd.join("stats/time_in_state_ms");
-    std::fs::write(&stats, "state0 1000\nstate1 0\n").unwrap();
-    stats
-}
-
 #[test]
 fn only_the_cell_measured_while_throttling_is_marked() {
     let dir = truebench_fixtures::root("rk3588-rock5b");
-    let stats = cooling_device(dir.path());
+    let stats = truebench_fixtures::cooling_device(dir.path());
     let scratch = tempfile::tempdir().unwrap();
     let host = Host::new(dir.path());
     let inv = Inventory::probe(&host);

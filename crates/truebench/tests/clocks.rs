@@ -234,18 +234,21 @@ fn without_root_the_current_clock_is_measured_and_the_walk_is_said_to_need_root(
 fn the_walk_says_each_measurement_as_a_step() {
     let _turn = serial();
     let root = truebench_fixtures::root("rk3588-rock5b");
-    let out = bin()
-        .args([
-            "clocks",
-            "--json",
-            "--no-store",
-            "--max-khz",
-            "600000",
-            "--root",
-        ])
-        .arg(root.path())
-        .output()
-        .unwrap();
+    let walk = |flag: &str| {
+        bin()
+            .args([
+                "clocks",
+                flag,
+                "--no-store",
+                "--max-khz",
+                "600000",
+                "--root",
+            ])
+            .arg(root.path())
+            .output()
+            .unwrap()
+    };
+    let out = walk("--json");
     assert!(out.status.success(), "{out:?}");
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let points: usize = doc["body"]["clusters"]
@@ -267,18 +270,7 @@ fn the_walk_says_each_measurement_as_a_step() {
         "{err}"
     );
     assert!(err.contains(" at 408 MHz"), "{err}");
-    let quiet = bin()
-        .args([
-            "clocks",
-            "--quiet",
-            "--no-store",
-            "--max-khz",
-            "600000",
-            "--root",
-        ])
-        .arg(root.path())
-        .output()
-        .unwrap();
+    let quiet = walk("--quiet");
     assert!(quiet.status.success());
     assert!(
         !String::from_utf8_lossy(&quiet.stderr).contains("measured in"),

@@ -25,13 +25,7 @@ impl Board {
     fn new() -> Board {
         let dir = truebench_fixtures::root("rk3588-rock5b");
         let root = dir.path().to_path_buf();
-        let cd = root.join("sys/class/thermal/cooling_device0");
-        std::fs::create_dir_all(cd.join("stats")).unwrap();
-        std::fs::write(cd.join("type"), "thermal-cpufreq-2\n").unwrap();
-        std::fs::write(cd.join("cur_state"), "0\n").unwrap();
-        std::fs::write(cd.join("max_state"), "13\n").unwrap();
-        let stats = cd.join("stats/time_in_state_ms");
-        std::fs::write(&stats, "state0 1000\nstate1 0\n").unwrap();
+        let stats = truebench_fixtures::cooling_device(&root);
         Board {
             _dir: dir,
             root,

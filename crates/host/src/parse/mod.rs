@@ -49,7 +49,10 @@ mod tests {
         assert_eq!(super::loadavg("0.12 0.1e30821 0.12 1/227 42"), None);
         assert_eq!(super::loadavg("-1 0 0 1/2 3"), None);
         assert_eq!(super::loadavg("NaN 0 0 1/2 3"), None);
-        assert_eq!(super::loadavg("0.50 0.25 0.10 1/2 3"), Some([0.5, 0.25, 0.1]));
+        assert_eq!(
+            super::loadavg("0.50 0.25 0.10 1/2 3"),
+            Some([0.5, 0.25, 0.1])
+        );
     }
 
     use super::*;

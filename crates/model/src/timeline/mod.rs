@@ -188,7 +188,9 @@ impl Timeline {
     pub fn samples_in(&self, phase: &Phase) -> &[Sample] {
         let end = phase.end.unwrap_or(f64::INFINITY);
         let lo = self.samples.partition_point(|s| s.t < phase.start);
-        let hi = self.samples.partition_point(|s| s.t < end);
+        // Samples out of order (an imported log whose clock went back, found by fuzzing) or a
+        // phase ending before it starts: nothing, never a slice that runs backwards.
+        let hi = self.samples.partition_point(|s| s.t < end).max(lo);
         &self.samples[lo..hi]
     }
 
@@ -200,7 +202,7 @@ impl Timeline {
         }
         let end = phase.end.unwrap_or(f64::INFINITY);
         let lo = self.samples.partition_point(|s| s.t < phase.start);
-        let hi = self.samples.partition_point(|s| s.t < end);
+        let hi = self.samples.partition_point(|s| s.t < end).max(lo);
         &self.extra[lo..hi]
     }
 
@@ -211,6 +213,30 @@ impl Timeline {
 
 #[cfg(test)]
 mod tests {
+    /// Found by fuzzing sbc-bench logs: samples whose clock goes back (a log's monitoring
+    /// lines out of order) give a phase no samples instead of a slice that runs backwards.
+    #[test]
+    fn samples_out_of_order_give_no_samples_not_a_panic() {
+        let mut tl = super::Timeline::default();
+        for t in [5.0, 9.0, 1.0, 2.0] {
+            tl.samples.push(super::Sample {
+                t,
+                ..Default::default()
+            });
+        }
+        tl.begin_phase("p", 3.0, None);
+        tl.end_phase(4.0);
+        let p = tl.phases[0].clone();
+        assert!(tl.samples_in(&p).len() <= 4);
+        let _ = tl.extra_in(&p);
+        let backwards = super::Phase {
+            start: 8.0,
+            end: Some(1.0),
+            ..p
+        };
+        assert!(tl.samples_in(&backwards).is_empty());
+    }
+
     use super::*;
 
     #[test]

@@ -284,7 +284,10 @@ fn clock(log: &SbcBenchLog, notes: &mut Vec<String>) -> (String, bool) {
                 notes.push(format!(
                     "clock: measured {s} MHz differs >2% from cpuinfo_max_freq {highest} MHz"
                 ));
-                (format!("~{}", round10(s as f64)), throttled)
+                (
+                    round10(s as f64).map_or_else(|| "?".to_string(), |v| format!("~{v}")),
+                    throttled,
+                )
             } else {
                 (plain, throttled)
             }
@@ -324,7 +327,7 @@ fn mem_score(
         ));
         *vals.last().unwrap_or(&0.0)
     };
-    Some(round10(v))
+    round10(v)
 }
 
 fn aes_score(log: &SbcBenchLog, notes: &mut Vec<String>) -> Option<u64> {
@@ -383,7 +386,7 @@ fn aes_score(log: &SbcBenchLog, notes: &mut Vec<String>) -> Option<u64> {
         }
         vals.iter().sum::<u64>() / 2
     };
-    Some(round10(v as f64))
+    round10(v as f64)
 }
 
 /// CPU count: the iostat line, else the topology table.
@@ -435,7 +438,7 @@ fn sevenzip_scores(log: &SbcBenchLog, notes: &mut Vec<String>) -> (Option<u64>, 
         // v0.9.2 … v0.9.6: divided by RunHowManyTimes (3) even if a run was killed
         Some(multis.iter().sum::<u64>() / 3)
     };
-    (combined.map(|c| round10(c as f64)), single)
+    (combined.and_then(|c| round10(c as f64)), single)
 }
 
 /// The Results.md row for this log.

@@ -75,12 +75,18 @@ pub fn printf_round(v: f64) -> f64 {
 }
 
 /// sbc-bench's rounding to tens: `$(( $(awk '{printf ("%0.0f",$1/10); }' <<<X) * 10 ))`.
-pub fn round10(v: f64) -> u64 {
+/// `None` for a figure that is no number or does not fit (an edited log's 10^30 MIPS: found
+/// by fuzzing), never a wrapped one.
+pub fn round10(v: f64) -> Option<u64> {
     let r = printf_round(v / 10.0);
-    if r <= 0.0 {
-        0
+    if !r.is_finite() {
+        None
+    } else if r <= 0.0 {
+        Some(0)
+    } else if r >= (u64::MAX / 10) as f64 {
+        None
     } else {
-        r as u64 * 10
+        Some(r as u64 * 10)
     }
 }
 
@@ -128,10 +134,12 @@ mod tests {
     #[test]
     fn rounding_like_awk() {
         // 2068 → 2070, 2065 → 206.5 → 206 (ties to even) → 2060, 2075 → 208 → 2080
-        assert_eq!(round10(2068.0), 2070);
-        assert_eq!(round10(2065.0), 2060);
-        assert_eq!(round10(2075.0), 2080);
-        assert_eq!(round10(17951.9), 17950);
+        assert_eq!(round10(2068.0), Some(2070));
+        assert_eq!(round10(2065.0), Some(2060));
+        assert_eq!(round10(2075.0), Some(2080));
+        assert_eq!(round10(17951.9), Some(17950));
+        assert_eq!(round10(1e30), None);
+        assert_eq!(round10(f64::NAN), None);
         assert_eq!(printf_round(0.5), 0.0);
         assert_eq!(printf_round(1.5), 2.0);
     }
