@@ -287,24 +287,44 @@ fn write_folder(dir: &Path, r: &RunResult) -> anyhow::Result<()> {
         ("result.json", json),
         ("detailed.log", truebench_render::detailed_log(r.view())),
     ] {
-        // A new file with an unpredictable name, renamed into place: removed if anything
-        // fails on the way.
+        // A new file with an unpredictable name, renamed into place (replacing a link planted
+        // at the name, never writing through it): removed if anything fails on the way.
         let target = dir.join(name);
-        let written = tempfile::Builder::new()
-            .prefix(&format!(".{name}."))
-            .tempfile_in(dir)
-            .and_then(|mut tmp| {
-                std::io::Write::write_all(&mut tmp, text.as_bytes())?;
-                // Readable like any file the user writes (the temporary file is 0600).
-                use std::os::unix::fs::PermissionsExt;
-                tmp.as_file()
-                    .set_permissions(std::fs::Permissions::from_mode(0o644))?;
-                tmp.persist(&target).map_err(|e| e.error)?;
-                Ok(())
-            });
+        let written = crate::files::replace(&target, text.as_bytes());
         if let Err(e) = written {
             return Err(e).with_context(|| format!("writing {}", target.display()));
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Links planted where the results folder's files go (one dangling, one to a file of
+    /// someone else): the files are written in their place, nothing is written through them.
+    #[test]
+    fn planted_links_in_the_results_folder_are_replaced_not_followed() {
+        let doc = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../model/tests/data/v1/quick-run-x86-vm.json"
+        ))
+        .unwrap();
+        let r = truebench_model::migrate_run(serde_json::from_slice(&doc).unwrap()).unwrap();
+        let d = tempfile::tempdir().unwrap();
+        let victim = d.path().join("victim");
+        std::fs::write(&victim, b"precious").unwrap();
+        let dir = d.path().join("results");
+        std::fs::create_dir(&dir).unwrap();
+        std::os::unix::fs::symlink(d.path().join("elsewhere"), dir.join("result.json")).unwrap();
+        std::os::unix::fs::symlink(&victim, dir.join("detailed.log")).unwrap();
+        write_folder(&dir, &r).unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        assert!(!d.path().join("elsewhere").exists());
+        for f in ["result.json", "detailed.log"] {
+            assert!(std::fs::symlink_metadata(dir.join(f)).unwrap().is_file(), "{f}");
+        }
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+    }
 }
