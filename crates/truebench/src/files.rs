@@ -60,7 +60,24 @@ pub fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {
             ),
         )
     };
-    let f = File::open(path)?;
+    // Opened without waiting (a FIFO nobody writes to would block the open forever), then
+    // read normally: a pipe with a writer (`… | truebench import /dev/stdin`) is read to its
+    // end, one without gives nothing.
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    {
+        use std::os::fd::AsRawFd;
+        let fd = f.as_raw_fd();
+        // SAFETY: fcntl on a descriptor this function owns; only O_NONBLOCK is cleared.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            if flags >= 0 {
+                libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK);
+            }
+        }
+    }
     if f.metadata()?.len() > MAX_INPUT {
         return Err(too_big());
     }
@@ -107,5 +124,11 @@ mod tests {
         assert!(e.contains("256 MiB"), "{e}");
         std::fs::write(d.path().join("small"), b"x").unwrap();
         assert_eq!(read_input(&d.path().join("small")).unwrap(), b"x");
+        // A FIFO nobody writes to: nothing, at once.
+        let fifo = d.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        assert!(read_input(&fifo).unwrap().is_empty());
     }
 }
