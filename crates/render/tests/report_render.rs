@@ -10,9 +10,7 @@
 use truebench_fixtures::sbc_bench as common;
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
 
 use truebench_model::clocks::{ClockPoint, ClusterClocks, WalkMode};
 use truebench_model::{migrate_run, ClocksBody, Document, MonitorBody, RunResult, Typed};
@@ -20,117 +18,7 @@ use truebench_render::kinds;
 use truebench_sbcbench::convert::to_run_result;
 use truebench_sbcbench::parse;
 
-fn chromium() -> Option<PathBuf> {
-    for name in ["chromium", "chromium-browser", "google-chrome"] {
-        if let Some(p) = std::env::var_os("PATH").and_then(|paths| {
-            std::env::split_paths(&paths)
-                .map(|d| d.join(name))
-                .find(|p| p.is_file())
-        }) {
-            return Some(p);
-        }
-    }
-    None
-}
-
-/// What Chromium did with a page.
-struct Rendered {
-    dom: String,
-    /// `INFO:CONSOLE` lines of Chromium's log: console messages and uncaught errors.
-    console: Vec<String>,
-    /// Hosts the page asked for (from the net log), Chromium's own background services left
-    /// out.
-    hosts: Vec<String>,
-}
-
-/// Run Chromium on `page` with every host name mapped to "not found", so any request fails
-/// and shows in the net log.
-fn render(chrome: &Path, page: &Path, extra: &[&str]) -> Rendered {
-    let dir = tempfile::tempdir().unwrap();
-    let netlog = dir.path().join("net.json");
-    let mut child = Command::new(chrome)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--host-resolver-rules=MAP * ~NOTFOUND",
-            "--enable-logging=stderr",
-            "--v=0",
-        ])
-        .arg(format!(
-            "--user-data-dir={}",
-            dir.path().join("profile").display()
-        ))
-        .arg(format!("--log-net-log={}", netlog.display()))
-        .args(extra)
-        .arg(format!("file://{}", page.display()))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start chromium");
-    // Read both pipes on threads so a full pipe cannot stall Chromium.
-    let mut so = child.stdout.take().unwrap();
-    let mut se = child.stderr.take().unwrap();
-    let t1 = std::thread::spawn(move || {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut so, &mut s).ok();
-        s
-    });
-    let t2 = std::thread::spawn(move || {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut se, &mut s).ok();
-        s
-    });
-    let t0 = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        if t0.elapsed() > Duration::from_secs(120) {
-            child.kill().ok();
-            child.wait().ok();
-            panic!("chromium did not finish in 120 s on {}", page.display());
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let dom = t1.join().unwrap();
-    let log = t2.join().unwrap();
-    let console = log
-        .lines()
-        .filter(|l| l.contains(":CONSOLE"))
-        .map(String::from)
-        .collect();
-    let net = std::fs::read_to_string(&netlog).unwrap_or_default();
-    let mut hosts: Vec<String> = Vec::new();
-    for scheme in ["\"http://", "\"https://", "\"ws://", "\"wss://"] {
-        for (i, _) in net.match_indices(scheme) {
-            let rest = &net[i + scheme.len()..];
-            let host: String = rest
-                .chars()
-                .take_while(|c| !matches!(c, '/' | '"' | ':' | ' ' | '?' | '\\'))
-                .collect();
-            // Chromium's own services (time, update, accounts) and the resolver rule's
-            // placeholder, not the page.
-            let own = host.ends_with("google.com")
-                || host.ends_with("googleapis.com")
-                || host.ends_with("gvt1.com")
-                || host == "~notfound";
-            if !own && !hosts.contains(&host) {
-                hosts.push(host);
-            }
-        }
-    }
-    Rendered {
-        dom,
-        console,
-        hosts,
-    }
-}
+use truebench_fixtures::chromium::{chromium, render};
 
 /// What makes a page not self-contained (or not a report).
 fn static_problems(html: &str) -> Vec<String> {

@@ -1,0 +1,102 @@
+//! Every kind's page as a reader sees it, in headless Chromium at a laptop's 1280 px and a
+//! phone's 390 px: nothing makes the page wider than the screen, at 1280 px every table fits
+//! its card, and unit text is shown as written (no `text-transform` turning "µs" into "ΜS").
+//! Skipped with a message when Chromium is not installed.
+
+use std::path::Path;
+
+use truebench_fixtures::chromium::{chromium, render};
+use truebench_model::Document;
+use truebench_render::kinds;
+
+const DOCS: &[&str] = &[
+    "run-quick",
+    "run-imported",
+    "clocks",
+    "monitor",
+    "monitor-per-cluster",
+    "interactivity",
+    "governors-repeat",
+    "net",
+    "io",
+    "review",
+    "review-tuned",
+    "thermal",
+    "efficiency",
+];
+
+fn doc(name: &str) -> Document {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/kinds/{name}.json"));
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    truebench_model::migrate(serde_json::from_str(&text).unwrap())
+        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// Measures the page after layout and writes what it found into `<body data-layout=…>`
+/// (only in the test's copy: the report itself has no script).
+const MEASURE: &str = r#"<script>
+addEventListener('load', () => {
+  const w = document.documentElement.clientWidth;
+  const out = {w, page: document.documentElement.scrollWidth, tables: [], transformed: []};
+  for (const t of document.querySelectorAll('table')) {
+    const box = t.closest('section,header');
+    const limit = box ? box.clientWidth : w;
+    const r = t.getBoundingClientRect();
+    if (r.width > limit + 1) {
+      const h = t.closest('section') && t.closest('section').querySelector('h2,h3');
+      out.tables.push((h ? h.textContent : '?') + ': ' + Math.round(r.width) + ' > ' + limit);
+    }
+  }
+  for (const el of document.querySelectorAll('body *')) {
+    const own = [...el.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join('');
+    if (/[µμ]/.test(own) && getComputedStyle(el).textTransform !== 'none') {
+      out.transformed.push(el.tagName + ': ' + own.trim().slice(0, 40));
+    }
+  }
+  document.body.setAttribute('data-layout', JSON.stringify(out));
+});
+</script>"#;
+
+#[test]
+fn every_page_fits_the_screen_and_shows_units_as_written() {
+    let Some(chrome) = chromium() else {
+        truebench_fixtures::skip!("no chromium to render the pages");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut problems = Vec::new();
+    for name in DOCS {
+        let d = doc(name);
+        let html = kinds::html_page(&d).replacen("</body>", &format!("{MEASURE}</body>"), 1);
+        let page = dir.path().join(format!("{name}.html"));
+        std::fs::write(&page, html).unwrap();
+        for width in [1280, 390] {
+            let size = format!("--window-size={width},900");
+            let out = render(&chrome, &page, &["--dump-dom", &size]);
+            let Some(at) = out.dom.find("data-layout=\"") else {
+                problems.push(format!("{name} @{width}: not measured"));
+                continue;
+            };
+            let raw = &out.dom[at + "data-layout=\"".len()..];
+            let raw = &raw[..raw.find('"').unwrap_or(raw.len())];
+            let json = raw
+                .replace("&quot;", "\"")
+                .replace("&amp;", "&")
+                .replace("&gt;", ">");
+            let v: serde_json::Value = serde_json::from_str(&json)
+                .unwrap_or_else(|e| panic!("{name} @{width}: {e}: {json}"));
+            let w = v["w"].as_u64().unwrap();
+            if v["page"].as_u64().unwrap() > w {
+                problems.push(format!("{name} @{width}: page {} px wide", v["page"]));
+            }
+            if width == 1280 {
+                for t in v["tables"].as_array().unwrap() {
+                    problems.push(format!("{name} @{width}: table {t}"));
+                }
+            }
+            for t in v["transformed"].as_array().unwrap() {
+                problems.push(format!("{name} @{width}: unit text transformed: {t}"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}
