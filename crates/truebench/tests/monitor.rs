@@ -326,3 +326,45 @@ fn an_external_power_meter_is_one_more_power_source() {
         "{said}"
     );
 }
+
+/// A monitored command of unknown parallelism while another process (not the command's)
+/// burns a CPU: the background check runs from the process table and names it — before, the
+/// phase had no thread count, the detector skipped it and the page said "no problem found".
+#[test]
+fn a_monitored_command_gets_the_background_check() {
+    let _turn = serial();
+    let mut hog = std::process::Command::new("sh")
+        .args(["-c", "while :; do :; done"])
+        .spawn()
+        .unwrap();
+    let out = truebench()
+        .args([
+            "monitor",
+            "--interval",
+            "0.5",
+            "--no-store",
+            "--json",
+            "--",
+            "sleep",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    hog.kill().ok();
+    hog.wait().ok();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let f = doc["envelope"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "background_activity")
+        .unwrap_or_else(|| panic!("{:#}", doc["envelope"]["findings"]));
+    assert_eq!(f["phases"], serde_json::json!(["command"]), "{f:#}");
+    let ev = f["evidence"].to_string();
+    assert!(
+        ev.contains("the command's own processes are not counted"),
+        "{ev}"
+    );
+    assert!(ev.contains("sh"), "the hog is named: {ev}");
+}

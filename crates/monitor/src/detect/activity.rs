@@ -174,11 +174,19 @@ pub fn background_activity(
 ) -> Vec<Finding> {
     let mut out = Vec::new();
     for p in &tl.phases {
-        let Some(threads) = p.threads else { continue };
         let samples = phase_samples(tl, p);
         let n = ncpus(inv, samples);
+        let Some(threads) = p.threads else {
+            // A monitored command's parallelism is not known: judged by the CPU time of the
+            // processes outside truebench's tree (the command and its children are inside
+            // it). The idle gate has its own verdict.
+            if p.name != truebench_model::phase::IDLE {
+                out.extend(others_by_process_table(p, n, samples, tables, false));
+            }
+            continue;
+        };
         if p.kernel_work {
-            out.extend(kernel_work_background(p, n, samples, tables));
+            out.extend(others_by_process_table(p, n, samples, tables, true));
             continue;
         }
         if threads as f64 >= n || samples.is_empty() {
@@ -246,15 +254,18 @@ pub fn background_activity(
     out
 }
 
-/// Background activity in a phase whose work is the kernel's (TCP, storage): its CPU use is
-/// not known in advance (softirq and interrupt time on any core, both ends of a loopback
-/// transfer), so `%cpu` minus the threads says nothing. Judged instead by the CPU time of the
-/// other processes in the process tables; `ksoftirqd` does the phase's own softirq work.
-fn kernel_work_background(
+/// Background activity in a phase whose CPU use is not known in advance — work that is the
+/// kernel's (TCP, storage: softirq and interrupt time on any core, both ends of a loopback
+/// transfer; `kernel_work`) or a monitored command of unknown parallelism — so `%cpu` minus
+/// the threads says nothing. Judged instead by the CPU time of the other processes in the
+/// process tables (truebench's tree, which holds the command, is not in them); with
+/// `kernel_work`, `ksoftirqd` does the phase's own softirq work.
+fn others_by_process_table(
     p: &crate::timeline::Phase,
     n: f64,
     samples: &[Sample],
     tables: &[(f64, &ProcessTable)],
+    kernel_work: bool,
 ) -> Option<Finding> {
     let end = p
         .end
@@ -265,7 +276,7 @@ fn kernel_work_background(
     }
     let others: Vec<ProcessDelta> = d
         .into_iter()
-        .filter(|x| !x.comm.starts_with("ksoftirqd/"))
+        .filter(|x| !(kernel_work && x.comm.starts_with("ksoftirqd/")))
         .collect();
     // Own CPU time only: exited children are reaped with all their time at once, which can
     // exceed the window.
@@ -279,8 +290,13 @@ fn kernel_work_background(
     } else {
         Severity::Warning
     };
+    let own = if kernel_work {
+        "the phase's own kernel and softirq time is not counted against it"
+    } else {
+        "the command's own processes are not counted against it"
+    };
     let mut ev = vec![format!(
-        "other processes' CPU time from the process table: {share:.1} % of all CPUs (tolerated {tol:.2}); the phase's own kernel and softirq time is not counted against it"
+        "other processes' CPU time from the process table: {share:.1} % of all CPUs (tolerated {tol:.2}); {own}"
     )];
     ev.extend(process_lines(a, b, &others));
     Some(
