@@ -91,6 +91,23 @@ pub fn not_checked(findings: &[Finding]) -> Vec<&Finding> {
         .collect()
 }
 
+/// Why settings were not (all) tuned, with the ones that failed named: documents stored
+/// before the reason listed them said only "(see changes)".
+pub fn tuning_reason(t: &TuningRecord) -> String {
+    let reason = t.reason.as_deref().unwrap_or("nothing to tune");
+    match reason.strip_suffix(" (see changes)") {
+        Some(head) => {
+            let failed: Vec<String> = t
+                .changes
+                .iter()
+                .filter_map(|c| Some(format!("{} → {} ({})", c.path, c.value, c.error.as_ref()?)))
+                .collect();
+            format!("{head}: {}", failed.join("; "))
+        }
+        None => reason.to_string(),
+    }
+}
+
 /// sbc-bench's `Results validation` bullets, from the findings, and the verdict.
 pub fn validation_for(env: &Envelope) -> String {
     let r = View {
@@ -536,11 +553,7 @@ pub fn summary(r: RunView<'_>) -> String {
         let _ = writeln!(
             o,
             "\nSettings were not tuned: {}",
-            r.envelope
-                .tuning
-                .reason
-                .as_deref()
-                .unwrap_or("nothing to tune")
+            tuning_reason(&r.envelope.tuning)
         );
     }
     let _ = writeln!(o, "\n{}", row(r));
@@ -642,11 +655,7 @@ pub fn detailed_log_for(env: &Envelope, header: &str, summary: &str) -> String {
         );
     }
     if r.envelope.tuning.applied && r.envelope.tuning.reason.is_some() {
-        let _ = writeln!(
-            o,
-            "  Note: {}",
-            r.envelope.tuning.reason.as_deref().unwrap_or("")
-        );
+        let _ = writeln!(o, "  Note: {}", tuning_reason(&r.envelope.tuning));
     }
     for f in &r.envelope.tuning.restore_failed {
         let _ = writeln!(o, "  NOT RESTORED: /{}: {}", f.path, f.reason);

@@ -81,6 +81,25 @@ fn every_kind_renders_its_summary_markdown_html_and_figures() {
             page.contains(&head),
             "{name}: the page lacks its headline sections"
         );
+        // What was not checked is said once (it was listed again among the notes).
+        for f in d
+            .envelope
+            .findings
+            .iter()
+            .filter(|f| f.kind == truebench_monitor::FindingKind::NotChecked)
+        {
+            let key: String = f
+                .message
+                .chars()
+                .take_while(|c| !"&<>\"'".contains(*c))
+                .take(60)
+                .collect();
+            assert_eq!(
+                page.matches(key.as_str()).count(),
+                1,
+                "{name}: said twice: {key}"
+            );
+        }
         // Self-contained: no address but the SVG namespace.
         let stripped = page.replace("http://www.w3.org/2000/svg", "");
         assert!(

@@ -615,9 +615,24 @@ impl<'a> Session<'a> {
                     .into(),
             );
         } else if failed > 0 {
+            // Which and why, on the page and in the text (the JSON has every change).
+            let mut which: Vec<String> = self
+                .record
+                .changes
+                .iter()
+                .filter_map(|c| {
+                    let e = c.error.as_ref()?;
+                    Some(format!("{} → {} ({e})", c.path, c.value))
+                })
+                .take(3)
+                .collect();
+            if failed > 3 {
+                which.push(format!("and {} more", failed - 3));
+            }
             self.record.reason = Some(format!(
-                "{failed} of {} setting(s) could not be changed (see changes)",
-                self.record.changes.len()
+                "{failed} of {} setting(s) could not be changed: {}",
+                self.record.changes.len(),
+                which.join("; ")
             ));
         }
     }

@@ -394,7 +394,7 @@ pub fn system_activity(tl: &Timeline, tables: &[(f64, &ProcessTable)]) -> Vec<Fi
                 FindingKind::SystemActivity,
                 if own { Severity::Info } else { Severity::Warning },
                 format!(
-                    "The kernel was busy during '{}' ({mean:.1} % sys on average, up to {peak:.0} %): benchmarks spend almost no time in the kernel, so this is usually swapping to zram, a busy driver or the command's own I/O; check the processes listed and run again.",
+                    "The kernel was busy during '{}' ({mean:.1} % sys on average, up to {peak:.1} %): benchmarks spend almost no time in the kernel, so this is usually swapping to zram, a busy driver or the command's own I/O; check the processes listed and run again.",
                     p.name
                 ),
             )

@@ -106,8 +106,12 @@ impl Render for ReviewBody {
             for c in &b.tuning_changes {
                 let _ = writeln!(o, "  {}", change_line(c));
             }
-        } else if let Some(why) = r.envelope.tuning.reason.as_deref() {
-            let _ = writeln!(o, "\nNot tuned: {why}");
+        } else if r.envelope.tuning.reason.is_some() {
+            let _ = writeln!(
+                o,
+                "\nNot tuned: {}",
+                crate::text::tuning_reason(&r.envelope.tuning)
+            );
         }
         if let Some(what) = what_was_monitored(b) {
             let _ = writeln!(o, "\nWhile {what}:");

@@ -11,7 +11,7 @@ pub mod svg;
 
 use std::fmt::Write;
 
-use truebench_monitor::{Finding, Sample, Severity};
+use truebench_monitor::{Finding, FindingKind, Sample, Severity};
 
 use crate::kinds::run::metrics;
 use svg::{bars, cluster_colour, esc, num, Bar, LineChart, Series};
@@ -242,7 +242,8 @@ fn verdicts<B>(o: &mut String, r: View<'_, B>) {
         .envelope
         .findings
         .iter()
-        .filter(|f| f.severity == Severity::Info)
+        // The not-checked ones are listed above already.
+        .filter(|f| f.severity == Severity::Info && f.kind != FindingKind::NotChecked)
         .collect();
     if !info.is_empty() {
         let _ = write!(
@@ -615,16 +616,18 @@ fn system<B>(o: &mut String, r: View<'_, B>) {
             "<p class=\"muted\">{} setting(s) changed for the run and restored afterwards.</p>",
             r.envelope.tuning.changes.len()
         );
+        if r.envelope.tuning.reason.is_some() {
+            let _ = write!(
+                o,
+                "<p class=\"muted\">{}</p>",
+                esc(&crate::text::tuning_reason(&r.envelope.tuning))
+            );
+        }
     } else {
         let _ = write!(
             o,
             "<p class=\"muted\">Not tuned: {}</p>",
-            esc(r
-                .envelope
-                .tuning
-                .reason
-                .as_deref()
-                .unwrap_or("nothing to tune"))
+            esc(&crate::text::tuning_reason(&r.envelope.tuning))
         );
     }
     o.push_str("<h3>Kernel log</h3>");
