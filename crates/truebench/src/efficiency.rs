@@ -46,6 +46,9 @@ pub struct EfficiencyArgs {
     /// Longest wait for an idle machine at the start, seconds.
     #[arg(long, value_name = "S", default_value_t = 300.0)]
     pub idle_timeout: f64,
+    /// Start after one look at the machine, idle or not (the verdict says so).
+    #[arg(long)]
+    pub force: bool,
     #[command(flatten)]
     pub power: crate::power::PowerArgs,
     #[command(flatten)]
@@ -111,6 +114,7 @@ pub fn run(args: EfficiencyArgs) -> anyhow::Result<i32> {
             ..IdleConfig::default()
         },
         meter: args.power.start()?,
+        force: args.force,
         sample_interval: args.sample.or(Duration::from_secs(1))?,
         ..EfficiencyOptions::default()
     };

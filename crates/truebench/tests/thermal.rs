@@ -131,3 +131,43 @@ fn bad_values_are_named() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
 }
+
+/// The idle gate never reached (a shell loop beside it): the verdict says the start is
+/// unknown (critical, exit 3) instead of VALID; with --force the test starts after one look
+/// and the verdict says it was forced (a warning).
+#[test]
+fn a_start_that_was_never_idle_is_said_in_the_verdict() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut hog = std::process::Command::new("sh")
+        .args(["-c", "while :; do :; done"])
+        .spawn()
+        .unwrap();
+    let run = |extra: &[&str]| {
+        truebench(tmp.path())
+            .args(["thermal", "--minutes", "0.02", "--load", "sleep 0.1"])
+            .args(["--sample-interval", "0.2", "--json", "--no-store"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let waited = run(&["--idle-timeout", "2"]);
+    let forced = run(&["--force"]);
+    hog.kill().ok();
+    hog.wait().ok();
+    let not_idle = |out: &std::process::Output| {
+        let v = json(out);
+        v["envelope"]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["kind"] == "not_idle")
+            .cloned()
+            .unwrap_or_else(|| panic!("{:#}", v["envelope"]["findings"]))
+    };
+    let f = not_idle(&waited);
+    assert_eq!(f["severity"], "critical", "{f:#}");
+    assert_eq!(waited.status.code(), Some(3), "{waited:?}");
+    let f = not_idle(&forced);
+    assert_eq!(f["severity"], "warning", "{f:#}");
+    assert!(f["message"].as_str().unwrap().contains("--force"), "{f:#}");
+}

@@ -39,6 +39,8 @@ pub struct EfficiencyOptions {
     /// Set OPPs (off: one point per cluster at its current clock).
     pub tune: bool,
     pub idle: IdleConfig,
+    /// Start after one look at the machine, idle or not (the verdict says so).
+    pub force: bool,
     pub sample_interval: Duration,
     pub idle_power: Duration,
     pub meter: Option<Arc<crate::meter::Meter>>,
@@ -56,6 +58,7 @@ impl Default for EfficiencyOptions {
             min_khz: None,
             tune: true,
             idle: IdleConfig::default(),
+            force: false,
             sample_interval: Duration::from_secs(1),
             idle_power: Duration::from_secs(10),
             meter: None,
@@ -190,16 +193,26 @@ pub fn run(
         },
         stop.clone(),
     )?;
-    let rep = idle::gate_phase(&mut s, "idle gate", &opts.idle, &mut |w| {
+    let gate = IdleConfig {
+        timeout: if opts.force {
+            Duration::ZERO
+        } else {
+            opts.idle.timeout
+        },
+        ..opts.idle.clone()
+    };
+    let rep = idle::gate_phase(&mut s, "idle gate", &gate, &mut |w| {
         events(Event::Waiting(w.into()))
     });
     if !rep.idle && !s.stopped() {
         let n = format!(
-            "the machine was not idle ({}); the walk went on",
-            rep.reason
+            "the machine was not idle ({}); the walk went on{}",
+            rep.reason,
+            if opts.force { " (--force)" } else { "" }
         );
         s.note(n.clone());
         events(Event::Note(n));
+        idle::gate_not_reached(&mut s, &rep, opts.force, "efficiency walk");
     }
     let cool_to = opts
         .cool_to

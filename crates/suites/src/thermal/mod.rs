@@ -42,8 +42,10 @@ pub struct ThermalOptions {
     /// Seconds per score of the built-in stress.
     pub interval: f64,
     pub start: Start,
-    /// Longest wait for the start temperature (cooling or heating).
+    /// Longest wait for the start temperature (cooling or heating), or for an idle machine.
     pub wait_timeout: Duration,
+    /// Start after one look at the machine, idle or not (the verdict says so).
+    pub force: bool,
     /// The idle gate's window (sbc-bench: 30 s).
     pub idle_window: Duration,
     pub sample_interval: Duration,
@@ -59,7 +61,8 @@ impl ThermalOptions {
             minutes,
             interval: 10.0,
             start: Start::Idle,
-            wait_timeout: Duration::from_secs(900),
+            wait_timeout: Duration::from_secs(300),
+            force: false,
             idle_window: Duration::from_secs(30),
             sample_interval: Duration::from_secs(1),
             idle_power: Duration::from_secs(10),
@@ -95,7 +98,11 @@ fn idle_phase(
         events(Event::Note(n.into()));
     }
     let cfg = IdleConfig {
-        timeout: opts.wait_timeout,
+        timeout: if opts.force {
+            Duration::ZERO
+        } else {
+            opts.wait_timeout
+        },
         window: opts.idle_window,
         poll: Duration::from_millis(500).min(opts.idle_window / 4),
         cool_to,
@@ -118,15 +125,17 @@ fn idle_phase(
     };
     if !start.reached && !s.stopped() {
         let n = format!(
-            "the machine did not become idle{} within {:.0} s ({}); the load started anyway",
+            "the machine did not become idle{} within {:.0} s ({}); the load started anyway{}",
             cool_to
                 .map(|c| format!(" at ≤ {c:.1} °C"))
                 .unwrap_or_default(),
-            opts.wait_timeout.as_secs_f64(),
-            start.reason
+            cfg.timeout.as_secs_f64(),
+            start.reason,
+            if opts.force { " (--force)" } else { "" }
         );
         s.note(n.clone());
         events(Event::Note(n));
+        idle::gate_not_reached(s, &rep, opts.force, "thermal test");
     }
     start
 }
