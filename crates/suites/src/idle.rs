@@ -335,6 +335,59 @@ pub fn gate_phase(
     report.expect("the idle phase ran")
 }
 
+/// The verdict on a start whose idle gate was not reached (`thermal`, `efficiency`): the
+/// idle phase's evidence and the busiest processes; with `--force` a warning (the user chose
+/// to start anyway), without it critical — the start condition of the measurement is unknown,
+/// so its figures are not comparable.
+pub fn gate_not_reached(
+    s: &mut crate::session::Session,
+    rep: &IdleReport,
+    force: bool,
+    what: &str,
+) {
+    use truebench_monitor::detect::activity;
+    use truebench_monitor::{Finding, FindingKind, Severity};
+    let tl = s.timeline();
+    let phase = tl.phase(crate::session::IDLE_PHASE).cloned();
+    let samples = phase.as_ref().map(|p| tl.samples_in(p)).unwrap_or(&[]);
+    let (a, b) = phase
+        .as_ref()
+        .map_or((0.0, 0.0), |p| (p.start, p.end.unwrap_or(p.start)));
+    let mut evidence = activity::not_idle(samples, Some((a, b, &rep.busy_processes)))
+        .map(|f| f.evidence)
+        .unwrap_or_default();
+    evidence.insert(
+        0,
+        format!(
+            "the idle gate after {:.0} s: {}",
+            rep.waited.as_secs_f64(),
+            rep.reason
+        ),
+    );
+    let (severity, message) = if force {
+        (
+            Severity::Warning,
+            format!(
+                "The {what} started with --force although the machine was not idle ({}).",
+                rep.reason
+            ),
+        )
+    } else {
+        (
+            Severity::Critical,
+            format!(
+                "The machine never became idle before the {what} ({}): its start is unknown, so its figures are not comparable; stop other work (or wait longer with --idle-timeout) and run again.",
+                rep.reason
+            ),
+        )
+    };
+    s.finding(
+        Finding::new(FindingKind::NotIdle, severity, message)
+            .with_evidence(evidence)
+            .in_phase(crate::session::IDLE_PHASE),
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -443,57 +496,4 @@ mod tests {
         let rep = wait_until_idle(&host, &inv, &c, &[], &mut |_, _| {});
         assert!(rep.idle, "{}", rep.reason);
     }
-}
-
-/// The verdict on a start whose idle gate was not reached (`thermal`, `efficiency`): the
-/// idle phase's evidence and the busiest processes; with `--force` a warning (the user chose
-/// to start anyway), without it critical — the start condition of the measurement is unknown,
-/// so its figures are not comparable.
-pub fn gate_not_reached(
-    s: &mut crate::session::Session,
-    rep: &IdleReport,
-    force: bool,
-    what: &str,
-) {
-    use truebench_monitor::detect::activity;
-    use truebench_monitor::{Finding, FindingKind, Severity};
-    let tl = s.timeline();
-    let phase = tl.phase(crate::session::IDLE_PHASE).cloned();
-    let samples = phase.as_ref().map(|p| tl.samples_in(p)).unwrap_or(&[]);
-    let (a, b) = phase
-        .as_ref()
-        .map_or((0.0, 0.0), |p| (p.start, p.end.unwrap_or(p.start)));
-    let mut evidence = activity::not_idle(samples, Some((a, b, &rep.busy_processes)))
-        .map(|f| f.evidence)
-        .unwrap_or_default();
-    evidence.insert(
-        0,
-        format!(
-            "the idle gate after {:.0} s: {}",
-            rep.waited.as_secs_f64(),
-            rep.reason
-        ),
-    );
-    let (severity, message) = if force {
-        (
-            Severity::Warning,
-            format!(
-                "The {what} started with --force although the machine was not idle ({}).",
-                rep.reason
-            ),
-        )
-    } else {
-        (
-            Severity::Critical,
-            format!(
-                "The machine never became idle before the {what} ({}): its start is unknown, so its figures are not comparable; stop other work (or wait longer with --idle-timeout) and run again.",
-                rep.reason
-            ),
-        )
-    };
-    s.finding(
-        Finding::new(FindingKind::NotIdle, severity, message)
-            .with_evidence(evidence)
-            .in_phase(crate::session::IDLE_PHASE),
-    );
 }
