@@ -670,6 +670,14 @@ fn enforcement(points: &[ClockPoint]) -> Option<bool> {
         .iter()
         .filter_map(|p| Some((p.opp_khz? as f64 / 1000.0, p.measured_mhz?)))
         .collect();
+    follows_opps(&measured)
+}
+
+/// Whether the measured clock follows the OPPs set: `(OPP MHz, measured MHz)`, highest OPP
+/// first. `Some(false)` when every lower OPP (at least two, or one ≤ 80 % of the top) was
+/// measured within 2 % of the top's clock and more than 5 % away from its own — a VM, a
+/// recorded tree, or firmware that ignores cpufreq; `None` when there are too few to tell.
+pub fn follows_opps(measured: &[(f64, f64)]) -> Option<bool> {
     let &(top_opp, top_measured) = measured.first()?;
     let lower: Vec<&(f64, f64)> = measured[1..]
         .iter()

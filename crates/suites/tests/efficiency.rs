@@ -51,6 +51,8 @@ struct Scripted {
     /// At this clock (kHz) the thermal framework caps the CPU during each run (a cooling
     /// device spends 100 ms in state 1).
     throttle_khz: Option<u64>,
+    /// The clock measured whatever the OPP set (a VM, a recorded tree), MHz.
+    fixed_mhz: Option<f64>,
 }
 
 impl Scripted {
@@ -75,7 +77,10 @@ impl Scripted {
 
 impl EfficiencyKernels for Scripted {
     fn clock(&mut self, host: &Host, cpu: u32) -> Option<f64> {
-        Some(self.khz(host, cpu) as f64 / 1000.0 * 0.995)
+        Some(
+            self.fixed_mhz
+                .unwrap_or(self.khz(host, cpu) as f64 / 1000.0 * 0.995),
+        )
     }
 
     fn work(&mut self, host: &Host, cpus: &[u32], stop: &AtomicBool) -> Result<WorkScore, String> {
@@ -192,6 +197,17 @@ fn go_throttled(
     stop_after: Option<u32>,
     throttle_khz: Option<u64>,
 ) -> (EfficiencyResult, Scripted) {
+    go_with(d, inv, clusters, stop_after, throttle_khz, None)
+}
+
+fn go_with(
+    d: &Path,
+    inv: &Inventory,
+    clusters: Vec<usize>,
+    stop_after: Option<u32>,
+    throttle_khz: Option<u64>,
+    fixed_mhz: Option<f64>,
+) -> (EfficiencyResult, Scripted) {
     let temp_file = inv.thermal.chosen.as_ref().unwrap().path.clone();
     let temp_mc = Arc::new(AtomicU32::new(45_000));
     let stop = Arc::new(AtomicBool::new(false));
@@ -202,6 +218,7 @@ fn go_throttled(
         runs: 0,
         stop_after: stop_after.map(|n| (n, stop.clone())),
         throttle_khz,
+        fixed_mhz,
     };
     // The SoC cools by itself: 0.5 °C every 20 ms down to 45 °C.
     let done = Arc::new(AtomicBool::new(false));
@@ -251,6 +268,14 @@ fn every_opp_of_the_little_cluster_with_power_per_run_and_the_best_opp() {
     let text = EfficiencyBody::summary(r.view());
     assert!(r.envelope.complete, "{text}");
     assert!(b.switched, "{text}");
+    // The clock followed every OPP: no verdict against the walk.
+    assert!(
+        !r.envelope
+            .findings
+            .iter()
+            .any(|f| f.kind == truebench_monitor::FindingKind::ClockDeviation),
+        "{text}"
+    );
     assert_eq!(b.method.as_deref(), Some("userspace"));
     let c = &b.clusters[0];
     // RK3588's A55 table: 408 … 1800 MHz, lowest first, two runs each.
@@ -375,4 +400,26 @@ fn a_run_measured_while_throttled_marks_its_point_invalid() {
     assert_eq!(c.best_mhz, Some(1008), "{:?}", c.points);
     let text = EfficiencyBody::summary(r.view());
     assert!(text.contains("INVALID"), "{text}");
+}
+
+/// A walk whose measured clock does not follow the OPPs set (3694 MHz at every one, as on a
+/// VM or with a recorded tree): the result is not valid and says why, naming the clocks.
+#[test]
+fn a_clock_that_ignores_the_opps_set_makes_the_walk_invalid() {
+    let (d, inv) = board(true);
+    let (r, _) = go_with(d.path(), &inv, vec![0], Some(3), None, Some(3694.0));
+    let f = r
+        .envelope
+        .findings
+        .iter()
+        .find(|f| f.kind == truebench_monitor::FindingKind::ClockDeviation)
+        .unwrap_or_else(|| panic!("{:#?}", r.envelope.findings));
+    assert_eq!(f.severity, truebench_monitor::Severity::Critical);
+    assert!(
+        f.message.contains("did not follow the OPPs"),
+        "{}",
+        f.message
+    );
+    assert!(f.message.contains("3694 MHz"), "{}", f.message);
+    assert!(!r.envelope.valid);
 }

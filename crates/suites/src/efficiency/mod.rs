@@ -387,6 +387,34 @@ pub fn run(
             }
             points.push(point);
         }
+        // A clock that does not follow the OPPs set makes every point the same clock: the
+        // walk measured nothing it claims to (a VM, a recorded tree, firmware that ignores
+        // cpufreq).
+        let mut walked: Vec<(f64, f64)> = points
+            .iter()
+            .filter_map(|p| Some((f64::from(p.opp_mhz?), p.measured_mhz?)))
+            .collect();
+        walked.sort_by(|a, b| b.0.total_cmp(&a.0));
+        if crate::clocks::follows_opps(&walked) == Some(false) {
+            let (lo, hi) = (walked.last().map_or(0.0, |p| p.0), walked[0].0);
+            s.finding(
+                truebench_monitor::Finding::new(
+                    truebench_monitor::FindingKind::ClockDeviation,
+                    truebench_monitor::Severity::Critical,
+                    format!(
+                        "{}: the measured clock did not follow the OPPs set ({:.0} MHz measured at every OPP from {lo:.0} to {hi:.0} MHz) — a virtual machine, a recorded tree or firmware that ignores cpufreq: the per-OPP figures are one clock, not a walk.",
+                        c.cpu_range(),
+                        walked[0].1
+                    ),
+                )
+                .with_evidence(
+                    walked
+                        .iter()
+                        .map(|(o, m)| format!("OPP {o:.0} MHz: measured {m:.0} MHz"))
+                        .collect::<Vec<String>>(),
+                ),
+            );
+        }
         clusters_out.push(EfficiencyCluster {
             cluster: c.id,
             cpus: c.cpu_range(),
