@@ -12,6 +12,8 @@ cd "$(dirname "$0")/.."
 
 CASES=${1:-20000}
 export PROPTEST_CASES=$CASES
+# New inputs each run (cargo test alone uses a fixed seed, the same inputs every time).
+export TRUEBENCH_FUZZ_RANDOM=1
 status=0
 for spec in \
   "truebench-host --test fuzz" \

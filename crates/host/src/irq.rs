@@ -50,7 +50,13 @@ pub fn irq_counts(text: &str, names: &[&str]) -> (Vec<String>, Vec<u64>) {
         }
         irqs.push(irq.trim().to_string());
         for (c, w) in counts.iter_mut().zip(&words[..ncpu]) {
-            *c += w.parse::<u64>().unwrap_or(0);
+            // A count that would overflow the sum (a broken or edited file, 2^64 − 1: found
+            // by fuzzing) is left out, not wrapped.
+            *c = w
+                .parse::<u64>()
+                .ok()
+                .and_then(|v| c.checked_add(v))
+                .unwrap_or(*c);
         }
     }
     (irqs, counts)
@@ -127,6 +133,15 @@ pub fn route_iface(host: &Host, addr: std::net::Ipv4Addr) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    /// Found by fuzzing: counts whose sum overflows 64 bits are left out, never a panic.
+    #[test]
+    fn counts_that_overflow_are_left_out() {
+        let t = "  CPU0 CPU1\n 31: 5 18446744073709551615 GICv2 eth0\n 32: 1 2 GICv2 eth0\n";
+        let (irqs, counts) = super::irq_counts(t, &["eth0"]);
+        assert_eq!(irqs, ["31", "32"]);
+        assert_eq!(counts, [6, 18446744073709551615]);
+    }
+
     use super::*;
 
     #[test]

@@ -158,7 +158,8 @@ fn clocks_v3_to_v4(scores: &mut Value) {
                     let khz = p
                         .get("opp_mhz")
                         .and_then(Value::as_u64)
-                        .map_or(Value::Null, |m| json!(m * 1000));
+                        .and_then(|m| m.checked_mul(1000))
+                        .map_or(Value::Null, |k| json!(k));
                     p.entry("opp_khz").or_insert(khz);
                     for k in ["effective_mhz", "rejected", "duration_ms"] {
                         p.entry(k).or_insert(Value::Null);
@@ -202,6 +203,15 @@ fn cpu_list(range: &str) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by fuzzing: an OPP that does not fit in kHz is unknown, not an overflow.
+    #[test]
+    fn an_opp_too_large_for_khz_is_unknown() {
+        let mut v = json!({"kind": "clocks", "clusters": [{"cluster": 0, "cpus": "cpu0",
+            "points": [{"opp_mhz": u64::MAX}]}]});
+        clocks_v3_to_v4(&mut v);
+        assert!(v["clusters"][0]["points"][0]["opp_khz"].is_null());
+    }
 
     #[test]
     fn cpu_ranges_of_version_3_clusters() {

@@ -324,7 +324,7 @@ fn background_activity_on_opi_zero2w() {
         .map(|f| f.message.split('\'').nth(1).unwrap())
         .collect();
     assert_eq!(sys_phases, ["7-zip multi core benchmark"], "{s:#?}");
-    assert!(s[0].message.contains("up to 30 %"), "{}", s[0].message);
+    assert!(s[0].message.contains("up to 30.0 %"), "{}", s[0].message);
 }
 
 #[test]
