@@ -3,34 +3,11 @@
 //! its card, and unit text is shown as written (no `text-transform` turning "µs" into "ΜS").
 //! Skipped with a message when Chromium is not installed.
 
-use std::path::Path;
+mod common;
 
+use common::{doc, DOCS};
 use truebench_fixtures::chromium::{chromium, render};
-use truebench_model::Document;
 use truebench_render::kinds;
-
-const DOCS: &[&str] = &[
-    "run-quick",
-    "run-imported",
-    "clocks",
-    "monitor",
-    "monitor-per-cluster",
-    "interactivity",
-    "governors-repeat",
-    "net",
-    "io",
-    "review",
-    "review-tuned",
-    "thermal",
-    "efficiency",
-];
-
-fn doc(name: &str) -> Document {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/kinds/{name}.json"));
-    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    truebench_model::migrate(serde_json::from_str(&text).unwrap())
-        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
 
 /// Measures the page after layout and writes what it found into `<body data-layout=…>`
 /// (only in the test's copy: the report itself has no script).
