@@ -70,16 +70,13 @@ pub fn metrics(r: RunView<'_>) -> Metrics {
     let row = truebench_sbcbench::from_result::row(r);
     let mut sevenzip_version = None;
     for name in [phase::COMPRESSION_MULTI, phase::COMPRESSION_SINGLE] {
-        for s in r.body.scores(name) {
-            if let Scores::Compression(c) = s {
-                if c.tool == CompressionTool::SevenZip && sevenzip_version.is_none() {
-                    sevenzip_version = c.version.clone();
-                }
+        for c in r.body.compression(name) {
+            if c.tool == CompressionTool::SevenZip && sevenzip_version.is_none() {
+                sevenzip_version = c.version.clone();
             }
         }
     }
-    let openssl_version = r.body.scores(phase::AES).find_map(|s| match s {
-        Scores::Aes(a) => Some(match a.source {
+    let openssl_version = r.body.aes(phase::AES).map(|a| match a.source {
             AesSourceKind::Openssl => a
                 .version
                 .as_deref()
@@ -88,8 +85,6 @@ pub fn metrics(r: RunView<'_>) -> Metrics {
             AesSourceKind::Builtin => {
                 format!("built-in ({})", a.version.as_deref().unwrap_or("truebench"))
             }
-        }),
-        _ => None,
     });
     Metrics {
         sevenzip_multi: row.sevenzip_multi,

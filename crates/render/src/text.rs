@@ -212,22 +212,8 @@ fn memory_lines(m: &MemoryScores) -> String {
 
 fn compression_lines(r: RunView<'_>) -> String {
     let mut o = String::new();
-    let single: Vec<&CompressionScores> = r
-        .body
-        .scores(phase::COMPRESSION_SINGLE)
-        .filter_map(|s| match s {
-            Scores::Compression(c) => Some(c),
-            _ => None,
-        })
-        .collect();
-    let multi: Vec<&CompressionScores> = r
-        .body
-        .scores(phase::COMPRESSION_MULTI)
-        .filter_map(|s| match s {
-            Scores::Compression(c) => Some(c),
-            _ => None,
-        })
-        .collect();
+    let single: Vec<&CompressionScores> = r.body.compression(phase::COMPRESSION_SINGLE).collect();
+    let multi: Vec<&CompressionScores> = r.body.compression(phase::COMPRESSION_MULTI).collect();
     let Some(first) = single.first().or(multi.first()) else {
         return o;
     };
@@ -330,8 +316,7 @@ pub fn aes_table_text(a: &AesScores) -> String {
 fn aes_lines(r: RunView<'_>) -> String {
     let mut o = String::new();
     for name in [phase::AES, phase::AES_PARALLEL] {
-        for s in r.body.scores(name) {
-            let Scores::Aes(a) = s else { continue };
+        if let Some(a) = r.body.aes(name) {
             let src = match a.source {
                 AesSourceKind::Openssl => format!(
                     "openssl speed ({})",
@@ -363,13 +348,6 @@ fn aes_lines(r: RunView<'_>) -> String {
     o
 }
 
-fn clock_scores(r: RunView<'_>, name: &str) -> Option<ClockScores> {
-    r.body.scores(name).find_map(|s| match s {
-        Scores::Clocks(c) => Some(c.clone()),
-        _ => None,
-    })
-}
-
 fn clock_line(c: &truebench_model::clocks::ClusterClocks) -> Option<String> {
     let p = c.points.iter().find(|p| p.measured_mhz.is_some())?;
     let m = p.measured_mhz?;
@@ -399,7 +377,11 @@ fn clock_line(c: &truebench_model::clocks::ClusterClocks) -> Option<String> {
 
 fn clocks_lines(r: RunView<'_>) -> String {
     let mut o = String::new();
-    if let Some(a) = clock_scores(r, phase::CLOCKS_ALL).and_then(|c| c.all_cores) {
+    if let Some(a) = r
+        .body
+        .clocks(phase::CLOCKS_ALL)
+        .and_then(|c| c.all_cores.as_ref())
+    {
         let mhz = |v: &[truebench_model::clocks::CoreClock], cpu: u32| {
             v.iter()
                 .find(|c| c.cpu == cpu)
@@ -428,7 +410,7 @@ fn clocks_lines(r: RunView<'_>) -> String {
         (phase::CLOCKS_COLD, "Before (idle, cold)"),
         (phase::CLOCKS_HOT, "After (still under load)"),
     ] {
-        let Some(c) = clock_scores(r, name) else {
+        let Some(c) = r.body.clocks(name) else {
             continue;
         };
         let temp = r.envelope.phase(name).and_then(|p| phase_temp(r, p));
@@ -468,7 +450,7 @@ pub fn summary(r: RunView<'_>) -> String {
     let mut o = header(r);
     o.push('\n');
     o.push_str(&validation(r));
-    if let Some(Scores::Memory(m)) = r.body.scores(phase::MEMORY).next() {
+    if let Some(m) = r.body.memory() {
         let _ = writeln!(o, "\nMemory performance (pinned to one CPU per cluster):");
         o.push_str(&memory_lines(m));
     }
@@ -482,7 +464,7 @@ pub fn summary(r: RunView<'_>) -> String {
         o.push('\n');
         o.push_str(&aes);
     }
-    if let Some(Scores::Stress(s)) = r.body.scores(phase::STRESS).next() {
+    if let Some(s) = r.body.stress() {
         let v: Vec<String> = s
             .intervals
             .iter()

@@ -24,7 +24,7 @@ pub fn row(r: RunView<'_>) -> ResultsRow {
     if r.envelope.inventory.device.is_none() && r.envelope.hostname.is_none() {
         row.device = "-".into();
     }
-    if let Some(Scores::Memory(m)) = r.body.scores(phase::MEMORY).next() {
+    if let Some(m) = r.body.memory() {
         if m.clusters.iter().all(|c| c.standard_memcpy.is_none()) {
             row.notes
                 .retain(|n| !n.starts_with("memcpy: ") && !n.starts_with("memset: "));
@@ -116,7 +116,7 @@ pub fn as_sbc_bench_log(r: RunView<'_>) -> sbcbench::SbcBenchLog {
             });
         }
     }
-    if let Some(Scores::Memory(m)) = r.body.scores(phase::MEMORY).next() {
+    if let Some(m) = r.body.memory() {
         for c in &m.clusters {
             let mut results = Vec::new();
             // The row's memcpy/memset are tinymembench's measure, never the best method's
@@ -144,7 +144,7 @@ pub fn as_sbc_bench_log(r: RunView<'_>) -> sbcbench::SbcBenchLog {
             });
         }
     }
-    if let Some(Scores::Aes(a)) = r.body.scores(phase::AES).next() {
+    if let Some(a) = r.body.aes(phase::AES) {
         log.openssl = Some(OpenSsl {
             version_line: a.version.clone(),
             version: a.version.clone(),
@@ -170,8 +170,7 @@ pub fn as_sbc_bench_log(r: RunView<'_>) -> sbcbench::SbcBenchLog {
         (phase::COMPRESSION_SINGLE, SevenZipKind::Single),
         (phase::COMPRESSION_MULTI, SevenZipKind::Multi),
     ] {
-        for s in r.body.scores(name) {
-            let Scores::Compression(c) = s else { continue };
+        for c in r.body.compression(name) {
             if c.tool != CompressionTool::SevenZip {
                 continue;
             }

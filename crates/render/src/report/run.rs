@@ -76,7 +76,7 @@ pub(super) fn scores(o: &mut String, r: RunView<'_>) {
     }
     o.push_str("</div>");
     if m.sevenzip_multi.is_none() {
-        if let Some(Scores::Compression(c)) = r.body.scores(phase::COMPRESSION_MULTI).next() {
+        if let Some(c) = r.body.compression(phase::COMPRESSION_MULTI).next() {
             if c.tool == CompressionTool::BuiltinLzma {
                 o.push_str("<p class=\"muted\">7-zip was not installed: the built-in LZMA benchmark ran instead (MB/s, not comparable with 7-zip MIPS).</p>");
             }
@@ -85,16 +85,9 @@ pub(super) fn scores(o: &mut String, r: RunView<'_>) {
     o.push_str("</section>");
 }
 
-pub(super) fn clock_scores(r: RunView<'_>, name: &str) -> Option<ClockScores> {
-    r.body.scores(name).find_map(|s| match s {
-        Scores::Clocks(c) => Some(c.clone()),
-        _ => None,
-    })
-}
-
 pub(super) fn clocks(o: &mut String, r: RunView<'_>) {
-    let cold = clock_scores(r, phase::CLOCKS_COLD);
-    let hot = clock_scores(r, phase::CLOCKS_HOT);
+    let cold = r.body.clocks(phase::CLOCKS_COLD);
+    let hot = r.body.clocks(phase::CLOCKS_HOT);
     if cold.is_none() && hot.is_none() {
         return;
     }
@@ -118,7 +111,7 @@ pub(super) fn clocks(o: &mut String, r: RunView<'_>) {
     clusters.dedup();
     let mut table = String::from("<div class=\"scroll\"><table><thead><tr><th>cluster</th><th>OPP (MHz)</th><th>measured cold</th><th>measured hot</th><th>deviation</th></tr></thead><tbody>");
     for k in clusters {
-        let pick = |c: &Option<ClockScores>| -> Vec<truebench_model::clocks::ClockPoint> {
+        let pick = |c: &Option<&ClockScores>| -> Vec<truebench_model::clocks::ClockPoint> {
             c.iter()
                 .flat_map(|c| c.clusters.iter().filter(|x| x.id == k))
                 .flat_map(|x| x.points.iter().cloned())
@@ -194,8 +187,7 @@ pub(super) fn clocks(o: &mut String, r: RunView<'_>) {
 pub(super) fn aes(o: &mut String, r: RunView<'_>) {
     let mut any = false;
     for name in [phase::AES, phase::AES_PARALLEL] {
-        for s in r.body.scores(name) {
-            let Scores::Aes(a) = s else { continue };
+        if let Some(a) = r.body.aes(name) {
             if !any {
                 o.push_str("<section><h2>AES</h2>");
                 any = true;
@@ -276,7 +268,7 @@ pub(super) fn aes(o: &mut String, r: RunView<'_>) {
 }
 
 pub(super) fn memory(o: &mut String, r: RunView<'_>) {
-    let Some(Scores::Memory(m)) = r.body.scores(phase::MEMORY).next() else {
+    let Some(m) = r.body.memory() else {
         return;
     };
     o.push_str("<section><h2>Memory</h2><div class=\"scroll\"><table class=\"num\"><thead><tr><th>cluster</th><th>memcpy (MB/s)</th><th>memset (MB/s)</th><th>read (MB/s)</th><th title=\"tinymembench's standard memcpy / memset: libc over 32 MiB, the Results.md row's measure\">standard memcpy</th><th>standard memset</th></tr></thead><tbody>");
@@ -368,8 +360,7 @@ pub(super) fn compression(o: &mut String, r: RunView<'_>) {
         phase::COMPRESSION_MULTI,
         phase::COMPRESSION_CLUSTER,
     ] {
-        for s in r.body.scores(name) {
-            let Scores::Compression(c) = s else { continue };
+        for c in r.body.compression(name) {
             for run in &c.runs {
                 rows.push((c.tool, c.version.clone(), run.clone()));
             }
@@ -415,7 +406,7 @@ pub(super) fn compression(o: &mut String, r: RunView<'_>) {
 }
 
 pub(super) fn stress(o: &mut String, r: RunView<'_>) {
-    let Some(Scores::Stress(s)) = r.body.scores(phase::STRESS).next() else {
+    let Some(s) = r.body.stress() else {
         return;
     };
     if s.intervals.len() < 2 {
