@@ -36,6 +36,17 @@ pub fn notuning_env() -> bool {
     std::env::var("NOTUNING").is_ok_and(|v| !v.is_empty())
 }
 
+/// `--sweep` sets cpufreq governors and clocks: refused under `--no-tuning` or `NOTUNING`
+/// (net and io, which change nothing else).
+pub fn sweep_allowed(sweep: bool, no_tuning: bool) -> anyhow::Result<()> {
+    if sweep && (no_tuning || notuning_env()) {
+        anyhow::bail!(
+            "--sweep changes cpufreq settings, which --no-tuning (or NOTUNING) forbids: give one of them"
+        );
+    }
+    Ok(())
+}
+
 /// The monitoring's sampling interval, the same flag on every measuring command (`monitor`
 /// and `review` call theirs `--interval`, with this name as an alias).
 #[derive(Args, Debug, Clone, Default)]

@@ -184,11 +184,7 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
     };
     let host = args.machine.host()?;
     let inv = Inventory::probe(&host);
-    if args.sweep.is_some() && (args.no_tuning || crate::cli::notuning_env()) {
-        anyhow::bail!(
-            "--sweep changes cpufreq settings, which --no-tuning (or NOTUNING) forbids: give one of them"
-        );
-    }
+    crate::cli::sweep_allowed(args.sweep.is_some(), args.no_tuning)?;
     let sweep = match &args.sweep {
         Some(spec) => {
             let cpu = irq_cpu(&host, &peer, spec, args.json);

@@ -158,3 +158,42 @@ fn every_measuring_command_takes_the_shared_flags_with_the_same_help() {
         }
     }
 }
+
+/// `--no-tuning` means no setting changes: the cpufreq sweep of net and io is refused with
+/// the reason (exit 2) before anything starts; NOTUNING the same.
+#[test]
+fn no_tuning_refuses_the_cpufreq_sweep() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scratch = tmp.path().join("scratch");
+    for (args, env) in [
+        (
+            vec!["net", "--loopback", "--sweep", "max", "--no-tuning"],
+            None,
+        ),
+        (vec!["net", "--loopback", "--sweep", "max"], Some("1")),
+        (
+            vec![
+                "io",
+                "--file",
+                scratch.to_str().unwrap(),
+                "--sweep",
+                "max",
+                "--no-tune",
+            ],
+            None,
+        ),
+    ] {
+        let mut c = truebench(tmp.path());
+        if let Some(v) = env {
+            c.env("NOTUNING", v);
+        }
+        let out = c.args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("--sweep changes cpufreq settings"),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(!scratch.exists());
+}
