@@ -695,15 +695,7 @@ fn without_a_power_source_the_summary_says_energy_was_not_measured() {
 #[test]
 fn a_phase_measured_while_throttled_is_marked_and_its_scores_invalid() {
     let d = rock5b();
-    let cd = "sys/class/thermal/cooling_device0";
-    put(d.path(), &format!("{cd}/type"), "thermal-cpufreq-2\n");
-    put(d.path(), &format!("{cd}/cur_state"), "0\n");
-    put(d.path(), &format!("{cd}/max_state"), "13\n");
-    put(
-        d.path(),
-        &format!("{cd}/stats/time_in_state_ms"),
-        "state0 1000\nstate1 0\n",
-    );
+    truebench_fixtures::cooling_device(d.path());
     let mut capped = 0;
     let mut fake = Fake::new(d.path()).script("multi", move |root, _| {
         capped += 100;

@@ -435,12 +435,7 @@ fn a_governor_row_measured_while_throttling_is_invalid() {
     let tmp = tempfile::tempdir().unwrap();
     let root = truebench_fixtures::root("rk3588-rock5b");
     let r = root.path().to_path_buf();
-    let cd = r.join("sys/class/thermal/cooling_device0");
-    std::fs::create_dir_all(cd.join("stats")).unwrap();
-    std::fs::write(cd.join("type"), "thermal-cpufreq-2\n").unwrap();
-    std::fs::write(cd.join("cur_state"), "0\n").unwrap();
-    std::fs::write(cd.join("max_state"), "13\n").unwrap();
-    std::fs::write(cd.join("stats/time_in_state_ms"), "state0 1000\nstate1 0\n").unwrap();
+    let stats = truebench_fixtures::cooling_device(&r);
     let child = truebench(tmp.path())
         .arg("--root")
         .arg(&r)
@@ -461,11 +456,7 @@ fn a_governor_row_measured_while_throttling_is_invalid() {
         }
         wait_for_tasks(pid);
         std::thread::sleep(Duration::from_millis(300));
-        std::fs::write(
-            cd.join("stats/time_in_state_ms"),
-            "state0 1000\nstate1 300\n",
-        )
-        .unwrap();
+        std::fs::write(&stats, "state0 1000\nstate1 300\n").unwrap();
     });
     let out = child.wait_with_output().unwrap();
     watcher.join().unwrap();
