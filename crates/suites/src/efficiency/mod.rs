@@ -210,7 +210,7 @@ pub fn run(
             rep.reason,
             if opts.force { " (--force)" } else { "" }
         );
-        s.note(n.clone());
+        // Progress says it now; the result says it once, as the verdict below.
         events(Event::Note(n));
         idle::gate_not_reached(&mut s, &rep, opts.force, "efficiency walk");
     }

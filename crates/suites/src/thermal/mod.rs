@@ -133,7 +133,7 @@ fn idle_phase(
             start.reason,
             if opts.force { " (--force)" } else { "" }
         );
-        s.note(n.clone());
+        // Progress says it now; the result says it once, as the verdict below.
         events(Event::Note(n));
         idle::gate_not_reached(s, &rep, opts.force, "thermal test");
     }
