@@ -13,7 +13,7 @@ fn put(root: &Path, rel: &str, text: &str) {
     fs::write(p, text).unwrap();
 }
 
-fn root(part_line: &str) -> tempfile::TempDir {
+fn root(part_line: &str, hardware: &str) -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
     let mut ci = String::new();
     for n in 0..8 {
@@ -22,7 +22,7 @@ fn root(part_line: &str) -> tempfile::TempDir {
     ci += &format!(
         "Features\t: swp half thumb fastmult vfp edsp neon vfpv3 tls vfpv4 idiva idivt\n\
          CPU implementer\t: 0x41\nCPU architecture: 7\nCPU variant\t: 0x0\n\
-         CPU part\t: {part_line}\nCPU revision\t: 3\n\nHardware\t: ODROID-XU3\n"
+         CPU part\t: {part_line}\nCPU revision\t: 3\n\nHardware\t: {hardware}\n"
     );
     put(d.path(), "proc/cpuinfo", &ci);
     put(d.path(), "sys/devices/system/cpu/present", "0-7\n");
@@ -49,19 +49,52 @@ fn root(part_line: &str) -> tempfile::TempDir {
     d
 }
 
-fn types(line: &str) -> Vec<Option<String>> {
-    let d = root(line);
+fn types_on(line: &str, hardware: &str) -> Vec<Option<String>> {
+    let d = root(line, hardware);
     let inv = Inventory::probe(&Host::new(d.path()));
     inv.cpus.iter().map(|c| c.core_type.clone()).collect()
 }
 
+fn types(line: &str) -> Vec<Option<String>> {
+    types_on(line, "ODROID-XU3")
+}
+
 #[test]
 fn one_part_is_not_extended_to_another_clock_domain() {
-    let t = types("0xc07");
+    // A board the SoC table cannot name: the other domain stays unknown.
+    let t = types_on("0xc07", "Generic DT based system");
     assert!(
         t[..4].iter().all(|x| x.as_deref() == Some("Cortex-A7")),
         "{t:?}"
     );
+    assert!(t[4..].iter().all(Option::is_none), "{t:?}");
+}
+
+/// The Hardware line names the board, so the SoC (Exynos 5422, 4×A7 + 4×A15) and with it
+/// the other domain's core type are known — said to come from the table, not from cpuinfo.
+#[test]
+fn the_other_domain_takes_its_type_from_the_identified_soc() {
+    let d = root("0xc07", "ODROID-XU3");
+    let inv = Inventory::probe(&Host::new(d.path()));
+    assert_eq!(inv.soc.as_ref().unwrap().name, "Samsung Exynos 5422");
+    let t: Vec<_> = inv.cpus.iter().map(|c| c.core_type.clone()).collect();
+    assert!(
+        t[..4].iter().all(|x| x.as_deref() == Some("Cortex-A7")),
+        "{t:?}"
+    );
+    assert!(
+        t[4..]
+            .iter()
+            .all(|x| x.as_deref() == Some("Cortex-A15 (from the SoC table)")),
+        "{t:?}"
+    );
+    let big = &inv.clusters[inv.cpus[4].cluster.unwrap()];
+    assert_eq!(
+        big.core_type.as_deref(),
+        Some("Cortex-A15 (from the SoC table)")
+    );
+    // A part that contradicts the layout (an A53 where the table says A7) takes nothing.
+    let t = types_on("0xd03", "ODROID-XU3");
     assert!(t[4..].iter().all(Option::is_none), "{t:?}");
 }
 

@@ -644,6 +644,30 @@ fn fill_policy(host: &Host, cl: &mut Cluster, p: &Policy, pols: &[Policy], ids: 
         .map(|f| format!("{d}/{f}"));
 }
 
+/// Core types cpuinfo could not tell, from the identified SoC's layout (see
+/// `soc::core_types_from_layout`); a cluster whose CPUs all got one type takes it too.
+pub(super) fn fill_core_types_from_soc(part: &mut CpuPart, soc: &crate::soc::SocGuess) {
+    let known: Vec<Option<String>> = part.cpus.iter().map(|c| c.core_type.clone()).collect();
+    let Some(types) = crate::soc::core_types_from_layout(soc, &known) else {
+        return;
+    };
+    for (c, t) in part.cpus.iter_mut().zip(types) {
+        c.core_type = t;
+    }
+    for cl in part.clusters.iter_mut().filter(|cl| cl.core_type.is_none()) {
+        let mut of_cpus = cl.cpus.iter().map(|id| {
+            part.cpus
+                .iter()
+                .find(|c| c.id == *id)
+                .and_then(|c| c.core_type.clone())
+        });
+        let first = of_cpus.next().flatten();
+        if first.is_some() && of_cpus.all(|t| t == first) {
+            cl.core_type = first;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,8 @@ mod thermal;
 pub use cpus::{Cluster, Cpu};
 pub use memory::{Memory, Swap, SwapDevice, Zswap};
 pub use storage::{storage_under, StorageInfo};
+#[cfg(test)]
+pub(crate) use system::machine_line;
 pub use system::{Arch, Kernel, VirtLayer, Virtualization};
 pub use thermal::{ChosenSensor, HwmonChip, HwmonSensor, Thermal, ThermalZone, TripPoint};
 
@@ -54,8 +56,11 @@ impl Inventory {
     /// Read everything this module knows about from `host`. Never fails.
     pub fn probe(host: &Host) -> Inventory {
         let mut missing = Vec::new();
-        let cpu_part = cpus::probe(host, &mut missing);
+        let mut cpu_part = cpus::probe(host, &mut missing);
         let sys = system::probe(host, &cpu_part, &mut missing);
+        if let Some(soc) = &sys.soc {
+            cpus::fill_core_types_from_soc(&mut cpu_part, soc);
+        }
         let thermal = thermal::probe(host, &mut missing);
         let (memory, swap) = memory::probe(host, &mut missing);
         Inventory {

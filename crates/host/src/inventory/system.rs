@@ -455,6 +455,52 @@ fn tracer_comm(host: &Host) -> Option<String> {
     host.read_trimmed(format!("proc/{pid}/comm"))
 }
 
+/// The machine the kernel named at boot ("Machine model: …" from the device tree, "Machine:
+/// …" on older ARM kernels), from `dev/kmsg`: the live device (records until it has no more)
+/// or, in a recorded tree, a file of kmsg records or dmesg lines. Only the first 4 MiB are
+/// read; the boot lines come first.
+fn kernel_log_machine(host: &Host) -> Option<String> {
+    use std::io::Read;
+    use std::os::unix::io::AsRawFd;
+    let mut f = host.open("dev/kmsg").ok()?;
+    // SAFETY: fcntl on a descriptor we own; flags are read before being extended. Without
+    // O_NONBLOCK a read at the end of the live log would wait for the next record.
+    unsafe {
+        let fd = f.as_raw_fd();
+        let fl = libc::fcntl(fd, libc::F_GETFL);
+        if fl < 0 || libc::fcntl(fd, libc::F_SETFL, fl | libc::O_NONBLOCK) < 0 {
+            return None;
+        }
+    }
+    let (mut text, mut buf) = (Vec::new(), vec![0u8; 16 * 1024]);
+    while text.len() < 4 << 20 {
+        match f.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => text.extend_from_slice(&buf[..n]),
+            // EPIPE: a record was overwritten while reading; the next read goes on.
+            Err(e) if e.raw_os_error() == Some(libc::EPIPE) => continue,
+            Err(_) => break,
+        }
+    }
+    machine_line(&String::from_utf8_lossy(&text))
+}
+
+/// The machine named in kernel-log text (kmsg records `prio,seq,usec,flags;message` or dmesg
+/// lines `[    0.000000] message`).
+pub(crate) fn machine_line(log: &str) -> Option<String> {
+    log.lines().find_map(|l| {
+        let msg = match l.split_once(';') {
+            Some((head, msg)) if head.split(',').count() >= 3 => msg,
+            _ => l.split_once("] ").map_or(l, |(_, m)| m),
+        };
+        let msg = msg.trim_start_matches("OF: fdt: ");
+        msg.strip_prefix("Machine model: ")
+            .or_else(|| msg.strip_prefix("Machine: "))
+            .map(|m| m.trim().to_string())
+            .filter(|m| !m.is_empty())
+    })
+}
+
 pub(super) fn probe(host: &Host, cpu: &CpuPart, missing: &mut Vec<Missing>) -> SystemPart {
     let device = device(host);
     if device.is_none() {
@@ -487,6 +533,12 @@ pub(super) fn probe(host: &Host, cpu: &CpuPart, missing: &mut Vec<Missing>) -> S
             .iter()
             .map(|c| (c.core_type.clone().unwrap_or_default(), c.stepping.clone()))
             .collect(),
+        // Only where the device tree is not at hand: reading the log costs a few ms.
+        kernel_log_machine: if compatible.is_empty() && !host.exists("proc/device-tree/model") {
+            kernel_log_machine(host)
+        } else {
+            None
+        },
     };
     let mut soc = soc::guess_soc(&ev);
     if soc.is_none() {
@@ -498,6 +550,7 @@ pub(super) fn probe(host: &Host, cpu: &CpuPart, missing: &mut Vec<Missing>) -> S
             soc = Some(SocGuess {
                 name: clean_x86_model(m),
                 evidence: "x86 CPU model name from cpuinfo".into(),
+                candidates: Vec::new(),
             });
         }
     }

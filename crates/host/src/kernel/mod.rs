@@ -143,7 +143,13 @@ pub fn report(host: &Host, inv: &Inventory, ctx: &KernelContext) -> KernelReport
         _ => (None, None),
     };
     let config = read_config(host, release.as_deref(), &build, &mut missing);
-    let soc = inv.soc.as_ref().map(|s| s.name.clone());
+    // The origin rules' SoC globs read the candidates of a hedged guess as one list.
+    let soc = inv.soc.as_ref().map(|s| {
+        s.name
+            .strip_prefix("one of ")
+            .unwrap_or(&s.name)
+            .to_string()
+    });
     let origin = match (&release, &parsed) {
         (Some(r), Some(v)) => origin::classify(&origin::OriginInput {
             release: r,

@@ -5,10 +5,14 @@
 //! The knowledge lives in `data/socs.tsv` (see its header for the rule kinds and their
 //! semantics); this module only applies it. Priority, strongest first:
 //! device-tree compatible (entries in list order) > model > Amlogic chip ID in `Serial` >
-//! cpuinfo `Hardware` > core signature with revisions > core signature without revisions.
-//! Within one kind the first matching rule in file order wins.
+//! cpuinfo `Hardware` > the kernel log's machine line > core signature with revisions > core
+//! signature without revisions. Within one kind the first matching rule in file order wins.
+//! A chip the evidence names (part number or codename, `named`) is never replaced by a
+//! guess from the core types; a signature several chips share gives all of them.
 
 use std::sync::OnceLock;
+
+mod named;
 
 /// What the probe found that can identify a SoC.
 #[derive(Debug, Default, Clone)]
@@ -20,6 +24,9 @@ pub struct SocEvidence {
     pub cpuinfo_serial: Option<String>,
     /// Core type per CPU, in CPU order, with revision if known: ("Cortex-A55", Some("r2p0")).
     pub core_types: Vec<(String, Option<String>)>,
+    /// The kernel log's boot line naming the machine ("Machine model: …"), where the device
+    /// tree itself could not be read.
+    pub kernel_log_machine: Option<String>,
 }
 
 /// The guessed SoC and the evidence that led to it.
@@ -30,6 +37,10 @@ pub struct SocGuess {
     pub name: String,
     /// Which rule matched, human-readable, e.g. "device-tree compatible \"rockchip,rk3588\"".
     pub evidence: String,
+    /// When the evidence fits several chips (a core signature they share): each of them, and
+    /// `name` says "one of …". Empty for one chip.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<String>,
 }
 
 /// The rule table compiled into the binary.
@@ -254,6 +265,43 @@ fn serial_prefix_matches(key: &str, serial: &str) -> bool {
             .all(|(p, s)| p == b'?' || p == s.to_ascii_lowercase())
 }
 
+/// A guess naming exactly one chip.
+fn exact(name: &str, evidence: String) -> SocGuess {
+    SocGuess {
+        name: name.to_string(),
+        evidence,
+        candidates: Vec::new(),
+    }
+}
+
+/// The guess for a chip the evidence names: the table's name for it, or the chip as named.
+fn named_guess(named: &named::Named, source: &str) -> SocGuess {
+    match named::lookup(named) {
+        Some(known) => exact(
+            &known.name,
+            format!(
+                "{source} names {} ({} {})",
+                named.token, named.vendor, known.key
+            ),
+        ),
+        None => {
+            // A part number says its vendor itself (MT6769V/CB); a codename does not.
+            let name = if vendor_of(&named.token).is_some() {
+                format!("{} (not in the table)", named.token)
+            } else {
+                format!("{} {} (not in the table)", named.vendor, named.token)
+            };
+            exact(
+                &name,
+                format!(
+                    "{source} names the {} chip {}, which truebench's table does not know; the core types are not used to guess another chip",
+                    named.vendor, named.token
+                ),
+            )
+        }
+    }
+}
+
 fn guess_with(rules: &[Rule], ev: &SocEvidence) -> Option<SocGuess> {
     let of_kind = |kind: Kind| rules.iter().filter(move |r| r.kind == kind);
 
@@ -261,10 +309,19 @@ fn guess_with(rules: &[Rule], ev: &SocEvidence) -> Option<SocGuess> {
     for entry in &ev.dt_compatible {
         let entry = entry.trim();
         if let Some(rule) = of_kind(Kind::Compatible).find(|r| r.key.eq_ignore_ascii_case(entry)) {
-            return Some(SocGuess {
-                name: rule.name.clone(),
-                evidence: format!("device-tree compatible {entry:?}"),
-            });
+            return Some(exact(
+                &rule.name,
+                format!("device-tree compatible {entry:?}"),
+            ));
+        }
+    }
+    // ... or a chip a compatible entry names that the rules do not know
+    for entry in &ev.dt_compatible {
+        if let Some(n) = named::in_compatible(entry) {
+            return Some(named_guess(
+                &n,
+                &format!("device-tree compatible {:?}", entry.trim()),
+            ));
         }
     }
 
@@ -279,10 +336,10 @@ fn guess_with(rules: &[Rule], ev: &SocEvidence) -> Option<SocGuess> {
         };
         let lower = model.to_ascii_lowercase();
         if let Some(rule) = of_kind(Kind::Model).find(|r| lower.contains(&r.key)) {
-            return Some(SocGuess {
-                name: rule.name.clone(),
-                evidence: format!("{source} {model:?} contains {:?}", rule.pattern),
-            });
+            return Some(exact(
+                &rule.name,
+                format!("{source} {model:?} contains {:?}", rule.pattern),
+            ));
         }
     }
 
@@ -299,37 +356,65 @@ fn guess_with(rules: &[Rule], ev: &SocEvidence) -> Option<SocGuess> {
                 of_kind(Kind::AmlogicSerial).find(|r| serial_prefix_matches(&r.key, serial))
             {
                 // The rest of the serial is unique to the chip: do not repeat it.
-                return Some(SocGuess {
-                    name: rule.name.clone(),
-                    evidence: format!("Amlogic chip ID {:?} in cpuinfo Serial", rule.pattern),
-                });
+                return Some(exact(
+                    &rule.name,
+                    format!("Amlogic chip ID {:?} in cpuinfo Serial", rule.pattern),
+                ));
             }
         }
     }
 
-    // 4. cpuinfo Hardware
+    // 4. cpuinfo Hardware: the rules, then a chip it names that the rules do not know
     if let Some(hw) = hardware {
         let lower = hw.to_ascii_lowercase();
         if let Some(rule) = of_kind(Kind::Hardware).find(|r| lower.contains(&r.key)) {
-            return Some(SocGuess {
-                name: rule.name.clone(),
-                evidence: format!("cpuinfo Hardware {hw:?} contains {:?}", rule.pattern),
-            });
+            return Some(exact(
+                &rule.name,
+                format!("cpuinfo Hardware {hw:?} contains {:?}", rule.pattern),
+            ));
+        }
+        if let Some(n) = named::in_text(hw, vendor_of(hw)) {
+            return Some(named_guess(&n, &format!("cpuinfo Hardware {hw:?}")));
+        }
+    }
+
+    // 5. the kernel log's machine line (printed from the device tree at boot), read where
+    // the device tree itself is not at hand
+    if let Some(line) = ev
+        .kernel_log_machine
+        .as_deref()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+    {
+        let lower = line.to_ascii_lowercase();
+        if let Some(rule) = of_kind(Kind::Model).find(|r| lower.contains(&r.key)) {
+            return Some(exact(
+                &rule.name,
+                format!("kernel log machine {line:?} contains {:?}", rule.pattern),
+            ));
+        }
+        if let Some(n) = named::in_text(line, vendor_of(line)) {
+            return Some(named_guess(&n, &format!("kernel log machine {line:?}")));
         }
     }
 
     // An emulator's CPUs say nothing about a SoC (QEMU's `-cpu cortex-a72` ×4 is no BCM2711).
-    let said = [&ev.dt_model, &ev.cpuinfo_hardware, &ev.cpuinfo_model]
-        .into_iter()
-        .flatten()
-        .chain(ev.dt_compatible.iter())
-        .map(|s| s.to_ascii_lowercase())
-        .any(|s| s.contains("qemu") || s.contains("dummy-virt") || s.contains("kvm"));
+    let said = [
+        &ev.dt_model,
+        &ev.cpuinfo_hardware,
+        &ev.cpuinfo_model,
+        &ev.kernel_log_machine,
+    ]
+    .into_iter()
+    .flatten()
+    .chain(ev.dt_compatible.iter())
+    .map(|s| s.to_ascii_lowercase())
+    .any(|s| s.contains("qemu") || s.contains("dummy-virt") || s.contains("kvm"));
     if said {
         return None;
     }
 
-    // 5./6. core signature, with revisions first; only when every CPU's type is known and
+    // 6./7. core signature, with revisions first; only when every CPU's type is known and
     // there is more than one CPU (one core type fits too many chips).
     if ev.core_types.len() < 2 || ev.core_types.iter().any(|(core, _)| core.trim().is_empty()) {
         return None;
@@ -344,29 +429,29 @@ fn guess_with(rules: &[Rule], ev: &SocEvidence) -> Option<SocGuess> {
             continue;
         };
         // Rules with the very same pattern name the SoCs that share it (an exact count
-        // listed before a wildcard still wins alone).
+        // listed before a wildcard still wins alone); the table's own hedged names ("A or
+        // B") are split into their candidates.
         let mut names: Vec<&str> = Vec::new();
         for r in matching.iter().filter(|r| r.pattern == rule.pattern) {
-            if !names.contains(&r.name.as_str()) {
-                names.push(&r.name);
+            for n in r.name.split(" or ") {
+                if !names.contains(&n) {
+                    names.push(n);
+                }
             }
         }
-        // A chip named in Hardware by another vendor than the cores' guess: the Hardware
-        // line is right and the table does not know the chip — show it as it is.
+        // A Hardware line that names a vendor but no chip: the vendor picks its candidates;
+        // if the cores fit none of its chips, the Hardware line is shown as it is.
         if let Some(hw) = hardware {
             if let Some(v) = vendor_of(hw) {
-                // The table's own hedged names ("Rockchip RK3566/RK3568 or Amlogic S905X4…")
-                // are split so that the Hardware line's vendor picks its part.
-                names = names.iter().flat_map(|n| n.split(" or ")).collect();
                 names.retain(|n| vendor_of(n).is_none_or(|w| w == v));
                 if names.is_empty() {
-                    return Some(SocGuess {
-                        name: hw.to_string(),
-                        evidence: format!(
+                    return Some(exact(
+                        hw,
+                        format!(
                             "cpuinfo Hardware {hw:?}, a {v} chip truebench's table does not know (the cores alone would suggest {})",
                             rule.name
                         ),
-                    });
+                    ));
                 }
             }
         }
@@ -376,17 +461,15 @@ fn guess_with(rules: &[Rule], ev: &SocEvidence) -> Option<SocGuess> {
         } else {
             format!("core signature {signature:?} matches {:?}", rule.pattern)
         };
-        // A signature several SoCs share: a hedged list, not the first of them.
+        // A signature several SoCs share: the candidates, never the first of them.
         return Some(if names.len() > 1 {
             SocGuess {
-                name: names.join(" or "),
+                name: format!("one of {}", names.join(", ")),
                 evidence: format!("{evidence}, shared by {} SoCs", names.len()),
+                candidates: names.iter().map(|n| n.to_string()).collect(),
             }
         } else {
-            SocGuess {
-                name: names[0].to_string(),
-                evidence,
-            }
+            exact(names[0], evidence)
         });
     }
     None
@@ -451,6 +534,73 @@ fn vendor_of(s: &str) -> Option<&'static str> {
 /// Guess the SoC from the evidence, or None if no rule matches.
 pub fn guess_soc(ev: &SocEvidence) -> Option<SocGuess> {
     guess_with(rules(), ev)
+}
+
+/// The core layout of one chip, from the signature rules that name it alone: runs of
+/// (count, core type) in CPU order. None when the table has no such rule, when a rule has
+/// a wildcard count, or when its rules disagree (different steppings are the same layout).
+pub fn layout_of(name: &str) -> Option<Vec<(usize, String)>> {
+    let mut layout: Option<Vec<(usize, String)>> = None;
+    for r in rules()
+        .iter()
+        .filter(|r| r.kind == Kind::Signature && r.name == name)
+    {
+        let this = r
+            .pattern
+            .split('+')
+            .map(|run| {
+                let (count, core) = run.split_once('x')?;
+                let core = match core.rfind("/r") {
+                    Some(i) if has_revision_suffix(core) => &core[..i],
+                    _ => core,
+                };
+                Some((count.parse::<usize>().ok()?, core.to_string()))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        match &layout {
+            Some(l) if *l != this => return None,
+            _ => layout = Some(this),
+        }
+    }
+    layout
+}
+
+/// Core types the cpuinfo could not tell (old kernels print one `CPU part`, the reading
+/// core's), from the identified chip's layout: each unknown CPU gets its type with "(from the
+/// SoC table)". Only for one chip named exactly, whose layout has as many CPUs as there are
+/// and agrees with every type cpuinfo did give. Returns the types, in CPU order.
+pub fn core_types_from_layout(
+    guess: &SocGuess,
+    known: &[Option<String>],
+) -> Option<Vec<Option<String>>> {
+    if !guess.candidates.is_empty() || known.iter().all(Option::is_some) {
+        return None;
+    }
+    let layout = layout_of(&guess.name)?;
+    let per_cpu: Vec<&str> = layout
+        .iter()
+        .flat_map(|(n, core)| std::iter::repeat_n(core.as_str(), *n))
+        .collect();
+    if per_cpu.len() != known.len()
+        || known
+            .iter()
+            .zip(&per_cpu)
+            .any(|(k, t)| k.as_deref().is_some_and(|k| k != *t))
+    {
+        return None;
+    }
+    Some(
+        known
+            .iter()
+            .zip(per_cpu)
+            .map(|(k, t)| {
+                Some(
+                    k.clone()
+                        .unwrap_or_else(|| format!("{t} (from the SoC table)")),
+                )
+            })
+            .collect(),
+    )
 }
 
 #[cfg(test)]

@@ -251,10 +251,10 @@ fn rk3399_by_signature() {
     };
     let g = guess_soc(&norev).unwrap();
     assert!(
-        g.name.contains("RK3399") && g.name.contains(" or "),
-        "{}",
-        g.name
+        g.name.starts_with("one of ") && g.candidates.iter().any(|c| c.contains("RK3399")),
+        "{g:?}"
     );
+    assert!(g.candidates.len() > 1, "{g:?}");
 }
 
 #[test]
@@ -270,7 +270,15 @@ fn ambiguous_signature_names_the_candidates() {
         "{}",
         g.name
     );
-    assert!(g.name.contains(" or "));
+    assert!(g.name.starts_with("one of "), "{}", g.name);
+    assert_eq!(
+        g.candidates,
+        [
+            "Rockchip RK3566/RK3568",
+            "Amlogic S905X4/S905C2",
+            "Realtek RTD1619B"
+        ]
+    );
     // RK3588 and Unisoc UMS9620 share cores and steppings (corpus UMS9620 capture)
     let rk3588 = SocEvidence {
         core_types: cores(&[("Cortex-A55", "r2p0", 4), ("Cortex-A76", "r4p0", 4)]),
@@ -326,10 +334,11 @@ fn signature_without_revision_and_wildcard_counts() {
         ..Default::default()
     };
     let g = guess_soc(&vm).unwrap();
-    assert_eq!(g.name, "Ampere Altra or AWS Graviton2");
+    assert_eq!(g.name, "one of Ampere Altra, AWS Graviton2");
+    assert_eq!(g.candidates, ["Ampere Altra", "AWS Graviton2"]);
     assert_eq!(
         g.evidence,
-        "core signature \"2xNeoverse-N1/r3p1\" matches \"*xNeoverse-N1/r3p1\""
+        "core signature \"2xNeoverse-N1/r3p1\" matches \"*xNeoverse-N1/r3p1\", shared by 2 SoCs"
     );
     // a core name containing '/' (sbc-bench's "Qualcomm Falkor V1/Kryo")
     let sd835 = SocEvidence {
@@ -361,7 +370,7 @@ fn named_chips_emulators_and_single_cpus_are_not_guessed_from_cores() {
         ..Default::default()
     };
     let g = guess_soc(&mt).unwrap();
-    assert_eq!(g.name, "MT8999");
+    assert_eq!(g.name, "MT8999 (not in the table)");
     assert!(g.evidence.contains("MediaTek"), "{}", g.evidence);
     // The Hardware vendor picks its part of a hedged table entry.
     let aml = SocEvidence {
@@ -441,4 +450,208 @@ fn model_outranks_hardware_and_hardware_outranks_signature() {
         ..Default::default()
     };
     assert_eq!(guess_soc(&ums).unwrap().name, "Unisoc UMS9620");
+}
+
+#[test]
+fn chips_table_parses() {
+    let n = named::parse_builtin().unwrap();
+    assert!(n > 50, "{n} rows");
+}
+
+/// A chip the Hardware line names is never replaced by one the cores suggest: the Helio G85
+/// family shares 6×A55 + 2×A75 with the Helio P90 (MT6779), whose rule the table has.
+#[test]
+fn a_named_chip_is_never_another_chip() {
+    let g85_cores = cores(&[("Cortex-A55", "r1p0", 6), ("Cortex-A75", "r3p1", 2)]);
+    let hw = |h: &str| SocEvidence {
+        cpuinfo_hardware: Some(h.into()),
+        core_types: g85_cores.clone(),
+        ..Default::default()
+    };
+    // Without a Hardware line the signature's rule speaks (and names the P90's signature).
+    let p90 = cores(&[("Cortex-A55", "r1p0", 6), ("Cortex-A75", "r3p0", 2)]);
+    let alone = guess_soc(&SocEvidence {
+        core_types: p90,
+        ..Default::default()
+    })
+    .unwrap();
+    assert!(alone.name.contains("MT6779"), "{alone:?}");
+    // The part with its package suffix: the table's chip, by its base part.
+    let g = guess_soc(&hw("MT6769V/CB")).unwrap();
+    assert_eq!(g.name, "MediaTek MT6769 (Helio G70/G80/G85)");
+    assert!(g.evidence.contains("MT6769V/CB"), "{}", g.evidence);
+    // A part the table does not know is printed as named.
+    let g = guess_soc(&hw("MT6835V/ZA")).unwrap();
+    assert_eq!(g.name, "MT6835V/ZA (not in the table)");
+    assert!(g.evidence.contains("MediaTek"), "{}", g.evidence);
+    // Qualcomm: part numbers and platform codenames after the vendor's name.
+    let q = |h: &str| guess_soc(&hw(h)).unwrap().name;
+    assert_eq!(
+        q("Qualcomm Technologies, Inc SM6115"),
+        "Qualcomm SM6115 (Snapdragon 662)"
+    );
+    assert_eq!(
+        q("Qualcomm Technologies, Inc BENGAL"),
+        "Qualcomm SM6115/SM4250 (Snapdragon 662/460)"
+    );
+    assert_eq!(
+        q("Qualcomm Technologies, Inc TRINKET"),
+        "Qualcomm SM6125 (Snapdragon 665)"
+    );
+    assert_eq!(
+        q("Qualcomm Technologies, Inc SDM662"),
+        "Qualcomm SM6115 (Snapdragon 662)"
+    );
+    assert_eq!(
+        q("Qualcomm Technologies, Inc PARROT"),
+        "Qualcomm PARROT (not in the table)"
+    );
+    // Exynos, Kirin, Unisoc as their kernels print them.
+    assert_eq!(q("Exynos 850"), "Samsung Exynos 850");
+    assert_eq!(q("Samsung Exynos9611"), "Samsung Exynos 9611");
+    assert_eq!(q("Kirin 810"), "HiSilicon Kirin 810 (Hi6280)");
+    assert_eq!(q("Unisoc T606"), "Unisoc T606 (UMS9230)");
+    assert_eq!(q("Spreadtrum SC9863A"), "Unisoc SC9863A");
+    // A bare short part without its vendor is no evidence (T606 could be anything).
+    let bare = guess_soc(&hw("T606"));
+    assert!(
+        bare.as_ref().is_none_or(|g| !g.name.contains("Unisoc")),
+        "{bare:?}"
+    );
+}
+
+#[test]
+fn a_compatible_entry_names_a_chip_the_rules_do_not_know() {
+    let ev = |list: &[&str]| SocEvidence {
+        dt_compatible: compat(list),
+        core_types: cores(&[("Cortex-A53", "r0p4", 4), ("Cortex-A73", "r0p2", 4)]),
+        ..Default::default()
+    };
+    let g = guess_soc(&ev(&["xiaomi,lime", "qcom,sm6115"])).unwrap();
+    assert_eq!(g.name, "Qualcomm SM6115 (Snapdragon 662)");
+    assert!(g.evidence.contains("qcom,sm6115"), "{}", g.evidence);
+    let g = guess_soc(&ev(&["vendor,board", "mediatek,mt6855"])).unwrap();
+    assert_eq!(g.name, "MT6855 (not in the table)");
+    // A board maker's prefix names no chip: the cores speak (and name candidates only).
+    let g = guess_soc(&ev(&["radxa,rock-board"]));
+    assert!(
+        g.as_ref()
+            .is_none_or(|g| !g.name.contains("not in the table")),
+        "{g:?}"
+    );
+}
+
+#[test]
+fn the_kernel_log_names_the_machine_where_the_device_tree_is_missing() {
+    use crate::inventory::machine_line;
+    let dmesg = "[    0.000000] Booting Linux on physical CPU 0x0\n\
+                 [    0.000000] Machine model: Raspberry Pi 4 Model B Rev 1.4\n";
+    assert_eq!(
+        machine_line(dmesg).as_deref(),
+        Some("Raspberry Pi 4 Model B Rev 1.4")
+    );
+    let kmsg = "6,1,0,-;Booting Linux\n6,2,0,-;OF: fdt: Machine model: Xunlong Orange Pi 5\n";
+    assert_eq!(machine_line(kmsg).as_deref(), Some("Xunlong Orange Pi 5"));
+    assert_eq!(machine_line("6,1,0,-;Machine: \n"), None);
+    let ev = SocEvidence {
+        kernel_log_machine: Some("Raspberry Pi 4 Model B Rev 1.4".into()),
+        core_types: cores(&[("Cortex-A72", "r0p3", 4)]),
+        ..Default::default()
+    };
+    let g = guess_soc(&ev).unwrap();
+    assert_eq!(g.name, "BCM2711");
+    assert!(
+        g.evidence.starts_with("kernel log machine"),
+        "{}",
+        g.evidence
+    );
+    // ... but it never outranks the Hardware line.
+    let ev = SocEvidence {
+        cpuinfo_hardware: Some("MT6769V/CB".into()),
+        kernel_log_machine: Some("Raspberry Pi 4 Model B".into()),
+        ..Default::default()
+    };
+    assert!(guess_soc(&ev).unwrap().name.contains("MT6769"));
+}
+
+#[test]
+fn layouts_come_from_rules_that_name_one_chip() {
+    assert_eq!(
+        layout_of("Samsung Exynos 5422"),
+        Some(vec![
+            (4, "Cortex-A7".to_string()),
+            (4, "Cortex-A15".to_string())
+        ])
+    );
+    // Wildcard counts and names shared with other chips give no layout.
+    assert_eq!(layout_of("Nvidia Tegra194 (Xavier)"), None);
+    // Rules naming one chip with two layouts (both big cores or two of them online).
+    assert_eq!(layout_of("Samsung Exynos 8890"), None);
+    let g = exact("Samsung Exynos 5422", String::new());
+    let known: Vec<Option<String>> = (0..8)
+        .map(|i| (i < 4).then(|| "Cortex-A7".to_string()))
+        .collect();
+    let t = core_types_from_layout(&g, &known).unwrap();
+    assert_eq!(t[7].as_deref(), Some("Cortex-A15 (from the SoC table)"));
+    // Candidates are no identification.
+    let mut hedged = g.clone();
+    hedged.candidates = vec!["A".into(), "B".into()];
+    assert_eq!(core_types_from_layout(&hedged, &known), None);
+}
+
+/// Over every real cpuinfo capture: a guess never names a chip of another vendor than the
+/// evidence names (the Hardware line's vendor), a single chip is never of another vendor
+/// than the capture's file name says, and candidates include the file name's vendor. The
+/// counts (exact, candidates, none) are printed for the record.
+#[test]
+fn captures_are_never_identified_as_another_vendors_chip() {
+    use crate::{Host, Inventory};
+    let empty = tempfile::tempdir().unwrap();
+    let (mut exact_n, mut hedged_n, mut none_n) = (0, 0, 0);
+    let mut wrong = Vec::new();
+    for f in truebench_fixtures::cpuinfo_captures() {
+        let host = Host::new(empty.path()).with_cpuinfo(Some(f.clone()));
+        let inv = Inventory::probe(&host);
+        let file = f.file_name().unwrap().to_string_lossy().into_owned();
+        let text = host.cpuinfo().unwrap();
+        let hw = text
+            .lines()
+            .filter_map(|l| l.split_once(':'))
+            .find(|(k, _)| k.trim() == "Hardware")
+            .map(|(_, v)| v.trim().to_string());
+        let Some(g) = inv.soc else {
+            none_n += 1;
+            continue;
+        };
+        let names: Vec<&str> = if g.candidates.is_empty() {
+            exact_n += 1;
+            vec![g.name.as_str()]
+        } else {
+            hedged_n += 1;
+            g.candidates.iter().map(String::as_str).collect()
+        };
+        let of = |n: &str| vendor_of(n);
+        if let Some(v) = hw.as_deref().and_then(vendor_of) {
+            if names.iter().any(|n| of(n).is_some_and(|w| w != v)) {
+                wrong.push(format!("{file}: Hardware names {v}, guess {:?}", g.name));
+            }
+        }
+        // The file names the chip the capture came from (x86 and server names aside).
+        if let Some(v) = vendor_of(&file.replace(['-', '_', '.'], " ")) {
+            let fits = |n: &&str| of(n).is_none_or(|w| w == v);
+            let ok = if g.candidates.is_empty() {
+                names.iter().all(fits)
+            } else {
+                names.iter().any(fits)
+            };
+            if !ok {
+                wrong.push(format!("{file}: a {v} capture, guess {:?}", g.name));
+            }
+        }
+    }
+    eprintln!(
+        "SoC identification over the cpuinfo captures: {exact_n} named exactly, {hedged_n} as candidates, {none_n} not at all"
+    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(exact_n > 150, "{exact_n} exact");
 }

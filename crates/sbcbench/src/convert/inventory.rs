@@ -242,6 +242,7 @@ pub(super) fn inventory(log: &SbcBenchLog, name: &str) -> Inventory {
         soc: log.system.soc_guess.as_ref().map(|s| SocGuess {
             name: s.clone(),
             evidence: "sbc-bench's `SoC guess:` line".into(),
+            candidates: Vec::new(),
         }),
         kernel: Kernel {
             release: log.system.kernel.clone(),
