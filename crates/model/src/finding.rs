@@ -95,6 +95,10 @@ pub struct Finding {
     /// a phase (a setting, something seen only over the whole measurement).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub phases: Vec<String>,
+    /// The readings cannot decide it: floored whole-percent values (sbc-bench's monitor)
+    /// give an interval `[r, r+1)` that holds the tolerance. Always an info finding.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub undecidable: bool,
 }
 
 impl Finding {
@@ -105,7 +109,14 @@ impl Finding {
             message: message.into(),
             evidence: Vec::new(),
             phases: Vec::new(),
+            undecidable: false,
         }
+    }
+
+    /// Mark it undecidable by its readings (see `undecidable`).
+    pub fn undecidable(mut self) -> Self {
+        self.undecidable = true;
+        self
     }
 
     /// Tie the finding to phase `name` (once).

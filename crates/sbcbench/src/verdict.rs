@@ -293,7 +293,7 @@ fn why(
         ),
         (FindingKind::Throttling, Agreement::OnlySbcBench) => {
             if log.throttling.is_empty() {
-                "sbc-bench saw throttling in evidence the log does not contain (no throttling table; on x86 it reads the kernel's thermal_throttle counters), and the monitoring samples show no clock drop under heat.".into()
+                "sbc-bench saw throttling in evidence the log does not contain (no throttling table is printed), and the monitoring samples show no clock drop under heat.".into()
             } else {
                 let single: Vec<String> = log
                     .throttling
@@ -333,10 +333,10 @@ fn why(
             "Swap in use grew between the first and the last `free` output; sbc-bench did not count it as swapping. truebench: {tb_msg}"
         ),
         (FindingKind::BackgroundActivity, Agreement::OnlySbcBench) => {
-            "sbc-bench's tolerances are stricter on few cores and count the first lines of a table truebench skips (their interval starts before the benchmark); truebench's per-core tolerances (20 % of one core at peak, 5 % on average) were not exceeded.".into()
+            "sbc-bench judges one integer mean and peak over all single-threaded tables against fixed points per core count; truebench's per-core tolerances (20 % of one core at peak, 5 % on average, per phase) were not exceeded.".into()
         }
         (FindingKind::SystemActivity, Agreement::OnlySbcBench) => {
-            "sbc-bench counts %sys in table lines truebench skips (the first of each table); truebench's limits (peak 15 %, mean 1 %) were not exceeded in the rest.".into()
+            "sbc-bench flags an integer mean of 1 % sys or more over all tables from tinymembench on; truebench judges each phase (peak 15 %, mean below 1 % plus 2 points times the phase's share of the CPUs) and found none over.".into()
         }
         (FindingKind::SystemActivity, Agreement::OnlyTruebench) => {
             let multi = tb
@@ -350,7 +350,7 @@ fn why(
                 )
             } else {
                 format!(
-                    "truebench's limit (mean %sys ≥ 1) is met in a single-threaded phase sbc-bench did not count against it (it skips more lines per table).{tb_ev}"
+                    "truebench's limit (mean %sys at the phase's allowance or more) is met in one phase; sbc-bench's integer mean over all tables stayed below 1 %.{tb_ev}"
                 )
             }
         }
@@ -358,7 +358,7 @@ fn why(
             "truebench's tolerances scale with the core count (20 % of one core at peak, 5 % on average); sbc-bench's fixed percentage points are looser here (above 8 cores it judges only the mean).{tb_ev}"
         ),
         (FindingKind::ClockDeviation, Agreement::OnlySbcBench) => format!(
-            "Measured top clock {}: within truebench's ±1 % noise band (sbc-bench flags smaller deviations).",
+            "Measured top clock {}: within truebench's tolerance of 1.5 % or three times the measurement's spread (sbc-bench flags any shortfall).",
             worst_top_deviation(r).map_or("unknown".into(), |d| format!("{d:+.1} %"))
         ),
         (FindingKind::ClockDeviation, Agreement::OnlyTruebench) => {
@@ -410,7 +410,8 @@ pub fn compare(log: &SbcBenchLog, r: RunView<'_>) -> Vec<VerdictComparison> {
             };
             let why = match &known_error {
                 Some(k) => format!(
-                    "known sbc-bench error `{}` (versions {}; the evidence supports {}): {}",
+                    "{} `{}` (versions {}; the evidence supports {}): {}",
+                    k.label.as_str(),
                     k.id,
                     k.versions,
                     match k.supports {

@@ -134,12 +134,16 @@ fn every_known_sbc_bench_error_occurs_and_fits_its_versions() {
             *seen.entry(k.id.clone()).or_default() += 1;
             match k.id.as_str() {
                 "throttling-without-cpufreq-statistics" => {
-                    assert!(log.at_least("0.9.35") && !log.at_least("0.9.46"), "{name}");
+                    assert!(log.at_least("0.9.41") && !log.at_least("0.9.46"), "{name}");
                     assert!(log.throttling.is_empty(), "{name}");
                 }
-                "background-ideal-truncated" => {
-                    let n = log.system.cpus.unwrap();
-                    assert_ne!(100 % n, 0, "{name}: {n} cores");
+                "background-threshold" => {
+                    assert_eq!(k.label, truebench_sbcbench::known::Label::Threshold);
+                    assert!(
+                        k.explanation.contains("points"),
+                        "{name}: {}",
+                        k.explanation
+                    );
                 }
                 _ => {}
             }
@@ -150,7 +154,7 @@ fn every_known_sbc_bench_error_occurs_and_fits_its_versions() {
         "throttling-without-cpufreq-statistics",
         "throttling-table-below-cpuinfo-max",
         "throttling-by-cpufreq-statistics-only",
-        "background-ideal-truncated",
+        "background-threshold",
         "activity-averaged-over-the-run",
         "clock-deviation-needs-both-checks",
     ] {

@@ -16,9 +16,11 @@
 //! * critical when the mean excess exceeds 20 % of one core: a fifth of a core taken away
 //!   all the time.
 //!
-//! At the boundary: a source that rounds `%cpu` to whole percent (sbc-bench's logs; on 12
-//! CPUs one point is 12 % of a core) gets half a point more tolerance, so a reading *at* the
-//! tolerance never flags, and means are weighted by the time each sample covers, without the
+//! At the boundary: a source that prints whole percent (sbc-bench's monitor, bash's integer
+//! arithmetic) floors, so a printed `r` means a true value in `[r, r+1)` (on 12 CPUs one
+//! point is 12 % of a core). Each check is judged on that interval: within when all of it
+//! is, over when all of it is beyond, and *undecidable* (an info finding saying so) when the
+//! tolerance falls inside it. Means are weighted by the time each sample covers, without the
 //! single highest sample: one spike is the peak rule's business and must not lift a short
 //! phase's mean to the limit.
 //!
@@ -39,6 +41,8 @@ pub const PEAK_CORE_PCT: f64 = 20.0;
 pub const MEAN_CORE_PCT: f64 = 5.0;
 /// Mean excess that makes results invalid, in % of one core.
 pub const CRITICAL_CORE_PCT: f64 = 20.0;
+/// Peak `%sys` tolerated in a benchmark phase (sbc-bench's limit too).
+pub const PEAK_SYS_PCT: f64 = 15.0;
 
 /// The processes that used CPU between the last table at or before `start` and the first
 /// at or after `end` (as evidence lines), or None without such a pair.
@@ -117,20 +121,48 @@ fn ncpus(inv: &Inventory, samples: &[Sample]) -> f64 {
     n.max(1) as f64
 }
 
-/// Half the step of the source's `%cpu` values: 0.5 when every value is a whole number
-/// (a rounding source such as sbc-bench's monitor), else 0.
-pub fn rounding_allowance(values: impl IntoIterator<Item = f64>) -> f64 {
+/// True when every value is a whole number (at least two of them): a source that floors
+/// to whole percent, such as sbc-bench's monitor, whose `r` means a value in `[r, r+1)`.
+pub fn floored(values: impl IntoIterator<Item = f64>) -> bool {
     let mut n = 0;
     for v in values {
         if v.fract() != 0.0 {
-            return 0.0;
+            return false;
         }
         n += 1;
     }
-    if n >= 2 {
-        0.5
+    n >= 2
+}
+
+/// How a check's value stands against its tolerance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Judged {
+    Within,
+    Over,
+    /// The tolerance lies inside the interval the readings allow.
+    Undecidable,
+}
+
+/// Judge a value known to lie in `[lo, hi)` (`hi == lo`: known exactly) against `tol`.
+/// `strict`: the value must stay below the tolerance, not only not exceed it.
+pub fn judge(lo: f64, hi: f64, tol: f64, strict: bool) -> Judged {
+    const E: f64 = 1e-9;
+    let over = if strict { lo >= tol - E } else { lo > tol + E };
+    if over {
+        Judged::Over
+    } else if hi <= lo || hi <= tol + E {
+        Judged::Within
     } else {
-        0.0
+        Judged::Undecidable
+    }
+}
+
+/// `2.3` for an exact value, `2.3–3.3` for an interval.
+fn iv(lo: f64, hi: f64) -> String {
+    if hi > lo {
+        format!("{lo:.1}–{hi:.1}")
+    } else {
+        format!("{lo:.1}")
     }
 }
 
@@ -200,31 +232,62 @@ pub fn background_activity(
         if excess.is_empty() {
             continue;
         }
+        // Floored readings: the true excess of a sample lies in [e, e+1).
+        let step = if floored(samples.iter().filter_map(|s| s.cpu.map(|c| c.cpu))) {
+            1.0
+        } else {
+            0.0
+        };
         let peak = excess.iter().map(|e| e.0).fold(f64::MIN, f64::max);
-        let positive: Vec<(f64, &Sample)> = excess.iter().map(|e| (e.0.max(0.0), e.1)).collect();
-        let mean = robust_weighted_mean(tl, &positive);
-        let round = rounding_allowance(samples.iter().filter_map(|s| s.cpu.map(|c| c.cpu)));
-        let peak_tol = PEAK_CORE_PCT / n + round;
-        let mean_tol = MEAN_CORE_PCT / n + round;
-        if peak <= peak_tol + 1e-9 && mean <= mean_tol + 1e-9 {
+        let positive = |d: f64| -> Vec<(f64, &Sample)> {
+            excess.iter().map(|e| ((e.0 + d).max(0.0), e.1)).collect()
+        };
+        let mean = robust_weighted_mean(tl, &positive(0.0));
+        let mean_hi = robust_weighted_mean(tl, &positive(step));
+        let peak_tol = PEAK_CORE_PCT / n;
+        let mean_tol = MEAN_CORE_PCT / n;
+        let jp = judge(peak, peak + step, peak_tol, false);
+        let jm = judge(mean, mean_hi, mean_tol, false);
+        if jp == Judged::Within && jm == Judged::Within {
             continue;
         }
-        let sev = if mean > CRITICAL_CORE_PCT / n + round {
-            Severity::Critical
-        } else {
-            Severity::Warning
-        };
         let mut ev = vec![format!(
-            "expected {expected:.1} % cpu ({threads} of {n} CPUs); excess {mean:.1} % mean without the highest sample, weighted by time (tolerated {mean_tol:.2}), {peak:.1} % peak (tolerated {peak_tol:.2})"
+            "expected {expected:.1} % cpu ({threads} of {n} CPUs); excess {} % mean without the highest sample, weighted by time (tolerated {mean_tol:.2}), {} % peak (tolerated {peak_tol:.2}){}",
+            iv(mean, mean_hi),
+            iv(peak, peak + step),
+            if step > 0.0 { "; the readings are floored whole percent, so each lies in [r, r+1)" } else { "" }
         )];
         ev.extend(capped(
             excess
                 .iter()
-                .filter(|e| e.0 > peak_tol || e.0 > mean_tol)
+                .filter(|e| e.0 + step > peak_tol || e.0 + step > mean_tol)
                 .map(|e| fmt_sample(e.1))
                 .collect(),
             12,
         ));
+        if jp != Judged::Over && jm != Judged::Over {
+            out.push(
+                Finding::new(
+                    FindingKind::BackgroundActivity,
+                    Severity::Info,
+                    format!(
+                        "Background activity during '{}' cannot be decided: the whole-percent readings put the other processes' share at {} % on average and {} % at peak, and the tolerance ({mean_tol:.2} and {peak_tol:.2} points) lies inside that range.",
+                        p.name,
+                        iv(mean, mean_hi),
+                        iv(peak, peak + step)
+                    ),
+                )
+                .with_evidence(ev)
+                .in_phase(&p.name)
+                .undecidable(),
+            );
+            continue;
+        }
+        let sev = if mean > CRITICAL_CORE_PCT / n {
+            Severity::Critical
+        } else {
+            Severity::Warning
+        };
         let end = p
             .end
             .unwrap_or_else(|| samples.last().map_or(p.start, |s| s.t));
@@ -341,29 +404,41 @@ pub fn system_activity(tl: &Timeline, tables: &[(f64, &ProcessTable)]) -> Vec<Fi
         }
         let peak = sys.iter().map(|s| s.0).fold(f64::MIN, f64::max);
         let mean = robust_weighted_mean(tl, &sys);
-        let round = rounding_allowance(sys.iter().map(|s| s.0));
+        // Floored readings: the true value of a sample lies in [r, r+1).
+        let step = if floored(sys.iter().map(|s| s.0)) {
+            1.0
+        } else {
+            0.0
+        };
+        let mean_hi = robust_weighted_mean(
+            tl,
+            &sys.iter().map(|(v, s)| (v + step, *s)).collect::<Vec<_>>(),
+        );
         let online = samples
             .iter()
             .find_map(|s| s.cpus_online)
             .map(f64::from)
             .filter(|&n| n > 0.0);
+        // The phase's own page faults show in %sys diluted by the CPUs it does not use: the
+        // allowance grows with its share of the machine (a single-threaded benchmark on a
+        // one-CPU board is an all-CPU phase).
         let share = match online {
             Some(n) => (threads / n).min(1.0),
             None if threads > 1.0 => 1.0,
             None => 0.0,
         };
-        let mean_tol = if threads > 1.0 {
-            1.0 + 2.0 * share
-        } else {
-            1.0
-        };
-        let mean_tol = mean_tol + round;
-        if peak <= 15.0 + round && mean < mean_tol + 1e-9 {
+        let mean_tol = 1.0 + 2.0 * share;
+        let jp = judge(peak, peak + step, PEAK_SYS_PCT, false);
+        let jm = judge(mean, mean_hi, mean_tol, true);
+        if jp == Judged::Within && jm == Judged::Within {
             continue;
         }
         let mut ev = vec![format!(
-            "%sys {mean:.1} % mean without the highest sample, weighted by time (tolerated < {mean_tol:.1}), {peak:.1} % peak (tolerated {:.1})",
-            15.0 + round
+            "%sys {} % mean without the highest sample, weighted by time (tolerated < {mean_tol:.1}: {threads} thread(s) on {} CPUs), {} % peak (tolerated {PEAK_SYS_PCT:.0}){}",
+            iv(mean, mean_hi),
+            online.map_or("an unknown number of".into(), |n| format!("{n:.0}")),
+            iv(peak, peak + step),
+            if step > 0.0 { "; the readings are floored whole percent, so each lies in [r, r+1)" } else { "" }
         )];
         ev.extend(capped(
             sys.iter()
@@ -388,6 +463,24 @@ pub fn system_activity(tl: &Timeline, tables: &[(f64, &ProcessTable)]) -> Vec<Fi
                 "no other process ran: the kernel time is the benchmark's own (page faults of its buffers, starting the tool)"
                     .into(),
             );
+        }
+        if jp != Judged::Over && jm != Judged::Over {
+            out.push(
+                Finding::new(
+                    FindingKind::SystemActivity,
+                    Severity::Info,
+                    format!(
+                        "Kernel time during '{}' cannot be decided: the whole-percent readings put %sys at {} % on average and {} % at peak, and the tolerance (< {mean_tol:.1} on average, {PEAK_SYS_PCT:.0} at peak) lies inside that range.",
+                        p.name,
+                        iv(mean, mean_hi),
+                        iv(peak, peak + step)
+                    ),
+                )
+                .with_evidence(ev)
+                .in_phase(&p.name)
+                .undecidable(),
+            );
+            continue;
         }
         out.push(
             Finding::new(
@@ -515,21 +608,82 @@ mod tests {
     }
 
     #[test]
-    fn whole_percent_readings_at_the_tolerance_do_not_flag() {
-        // 16 CPUs, one busy: 6.25 % expected; a reading of 8 % is 1.75 points over, the
-        // tolerance 1.25 plus half a point of rounding.
-        let mut t = tl(&[(2.0, 0.0), (6.0, 0.0), (8.0, 0.0), (6.0, 0.0)], 1);
+    fn floored_readings_are_intervals() {
+        // 16 CPUs, one busy: 6.25 % expected, tolerated 1.25 points at peak, 0.31 on average.
+        let mut t = tl(
+            &[(2.0, 0.0), (6.0, 0.0), (7.0, 0.0), (6.0, 0.0), (6.0, 0.0)],
+            1,
+        );
         for s in &mut t.samples {
             s.cpus_online = Some(16);
         }
         let empty = Inventory::probe(&truebench_host::Host::new("/nonexistent-root"));
-        assert!(background_activity(&empty, &t, &[]).is_empty());
-        // 9 % is beyond it.
-        t.samples[2].cpu.as_mut().unwrap().cpu = 9.0;
-        assert_eq!(background_activity(&empty, &t, &[]).len(), 1);
-        // A reading with decimals gets no rounding allowance: 7.6 % is over 1.25 points.
+        // A printed 7 is a true 7.0–8.0: an excess of 0.75–1.75 against 1.25 at peak cannot
+        // be decided (and neither can the mean): an info finding that says so.
+        let f = background_activity(&empty, &t, &[]);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(f[0].undecidable && f[0].severity == Severity::Info, "{f:?}");
+        assert!(
+            f[0].message.contains("cannot be decided"),
+            "{}",
+            f[0].message
+        );
+        // A printed 8 is at least 1.75 over: beyond the tolerance whatever the decimals.
+        t.samples[2].cpu.as_mut().unwrap().cpu = 8.0;
+        let f = background_activity(&empty, &t, &[]);
+        assert!(f.iter().any(|f| f.severity == Severity::Warning), "{f:?}");
+        // Printed 6s only: 6.0–7.0 is 0–0.75 over at peak, within 1.25; the mean
+        // (without the highest sample) straddles 0.31 and says so.
+        t.samples[2].cpu.as_mut().unwrap().cpu = 6.0;
+        let f = background_activity(&empty, &t, &[]);
+        assert!(f.iter().all(|f| f.undecidable), "{f:?}");
+        // Readings with decimals are exact: 7.6 is 1.35 over, beyond 1.25.
         t.samples[2].cpu.as_mut().unwrap().cpu = 7.6;
-        assert_eq!(background_activity(&empty, &t, &[]).len(), 1);
+        t.samples[1].cpu.as_mut().unwrap().cpu = 6.1;
+        let f = background_activity(&empty, &t, &[]);
+        assert!(
+            f.iter()
+                .any(|f| f.severity == Severity::Warning && !f.undecidable),
+            "{f:?}"
+        );
+    }
+
+    #[test]
+    fn judging_an_interval() {
+        assert_eq!(judge(2.0, 3.0, 5.0, false), Judged::Within);
+        assert_eq!(judge(2.0, 3.0, 2.5, false), Judged::Undecidable);
+        assert_eq!(judge(2.0, 3.0, 2.0, false), Judged::Undecidable);
+        assert_eq!(judge(2.0, 3.0, 2.0, true), Judged::Over);
+        assert_eq!(judge(3.0, 4.0, 2.5, false), Judged::Over);
+        // exact values: no interval
+        assert_eq!(judge(2.5, 2.5, 2.5, false), Judged::Within);
+        assert_eq!(judge(2.5, 2.5, 2.5, true), Judged::Over);
+    }
+
+    #[test]
+    fn a_single_thread_on_one_cpu_is_an_all_cpu_phase_for_sys() {
+        // 7-zip with a dictionary near the RAM size on a one-CPU board: its own page faults
+        // show undiluted, 2 % sys. On one CPU the single thread is the whole machine.
+        let mut t = tl(
+            &[
+                (2.0, 0.0),
+                (97.0, 2.0),
+                (97.0, 2.0),
+                (97.0, 2.0),
+                (97.0, 2.0),
+            ],
+            1,
+        );
+        for s in &mut t.samples {
+            s.cpus_online = Some(1);
+        }
+        assert!(system_activity(&t, &[]).is_empty());
+        // The same 2 % on four CPUs is another process's (or the kernel's) doing.
+        for s in &mut t.samples {
+            s.cpus_online = Some(4);
+        }
+        let f = system_activity(&t, &[]);
+        assert!(f.iter().any(|f| !f.undecidable), "{f:?}");
     }
 
     #[test]

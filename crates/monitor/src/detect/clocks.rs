@@ -9,7 +9,7 @@
 //! times the spread of its own samples, and never less than [`MIN_TOLERANCE_PCT`]. Below
 //! that lie PLL granularity (an OPP of 1368 MHz that the PLL makes 1350), the OPP table's
 //! rounding, and sbc-bench's integer truncation of the mean reading; sbc-bench prints any
-//! difference above 1 %, which flags 1–1.5 % of noise.
+//! measured clock below the OPP in both of its checks, which flags noise as a mismatch.
 //!
 //! Severities: below the label by more than the tolerance is information (the scores are
 //! still real; compare boards by measured clocks), by more than 9 % a warning (sbc-bench

@@ -137,6 +137,20 @@ pub fn detect(
         timeline: tl,
         log: &klog,
     });
+    // A log with an OPP walk, a throttling table or sbc-bench's "No throttling" (written only
+    // where cpufreq statistics exist) had cpufreq: what it checked was checked.
+    let had_cpufreq = !log.opp_blocks.is_empty()
+        || !log.throttling.is_empty()
+        || log
+            .validation
+            .iter()
+            .any(|b| b.starts_with("No throttling"));
+    if had_cpufreq {
+        f.retain(|x| {
+            !(x.kind == truebench_monitor::FindingKind::NotChecked
+                && x.message.starts_with("No cpufreq"))
+        });
+    }
     // sbc-bench's own words on zswap over zram are the better evidence.
     if let Some(w) = zswap_warning(log) {
         for z in f
