@@ -30,6 +30,9 @@ pub enum FindingKind {
     ClockDeviation,
     /// The measured clock is above the advertised one (firmware sets the clock).
     ClockAbove,
+    /// The same MHz are missing at every OPP: cycles taken from the measuring core
+    /// (interrupts, a hypervisor), not a wrong clock.
+    LostCycles,
     /// The clock fell under the same load without heat to explain it: a power limit or a
     /// turbo budget (or a reported clock that jitters), not thermal throttling.
     PowerLimit,
@@ -53,6 +56,7 @@ impl FindingKind {
             FindingKind::SystemActivity => "system_activity",
             FindingKind::ClockDeviation => "clock_deviation",
             FindingKind::ClockAbove => "clock_above",
+            FindingKind::LostCycles => "lost_cycles",
             FindingKind::PowerLimit => "power_limit",
             FindingKind::ThermalTrip => "thermal_trip",
             FindingKind::NotIdle => "not_idle",

@@ -161,3 +161,32 @@ fn every_known_sbc_bench_error_occurs_and_fits_its_versions() {
         assert!(seen.contains_key(id), "{id} never seen: {seen:?}");
     }
 }
+
+/// The whole OPP walk over the corpus: how many clusters lose a constant number of MHz at
+/// every OPP (lost cycles, which replace a clock-deviation finding) and how many have a cap
+/// at the top OPP alone that the single-reading floor would miss. Printed for the record;
+/// each such finding carries its fit.
+#[test]
+fn opp_walks_over_the_corpus() {
+    let (mut lost, mut caps) = (Vec::new(), Vec::new());
+    for (name, _, r) in corpus() {
+        for f in &r.envelope.findings {
+            if f.kind == FindingKind::LostCycles {
+                assert!(f.evidence[0].starts_with("fit over "), "{name}: {f:?}");
+                lost.push(format!("{name}: {}", f.message));
+            }
+            if f.kind == FindingKind::ClockDeviation && f.message.contains("lower OPPs' line") {
+                assert!(f.evidence.iter().any(|e| e.starts_with("hot")), "{name}");
+                caps.push(format!("{name}: {}", f.message));
+            }
+        }
+    }
+    println!("lost cycles: {}", lost.len());
+    for l in &lost {
+        println!("  {l}");
+    }
+    println!("top-OPP caps: {}", caps.len());
+    for c in &caps {
+        println!("  {c}");
+    }
+}

@@ -14,6 +14,7 @@ use std::time::Duration;
 use truebench_host::inventory::Cluster;
 use truebench_host::{Host, Inventory};
 pub use truebench_model::clocks::{AllCores, ClockPoint, ClusterClocks, CoreClock, WalkMode};
+use truebench_monitor::detect::clock_walk::{judge_walk, WalkVerdict};
 use truebench_monitor::detect::clocks::{judge_cold, ClockCheck};
 use truebench_monitor::Finding;
 use truebench_render::kinds::clocks_text;
@@ -711,9 +712,19 @@ pub fn cluster_label(cc: &ClusterClocks) -> String {
     )
 }
 
-/// The advertised clock judged by this (cold) walk's highest OPP.
+/// The advertised clock judged by this (cold) walk's highest OPP — unless the whole walk
+/// shows the same MHz missing at every OPP, which is lost cycles, not the label's.
 fn deviation_finding(cc: &ClusterClocks) -> Option<Finding> {
-    let mut f = judge_cold(&cluster_label(cc), &top_check(cc)?, None)?;
+    let top = top_check(cc)?;
+    let walk: Vec<ClockCheck> = cc
+        .points
+        .iter()
+        .filter_map(|p| ClockCheck::new(p.opp_mhz? as f64, p.measured_mhz?, &p.samples_mhz))
+        .collect();
+    if let Some(WalkVerdict::LostCycles(f)) = judge_walk(&cluster_label(cc), &walk, None) {
+        return Some(f);
+    }
+    let mut f = judge_cold(&cluster_label(cc), &top, None)?;
     if cc.enforced == Some(false) {
         f.evidence
             .push("the kernel cannot enforce OPPs on this cluster (see notes)".into());

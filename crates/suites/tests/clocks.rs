@@ -377,6 +377,26 @@ fn deviations_are_shown_beyond_one_percent_and_the_top_one_is_a_finding() {
     assert!(text.contains("Findings:"), "{text}");
 }
 
+/// A core that loses the same 60 MHz at every OPP (a hypervisor's steal, an interrupt
+/// storm): the top OPP is 2.5 % short, but so is every other by the same MHz — lost cycles,
+/// not a fake label.
+#[test]
+fn a_constant_shortfall_at_every_opp_is_lost_cycles_not_a_fake_clock() {
+    let root = rock5b(true);
+    let mut fake = Fake::new(|_, k, _| k as f64 / 1000.0 - 60.0);
+    let r = exec(root.path(), &ClocksOptions::default(), &mut fake);
+    assert_eq!(r.findings.len(), 2, "{:#?}", r.findings);
+    for f in &r.findings {
+        assert_eq!(f.kind.as_str(), "lost_cycles", "{f:#?}");
+        assert!(f.message.contains("~60 MHz"), "{}", f.message);
+        assert!(
+            f.evidence[0].contains("1.000 × OPP − 60 MHz"),
+            "{:?}",
+            f.evidence
+        );
+    }
+}
+
 #[test]
 fn honest_top_opps_make_no_finding() {
     let root = rock5b(true);

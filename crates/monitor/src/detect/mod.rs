@@ -4,6 +4,7 @@
 //! `activity::not_idle`) are public for them to call directly.
 
 pub mod activity;
+pub mod clock_walk;
 pub mod clocks;
 pub mod cores;
 pub mod heat;

@@ -2,7 +2,7 @@
 
 use truebench_host::Inventory;
 use truebench_model::phase;
-use truebench_monitor::detect::{self, clocks};
+use truebench_monitor::detect::{self, clock_walk, clocks};
 use truebench_monitor::evidence::{PolicyStats, Snapshot, SwapUse};
 use truebench_monitor::kmsg::KernelLog;
 use truebench_monitor::{Finding, Timeline};
@@ -199,6 +199,26 @@ fn top_checks(p: &PhaseScores) -> Vec<(String, clocks::ClockCheck)> {
         .collect()
 }
 
+/// Every OPP measured in one clock phase, by CPU range (the whole walk).
+fn walk_checks(p: &PhaseScores) -> Vec<(String, Vec<clocks::ClockCheck>)> {
+    let Scores::Clocks(c) = &p.scores else {
+        return Vec::new();
+    };
+    c.clusters
+        .iter()
+        .map(|cl| {
+            let checks = cl
+                .points
+                .iter()
+                .filter_map(|x| {
+                    clocks::ClockCheck::new(x.opp_mhz? as f64, x.measured_mhz?, &x.samples_mhz)
+                })
+                .collect();
+            (cl.cpu_range.clone(), checks)
+        })
+        .collect()
+}
+
 fn clock_findings(scores: &[PhaseScores]) -> Vec<Finding> {
     let cold: Vec<(String, clocks::ClockCheck)> = scores
         .iter()
@@ -210,12 +230,31 @@ fn clock_findings(scores: &[PhaseScores]) -> Vec<Finding> {
         .filter(|p| p.phase == phase::CLOCKS_HOT)
         .flat_map(top_checks)
         .collect();
+    let walks: Vec<(String, Vec<clocks::ClockCheck>)> = scores
+        .iter()
+        .filter(|p| p.phase != phase::CLOCKS_HOT)
+        .flat_map(walk_checks)
+        .collect();
     let find = |v: &[(String, clocks::ClockCheck)], cpus: &str| {
         v.iter().find(|(c, _)| c == cpus).map(|(_, x)| x.clone())
     };
     let mut f = Vec::new();
     for (cpus, c) in &cold {
-        f.extend(clocks::judge_cold(cpus, c, find(&hot, cpus).as_ref()));
+        let h = find(&hot, cpus);
+        // The whole walk first: a constant shortfall is lost cycles, not the label's; a cap
+        // specific to the top OPP is named even under the single reading's floor.
+        let walk = walks
+            .iter()
+            .find(|(c, _)| c == cpus)
+            .and_then(|(_, w)| clock_walk::judge_walk(cpus, w, h.as_ref()));
+        match walk {
+            Some(clock_walk::WalkVerdict::LostCycles(x)) => f.push(x),
+            Some(clock_walk::WalkVerdict::TopCap(x)) => {
+                f.extend(clocks::judge_cold(cpus, c, h.as_ref()));
+                f.push(x);
+            }
+            None => f.extend(clocks::judge_cold(cpus, c, h.as_ref())),
+        }
     }
     for (cpus, h) in &hot {
         f.extend(clocks::judge_hot(cpus, find(&cold, cpus).as_ref(), h));
