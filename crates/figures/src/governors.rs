@@ -6,6 +6,72 @@ use truebench_model::{GovernorsBody, View};
 type GView<'a> = View<'a, GovernorsBody>;
 
 impl Figures for GovernorsBody {
+    fn headline(r: GView<'_>) -> Vec<crate::Headline> {
+        use crate::headline::{fig, Headline};
+        let b = r.body;
+        struct Row {
+            governor: String,
+            miss: Option<f64>,
+            work_per_j: Option<f64>,
+            invalid: Option<String>,
+            note: String,
+        }
+        let rows: Vec<Row> = if b.repeat > 1 && !b.summary.is_empty() {
+            b.summary
+                .iter()
+                .map(|s| Row {
+                    governor: s.governor.clone(),
+                    miss: s.median_miss_ratio,
+                    work_per_j: s.median_work_ms_per_j,
+                    invalid: (s.runs == 0).then(|| format!("{} run(s) not valid", s.invalid_runs)),
+                    note: format!("median of {} run(s)", s.runs),
+                })
+                .collect()
+        } else {
+            b.rows
+                .iter()
+                .map(|g| Row {
+                    governor: g.governor.clone(),
+                    miss: g.miss_ratio,
+                    work_per_j: g.work_ms_per_j,
+                    invalid: g.invalid.clone().or_else(|| {
+                        (g.status != truebench_model::PhaseStatus::Ok)
+                            .then(|| g.status.as_str().to_string())
+                    }),
+                    note: String::new(),
+                })
+                .collect()
+        };
+        // The best among valid rows: most work per joule where energy was measured, else
+        // the fewest misses.
+        let valid = || rows.iter().filter(|r| r.invalid.is_none());
+        let best = if valid().any(|r| r.work_per_j.is_some()) {
+            valid()
+                .filter_map(|r| Some((r, r.work_per_j?)))
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|r| r.0.governor.clone())
+        } else {
+            valid()
+                .filter_map(|r| Some((r, r.miss?)))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|r| r.0.governor.clone())
+        };
+        rows.iter()
+            .map(|r| {
+                let mut v = r
+                    .miss
+                    .map_or("–".into(), |m| format!("{:.1} % missed", m * 100.0));
+                if let Some(w) = r.work_per_j {
+                    v.push_str(&format!(", {} ms/J", fig(w)));
+                }
+                Headline::new(r.governor.clone(), v)
+                    .note(r.note.clone())
+                    .invalid(r.invalid.as_deref())
+                    .best(best.as_deref() == Some(r.governor.as_str()))
+            })
+            .collect()
+    }
+
     fn label(r: GView<'_>) -> String {
         let b = r.body;
         format!(

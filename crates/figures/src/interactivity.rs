@@ -12,6 +12,52 @@ pub fn lat(c: &Cell) -> Option<&CellLatency> {
 }
 
 impl Figures for InteractivityBody {
+    fn headline(r: IView<'_>) -> Vec<crate::Headline> {
+        use crate::headline::{fig, Headline};
+        let mut out = Vec::new();
+        for t in &r.body.benchmarks {
+            // The worst cell of the task: fewest deadlines met, else the highest p99.
+            let worst = t
+                .cells
+                .iter()
+                .filter_map(|c| Some((c, lat(c)?)))
+                .min_by(|a, b| {
+                    let by_p99 = b.1.p99_us.total_cmp(&a.1.p99_us);
+                    match (a.1.deadlines_met_pct, b.1.deadlines_met_pct) {
+                        (Some(x), Some(y)) => x.total_cmp(&y).then(by_p99),
+                        _ => by_p99,
+                    }
+                });
+            let Some((c, l)) = worst else {
+                out.push(Headline::new(t.name.clone(), "not measured"));
+                continue;
+            };
+            let (value, note) = match l.deadlines_met_pct {
+                Some(d) => (
+                    format!("{d:.1} % met"),
+                    format!("deadlines met under its worst load; p99 {} µs", fig(l.p99_us)),
+                ),
+                None => (
+                    format!("p99 {} µs", fig(l.p99_us)),
+                    "its worst load".to_string(),
+                ),
+            };
+            out.push(
+                Headline::new(
+                    if c.load == "None" || c.load_label == "None" {
+                        format!("{}, no load", t.name)
+                    } else {
+                        format!("{} under {}", t.name, c.load_label)
+                    },
+                    value,
+                )
+                    .note(note)
+                    .invalid(c.invalid.as_deref()),
+            );
+        }
+        out
+    }
+
     fn label(r: IView<'_>) -> String {
         let b = r.body;
         let loads = b.benchmarks.first().map_or(0, |t| t.cells.len());

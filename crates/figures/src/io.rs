@@ -6,6 +6,33 @@ use truebench_model::{IoBody, View};
 type IView<'a> = View<'a, IoBody>;
 
 impl Figures for IoBody {
+    fn headline(r: IView<'_>) -> Vec<crate::Headline> {
+        use crate::headline::{fig, Headline};
+        let b = r.body;
+        b.tests
+            .iter()
+            .map(|t| {
+                let label = if t.setting == "as is" {
+                    t.test.clone()
+                } else {
+                    format!("{} ({})", t.test, t.setting)
+                };
+                let mut v = t.median_mb_s.map_or("–".into(), |m| format!("{} MB/s", fig(m)));
+                if let Some(i) = t.median_iops {
+                    v.push_str(&format!(", {} IOPS", fig(i)));
+                }
+                let rows: Vec<_> = b.rows.iter().filter(|x| x.test == t.test && x.setting == t.setting).collect();
+                let invalid = rows.iter().find_map(|x| x.invalid.clone());
+                let note = if t.cpu_bound_runs > 0 {
+                    format!("CPU-bound in {} of {} run(s)", t.cpu_bound_runs, t.runs)
+                } else {
+                    format!("{} run(s), not CPU-bound", t.runs)
+                };
+                Headline::new(label, v).note(note).invalid(invalid.as_deref())
+            })
+            .collect()
+    }
+
     fn label(r: IView<'_>) -> String {
         format!(
             "{} reads of {}, {:.0} s × {}",

@@ -7,6 +7,9 @@
 //! kind needs no line here.
 
 pub mod energy;
+pub mod headline;
+
+pub use headline::Headline;
 
 use truebench_model::{Body, BodyKind, Document, View};
 
@@ -59,6 +62,8 @@ pub trait Figures: BodyKind {
     fn label(r: View<'_, Self>) -> String;
     /// The headline figures the history stores and `compare` sets side by side.
     fn metrics(r: View<'_, Self>) -> Vec<Metric>;
+    /// The few figures a user came for, first on the page, in the summary and in history.
+    fn headline(r: View<'_, Self>) -> Vec<Headline>;
 }
 
 macro_rules! define_dispatch {
@@ -70,6 +75,14 @@ macro_rules! define_dispatch {
             let envelope = &doc.envelope;
             match &doc.body {
                 $(Body::$variant(body) => Figures::label(View { envelope, body }),)*
+            }
+        }
+
+        /// The kind's headline.
+        pub fn headline(doc: &Document) -> Vec<Headline> {
+            let envelope = &doc.envelope;
+            match &doc.body {
+                $(Body::$variant(body) => Figures::headline(View { envelope, body }),)*
             }
         }
 

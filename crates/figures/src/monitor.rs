@@ -23,6 +23,28 @@ pub fn command_line(args: &[String]) -> String {
 }
 
 impl Figures for MonitorBody {
+    fn headline(r: MonitorView<'_>) -> Vec<crate::Headline> {
+        use crate::headline::{fig, Headline};
+        let b = r.body;
+        let ended = match (b.exit_code, b.signal, &b.error) {
+            (_, _, Some(e)) => format!("did not run: {e}"),
+            (_, Some(s), _) => format!("killed by signal {s}"),
+            (Some(c), _, _) => format!("exit {c}"),
+            _ => "still running when stopped".into(),
+        };
+        let mut out = vec![Headline::new(command_line(&b.command), ended)
+            .note(format!("{} s", fig(b.duration_s)))];
+        for c in &b.clusters {
+            if let Some(s) = &c.score {
+                out.push(Headline::new(c.label.clone(), format!("{} {}", fig(s.value), s.unit)));
+            }
+        }
+        if let Some(t) = r.envelope.timeline.samples.iter().filter_map(|s| s.soc_temp_c).reduce(f64::max) {
+            out.push(Headline::new("Hottest", format!("{t:.1} °C")));
+        }
+        out
+    }
+
     fn label(r: MonitorView<'_>) -> String {
         command_line(&r.body.command)
     }

@@ -6,6 +6,33 @@ use truebench_model::{NetBody, View};
 type NView<'a> = View<'a, NetBody>;
 
 impl Figures for NetBody {
+    fn headline(r: NView<'_>) -> Vec<crate::Headline> {
+        use crate::headline::{fig, Headline};
+        let b = r.body;
+        b.tests
+            .iter()
+            .map(|t| {
+                let label = if t.setting == "as is" {
+                    t.test.clone()
+                } else {
+                    format!("{} ({})", t.test, t.setting)
+                };
+                let v = t.median_mbit_s.map_or("–".into(), |m| format!("{} Mbit/s", fig(m)));
+                let rows: Vec<_> = b.rows.iter().filter(|x| x.test == t.test && x.setting == t.setting).collect();
+                let invalid = rows.iter().find_map(|x| x.invalid.clone());
+                let bound = rows.iter().find_map(|x| x.cpu_bound.as_ref());
+                let note = match bound {
+                    Some(cb) if t.cpu_bound_runs > 0 => format!(
+                        "CPU-bound in {} of {} run(s): cpu{} {:.0} % busy ({})",
+                        t.cpu_bound_runs, t.runs, cb.cpu, cb.busy_pct, cb.by
+                    ),
+                    _ => format!("{} run(s), not CPU-bound", t.runs),
+                };
+                Headline::new(label, v).note(note).invalid(invalid.as_deref())
+            })
+            .collect()
+    }
+
     fn label(r: NView<'_>) -> String {
         let b = r.body;
         format!(

@@ -16,6 +16,30 @@ pub fn warnings(b: &ReviewBody) -> usize {
 }
 
 impl Figures for ReviewBody {
+    fn headline(r: ReviewView<'_>) -> Vec<crate::Headline> {
+        use crate::Headline;
+        let b = r.body;
+        let warn: Vec<String> = b
+            .settings
+            .iter()
+            .filter(|s| s.severity == Severity::Warn)
+            .map(|s| format!("{} {}", s.subject, s.name))
+            .collect();
+        let mut out = vec![Headline::new(
+            "Settings to look at",
+            format!("{} of {}", warn.len(), b.settings.len()),
+        )
+        .note(warn.iter().take(4).cloned().collect::<Vec<_>>().join(", ")
+            + if warn.len() > 4 { ", …" } else { "" })];
+        if !b.kernel_errors.is_empty() {
+            out.push(Headline::new("Kernel errors", b.kernel_errors.len().to_string()));
+        }
+        if !b.status_changes.is_empty() {
+            out.push(Headline::new("Changed while it ran", b.status_changes.len().to_string()));
+        }
+        out
+    }
+
     fn label(r: ReviewView<'_>) -> String {
         let w = warnings(r.body);
         let mut l = format!("{} settings, {w} to look at", r.body.settings.len());

@@ -7,6 +7,24 @@ use truebench_model::*;
 type RunView<'a> = View<'a, RunBody>;
 
 impl Figures for RunBody {
+    fn headline(r: RunView<'_>) -> Vec<crate::Headline> {
+        use crate::Headline;
+        let m = metrics(r);
+        let invalid = (!truebench_model::finding::is_valid(&r.envelope.findings)).then_some("see the verdicts");
+        let mut out = Vec::new();
+        let mut card = |label: &str, v: Option<u64>, unit: &str, note: String| {
+            if let Some(v) = v {
+                out.push(Headline::new(label, format!("{v} {unit}")).note(note).invalid(invalid));
+            }
+        };
+        card("7-zip multi", m.sevenzip_multi, "MIPS", m.sevenzip_version.clone().map(|v| format!("7-Zip {v}")).unwrap_or_default());
+        card("7-zip single", m.sevenzip_single, "MIPS", String::new());
+        card("AES-256-CBC", m.aes, "kB/s", "16 KiB blocks".into());
+        card("memcpy", m.memcpy, "MB/s", String::new());
+        card("memset", m.memset, "MB/s", String::new());
+        out
+    }
+
     fn label(r: RunView<'_>) -> String {
         r.body.mode.as_str().to_string()
     }

@@ -1,6 +1,7 @@
 //! Every kind's page as a reader sees it, in headless Chromium at a laptop's 1280 px and a
 //! phone's 390 px: nothing makes the page wider than the screen, at 1280 px every table fits
-//! its card, and unit text is shown as written (no `text-transform` turning "µs" into "ΜS").
+//! its card, unit text is shown as written (no `text-transform` turning "µs" into "ΜS"), the
+//! headline is the first thing after the header and no headline card's text runs outside it.
 //! Skipped with a message when Chromium is not installed.
 
 mod common;
@@ -28,6 +29,19 @@ addEventListener('load', () => {
     const own = [...el.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join('');
     if (/[µμ]/.test(own) && getComputedStyle(el).textTransform !== 'none') {
       out.transformed.push(el.tagName + ': ' + own.trim().slice(0, 40));
+    }
+  }
+  // The headline is the first thing after the header.
+  const header = document.querySelector('main > header');
+  const next = header && header.nextElementSibling;
+  out.headline_first = !!(next && next.classList.contains('headline'));
+  // No headline card's text runs outside its card.
+  out.cards = [];
+  for (const c of document.querySelectorAll('.headline .card')) {
+    for (const el of c.querySelectorAll('*')) {
+      if (el.scrollWidth > c.clientWidth + 1) {
+        out.cards.push(el.textContent.trim().slice(0, 40) + ': ' + el.scrollWidth + ' > ' + c.clientWidth);
+      }
     }
   }
   document.body.setAttribute('data-layout', JSON.stringify(out));
@@ -69,6 +83,16 @@ fn every_page_fits_the_screen_and_shows_units_as_written() {
                 for t in v["tables"].as_array().unwrap() {
                     problems.push(format!("{name} @{width}: table {t}"));
                 }
+            }
+            if v["headline_first"] != serde_json::Value::Bool(true) {
+                problems.push(format!(
+                    "{name} @{width}: the headline is not first after the header"
+                ));
+            }
+            for c in v["cards"].as_array().unwrap() {
+                problems.push(format!(
+                    "{name} @{width}: headline card text overflows: {c}"
+                ));
             }
             for t in v["transformed"].as_array().unwrap() {
                 problems.push(format!("{name} @{width}: unit text transformed: {t}"));

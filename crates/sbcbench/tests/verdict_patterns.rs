@@ -48,6 +48,10 @@ fn the_advertised_clock_is_judged_cold_beyond_the_measurements_tolerance() {
     let mut above = 0;
     for (name, _, r) in corpus() {
         for f in findings(&r, FindingKind::ClockDeviation) {
+            // A cap at the top OPP alone is named under the floor, by the whole walk.
+            if f.message.contains("while the lower OPPs fall short") {
+                continue;
+            }
             let cold = f
                 .evidence
                 .iter()
@@ -175,7 +179,9 @@ fn opp_walks_over_the_corpus() {
                 assert!(f.evidence[0].starts_with("fit over "), "{name}: {f:?}");
                 lost.push(format!("{name}: {}", f.message));
             }
-            if f.kind == FindingKind::ClockDeviation && f.message.contains("lower OPPs' line") {
+            if f.kind == FindingKind::ClockDeviation
+                && f.message.contains("while the lower OPPs fall short")
+            {
                 assert!(f.evidence.iter().any(|e| e.starts_with("hot")), "{name}");
                 caps.push(format!("{name}: {}", f.message));
             }

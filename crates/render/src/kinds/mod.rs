@@ -10,7 +10,7 @@ pub mod sweep;
 
 use truebench_model::{Body, Document, View};
 
-pub use truebench_figures::{label, metrics, Figures, Metric};
+pub use truebench_figures::{headline, label, metrics, Figures, Headline, Metric};
 
 /// The renderers of one kind of result (its figures and label: [`Figures`], in
 /// `truebench-figures`).
@@ -27,10 +27,16 @@ pub trait Render: Figures {
     /// Markdown for publishing (the Results.md row for a run).
     fn markdown(r: View<'_, Self>) -> String;
 
-    /// The whole page: the shared frame around the kind's sections.
+    /// The headline cards under the header (the figures a user came for).
+    fn html_headline(r: View<'_, Self>) -> String {
+        crate::report::headline_html(&Self::headline(r))
+    }
+
+    /// The whole page: the shared frame around the kind's sections, its headline first.
     fn html_page(r: View<'_, Self>) -> String {
-        let (headline, details) = Self::html_sections(r);
-        crate::report::page(r, Self::html_fact(r), &headline, &details)
+        let (main, details) = Self::html_sections(r);
+        let top = format!("{}{main}", Self::html_headline(r));
+        crate::report::page(r, Self::html_fact(r), &top, &details)
     }
 }
 
@@ -78,8 +84,18 @@ macro_rules! define_bound {
 }
 truebench_model::for_each_kind!(define_bound);
 
+/// The command's closing text: the headline, then the kind's own summary (a run's summary
+/// leads with its scores already).
 pub fn summary(doc: &Document) -> String {
-    bound(doc).summary()
+    let own = bound(doc).summary();
+    if matches!(doc.body, Body::Run(_)) {
+        return own;
+    }
+    let h = truebench_figures::headline(doc);
+    if h.is_empty() {
+        return own;
+    }
+    format!("Headline:\n{}{own}", truebench_figures::headline::text(&h))
 }
 
 pub fn detailed_log(doc: &Document) -> String {

@@ -17,6 +17,11 @@ impl Render for RunBody {
         crate::report::run_sections(r)
     }
 
+    /// The score cards are the run's headline (its first section).
+    fn html_headline(_: RunView<'_>) -> String {
+        String::new()
+    }
+
     fn html_fact(r: RunView<'_>) -> (&'static str, String) {
         ("Mode", r.body.mode.as_str().to_string())
     }

@@ -692,6 +692,44 @@ pub fn document(doc: &Document) -> String {
     crate::kinds::html_page(doc)
 }
 
+/// The headline cards: one per figure, its note under it, an invalid one marked as such and
+/// the best one as the best.
+pub fn headline_html(h: &[truebench_figures::Headline]) -> String {
+    if h.is_empty() {
+        return String::new();
+    }
+    let mut o = String::from("<section class=\"headline\"><h2>Headline</h2><div class=\"cards\">");
+    for x in h {
+        let class = if x.invalid.is_some() {
+            " invalid"
+        } else if x.best {
+            " best"
+        } else {
+            ""
+        };
+        let _ = write!(
+            o,
+            "<div class=\"card{class}\"><div class=\"k\">{}{}</div><div class=\"v\">{}</div>",
+            esc(&x.label),
+            if x.best {
+                " <span class=\"tag\">best</span>"
+            } else {
+                ""
+            },
+            esc(&x.value)
+        );
+        if let Some(n) = &x.note {
+            let _ = write!(o, "<div class=\"s\">{}</div>", esc(n));
+        }
+        if let Some(i) = &x.invalid {
+            let _ = write!(o, "<div class=\"s bad\">not valid: {}</div>", esc(i));
+        }
+        o.push_str("</div>");
+    }
+    o.push_str("</div></section>");
+    o
+}
+
 /// The frame every kind's page shares; `headline` and `details` are the kind's sections.
 pub fn page<B>(r: View<'_, B>, kind: (&str, String), headline: &str, details: &str) -> String {
     let mut o = String::with_capacity(256 * 1024);

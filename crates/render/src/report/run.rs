@@ -65,7 +65,7 @@ pub(super) fn scores(o: &mut String, r: RunView<'_>) {
             "tinymembench's measure, best cluster".into(),
         ),
     ];
-    o.push_str("<section><h2>Scores</h2><div class=\"cards\">");
+    o.push_str("<section class=\"headline\"><h2>Scores</h2><div class=\"cards\">");
     for (name, v, unit, sub) in cards {
         let _ = write!(
             o,
