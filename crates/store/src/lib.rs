@@ -343,10 +343,24 @@ impl Prepared {
             source_name,
             schema_version: i64::from(doc.schema_version),
             truebench_version: env.truebench_version.clone(),
-            metrics: kinds::metrics(doc),
+            metrics: {
+                // The headline on one line: what `history` lists for every kind.
+                let mut m = kinds::metrics(doc);
+                let h = truebench_figures::headline(doc);
+                if !h.is_empty() {
+                    m.push(kinds::Metric::text(
+                        HEADLINE_KEY,
+                        truebench_figures::headline::one_line(&h),
+                    ));
+                }
+                m
+            },
         })
     }
 }
+
+/// The stored text metric holding a result's headline on one line (`history` shows it).
+pub const HEADLINE_KEY: &str = "headline";
 
 /// The columns of `results` that `list` reads, in both back ends.
 pub(crate) struct ListedRow {

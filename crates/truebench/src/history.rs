@@ -44,6 +44,10 @@ const MAX_FIGURES: usize = 4;
 /// The headline figures of a result that is no run, as `key value` pairs, at most
 /// [`MAX_FIGURES`] (an interactivity result has dozens).
 fn other_figures(e: &Entry) -> String {
+    // The kind's headline, stored with the result (older entries: their figures).
+    if let Some(serde_json::Value::String(h)) = e.metrics.get(truebench_store::HEADLINE_KEY) {
+        return h.clone();
+    }
     let mut v: Vec<String> = e
         .metrics
         .iter()

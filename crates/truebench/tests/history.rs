@@ -231,6 +231,14 @@ fn clocks_and_monitor_results_are_stored_listed_rendered_and_compared() {
         all.contains(" clocks ") && all.contains(" monitor "),
         "{all}"
     );
+    // Each kind's line shows its headline, not `key value` pairs: the monitored command's
+    // exit, a clocks result's measured clock.
+    let mon_line = all.lines().find(|l| l.contains(" monitor ")).unwrap();
+    assert!(mon_line.contains("exit 3"), "{mon_line}");
+    assert!(!mon_line.contains("exit_code"), "{mon_line}");
+    let clocks_line = all.lines().find(|l| l.contains(" clocks ")).unwrap();
+    assert!(clocks_line.contains(" MHz"), "{clocks_line}");
+    assert!(!clocks_line.contains("measured_mhz"), "{clocks_line}");
     // An unknown kind is refused with the list of kinds.
     let o = tb_raw(&db, &["history", "--db", dbs, "--kind", "nonsense"]);
     assert_eq!(o.status.code(), Some(2));
