@@ -8,8 +8,10 @@
 
 pub mod energy;
 pub mod headline;
+pub mod labels;
 
 pub use headline::Headline;
+pub use labels::label_of;
 
 use truebench_model::{Body, BodyKind, Document, View};
 

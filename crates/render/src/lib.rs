@@ -3,6 +3,7 @@
 //! kind (`text`: summary, detailed log, the Results.md row), the inventory as text (`info`) and
 //! the self-contained HTML report with one page frame for every kind (`report`).
 
+pub mod compare;
 pub mod energy;
 pub mod info;
 pub mod kernel;

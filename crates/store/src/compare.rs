@@ -470,6 +470,8 @@ pub struct DocumentComparison {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FigureRow {
     pub key: String,
+    /// The figure's readable name ([`truebench_figures::label_of`]).
+    pub label: String,
     pub unit: Option<String>,
     pub values: Vec<Option<String>>,
     pub relative_pct: Vec<Option<f64>>,
@@ -496,6 +498,8 @@ pub fn compare_documents(items: &[(String, Document)]) -> DocumentComparison {
                 values: (0..items.len())
                     .map(|i| {
                         of(i).map(|m| match (&m.value, &m.text) {
+                            // No "-0" for a figure that rounds to nothing.
+                            (Some(v), _) if v.abs() < 0.05 => "0".to_string(),
                             (Some(v), _) => format!("{v:.1}").trim_end_matches(".0").to_string(),
                             (None, Some(t)) => t.clone(),
                             (None, None) => "-".into(),
@@ -508,6 +512,7 @@ pub fn compare_documents(items: &[(String, Document)]) -> DocumentComparison {
                         _ => None,
                     })
                     .collect(),
+                label: truebench_figures::label_of(&key),
                 key,
                 unit,
             }
@@ -539,7 +544,12 @@ pub fn compare_documents(items: &[(String, Document)]) -> DocumentComparison {
 
 pub fn render_documents(c: &DocumentComparison) -> String {
     let mut o = format!("Comparing {} {} results:\n\n", c.labels.len(), c.kind);
-    let w = c.rows.iter().map(|r| r.key.len() + 8).max().unwrap_or(10);
+    let w = c
+        .rows
+        .iter()
+        .map(|r| r.label.chars().count() + 8)
+        .max()
+        .unwrap_or(10);
     o.push_str(&format!("{:<w$}", ""));
     for l in &c.labels {
         o.push_str(&format!("  {:>22}", l));
@@ -547,8 +557,8 @@ pub fn render_documents(c: &DocumentComparison) -> String {
     o.push('\n');
     for r in &c.rows {
         let name = match &r.unit {
-            Some(u) => format!("{} ({u})", r.key),
-            None => r.key.clone(),
+            Some(u) => format!("{} ({u})", r.label),
+            None => r.label.clone(),
         };
         o.push_str(&format!("{name:<w$}"));
         for (v, p) in r.values.iter().zip(&r.relative_pct) {

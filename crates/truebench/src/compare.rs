@@ -21,6 +21,10 @@ pub struct CompareArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Also write the comparison as a self-contained HTML page here (an existing file is
+    /// replaced).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// History database for ids (default $XDG_DATA_HOME/truebench/history.sqlite).
     /// A postgresql://USER@HOST/DB URL uses that PostgreSQL database instead.
     #[arg(long, value_name = "PATH|URL", env = "TRUEBENCH_DB")]
@@ -55,6 +59,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<i32> {
             anyhow::bail!("compare needs two or more results");
         }
         let c = compare::compare_documents(&docs);
+        if let Some(path) = &args.html {
+            write_html(path, &c, &[])?;
+        }
         if args.json {
             outln!("{}", serde_json::to_string_pretty(&c)?)?;
         } else {
@@ -62,6 +69,12 @@ pub fn run(args: CompareArgs) -> anyhow::Result<i32> {
         }
         return Ok(0);
     }
+    // The HTML form lists every figure by name, from the documents.
+    let run_docs = if args.html.is_some() {
+        docs.clone()
+    } else {
+        Vec::new()
+    };
     let items: Vec<(String, RunResult)> = docs
         .into_iter()
         .map(|(l, d)| (l, d.into_typed().expect("every result is a run")))
@@ -87,10 +100,44 @@ pub fn run(args: CompareArgs) -> anyhow::Result<i32> {
         anyhow::bail!("compare needs two or more results (or --corpus DIR to rank one)");
     }
     let c = compare::compare(&items);
+    if let Some(path) = &args.html {
+        // Every figure under its name, and the run comparison's reasons it is unfair.
+        write_html(path, &compare::compare_documents(&run_docs), &c.warnings)?;
+    }
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&c)?)?;
     } else {
         out!("{}", compare::render(&c))?;
     }
     Ok(0)
+}
+
+/// The HTML form of a comparison, written safely (`files::replace`).
+fn write_html(
+    path: &std::path::Path,
+    c: &compare::DocumentComparison,
+    more_warnings: &[String],
+) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let rows: Vec<truebench_render::compare::CompareRow<'_>> = c
+        .rows
+        .iter()
+        .map(|r| truebench_render::compare::CompareRow {
+            label: &r.label,
+            unit: r.unit.as_deref(),
+            values: &r.values,
+            relative_pct: &r.relative_pct,
+        })
+        .collect();
+    let mut warnings = c.warnings.clone();
+    for w in more_warnings {
+        if !warnings.contains(w) {
+            warnings.push(w.clone());
+        }
+    }
+    let page = truebench_render::compare::page(&c.kind, &c.labels, &rows, &warnings);
+    crate::files::replace(path, page.as_bytes())
+        .with_context(|| format!("writing {}", path.display()))?;
+    eprintln!("wrote {}", path.display());
+    Ok(())
 }

@@ -255,9 +255,26 @@ fn clocks_and_monitor_results_are_stored_listed_rendered_and_compared() {
         assert!(page.contains("<h2>Verdicts</h2>"));
     }
     // Two clocks results compare figure by figure.
-    let out = text(&tb(&db, &["compare", &id(&clocks[0]), &id(&clocks[1])]));
+    let page = db.with_file_name("compare.html");
+    let pages = page.to_string_lossy().into_owned();
+    let out = text(&tb(
+        &db,
+        &[
+            "compare",
+            &id(&clocks[0]),
+            &id(&clocks[1]),
+            "--html",
+            &pages,
+        ],
+    ));
     assert!(out.contains("Comparing 2 clocks results"), "{out}");
-    assert!(out.contains("cluster0_measured_mhz (MHz)"), "{out}");
+    // Figures by their names, not their keys, in the text and in the HTML form.
+    assert!(out.contains("cluster 0: measured clock (MHz)"), "{out}");
+    assert!(!out.contains("cluster0_measured_mhz"), "{out}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
+    assert!(html.contains("cluster 0: measured clock"), "{html}");
+    assert!(!html.contains("<script"), "{html}");
     // A clocks result against a run: refused, saying why.
     let o = tb_raw(
         &db,

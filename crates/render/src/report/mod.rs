@@ -18,7 +18,7 @@ use svg::{bars, cluster_colour, esc, num, Bar, LineChart, Series};
 use truebench_model::*;
 use truebench_sbcbench::convert::{import_source, is_imported};
 
-const CSS: &str = include_str!("style.css");
+pub const CSS: &str = include_str!("style.css");
 
 fn h(o: &mut String, s: &str) {
     o.push_str(s);
