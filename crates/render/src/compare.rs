@@ -68,9 +68,9 @@ pub fn page(kind: &str, labels: &[String], rows: &[CompareRow<'_>], warnings: &[
         }
         o.push_str("</tr>");
     }
-    let _ = write!(
+    let _ = writeln!(
         o,
-        "</tbody></table></section><footer>truebench {} · this page is self-contained: no script, nothing loaded from anywhere.</footer></main></body></html>\n",
+        "</tbody></table></section><footer>truebench {} · this page is self-contained: no script, nothing loaded from anywhere.</footer></main></body></html>",
         esc(env!("CARGO_PKG_VERSION"))
     );
     o
