@@ -138,6 +138,6 @@ fn write_html(
     let page = truebench_render::compare::page(&c.kind, &c.labels, &rows, &warnings);
     crate::files::replace(path, page.as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;
-    eprintln!("wrote {}", path.display());
+    errln!("truebench: comparison written to {}", path.display());
     Ok(())
 }
