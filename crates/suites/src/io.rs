@@ -120,6 +120,8 @@ pub fn run(
         })
         .collect();
     let verdicts = net_sweep::verdicts(host, inv, &figures, "MB/s");
+    let mut warnings = opts.warnings.clone();
+    warnings.extend(cache_warnings(opts.storage.as_ref(), &tests));
     let body = IoBody {
         target: opts.path.display().to_string(),
         target_kind: opts.target_kind.clone(),
@@ -128,7 +130,7 @@ pub fn run(
         duration_s: opts.duration.as_secs_f64(),
         repeat: opts.repeat,
         cpu_bound_pct: opts.cpu_bound_pct,
-        warnings: opts.warnings.clone(),
+        warnings,
         settings: settings.iter().map(Setting::label).collect(),
         sweep_note,
         verdicts,
@@ -229,6 +231,57 @@ fn one_test(
     row
 }
 
+/// The most a storage kind's bus can carry, MB/s (sequential reads): beyond it a figure can
+/// only come from a cache. None where no such limit applies (NVMe, RAID, unknown).
+fn bus_ceiling_mb_s(st: &StorageInfo) -> Option<(f64, String)> {
+    let kind = st.kind.as_deref().unwrap_or("");
+    if let Some(mbit) = st.usb_mbit_s {
+        return Some((mbit as f64 / 8.0, format!("USB at {mbit} Mbit/s")));
+    }
+    match kind {
+        // UHS-I SDR104: 104 MB/s (UHS-II cards reach 312 MB/s; few boards support them).
+        "SD card" => Some((104.0, "an SD card's UHS-I bus (104 MB/s)".into())),
+        // HS400: 400 MB/s.
+        "eMMC" | "SD card or eMMC" => Some((400.0, "an eMMC's HS400 bus (400 MB/s)".into())),
+        _ if st.rotational == Some(true) => {
+            Some((300.0, "a spinning disk (300 MB/s at best)".into()))
+        }
+        _ => None,
+    }
+}
+
+/// Warnings when the figures can only be a cache: on a virtual disk every read may be served
+/// from the host's page cache (a scratch file just written is there for sure), and a direct
+/// read faster than the device's bus carries cannot have come from the device.
+pub fn cache_warnings(storage: Option<&StorageInfo>, tests: &[IoTestSummary]) -> Vec<String> {
+    let Some(st) = storage else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let direct: Vec<&IoTestSummary> = tests
+        .iter()
+        .filter(|t| t.test != IoTest::Cached.name() && t.median_mb_s.is_some())
+        .collect();
+    if st.kind.as_deref() == Some("virtual disk") && !direct.is_empty() {
+        out.push(format!(
+            "{} is a virtual disk: its reads, O_DIRECT too, can be served from the host's page cache (a file just written is there), so these figures are the host's storage and cache, not a disk of this machine",
+            st.disk
+        ));
+    }
+    if let Some((ceiling, what)) = bus_ceiling_mb_s(st) {
+        for t in direct {
+            let m = t.median_mb_s.unwrap_or(0.0);
+            if m > ceiling * 1.05 {
+                out.push(format!(
+                    "{}: {m:.0} MB/s is more than {what} carries: the figure can only be a cache's, not the device's",
+                    t.test
+                ));
+            }
+        }
+    }
+    out
+}
+
 pub fn summaries(rows: &[IoRow]) -> Vec<IoTestSummary> {
     let mut keys: Vec<(String, String)> = Vec::new();
     for r in rows {
@@ -262,4 +315,69 @@ pub fn summaries(rows: &[IoRow]) -> Vec<IoTestSummary> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(test: &str, mb_s: f64) -> IoTestSummary {
+        IoTestSummary {
+            test: test.into(),
+            setting: "as is".into(),
+            runs: 3,
+            median_mb_s: Some(mb_s),
+            median_iops: None,
+            spread_pct: None,
+            cpu_bound_runs: 0,
+        }
+    }
+
+    fn storage(kind: &str) -> StorageInfo {
+        StorageInfo {
+            device: "/dev/x1".into(),
+            disk: "x".into(),
+            kind: Some(kind.into()),
+            driver: None,
+            model: None,
+            scheduler: None,
+            read_ahead_kb: None,
+            usb_mbit_s: None,
+            rotational: Some(false),
+        }
+    }
+
+    #[test]
+    fn figures_only_a_cache_can_deliver_are_said_to_be_one() {
+        // This VM: 2.8 GB/s O_DIRECT from a virtio disk.
+        let vd = storage("virtual disk");
+        let w = cache_warnings(
+            Some(&vd),
+            &[summary("cached", 29000.0), summary("sequential", 2800.0)],
+        );
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].contains("host's page cache"), "{w:?}");
+        // An SD card at 900 MB/s: beyond its bus.
+        let sd = storage("SD card");
+        let w = cache_warnings(
+            Some(&sd),
+            &[summary("sequential", 900.0), summary("random", 12.0)],
+        );
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with("sequential: 900 MB/s") && w[0].contains("UHS-I"),
+            "{w:?}"
+        );
+        // The same card at 88 MB/s, and a USB 2 disk at 40 MB/s: plausible, no warning.
+        assert!(cache_warnings(Some(&sd), &[summary("sequential", 88.0)]).is_empty());
+        let mut usb = storage("USB storage");
+        usb.usb_mbit_s = Some(480);
+        assert!(cache_warnings(Some(&usb), &[summary("sequential", 40.0)]).is_empty());
+        assert_eq!(
+            cache_warnings(Some(&usb), &[summary("sequential", 300.0)]).len(),
+            1
+        );
+        // The cached test is a cache by design.
+        assert!(cache_warnings(Some(&sd), &[summary("cached", 5000.0)]).is_empty());
+    }
 }
