@@ -170,4 +170,20 @@ fn a_start_that_was_never_idle_is_said_in_the_verdict() {
     let f = not_idle(&forced);
     assert_eq!(f["severity"], "warning", "{f:#}");
     assert!(f["message"].as_str().unwrap().contains("--force"), "{f:#}");
+    // The loop beside the load is named in the load's verdict (its CPU time in the process
+    // tables), so a fall of the score would be blamed on it, not on heat.
+    let v = json(&forced);
+    let bg = v["envelope"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| {
+            f["kind"] == "background_activity"
+                && f["phases"]
+                    .as_array()
+                    .is_some_and(|p| p.iter().any(|x| x == "load"))
+        })
+        .cloned()
+        .unwrap_or_else(|| panic!("{:#}", v["envelope"]["findings"]));
+    assert!(bg["message"].as_str().unwrap().contains("sh"), "{bg:#}");
 }

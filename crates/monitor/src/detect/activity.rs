@@ -24,9 +24,10 @@
 //! single highest sample: one spike is the peak rule's business and must not lift a short
 //! phase's mean to the limit.
 //!
-//! Phases that use every CPU cannot show background in `%cpu` and are skipped. Unlike
-//! sbc-bench, truebench names the processes, from per-process CPU times read at the phase
-//! boundaries (or the run's before/after snapshots).
+//! Phases that use every CPU cannot show background in `%cpu`: they are judged by the other
+//! processes' own CPU time in the process tables read at the phase boundaries (when there
+//! are any; an imported log has none). Unlike sbc-bench, truebench names the processes, from
+//! those per-process CPU times (or the run's before/after snapshots).
 
 use truebench_host::Inventory;
 
@@ -221,7 +222,14 @@ pub fn background_activity(
             out.extend(others_by_process_table(p, n, samples, tables, true));
             continue;
         }
-        if threads as f64 >= n || samples.is_empty() {
+        // A phase on every CPU leaves no room in `%cpu` for others to show: their own CPU
+        // time in the process tables says what they took (an all-core benchmark with a
+        // compile beside it).
+        if threads as f64 >= n {
+            out.extend(others_by_process_table(p, n, samples, tables, false));
+            continue;
+        }
+        if samples.is_empty() {
             continue;
         }
         let expected = threads as f64 / n * 100.0;

@@ -149,8 +149,18 @@ impl Render for ThermalBody {
             num(b.temp_max_c, 1),
             num(b.temp_end_c, 1)
         );
+        // A fall beside other work is not throttling: the title says which to read it as.
+        let others = r.envelope.findings.iter().any(|f| {
+            f.kind == truebench_model::finding::FindingKind::BackgroundActivity
+                && f.severity > truebench_model::finding::Severity::Info
+                && f.during("load")
+        });
         let mut chart = LineChart::new(
-            "Score over time (falling = throttling)",
+            if others {
+                "Score over time (other processes ran: a fall is theirs, see the notes)"
+            } else {
+                "Score over time (falling = throttling)"
+            },
             "seconds into the load",
             b.unit.as_deref().unwrap_or("score"),
         );

@@ -302,8 +302,38 @@ pub fn run(
     };
     let mut r = s.finish(body, Finish { comparable: true });
     fill(&mut r, inv);
+    let lost_clock = r.body.clusters.iter().any(|c| c.first_loss.is_some());
+    if let Some(n) = blame(r.body.change_pct, &r.envelope.findings, lost_clock) {
+        r.body.notes.push(n);
+    }
     per_watt(&mut r);
     Ok(r)
+}
+
+/// A score that fell while other processes took CPU time is their doing before it is heat's:
+/// said as such, with what the background check found (and whether a clock was lost too).
+pub fn blame(
+    change_pct: Option<f64>,
+    findings: &[truebench_model::finding::Finding],
+    lost_clock: bool,
+) -> Option<String> {
+    use truebench_model::finding::{FindingKind, Severity};
+    let c = change_pct.filter(|c| *c < -3.0)?;
+    let others = findings.iter().find(|f| {
+        f.kind == FindingKind::BackgroundActivity
+            && f.severity >= Severity::Warning
+            && f.during("load")
+    })?;
+    Some(format!(
+        "the score fell {:.1} % while other processes took CPU time ({}): {}",
+        -c,
+        others.message.trim_end_matches('.'),
+        if lost_clock {
+            "the fall is theirs and the lost clock's together; stop them and run again to see heat alone"
+        } else {
+            "no clock was lost, so the fall is theirs, not heat's; stop them and run again"
+        }
+    ))
 }
 
 /// The load's mean score per watt (GFLOP/J, MIPS/W, runs/min/W).
@@ -341,5 +371,36 @@ fn fill(r: &mut ThermalResult, inv: &Inventory) {
             "no cpufreq: the kernel reports no clock, so a lost clock cannot be seen (the score over time still shows a slowdown)"
                 .into(),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::blame;
+    use truebench_model::finding::{Finding, FindingKind, Severity};
+
+    #[test]
+    fn a_fall_beside_other_work_is_blamed_on_it() {
+        let others = Finding::new(
+            FindingKind::BackgroundActivity,
+            Severity::Warning,
+            "Other processes (top: cc1) used 48.0 % of all CPUs during 'load': …",
+        )
+        .in_phase("load");
+        let n = blame(Some(-26.7), std::slice::from_ref(&others), false).unwrap();
+        assert!(n.contains("fell 26.7 %") && n.contains("cc1"), "{n}");
+        assert!(n.contains("not heat's"), "{n}");
+        let n = blame(Some(-26.7), std::slice::from_ref(&others), true).unwrap();
+        assert!(n.contains("lost clock's together"), "{n}");
+        // No fall, or no other work in the load: nothing to blame.
+        assert_eq!(
+            blame(Some(-1.0), std::slice::from_ref(&others), false),
+            None
+        );
+        assert_eq!(blame(Some(-26.7), &[], false), None);
+        let elsewhere = others.clone();
+        let mut elsewhere = elsewhere;
+        elsewhere.phases = vec!["idle".into()];
+        assert_eq!(blame(Some(-26.7), &[elsewhere], false), None);
     }
 }
