@@ -133,8 +133,8 @@ fn every_benchmark_and_load_cell_runs_and_leaves_no_scratch_file() {
         .unwrap();
     let text = String::from_utf8_lossy(&c.stdout);
     assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
-    assert!(text.contains("audio_burn_p99_us"), "{text}");
-    assert!(text.contains("gaming_none_frames_per_s"), "{text}");
+    assert!(text.contains("audio burn: p99 latency (µs)"), "{text}");
+    assert!(text.contains("gaming none: frames per second"), "{text}");
 }
 
 #[test]

@@ -96,7 +96,7 @@ fn a_scratch_file_is_read_three_ways_and_removed() {
         .output()
         .unwrap();
     assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
-    assert!(String::from_utf8_lossy(&c.stdout).contains("random_iops"));
+    assert!(String::from_utf8_lossy(&c.stdout).contains("random: IOPS"));
 }
 
 #[test]

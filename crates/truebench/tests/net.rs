@@ -112,7 +112,7 @@ fn loopback_runs_every_test_and_reports_and_compares() {
         .unwrap();
     let text = String::from_utf8_lossy(&c.stdout);
     assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
-    assert!(text.contains("duplex_mbit_s"), "{text}");
+    assert!(text.contains("duplex: throughput (Mbit/s)"), "{text}");
 }
 
 #[test]
