@@ -46,10 +46,14 @@ fn every_kind_renders_its_summary_markdown_html_and_figures() {
         snapshot(&format!("{name}-figures"), &figures.join("\n"));
         // The whole page holds the kind's sections in the shared frame, self-contained.
         let page = kinds::html_page(&d);
-        assert!(
-            page.contains(&head),
-            "{name}: the page lacks its headline sections"
-        );
+        // (Its tables may lose dash-only columns on the page: compared by their headings.)
+        for h2 in head.split("<h2>").skip(1) {
+            let title = &h2[..h2.find("</h2>").unwrap_or(0)];
+            assert!(
+                page.contains(&format!("<h2>{title}</h2>")),
+                "{name}: the page lacks its section {title:?}"
+            );
+        }
         // What was not checked is said once (it was listed again among the notes).
         for f in d
             .envelope

@@ -6,6 +6,7 @@
 //! Cluster colours are the same in every chart. Tooltips are SVG `<title>`s; evidence sits in
 //! `<details>` blocks, so nothing needs JavaScript.
 
+mod columns;
 mod run;
 pub mod svg;
 
@@ -496,8 +497,8 @@ fn timeline<B>(o: &mut String, r: View<'_, B>) {
                 .map(|t| format!(", {t} thread(s)"))
                 .unwrap_or_default()
         );
-        if samples.len() < 2 {
-            o.push_str("<p class=\"muted\">Too short to draw.</p>");
+        if samples.len() < 3 {
+            o.push_str("<p class=\"muted\">Too short to draw a trend.</p>");
         } else {
             let t0 = p.start;
             let mut charts = Vec::new();
@@ -508,15 +509,26 @@ fn timeline<B>(o: &mut String, r: View<'_, B>) {
                 charts.push(temp_chart(r, samples, t0, "Temperature", 360.0));
             }
             charts.push(cpu_chart(samples, t0, "CPU use", 360.0));
+            // Charts with readings only; the rest named in one line.
+            let (drawn, empty): (Vec<LineChart>, Vec<LineChart>) =
+                charts.into_iter().partition(LineChart::has_data);
             if !single {
                 o.push_str("<div class=\"grid3\">");
             }
-            for mut c in charts {
+            for mut c in drawn {
                 c.height = 220.0;
                 o.push_str(&c.render());
             }
             if !single {
                 o.push_str("</div>");
+            }
+            if !empty.is_empty() {
+                let names: Vec<&str> = empty.iter().map(|c| c.title.as_str()).collect();
+                let _ = write!(
+                    o,
+                    "<p class=\"muted\">Not measured in this phase: {}.</p>",
+                    esc(&names.join(", "))
+                );
             }
         }
         if single {
@@ -755,7 +767,7 @@ pub fn page<B>(r: View<'_, B>, kind: (&str, String), headline: &str, details: &s
             truebench_model::SCHEMA_VERSION
         ),
     );
-    o
+    columns::drop_dash_columns(&o)
 }
 
 #[cfg(test)]

@@ -168,12 +168,17 @@ impl LineChart {
         }
     }
 
-    /// The chart, or a short placeholder when no series has data.
+    /// True when some series has a reading to draw.
+    pub fn has_data(&self) -> bool {
+        self.series.iter().any(|s| !s.is_empty())
+    }
+
+    /// The chart, or one line saying what was not measured when no series has data.
     pub fn render(&self) -> String {
         let series: Vec<&Series> = self.series.iter().filter(|s| !s.is_empty()).collect();
         if series.is_empty() {
             return format!(
-                "<figure class=\"fig nodata\"><b>{}</b><br>no readings</figure>",
+                "<p class=\"muted nodata\">{}: not measured.</p>",
                 esc(&self.title)
             );
         }
@@ -373,7 +378,8 @@ impl LineChart {
                         s.colour
                     );
                 }
-                if seg.len() == 1 {
+                // Two points make no trend: dots only (drawn below), no line.
+                if seg.len() <= 2 {
                     continue;
                 }
                 let pts: Vec<String> = seg
@@ -393,7 +399,8 @@ impl LineChart {
                 let Some(y) = y else { continue };
                 let isolated = (i == 0 || s.points[i - 1].1.is_none())
                     && (i + 1 == s.points.len() || s.points[i + 1].1.is_none());
-                let r = if s.markers || isolated {
+                let valid = s.points.iter().filter(|p| p.1.is_some()).count();
+                let r = if s.markers || isolated || valid <= 2 {
                     3.2
                 } else if many {
                     0.0
@@ -511,7 +518,8 @@ mod tests {
     #[test]
     fn empty_chart_is_a_placeholder_and_gaps_break_lines() {
         let mut c = LineChart::new("Clock", "time (s)", "MHz");
-        assert!(c.render().contains("no readings"));
+        assert!(c.render().contains("Clock: not measured."));
+        assert!(!c.render().contains("<figure"));
         c.series.push(Series::new(
             "cpu0",
             "#000",
@@ -525,7 +533,10 @@ mod tests {
             ],
         ));
         let s = c.render();
-        assert_eq!(s.matches("<polyline").count(), 2);
+        // Two segments of two points each: dots, no lines (two points make no trend).
+        assert_eq!(s.matches("<polyline").count(), 0, "{s}");
+        c.series[0].points.push((5.0, Some(3.0)));
+        assert_eq!(c.render().matches("<polyline").count(), 1);
         assert!(s.contains("<title>cpu0: 2 MHz at 1 s</title>"));
     }
 }
