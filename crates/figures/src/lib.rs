@@ -58,6 +58,20 @@ pub fn setting_key(test: &str, setting: &str) -> String {
     }
 }
 
+/// A result measured with `--root` of a recorded tree: its settings, clocks and sensors were
+/// that tree's files, while the work itself ran on the machine truebench ran on — said first.
+pub fn recorded_tree(e: &truebench_model::Envelope) -> Option<Headline> {
+    let root = e.inventory.root.as_str();
+    (root.starts_with('/') && root != "/").then(|| {
+        Headline::new("Recorded tree", root.to_string()).note(format!(
+            "settings and readings came from this tree; the work ran on {}",
+            e.hostname
+                .as_deref()
+                .unwrap_or("the machine truebench ran on")
+        ))
+    })
+}
+
 /// The figures of one kind of result.
 pub trait Figures: BodyKind {
     /// What was measured, in a few words, for lists (`standard`, `OPP walk`, `sleep 3`).
@@ -80,12 +94,17 @@ macro_rules! define_dispatch {
             }
         }
 
-        /// The kind's headline.
+        /// The kind's headline, led by a warning when the machine's settings were a
+        /// recorded tree's (`--root`) while this machine ran the work.
         pub fn headline(doc: &Document) -> Vec<Headline> {
             let envelope = &doc.envelope;
-            match &doc.body {
+            let mut h = match &doc.body {
                 $(Body::$variant(body) => Figures::headline(View { envelope, body }),)*
+            };
+            if let Some(r) = recorded_tree(envelope) {
+                h.insert(0, r);
             }
+            h
         }
 
         /// The kind's figures, then the energy figures every kind shares.

@@ -174,7 +174,7 @@ impl Render for ReviewBody {
             for s in list {
                 let _ = write!(
                     head,
-                    "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}<br><small><code>/{}</code></small></td></tr>",
+                    "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}<br><small><code>{}</code></small></td></tr>",
                     match s.severity {
                         Severity::Warn => "warn",
                         _ => "",
@@ -184,13 +184,21 @@ impl Render for ReviewBody {
                     esc(&s.name),
                     esc(&s.value),
                     esc(s.why.as_deref().unwrap_or("")),
-                    esc(&s.source)
+                    esc(&source_shown(&s.source))
                 );
             }
             head.push_str("</tbody></table>");
         }
         head.push_str("</section>");
         let mut details = String::new();
+        // The kernel report `truebench kernel` prints: version, build, origin, support.
+        if let Some(k) = &b.kernel {
+            let _ = write!(
+                details,
+                "<section><h2>Kernel</h2><pre class=\"wrap\">{}</pre></section>",
+                esc(crate::kernel::render(k).trim_end())
+            );
+        }
         if b.tuned || what_was_monitored(b).is_some() {
             details.push_str("<section><h2>Changes</h2><ul>");
             for c in &b.tuning_changes {
@@ -289,5 +297,27 @@ impl Render for ReviewBody {
             o.push('\n');
         }
         o
+    }
+}
+
+/// Where a setting's value came from: a file of the tree (shown from the root, `/sys/…`) or
+/// a command's output (`smartctl -a /dev/sda`), shown as the command.
+fn source_shown(source: &str) -> String {
+    let file = ["sys/", "proc/", "dev/", "etc/", "boot/", "run/", "var/", "usr/", "lib/"]
+        .iter()
+        .any(|p| source.starts_with(p));
+    if file {
+        format!("/{source}")
+    } else {
+        source.to_string()
+    }
+}
+
+#[cfg(test)]
+mod source_tests {
+    #[test]
+    fn files_from_the_root_and_commands_as_commands() {
+        assert_eq!(super::source_shown("sys/block/sda/queue/scheduler"), "/sys/block/sda/queue/scheduler");
+        assert_eq!(super::source_shown("smartctl -a /dev/sda"), "smartctl -a /dev/sda");
     }
 }
