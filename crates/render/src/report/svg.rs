@@ -1,6 +1,7 @@
 //! Inline SVG charts drawn by hand: line charts (linear or log₂ x axis) and horizontal bar
 //! charts. Every mark carries a `<title>`, which browsers show as a tooltip on hover — no
-//! JavaScript. Charts scale with the page (`viewBox`, width 100 %).
+//! JavaScript. Line charts scale with the page (`viewBox`, width 100 %, at most 1.25× their
+//! drawn size); bar charts keep their natural size.
 
 use std::fmt::Write;
 
@@ -234,7 +235,10 @@ impl LineChart {
         let mut o = String::from("<figure class=\"fig\">");
         let _ = write!(
             o,
-            "<svg class=\"chart\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"{}\">",
+            // Scaled with the card, but not beyond a quarter over its drawn size: its text
+            // stays near the page's.
+            "<svg class=\"chart\" viewBox=\"0 0 {w} {h}\" style=\"max-width:{:.0}px\" role=\"img\" aria-label=\"{}\">",
+            w * 1.25,
             esc(&self.title)
         );
         let _ = write!(
@@ -468,12 +472,17 @@ pub fn bars(title: &str, rows: &[Bar]) -> String {
     }
     let row_h = 19.0;
     let lw = 74.0;
-    let w = 360.0;
-    let tw = 112.0;
+    // Room after the bar for its text (`p50 175 / p99 205 / p99.9 320`).
+    let tw = rows
+        .iter()
+        .map(|r| r.text.chars().count() as f64 * 7.0 + 8.0)
+        .fold(112.0, f64::max);
+    let w = (lw + 200.0 + tw).max(360.0);
     let h = 28.0 + rows.len() as f64 * row_h + 6.0;
     let max = rows.iter().map(|r| r.value).fold(0.0, f64::max).max(1e-9);
     let mut o = format!(
-        "<figure class=\"fig\"><svg class=\"chart\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"{}\"><text x=\"4\" y=\"18\" class=\"ct\">{}</text>",
+        // Drawn at its natural size (text at the page's size), narrower on a phone.
+        "<figure class=\"fig\"><svg class=\"chart natural\" width=\"{w:.0}\" height=\"{h:.0}\" viewBox=\"0 0 {w:.0} {h}\" role=\"img\" aria-label=\"{}\"><text x=\"4\" y=\"18\" class=\"ct\">{}</text>",
         esc(title),
         esc(title)
     );
