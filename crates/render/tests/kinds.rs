@@ -121,3 +121,28 @@ fn an_invalid_row_says_so_in_text_and_html() {
         }
     }
 }
+
+/// An efficiency walk whose every OPP ran at one clock (the recorded-tree case: the tree's
+/// OPPs set, this VM's clock measured): no chart against a clock that never moved, one line
+/// saying so.
+#[test]
+fn efficiency_on_one_clock_draws_no_chart_against_it() {
+    let mut d = doc("efficiency");
+    let truebench_model::Body::Efficiency(b) = &mut d.body else {
+        panic!("not an efficiency document");
+    };
+    let mut p = b.clusters[0].points[0].clone();
+    p.opp_mhz = Some(1800);
+    b.clusters[0].points.push(p.clone());
+    p.opp_mhz = Some(1200);
+    b.clusters[0].points.push(p);
+    let page = kinds::html_page(&d);
+    assert!(
+        page.contains("Every OPP set ran at one measured clock (3694 MHz)"),
+        "{page}"
+    );
+    assert!(
+        !page.contains("vs clock</text>"),
+        "a chart against the clock was drawn"
+    );
+}

@@ -126,7 +126,28 @@ impl Render for EfficiencyBody {
         if let Some(n) = &b.switch_note {
             let _ = write!(head, "<p class=\"muted\">{}</p>", esc(n));
         }
+        // A chart against the measured clock needs clocks that differ: where every OPP set ran
+        // at one clock (a VM, a recorded tree, firmware that ignores the request) there is no
+        // curve to draw, and the page says so once.
+        let clocks: Vec<f64> = b
+            .clusters
+            .iter()
+            .flat_map(|c| c.points.iter().filter_map(|p| p.measured_mhz))
+            .collect();
+        let (lo, hi) = clocks
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
+        let one_clock = clocks.len() >= 2 && hi - lo <= hi * 0.01;
+        if one_clock {
+            let _ = write!(
+                head,
+                "<p class=\"muted\">Every OPP set ran at one measured clock ({lo:.0} MHz): no chart against the clock; the table below has each point.</p>"
+            );
+        }
         let chart = |title: &str, unit: &str, f: &dyn Fn(&OppPoint) -> Option<f64>| {
+            if one_clock {
+                return String::new();
+            }
             let mut ch = LineChart::new(title, "measured clock (MHz)", unit);
             for c in &b.clusters {
                 let mut s = Series::new(
