@@ -290,16 +290,33 @@ impl Render for GovernorsBody {
             "miss ratio (%)",
         );
         chart.y_min = Some(0.0);
-        for (i, row) in b.rows.iter().enumerate() {
-            let mut s = Series::new(
-                &name(b, row),
-                cluster_colour(i),
-                "%",
-                row.per_level
-                    .iter()
-                    .map(|l| (l.utilisation, l.miss_ratio.map(|m| m * 100.0)))
-                    .collect(),
-            );
+        // Governors whose lines coincide (within 0.1 points at every level) are one line
+        // named for all of them: six lines drawn on each other read as one.
+        let mut groups: Vec<(Vec<String>, Vec<(f64, Option<f64>)>)> = Vec::new();
+        for row in &b.rows {
+            let pts: Vec<(f64, Option<f64>)> = row
+                .per_level
+                .iter()
+                .map(|l| (l.utilisation, l.miss_ratio.map(|m| m * 100.0)))
+                .collect();
+            let same = |g: &[(f64, Option<f64>)]| {
+                g.len() == pts.len()
+                    && g.iter().zip(&pts).all(|(a, b)| {
+                        a.0 == b.0
+                            && match (a.1, b.1) {
+                                (Some(x), Some(y)) => (x - y).abs() <= 0.1,
+                                (None, None) => true,
+                                _ => false,
+                            }
+                    })
+            };
+            match groups.iter_mut().find(|g| same(&g.1)) {
+                Some(g) => g.0.push(name(b, row)),
+                None => groups.push((vec![name(b, row)], pts)),
+            }
+        }
+        for (i, (names, pts)) in groups.into_iter().enumerate() {
+            let mut s = Series::new(&names.join(" = "), cluster_colour(i), "%", pts);
             s.markers = true;
             chart.series.push(s);
         }
