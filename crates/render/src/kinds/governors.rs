@@ -292,7 +292,8 @@ impl Render for GovernorsBody {
         chart.y_min = Some(0.0);
         // Governors whose lines coincide (within 0.1 points at every level) are one line
         // named for all of them: six lines drawn on each other read as one.
-        let mut groups: Vec<(Vec<String>, Vec<(f64, Option<f64>)>)> = Vec::new();
+        type Line = Vec<(f64, Option<f64>)>;
+        let mut groups: Vec<(Vec<String>, Line)> = Vec::new();
         for row in &b.rows {
             let pts: Vec<(f64, Option<f64>)> = row
                 .per_level
