@@ -146,3 +146,22 @@ fn efficiency_on_one_clock_draws_no_chart_against_it() {
         "a chart against the clock was drawn"
     );
 }
+
+/// The monitor page charts the system readings its timeline stores: memory here (it moved),
+/// and pressure (a moment of CPU pressure), and says in one line what did not move (no disk
+/// or network traffic during `sleep`).
+#[test]
+fn monitor_charts_the_system_readings_it_stored() {
+    let d = doc("monitor");
+    assert!(
+        !d.envelope.timeline.extra.is_empty(),
+        "the fixture has readings"
+    );
+    let page = kinds::html_page(&d);
+    assert!(page.contains("<h2>System readings</h2>"), "{page}");
+    assert!(page.contains(">Memory</text>"), "no memory chart");
+    assert!(
+        page.contains("Nothing moved (or nothing was read) in: disk traffic, network traffic."),
+        "{page}"
+    );
+}

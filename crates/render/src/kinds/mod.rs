@@ -6,6 +6,7 @@
 //! kind: implement [`Render`] for its body type (the model's kind list makes the dispatch).
 
 pub mod clocks_text;
+pub mod readings;
 pub mod sweep;
 
 use truebench_model::{Body, Document, View};

@@ -178,7 +178,8 @@ impl Render for MonitorBody {
             }
             head.push_str("</section>");
         }
-        (head, String::new())
+        // What the machine did meanwhile: memory, pressure, disk and network.
+        (head, super::readings::html(&r.envelope.timeline))
     }
 
     fn html_fact(r: MonitorView<'_>) -> (&'static str, String) {
