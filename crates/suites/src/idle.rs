@@ -143,17 +143,40 @@ struct Probe<'a> {
     host: &'a Host,
     temp_path: Option<String>,
     prev: Option<stat::CpuTimes>,
+    /// A recorded tree (`--root`) without a load average: this machine's load and counters are read
+    /// instead — the work runs here, and a tree's absent loadavg would never turn idle.
+    live: Option<Host>,
 }
 
 impl Probe<'_> {
+    fn new<'a>(host: &'a Host, inv: &Inventory) -> Probe<'a> {
+        let recorded = !host.is_live() && !host.exists("proc/loadavg");
+        Probe {
+            host,
+            temp_path: inv.thermal.chosen.as_ref().map(|c| c.path.clone()),
+            prev: None,
+            live: recorded.then(Host::live),
+        }
+    }
+
+    /// Where the load and CPU counters come from, for the gate's reason.
+    fn source_note(&self) -> Option<String> {
+        self.live.as_ref().map(|_| {
+            format!(
+                "load and CPU use read from this machine: the tree at {} has none",
+                self.host.root().display()
+            )
+        })
+    }
+
     fn read(&mut self, t: f64) -> Reading {
-        let load1 = self
-            .host
+        let h = self.live.as_ref().unwrap_or(self.host);
+        let load1 = h
             .read("proc/loadavg")
             .ok()
             .and_then(|s| loadavg(&s))
             .map(|l| l[0]);
-        let st = self.host.read("proc/stat").ok().map(|s| stat::parse(&s));
+        let st = h.read("proc/stat").ok().map(|s| stat::parse(&s));
         let now = st.as_ref().and_then(|s| s.total);
         // The aggregate line sums the online CPUs: busy fraction × their number = busy cores.
         let ncpus = st.as_ref().map_or(1, |s| s.cpus.len().max(1)) as f64;
@@ -210,11 +233,21 @@ pub fn wait_until_idle_or_stop(
     status: &mut dyn FnMut(&Reading, &Verdict),
 ) -> IdleReport {
     let start = Instant::now();
-    let ncpus = inv.online_cpus().count().max(1);
-    let mut probe = Probe {
-        host,
-        temp_path: inv.thermal.chosen.as_ref().map(|c| c.path.clone()),
-        prev: None,
+    let mut probe = Probe::new(host, inv);
+    let note = probe.source_note();
+    // The CPUs whose load is judged: this machine's when its load is read.
+    let ncpus = match &probe.live {
+        Some(live) => live
+            .read("proc/stat")
+            .ok()
+            .map(|s| stat::parse(&s).cpus.len())
+            .unwrap_or(1),
+        None => inv.online_cpus().count(),
+    }
+    .max(1);
+    let with_note = |reason: String| match &note {
+        Some(n) => format!("{reason} ({n})"),
+        None => reason,
     };
     let procs_before = ProcessTable::read(host, exclude_pids);
     let mut readings = vec![probe.read(0.0)];
@@ -226,7 +259,7 @@ pub fn wait_until_idle_or_stop(
             Verdict::Idle(reason) => {
                 return IdleReport {
                     idle: true,
-                    reason,
+                    reason: with_note(reason),
                     waited,
                     last: readings.last().copied(),
                     busy_processes: Vec::new(),
@@ -239,7 +272,7 @@ pub fn wait_until_idle_or_stop(
                 busy.truncate(10);
                 return IdleReport {
                     idle: false,
-                    reason,
+                    reason: with_note(reason),
                     waited,
                     last: readings.last().copied(),
                     busy_processes: busy,
@@ -495,5 +528,29 @@ mod tests {
         std::fs::write(d.path().join("proc/loadavg"), "0.02 0.10 0.10 1/200 999\n").unwrap();
         let rep = wait_until_idle(&host, &inv, &c, &[], &mut |_, _| {});
         assert!(rep.idle, "{}", rep.reason);
+    }
+
+    /// A recorded tree without load or CPU counters: the gate reads this machine's (where
+    /// the work runs) and says so, instead of waiting out its timeout on a file that is not
+    /// there.
+    #[test]
+    fn a_tree_without_load_is_judged_by_this_machines() {
+        let d = tempfile::tempdir().unwrap();
+        let host = Host::new(d.path());
+        let inv = Inventory::probe(&host);
+        let c = IdleConfig {
+            timeout: Duration::from_millis(300),
+            window: Duration::from_millis(100),
+            poll: Duration::from_millis(20),
+            cool_to: None,
+        };
+        let rep = wait_until_idle(&host, &inv, &c, &[], &mut |_, _| {});
+        assert!(
+            rep.reason.contains("read from this machine"),
+            "{}",
+            rep.reason
+        );
+        // This machine's load was read: the reading has one.
+        assert!(rep.last.and_then(|r| r.load1).is_some(), "{:?}", rep.last);
     }
 }

@@ -155,7 +155,16 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
     }
     let host = args.machine.host()?;
     let inv = Inventory::probe(&host);
-    let ncpus = inv.online_cpus().count().max(1);
+    // The task sets run on this machine's CPUs: sized by them, also with --root of a recorded
+    // tree (whose CPUs only lend their cpufreq settings).
+    let ncpus = if host.is_live() {
+        inv.online_cpus().count()
+    } else {
+        Inventory::probe(&truebench_host::Host::live())
+            .online_cpus()
+            .count()
+    }
+    .max(1);
     let spec = match (&args.utilisations, args.quick) {
         (Some(s), _) => s.clone(),
         (None, true) => format!("1.0:{}:3", 2 * ncpus),

@@ -492,3 +492,34 @@ fn a_governor_row_measured_while_throttling_is_invalid() {
     // An invalid row fails the measurement's exit code like any critical finding would.
     assert_ne!(out.status.code(), Some(0));
 }
+
+/// With --root of a recorded 8-CPU board, the default task-set sizes follow the CPUs that
+/// run the tasks — this machine's — not the tree's: the top level is twice this machine's
+/// CPU count.
+#[test]
+fn default_sizes_follow_the_cpus_that_run_the_work() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let out = truebench(tmp.path())
+        .arg("--root")
+        .arg(root.path())
+        .args(["--quick", "--tasks", "8"])
+        .args(["--governors", "performance", "--loops-per-ms", "100000"])
+        .args(["--json", "--no-store"])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let top = doc["body"]["utilisations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|u| u.as_f64())
+        .fold(0.0, f64::max);
+    let here = std::fs::read_to_string("/proc/stat")
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("cpu") && l.as_bytes().get(3).is_some_and(u8::is_ascii_digit))
+        .count();
+    assert_eq!(top, 2.0 * here as f64, "{}", doc["body"]["utilisations"]);
+}
