@@ -1,7 +1,13 @@
-//! Columns with nothing to show are dropped: a table column whose every body cell is a dash
-//! ("-", "–") or empty says only that nothing was measured, which the page says once elsewhere
-//! (a VM has no clock to reach, an import has no per-core load). Works on the page's own
-//! tables (no nesting, no `colspan`); a table it cannot read is left as it is.
+//! The page's tables, made readable everywhere:
+//! * columns with nothing to show are dropped: a column whose every body cell is a dash
+//!   ("-", "–") or empty says only that nothing was measured, which the page says once
+//!   elsewhere (a VM has no clock to reach, an import has no per-core load);
+//! * each body cell is labelled with its column's header (`data-label`), so that on a phone
+//!   the stylesheet shows every row as a small card of "header: value" lines (`stack`)
+//!   instead of a table wider than the screen.
+//!
+//! Works on the page's own tables (no nesting, no `colspan`); a table it cannot read is left
+//! as it is.
 
 /// The page with every dash-only column removed from its tables.
 pub fn drop_dash_columns(html: &str) -> String {
@@ -101,17 +107,34 @@ fn one_table(table: &str) -> Option<String> {
             })
         })
         .collect();
-    // Keep at least two columns; nothing to drop: the table as it was.
-    if drop.is_empty() || n - drop.len() < 2 {
-        return None;
-    }
-    let mut out = String::with_capacity(table.len());
-    let mut last = 0;
+    // Keep at least two columns.
+    let drop = if n - drop.len() < 2 { Vec::new() } else { drop };
+    // The header row's texts label the body cells.
+    let header = (0..rows.len()).find(|r| !body.contains(r));
+    let labels: Vec<String> = match header {
+        Some(h) => parsed[h]
+            .iter()
+            .map(|&(a, b)| text(&table[rows[h].0 + a..rows[h].0 + b]))
+            .collect(),
+        None => vec![String::new(); n],
+    };
+    let mut out = String::with_capacity(table.len() + 64 * body.len());
+    // `<table` → `<table data-stack` (the stylesheet stacks it on narrow screens).
+    out.push_str("<table data-stack");
+    let mut last = "<table".len();
     for (r, &(s, _)) in rows.iter().enumerate() {
-        for &col in &drop {
-            let (a, b) = parsed[r][col];
-            out.push_str(&table[last..s + a]);
-            last = s + b;
+        for (col, &(a, b)) in parsed[r].iter().enumerate() {
+            if drop.contains(&col) {
+                out.push_str(&table[last..s + a]);
+                last = s + b;
+            } else if body.contains(&r) && !labels[col].is_empty() {
+                // `<td` → `<td data-label="…"`
+                out.push_str(&table[last..s + a + 3]);
+                out.push_str(" data-label=\"");
+                out.push_str(&labels[col].replace('&', "&amp;").replace('"', "&quot;"));
+                out.push('"');
+                last = s + a + 3;
+            }
         }
     }
     out.push_str(&table[last..]);
@@ -128,11 +151,15 @@ mod tests {
         let d = drop_dash_columns(t);
         assert_eq!(
             d,
-            "<p>x</p><table><thead><tr><th>Test</th><th>MB/s</th></tr></thead><tbody><tr><td>seq</td><td>1350</td></tr><tr><td>rand</td><td>67</td></tr></tbody></table><p>y</p>"
+            "<p>x</p><table data-stack><thead><tr><th>Test</th><th>MB/s</th></tr></thead><tbody><tr><td data-label=\"Test\">seq</td><td data-label=\"MB/s\">1350</td></tr><tr><td data-label=\"Test\">rand</td><td data-label=\"MB/s\">67</td></tr></tbody></table><p>y</p>"
         );
-        // One real value keeps the column.
+        // One real value keeps the column (and every cell is labelled).
         let t2 = t.replace("<td>-</td>", "<td>1800</td>");
-        assert_eq!(drop_dash_columns(&t2), t2);
+        let d2 = drop_dash_columns(&t2);
+        assert!(
+            d2.contains("<td data-label=\"Clock (MHz)\">1800</td>"),
+            "{d2}"
+        );
         // colspan: left alone.
         let t3 = t.replace("<td>seq</td>", "<td colspan=\"1\">seq</td>");
         assert_eq!(drop_dash_columns(&t3), t3);
