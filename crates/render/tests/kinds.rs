@@ -165,3 +165,27 @@ fn monitor_charts_the_system_readings_it_stored() {
         "{page}"
     );
 }
+
+/// A result measured with --root of a recorded tree: its kernel clocks are the tree's files,
+/// so they are not charted as this machine's readings, and the page says so.
+#[test]
+fn a_recorded_trees_clock_files_are_not_charted_as_live() {
+    let d = doc("monitor-per-cluster");
+    assert_eq!(d.envelope.inventory.root, "/tmp/rock");
+    assert!(d
+        .envelope
+        .timeline
+        .samples
+        .iter()
+        .any(|s| s.cluster_mhz.iter().any(Option::is_some)));
+    let page = kinds::html_page(&d);
+    assert!(
+        page.contains("the kernel's clocks (they are the recorded tree's files"),
+        "{page}"
+    );
+    assert!(
+        !page.contains("Clock per cluster, whole run</text>"),
+        "a clock chart was drawn"
+    );
+    assert!(!page.contains("no cpufreq and no cycle counters"), "{page}");
+}

@@ -292,22 +292,27 @@ fn nclusters<B>(r: View<'_, B>) -> usize {
 fn clock_chart<B>(r: View<'_, B>, samples: &[Sample], t0: f64, title: &str, w: f64) -> LineChart {
     let mut c = LineChart::new(title, "time (s)", "clock (MHz)");
     c.width = w;
+    // A recorded tree's clock files hold what was recorded, not this machine's clock: never
+    // drawn as a live reading (cycle-counter measurements are this machine's and stay).
+    let recorded = truebench_figures::recorded_tree(r.envelope).is_some();
     for k in 0..nclusters(r) {
         let name = cluster_name(r, k);
-        c.series.push(Series::new(
-            &name,
-            cluster_colour(k),
-            "MHz",
-            samples
-                .iter()
-                .map(|s| {
-                    (
-                        s.t - t0,
-                        s.cluster_mhz.get(k).copied().flatten().map(f64::from),
-                    )
-                })
-                .collect(),
-        ));
+        if !recorded {
+            c.series.push(Series::new(
+                &name,
+                cluster_colour(k),
+                "MHz",
+                samples
+                    .iter()
+                    .map(|s| {
+                        (
+                            s.t - t0,
+                            s.cluster_mhz.get(k).copied().flatten().map(f64::from),
+                        )
+                    })
+                    .collect(),
+            ));
+        }
         let mut m = Series::new(
             &format!("{name} measured"),
             cluster_colour(k),
@@ -407,14 +412,25 @@ fn timeline<B>(o: &mut String, r: View<'_, B>) {
             ""
         }
     );
+    let recorded = truebench_figures::recorded_tree(r.envelope).is_some();
     let has_clock = tl.samples.iter().any(|s| {
-        s.cluster_mhz.iter().any(Option::is_some)
+        (!recorded && s.cluster_mhz.iter().any(Option::is_some))
             || s.measured_mhz.iter().any(Option::is_some)
             || s.rpi.and_then(|r| r.arm_mhz).is_some()
     });
     let has_temp = tl.samples.iter().any(|s| s.soc_temp_c.is_some());
     let mut lacking = Vec::new();
-    if !has_clock {
+    let tree_clocks = recorded
+        && tl
+            .samples
+            .iter()
+            .any(|s| s.cluster_mhz.iter().any(Option::is_some));
+    if tree_clocks {
+        lacking.push(
+            "the kernel's clocks (they are the recorded tree's files, not a reading of the machine that ran the work)",
+        );
+    }
+    if !has_clock && !tree_clocks {
         lacking.push("no clock readings (no cpufreq and no cycle counters here)");
     }
     if !has_temp {
