@@ -2,7 +2,7 @@
 //! phone's 390 px: nothing makes the page wider than the screen, every table fits its card
 //! (on a phone each row is a card of "header: value" lines), unit text is shown as written
 //! (no `text-transform` turning "µs" into "ΜS"), the headline is the first thing after the
-//! header and no headline card's text runs outside it.
+//! header, and no headline card's or chart's text runs outside it.
 //! Skipped with a message when Chromium is not installed.
 
 mod common;
@@ -42,6 +42,17 @@ addEventListener('load', () => {
     for (const el of c.querySelectorAll('*')) {
       if (el.scrollWidth > c.clientWidth + 1) {
         out.cards.push(el.textContent.trim().slice(0, 40) + ': ' + el.scrollWidth + ' > ' + c.clientWidth);
+      }
+    }
+  }
+  // No chart's text runs outside its chart.
+  out.chart_text = [];
+  for (const svg of document.querySelectorAll('svg.chart')) {
+    const box = svg.getBoundingClientRect();
+    for (const t of svg.querySelectorAll('text')) {
+      const r = t.getBoundingClientRect();
+      if (r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1)) {
+        out.chart_text.push((svg.getAttribute('aria-label') || '?') + ': "' + t.textContent.slice(0, 30) + '"');
       }
     }
   }
@@ -87,6 +98,11 @@ fn every_page_fits_the_screen_and_shows_units_as_written() {
             if v["headline_first"] != serde_json::Value::Bool(true) {
                 problems.push(format!(
                     "{name} @{width}: the headline is not first after the header"
+                ));
+            }
+            for c in v["chart_text"].as_array().unwrap() {
+                problems.push(format!(
+                    "{name} @{width}: chart text outside its chart: {c}"
                 ));
             }
             for c in v["cards"].as_array().unwrap() {
