@@ -12,11 +12,7 @@ impl Figures for IoBody {
         b.tests
             .iter()
             .map(|t| {
-                let label = if t.setting == "as is" {
-                    t.test.clone()
-                } else {
-                    format!("{} ({})", t.test, t.setting)
-                };
+                let label = crate::setting_label(&t.test, &t.setting);
                 let mut v = t.median_mb_s.map_or("–".into(), |m| format!("{} MB/s", fig(m)));
                 if let Some(i) = t.median_iops {
                     v.push_str(&format!(", {} IOPS", fig(i)));

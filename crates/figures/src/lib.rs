@@ -72,6 +72,16 @@ pub fn recorded_tree(e: &truebench_model::Envelope) -> Option<Headline> {
     })
 }
 
+/// A test under a cpufreq setting as lists name it: `upload`, or `upload (performance)` when
+/// the setting was not left as it was.
+pub fn setting_label(test: &str, setting: &str) -> String {
+    if setting == "as is" {
+        test.to_string()
+    } else {
+        format!("{test} ({setting})")
+    }
+}
+
 /// The figures of one kind of result.
 pub trait Figures: BodyKind {
     /// What was measured, in a few words, for lists (`standard`, `OPP walk`, `sleep 3`).

@@ -12,11 +12,7 @@ impl Figures for NetBody {
         b.tests
             .iter()
             .map(|t| {
-                let label = if t.setting == "as is" {
-                    t.test.clone()
-                } else {
-                    format!("{} ({})", t.test, t.setting)
-                };
+                let label = crate::setting_label(&t.test, &t.setting);
                 let v = t.median_mbit_s.map_or("–".into(), |m| format!("{} Mbit/s", fig(m)));
                 let rows: Vec<_> = b.rows.iter().filter(|x| x.test == t.test && x.setting == t.setting).collect();
                 let invalid = rows.iter().find_map(|x| x.invalid.clone());

@@ -158,6 +158,14 @@ pub fn judge(lo: f64, hi: f64, tol: f64, strict: bool) -> Judged {
     }
 }
 
+/// The info finding for a check its readings cannot decide.
+fn undecidable(kind: FindingKind, phase: &str, message: String, ev: Vec<String>) -> Finding {
+    Finding::new(kind, Severity::Info, message)
+        .with_evidence(ev)
+        .in_phase(phase)
+        .undecidable()
+}
+
 /// `2.3` for an exact value, `2.3–3.3` for an interval.
 fn iv(lo: f64, hi: f64) -> String {
     if hi > lo {
@@ -274,21 +282,17 @@ pub fn background_activity(
             12,
         ));
         if jp != Judged::Over && jm != Judged::Over {
-            out.push(
-                Finding::new(
-                    FindingKind::BackgroundActivity,
-                    Severity::Info,
-                    format!(
-                        "Background activity during '{}' cannot be decided: the whole-percent readings put the other processes' share at {} % on average and {} % at peak, and the tolerance ({mean_tol:.2} and {peak_tol:.2} points) lies inside that range.",
-                        p.name,
-                        iv(mean, mean_hi),
-                        iv(peak, peak + step)
-                    ),
-                )
-                .with_evidence(ev)
-                .in_phase(&p.name)
-                .undecidable(),
-            );
+            out.push(undecidable(
+                FindingKind::BackgroundActivity,
+                &p.name,
+                format!(
+                    "Background activity during '{}' cannot be decided: the whole-percent readings put the other processes' share at {} % on average and {} % at peak, and the tolerance ({mean_tol:.2} and {peak_tol:.2} points) lies inside that range.",
+                    p.name,
+                    iv(mean, mean_hi),
+                    iv(peak, peak + step)
+                ),
+                ev,
+            ));
             continue;
         }
         let sev = if mean > CRITICAL_CORE_PCT / n {
@@ -473,21 +477,17 @@ pub fn system_activity(tl: &Timeline, tables: &[(f64, &ProcessTable)]) -> Vec<Fi
             );
         }
         if jp != Judged::Over && jm != Judged::Over {
-            out.push(
-                Finding::new(
-                    FindingKind::SystemActivity,
-                    Severity::Info,
-                    format!(
-                        "Kernel time during '{}' cannot be decided: the whole-percent readings put %sys at {} % on average and {} % at peak, and the tolerance (< {mean_tol:.1} on average, {PEAK_SYS_PCT:.0} at peak) lies inside that range.",
-                        p.name,
-                        iv(mean, mean_hi),
-                        iv(peak, peak + step)
-                    ),
-                )
-                .with_evidence(ev)
-                .in_phase(&p.name)
-                .undecidable(),
-            );
+            out.push(undecidable(
+                FindingKind::SystemActivity,
+                &p.name,
+                format!(
+                    "Kernel time during '{}' cannot be decided: the whole-percent readings put %sys at {} % on average and {} % at peak, and the tolerance (< {mean_tol:.1} on average, {PEAK_SYS_PCT:.0} at peak) lies inside that range.",
+                    p.name,
+                    iv(mean, mean_hi),
+                    iv(peak, peak + step)
+                ),
+                ev,
+            ));
             continue;
         }
         out.push(
