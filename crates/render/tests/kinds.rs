@@ -189,3 +189,23 @@ fn a_recorded_trees_clock_files_are_not_charted_as_live() {
     );
     assert!(!page.contains("no cpufreq and no cycle counters"), "{page}");
 }
+
+/// Interactivity's bar colours are explained when a marked cell gives a bar the second colour.
+#[test]
+fn interactivity_bars_say_what_their_colours_mean() {
+    let mut d = doc("interactivity");
+    let page = kinds::html_page(&d);
+    assert!(
+        !page.contains("measured while something was marked"),
+        "no marked cell yet"
+    );
+    let truebench_model::Body::Interactivity(b) = &mut d.body else {
+        panic!("not an interactivity document");
+    };
+    b.benchmarks[0].cells[0].marks = vec!["throttling".into()];
+    let page = kinds::html_page(&d);
+    assert!(
+        page.contains("measured while something was marked"),
+        "{page}"
+    );
+}

@@ -14,6 +14,10 @@ use truebench_figures::interactivity::lat;
 use crate::report::svg::{bars, esc, Bar};
 use crate::text::{detailed_log_for, header_for};
 
+/// Bar colours: a cell measured with nothing marked, and one measured while something was.
+const CLEAN: &str = "#3b7dd8";
+const MARKED: &str = "#d8703b";
+
 type IView<'a> = View<'a, InteractivityBody>;
 
 /// Latencies in ms (interbench's default) or µs (`--realtime`).
@@ -177,9 +181,9 @@ impl Render for InteractivityBody {
                         label: c.load_label.clone(),
                         value: l.p99_us,
                         colour: if c.marks.is_empty() {
-                            "#3b7dd8".into()
+                            CLEAN.into()
                         } else {
-                            "#d8703b".into()
+                            MARKED.into()
                         },
                         text: format!(
                             "p50 {:.0} / p99 {:.0} / p99.9 {:.0} µs",
@@ -199,6 +203,13 @@ impl Render for InteractivityBody {
                 &format!("{}: wake-up latency p99 per load (µs)", t.label),
                 &rows,
             ));
+            // What the two bar colours mean, when both are there.
+            if rows.iter().any(|r| r.colour == MARKED) {
+                let _ = write!(
+                    head,
+                    "<p class=\"muted\"><span style=\"color:{CLEAN}\">■</span> measured with nothing marked · <span style=\"color:{MARKED}\">■</span> measured while something was marked (see the Marks column)</p>"
+                );
+            }
             let _ = write!(
                 head,
                 "<table><thead><tr><th>Load</th><th>Latency ± SD ({u})</th><th>Max ({u})</th><th>% desired CPU</th><th>{}</th><th>p50/p99/p99.9 (µs)</th><th>Marks</th></tr></thead><tbody>",
