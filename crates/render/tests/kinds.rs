@@ -166,8 +166,9 @@ fn monitor_charts_the_system_readings_it_stored() {
     );
 }
 
-/// A result measured with --root of a recorded tree: its kernel clocks are the tree's files,
-/// so they are not charted as this machine's readings, and the page says so.
+/// A result measured with --root of a recorded tree: its kernel clocks and its temperature
+/// are the tree's files, so they are not charted as this machine's readings, and the page
+/// says so.
 #[test]
 fn a_recorded_trees_clock_files_are_not_charted_as_live() {
     let d = doc("monitor-per-cluster");
@@ -188,6 +189,12 @@ fn a_recorded_trees_clock_files_are_not_charted_as_live() {
         "a clock chart was drawn"
     );
     assert!(!page.contains("no cpufreq and no cycle counters"), "{page}");
+    // Its sensor file is as static: not charted either.
+    assert!(
+        page.contains("the temperature (the recorded tree's sensor file)"),
+        "{page}"
+    );
+    assert!(!page.contains("Temperature, whole run</text>"), "{page}");
 }
 
 /// Interactivity's bar colours are explained when a marked cell gives a bar the second colour.

@@ -418,7 +418,9 @@ fn timeline<B>(o: &mut String, r: View<'_, B>) {
             || s.measured_mhz.iter().any(Option::is_some)
             || s.rpi.and_then(|r| r.arm_mhz).is_some()
     });
-    let has_temp = tl.samples.iter().any(|s| s.soc_temp_c.is_some());
+    // A recorded tree's sensor files are as static as its clock files.
+    let tree_temp = recorded && tl.samples.iter().any(|s| s.soc_temp_c.is_some());
+    let has_temp = !recorded && tl.samples.iter().any(|s| s.soc_temp_c.is_some());
     let mut lacking = Vec::new();
     let tree_clocks = recorded
         && tl
@@ -433,7 +435,9 @@ fn timeline<B>(o: &mut String, r: View<'_, B>) {
     if !has_clock && !tree_clocks {
         lacking.push("no clock readings (no cpufreq and no cycle counters here)");
     }
-    if !has_temp {
+    if tree_temp {
+        lacking.push("the temperature (the recorded tree's sensor file)");
+    } else if !has_temp {
         lacking.push("no temperature sensor");
     }
     if !lacking.is_empty() {
