@@ -56,7 +56,7 @@ const PATTERNS: &[Pattern] = &[
     },
     Pattern {
         vendor: "HiSilicon",
-        re: r"(?i)\b(Kirin\s?\d{3,4}[A-Z]{0,2}|Hi\d{4}[A-Z0-9]{0,4})\b",
+        re: r"(?i)\b(Kirin\s?\d{3,4}[A-Z]{0,2}|Hi\d{4}[A-Z0-9]*)\b",
         needs_context: false,
     },
     Pattern {

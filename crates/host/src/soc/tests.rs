@@ -512,6 +512,8 @@ fn a_named_chip_is_never_another_chip() {
     assert_eq!(q("Kirin 810"), "HiSilicon Kirin 810 (Hi6280)");
     assert_eq!(q("Unisoc T606"), "Unisoc T606 (UMS9230)");
     assert_eq!(q("Spreadtrum SC9863A"), "Unisoc SC9863A");
+    // A part number is kept whole, never cut to a pattern's length.
+    assert_eq!(q("hi3798mv300"), "hi3798mv300 (not in the table)");
     // A bare short part without its vendor is no evidence (T606 could be anything).
     let bare = guess_soc(&hw("T606"));
     assert!(
