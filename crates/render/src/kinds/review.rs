@@ -317,7 +317,10 @@ fn source_shown(source: &str) -> String {
 mod source_tests {
     #[test]
     fn files_from_the_root_and_commands_as_commands() {
-        assert_eq!(super::source_shown("sys/block/sda/queue/scheduler"), "/sys/block/sda/queue/scheduler");
-        assert_eq!(super::source_shown("smartctl -a /dev/sda"), "smartctl -a /dev/sda");
+        // A file relative to the root is shown from the root; a command as it was run.
+        let rel = "sys/block/sda/queue/scheduler";
+        assert_eq!(super::source_shown(rel), format!("/{rel}"));
+        let cmd = "smartctl -a /dev/sda";
+        assert_eq!(super::source_shown(cmd), cmd);
     }
 }
