@@ -152,3 +152,32 @@ fn an_offline_cpu_joins_the_cluster_its_siblings_name() {
     assert_eq!(big.cpus, [4, 5, 6, 7]);
     assert_eq!(inv.clusters.len(), 2);
 }
+
+/// No device tree at hand (a container, a recorded tree without it): the kernel log's boot
+/// line names the machine, which settles what the cores alone leave open (four Cortex-A72
+/// r0p3: a BCM2711 or an AWS Graviton).
+#[test]
+fn the_kernel_logs_machine_line_settles_a_shared_core_signature() {
+    let d = tempfile::tempdir().unwrap();
+    let mut ci = String::new();
+    for n in 0..4 {
+        ci += &format!(
+            "processor\t: {n}\nCPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x0\n\
+             CPU part\t: 0xd08\nCPU revision\t: 3\n\n"
+        );
+    }
+    put(d.path(), "proc/cpuinfo", &ci);
+    put(d.path(), "sys/devices/system/cpu/present", "0-3\n");
+    put(d.path(), "sys/devices/system/cpu/online", "0-3\n");
+    let hedged = Inventory::probe(&Host::new(d.path())).soc.unwrap();
+    assert!(hedged.candidates.len() > 1, "{hedged:?}");
+    put(
+        d.path(),
+        "dev/kmsg",
+        "6,0,0,-;Booting Linux on physical CPU 0x0000000000 [0x410fd083]\n\
+         6,1,0,-;Machine model: Raspberry Pi 4 Model B Rev 1.4\n",
+    );
+    let soc = Inventory::probe(&Host::new(d.path())).soc.unwrap();
+    assert_eq!(soc.name, "BCM2711", "{soc:?}");
+    assert!(soc.evidence.starts_with("kernel log machine"), "{soc:?}");
+}

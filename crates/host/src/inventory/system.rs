@@ -472,17 +472,27 @@ fn kernel_log_machine(host: &Host) -> Option<String> {
             return None;
         }
     }
-    let (mut text, mut buf) = (Vec::new(), vec![0u8; 16 * 1024]);
-    while text.len() < 4 << 20 {
+    // The line is among the first boot records: stop at it, and after 4 MiB at most.
+    let (mut pending, mut buf, mut total) = (Vec::new(), vec![0u8; 16 * 1024], 0usize);
+    while total < 4 << 20 {
         match f.read(&mut buf) {
             Ok(0) => break,
-            Ok(n) => text.extend_from_slice(&buf[..n]),
+            Ok(n) => {
+                total += n;
+                pending.extend_from_slice(&buf[..n]);
+                if let Some(end) = pending.iter().rposition(|&b| b == b'\n') {
+                    if let Some(m) = machine_line(&String::from_utf8_lossy(&pending[..end])) {
+                        return Some(m);
+                    }
+                    pending.drain(..=end);
+                }
+            }
             // EPIPE: a record was overwritten while reading; the next read goes on.
             Err(e) if e.raw_os_error() == Some(libc::EPIPE) => continue,
             Err(_) => break,
         }
     }
-    machine_line(&String::from_utf8_lossy(&text))
+    machine_line(&String::from_utf8_lossy(&pending))
 }
 
 /// The machine named in kernel-log text (kmsg records `prio,seq,usec,flags;message` or dmesg
@@ -534,13 +544,24 @@ pub(super) fn probe(host: &Host, cpu: &CpuPart, missing: &mut Vec<Missing>) -> S
             .map(|c| (c.core_type.clone().unwrap_or_default(), c.stepping.clone()))
             .collect(),
         // Only where the device tree is not at hand: reading the log costs a few ms.
-        kernel_log_machine: if compatible.is_empty() && !host.exists("proc/device-tree/model") {
-            kernel_log_machine(host)
-        } else {
-            None
-        },
+        kernel_log_machine: None,
     };
     let mut soc = soc::guess_soc(&ev);
+    // The kernel log's machine line, only where it can add something: no device tree at
+    // hand, not an x86 CPU (no such line), and nothing better than a core signature yet.
+    let x86 = ci.and_then(|c| c.field(0, "vendor_id")).is_some();
+    let weak = soc
+        .as_ref()
+        .is_none_or(|g| g.evidence.starts_with("core signature"));
+    if weak && !x86 && compatible.is_empty() && !host.exists("proc/device-tree/model") {
+        if let Some(line) = kernel_log_machine(host) {
+            let ev = SocEvidence {
+                kernel_log_machine: Some(line),
+                ..ev
+            };
+            soc = soc::guess_soc(&ev).or(soc);
+        }
+    }
     if soc.is_none() {
         // x86 machines have a CPU, not a SoC: name the CPU model.
         if let Some(m) = ci
