@@ -49,10 +49,24 @@ impl Headline {
     }
 }
 
-/// `941` / `23.8 k` / `1.2`: a figure with the digits that matter.
+/// `941` / `16 060` / `23.8` / `1.25`: a figure with the digits that matter, thousands set
+/// apart by a thin space from 10 000 on.
 pub fn fig(v: f64) -> String {
     let a = v.abs();
-    if a >= 100.0 {
+    if a >= 10_000.0 {
+        let digits = format!("{:.0}", a);
+        let mut out = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i) % 3 == 0 {
+                out.push('\u{2009}');
+            }
+            out.push(c);
+        }
+        if v < 0.0 {
+            out.insert(0, '-');
+        }
+        out
+    } else if a >= 100.0 {
         format!("{v:.0}")
     } else if a >= 10.0 {
         format!("{v:.1}")
@@ -98,4 +112,19 @@ pub fn one_line(h: &[Headline]) -> String {
         })
         .collect::<Vec<_>>()
         .join(" · ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fig;
+
+    #[test]
+    fn figures_read_at_a_glance() {
+        assert_eq!(fig(941.2), "941");
+        assert_eq!(fig(16060.0), "16\u{2009}060");
+        assert_eq!(fig(1247490.0), "1\u{2009}247\u{2009}490");
+        assert_eq!(fig(-23283.0), "-23\u{2009}283");
+        assert_eq!(fig(23.84), "23.8");
+        assert_eq!(fig(1.254), "1.25");
+    }
 }

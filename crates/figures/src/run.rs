@@ -7,22 +7,47 @@ use truebench_model::*;
 type RunView<'a> = View<'a, RunBody>;
 
 impl Figures for RunBody {
+    /// The Results.md scores as the run page's cards: every one, "–" where not measured.
     fn headline(r: RunView<'_>) -> Vec<crate::Headline> {
-        use crate::Headline;
+        use crate::headline::{fig, Headline};
         let m = metrics(r);
-        let invalid = (!truebench_model::finding::is_valid(&r.envelope.findings)).then_some("see the verdicts");
-        let mut out = Vec::new();
-        let mut card = |label: &str, v: Option<u64>, unit: &str, note: String| {
-            if let Some(v) = v {
-                out.push(Headline::new(label, format!("{v} {unit}")).note(note).invalid(invalid));
-            }
+        let invalid = (!truebench_model::finding::is_valid(&r.envelope.findings))
+            .then_some("see the verdicts");
+        let card = |label: &str, v: Option<u64>, unit: &str, note: String| {
+            Headline::new(
+                label,
+                v.map_or(format!("– {unit}"), |v| format!("{} {unit}", fig(v as f64))),
+            )
+            .note(note)
+            .invalid(v.and(invalid))
         };
-        card("7-zip multi", m.sevenzip_multi, "MIPS", m.sevenzip_version.clone().map(|v| format!("7-Zip {v}")).unwrap_or_default());
-        card("7-zip single", m.sevenzip_single, "MIPS", String::new());
-        card("AES-256-CBC", m.aes, "kB/s", "16 KiB blocks".into());
-        card("memcpy", m.memcpy, "MB/s", String::new());
-        card("memset", m.memset, "MB/s", String::new());
-        out
+        let best_cluster = || "tinymembench's measure, best cluster".to_string();
+        vec![
+            card(
+                "7-zip multi",
+                m.sevenzip_multi,
+                "MIPS",
+                m.sevenzip_version
+                    .as_ref()
+                    .map(|v| format!("7-Zip {v}, all cores"))
+                    .unwrap_or_default(),
+            ),
+            card("7-zip single", m.sevenzip_single, "MIPS", "best core".into()),
+            card(
+                "AES-256-CBC",
+                m.aes,
+                "kB/s",
+                format!(
+                    "16 KiB blocks{}",
+                    m.openssl_version
+                        .as_ref()
+                        .map(|v| format!(", OpenSSL {v}"))
+                        .unwrap_or_default()
+                ),
+            ),
+            card("memcpy", m.memcpy, "MB/s", best_cluster()),
+            card("memset", m.memset, "MB/s", best_cluster()),
+        ]
     }
 
     fn label(r: RunView<'_>) -> String {

@@ -727,10 +727,18 @@ pub fn document(doc: &Document) -> String {
 /// The headline cards: one per figure, its note under it, an invalid one marked as such and
 /// the best one as the best.
 pub fn headline_html(h: &[truebench_figures::Headline]) -> String {
+    headline_section("Headline", h, "")
+}
+
+/// The headline cards under `title`, `extra` (HTML) after them in the same section.
+pub fn headline_section(title: &str, h: &[truebench_figures::Headline], extra: &str) -> String {
     if h.is_empty() {
         return String::new();
     }
-    let mut o = String::from("<section class=\"headline\"><h2>Headline</h2><div class=\"cards\">");
+    let mut o = format!(
+        "<section class=\"headline\"><h2>{}</h2><div class=\"cards\">",
+        esc(title)
+    );
     for x in h {
         let class = if x.invalid.is_some() {
             " invalid"
@@ -758,7 +766,9 @@ pub fn headline_html(h: &[truebench_figures::Headline]) -> String {
         }
         o.push_str("</div>");
     }
-    o.push_str("</div></section>");
+    o.push_str("</div>");
+    o.push_str(extra);
+    o.push_str("</section>");
     o
 }
 

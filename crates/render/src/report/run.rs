@@ -22,67 +22,21 @@ pub(super) fn details(r: RunView<'_>) -> String {
     o
 }
 
+/// The Results.md scores as the page's headline cards (the run's `Figures::headline`).
 pub(super) fn scores(o: &mut String, r: RunView<'_>) {
-    let m = metrics(r);
-    let cards: Vec<(&str, Option<u64>, &str, String)> = vec![
-        (
-            "7-zip multi",
-            m.sevenzip_multi,
-            "MIPS",
-            m.sevenzip_version
-                .as_ref()
-                .map(|v| format!("7-Zip {v}, all cores"))
-                .unwrap_or_default(),
-        ),
-        (
-            "7-zip single",
-            m.sevenzip_single,
-            "MIPS",
-            "best core".into(),
-        ),
-        (
-            "AES-256-CBC",
-            m.aes,
-            "kB/s",
-            format!(
-                "16 KiB blocks{}",
-                m.openssl_version
-                    .as_ref()
-                    .map(|v| format!(", OpenSSL {v}"))
-                    .unwrap_or_default()
-            ),
-        ),
-        (
-            "memcpy",
-            m.memcpy,
-            "MB/s",
-            "tinymembench's measure, best cluster".into(),
-        ),
-        (
-            "memset",
-            m.memset,
-            "MB/s",
-            "tinymembench's measure, best cluster".into(),
-        ),
-    ];
-    o.push_str("<section class=\"headline\"><h2>Scores</h2><div class=\"cards\">");
-    for (name, v, unit, sub) in cards {
-        let _ = write!(
-            o,
-            "<div class=\"card\"><div class=\"k\">{name}</div><div class=\"v\">{}<small> {unit}</small></div><div class=\"s\">{}</div></div>",
-            v.map_or("–".into(), |v| num(v as f64)),
-            esc(&sub)
-        );
-    }
-    o.push_str("</div>");
-    if m.sevenzip_multi.is_none() {
+    let mut extra = String::new();
+    if metrics(r).sevenzip_multi.is_none() {
         if let Some(c) = r.body.compression(phase::COMPRESSION_MULTI).next() {
             if c.tool == CompressionTool::BuiltinLzma {
-                o.push_str("<p class=\"muted\">7-zip was not installed: the built-in LZMA benchmark ran instead (MB/s, not comparable with 7-zip MIPS).</p>");
+                extra.push_str("<p class=\"muted\">7-zip was not installed: the built-in LZMA benchmark ran instead (MB/s, not comparable with 7-zip MIPS).</p>");
             }
         }
     }
-    o.push_str("</section>");
+    o.push_str(&headline_section(
+        "Scores",
+        &<RunBody as truebench_figures::Figures>::headline(r),
+        &extra,
+    ));
 }
 
 pub(super) fn clocks(o: &mut String, r: RunView<'_>) {
