@@ -4,11 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 use truebench_model::phase;
-use truebench_monitor::{FindingKind, Severity};
 
 pub use truebench_figures::run::{metrics, openssl_short, Metrics};
 use truebench_model::*;
-use truebench_sbcbench::convert::is_imported;
 
 /// `16.02` → `16.x`; 7-zip's benchmark scores change between major versions, and the
 /// corpus holds p7zip 16.02 and 9.20 only.
@@ -18,10 +16,6 @@ pub fn sevenzip_family(version: &str) -> String {
 }
 
 /// `3.0.7` → `3.0`.
-fn major_minor(v: &str) -> String {
-    v.split('.').take(2).collect::<Vec<_>>().join(".")
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Metric {
@@ -112,15 +106,6 @@ pub struct Comparison {
     pub valid: bool,
 }
 
-fn flagged(r: RunView<'_>, kinds: &[FindingKind]) -> Vec<String> {
-    r.envelope
-        .findings
-        .iter()
-        .filter(|f| kinds.contains(&f.kind) && f.severity > Severity::Info)
-        .map(|f| f.message.clone())
-        .collect()
-}
-
 fn max_clock(r: RunView<'_>) -> Option<f64> {
     r.body
         .scores(phase::CLOCKS_COLD)
@@ -191,113 +176,20 @@ pub fn compare(items: &[(String, RunResult)]) -> Comparison {
         })
         .collect();
 
+    let fair: Vec<crate::fairness::Fairness> = items
+        .iter()
+        .map(|(_, r)| crate::fairness::of_run(r.view()))
+        .collect();
+    let all: Vec<&crate::fairness::Fairness> = fair.iter().collect();
     let mut warnings = Vec::new();
-    for ((_, r), key) in items.iter().zip(&keys) {
-        let name = format!(
-            "{key} ({})",
-            columns[keys.iter().position(|k| k == key).unwrap_or(0)].label
-        );
-        if !r.envelope.comparable || r.body.mode == Mode::Quick {
-            warnings.push(format!(
-                "{name}: quick mode — shortened phases give other numbers"
-            ));
-        }
-        if !r.envelope.complete {
-            warnings.push(format!(
-                "{name}: not complete ({})",
-                r.envelope
-                    .incomplete_reason
-                    .as_deref()
-                    .unwrap_or("the run did not finish")
-            ));
-        }
-        for (kinds, what) in [
-            (&[FindingKind::Throttling][..], "throttled"),
-            (
-                &[FindingKind::BackgroundActivity, FindingKind::SystemActivity][..],
-                "background activity",
-            ),
-            (&[FindingKind::Swapping][..], "swapped"),
-            (
-                &[
-                    FindingKind::KilledCores,
-                    FindingKind::Undervoltage,
-                    FindingKind::OomKill,
-                    FindingKind::ThermalTrip,
-                ][..],
-                "invalid",
-            ),
-        ] {
-            let f = flagged(r.view(), kinds);
-            if let Some(first) = f.first() {
-                warnings.push(format!("{name}: {what} — {first}"));
-            }
+    for ((f, key), c) in fair.iter().zip(&keys).zip(&columns) {
+        for reason in &f.own {
+            warnings.push(format!("{key} ({}): {reason}", c.label));
         }
     }
-    // Tuning: truebench's (recorded), sbc-bench's (performance governors, not recorded),
-    // or none.
-    let tuning: Vec<String> = items
-        .iter()
-        .map(|(_, r)| {
-            if is_imported(r.view()) {
-                "sbc-bench's".to_string()
-            } else if r.envelope.tuning.applied {
-                "truebench's".to_string()
-            } else {
-                "none".to_string()
-            }
-        })
-        .collect();
-    if tuning.iter().any(|t| *t != tuning[0]) {
-        let parts: Vec<String> = keys
-            .iter()
-            .zip(&tuning)
-            .map(|(k, t)| format!("{k}: {t}"))
-            .collect();
-        warnings.push(format!(
-            "different tuning ({}): governors and device settings change the scores",
-            parts.join(", ")
-        ));
-    }
-
-    let zip_versions: Vec<Option<String>> = columns
-        .iter()
-        .map(|c| c.metrics.sevenzip_version.clone())
-        .collect();
-    let ssl_versions: Vec<Option<String>> = columns
-        .iter()
-        .map(|c| c.metrics.openssl_version.clone())
-        .collect();
-    let differ = |v: &[Option<String>], norm: &dyn Fn(&str) -> String| -> Option<String> {
-        let known: Vec<(usize, String)> = v
-            .iter()
-            .enumerate()
-            .filter_map(|(i, x)| x.as_deref().map(|s| (i, norm(s))))
-            .collect();
-        if known.iter().any(|k| k.1 != known[0].1) {
-            Some(
-                v.iter()
-                    .zip(&keys)
-                    .map(|(x, k)| format!("{k}: {}", x.as_deref().unwrap_or("none")))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            )
-        } else {
-            None
-        }
-    };
-    let zip_differ = differ(&zip_versions, &|s: &str| s.to_string());
-    let ssl_differ = differ(&ssl_versions, &major_minor);
-    if let Some(d) = &zip_differ {
-        warnings.push(format!(
-            "different 7-zip versions ({d}): 7-zip's ratings change between versions"
-        ));
-    }
-    if let Some(d) = &ssl_differ {
-        warnings.push(format!(
-            "different OpenSSL versions ({d}): AES throughput changes between OpenSSL releases"
-        ));
-    }
+    warnings.extend(crate::fairness::fact_warnings(&all, &keys));
+    let zip_differ = crate::fairness::differing(&all, &keys, crate::fairness::SEVENZIP);
+    let ssl_differ = crate::fairness::differing(&all, &keys, crate::fairness::OPENSSL);
 
     let rows = METRICS
         .iter()
@@ -451,7 +343,7 @@ mod tests {
         );
         assert_eq!(openssl_short("OpenSSL 3.0.7, built on 1 Nov 2022"), "3.0.7");
         assert_eq!(sevenzip_family("16.02"), "16.x");
-        assert_eq!(major_minor("1.1.1n"), "1.1");
+        assert_eq!(crate::fairness::major_minor("1.1.1n"), "1.1");
     }
 }
 
@@ -520,14 +412,9 @@ pub fn compare_documents(items: &[(String, Document)]) -> DocumentComparison {
         .collect();
     let mut warnings = Vec::new();
     for (label, d) in items {
-        let e = &d.envelope;
-        if !e.complete {
-            warnings.push(format!("{label} is incomplete"));
-        } else if !e.valid {
-            warnings.push(format!("{label} is not valid (see its findings)"));
-        }
-        if !e.comparable {
-            warnings.push(format!("{label} is not comparable (shortened phases)"));
+        // A run's own reasons are those of `compare`'s run table; here only its state.
+        for reason in crate::fairness::of_state(&d.envelope) {
+            warnings.push(format!("{label} is {reason}"));
         }
     }
     DocumentComparison {

@@ -11,6 +11,7 @@
 //! `compare` sets results side by side; `rank` places a run among sbc-bench logs.
 
 pub mod compare;
+pub mod fairness;
 mod pg_tls;
 mod postgres;
 pub mod rank;

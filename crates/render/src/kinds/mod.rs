@@ -34,10 +34,10 @@ pub trait Render: Figures {
     }
 
     /// The whole page: the shared frame around the kind's sections, its headline first.
-    fn html_page(r: View<'_, Self>) -> String {
+    fn html_page(r: View<'_, Self>, frame: crate::report::Frame<'_>) -> String {
         let (main, details) = Self::html_sections(r);
         let top = format!("{}{main}", Self::html_headline(r));
-        crate::report::page(r, Self::html_fact(r), &top, &details)
+        crate::report::page(r, Self::html_fact(r), &top, &details, frame)
     }
 }
 
@@ -47,7 +47,7 @@ trait Bound {
     fn detailed_log(&self) -> String;
     fn markdown(&self) -> String;
     fn html_sections(&self) -> (String, String);
-    fn html_page(&self) -> String;
+    fn html_page(&self, frame: crate::report::Frame<'_>) -> String;
 }
 
 impl<B: Render> Bound for View<'_, B> {
@@ -63,8 +63,8 @@ impl<B: Render> Bound for View<'_, B> {
     fn html_sections(&self) -> (String, String) {
         B::html_sections(*self)
     }
-    fn html_page(&self) -> String {
-        B::html_page(*self)
+    fn html_page(&self, frame: crate::report::Frame<'_>) -> String {
+        B::html_page(*self, frame)
     }
 }
 
@@ -114,5 +114,10 @@ pub fn html_sections(doc: &Document) -> (String, String) {
 
 /// The whole self-contained HTML page of `doc`.
 pub fn html_page(doc: &Document) -> String {
-    bound(doc).html_page()
+    html_page_in(doc, crate::report::Frame::default())
+}
+
+/// The HTML page of `doc` in `frame` (a site's shared stylesheet and navigation).
+pub fn html_page_in(doc: &Document, frame: crate::report::Frame<'_>) -> String {
+    bound(doc).html_page(frame)
 }

@@ -710,7 +710,7 @@ fn system<B>(o: &mut String, r: View<'_, B>) {
 /// The page of a `run` result.
 pub fn html(r: RunView<'_>) -> String {
     use crate::kinds::Render;
-    RunBody::html_page(r)
+    RunBody::html_page(r, Frame::default())
 }
 
 /// The `run` sections: (score cards, everything after the timeline).
@@ -772,15 +772,37 @@ pub fn headline_section(title: &str, h: &[truebench_figures::Headline], extra: &
     o
 }
 
+/// Where a page lives: alone (the style inline, nothing linked: the default), or in a static
+/// site (`truebench site`), where every page links one shared stylesheet and carries the
+/// site's navigation above its header.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Frame<'a> {
+    /// The shared stylesheet's address relative to the page; `None`: the style inline.
+    pub stylesheet: Option<&'a str>,
+    /// HTML put above the header (the site's links back and to related results).
+    pub nav: &'a str,
+}
+
 /// The frame every kind's page shares; `headline` and `details` are the kind's sections.
-pub fn page<B>(r: View<'_, B>, kind: (&str, String), headline: &str, details: &str) -> String {
+pub fn page<B>(
+    r: View<'_, B>,
+    kind: (&str, String),
+    headline: &str,
+    details: &str,
+    frame: Frame<'_>,
+) -> String {
     let mut o = String::with_capacity(256 * 1024);
     let title = format!("truebench — {}", device(r));
+    let style = match frame.stylesheet {
+        Some(href) => format!("<link rel=\"stylesheet\" href=\"{}\">", esc(href)),
+        None => format!("<style>{CSS}</style>"),
+    };
     let _ = write!(
         o,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{}</title><style>{CSS}</style></head><body><main>",
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{}</title>{style}</head><body><main>",
         esc(&title)
     );
+    o.push_str(frame.nav);
     header(&mut o, r, kind);
     o.push_str(headline);
     verdicts(&mut o, r);
@@ -789,10 +811,15 @@ pub fn page<B>(r: View<'_, B>, kind: (&str, String), headline: &str, details: &s
     o.push_str(&crate::energy::html(r.envelope));
     throttling(&mut o, r);
     system(&mut o, r);
+    let alone = if frame.stylesheet.is_some() {
+        "part of a static site: nothing is loaded from outside its folder."
+    } else {
+        "this page is self-contained: no script, nothing loaded from anywhere."
+    };
     h(
         &mut o,
         &format!(
-            "<footer>truebench {} · result schema {} · this page is self-contained: no script, nothing loaded from anywhere.</footer></main></body></html>\n",
+            "<footer>truebench {} · result schema {} · {alone}</footer></main></body></html>\n",
             esc(env!("CARGO_PKG_VERSION")),
             truebench_model::SCHEMA_VERSION
         ),
