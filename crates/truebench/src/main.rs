@@ -99,6 +99,9 @@ commands! {
     /// Scores side by side with relative differences and what makes the comparison unfair;
     /// with --corpus, where a result stands among sbc-bench logs.
     Compare(compare::CompareArgs),
+    /// Write the history as a static site: an index of every result (sortable, filterable),
+    /// a page per result and per SoC, and a compare page — one folder, no network needed.
+    Site(site::SiteArgs),
     /// Man pages and shell completions (bash, zsh, fish…), made from this binary's options.
     Generate(generate::GenerateArgs),
 }

@@ -1,0 +1,226 @@
+//! `index.html`: every result in one table. The rows are in the page (readable without
+//! script, and by a screen reader as a table); the script sorts and filters them and keeps the
+//! view in the address.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use crate::{esc, Row};
+
+/// The table's columns: (key the script sorts by, heading, numeric).
+pub const COLUMNS: [(&str, &str, bool); 18] = [
+    ("device", "Device", false),
+    ("kind", "Kind", false),
+    ("soc", "SoC", false),
+    ("cores", "Core types", false),
+    ("arch", "Arch", false),
+    ("clock", "Clock", false),
+    ("kernel", "Kernel", false),
+    ("distro", "Distribution", false),
+    ("multi", "7-zip multi", true),
+    ("single", "7-zip single", true),
+    ("aes", "AES", true),
+    ("memcpy", "memcpy", true),
+    ("memset", "memset", true),
+    ("headline", "Headline", false),
+    ("validity", "Validity", false),
+    ("date", "Date", false),
+    ("tool", "Tool", false),
+    ("source", "Source", false),
+];
+
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() > n {
+        let t: String = s.chars().take(n - 1).collect();
+        format!("{}…", t.trim_end())
+    } else {
+        s.to_string()
+    }
+}
+
+fn num(v: Option<u64>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_else(|| "-".into())
+}
+
+/// The published cell beside ours where they differ.
+fn published(r: &Row, column: &str) -> String {
+    r.published
+        .iter()
+        .find(|(c, _, _)| c == column)
+        .map(|(_, theirs, _)| {
+            format!(
+                "<span class=\"pub\" title=\"the published Results.md row says\">published: {}</span>",
+                esc(theirs)
+            )
+        })
+        .unwrap_or_default()
+}
+
+fn cell(r: &Row, key: &str) -> String {
+    match key {
+        "device" => format!("<a href=\"{}\">{}</a>", esc(&r.href), esc(&r.device)),
+        "kind" => esc(&r.kind),
+        "soc" => match (&r.soc, &r.soc_href) {
+            (Some(s), Some(h)) => format!("<a href=\"{}\">{}</a>", esc(h), esc(s)),
+            _ => "-".into(),
+        },
+        "cores" => esc(&r.cores),
+        "arch" => esc(&r.arch),
+        "clock" => format!(
+            "{}{}{}",
+            esc(&r.clock),
+            if r.throttled {
+                " <span class=\"bad\">(throttled)</span>"
+            } else {
+                ""
+            },
+            published(r, "clock")
+        ),
+        "kernel" => format!("{}{}", esc(&r.kernel), published(r, "kernel")),
+        "distro" => format!("{}{}", esc(&r.distro), published(r, "distro")),
+        "multi" => format!("{}{}", num(r.multi), published(r, "7-zip multi")),
+        "single" => format!("{}{}", num(r.single), published(r, "7-zip single")),
+        "aes" => format!("{}{}", num(r.aes), published(r, "AES")),
+        "memcpy" => format!("{}{}", num(r.memcpy), published(r, "memcpy")),
+        "memset" => format!("{}{}", num(r.memset), published(r, "memset")),
+        "headline" => {
+            if r.kind == "run" {
+                "-".into()
+            } else {
+                esc(&r.headline)
+            }
+        }
+        "validity" => {
+            let class = if r.valid { "good" } else { "bad" };
+            // The reason in a few words; the whole of it on hover and on the result's page.
+            let short = clip(&r.validity, 70);
+            format!(
+                "<span class=\"{class}\" title=\"{}\">{}</span>",
+                esc(&r.validity),
+                esc(&short)
+            )
+        }
+        "date" => esc(&r.date),
+        "tool" => esc(&r.tool),
+        "source" => esc(&r.source),
+        _ => String::new(),
+    }
+}
+
+fn select(id: &str, label: &str, values: &BTreeSet<String>) -> String {
+    let mut o = format!(
+        "<label>{}<select id=\"{id}\" data-filter=\"{}\"><option value=\"\">all</option>",
+        esc(label),
+        id.trim_start_matches("f-")
+    );
+    for v in values {
+        let _ = write!(o, "<option>{}</option>", esc(v));
+    }
+    o.push_str("</select></label>");
+    o
+}
+
+pub fn page(title: &str, rows: &[Row]) -> String {
+    let mut o = crate::head(title, "").replacen("<main>", "<main class=\"full\">", 1);
+    o.push_str(&crate::nav("", title, ""));
+    let imported = rows.iter().filter(|r| r.source != "truebench").count();
+    let _ = write!(
+        o,
+        "<header><div class=\"title\"><h1>{}</h1></div><p class=\"sub\">{} result{} ({} measured by truebench, {imported} imported sbc-bench log{}). Every score links to its report with the evidence of what the machine was doing.</p></header>",
+        esc(title),
+        rows.len(),
+        if rows.len() == 1 { "" } else { "s" },
+        rows.len() - imported,
+        if imported == 1 { "" } else { "s" },
+    );
+    let set = |f: &dyn Fn(&Row) -> Vec<String>| -> BTreeSet<String> {
+        rows.iter().flat_map(f).filter(|s| !s.is_empty()).collect()
+    };
+    o.push_str("<section class=\"controls\" aria-label=\"Filters\">");
+    o.push_str(
+        "<label>Search<input type=\"search\" id=\"q\" placeholder=\"device, SoC, kernel…\"></label>",
+    );
+    o.push_str(&select(
+        "f-soc",
+        "SoC",
+        &set(&|r| r.soc.iter().cloned().collect()),
+    ));
+    o.push_str(&select(
+        "f-core",
+        "Core type",
+        &set(&|r| r.core_types.clone()),
+    ));
+    o.push_str(&select("f-arch", "Arch", &set(&|r| vec![r.arch.clone()])));
+    o.push_str(&select(
+        "f-valid",
+        "Validity",
+        &["valid".to_string(), "not valid".to_string()].into(),
+    ));
+    o.push_str(&select("f-kind", "Kind", &set(&|r| vec![r.kind.clone()])));
+    let _ = write!(
+        o,
+        "<p class=\"count\" id=\"count\" role=\"status\" aria-live=\"polite\">{n} of {n} results</p><button type=\"button\" id=\"compare\" disabled>Compare selected</button><button type=\"button\" id=\"reset\">Show all</button></section>",
+        n = rows.len()
+    );
+    o.push_str("<section class=\"results\"><div class=\"scroll\"><table id=\"results\" data-stack><caption class=\"vh\">Every stored result; the column headings sort.</caption><thead><tr><th scope=\"col\"><span class=\"vh\">Select for comparing</span></th>");
+    for (key, head, numeric) in COLUMNS {
+        let _ = write!(
+            o,
+            "<th scope=\"col\" aria-sort=\"none\"{}><button type=\"button\" data-sort=\"{key}\">{}</button></th>",
+            if numeric { " class=\"num\"" } else { "" },
+            esc(head)
+        );
+    }
+    o.push_str("</tr></thead><tbody>");
+    for r in rows {
+        let _ = write!(
+            o,
+            "<tr data-id=\"{}\"><td><input type=\"checkbox\" class=\"pick\" value=\"{}\" aria-label=\"select {} for comparing\"></td>",
+            r.id,
+            r.id,
+            esc(&r.label)
+        );
+        for (key, head, numeric) in COLUMNS {
+            let c = cell(r, key);
+            // On a phone a row is a card: a figure it does not have is left out.
+            let class = match (numeric, c == "-") {
+                (true, true) => " class=\"num empty\"",
+                (true, false) => " class=\"num\"",
+                (false, true) => " class=\"empty\"",
+                (false, false) => "",
+            };
+            let _ = write!(o, "<td data-label=\"{}\"{class}>{c}</td>", esc(head));
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</tbody></table></div></section>");
+    // Every SoC with its page.
+    let mut socs: Vec<(String, String, usize)> = Vec::new();
+    for r in rows {
+        if let (Some(s), Some(h)) = (&r.soc, &r.soc_href) {
+            match socs.iter_mut().find(|(x, _, _)| x == s) {
+                Some(e) => e.2 += 1,
+                None => socs.push((s.clone(), h.clone(), 1)),
+            }
+        }
+    }
+    socs.sort();
+    o.push_str("<section id=\"socs\"><h2>SoCs</h2>");
+    if socs.is_empty() {
+        o.push_str("<p class=\"muted\">No result names its SoC.</p>");
+    } else {
+        o.push_str("<ul class=\"socs\">");
+        for (s, h, n) in socs {
+            let _ = write!(
+                o,
+                "<li><a href=\"{}\">{}</a> <small>{n}</small></li>",
+                esc(&h),
+                esc(&s)
+            );
+        }
+        o.push_str("</ul>");
+    }
+    o.push_str("</section>");
+    o.push_str(&crate::foot("", true));
+    o
+}

@@ -1,0 +1,182 @@
+//! `truebench site DIR`: every stored result as a static site — one folder that works from
+//! `file://` and from any plain web server, with nothing loaded from outside it:
+//!
+//! - `index.html`: every result in one table (the Results.md columns and the evidence's),
+//!   sortable and filterable, the view's state in the address (`#sort=aes:desc&soc=RK3588`);
+//! - `r/<id>.html`: the result's report page (every kind), linked back and to the results of
+//!   the same device and SoC;
+//! - `soc/<name>.html`: the results of one SoC, each headline score across boards, and what
+//!   explains the spread;
+//! - `compare.html#ids=3,7`: two to four results side by side with `compare`'s differences
+//!   and every reason the comparison is unfair;
+//! - `assets/`: the stylesheets, the script and the results' data, once for every page.
+//!
+//! [`build`] makes the files in memory (pure: same input, same bytes); [`write::write`] puts
+//! them in the folder, replacing only what changed and never deleting a file it did not write.
+
+mod charts;
+mod compare;
+mod index;
+mod row;
+mod soc;
+pub mod write;
+
+use std::collections::BTreeMap;
+
+use truebench_model::Document;
+use truebench_sbcbench::row::MarkdownRow;
+use truebench_store::Entry;
+
+pub use row::Row;
+
+/// One stored result: its history entry and its document.
+pub struct Stored {
+    pub entry: Entry,
+    pub doc: Document,
+}
+
+/// How the site is built.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The index page's title.
+    pub title: String,
+    /// The rows of a published Results.md: each imported log's published row is shown beside
+    /// the row computed from the log where they differ.
+    pub published: Vec<MarkdownRow>,
+}
+
+/// The site's files: path relative to the folder → content.
+#[derive(Debug, Clone, Default)]
+pub struct Site {
+    pub files: BTreeMap<String, Vec<u8>>,
+}
+
+pub(crate) const SITE_CSS: &str = include_str!("assets/site.css");
+pub(crate) const SITE_JS: &str = include_str!("assets/site.js");
+
+/// Escape text for HTML.
+pub(crate) fn esc(s: &str) -> String {
+    truebench_render::report::svg::esc(s)
+}
+
+/// The head every site page (but the result pages, which the report frames) shares.
+pub(crate) fn head(title: &str, up: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{}</title><link rel=\"stylesheet\" href=\"{up}assets/report.css\"><link rel=\"stylesheet\" href=\"{up}assets/site.css\"></head><body><main>",
+        esc(title)
+    )
+}
+
+pub(crate) fn foot(up: &str, scripts: bool) -> String {
+    let s = if scripts {
+        format!("<script src=\"{up}assets/data.js\"></script><script src=\"{up}assets/site.js\"></script>")
+    } else {
+        String::new()
+    };
+    format!(
+        "<footer>truebench {} · a static site: nothing is loaded from outside its folder.</footer></main>{s}</body></html>\n",
+        esc(env!("CARGO_PKG_VERSION"))
+    )
+}
+
+/// The site's navigation bar; `up` leads from the page to the folder (`../`).
+pub(crate) fn nav(up: &str, title: &str, extra: &str) -> String {
+    format!(
+        "<nav class=\"site\"><a href=\"{up}index.html\">{}</a> · <a href=\"{up}index.html#view=socs\">SoCs</a> · <a href=\"{up}compare.html\">Compare</a>{extra}</nav>",
+        esc(title)
+    )
+}
+
+/// A SoC's page name: lower case letters, digits and dashes (`rockchip-rk3588`).
+pub(crate) fn slug(s: &str) -> String {
+    let mut o = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() {
+            o.push(c.to_ascii_lowercase());
+        } else if !o.ends_with('-') && !o.is_empty() {
+            o.push('-');
+        }
+    }
+    let o = o.trim_end_matches('-').to_string();
+    if o.is_empty() {
+        "unknown".into()
+    } else {
+        o
+    }
+}
+
+/// Build every file of the site from the stored results (newest first is the index's order
+/// until the reader sorts it).
+pub fn build(results: &[Stored], opts: &Options) -> Site {
+    let title = if opts.title.trim().is_empty() {
+        "truebench results".to_string()
+    } else {
+        opts.title.clone()
+    };
+    let mut rows: Vec<Row> = results
+        .iter()
+        .map(|s| row::row(s, &opts.published))
+        .collect();
+    // A chip spelt in two cases is one chip, named as first seen, on every page and filter.
+    let mut first: BTreeMap<String, String> = BTreeMap::new();
+    for r in &mut rows {
+        if let Some(s) = &r.soc {
+            r.soc = Some(
+                first
+                    .entry(s.to_lowercase())
+                    .or_insert_with(|| s.clone())
+                    .clone(),
+            );
+        }
+    }
+    let mut files = BTreeMap::new();
+    files.insert(
+        "assets/report.css".to_string(),
+        truebench_render::report::CSS.as_bytes().to_vec(),
+    );
+    files.insert("assets/site.css".to_string(), SITE_CSS.as_bytes().to_vec());
+    files.insert("assets/site.js".to_string(), SITE_JS.as_bytes().to_vec());
+    files.insert(
+        "assets/data.js".to_string(),
+        row::data_js(&rows).into_bytes(),
+    );
+    files.insert(
+        "index.html".to_string(),
+        index::page(&title, &rows).into_bytes(),
+    );
+    files.insert(
+        "compare.html".to_string(),
+        compare::page(&title).into_bytes(),
+    );
+    for (s, r) in results.iter().zip(&rows) {
+        files.insert(
+            format!("r/{}.html", r.id),
+            row::result_page(&title, s, r, &rows).into_bytes(),
+        );
+    }
+    for (name, members) in soc::groups(&rows) {
+        let chosen: Vec<(&Stored, &Row)> = results
+            .iter()
+            .zip(&rows)
+            .filter(|(_, r)| members.contains(&r.id))
+            .collect();
+        files.insert(
+            format!("soc/{}.html", slug(&name)),
+            soc::page(&title, &name, &chosen).into_bytes(),
+        );
+    }
+    Site { files }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs() {
+        assert_eq!(slug("Rockchip RK3588/RK3588S"), "rockchip-rk3588-rk3588s");
+        assert_eq!(slug("one of A, B"), "one-of-a-b");
+        assert_eq!(slug("  "), "unknown");
+        assert_eq!(slug("Ünï"), "n");
+    }
+}

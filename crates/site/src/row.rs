@@ -1,0 +1,321 @@
+//! One result as the site shows it: the index's cells, the figures `compare` reads, what makes
+//! a comparison unfair, and the page that frames its report.
+
+use serde::Serialize;
+use std::fmt::Write as _;
+
+use truebench_model::finding::Severity;
+use truebench_model::{Body, Document, View};
+use truebench_render::report::Frame;
+use truebench_sbcbench::convert::import_source;
+use truebench_sbcbench::row::{MarkdownRow, COLUMNS};
+use truebench_store::fairness::Fairness;
+
+use crate::{esc, slug, Stored};
+
+/// A figure of a result (`compare`'s rows).
+#[derive(Debug, Clone, Serialize)]
+pub struct Figure {
+    pub key: String,
+    pub label: String,
+    pub unit: Option<String>,
+    pub value: Option<f64>,
+    pub text: Option<String>,
+}
+
+/// A result's row of the index, and what the compare page needs of it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub id: i64,
+    pub href: String,
+    pub kind: String,
+    /// `#12 ROCK 5B, 2024-03-01`: how compare names it.
+    pub label: String,
+    pub device: String,
+    pub soc: Option<String>,
+    pub soc_href: Option<String>,
+    /// Core types with their counts: `4× Cortex-A55 + 4× Cortex-A76`.
+    pub cores: String,
+    /// Each core type once, for the filter.
+    pub core_types: Vec<String>,
+    pub arch: String,
+    pub clock: String,
+    pub throttled: bool,
+    pub kernel: String,
+    pub distro: String,
+    pub multi: Option<u64>,
+    pub single: Option<u64>,
+    pub aes: Option<u64>,
+    pub memcpy: Option<u64>,
+    pub memset: Option<u64>,
+    /// The kind's headline on one line (every kind).
+    pub headline: String,
+    pub valid: bool,
+    /// `valid`, or why not: `invalid: throttling …`, `incomplete: …`.
+    pub validity: String,
+    pub date: String,
+    pub unix_ms: i64,
+    pub tool: String,
+    /// `truebench` or `sbc-bench log NAME`.
+    pub source: String,
+    /// Where the published Results.md row differs from the row computed from the log:
+    /// (column, published, computed).
+    pub published: Vec<(String, String, String)>,
+    pub figures: Vec<Figure>,
+    pub fair: Fairness,
+    /// Memory installed, MiB (what explains a SoC's spread).
+    pub memory_mib: Option<u64>,
+    pub sevenzip_version: Option<String>,
+    pub openssl_version: Option<String>,
+}
+
+/// The cores of a result: `4× Cortex-A55 + 4× Cortex-A76`, and each type once.
+fn cores(doc: &Document) -> (String, Vec<String>) {
+    let inv = &doc.envelope.inventory;
+    let mut types: Vec<(String, usize)> = Vec::new();
+    for c in &inv.clusters {
+        let t = c.core_type.clone().unwrap_or_else(|| "unknown core".into());
+        match types.iter_mut().find(|(x, _)| *x == t) {
+            Some(e) => e.1 += c.cpus.len(),
+            None => types.push((t, c.cpus.len())),
+        }
+    }
+    let text = types
+        .iter()
+        .map(|(t, n)| format!("{n}× {t}"))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let only: Vec<String> = types
+        .into_iter()
+        .map(|(t, _)| t)
+        .filter(|t| t != "unknown core")
+        .collect();
+    (text, only)
+}
+
+/// Why a result is not valid, in a few words.
+fn validity(doc: &Document) -> String {
+    let e = &doc.envelope;
+    if !e.complete {
+        return format!(
+            "incomplete: {}",
+            e.incomplete_reason.as_deref().unwrap_or("did not finish")
+        );
+    }
+    if e.valid {
+        return "valid".into();
+    }
+    match e.findings.iter().find(|f| f.severity == Severity::Critical) {
+        Some(f) => format!("invalid: {}", f.message),
+        None => "invalid".into(),
+    }
+}
+
+fn kernel_short(release: &str) -> String {
+    release.split('.').take(2).collect::<Vec<_>>().join(".")
+}
+
+pub fn row(s: &Stored, published: &[MarkdownRow]) -> Row {
+    let doc = &s.doc;
+    let e = &doc.envelope;
+    let inv = &e.inventory;
+    let view = View {
+        envelope: e,
+        body: &(),
+    };
+    let imported = import_source(view);
+    let device = inv
+        .device
+        .as_deref()
+        .or(e.hostname.as_deref())
+        .map(|d| d.trim().to_string())
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(|| "unknown device".into());
+    let soc = inv.soc.as_ref().and_then(|s| crate::soc::chip(&s.name));
+    let (cores, core_types) = cores(doc);
+    let arch = inv
+        .arch
+        .userland
+        .clone()
+        .or_else(|| inv.arch.kernel.clone())
+        .unwrap_or_else(|| "-".into());
+    let date = e.started.utc.get(..10).unwrap_or("unknown").to_string();
+    let mut r = Row {
+        id: s.entry.id,
+        href: format!("r/{}.html", s.entry.id),
+        kind: doc.kind().to_string(),
+        label: format!("#{} {device}, {date}", s.entry.id),
+        soc_href: soc.as_ref().map(|s| format!("soc/{}.html", slug(s))),
+        device,
+        soc,
+        cores,
+        core_types,
+        arch,
+        clock: "-".into(),
+        throttled: false,
+        kernel: inv
+            .kernel
+            .release
+            .as_deref()
+            .map(kernel_short)
+            .unwrap_or_else(|| "-".into()),
+        distro: inv.distro.clone().unwrap_or_else(|| "-".into()),
+        multi: None,
+        single: None,
+        aes: None,
+        memcpy: None,
+        memset: None,
+        headline: truebench_figures::headline::one_line(&truebench_figures::headline(doc)),
+        valid: e.valid && e.complete,
+        validity: validity(doc),
+        date,
+        unix_ms: e.started.unix_ms,
+        tool: match &imported {
+            Some((v, _)) => format!("sbc-bench {}", v.as_deref().unwrap_or("?")),
+            None => format!("truebench {}", e.truebench_version),
+        },
+        source: match &imported {
+            Some((_, name)) => format!("sbc-bench log {}", name.as_deref().unwrap_or("?")),
+            None => "truebench".into(),
+        },
+        published: Vec::new(),
+        figures: truebench_figures::metrics(doc)
+            .into_iter()
+            .map(|m| Figure {
+                label: truebench_figures::label_of(&m.key),
+                key: m.key,
+                unit: m.unit,
+                value: m.value.filter(|v| v.is_finite()),
+                text: m.text,
+            })
+            .collect(),
+        fair: truebench_store::fairness::of_document(doc),
+        memory_mib: inv.memory.total_kb.map(|k| k / 1024),
+        sevenzip_version: None,
+        openssl_version: None,
+    };
+    if let Body::Run(body) = &doc.body {
+        let rv = View { envelope: e, body };
+        let row = truebench_sbcbench::from_result::row(rv);
+        r.clock = row.clock.clone();
+        r.throttled = row.throttled;
+        r.kernel = row.kernel.clone();
+        r.distro = row.distro.clone();
+        r.multi = row.sevenzip_multi;
+        r.single = row.sevenzip_single;
+        r.aes = row.aes;
+        r.memcpy = row.memcpy;
+        r.memset = row.memset;
+        let m = truebench_store::compare::metrics(rv);
+        r.sevenzip_version = m.sevenzip_version;
+        r.openssl_version = m.openssl_version;
+        if let Some(name) = imported.as_ref().and_then(|(_, n)| n.as_deref()) {
+            if let Some(p) = published.iter().find(|p| p.log.as_deref() == Some(name)) {
+                let ours = row.cells();
+                // The device cell is written by hand upstream: not compared.
+                for (i, col) in COLUMNS.iter().enumerate().skip(1).take(8) {
+                    let theirs = p.cells.get(i).map(|c| c.trim()).unwrap_or("");
+                    let mine = if i == 1 && row.throttled {
+                        format!("{} (throttled)", ours[i])
+                    } else {
+                        ours[i].clone()
+                    };
+                    if !theirs.is_empty() && theirs.replace("**", "") != mine {
+                        r.published
+                            .push((col.to_string(), theirs.to_string(), mine.to_string()));
+                    }
+                }
+            }
+        }
+    }
+    r
+}
+
+/// The results' data for the script: `window.TRUEBENCH_SITE = {…}` (a script, not JSON to
+/// fetch: a page opened from `file://` may not fetch).
+pub fn data_js(rows: &[Row]) -> String {
+    let json = serde_json::to_string(&serde_json::json!({ "rows": rows }))
+        .unwrap_or_else(|_| "{\"rows\":[]}".into())
+        // A closing script tag inside a string must not end the script.
+        .replace("</", "<\\/");
+    format!("window.TRUEBENCH_SITE = {json};\n")
+}
+
+/// A result's page: its report in the site's frame, with links back and to the results of
+/// the same device and SoC.
+pub fn result_page(title: &str, s: &Stored, r: &Row, all: &[Row]) -> String {
+    let mut extra = String::new();
+    let same = |f: &dyn Fn(&Row) -> bool| -> Vec<&Row> {
+        all.iter()
+            .filter(|x| x.id != r.id && f(x))
+            .take(12)
+            .collect()
+    };
+    let device = same(&|x| x.device == r.device);
+    let _ = write!(
+        extra,
+        "<div class=\"related\"><span>Same device (<a href=\"../index.html#q={}\">{}</a>):</span> ",
+        esc(&url_part(&r.device)),
+        esc(&r.device)
+    );
+    if device.is_empty() {
+        extra.push_str("<span class=\"muted\">no other result</span>");
+    }
+    for x in device {
+        let _ = write!(
+            extra,
+            "<a href=\"{}.html\" title=\"{}\">#{}</a> ",
+            x.id,
+            esc(&x.label),
+            x.id
+        );
+    }
+    extra.push_str("</div>");
+    if let (Some(soc), Some(href)) = (&r.soc, &r.soc_href) {
+        let n = all.iter().filter(|x| x.soc.as_ref() == Some(soc)).count();
+        let _ = write!(
+            extra,
+            "<div class=\"related\"><span>Same SoC:</span> <a href=\"../{}\">{} ({n} result{})</a></div>",
+            esc(href),
+            esc(soc),
+            if n == 1 { "" } else { "s" }
+        );
+    }
+    if !r.published.is_empty() {
+        extra.push_str("<div class=\"related pub\"><span>The published Results.md row differs from this log:</span><ul>");
+        for (col, theirs, ours) in &r.published {
+            let _ = write!(
+                extra,
+                "<li>{}: published <b>{}</b>, computed from the log <b>{}</b></li>",
+                esc(col),
+                esc(theirs),
+                esc(ours)
+            );
+        }
+        extra.push_str("</ul></div>");
+    }
+    let nav = crate::nav("../", title, &format!("<div>{extra}</div>"));
+    truebench_render::kinds::html_page_in(
+        &s.doc,
+        Frame {
+            stylesheet: Some("../assets/report.css"),
+            nav: &format!("{nav}<link rel=\"stylesheet\" href=\"../assets/site.css\">"),
+        },
+    )
+}
+
+/// Text for the address's fragment: `%`-escaped where the address would change its meaning.
+pub fn url_part(s: &str) -> String {
+    let mut o = String::new();
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                o.push(b as char)
+            }
+            _ => {
+                let _ = write!(o, "%{b:02X}");
+            }
+        }
+    }
+    o
+}

@@ -1,0 +1,390 @@
+//! `soc/<name>.html`: every result of one SoC — each headline score across boards, and what
+//! explains the spread, from the evidence each result carries: the clock reached, throttling,
+//! the kernel, the memory installed, the tool versions, validity.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crate::charts::{dots, median, rank_correlation, Dot};
+use crate::{esc, Row, Stored};
+
+/// The chip a SoC name names, for grouping: sbc-bench's guesses carry chip ids, revisions and
+/// remarks (`Rockchip RK3588 (35880000 / 35 88 12 fe …)`, `Amlogic Meson G12B (A311D)
+/// Revision 29:b (10:2)`, `Ampere Altra / guessing impossible since running in kvm`, `Allwinner
+/// A64 or https://…`): those go. None for a guess that names no chip.
+pub fn chip(name: &str) -> Option<String> {
+    let lower = name.to_lowercase();
+    if lower.starts_with("not able to guess") || lower.trim().is_empty() {
+        return None;
+    }
+    let mut s = name.to_string();
+    let cut = |s: &mut String, at: &[&str]| {
+        for c in at {
+            if let Some(i) = s.find(c) {
+                s.truncate(i);
+            }
+        }
+    };
+    cut(&mut s, &[" Revision ", " RevA", " detected", " or http"]);
+    // Parenthesised chip ids and serials: `(SID: 1623…)`, `(35880000 / 35 88 …)`, `(10:2)`;
+    // not a part name such as `(A311D)`.
+    let mut out = String::new();
+    let mut rest = s.as_str();
+    while let Some(open) = rest.find('(') {
+        let Some(close) = rest[open..].find(')').map(|c| open + c) else {
+            break;
+        };
+        let inner = &rest[open + 1..close];
+        let id = inner.starts_with("SID")
+            || (inner
+                .chars()
+                .all(|c| c.is_ascii_hexdigit() || c == ' ' || c == '/' || c == ':')
+                && (inner.len() >= 8 || inner.contains(':')));
+        out.push_str(&rest[..open]);
+        if !id {
+            out.push_str(&rest[open..=close]);
+        }
+        rest = &rest[close + 1..];
+    }
+    out.push_str(rest);
+    cut(&mut out, &[" / ", " guess"]);
+    let out = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!out.is_empty()).then_some(out)
+}
+
+/// Chip → the ids of its results, for every chip some result names.
+pub fn groups(rows: &[Row]) -> BTreeMap<String, Vec<i64>> {
+    let mut g: BTreeMap<String, Vec<i64>> = BTreeMap::new();
+    for r in rows {
+        if let Some(c) = &r.soc {
+            g.entry(c.clone()).or_default().push(r.id);
+        }
+    }
+    g
+}
+
+/// The run scores charted: (key, title, unit, value).
+type Score = (
+    &'static str,
+    &'static str,
+    &'static str,
+    fn(&Row) -> Option<u64>,
+);
+const SCORES: [Score; 5] = [
+    ("multi", "7-zip multi", "MIPS", |r| r.multi),
+    ("single", "7-zip single", "MIPS", |r| r.single),
+    ("aes", "AES-256 16 KiB", "kB/s", |r| r.aes),
+    ("memcpy", "memcpy", "MB/s", |r| r.memcpy),
+    ("memset", "memset", "MB/s", |r| r.memset),
+];
+
+/// The first number of a clock cell: `2400/1800 MHz` → 2400, `~2290` → 2290.
+pub fn clock_mhz(clock: &str) -> Option<f64> {
+    let digits: String = clock
+        .chars()
+        .skip_while(|c| !c.is_ascii_digit())
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    digits.parse().ok().filter(|v: &f64| *v > 0.0)
+}
+
+/// `6.1` → 6001: kernel series in order.
+pub fn kernel_number(k: &str) -> Option<f64> {
+    let mut it = k.split('.');
+    let major: f64 = it.next()?.trim().parse().ok()?;
+    let minor: f64 = it
+        .next()
+        .and_then(|m| {
+            m.chars()
+                .take_while(|c| c.is_ascii_digit())
+                .collect::<String>()
+                .parse()
+                .ok()
+        })
+        .unwrap_or(0.0);
+    Some(major * 1000.0 + minor)
+}
+
+fn fig(v: f64) -> String {
+    truebench_figures::headline::fig(v)
+}
+
+/// A number of a result that may go with a score (its clock, kernel, memory).
+type Numeric = fn(&Row) -> Option<f64>;
+/// The group a result falls in for a score (`throttled`, its 7-zip version); None: none.
+type Grouping = fn(&Row, &str) -> Option<String>;
+
+/// What explains one score's spread: a sentence per factor that goes with it.
+pub fn explain(score: fn(&Row) -> Option<u64>, key: &str, rows: &[&Row]) -> Vec<String> {
+    let with: Vec<(&Row, f64)> = rows
+        .iter()
+        .filter_map(|r| score(r).map(|v| (*r, v as f64)))
+        .collect();
+    let mut o = Vec::new();
+    if with.len() < 3 {
+        return o;
+    }
+    // Numbers that go with the score.
+    let numeric: [(&str, &str, Numeric); 3] = [
+        ("clock reached", "higher clocks", |r| clock_mhz(&r.clock)),
+        ("kernel", "newer kernels", |r| kernel_number(&r.kernel)),
+        ("memory installed", "more memory", |r| {
+            r.memory_mib.map(|m| m as f64)
+        }),
+    ];
+    for (name, more, f) in numeric {
+        let pairs: Vec<(f64, f64)> = with
+            .iter()
+            .filter_map(|(r, v)| f(r).map(|x| (x, *v)))
+            .collect();
+        // Below five results a rank correlation says little.
+        if pairs.len() < 5 {
+            continue;
+        }
+        if let Some(rho) = rank_correlation(&pairs) {
+            if rho.abs() >= 0.6 {
+                o.push(format!(
+                    "{name}: results with {more} score {} (rank correlation {rho:+.2} over {} results)",
+                    if rho > 0.0 { "higher" } else { "lower" },
+                    pairs.len()
+                ));
+            }
+        }
+    }
+    // Groups: the median of each.
+    let grouped: Vec<(&str, Grouping)> = vec![
+        ("throttling", |r, _| {
+            Some(
+                if r.throttled {
+                    "throttled"
+                } else {
+                    "not throttled"
+                }
+                .to_string(),
+            )
+        }),
+        ("validity", |r, _| {
+            Some(if r.valid { "valid" } else { "not valid" }.to_string())
+        }),
+        ("7-zip version", |r, key| {
+            (key == "multi" || key == "single")
+                .then(|| r.sevenzip_version.clone())
+                .flatten()
+        }),
+        ("OpenSSL version", |r, key| {
+            (key == "aes")
+                .then(|| {
+                    r.openssl_version
+                        .as_deref()
+                        .map(|v| v.split('.').take(2).collect::<Vec<_>>().join("."))
+                })
+                .flatten()
+        }),
+    ];
+    for (name, f) in grouped {
+        let mut g: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+        for (r, v) in &with {
+            if let Some(k) = f(r, key) {
+                g.entry(k).or_default().push(*v);
+            }
+        }
+        if g.len() < 2 {
+            continue;
+        }
+        let meds: Vec<(String, f64, usize)> = g
+            .into_iter()
+            .filter_map(|(k, v)| median(&v).map(|m| (k, m, v.len())))
+            .collect();
+        let lo = meds.iter().map(|m| m.1).fold(f64::INFINITY, f64::min);
+        let hi = meds.iter().map(|m| m.1).fold(0.0, f64::max);
+        if lo > 0.0 && hi / lo >= 1.05 {
+            o.push(format!(
+                "{name}: {}",
+                meds.iter()
+                    .map(|(k, m, n)| format!("{k} median {} ({n})", fig(*m)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    o
+}
+
+pub fn page(title: &str, soc: &str, chosen: &[(&Stored, &Row)]) -> String {
+    let mut o = crate::head(&format!("{soc} — {title}"), "../");
+    o.push_str(&crate::nav("../", title, ""));
+    let rows: Vec<&Row> = chosen.iter().map(|(_, r)| *r).collect();
+    let mut devices: Vec<&str> = rows.iter().map(|r| r.device.as_str()).collect();
+    devices.sort();
+    devices.dedup();
+    let mut cores: Vec<&str> = rows
+        .iter()
+        .map(|r| r.cores.as_str())
+        .filter(|c| !c.is_empty())
+        .collect();
+    cores.sort();
+    cores.dedup();
+    let _ = write!(
+        o,
+        "<header><div class=\"title\"><h1>{}</h1></div><p class=\"sub\">{} result{} on {} device{}{}. <a href=\"../index.html#soc={}\">In the index</a></p></header>",
+        esc(soc),
+        rows.len(),
+        if rows.len() == 1 { "" } else { "s" },
+        devices.len(),
+        if devices.len() == 1 { "" } else { "s" },
+        if cores.is_empty() {
+            String::new()
+        } else {
+            format!(" · {}", esc(&cores.join("; ")))
+        },
+        esc(&crate::row::url_part(soc))
+    );
+    let runs: Vec<&Row> = rows.iter().copied().filter(|r| r.kind == "run").collect();
+    if !runs.is_empty() {
+        o.push_str("<section><h2>Scores across boards</h2><p class=\"muted\">One dot per result (red: not valid), the dashed line at the median. A dot leads to its result.</p><div class=\"dots\">");
+        for (key, name, unit, f) in SCORES {
+            let mut d: Vec<Dot<'_>> = runs
+                .iter()
+                .filter_map(|r| {
+                    f(r).map(|v| Dot {
+                        label: &r.label,
+                        value: v as f64,
+                        href: format!("../{}", r.href),
+                        valid: r.valid,
+                    })
+                })
+                .collect();
+            if d.is_empty() {
+                continue;
+            }
+            o.push_str(&dots(&format!("c-{key}"), name, unit, &mut d));
+        }
+        o.push_str("</div></section>");
+        o.push_str("<section><h2>What explains the spread</h2>");
+        let mut any = false;
+        for (key, name, unit, f) in SCORES {
+            let values: Vec<f64> = runs.iter().filter_map(|r| f(r).map(|v| v as f64)).collect();
+            if values.len() < 2 {
+                continue;
+            }
+            let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = values.iter().copied().fold(0.0, f64::max);
+            any = true;
+            let _ = write!(
+                o,
+                "<h3>{} <small class=\"muted\">{} – {} {}{}</small></h3>",
+                esc(name),
+                fig(lo),
+                fig(hi),
+                esc(unit),
+                if lo > 0.0 {
+                    format!(", {:.2}×", hi / lo)
+                } else {
+                    String::new()
+                }
+            );
+            let why = if lo > 0.0 && hi / lo < 1.05 {
+                o.push_str(
+                    "<p class=\"muted\">The results agree within 5 %: no spread to explain.</p>",
+                );
+                continue;
+            } else {
+                explain(f, key, &runs)
+            };
+            if why.is_empty() && values.len() < 5 {
+                let _ = write!(o, "<p class=\"muted\">Too few results ({}) to tell what goes with the score; each one's evidence is in the table below.</p>", values.len());
+            } else if why.is_empty() {
+                o.push_str("<p class=\"muted\">Nothing recorded goes with it: clocks, kernels, memory, tool versions and validity are alike or do not follow the score.</p>");
+            } else {
+                o.push_str("<ul class=\"plain\">");
+                for w in why {
+                    let _ = write!(o, "<li>{}</li>", esc(&w));
+                }
+                o.push_str("</ul>");
+            }
+        }
+        if !any {
+            o.push_str("<p class=\"muted\">One result per score: no spread to explain.</p>");
+        }
+        o.push_str("</section>");
+    }
+    // The evidence per result.
+    o.push_str("<section><h2>Results</h2><div class=\"scroll\"><table data-stack><thead><tr><th scope=\"col\">Result</th><th scope=\"col\">Kind</th><th scope=\"col\">Clock reached</th><th scope=\"col\">Kernel</th><th scope=\"col\">Memory</th><th scope=\"col\">7-zip</th><th scope=\"col\">OpenSSL</th><th scope=\"col\">Headline</th><th scope=\"col\">Validity</th></tr></thead><tbody>");
+    for r in &rows {
+        let _ = write!(
+            o,
+            "<tr><td data-label=\"Result\"><a href=\"../{}\">{}</a></td><td data-label=\"Kind\">{}</td><td data-label=\"Clock reached\">{}{}</td><td data-label=\"Kernel\">{}</td><td data-label=\"Memory\">{}</td><td data-label=\"7-zip\">{}</td><td data-label=\"OpenSSL\">{}</td><td data-label=\"Headline\">{}</td><td data-label=\"Validity\" class=\"{}\">{}</td></tr>",
+            esc(&r.href),
+            esc(&r.label),
+            esc(&r.kind),
+            esc(&r.clock),
+            if r.throttled { " (throttled)" } else { "" },
+            esc(&r.kernel),
+            r.memory_mib.map(|m| format!("{} MiB", fig(m as f64))).unwrap_or_else(|| "-".into()),
+            esc(r.sevenzip_version.as_deref().unwrap_or("-")),
+            esc(r.openssl_version.as_deref().unwrap_or("-")),
+            esc(&r.headline),
+            if r.valid { "" } else { "bad" },
+            esc(&r.validity)
+        );
+    }
+    o.push_str("</tbody></table></div></section>");
+    o.push_str(&crate::foot("../", false));
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chips_without_ids_and_remarks() {
+        for (guess, chip_name) in [
+            (
+                "Rockchip RK3588 (35880000 / 35 88 12 fe 21 41  32 34 43 42 00 00 00 00)",
+                Some("Rockchip RK3588"),
+            ),
+            ("Rockchip RK3566 (35662000)", Some("Rockchip RK3566")),
+            ("Allwinner A10 (SID: 16236782)", Some("Allwinner A10")),
+            (
+                "Amlogic Meson G12B (A311D) Revision 29:b (10:2)",
+                Some("Amlogic Meson G12B (A311D)"),
+            ),
+            (
+                "Amlogic Meson8m2 (S812) RevA (1d - 0:74E) detected",
+                Some("Amlogic Meson8m2 (S812)"),
+            ),
+            (
+                "Ampere Altra / guessing impossible since running in kvm",
+                Some("Ampere Altra"),
+            ),
+            (
+                "Allwinner A64 or https://tinyurl.com/yyf3d7fg",
+                Some("Allwinner A64"),
+            ),
+            (
+                "Rockchip RK3588/RK3588S or Unisoc UMS9620",
+                Some("Rockchip RK3588/RK3588S or Unisoc UMS9620"),
+            ),
+            (
+                "Not able to guess since these CPU cores are offline: 1-2",
+                None,
+            ),
+            ("BCM2712", Some("BCM2712")),
+            ("(((", Some("(((")),
+        ] {
+            assert_eq!(chip(guess).as_deref(), chip_name, "{guess}");
+        }
+    }
+
+    #[test]
+    fn clocks_and_kernels_as_numbers() {
+        assert_eq!(clock_mhz("2400/1800 MHz"), Some(2400.0));
+        assert_eq!(clock_mhz("~2290"), Some(2290.0));
+        assert_eq!(clock_mhz("no cpufreq support"), None);
+        assert_eq!(kernel_number("6.1"), Some(6001.0));
+        assert_eq!(kernel_number("4.19"), Some(4019.0));
+        assert!(kernel_number("5.10") > kernel_number("5.4"));
+        assert_eq!(kernel_number("-"), None);
+    }
+}

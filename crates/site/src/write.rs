@@ -1,0 +1,250 @@
+//! Putting a built site into its folder: only what changed is written, each file through a
+//! new temporary file renamed over it (never written through a link); a file the site no
+//! longer has is removed only when this writer wrote it (listed in the folder's manifest) and
+//! nobody changed it since; a file in the way that it did not write stops the build before
+//! anything is written.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Component, Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::Site;
+
+/// The list of files the last build wrote, with their digests: `<sha256>  <path>` per line.
+pub const MANIFEST: &str = ".truebench-site";
+
+#[derive(Debug, thiserror::Error)]
+pub enum SiteError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}: in the way and not written by an earlier `truebench site` (not in {MANIFEST}); move it away or choose another folder — nothing was written")]
+    Foreign { path: String },
+    #[error("{path}: not a regular file (a link or a folder) where the site puts a file; nothing was written")]
+    NotAFile { path: String },
+    #[error("{path}: not a path inside the site folder")]
+    BadPath { path: String },
+}
+
+/// What a write did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Written {
+    pub written: Vec<String>,
+    pub unchanged: usize,
+    pub removed: Vec<String>,
+    /// Files an earlier build wrote that someone changed since: left in place.
+    pub kept: Vec<String>,
+    /// The site's size, bytes.
+    pub bytes: u64,
+}
+
+fn hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SiteError + '_ {
+    move |source| SiteError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+fn target(dir: &Path, rel: &str) -> Result<PathBuf, SiteError> {
+    let p = Path::new(rel);
+    if rel.is_empty() || !p.components().all(|c| matches!(c, Component::Normal(_))) {
+        return Err(SiteError::BadPath { path: rel.into() });
+    }
+    Ok(dir.join(p))
+}
+
+/// The manifest of the last build: path → digest (empty when there was none).
+fn manifest(dir: &Path) -> Result<BTreeMap<String, String>, SiteError> {
+    let path = dir.join(MANIFEST);
+    match std::fs::symlink_metadata(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
+        Err(e) => return Err(io(&path)(e)),
+        Ok(m) if !m.file_type().is_file() => {
+            return Err(SiteError::NotAFile {
+                path: path.display().to_string(),
+            })
+        }
+        Ok(_) => {}
+    }
+    let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+    Ok(text
+        .lines()
+        .filter_map(|l| l.split_once("  "))
+        .map(|(d, p)| (p.to_string(), d.to_string()))
+        .collect())
+}
+
+/// The digest of the regular file at `path`; None when nothing is there.
+fn existing(path: &Path) -> Result<Option<String>, SiteError> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io(path)(e)),
+        Ok(m) if !m.file_type().is_file() => Err(SiteError::NotAFile {
+            path: path.display().to_string(),
+        }),
+        Ok(_) => Ok(Some(hex(&std::fs::read(path).map_err(io(path))?))),
+    }
+}
+
+/// Write `bytes` to `path` through a temporary file in the same folder, renamed over it.
+fn replace(path: &Path, bytes: &[u8]) -> Result<(), SiteError> {
+    let parent = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(io(parent))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".truebench-site-")
+        .tempfile_in(parent)
+        .map_err(io(parent))?;
+    tmp.write_all(bytes).map_err(io(path))?;
+    // Readable by the web server that publishes the folder.
+    use std::os::unix::fs::PermissionsExt;
+    tmp.as_file()
+        .set_permissions(std::fs::Permissions::from_mode(0o644))
+        .map_err(io(path))?;
+    tmp.persist(path).map_err(|e| io(path)(e.error))?;
+    Ok(())
+}
+
+pub fn write(site: &Site, dir: &Path) -> Result<Written, SiteError> {
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let old = manifest(dir)?;
+    let mut out = Written::default();
+    // First every check, so a refusal leaves the folder as it was.
+    let mut plan: Vec<(PathBuf, &str, &[u8], String, bool)> = Vec::new();
+    for (rel, bytes) in &site.files {
+        let path = target(dir, rel)?;
+        let digest = hex(bytes);
+        let now = existing(&path)?;
+        let change = match &now {
+            Some(d) if *d == digest => false,
+            Some(_) if old.contains_key(rel) => true,
+            Some(_) => {
+                return Err(SiteError::Foreign {
+                    path: path.display().to_string(),
+                })
+            }
+            None => true,
+        };
+        plan.push((path, rel, bytes, digest, change));
+    }
+    let mut listed = String::new();
+    for (path, rel, bytes, digest, change) in plan {
+        if change {
+            replace(&path, bytes)?;
+            out.written.push(rel.to_string());
+        } else {
+            out.unchanged += 1;
+        }
+        out.bytes += bytes.len() as u64;
+        listed.push_str(&format!("{digest}  {rel}\n"));
+    }
+    for (rel, digest) in &old {
+        if site.files.contains_key(rel) {
+            continue;
+        }
+        let Ok(path) = target(dir, rel) else { continue };
+        match existing(&path) {
+            Ok(Some(d)) if d == *digest => {
+                std::fs::remove_file(&path).map_err(io(&path))?;
+                out.removed.push(rel.clone());
+            }
+            Ok(None) => {}
+            _ => out.kept.push(rel.clone()),
+        }
+    }
+    replace(&dir.join(MANIFEST), listed.as_bytes())?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn site(files: &[(&str, &str)]) -> Site {
+        Site {
+            files: files
+                .iter()
+                .map(|(p, c)| (p.to_string(), c.as_bytes().to_vec()))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_rebuild_writes_only_what_changed_and_removes_only_its_own_files() {
+        let d = tempfile::tempdir().unwrap();
+        let w = write(
+            &site(&[("index.html", "a"), ("r/1.html", "1"), ("r/2.html", "2")]),
+            d.path(),
+        )
+        .unwrap();
+        assert_eq!(w.written.len(), 3);
+        // The user's own file beside the site is never touched.
+        std::fs::write(d.path().join("README.txt"), "mine").unwrap();
+        // Someone edits a page the site will no longer have: kept.
+        std::fs::write(d.path().join("r/2.html"), "edited").unwrap();
+        let w = write(&site(&[("index.html", "b"), ("r/1.html", "1")]), d.path()).unwrap();
+        assert_eq!(w.written, vec!["index.html"]);
+        assert_eq!(w.unchanged, 1);
+        assert_eq!(w.kept, vec!["r/2.html"]);
+        assert_eq!(
+            std::fs::read_to_string(d.path().join("README.txt")).unwrap(),
+            "mine"
+        );
+        assert_eq!(
+            std::fs::read_to_string(d.path().join("r/2.html")).unwrap(),
+            "edited"
+        );
+        // A page it wrote and nobody changed goes when the site no longer has it.
+        let w = write(&site(&[("index.html", "b")]), d.path()).unwrap();
+        assert_eq!(w.removed, vec!["r/1.html"]);
+        assert!(!d.path().join("r/1.html").exists());
+    }
+
+    #[test]
+    fn a_file_in_the_way_stops_the_build_before_anything_is_written() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("index.html"), "someone's page").unwrap();
+        let e = write(&site(&[("a.html", "x"), ("index.html", "site")]), d.path()).unwrap_err();
+        assert!(matches!(e, SiteError::Foreign { .. }), "{e}");
+        assert!(e.to_string().contains("index.html"), "{e}");
+        assert!(!d.path().join("a.html").exists());
+        assert_eq!(
+            std::fs::read_to_string(d.path().join("index.html")).unwrap(),
+            "someone's page"
+        );
+    }
+
+    #[test]
+    fn a_link_where_a_page_goes_is_refused_and_its_target_untouched() {
+        let d = tempfile::tempdir().unwrap();
+        let victim = d.path().join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        let site_dir = d.path().join("site");
+        std::fs::create_dir(&site_dir).unwrap();
+        std::os::unix::fs::symlink(&victim, site_dir.join("index.html")).unwrap();
+        let e = write(&site(&[("index.html", "site")]), &site_dir).unwrap_err();
+        assert!(matches!(e, SiteError::NotAFile { .. }), "{e}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+    }
+
+    #[test]
+    fn paths_stay_inside_the_folder() {
+        let d = tempfile::tempdir().unwrap();
+        for bad in ["../x.html", "/etc/x", ""] {
+            assert!(matches!(
+                write(&site(&[(bad, "x")]), d.path()),
+                Err(SiteError::BadPath { .. })
+            ));
+        }
+    }
+}

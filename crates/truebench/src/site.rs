@@ -1,0 +1,109 @@
+//! `truebench site DIR`: the history as a static site (see the `truebench-site` crate).
+
+use anyhow::Context;
+use std::path::PathBuf;
+use truebench_store::Filter;
+
+#[derive(clap::Args, Debug)]
+pub struct SiteArgs {
+    /// The folder to write the site into (created when missing). Rebuilding over it replaces
+    /// only what changed and never deletes a file an earlier build did not write.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Only results of this kind.
+    #[arg(long, value_name = "KIND", value_parser = clap::builder::PossibleValuesParser::new(truebench_model::KINDS))]
+    pub kind: Option<String>,
+    /// Only results whose device, SoC or hostname contains this (case-insensitive).
+    #[arg(long, value_name = "TEXT")]
+    pub device: Option<String>,
+    /// Only results started since: a date (`2024-03-01`, UTC) or an age (`7d`, `12h`).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// The index page's title.
+    #[arg(long, value_name = "TEXT", default_value = "truebench results")]
+    pub title: String,
+    /// sbc-bench's published Results.md: where an imported log's published row differs from
+    /// the row computed from the log, the site shows both.
+    #[arg(long, value_name = "FILE")]
+    pub results_md: Option<PathBuf>,
+    /// History database (default $XDG_DATA_HOME/truebench/history.sqlite).
+    /// A postgresql://USER@HOST/DB URL uses that PostgreSQL database instead.
+    #[arg(long, value_name = "PATH|URL", env = "TRUEBENCH_DB")]
+    pub db: Option<PathBuf>,
+}
+
+pub fn run(args: SiteArgs) -> anyhow::Result<i32> {
+    let t0 = std::time::Instant::now();
+    let since = crate::history::since_arg(args.since.as_deref())?;
+    let published = match &args.results_md {
+        Some(p) => {
+            let bytes = crate::files::read_input(p)
+                .with_context(|| format!("reading {}", p.display()))?;
+            let rows =
+                truebench_sbcbench::row::parse_results_md(&String::from_utf8_lossy(&bytes));
+            if rows.is_empty() {
+                anyhow::bail!(
+                    "{}: no Results.md table row linking a log (`| [Device](results/NAME.txt) | … |`)",
+                    p.display()
+                );
+            }
+            rows
+        }
+        None => Vec::new(),
+    };
+    let store = crate::report::open_db_read(args.db.as_deref())?;
+    let entries = store.list(&Filter {
+        device: args.device.clone(),
+        since_unix_ms: since,
+        kind: args.kind.clone(),
+    })?;
+    if entries.is_empty() {
+        anyhow::bail!(
+            "no stored result matches in {} (store results with `truebench run`, `truebench import LOG…`)",
+            store.path()
+        );
+    }
+    let mut results = Vec::with_capacity(entries.len());
+    let mut skipped = 0;
+    for entry in entries {
+        match store.get(entry.id) {
+            Ok(Some(doc)) => results.push(truebench_site::Stored { entry, doc }),
+            Ok(None) => {}
+            Err(e) => {
+                errln!("truebench: warning: result #{} left out of the site: {e}", entry.id);
+                skipped += 1;
+            }
+        }
+    }
+    let site = truebench_site::build(
+        &results,
+        &truebench_site::Options {
+            title: args.title.clone(),
+            published,
+        },
+    );
+    let w = truebench_site::write::write(&site, &args.dir)?;
+    outln!(
+        "{}: {} result{}, {} files, {:.1} MB ({} written, {} unchanged, {} removed{}) in {:.1} s — open {}",
+        args.dir.display(),
+        results.len(),
+        if results.len() == 1 { "" } else { "s" },
+        site.files.len(),
+        w.bytes as f64 / 1e6,
+        w.written.len(),
+        w.unchanged,
+        w.removed.len(),
+        if w.kept.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; kept {} changed since the last build: {}",
+                w.kept.len(),
+                w.kept.join(", ")
+            )
+        },
+        t0.elapsed().as_secs_f64(),
+        args.dir.join("index.html").display()
+    )?;
+    Ok(if skipped > 0 { crate::exit::ERROR } else { 0 })
+}
