@@ -10,8 +10,10 @@ use truebench_sbcbench::{parse, results_row, verdict, SbcBenchLog};
 #[derive(clap::Args, Debug)]
 pub struct ImportArgs {
     /// sbc-bench result logs (the text sbc-bench uploads, e.g. from its results/ folder), or
-    /// truebench result documents (JSON, e.g. written by `truebench export` on another machine).
-    #[arg(value_name = "LOG", required = true)]
+    /// truebench result documents (JSON, e.g. written by `truebench export` on another machine),
+    /// or folders of them: every file directly in a folder is read, and one that is neither
+    /// is skipped with a note.
+    #[arg(value_name = "LOG|DIR", required = true)]
     pub logs: Vec<PathBuf>,
     /// Print the parsed model as JSON: one object for one log, an array for several.
     #[arg(long, conflicts_with_all = ["row", "result", "verdicts"])]
@@ -39,7 +41,10 @@ pub struct ImportArgs {
 pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
     let mut parsed: Vec<(String, SbcBenchLog)> = Vec::new();
     let mut failed = false;
-    for path in &args.logs {
+    let (files, folders) = expand(&args.logs)?;
+    let mut skipped: Vec<String> = Vec::new();
+    for (path, in_folder) in &files {
+        let in_folder = *in_folder;
         match crate::files::read_input(path) {
             Ok(bytes) => {
                 let name = path
@@ -60,6 +65,8 @@ pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
                 let log = parse(&text);
                 if truebench_sbcbench::import::is_sbc_bench_log(&log) {
                     parsed.push((name, log));
+                } else if in_folder {
+                    skipped.push(name);
                 } else {
                     errln!(
                         "truebench: error: {}: not an sbc-bench log (no sbc-bench version line, no 7-zip or OpenSSL section)",
@@ -72,6 +79,20 @@ pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
                 errln!("truebench: error: {}: {e}", path.display());
                 failed = true;
             }
+        }
+    }
+    if !skipped.is_empty() {
+        errln!(
+            "truebench: skipped {} file{} in {} (neither an sbc-bench log nor a result document): {}",
+            skipped.len(),
+            if skipped.len() == 1 { "" } else { "s" },
+            folders.join(", "),
+            skipped.join(", ")
+        );
+        if skipped.iter().any(|n| n == "Results.md") {
+            errln!(
+                "truebench: Results.md is sbc-bench's published table: `truebench site DIR --results-md FILE` shows its rows beside the rows computed from the logs"
+            );
         }
     }
     let converted: Vec<_> = parsed
@@ -151,6 +172,33 @@ pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
         }
     }
     Ok(if failed { 2 } else { 0 })
+}
+
+/// The files to read, each with whether it came from a folder (a folder's files that are no
+/// logs are skipped, a named file that is none is an error), and the folders named.
+fn expand(paths: &[PathBuf]) -> anyhow::Result<(Vec<(PathBuf, bool)>, Vec<String>)> {
+    let mut files = Vec::new();
+    let mut folders = Vec::new();
+    for p in paths {
+        if !p.is_dir() {
+            files.push((p.clone(), false));
+            continue;
+        }
+        folders.push(p.display().to_string());
+        let mut inner: Vec<PathBuf> = std::fs::read_dir(p)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?
+            .filter_map(|e| e.ok())
+            // Regular files only: no links followed, no sub-folders.
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .map(|e| e.path())
+            .collect();
+        inner.sort();
+        if inner.is_empty() {
+            anyhow::bail!("{}: a folder without files to import", p.display());
+        }
+        files.extend(inner.into_iter().map(|f| (f, true)));
+    }
+    Ok((files, folders))
 }
 
 /// Store one truebench result document (migrated to this version's schema); the line to print.
