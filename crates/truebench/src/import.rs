@@ -174,9 +174,12 @@ pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
     Ok(if failed { 2 } else { 0 })
 }
 
+/// A file to read and whether it came from a folder.
+type Input = (PathBuf, bool);
+
 /// The files to read, each with whether it came from a folder (a folder's files that are no
 /// logs are skipped, a named file that is none is an error), and the folders named.
-fn expand(paths: &[PathBuf]) -> anyhow::Result<(Vec<(PathBuf, bool)>, Vec<String>)> {
+fn expand(paths: &[PathBuf]) -> anyhow::Result<(Vec<Input>, Vec<String>)> {
     let mut files = Vec::new();
     let mut folders = Vec::new();
     for p in paths {
