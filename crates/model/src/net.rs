@@ -19,6 +19,9 @@ pub struct NetBody {
     pub duration_s: f64,
     /// Parallel TCP streams per test, started together.
     pub streams: u32,
+    /// Data sent with sendfile(2), not copied from user space (`--zerocopy`, iperf3 `-Z`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub zerocopy: bool,
     pub repeat: u32,
     /// A core at or above this busy share during a test is the limit (`CPU-bound`).
     pub cpu_bound_pct: f64,

@@ -42,6 +42,8 @@ pub struct NetOptions {
     pub tests: Vec<Direction>,
     pub streams: u32,
     pub duration: Duration,
+    /// Send with sendfile(2) (iperf3 `-Z`).
+    pub zerocopy: bool,
     pub repeat: u32,
     /// A core at or above this busy share is the limit.
     pub cpu_bound_pct: f64,
@@ -169,6 +171,7 @@ pub fn run(
         peer_kind: peer_kind.into(),
         duration_s: opts.duration.as_secs_f64(),
         streams: opts.streams,
+        zerocopy: opts.zerocopy,
         repeat: opts.repeat,
         cpu_bound_pct: opts.cpu_bound_pct,
         tests,
@@ -225,6 +228,7 @@ fn one_test(
         streams: opts.streams,
         duration: opts.duration,
         direction: dir,
+        zerocopy: opts.zerocopy,
     };
     let moved = match (&opts.peer, server) {
         (

@@ -151,6 +151,9 @@ pub enum Kernel {
         parallel: u32,
         #[arg(long, value_name = "S", default_value_t = 10.0)]
         seconds: f64,
+        /// Send with sendfile(2) (iperf3 -Z).
+        #[arg(long)]
+        zerocopy: bool,
     },
     /// Storage reads (the kernel of `truebench io`): cached, sequential O_DIRECT and 4 KiB
     /// random O_DIRECT reads of a file or block device, never writing to it.
@@ -397,6 +400,7 @@ pub fn run(args: MeasureArgs) -> anyhow::Result<i32> {
             direction,
             parallel,
             seconds,
+            zerocopy,
         } => {
             use truebench_workloads::net::{self, Direction, NetOptions};
             if let Some(addr) = server {
@@ -426,6 +430,7 @@ pub fn run(args: MeasureArgs) -> anyhow::Result<i32> {
                     streams: parallel,
                     duration: std::time::Duration::from_secs_f64(seconds),
                     direction,
+                    zerocopy,
                 },
                 &truebench_tuning::graceful_interrupts(),
             )?;

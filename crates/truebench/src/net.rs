@@ -69,6 +69,10 @@ pub struct NetArgs {
     /// Parallel TCP streams per test, started together (iperf3 -P).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub parallel: u32,
+    /// Send with sendfile(2) from a memory file: the data is not copied from user space (as
+    /// iperf3 -Z; with --iperf3, passed to it). The receiver still copies.
+    #[arg(long)]
+    pub zerocopy: bool,
     /// Run every test this many times, in alternating order, for the spread.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub repeat: u32,
@@ -199,6 +203,7 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
         tests,
         streams: args.parallel,
         duration: Duration::from_secs_f64(args.duration),
+        zerocopy: args.zerocopy,
         repeat: args.repeat,
         cpu_bound_pct: args.cpu_bound,
         sweep,

@@ -138,6 +138,46 @@ fn the_history_keeps_net_results() {
     assert!(list.contains("net"), "{list}");
 }
 
+#[test]
+fn zero_copy_is_asked_for_and_said() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = truebench(tmp.path())
+        .args([
+            "net",
+            "--loopback",
+            "--zerocopy",
+            "--duration",
+            "0.5",
+            "--repeat",
+            "1",
+        ])
+        .args(["--tests", "upload,duplex", "--json", "--no-store"])
+        .output()
+        .unwrap();
+    assert!(measured(&out), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc = json(&out);
+    assert_eq!(doc["body"]["zerocopy"], true);
+    check_rows(&doc, &["upload", "duplex"]);
+    let text = String::from_utf8_lossy(
+        &truebench(tmp.path())
+            .args([
+                "net",
+                "--loopback",
+                "--zerocopy",
+                "--duration",
+                "0.5",
+                "--repeat",
+                "1",
+            ])
+            .args(["--tests", "upload", "--no-store"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .into_owned();
+    assert!(text.contains("sent by sendfile (zero-copy)"), "{text}");
+}
+
 /// Network namespaces joined by a veth pair, removed on drop (also when the test fails).
 struct Namespaces {
     names: [String; 2],

@@ -42,6 +42,9 @@ pub fn args(host: &str, port: u16, opts: &NetOptions) -> Vec<String> {
         Direction::Download => a.push("-R".into()),
         Direction::Duplex => a.push("--bidir".into()),
     }
+    if opts.zerocopy {
+        a.push("-Z".into());
+    }
     a
 }
 
@@ -64,7 +67,13 @@ pub fn run(
     )?;
     let server = format!("{host}:{port}");
     match parse(&out.stdout, opts.direction) {
-        Ok(Ok(r)) => Ok((r, out)),
+        Ok(Ok(r)) => Ok((
+            NetResult {
+                zerocopy: opts.zerocopy,
+                ..r
+            },
+            out,
+        )),
         Ok(Err(message)) => Err(Iperf3Error::Failed { server, message }),
         Err(_) if out.stdout.trim().is_empty() => Err(Iperf3Error::Failed {
             server,
@@ -123,6 +132,7 @@ pub fn parse(json: &str, direction: Direction) -> Result<Result<NetResult, Strin
         received_bytes: received_bytes as u64,
         sent_bps,
         received_bps,
+        zerocopy: false,
     }))
 }
 
@@ -167,10 +177,16 @@ mod tests {
             streams: 4,
             duration: Duration::from_millis(2500),
             direction,
+            zerocopy: false,
         };
         let a = args("10.0.0.2", 5201, &o(Direction::Duplex)).join(" ");
         assert_eq!(a, "-c 10.0.0.2 -p 5201 -J -t 3 -P 4 --bidir");
         assert!(args("h", 1, &o(Direction::Download)).contains(&"-R".to_string()));
         assert!(!args("h", 1, &o(Direction::Upload)).contains(&"-R".to_string()));
+        let z = NetOptions {
+            zerocopy: true,
+            ..o(Direction::Upload)
+        };
+        assert!(args("h", 1, &z).contains(&"-Z".to_string()));
     }
 }

@@ -87,6 +87,9 @@ pub struct NetOptions {
     pub streams: u32,
     pub duration: Duration,
     pub direction: Direction,
+    /// Send with sendfile(2) from a memory file instead of write(2) from a buffer: the data is
+    /// not copied from user space (iperf3 `-Z`). The receiving side still copies.
+    pub zerocopy: bool,
 }
 
 /// What one client run moved.
@@ -101,6 +104,9 @@ pub struct NetResult {
     /// Bits per second (10^6 bits = 1 Mbit/s, as iperf3).
     pub sent_bps: f64,
     pub received_bps: f64,
+    /// Every stream sent with sendfile(2) (asked with `zerocopy`, and the kernel allowed it).
+    #[serde(default)]
+    pub zerocopy: bool,
 }
 
 /// Resolve `addr` (`host:port`, `[v6]:port`).
@@ -214,13 +220,14 @@ fn serve_one(mut c: TcpStream, stop: &Arc<AtomicBool>) -> std::io::Result<()> {
     };
     let ms = u32::from_le_bytes([h[7], h[8], h[9], h[10]]) as u64;
     let dur = Duration::from_millis(ms);
+    let zerocopy = h[11] & 1 == 1;
     c.set_read_timeout(Some(Duration::from_millis(200)))?;
     let writer = dir.server_sends().then(|| {
         let mut w = c.try_clone();
         let s = stop.clone();
         std::thread::spawn(move || {
             if let Ok(w) = w.as_mut() {
-                let _ = pump_out(w, dur, &s, None);
+                let _ = pump_out(w, dur, &s, None, zerocopy);
                 let _ = w.shutdown(Shutdown::Write);
             }
         })
@@ -235,17 +242,43 @@ fn serve_one(mut c: TcpStream, stop: &Arc<AtomicBool>) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Write for `dur` (or until `stop`), counting into `count`.
+/// The payload for sendfile(2): one buffer's worth in a memory file (no disk behind it).
+fn payload_file() -> std::io::Result<std::fs::File> {
+    let fd = rustix::fs::memfd_create("truebench-net", rustix::fs::MemfdFlags::CLOEXEC)?;
+    let mut f = std::fs::File::from(fd);
+    f.write_all(&vec![0x5au8; BUFFER])?;
+    Ok(f)
+}
+
+/// Write for `dur` (or until `stop`), counting into `count`; with `zerocopy`, by sendfile(2)
+/// from a memory file where the kernel allows it. Returns whether sendfile carried it all.
 fn pump_out(
     w: &mut TcpStream,
     dur: Duration,
     stop: &AtomicBool,
     count: Option<&AtomicU64>,
-) -> std::io::Result<()> {
+    zerocopy: bool,
+) -> std::io::Result<bool> {
     let buf = vec![0x5au8; BUFFER];
+    let mut file = if zerocopy { payload_file().ok() } else { None };
     let end = Instant::now() + dur;
     while Instant::now() < end && !stop.load(Ordering::Relaxed) {
-        match w.write(&buf) {
+        let wrote = match &file {
+            Some(f) => {
+                let mut off = 0u64;
+                match rustix::fs::sendfile(&*w, f, Some(&mut off), BUFFER) {
+                    Ok(n) => Ok(n),
+                    // A socket or file the kernel cannot sendfile: plain writes from here.
+                    Err(e) if e == rustix::io::Errno::INVAL || e == rustix::io::Errno::NOSYS => {
+                        file = None;
+                        continue;
+                    }
+                    Err(e) => Err(std::io::Error::from(e)),
+                }
+            }
+            None => w.write(&buf),
+        };
+        match wrote {
             Ok(n) => {
                 if let Some(c) = count {
                     c.fetch_add(n as u64, Ordering::Relaxed);
@@ -255,7 +288,7 @@ fn pump_out(
             Err(e) => return Err(e),
         }
     }
-    Ok(())
+    Ok(file.is_some())
 }
 
 /// Read until EOF, `limit` or `stop`, counting into `count`.
@@ -301,6 +334,7 @@ pub fn run(addr: SocketAddr, opts: &NetOptions, stop: &AtomicBool) -> Result<Net
     h[..6].copy_from_slice(MAGIC);
     h[6] = opts.direction.code();
     h[7..11].copy_from_slice(&ms.to_le_bytes());
+    h[11] = u8::from(opts.zerocopy);
     let transfer = |source| NetError::Transfer { addr, source };
     for c in &mut conns {
         c.write_all(&h).map_err(transfer)?;
@@ -308,6 +342,7 @@ pub fn run(addr: SocketAddr, opts: &NetOptions, stop: &AtomicBool) -> Result<Net
             .map_err(transfer)?;
     }
     let (sent, received) = (AtomicU64::new(0), AtomicU64::new(0));
+    let copied = AtomicBool::new(false);
     let dir = opts.direction;
     let dur = opts.duration;
     // One sending and/or one receiving thread per stream, all started together.
@@ -323,10 +358,12 @@ pub fn run(addr: SocketAddr, opts: &NetOptions, stop: &AtomicBool) -> Result<Net
     let errors: Vec<std::io::Error> = std::thread::scope(|s| {
         let mut handles = Vec::new();
         for w in &mut writers {
-            let (sent, barrier) = (&sent, &barrier);
+            let (sent, barrier, copied) = (&sent, &barrier, &copied);
             handles.push(s.spawn(move || -> std::io::Result<()> {
                 barrier.wait();
-                pump_out(w, dur, stop, Some(sent))?;
+                if !pump_out(w, dur, stop, Some(sent), opts.zerocopy)? {
+                    copied.store(true, Ordering::Relaxed);
+                }
                 w.shutdown(Shutdown::Write)
             }));
         }
@@ -364,6 +401,7 @@ pub fn run(addr: SocketAddr, opts: &NetOptions, stop: &AtomicBool) -> Result<Net
         received_bytes: received,
         sent_bps: sent as f64 * 8.0 / seconds,
         received_bps: received as f64 * 8.0 / seconds,
+        zerocopy: opts.zerocopy && dir.client_sends() && !copied.load(Ordering::Relaxed),
     })
 }
 
@@ -380,6 +418,7 @@ mod tests {
                 streams,
                 duration: Duration::from_millis(400),
                 direction: dir,
+                zerocopy: false,
             },
             &stop,
         )
@@ -397,6 +436,33 @@ mod tests {
         let both = go(Direction::Duplex, 2);
         assert!(both.sent_bytes > 0 && both.received_bytes > 0, "{both:?}");
         assert!((both.seconds - 0.4).abs() < 0.2, "{both:?}");
+    }
+
+    #[test]
+    fn zero_copy_sends_by_sendfile_both_ways() {
+        let server = Server::start("127.0.0.1:0").unwrap();
+        let stop = AtomicBool::new(false);
+        for direction in [Direction::Upload, Direction::Duplex] {
+            let r = run(
+                server.addr,
+                &NetOptions {
+                    streams: 1,
+                    duration: Duration::from_millis(300),
+                    direction,
+                    zerocopy: true,
+                },
+                &stop,
+            )
+            .unwrap();
+            assert!(r.zerocopy, "{r:?}");
+            assert!(r.sent_bytes > 10 * BUFFER as u64, "{r:?}");
+            if direction == Direction::Duplex {
+                // The server sent by sendfile too: the client received its bytes.
+                assert!(r.received_bytes > 10 * BUFFER as u64, "{r:?}");
+            }
+        }
+        // Asked for plain writes: said so.
+        assert!(!go(Direction::Upload, 1).zerocopy);
     }
 
     #[test]
@@ -431,6 +497,7 @@ mod tests {
                 streams: 1,
                 duration: Duration::from_millis(100),
                 direction: Direction::Upload,
+                zerocopy: false,
             },
             &AtomicBool::new(false),
         )

@@ -54,12 +54,21 @@ pub fn table(b: &NetBody) -> String {
     o
 }
 
+/// How the data was sent, where not by plain writes.
+fn zerocopy(b: &NetBody) -> &'static str {
+    if b.zerocopy {
+        " sent by sendfile (zero-copy)"
+    } else {
+        ""
+    }
+}
+
 impl Render for NetBody {
     fn summary(r: NView<'_>) -> String {
         let b = r.body;
         let mut o = format!(
-            "\nTCP against {} ({}): {} stream(s), {:.0} s per test, {} repeat(s) in alternating order. Mbit/s = 10^6 bits/s; a core at {:.0} % busy or more is the limit (CPU-bound).\n\n",
-            b.peer, b.peer_kind, b.streams, b.duration_s, b.repeat, b.cpu_bound_pct
+            "\nTCP against {} ({}): {} stream(s){}, {:.0} s per test, {} repeat(s) in alternating order. Mbit/s = 10^6 bits/s; a core at {:.0} % busy or more is the limit (CPU-bound).\n\n",
+            b.peer, b.peer_kind, b.streams, zerocopy(b), b.duration_s, b.repeat, b.cpu_bound_pct
         );
         if let Some(n) = &b.sweep_note {
             let _ = writeln!(o, "{n}\n");
@@ -95,10 +104,11 @@ impl Render for NetBody {
     fn html_sections(r: NView<'_>) -> (String, String) {
         let b = r.body;
         let mut head = format!(
-            "<section><h2>TCP throughput</h2><p>Against {} ({}), {} stream(s), {:.0} s per test, {} repeat(s). A core at {:.0} % busy or more is the limit.</p>",
+            "<section><h2>TCP throughput</h2><p>Against {} ({}), {} stream(s){}, {:.0} s per test, {} repeat(s). A core at {:.0} % busy or more is the limit.</p>",
             esc(&b.peer),
             esc(&b.peer_kind),
             b.streams,
+            zerocopy(b),
             b.duration_s,
             b.repeat,
             b.cpu_bound_pct

@@ -1,0 +1,78 @@
+# Evidence for a benchmark figure: how much of the machine other processes used while it was
+# measured. Source it, then around each measurement:
+#
+#   ev_start                 # before: /proc/stat and this session's processes
+#   …measure…
+#   ev_stop                  # after: sets EV_OTHERS (% of all CPUs used by other processes),
+#                            # EV_LOAD ("0.12 → 0.35"), EV_VALID (1 or 0) and EV_LINE
+#
+# "Other processes" are everything outside this script's session (setsid): the benchmark's
+# own tools, run from the script, are in its session; a build, a browser or another user's
+# job are not. Their share is the machine's busy time (/proc/stat: user, nice, system, irq,
+# softirq; steal is the hypervisor's and counted apart) minus this session's (utime + stime of
+# its processes and of the children they waited for), over the elapsed time × CPUs. A figure
+# taken while others used more than EV_LIMIT % (default 3) is not valid: a vCPU shared with a
+# build runs at half speed from one second to the next.
+#
+# Also: ev_median VALUES… (the median of the values given), used for the valid figures only.
+
+# A session of its own, so that only the benchmark's processes are "ours": sourced at the top
+# of a script, before it changes directory, this re-runs the script under setsid.
+if [ "$(awk '{print $4}' <<<"$(sed 's/.*) //' /proc/$$/stat)")" != "$$" ] && [ -z "${EV_REEXEC:-}" ]; then
+  EV_REEXEC=1 exec setsid -w "$(readlink -f "$0")" "$@"
+fi
+
+EV_LIMIT=${EV_LIMIT:-3}
+EV_HZ=$(getconf CLK_TCK)
+EV_CPUS=$(nproc)
+EV_SID=$$
+
+# Busy and steal jiffies of the whole machine.
+ev_machine() {
+  awk '/^cpu /{print $2+$3+$4+$7+$8, $9}' /proc/stat
+}
+
+# Jiffies used by the processes of this session, waited-for children included.
+ev_session() {
+  local sum=0 f line rest
+  for f in /proc/[0-9]*/stat; do
+    line=$(cat "$f" 2>/dev/null) || continue
+    rest=${line##*) }
+    # Fields after "comm)": state(3) ppid pgrp session ... utime(14) stime cutime cstime.
+    set -- $rest
+    [ "${4:-}" = "$EV_SID" ] || continue
+    sum=$((sum + ${12} + ${13} + ${14} + ${15}))
+  done
+  echo "$sum"
+}
+
+ev_start() {
+  read -r EV_B0 EV_S0 <<<"$(ev_machine)"
+  EV_O0=$(ev_session)
+  EV_L0=$(cut -d' ' -f1 /proc/loadavg)
+  EV_T0=$(date +%s.%N)
+}
+
+ev_stop() {
+  local b1 s1 o1 t1
+  read -r b1 s1 <<<"$(ev_machine)"
+  o1=$(ev_session)
+  t1=$(date +%s.%N)
+  EV_LOAD="$EV_L0 → $(cut -d' ' -f1 /proc/loadavg)"
+  # Processes of this session that ended without being waited for take their time with
+  # them: the others' share is then overstated, never understated.
+  read -r EV_OTHERS EV_STEAL <<<"$(awk -v b=$((b1 - EV_B0)) -v o=$((o1 - EV_O0)) -v st=$((s1 - EV_S0)) \
+    -v t="$(echo "$t1 - $EV_T0" | bc)" -v hz="$EV_HZ" -v n="$EV_CPUS" \
+    'BEGIN { d = t * hz * n; x = (b - o) / d * 100; if (x < 0) x = 0; printf "%.1f %.1f", x, st / d * 100 }')"
+  if awk -v x="$EV_OTHERS" -v l="$EV_LIMIT" 'BEGIN { exit !(x <= l) }'; then
+    EV_VALID=1
+    EV_LINE="others ${EV_OTHERS} % of ${EV_CPUS} CPUs, steal ${EV_STEAL} %, load ${EV_LOAD}"
+  else
+    EV_VALID=0
+    EV_LINE="others ${EV_OTHERS} % of ${EV_CPUS} CPUs, steal ${EV_STEAL} %, load ${EV_LOAD} — NOT VALID (over ${EV_LIMIT} %)"
+  fi
+}
+
+ev_median() {
+  printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
