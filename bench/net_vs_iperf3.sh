@@ -32,6 +32,8 @@ NS_B=tbbench-b
 PIDS=()
 cleanup() {
   for p in "${PIDS[@]}"; do kill -INT "$p" 2>/dev/null || true; done
+  sleep 0.5
+  for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   ip netns del "$NS_A" 2>/dev/null || true
   ip netns del "$NS_B" 2>/dev/null || true
@@ -45,13 +47,19 @@ run_in() {
   if [ "$ns" = - ]; then "$@"; else ip netns exec "$ns" "$@"; fi
 }
 
-# servers NS ADDR: a truebench and an iperf3 server in NS listening on ADDR.
+# servers NS ADDR: a truebench and an iperf3 server in NS listening on ADDR (started directly,
+# so that $! is the server itself and the clean-up reaches it).
 servers() {
-  run_in "$1" "$TB" measure net --server "$2:$PORT_TB" 2>/dev/null &
+  local in=()
+  [ "$1" = - ] || in=(ip netns exec "$1")
+  "${in[@]}" "$TB" measure net --server "$2:$PORT_TB" 2>/dev/null &
   PIDS+=($!)
-  run_in "$1" iperf3 -s -B "$2" -p "$PORT_IP" >/dev/null 2>&1 &
+  "${in[@]}" iperf3 -s -B "$2" -p "$PORT_IP" >/dev/null 2>&1 &
   PIDS+=($!)
   sleep 1
+  for p in "${PIDS[@]: -2}"; do
+    kill -0 "$p" 2>/dev/null || { echo "a server did not start (is port $PORT_TB or $PORT_IP taken?)" >&2; exit 1; }
+  done
 }
 
 iperf3_bps() { # NS ADDR MODE
