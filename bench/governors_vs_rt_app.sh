@@ -12,8 +12,9 @@
 #
 # Not a test: prints figures for BENCHMARKS.md. Usage:
 #   bench/governors_vs_rt_app.sh [SECONDS_PER_SET] [ROUNDS] [UTILISATIONS] (default 5 2 0.5,1.0,1.5,2.0)
+. "$(dirname "$0")/lib/evidence.sh"
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$(readlink -f "$0")")/.."
 SECS=${1:-5}
 ROUNDS=${2:-2}
 UTIL=${3:-0.5,1.0,1.5,2.0}
@@ -29,6 +30,7 @@ echo "machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)
   --export-rt-app "$WORK/sets" 2>/dev/null
 for r in $(seq 1 "$ROUNDS"); do
   echo "== round $r: rt-app"
+  ev_start
   for f in "$WORK"/sets/*.json; do
     id=$(basename "$f" .json)
     logs="$WORK/logs/$r/$id"
@@ -60,9 +62,12 @@ print("rt-app    %s miss ratio %6.2f %% (%d/%d), slack p1 %.1f ms, p50 %.1f ms, 
       % (sys.argv[2], 100.0 * neg / max(n, 1), neg, n, q(0.01) / 1000, q(0.5) / 1000, run / max(want, 1)))
 EOF
   done
+  ev_stop
+  echo "   evidence (rt-app, round $r): $EV_LINE"
   echo "== round $r: truebench"
+  ev_start
   "$TB" governors --utilisations "$UTIL" --sets 1 --tasks 10 --seed "$SEED" --duration "$SECS" \
-    --no-tune --json --no-store 2>/dev/null | python3 -c '
+    --no-tuning --json --no-store 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 for row in d["body"]["rows"]:
@@ -71,16 +76,21 @@ for row in d["body"]["rows"]:
         print("truebench u%.2f-s0 miss ratio %6.2f %% (%d/%d)" % (l["utilisation"], 100.0 * (m or 0), l["negative"], l["periods"]))
     print("truebench all: slack p1 %.1f ms, p50 %.1f ms, work time ratio %.3f"
           % ((row["slack_p1_us"] or 0) / 1000, (row["slack_p50_us"] or 0) / 1000, row["work_time_ratio"] or 0))'
+  ev_stop
+  echo "   evidence (truebench, round $r): $EV_LINE"
 done
 # Calibration accuracy: a fresh calibration, then three light tasks (U = 0.3, no contention)
 # asked for N ms of work each period: their CPU time against N (1.000 = exact). rt-app's
 # figure is its logs' run time / asked run time at U = 0.5 above (it calibrates at each start).
 for r in $(seq 1 "$ROUNDS"); do
+  ev_start
   XDG_CACHE_HOME="$WORK/cache$r" "$TB" governors --recalibrate --utilisations 0.3 --sets 1 --tasks 3 \
-    --seed "$SEED" --duration "$SECS" --no-tune --json --no-store 2>/dev/null | python3 -c '
+    --seed "$SEED" --duration "$SECS" --no-tuning --json --no-store 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 print("truebench calibration check: %d loops per ms, work CPU time / asked %.3f"
       % (d["body"]["calibration"]["loops_per_ms"], d["body"]["rows"][0]["work_time_ratio"]))'
+  ev_stop
+  echo "   evidence: $EV_LINE"
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

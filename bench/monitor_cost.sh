@@ -14,8 +14,9 @@
 #
 # Not a test: prints figures for BENCHMARKS.md. Usage: bench/monitor_cost.sh [SECONDS] [RUNS]
 # (default 30 and 3). Needs: bash, awk, sed, cut, date, cc (the C reference loop).
+. "$(dirname "$0")/lib/evidence.sh"
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$(readlink -f "$0")")/.."
 SECS=${1:-30}
 RUNS=${2:-3}
 export CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1}
@@ -114,24 +115,30 @@ median() { sort -g | awk '{v[NR]=$1} END {if (NR == 0) print "n/a"; else if (NR 
 
 echo "machine: $(nproc) CPUs, $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo), kernel $(uname -r)"
 echo "truebench monitor --interval 0.1 --json-lines vs the C reference loop, ${SECS}s each, ${RUNS} runs alternating:"
-printf "%4s %10s %12s %10s %12s %7s %9s %9s\n" run load1 "tb µs/smp" "tb RSS" "C µs/smp" ratio "tb smp" "C smp"
+printf "%4s %10s %12s %10s %12s %7s %9s %9s  %s\n" run load1 "tb µs/smp" "tb RSS" "C µs/smp" ratio "tb smp" "C smp" "evidence (the whole run, both loops)"
 : >"$TMP/tb" >"$TMP/c" >"$TMP/ratio" >"$TMP/load"
 rss_max=0
 for ((i = 1; i <= RUNS; i++)); do
   load=$(cut -d' ' -f1 /proc/loadavg)
+  ev_start
   read -r n_tb ns_tb rss < <(run_monitor)
   read -r n_c ns_c _ < <(run_ref)
+  ev_stop
   tb_us=$(per "$ns_tb" "$n_tb")
   c_us=$(per "$ns_c" "$n_c")
   ratio=$(awk -v a="$tb_us" -v b="$c_us" 'BEGIN {if (b > 0) printf "%.2f", a/b; else print "n/a"}')
-  echo "$tb_us" >>"$TMP/tb"
-  echo "$c_us" >>"$TMP/c"
-  echo "$ratio" >>"$TMP/ratio"
-  echo "$load" >>"$TMP/load"
+  # Only figures of a quiet machine count towards the medians.
+  if [ "$EV_VALID" = 1 ]; then
+    echo "$tb_us" >>"$TMP/tb"
+    echo "$c_us" >>"$TMP/c"
+    echo "$ratio" >>"$TMP/ratio"
+    echo "$load" >>"$TMP/load"
+  fi
   ((rss > rss_max)) && rss_max=$rss
-  printf "%4s %10s %12s %6.1f MiB %12s %7s %9s %9s\n" "$i" "$load" "$tb_us" "$(awk -v k="$rss" 'BEGIN {print k/1024}')" "$c_us" "$ratio" "$n_tb" "$n_c"
+  printf "%4s %10s %12s %6.1f MiB %12s %7s %9s %9s  %s\n" "$i" "$load" "$tb_us" "$(awk -v k="$rss" 'BEGIN {print k/1024}')" "$c_us" "$ratio" "$n_tb" "$n_c" "$EV_LINE"
 done
 echo "files read per sample: $(tr '\n' ' ' <"$TMP/files")"
+echo "valid runs: $(wc -l <"$TMP/ratio") of $RUNS"
 echo "median: truebench $(median <"$TMP/tb") µs/sample, C loop $(median <"$TMP/c") µs/sample, ratio $(median <"$TMP/ratio") (load1 median $(median <"$TMP/load"), now $(cut -d' ' -f1-3 /proc/loadavg)); peak RSS $(awk -v k="$rss_max" 'BEGIN {printf "%.1f", k/1024}') MiB"
 echo "targets: <= 100 µs CPU per sample, <= 10 MiB RSS"
 

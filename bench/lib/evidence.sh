@@ -69,7 +69,7 @@ ev_stop() {
   # them: the others' share is then overstated, never understated.
   read -r EV_OTHERS EV_STEAL EV_KERNEL <<<"$(awk -v b=$((b1 - EV_B0)) -v o=$((o1 - EV_O0)) -v k=$((k1 - EV_K0)) \
     -v st=$((s1 - EV_S0)) -v t="$(echo "$t1 - $EV_T0" | bc)" -v hz="$EV_HZ" -v n="$EV_CPUS" \
-    'BEGIN { d = t * hz * n; x = (b - o - k) / d * 100; if (x < 0) x = 0; printf "%.1f %.1f %.1f", x, st / d * 100, k / d * 100 }')"
+    'BEGIN { d = t * hz * n; if (k < 0) k = 0; x = (b - o - k) / d * 100; if (x < 0) x = 0; printf "%.1f %.1f %.1f", x, st / d * 100, k / d * 100 }')"
   if awk -v x="$EV_OTHERS" -v l="$EV_LIMIT" 'BEGIN { exit !(x <= l) }'; then
     EV_VALID=1
     EV_LINE="others ${EV_OTHERS} % of ${EV_CPUS} CPUs, kernel threads ${EV_KERNEL} %, steal ${EV_STEAL} %, load ${EV_LOAD}"

@@ -216,6 +216,7 @@ fn a_site_of_the_corpus_and_of_every_kind() {
     assert!(index.contains("Boards &lt;compared&gt;"));
     let links = links_stay_inside(&out);
     assert!(links > entries.len() * 3, "{links} links checked");
+    println!("{links} links checked: each leads to a file inside the site's folder");
     // Where the published row differs from the log's, both are shown.
     let differing: Vec<&(i64, bool, BTreeMap<String, String>)> = listed
         .iter()
