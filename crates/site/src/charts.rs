@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::esc;
+use crate::{clip, esc};
 
 /// One result on a chart.
 pub struct Dot<'a> {
@@ -28,15 +28,6 @@ pub fn median(values: &[f64]) -> Option<f64> {
     })
 }
 
-fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() > n {
-        let t: String = s.chars().take(n - 1).collect();
-        format!("{t}…")
-    } else {
-        s.to_string()
-    }
-}
-
 /// A dot plot: a row per result (sorted by value), the scale from zero, the median as a
 /// dashed line. `id` makes the title and description referable.
 pub fn dots(id: &str, title: &str, unit: &str, dots: &mut [Dot<'_>]) -> String {
@@ -50,7 +41,7 @@ pub fn dots(id: &str, title: &str, unit: &str, dots: &mut [Dot<'_>]) -> String {
     let (left, right, top, row) = (210.0, 48.0, 34.0, 20.0);
     let width = 680.0;
     let height = top + row * dots.len() as f64 + 30.0;
-    let step = nice_step(max * 1.05 / 4.0);
+    let step = truebench_render::report::svg::nice_step(max * 1.05, 4);
     let end = (max * 1.05 / step).ceil() * step;
     let x = |v: f64| left + (width - left - right) * (v / end);
     let fig = truebench_figures::headline::fig;
@@ -117,25 +108,6 @@ pub fn dots(id: &str, title: &str, unit: &str, dots: &mut [Dot<'_>]) -> String {
     o
 }
 
-/// A round step near `raw`: 1, 2 or 5 times a power of ten.
-pub fn nice_step(raw: f64) -> f64 {
-    if !(raw.is_finite() && raw > 0.0) {
-        return 1.0;
-    }
-    let p = 10f64.powf(raw.log10().floor());
-    let f = raw / p;
-    let m = if f <= 1.0 {
-        1.0
-    } else if f <= 2.0 {
-        2.0
-    } else if f <= 5.0 {
-        5.0
-    } else {
-        10.0
-    };
-    m * p
-}
-
 /// Spearman's rank correlation of paired values (ties share their mean rank); None below
 /// three pairs or without variation.
 pub fn rank_correlation(pairs: &[(f64, f64)]) -> Option<f64> {
@@ -176,14 +148,6 @@ pub fn rank_correlation(pairs: &[(f64, f64)]) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn round_steps() {
-        assert_eq!(nice_step(4318.0), 5000.0);
-        assert_eq!(nice_step(0.3), 0.5);
-        assert_eq!(nice_step(1.0), 1.0);
-        assert_eq!(nice_step(0.0), 1.0);
-    }
 
     #[test]
     fn medians() {

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use crate::{esc, Row};
+use crate::{clip, esc, Row};
 
 /// The table's columns: (key the script sorts by, heading, numeric).
 pub const COLUMNS: [(&str, &str, bool); 18] = [
@@ -28,15 +28,6 @@ pub const COLUMNS: [(&str, &str, bool); 18] = [
     ("tool", "Tool", false),
     ("source", "Source", false),
 ];
-
-fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() > n {
-        let t: String = s.chars().take(n - 1).collect();
-        format!("{}…", t.trim_end())
-    } else {
-        s.to_string()
-    }
-}
 
 fn num(v: Option<u64>) -> String {
     v.map(|v| v.to_string()).unwrap_or_else(|| "-".into())

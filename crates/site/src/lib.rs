@@ -54,6 +54,16 @@ pub struct Site {
 pub(crate) const SITE_CSS: &str = include_str!("assets/site.css");
 pub(crate) const SITE_JS: &str = include_str!("assets/site.js");
 
+/// `s` cut to `n` characters with an ellipsis.
+pub(crate) fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() > n {
+        let t: String = s.chars().take(n - 1).collect();
+        format!("{}…", t.trim_end())
+    } else {
+        s.to_string()
+    }
+}
+
 /// Escape text for HTML.
 pub(crate) fn esc(s: &str) -> String {
     truebench_render::report::svg::esc(s)

@@ -5,22 +5,14 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use truebench_store::Filter;
 
 #[derive(clap::Args, Debug)]
 pub struct ExportArgs {
     /// Folder to write into (created when missing).
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
-    /// Only results of this kind.
-    #[arg(long, value_name = "KIND", value_parser = clap::builder::PossibleValuesParser::new(truebench_model::KINDS))]
-    pub kind: Option<String>,
-    /// Only results whose device, SoC or hostname contains this (case-insensitive).
-    #[arg(long, value_name = "TEXT")]
-    pub device: Option<String>,
-    /// Only results started since: a date (`2024-03-01`, UTC) or an age (`7d`, `12h`).
-    #[arg(long, value_name = "WHEN")]
-    pub since: Option<String>,
+    #[command(flatten)]
+    pub select: crate::history::Select,
     /// History database (default $XDG_DATA_HOME/truebench/history.sqlite).
     /// A postgresql://USER@HOST/DB URL uses that PostgreSQL database instead.
     #[arg(long, value_name = "PATH|URL", env = "TRUEBENCH_DB")]
@@ -39,13 +31,8 @@ fn file_name(id: i64, kind: &str, started_utc: &str) -> String {
 }
 
 pub fn run(args: ExportArgs) -> anyhow::Result<i32> {
-    let since = crate::history::since_arg(args.since.as_deref())?;
     let store = crate::report::open_db_read(args.db.as_deref())?;
-    let entries = store.list(&Filter {
-        device: args.device.clone(),
-        since_unix_ms: since,
-        kind: args.kind.clone(),
-    })?;
+    let entries = store.list(&args.select.filter()?)?;
     std::fs::create_dir_all(&args.dir)
         .with_context(|| format!("creating {}", args.dir.display()))?;
     let (mut written, mut same, mut refused) = (0, 0, 0);

@@ -7,15 +7,8 @@ use truebench_store::{parse_since, Entry, Filter};
 
 #[derive(clap::Args, Debug)]
 pub struct HistoryArgs {
-    /// Only results of this kind: run, clocks or monitor.
-    #[arg(long, value_name = "KIND", value_parser = clap::builder::PossibleValuesParser::new(truebench_model::KINDS))]
-    pub kind: Option<String>,
-    /// Only runs whose device, SoC or hostname contains this (case-insensitive).
-    #[arg(long, value_name = "TEXT")]
-    pub device: Option<String>,
-    /// Only runs started since: a date (`2024-03-01`, UTC) or an age (`7d`, `12h`).
-    #[arg(long, value_name = "WHEN")]
-    pub since: Option<String>,
+    #[command(flatten)]
+    pub select: Select,
     /// One JSON array of entries instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -132,6 +125,31 @@ pub fn render(entries: &[Entry]) -> String {
 }
 
 /// `--since WHEN` as Unix milliseconds (history and export share it).
+/// Which stored results a command reads: the flags `history`, `export` and `site` share.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct Select {
+    /// Only results of this kind.
+    #[arg(long, value_name = "KIND", value_parser = clap::builder::PossibleValuesParser::new(truebench_model::KINDS))]
+    pub kind: Option<String>,
+    /// Only results whose device, SoC or hostname contains this (case-insensitive).
+    #[arg(long, value_name = "TEXT")]
+    pub device: Option<String>,
+    /// Only results started since: a date (`2024-03-01`, UTC) or an age (`7d`, `12h`).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+}
+
+impl Select {
+    /// The store's filter; an unreadable `--since` is an error naming it.
+    pub fn filter(&self) -> anyhow::Result<Filter> {
+        Ok(Filter {
+            device: self.device.clone(),
+            since_unix_ms: since_arg(self.since.as_deref())?,
+            kind: self.kind.clone(),
+        })
+    }
+}
+
 pub fn since_arg(since: Option<&str>) -> anyhow::Result<Option<i64>> {
     since
         .map(|s| {
@@ -143,7 +161,7 @@ pub fn since_arg(since: Option<&str>) -> anyhow::Result<Option<i64>> {
 }
 
 pub fn run(args: HistoryArgs) -> anyhow::Result<i32> {
-    let since = since_arg(args.since.as_deref())?;
+    let filter = args.select.filter()?;
     let store = match crate::report::open_db_read(args.db.as_deref()) {
         Ok(s) => s,
         // A fresh user has no history yet: an empty list, and nothing created.
@@ -163,11 +181,7 @@ pub fn run(args: HistoryArgs) -> anyhow::Result<i32> {
         }
         Err(e) => return Err(e),
     };
-    let entries = store.list(&Filter {
-        device: args.device.clone(),
-        since_unix_ms: since,
-        kind: args.kind.clone(),
-    })?;
+    let entries = store.list(&filter)?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&entries)?)?;
     } else if entries.is_empty() {

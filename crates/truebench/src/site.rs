@@ -2,7 +2,6 @@
 
 use anyhow::Context;
 use std::path::PathBuf;
-use truebench_store::Filter;
 
 #[derive(clap::Args, Debug)]
 pub struct SiteArgs {
@@ -10,15 +9,8 @@ pub struct SiteArgs {
     /// only what changed and never deletes a file an earlier build did not write.
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
-    /// Only results of this kind.
-    #[arg(long, value_name = "KIND", value_parser = clap::builder::PossibleValuesParser::new(truebench_model::KINDS))]
-    pub kind: Option<String>,
-    /// Only results whose device, SoC or hostname contains this (case-insensitive).
-    #[arg(long, value_name = "TEXT")]
-    pub device: Option<String>,
-    /// Only results started since: a date (`2024-03-01`, UTC) or an age (`7d`, `12h`).
-    #[arg(long, value_name = "WHEN")]
-    pub since: Option<String>,
+    #[command(flatten)]
+    pub select: crate::history::Select,
     /// The index page's title.
     #[arg(long, value_name = "TEXT", default_value = "truebench results")]
     pub title: String,
@@ -34,7 +26,6 @@ pub struct SiteArgs {
 
 pub fn run(args: SiteArgs) -> anyhow::Result<i32> {
     let t0 = std::time::Instant::now();
-    let since = crate::history::since_arg(args.since.as_deref())?;
     let published = match &args.results_md {
         Some(p) => {
             let bytes = crate::files::read_input(p)
@@ -52,11 +43,7 @@ pub fn run(args: SiteArgs) -> anyhow::Result<i32> {
         None => Vec::new(),
     };
     let store = crate::report::open_db_read(args.db.as_deref())?;
-    let entries = store.list(&Filter {
-        device: args.device.clone(),
-        since_unix_ms: since,
-        kind: args.kind.clone(),
-    })?;
+    let entries = store.list(&args.select.filter()?)?;
     if entries.is_empty() {
         anyhow::bail!(
             "no stored result matches in {} (store results with `truebench run`, `truebench import LOG…`)",

@@ -34,7 +34,7 @@ pub fn cluster_colour(i: usize) -> &'static str {
 }
 
 /// A "nice" tick step (1, 2 or 5 × 10ⁿ) giving about `n` ticks over `span`.
-fn nice_step(span: f64, n: usize) -> f64 {
+pub fn nice_step(span: f64, n: usize) -> f64 {
     if !(span.is_finite() && span > 0.0) {
         return 1.0;
     }
