@@ -425,7 +425,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
         let s = match name {
             // Without --force the gate judges %cpu over its window unless the load is low
             // already: the window is the honest estimate ("about 1 s" took 76 s).
-            "idle" if o.force => 1.0,
+            phase::IDLE if o.force => 1.0,
             phase::IDLE => o.idle.window.as_secs_f64(),
             phase::CLOCKS_COLD => {
                 let opps: usize = self
