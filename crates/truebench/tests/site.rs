@@ -184,21 +184,23 @@ fn a_site_of_the_corpus_and_of_every_kind() {
     );
 
     let out = tmp.path().join("site");
+    let build = || {
+        let args = [
+            "site",
+            out.to_str().unwrap(),
+            "--results-md",
+            results_md.to_str().unwrap(),
+        ];
+        ok(
+            tb(
+                &db,
+                &[&args[..], &["--title", "Boards <compared>"]].concat(),
+            ),
+            "site",
+        )
+    };
     let t0 = std::time::Instant::now();
-    let said = ok(
-        tb(
-            &db,
-            &[
-                "site",
-                out.to_str().unwrap(),
-                "--results-md",
-                results_md.to_str().unwrap(),
-                "--title",
-                "Boards <compared>",
-            ],
-        ),
-        "site",
-    );
+    let said = build();
     println!("site: {said}(built in {:.1} s)", t0.elapsed().as_secs_f64());
 
     // Every stored result is in the index and has its page; every link stays inside.
@@ -390,20 +392,7 @@ fn a_site_of_the_corpus_and_of_every_kind() {
 
     // A rebuild writes nothing new; a narrower one removes only its own pages, never the
     // reader's file beside them.
-    let again = ok(
-        tb(
-            &db,
-            &[
-                "site",
-                out.to_str().unwrap(),
-                "--results-md",
-                results_md.to_str().unwrap(),
-                "--title",
-                "Boards <compared>",
-            ],
-        ),
-        "rebuild",
-    );
+    let again = build();
     assert!(again.contains("(0 written"), "{again}");
     std::fs::write(out.join("notes.txt"), "mine").unwrap();
     let narrow = ok(
