@@ -6,8 +6,9 @@
 #   bench/aes_vs_openssl.sh [SECONDS]     (per chunk size, default 1; needs openssl, taskset)
 # Env: CPU (default: the last CPU allowed), TRUEBENCH (binary, default
 #      target/release/truebench, built if missing).
+. "$(dirname "$0")/lib/evidence.sh"
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$(readlink -f "$0")")/.."
 
 SECS=${1:-1}
 for t in openssl taskset; do
@@ -21,14 +22,23 @@ CPU=${CPU:-$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' | tail -1 | sed 's/.*
 
 echo "machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), $(uptime | sed 's/.*load/load/')"
 echo "cpu $CPU; $(openssl version); $SECS s per cell"
+ev_start
 TB=$("$TRUEBENCH" measure aes --cpu "$CPU" --seconds "$SECS")
+ev_stop
+TB_EV=$EV_LINE
+TB_OK=$EV_VALID
 echo "$TB" | sed -n '1,2p'
+echo "evidence (truebench, all ciphers): $TB_EV"
 printf '%-12s %6s %14s %14s %7s\n' cipher bytes truebench openssl ratio
 for c in aes-128-cbc aes-192-cbc aes-256-cbc aes-256-gcm; do
   ours=$(echo "$TB" | awk -v c="$c" '$1 == c {for (i = 2; i <= 7; i++) {sub(/k$/, "", $i); printf "%s ", $i}}')
   # openssl 3 prints the row upper-case; 1.x lower-case.
+  ev_start
   peer=$(taskset -c "$CPU" openssl speed -elapsed -seconds "$SECS" -evp "$c" 2>/dev/null |
     awk -v c="$c" 'tolower($1) == c {for (i = 2; i <= 7; i++) {sub(/k$/, "", $i); printf "%s ", $i}}')
+  ev_stop
+  echo "evidence (openssl $c): $EV_LINE"
+  [ "$TB_OK" = 1 ] && [ "$EV_VALID" = 1 ] || echo "  (not valid: the $c rows were measured on a busy machine)"
   set -- $ours
   o=("$@")
   set -- $peer
