@@ -11,8 +11,9 @@
 #   bench/lzma_vs_7zip.sh [ROUNDS]        (default 3; needs 7zz/7z/7za and taskset)
 # Env: CPU (default: the last CPU allowed), DICT (log2, default 22), SECONDS (truebench time
 #      per direction, default 10), TRUEBENCH (binary, default target/release/truebench).
+. "$(dirname "$0")/lib/evidence.sh"
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$(readlink -f "$0")")/.."
 
 ROUNDS=${1:-3}
 DICT=${DICT:-22}
@@ -30,6 +31,7 @@ echo "machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), $(uptime 
 echo "cpu $CPU, dictionary 2^$DICT; $("$SZ" | sed -n '2p')"
 printf '%-5s %-10s %14s %14s %7s   %s\n' round direction "truebench KiB/s" "7-zip KiB/s" ratio "7-zip rating (MIPS)"
 for r in $(seq 1 "$ROUNDS"); do
+  ev_start
   TB=$("$TRUEBENCH" measure lzma --cpus "$CPU" --seconds "$SECS" --dict "$DICT" --data-mib $((1 << (DICT - 20))))
   tc=$(echo "$TB" | awk '/^compress:/ {print $2}')
   td=$(echo "$TB" | awk '/^compress:/ {print $5}')
@@ -42,5 +44,7 @@ for r in $(seq 1 "$ROUNDS"); do
     END {printf "%.0f %.0f %s %s %s\n", c / n, d / n, cr, dr, tot}')
   printf '%-5s %-10s %14s %14s %7.3f   %s\n' "$r" compress "$tc" "$zc" "$(awk -v a="$tc" -v b="$zc" 'BEGIN{print a/b}')" "$zcr"
   printf '%-5s %-10s %14s %14s %7.3f   %s (total %s)\n' "$r" decompress "$td" "$zd" "$(awk -v a="$td" -v b="$zd" 'BEGIN{print a/b}')" "$zdr" "$ztot"
+  ev_stop
   echo "      truebench data ratio $ratio; $(echo "$TB" | head -1 | sed 's/:.*//')"
+  echo "      evidence (both tools, this round): $EV_LINE"
 done
