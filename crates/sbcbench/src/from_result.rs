@@ -21,6 +21,14 @@ pub fn row(r: RunView<'_>) -> ResultsRow {
         row.memcpy = memcpy;
         row.memset = memset;
     }
+    // Its clock, kernel, distro and kH/s cells too, by the rules of the version that wrote it.
+    if let Some(c) = crate::convert::imported_cells(r) {
+        row.clock = c.clock;
+        row.throttled = c.throttled;
+        row.kernel = c.kernel;
+        row.distro = c.distro;
+        row.khs = c.khs;
+    }
     if r.envelope.inventory.device.is_none() && r.envelope.hostname.is_none() {
         row.device = "-".into();
     }

@@ -86,6 +86,29 @@ impl fmt::Display for ResultsRow {
     }
 }
 
+/// Whether a published Results.md cell says what the computed one says. The distro cell is
+/// the codename and architecture shortened by hand (`Bookworm arm64` for sbc-bench's `Debian
+/// GNU/Linux 12 (bookworm) arm64`): it agrees when every word of theirs (without Markdown
+/// emphasis) appears in ours or in `names` (the distribution's other names: lsb, os-release,
+/// codename), case-insensitively. Every other column agrees only when equal.
+pub fn cell_agrees(column: usize, ours: &str, theirs: &str, names: &[&str]) -> bool {
+    if COLUMNS.get(column) != Some(&"distro") {
+        return ours == theirs;
+    }
+    let mut hay = ours.to_lowercase();
+    for n in names {
+        hay.push(' ');
+        hay.push_str(&n.to_lowercase());
+    }
+    let words: Vec<String> = theirs
+        .replace("**", " ")
+        .split(|c: char| c.is_whitespace() || c == '/')
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_lowercase())
+        .collect();
+    !words.is_empty() && words.iter().all(|w| hay.contains(w.as_str()))
+}
+
 /// One table row of Results.md, split into cells, with the log it links to.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MarkdownRow {

@@ -10,39 +10,26 @@
 use truebench_fixtures::sbc_bench as common;
 
 use std::collections::{BTreeMap, HashMap};
-use truebench_sbcbench::row::{parse_results_md, COLUMNS};
+use truebench_sbcbench::row::{cell_agrees, parse_results_md, COLUMNS};
 use truebench_sbcbench::{parse, results_row, ResultsRow, SbcBenchLog};
 
 /// Columns compared with Results.md. The device column is not: upstream writes it by hand
 /// (`Rock64 (RK3328)` instead of sbc-bench's `Pine64 Rock64`), for every row.
 const COMPARED: [usize; 9] = [1, 2, 3, 4, 5, 6, 7, 8, 9];
 
-/// Results.md's distro cell is the codename and architecture, shortened by hand
-/// (`Bookworm arm64` for sbc-bench's `Debian GNU/Linux 12 (bookworm) arm64`). Ours agrees when
-/// every word of theirs (without Markdown emphasis) appears in ours or in the distro's
-/// lsb/os-release names, case-insensitively.
-fn distro_agrees(ours: &str, theirs: &str, log: &SbcBenchLog) -> bool {
+/// The distribution's other names in the log (lsb, os-release), for the distro cell.
+fn distro_names(log: &SbcBenchLog) -> Vec<&str> {
     let s = &log.system;
-    let mut hay = ours.to_lowercase();
-    for e in [&s.codename, &s.description, &s.distributor_id, &s.os_pretty]
+    [&s.codename, &s.description, &s.distributor_id, &s.os_pretty]
         .into_iter()
         .flatten()
-    {
-        hay.push(' ');
-        hay.push_str(&e.to_lowercase());
-    }
-    let words: Vec<String> = theirs
-        .replace("**", " ")
-        .split(|c: char| c.is_whitespace() || c == '/')
-        .filter(|w| !w.is_empty())
-        .map(|w| w.to_lowercase())
-        .collect();
-    !words.is_empty() && words.iter().all(|w| hay.contains(w.as_str()))
+        .map(String::as_str)
+        .collect()
 }
 
 fn agrees(col: usize, ours: &str, theirs: &str, log: &SbcBenchLog, loose_distro: bool) -> bool {
-    if col == 3 && loose_distro {
-        distro_agrees(ours, theirs, log)
+    if loose_distro {
+        cell_agrees(col, ours, theirs, &distro_names(log))
     } else {
         ours == theirs
     }
@@ -311,4 +298,24 @@ fn rows_agree_with_the_row_sbc_bench_wrote_into_the_log() {
         t.problems.len(),
         t.problems.join("\n")
     );
+}
+
+/// An imported log's row in every command (history, compare, the site) is the row sbc-bench's
+/// rules give for the log itself, cell for cell — not a recomputation from the converted
+/// phases, which differs for clocks of many versions.
+#[test]
+fn an_imported_log_keeps_its_own_row() {
+    let mut checked = 0;
+    for (name, log) in parsed_logs() {
+        if !truebench_sbcbench::import::is_sbc_bench_log(&log) {
+            continue;
+        }
+        let doc = truebench_sbcbench::convert::to_run_result(&log, &name);
+        let kept = truebench_sbcbench::from_result::row(doc.view());
+        let own = results_row(&log);
+        assert_eq!(kept.cells()[1..], own.cells()[1..], "{name}");
+        assert_eq!(kept.throttled, own.throttled, "{name}");
+        checked += 1;
+    }
+    assert!(checked > 250, "{checked} logs");
 }

@@ -25,6 +25,43 @@ pub fn is_imported<B>(r: View<'_, B>) -> bool {
     r.envelope.tools.iter().any(|t| t.name == SBC_BENCH_TOOL)
 }
 
+/// The text cells of an imported log's Results.md row as sbc-bench computes them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportedCells {
+    pub clock: String,
+    pub throttled: bool,
+    pub kernel: String,
+    pub distro: String,
+    pub khs: Option<String>,
+}
+
+/// [`ImportedCells`] from the same note as [`imported_scores`]; None for results that were
+/// measured, or imported before the note carried them.
+pub fn imported_cells<B>(r: View<'_, B>) -> Option<ImportedCells> {
+    let v = row_note(r)?;
+    let text = |k: &str| {
+        v.get(k)
+            .and_then(serde_json::Value::as_str)
+            .map(String::from)
+    };
+    Some(ImportedCells {
+        clock: text("clock")?,
+        throttled: v.get("throttled")?.as_bool()?,
+        kernel: text("kernel")?,
+        distro: text("distro")?,
+        khs: text("khs"),
+    })
+}
+
+fn row_note<B>(r: View<'_, B>) -> Option<serde_json::Value> {
+    let json = r
+        .envelope
+        .notes
+        .iter()
+        .find_map(|n| n.strip_prefix(ROW_NOTE))?;
+    serde_json::from_str(json).ok()
+}
+
 /// Start of the note holding an imported log's Results.md scores (JSON).
 pub const ROW_NOTE: &str = "sbc-bench's Results.md scores: ";
 
@@ -32,12 +69,7 @@ pub const ROW_NOTE: &str = "sbc-bench's Results.md scores: ";
 /// conversion left: `[7-zip multi, 7-zip single, AES, memcpy, memset]`. None for results
 /// that were measured, or imported before the note existed.
 pub fn imported_scores<B>(r: View<'_, B>) -> Option<[Option<u64>; 5]> {
-    let json = r
-        .envelope
-        .notes
-        .iter()
-        .find_map(|n| n.strip_prefix(ROW_NOTE))?;
-    let v: serde_json::Value = serde_json::from_str(json).ok()?;
+    let v = row_note(r)?;
     let get = |k: &str| v.get(k).and_then(serde_json::Value::as_u64);
     Some([
         get("sevenzip_multi"),
@@ -334,6 +366,11 @@ pub fn to_run_result(log: &SbcBenchLog, name: &str) -> RunResult {
             "aes": row.aes,
             "memcpy": row.memcpy,
             "memset": row.memset,
+            "clock": row.clock,
+            "throttled": row.throttled,
+            "kernel": row.kernel,
+            "distro": row.distro,
+            "khs": row.khs,
         })
     ));
 
