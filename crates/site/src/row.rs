@@ -8,7 +8,7 @@ use truebench_model::finding::Severity;
 use truebench_model::{Body, Document, View};
 use truebench_render::report::Frame;
 use truebench_sbcbench::convert::import_source;
-use truebench_sbcbench::row::{MarkdownRow, COLUMNS};
+use truebench_sbcbench::row::{cell_agrees, MarkdownRow, COLUMNS};
 use truebench_store::fairness::Fairness;
 
 use crate::{esc, slug, Stored};
@@ -212,17 +212,17 @@ pub fn row(s: &Stored, published: &[MarkdownRow]) -> Row {
         if let Some(name) = imported.as_ref().and_then(|(_, n)| n.as_deref()) {
             if let Some(p) = published.iter().find(|p| p.log.as_deref() == Some(name)) {
                 let ours = row.cells();
-                // The device cell is written by hand upstream: not compared.
+                let names: Vec<&str> = [inv.distro.as_deref(), e.os_codename.as_deref()]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                // The columns and the rule the Results.md agreement test uses; the device cell,
+                // written by hand upstream, is not compared.
                 for (i, col) in COLUMNS.iter().enumerate().skip(1).take(8) {
                     let theirs = p.cells.get(i).map(|c| c.trim()).unwrap_or("");
-                    let mine = if i == 1 && row.throttled {
-                        format!("{} (throttled)", ours[i])
-                    } else {
-                        ours[i].clone()
-                    };
-                    if !theirs.is_empty() && theirs.replace("**", "") != mine {
+                    if !theirs.is_empty() && !cell_agrees(i, &ours[i], theirs, &names) {
                         r.published
-                            .push((col.to_string(), theirs.to_string(), mine.to_string()));
+                            .push((col.to_string(), theirs.to_string(), ours[i].clone()));
                     }
                 }
             }
@@ -298,8 +298,8 @@ pub fn result_page(title: &str, s: &Stored, r: &Row, all: &[Row]) -> String {
     truebench_render::kinds::html_page_in(
         &s.doc,
         Frame {
-            stylesheet: Some("../assets/report.css"),
-            nav: &format!("{nav}<link rel=\"stylesheet\" href=\"../assets/site.css\">"),
+            stylesheets: &["../assets/report.css", "../assets/site.css"],
+            nav: &nav,
         },
     )
 }

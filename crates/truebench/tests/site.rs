@@ -227,6 +227,33 @@ fn a_site_of_the_corpus_and_of_every_kind() {
     assert!(!differing.is_empty());
     let page = std::fs::read_to_string(out.join(format!("r/{}.html", differing[0].0))).unwrap();
     assert!(page.contains("The published Results.md row differs from this log"));
+    // And exactly where they differ: the cells the Results.md agreement test explains one by
+    // one (its exception list, kH/s aside — the site has no kH/s column), no more, no fewer.
+    let data = std::fs::read_to_string(out.join("assets/data.js")).unwrap();
+    let data: serde_json::Value =
+        serde_json::from_str(&data[data.find('{').unwrap()..data.rfind('}').unwrap() + 1]).unwrap();
+    let mut shown: Vec<[String; 4]> = Vec::new();
+    for r in data["rows"].as_array().unwrap() {
+        let log = r["source"].as_str().unwrap().replace("sbc-bench log ", "");
+        for p in r["published"].as_array().unwrap() {
+            let p: Vec<String> = p
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_str().unwrap().to_string())
+                .collect();
+            shown.push([log.clone(), p[0].clone(), p[2].clone(), p[1].clone()]);
+        }
+    }
+    let mut explained: Vec<[String; 4]> = truebench_fixtures::sbc_bench::tsv("row_exceptions.tsv")
+        .into_iter()
+        .filter(|e| e[1] != "kH/s")
+        .map(|e| [e[0].clone(), e[1].clone(), e[2].clone(), e[3].clone()])
+        .collect();
+    shown.sort();
+    explained.sort();
+    assert_eq!(shown.len(), explained.len());
+    assert_eq!(shown, explained);
 
     // Sorting: 7-zip multi, highest first, unknown last.
     let base = out.join("index.html").display().to_string();
@@ -262,7 +289,12 @@ fn a_site_of_the_corpus_and_of_every_kind() {
         &out.join(format!("r/{imported}.html")).display().to_string(),
         1280,
     );
-    assert!(dom.contains("Same SoC") || dom.contains("Same device"));
+    // Linked back, and to the same device's results in the index; styled by both sheets.
+    assert!(
+        dom.contains("href=\"../index.html#q="),
+        "no link to the same device"
+    );
+    assert!(dom.contains("../assets/report.css") && dom.contains("../assets/site.css"));
     let soc_page = out.join("soc/rockchip-rk3399.html");
     assert!(index.contains("soc/rockchip-rk3399.html"));
     let dom = open(&chrome, &soc_page.display().to_string(), 1280);

@@ -777,8 +777,9 @@ pub fn headline_section(title: &str, h: &[truebench_figures::Headline], extra: &
 /// site's navigation above its header.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Frame<'a> {
-    /// The shared stylesheet's address relative to the page; `None`: the style inline.
-    pub stylesheet: Option<&'a str>,
+    /// The shared stylesheets' addresses relative to the page, in order; none: the style
+    /// inline.
+    pub stylesheets: &'a [&'a str],
     /// HTML put above the header (the site's links back and to related results).
     pub nav: &'a str,
 }
@@ -793,9 +794,14 @@ pub fn page<B>(
 ) -> String {
     let mut o = String::with_capacity(256 * 1024);
     let title = format!("truebench — {}", device(r));
-    let style = match frame.stylesheet {
-        Some(href) => format!("<link rel=\"stylesheet\" href=\"{}\">", esc(href)),
-        None => format!("<style>{CSS}</style>"),
+    let style = if frame.stylesheets.is_empty() {
+        format!("<style>{CSS}</style>")
+    } else {
+        frame
+            .stylesheets
+            .iter()
+            .map(|href| format!("<link rel=\"stylesheet\" href=\"{}\">", esc(href)))
+            .collect()
     };
     let _ = write!(
         o,
@@ -811,7 +817,7 @@ pub fn page<B>(
     o.push_str(&crate::energy::html(r.envelope));
     throttling(&mut o, r);
     system(&mut o, r);
-    let alone = if frame.stylesheet.is_some() {
+    let alone = if !frame.stylesheets.is_empty() {
         "part of a static site: nothing is loaded from outside its folder."
     } else {
         "this page is self-contained: no script, nothing loaded from anywhere."
