@@ -28,7 +28,8 @@ trap 'rm -rf "$WORK"' EXIT
 echo "machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg); sets at U = $UTIL, 10 tasks, ${SECS} s each, seed $SEED, ${ROUNDS} rounds"
 "$TB" governors --utilisations "$UTIL" --sets 1 --tasks 10 --seed "$SEED" --duration "$SECS" \
   --export-rt-app "$WORK/sets" 2>/dev/null
-for r in $(seq 1 "$ROUNDS"); do
+# One round of each tool; r is the round.
+run_rtapp() {
   echo "== round $r: rt-app"
   ev_start
   for f in "$WORK"/sets/*.json; do
@@ -64,6 +65,9 @@ EOF
   done
   ev_stop
   echo "   evidence (rt-app, round $r): $EV_LINE"
+}
+
+run_truebench() {
   echo "== round $r: truebench"
   ev_start
   "$TB" governors --utilisations "$UTIL" --sets 1 --tasks 10 --seed "$SEED" --duration "$SECS" \
@@ -78,6 +82,11 @@ for row in d["body"]["rows"]:
           % ((row["slack_p1_us"] or 0) / 1000, (row["slack_p50_us"] or 0) / 1000, row["work_time_ratio"] or 0))'
   ev_stop
   echo "   evidence (truebench, round $r): $EV_LINE"
+}
+
+for r in $(seq 1 "$ROUNDS"); do
+  # Which tool goes first alternates from round to round.
+  if [ $((r % 2)) = 1 ]; then run_rtapp; run_truebench; else run_truebench; run_rtapp; fi
 done
 # Calibration accuracy: a fresh calibration, then three light tasks (U = 0.3, no contention)
 # asked for N ms of work each period: their CPU time against N (1.000 = exact). rt-app's

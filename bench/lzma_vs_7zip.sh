@@ -30,18 +30,26 @@ CPU=${CPU:-$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' | tail -1 | sed 's/.*
 echo "machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), $(uptime | sed 's/.*load/load/')"
 echo "cpu $CPU, dictionary 2^$DICT; $("$SZ" | sed -n '2p')"
 printf '%-5s %-10s %14s %14s %7s   %s\n' round direction "truebench KiB/s" "7-zip KiB/s" ratio "7-zip rating (MIPS)"
-for r in $(seq 1 "$ROUNDS"); do
-  ev_start
-  TB=$("$TRUEBENCH" measure lzma --cpus "$CPU" --seconds "$SECS" --dict "$DICT" --data-mib $((1 << (DICT - 20))))
-  tc=$(echo "$TB" | awk '/^compress:/ {print $2}')
-  td=$(echo "$TB" | awk '/^compress:/ {print $5}')
-  ratio=$(echo "$TB" | sed -n 's/.*ratio \([0-9.]*\).*/\1/p')
+# 7-zip's single-threaded benchmark on the CPU: the mean of its per-dictionary Speed columns
+# (every 7-zip version has them) and its ratings, into zc zd zcr zdr ztot.
+run_7zip() {
   # Mean of the per-dictionary lines' Speed columns (every 7-zip version has them).
   read -r zc zd zcr zdr ztot < <(taskset -c "$CPU" "$SZ" b -mmt1 -md"$DICT" | awk '
     /^[0-9]+:/ {sub(/\|/, " "); c += $2; d += $6; n++}
     /^Avr:/ {split($0, h, "|"); nc = split(h[1], a, " "); nd = split(h[2], b, " "); cr = a[nc]; dr = b[nd]}
     /^Tot:/ {tot = $NF}
     END {printf "%.0f %.0f %s %s %s\n", c / n, d / n, cr, dr, tot}')
+}
+
+for r in $(seq 1 "$ROUNDS"); do
+  ev_start
+  # Which tool goes first alternates from round to round.
+  [ $((r % 2)) = 0 ] && run_7zip
+  TB=$("$TRUEBENCH" measure lzma --cpus "$CPU" --seconds "$SECS" --dict "$DICT" --data-mib $((1 << (DICT - 20))))
+  tc=$(echo "$TB" | awk '/^compress:/ {print $2}')
+  td=$(echo "$TB" | awk '/^compress:/ {print $5}')
+  ratio=$(echo "$TB" | sed -n 's/.*ratio \([0-9.]*\).*/\1/p')
+  [ $((r % 2)) = 1 ] && run_7zip
   printf '%-5s %-10s %14s %14s %7.3f   %s\n' "$r" compress "$tc" "$zc" "$(awk -v a="$tc" -v b="$zc" 'BEGIN{print a/b}')" "$zcr"
   printf '%-5s %-10s %14s %14s %7.3f   %s (total %s)\n' "$r" decompress "$td" "$zd" "$(awk -v a="$td" -v b="$zd" 'BEGIN{print a/b}')" "$zdr" "$ztot"
   ev_stop
