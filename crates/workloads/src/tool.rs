@@ -134,6 +134,15 @@ fn read_lines(mut r: impl Read, on_line: Option<&(dyn Fn(&str) + Sync)>) -> Vec<
     buf
 }
 
+/// SIGKILL to the child's process group (it leads one: `process_group(0)`), else to the child.
+fn kill_group(child: &mut std::process::Child) {
+    let pgid = child.id() as libc::pid_t;
+    // SAFETY: killpg only sends a signal; the group is the child's own, made at spawn.
+    if unsafe { libc::killpg(pgid, libc::SIGKILL) } != 0 {
+        let _ = child.kill();
+    }
+}
+
 /// Run `program args…` with `LC_ALL=C` (stable number formats), stdin closed, output captured.
 pub fn run_tool(
     program: &Path,
@@ -146,6 +155,9 @@ pub fn run_tool(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    // Its own process group: a timeout or stop kills what it started too (a shell's
+    // children), which would otherwise run on and hold the pipes open.
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     if let Some(cpus) = spec.cpus {
         pin_command(&mut cmd, cpus)?;
     }
@@ -176,7 +188,7 @@ pub fn run_tool(
                 stopped = true;
             }
             if timed_out || stopped {
-                let _ = child.kill();
+                kill_group(&mut child);
                 break child.wait().ok();
             }
             std::thread::sleep(Duration::from_millis(20));
@@ -257,14 +269,21 @@ mod tests {
     #[test]
     fn timeout_kills_the_child() {
         let sh = find_tool(&["sh"]).unwrap();
-        let args = vec!["-c".to_string(), "sleep 30".to_string()];
+        // The shell's child holds the pipes: it must be killed with the shell, or the run
+        // would only end when `sleep` does.
+        let args = vec!["-c".to_string(), "sleep 600; true".to_string()];
         let spec = RunSpec {
             timeout: Some(Duration::from_millis(100)),
             ..RunSpec::default()
         };
+        let started = Instant::now();
         let o = run_tool(&sh, &args, spec).unwrap();
         assert!(o.timed_out);
-        assert!(o.seconds < 20.0);
+        assert!(o.seconds < 300.0);
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "the grandchild outlived the timeout"
+        );
         assert_eq!(o.exit_code, None);
     }
 
