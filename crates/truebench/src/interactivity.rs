@@ -227,7 +227,7 @@ pub fn run(args: InteractivityArgs) -> anyhow::Result<i32> {
     let quiet = args.json || args.quiet;
     let mut steps = crate::progress::steps::Steps::new(args.quiet, args.json);
     steps.headline(&format!(
-        "interactivity: up to {cells} cells of {duration:.0} s (about {} min); Ctrl-C keeps what was measured",
+        "interactivity: up to {cells} cells of {duration} s (about {} min); Ctrl-C keeps what was measured",
         ((cells as f64 * (duration + 1.0)) / 60.0).ceil()
     ));
     let stop = truebench_tuning::graceful_interrupts();

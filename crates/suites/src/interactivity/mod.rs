@@ -141,6 +141,9 @@ fn busy_threads(load: LoadKind, burn: u32) -> Option<u32> {
     }
 }
 
+/// How long a started load runs before a cell measures under it (at most).
+const LOAD_SETTLE: Duration = Duration::from_millis(500);
+
 /// Run the benchmark. `Err` only when it could not start.
 pub fn run(
     host: &Host,
@@ -325,9 +328,10 @@ pub fn run(
                 Err(e) => return Outcome::failed(e.to_string()),
             };
             cell.load_description = Some(running.description.clone());
-            // Let the load reach its steady state before measuring.
+            // Let the load reach its steady state before measuring: half a second, or a
+            // tenth of a shorter cell, so that settling never dominates the cell.
             if load != LoadKind::None {
-                std::thread::sleep(Duration::from_millis(500));
+                std::thread::sleep(LOAD_SETTLE.min(opts.duration / 10));
             }
             // Interrupted while the load was starting (a scratch file can
             // take seconds): nothing was measured, so report no latency
