@@ -20,6 +20,7 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 /// The binary with the history kept out of the user's own (every clocks result is stored).
 fn bin() -> Command {
     let mut c = Command::new(BIN);
+    c.env("TRUEBENCH_LOCK_DIR", truebench_fixtures::lock_dir());
     c.env(
         "XDG_DATA_HOME",
         std::env::temp_dir().join("truebench-clocks-tests-history"),

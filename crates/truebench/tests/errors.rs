@@ -11,6 +11,7 @@ fn tb(args: &[&str], tmp: &Path) -> Output {
     Command::new(BIN)
         .args(args)
         .env("XDG_DATA_HOME", tmp.join("xdg"))
+        .env("TRUEBENCH_LOCK_DIR", truebench_fixtures::lock_dir())
         .env_remove("ExecuteCommand")
         .output()
         .unwrap()

@@ -45,6 +45,7 @@ fn tb(db: &Path, args: &[&str]) -> Output {
         .arg(db)
         // Nothing may land in the user's own history.
         .env("XDG_DATA_HOME", db.parent().unwrap().join("xdg"))
+        .env("TRUEBENCH_LOCK_DIR", truebench_fixtures::lock_dir())
         .output()
         .unwrap();
     assert!(
@@ -162,6 +163,7 @@ fn tb_raw(db: &Path, args: &[&str]) -> Output {
     Command::new(BIN)
         .args(args)
         .env("XDG_DATA_HOME", db.parent().unwrap().join("xdg"))
+        .env("TRUEBENCH_LOCK_DIR", truebench_fixtures::lock_dir())
         .output()
         .unwrap()
 }
@@ -294,6 +296,7 @@ fn raw(args: &[&str], xdg: &Path) -> Output {
     Command::new(BIN)
         .args(args)
         .env("XDG_DATA_HOME", xdg)
+        .env("TRUEBENCH_LOCK_DIR", truebench_fixtures::lock_dir())
         .output()
         .unwrap()
 }

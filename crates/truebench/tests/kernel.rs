@@ -6,7 +6,12 @@ use std::process::Command;
 const BIN: &str = env!("CARGO_BIN_EXE_truebench");
 
 fn kernel(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(BIN).arg("kernel").args(args).output().unwrap();
+    let out = Command::new(BIN)
+        .arg("kernel")
+        .args(args)
+        .env("TRUEBENCH_LOCK_DIR", truebench_fixtures::lock_dir())
+        .output()
+        .unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),

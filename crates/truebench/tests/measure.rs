@@ -9,6 +9,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_truebench");
 fn measure_runs_one_kernel_alone() {
     let out = Command::new(BIN)
         .args(["measure", "aes", "--seconds", "0.01", "--json"])
+        .env("TRUEBENCH_LOCK_DIR", truebench_fixtures::lock_dir())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -20,6 +21,7 @@ fn measure_runs_one_kernel_alone() {
     // The text form the bench scripts parse (`bench/aes_vs_openssl.sh`).
     let out = Command::new(BIN)
         .args(["measure", "aes", "--seconds", "0.01"])
+        .env("TRUEBENCH_LOCK_DIR", truebench_fixtures::lock_dir())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));

@@ -99,6 +99,7 @@ fn run(args: &[String], stdout: Stdio, tmp: &Path) -> Output {
     Command::new(BIN)
         .args(args)
         .env("XDG_DATA_HOME", tmp.join("xdg"))
+        .env("TRUEBENCH_LOCK_DIR", truebench_fixtures::lock_dir())
         .stdout(stdout)
         .stderr(Stdio::piped())
         .output()
@@ -155,6 +156,7 @@ fn a_closed_stderr_changes_nothing_else() {
     args.push(tmp.path().join("missing.txt").display().to_string());
     let out = Command::new(BIN)
         .args(&args)
+        .env("TRUEBENCH_LOCK_DIR", truebench_fixtures::lock_dir())
         .stdout(Stdio::piped())
         .stderr(closed_pipe())
         .output()

@@ -22,6 +22,7 @@ fn tb(db: &Path, args: &[&str]) -> Output {
         .arg("--db")
         .arg(db)
         .env("XDG_DATA_HOME", db.parent().unwrap().join("xdg"))
+        .env("TRUEBENCH_LOCK_DIR", truebench_fixtures::lock_dir())
         .output()
         .unwrap()
 }
