@@ -54,7 +54,12 @@ fn put(root: &Path, rel: &str, text: &str) {
 
 /// The recorded ROCK 5B, idle, with a devfreq device and an ASPM policy to tune.
 fn rock5b() -> tempfile::TempDir {
-    let d = truebench_fixtures::root("rk3588-rock5b");
+    board("rk3588-rock5b")
+}
+
+/// A recorded board, idle, with a devfreq device and an ASPM policy to tune.
+fn board(name: &str) -> tempfile::TempDir {
+    let d = truebench_fixtures::root(name);
     let r = d.path();
     put(r, "proc/loadavg", "0.00 0.00 0.00 1/246 1893\n");
     put(r, "sys/class/devfreq/dmc/governor", "dmc_ondemand\n");
@@ -373,10 +378,10 @@ fn a_second_run_is_refused_while_one_runs_for_any_user() {
 
 /// Without root the run goes on untuned and says why; with `--unattended` it exits 3 when
 /// the result is invalid — here because the recorded board's kernel log reports the
-/// oom-killer while the run goes on.
+/// oom-killer while the run goes on. A board of one cluster: each phase runs once.
 #[test]
 fn without_root_unattended_runs_untuned_and_exits_3_when_invalid() {
-    let root = rock5b();
+    let root = board("rpi4b");
     // Readable for everyone, writable for nobody but root.
     let mut dirs = vec![root.path().to_path_buf()];
     while let Some(d) = dirs.pop() {
