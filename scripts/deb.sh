@@ -32,11 +32,18 @@ shopt -s nullglob
 bins=("$dist"/truebench-"$version"-*-linux-musl*)
 [ ${#bins[@]} -gt 0 ] || { echo "deb.sh: no $dist/truebench-$version-TARGET; run scripts/release.sh first" >&2; exit 1; }
 
-# Man pages and completions are made by this machine's build from the same clap definition.
+# Man pages and completions are made from the same clap definition by the packaged binary
+# for this machine's architecture (static: it runs here), else by a build of this machine.
 gen=$(mktemp -d)
 trap 'rm -rf "$gen"' EXIT
-cargo build -q -p truebench
-tb=target/debug/truebench
+tb=""
+for b in "${bins[@]}"; do
+  case "${b##*/truebench-"$version"-}" in "$(uname -m)"-*) tb=$b ;; esac
+done
+if [ -z "$tb" ]; then
+  cargo build -q -p truebench
+  tb=target/debug/truebench
+fi
 "$tb" generate man "$gen/man" 2>/dev/null
 gzip -9n "$gen"/man/*.1
 "$tb" generate completions bash > "$gen/truebench.bash"

@@ -49,6 +49,7 @@ version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 # The pure crates: parsers, model, figures, rendering, history — no measurement, no /sys writes.
 pure=(-p truebench-host -p truebench-model -p truebench-sbcbench -p truebench-figures -p truebench-render -p truebench-store)
 mkdir -p "$out"
+checks=()
 
 runner() { # the qemu-user that runs TARGET's binaries here ("" = natively)
   case "$1" in
@@ -79,12 +80,24 @@ for t in "${targets[@]}"; do
       fi
     fi
   fi
-  echo "== $t: cargo zigbuild --profile $profile"
-  "${boot[@]}" cargo-zigbuild zigbuild --profile "$profile" --target "$t" --target-dir "$tdir" \
-    "${std[@]}" -p truebench
   dir=$profile
   [ "$profile" = dev ] && dir=debug
   bin=$tdir/$t/$dir/truebench
+  if [ "$test" = 1 ] && [ ${#testkind[@]} -gt 0 ]; then
+    # One cargo invocation builds the binary and the pure crates' unit tests: one feature
+    # resolution, so the dependencies are compiled once (a separate `cargo build` resolves
+    # without the tests' dev-dependencies and compiles most of them again), and the binary
+    # shipped is the binary the tests were built with. static_builds is the integration
+    # test that makes cargo build the binary; its checks run natively below.
+    tsel=(-p truebench --test static_builds "${pure[@]}" "${testkind[@]}")
+    echo "== $t: cargo zigbuild test --no-run --profile $profile (the binary and the unit tests)"
+    "${boot[@]}" cargo-zigbuild test --no-run --profile "$profile" --target "$t" --target-dir "$tdir" \
+      "${std[@]}" "${tsel[@]}"
+  else
+    echo "== $t: cargo zigbuild --profile $profile"
+    "${boot[@]}" cargo-zigbuild zigbuild --profile "$profile" --target "$t" --target-dir "$tdir" \
+      "${std[@]}" -p truebench
+  fi
   if readelf -lW "$bin" | grep -q 'program interpreter' || readelf -dW "$bin" | grep -q NEEDED; then
     echo "release.sh: $bin is not static:" >&2
     readelf -lW "$bin" | grep -i interpreter >&2 || true
@@ -96,13 +109,27 @@ for t in "${targets[@]}"; do
   if [ "$test" = 1 ]; then
     r=$(runner "$t")
     [ -z "$r" ] || command -v "$r" >/dev/null || { echo "release.sh: $r (qemu-user) is not installed" >&2; exit 1; }
-    echo "== $t: unit tests of the pure crates${r:+ under $r}"
-    "${boot[@]}" cargo-zigbuild test --profile "$profile" --target "$t" --target-dir "$tdir" \
-      "${std[@]}" "${pure[@]}" "${testkind[@]}"
-    echo "== $t: the static binary${r:+ under $r}"
-    TRUEBENCH_STATIC_BIN="$out/truebench-$version-$t" TRUEBENCH_STATIC_RUNNER="$r" \
-      cargo test -p truebench --test static_builds -- --ignored --nocapture
+    echo "== $t: tests of the pure crates${r:+ under $r}"
+    if [ ${#testkind[@]} -gt 0 ]; then
+      # The same selection as the build above (another would resolve features anew);
+      # static_builds' checks are ignored here and run natively below.
+      "${boot[@]}" cargo-zigbuild test --profile "$profile" --target "$t" --target-dir "$tdir" \
+        "${std[@]}" "${tsel[@]}"
+    else
+      "${boot[@]}" cargo-zigbuild test --profile "$profile" --target "$t" --target-dir "$tdir" \
+        "${std[@]}" "${pure[@]}"
+    fi
+    checks+=("$t")
   fi
+done
+
+# The checks of the static binaries run natively (the test drives each binary under its
+# qemu-user), after every target is built: one native build of the check for all of them.
+for t in "${checks[@]}"; do
+  r=$(runner "$t")
+  echo "== $t: the static binary${r:+ under $r}"
+  TRUEBENCH_STATIC_BIN="$out/truebench-$version-$t" TRUEBENCH_STATIC_RUNNER="$r" \
+    cargo test -p truebench --test static_builds -- --ignored --nocapture
 done
 
 (cd "$out" && sha256sum truebench-"$version"-* > SHA256SUMS)
