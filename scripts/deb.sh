@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Debian packages of the static binaries that scripts/release.sh made:
 #
-#   scripts/deb.sh [--dist DIR] [--check]
+#   scripts/deb.sh [--dist DIR] [--check] [--fast]
 #
 # For every DIR/truebench-VERSION-TARGET (default DIR: target/dist) writes
 # DIR/truebench_VERSION_ARCH.deb (amd64, arm64, armhf, riscv64): /usr/bin/truebench, a man
@@ -12,16 +12,21 @@
 # --check (root, dpkg): installs this machine's package with dpkg -i, runs the installed
 # binary, checks the man page and completions are where man and the shells look, and removes
 # the package again. Refuses when a truebench package is installed already.
+#
+# --fast: xz level 1 instead of the default 6 (2 s instead of 15 s a package, 20 % larger):
+# for CI, which packages unstripped development builds to check them, not to ship them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 dist=target/dist
 check=0
+level=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --dist) dist=$2; shift 2 ;;
     --check) check=1; shift ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --fast) level=(-z1); shift ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "deb.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -106,7 +111,7 @@ Description: how fast a Linux machine really is, and why
  score. Statically linked: the same package works on old and new releases.
 EOF
   out=$dist/truebench_${version}_$arch.deb
-  dpkg-deb --root-owner-group -Zxz --build "$pkg" "$out" >/dev/null
+  dpkg-deb --root-owner-group -Zxz "${level[@]}" --build "$pkg" "$out" >/dev/null
   echo "$out"
 done
 

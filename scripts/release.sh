@@ -2,9 +2,11 @@
 # Static truebench binaries (musl, no dynamic dependency) for x86_64, aarch64, armv7 (armhf)
 # and riscv64gc, with SHA-256 checksums:
 #
-#   scripts/release.sh [--profile release|dev] [--out DIR] [--test [--all-tests]] [TARGET…]
+#   scripts/release.sh [--profile release|dev] [--out DIR] [--target-dir DIR] [--test [--all-tests]] [TARGET…]
 #
-# Writes DIR/truebench-VERSION-TARGET and DIR/SHA256SUMS (default DIR: target/dist). Each
+# Writes DIR/truebench-VERSION-TARGET and DIR/SHA256SUMS (default DIR: target/dist).
+# --target-dir: cargo's folder for the cross builds (default target; another one lets them
+# run while a native cargo works in target, as CI does). Each
 # binary is checked to have no program interpreter and no NEEDED library. --test also runs,
 # for each target under qemu-user, the unit tests of the pure crates (--all-tests: their
 # integration tests too, minutes more per target) and the checks of
@@ -22,6 +24,7 @@ cd "$(dirname "$0")/.."
 
 profile=release
 out=target/dist
+tbase=target
 test=0
 testkind=(--lib)
 targets=()
@@ -29,9 +32,10 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --profile) profile=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --target-dir) tbase=$2; shift 2 ;;
     --test) test=1; shift ;;
     --all-tests) testkind=(); shift ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "release.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -64,7 +68,7 @@ runner() { # the qemu-user that runs TARGET's binaries here ("" = natively)
 for t in "${targets[@]}"; do
   std=()
   boot=()
-  tdir=target
+  tdir=$tbase
   if ! rustup target list --installed | grep -qx "$t"; then
     if ! timeout 300 rustup target add "$t" >/dev/null 2>&1; then
       if rustup component list --installed | grep -q '^rust-src'; then
@@ -73,7 +77,7 @@ for t in "${targets[@]}"; do
         boot=(env RUSTC_BOOTSTRAP=1)
         # Its own target folder: RUSTC_BOOTSTRAP changes the fingerprint of the host's
         # build scripts and proc macros, which native builds in between would rebuild.
-        tdir=target/build-std
+        tdir=$tbase/build-std
       else
         echo "release.sh: $t: 'rustup target add $t' failed and rust-src is not installed (rustup component add rust-src)" >&2
         exit 1
