@@ -19,8 +19,12 @@
 # here) the kernel's copy into a buffer that is not cache-line aligned is ten times slower, and
 # fio's default (malloc's 16 bytes) made its cached figure 1.8 GB/s instead of 22 GB/s.
 # Units: MB/s = 10^6 bytes/s (fio's "bw" is KiB/s and hdparm's MB/sec is MiB/s: converted).
+# Each pair runs under bench/lib/evidence.sh, alternating which tool goes first: its line
+# carries the other processes' share of the machine; a pair measured while others used more
+# than 3 % is marked not valid and left out of the medians.
+. "$(dirname "$0")/lib/evidence.sh"
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$(readlink -f "$0")")/.."
 
 ROUNDS=${1:-3}
 SECS=${SECS:-3}
@@ -57,25 +61,35 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.3f", a/b}'; }
 
 echo "machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), $(uptime | sed 's/.*load/load/')"
 echo "file $FILE ($(df -T "$FILE" | awk 'NR==2{print $2" on "$1}')), device ${DEVICE:-none}, $SECS s per test"
-printf '%-6s %-22s %12s %12s %7s\n' round test truebench peer ratio
+printf '%-6s %-22s %12s %12s %7s  %s\n' round test truebench peer ratio evidence
 declare -A R
+# pair LABEL TB_CMD… -- PEER_CMD…: both, alternating which goes first by round; sets a, b.
+pair() {
+  local label=$1; shift
+  local tbc=() peer=()
+  while [ "$1" != -- ]; do tbc+=("$1"); shift; done
+  shift; peer=("$@")
+  ev_start
+  if [ $((r % 2)) = 1 ]; then a=$("${tbc[@]}"); b=$("${peer[@]}"); else b=$("${peer[@]}"); a=$("${tbc[@]}"); fi
+  ev_stop
+  q=$(ratio "$a" "$b")
+  printf '%-6s %-22s %12s %12s %7s  %s\n' "$r" "$label" "$a" "$b" "$q" "$EV_LINE"
+  [ "$EV_VALID" = 1 ] && R["$label"]+="$q "
+  return 0
+}
 for r in $(seq 1 "$ROUNDS"); do
   cat "$FILE" >/dev/null # cached: the file in the page cache for both
   for row in "sequential read 2M 1 1G" "random randread 4k 1 1G" "cached read 2M 0 2M"; do
     set -- $row
-    a=$(tb "$1" "$FILE"); b=$(fio_mb "$2" "$3" "$4" "$5"); q=$(ratio "$a" "$b")
-    printf '%-6s %-22s %12s %12s %7s\n' "$r" "$1 (fio)" "$a" "$b" "$q"
-    R["$1 (fio)"]+="$q "
+    pair "$1 (fio)" tb "$1" "$FILE" -- fio_mb "$2" "$3" "$4" "$5"
   done
   if [ -n "${DEVICE:-}" ]; then
-    a=$(tb sequential "$DEVICE"); b=$(hdparm_mb -t); q=$(ratio "$a" "$b")
-    printf '%-6s %-22s %12s %12s %7s\n' "$r" "sequential (hdparm -t)" "$a" "$b" "$q"; R["sequential (hdparm -t)"]+="$q "
-    a=$(tb cached "$DEVICE"); b=$(hdparm_mb -T); q=$(ratio "$a" "$b")
-    printf '%-6s %-22s %12s %12s %7s\n' "$r" "cached (hdparm -T)" "$a" "$b" "$q"; R["cached (hdparm -T)"]+="$q "
+    pair "sequential (hdparm -t)" tb sequential "$DEVICE" -- hdparm_mb -t
+    pair "cached (hdparm -T)" tb cached "$DEVICE" -- hdparm_mb -T
   fi
 done
 echo
 for k in "${!R[@]}"; do
-  printf 'median ratio %-22s %s\n' "$k" "$(tr ' ' '\n' <<<"${R[$k]}" | grep . | sort -g | awk '{v[NR]=$1} END{print (NR%2)?v[(NR+1)/2]:(v[NR/2]+v[NR/2+1])/2}')"
+  printf 'median ratio %-22s %s (%d valid)\n' "$k" "$(ev_median ${R[$k]})" "$(wc -w <<<"${R[$k]}")"
 done
 echo "($(uptime | sed 's/.*load/load/'))"
