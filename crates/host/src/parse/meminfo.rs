@@ -29,6 +29,9 @@ pub fn parse(text: &str) -> BTreeMap<String, u64> {
     m
 }
 
+/// How many fields [`Meminfo`] has.
+const FIELDS: usize = 11;
+
 /// The fields of /proc/meminfo truebench uses, in kB; `None` when the line is missing or
 /// malformed. Parsed from bytes without allocating, so the sampler can re-read it each tick.
 #[derive(
@@ -55,7 +58,13 @@ pub struct Meminfo {
 impl Meminfo {
     pub fn parse(text: &[u8]) -> Meminfo {
         let mut m = Meminfo::default();
+        // The fields wanted are in the first third of the file: stop once all were seen (the
+        // sampler parses it every tick; on a kernel lacking one, the whole file is read).
+        let mut seen = 0;
         for line in lines(text) {
+            if seen == FIELDS {
+                break;
+            }
             let Some(colon) = line.iter().position(|&c| c == b':') else {
                 continue;
             };
@@ -77,6 +86,7 @@ impl Meminfo {
                 .next()
                 .and_then(u64_of)
                 .filter(|&n| n <= MAX_KB);
+            seen += 1;
         }
         m
     }
@@ -99,6 +109,15 @@ mod tests {
         assert_eq!(m["MemTotal"], 16314512);
         assert_eq!(m["HugePages_Total"], 0);
         assert_eq!(m.len(), 2);
+    }
+
+    #[test]
+    fn a_missing_field_does_not_hide_the_ones_after_it() {
+        // No MemAvailable (kernels before 3.14): the rest of the file is still read.
+        let t = b"MemTotal: 100 kB\nMemFree: 50 kB\nBuffers: 1 kB\nCached: 2 kB\nSwapCached: 0 kB\nDirty: 3 kB\nWriteback: 4 kB\nAnonPages: 9 kB\nShmem: 5 kB\nSwapTotal: 8 kB\nSwapFree: 6 kB\n";
+        let m = Meminfo::parse(t);
+        assert_eq!(m.mem_available_kb, None);
+        assert_eq!((m.shmem_kb, m.swap_used_kb()), (Some(5), Some(2)));
     }
 
     #[test]
