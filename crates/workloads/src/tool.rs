@@ -279,9 +279,9 @@ mod tests {
         let started = Instant::now();
         let o = run_tool(&sh, &args, spec).unwrap();
         assert!(o.timed_out);
-        assert!(o.seconds < 300.0);
+        assert!(o.seconds < 20.0);
         assert!(
-            started.elapsed() < Duration::from_secs(300),
+            started.elapsed() < Duration::from_secs(20),
             "the grandchild outlived the timeout"
         );
         assert_eq!(o.exit_code, None);
