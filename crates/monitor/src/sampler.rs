@@ -144,7 +144,12 @@ impl SampleLoop {
     }
 
     /// Wait until `due`; false when asked to stop meanwhile.
-    fn wait_until(&self, due: Instant) -> bool {
+    fn wait_until(&self, due: Instant, clock: &Monotonic) -> bool {
+        if Arc::strong_count(&self.shared) == 1 {
+            // Nobody holds a `Sampler` that could notify the condition variable: one timed
+            // sleep, the cheapest wake-up there is (and the one a minimal C loop uses).
+            return self.sleep_until(due, clock);
+        }
         let mut stop = lock(&self.shared.stop);
         loop {
             if *stop || self.stopped() {
@@ -167,6 +172,25 @@ impl SampleLoop {
         }
     }
 
+    /// `wait_until` without the condition variable: an absolute `clock_nanosleep`, waking
+    /// every `STOP_POLL` to look at the `stop` flag when the interval is longer.
+    fn sleep_until(&self, due: Instant, clock: &Monotonic) -> bool {
+        loop {
+            if self.stopped() {
+                return false;
+            }
+            let target = if self.cfg.stop.is_some() && self.interval > STOP_POLL {
+                due.min(Instant::now() + STOP_POLL)
+            } else {
+                due
+            };
+            if clock.sleep_until(target) && target >= due {
+                return !self.stopped();
+            }
+            // Interrupted by a signal, or a poll of the flag: look at it and sleep on.
+        }
+    }
+
     fn run_loop(&mut self, on_sample: &mut Option<OnSample>) {
         // Let the kernel batch our timer with others (up to 1 % of the interval, at most 1 ms):
         // a timed wakeup is the largest part of a sample's cost, more so in a VM.
@@ -184,21 +208,24 @@ impl SampleLoop {
         }
         let start = self.t0;
         let interval = self.interval;
+        let clock = Monotonic::now();
         // Reused when samples are not kept: steady-state sampling allocates nothing.
         let mut scratch = Sample::default();
         let mut k: u32 = 1;
         let mut last_sample = start;
+        // One clock reading per sample: taken on waking, it times the sample and tells
+        // whether the next tick is already past.
+        let mut now = Instant::now();
         loop {
             // Absolute deadlines: sampling does not drift by the cost of each sample. When a
             // sample ran late (a slow file, a busy machine), skip the ticks already missed.
             let mut due = start + interval * k;
-            let now = Instant::now();
             if due <= now {
                 let behind = now.duration_since(start).as_secs_f64() / interval.as_secs_f64();
                 k = behind as u32 + 1;
                 due = start + interval * k;
             }
-            if !self.wait_until(due) {
+            if !self.wait_until(due, &clock) {
                 // One closing sample when stopped by `Sampler::stop` (samples kept): the last
                 // phase then has a reading after its end, so its energy and clocks reach it.
                 // Not right after a sample: its /proc/stat deltas would be empty.
@@ -216,10 +243,12 @@ impl SampleLoop {
                 return;
             }
             k += 1;
-            last_sample = Instant::now();
+            now = Instant::now();
+            last_sample = now;
             let mut r = lock(&self.shared.reader);
             let flow = if self.cfg.keep_samples {
-                let s = r.sample();
+                let mut s = Sample::default();
+                r.sample_at(now, &mut s);
                 let flow = on_sample
                     .as_mut()
                     .map_or(ControlFlow::Continue(()), |cb| cb(&s, r.extra()));
@@ -229,7 +258,7 @@ impl SampleLoop {
                 r.record_power(&mut tl.power_readings);
                 flow
             } else {
-                r.sample_into(&mut scratch);
+                r.sample_at(now, &mut scratch);
                 // Drains the meter's readings without keeping them.
                 r.record_power(&mut []);
                 on_sample
@@ -248,6 +277,51 @@ impl SampleLoop {
                 return;
             }
         }
+    }
+}
+
+/// `Instant`s as `CLOCK_MONOTONIC` times, for an absolute `clock_nanosleep` (std's `Instant`
+/// reads that clock on Linux but does not show its value): one pair of readings taken
+/// together, deadlines placed from it.
+struct Monotonic {
+    instant: Instant,
+    ts: libc::timespec,
+}
+
+impl Monotonic {
+    fn now() -> Monotonic {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        let instant = Instant::now();
+        // SAFETY: clock_gettime writes the timespec we pass.
+        unsafe {
+            libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts);
+        }
+        Monotonic { instant, ts }
+    }
+
+    /// Sleep until `due`; false when a signal cut the sleep short.
+    fn sleep_until(&self, due: Instant) -> bool {
+        let ahead = due.saturating_duration_since(self.instant);
+        let nsec = self.ts.tv_nsec as u64 + ahead.subsec_nanos() as u64;
+        let ts = libc::timespec {
+            tv_sec: self.ts.tv_sec
+                + ahead.as_secs() as libc::time_t
+                + (nsec / 1_000_000_000) as libc::time_t,
+            tv_nsec: (nsec % 1_000_000_000) as _,
+        };
+        // SAFETY: an absolute sleep on a valid timespec; no pointer is kept.
+        let rc = unsafe {
+            libc::clock_nanosleep(
+                libc::CLOCK_MONOTONIC,
+                libc::TIMER_ABSTIME,
+                &ts,
+                std::ptr::null_mut(),
+            )
+        };
+        rc != libc::EINTR
     }
 }
 

@@ -327,7 +327,11 @@ impl SampleReader {
     /// Fill `s` (and `extra()`) in place, reusing their vectors: no allocation once they have
     /// their length.
     pub fn sample_into(&mut self, s: &mut Sample) {
-        let now_t = Instant::now();
+        self.sample_at(Instant::now(), s)
+    }
+
+    /// `sample_into` for a sample taken at `now_t` (the sampler has just read the clock).
+    pub fn sample_at(&mut self, now_t: Instant, s: &mut Sample) {
         let dt = now_t.duration_since(self.last_t).as_secs_f64();
         self.last_t = now_t;
         s.t = now_t.duration_since(self.t0).as_secs_f64();
