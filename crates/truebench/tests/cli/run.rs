@@ -125,6 +125,7 @@ fn read_result(dir: &Path) -> (Value, RunResult) {
 
 #[test]
 fn quick_run_on_this_machine_end_to_end() {
+    let _turn = crate::common::tuning_this_machine();
     let dir = tempfile::tempdir().unwrap();
     let out = truebench()
         .args([

@@ -36,3 +36,11 @@ pub fn json(out: &std::process::Output) -> Value {
 pub fn measured(out: &std::process::Output) -> bool {
     matches!(out.status.code(), Some(0) | Some(3))
 }
+
+/// Tests that tune this machine (the live root, not a fixture) take turns: the root's tuning
+/// journal admits one run at a time and refuses the next, as it should. Found by holding the
+/// live root's journal (`tuning-hold --root /`) while the suite ran: only these tests failed.
+pub fn tuning_this_machine() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
+use crate::common;
 use common::{json, measured, truebench, BIN};
 
 fn rows(doc: &Value) -> &Vec<Value> {

@@ -2,7 +2,7 @@
 //! refuses to start, with the same message and the same exit code (4), before it changes or
 //! starts anything.
 
-mod common;
+use crate::common;
 use common::truebench;
 
 #[test]

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use rustix::process::{kill_process, Pid, Signal};
 
-mod common;
+use crate::common;
 use common::{json, measured, truebench};
 
 #[test]

@@ -2,6 +2,7 @@
 //! runs), on the live machine, and with a command to watch.
 
 use rustix::process::{kill_process, Pid, Signal};
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -23,10 +24,11 @@ fn truebench() -> Command {
     c
 }
 
-/// Start `monitor` with `args`, let it run, end it with SIGINT like Ctrl-C; stdout and
-/// exit code.
-fn monitor_for(args: &[&str], run: Duration, during: impl FnOnce()) -> (String, i32) {
-    let child: Child = truebench()
+/// Start `monitor` with `args`; once `before` samples were printed run `during`, then wait
+/// for `after` more and end it with SIGINT like Ctrl-C; stdout and exit code. It waits for
+/// the samples, not for a time: a busy machine makes it slower, not wrong.
+fn monitor_for(args: &[&str], before: usize, during: impl FnOnce(), after: usize) -> (String, i32) {
+    let mut child: Child = truebench()
         .arg("monitor")
         .args(args)
         .env_remove("ExecuteCommand")
@@ -34,18 +36,43 @@ fn monitor_for(args: &[&str], run: Duration, during: impl FnOnce()) -> (String, 
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(run / 2);
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut lines = Vec::new();
+    let mut samples = 0;
+    let mut wait_for = |n: usize, lines: &mut Vec<String>| {
+        let goal = samples + n;
+        while samples < goal {
+            let line = rx
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap_or_else(|e| {
+                    panic!("{e} waiting for a sample; so far:\n{}", lines.join("\n"))
+                });
+            // A sample: a JSON line or a table row (`HH:MM:SS: 1800/…MHz …`).
+            if line.starts_with('{') || line.contains("MHz ") {
+                samples += 1;
+            }
+            lines.push(line);
+        }
+    };
+    wait_for(before, &mut lines);
     during();
-    std::thread::sleep(run / 2);
+    wait_for(after, &mut lines);
     // Our own child, not reaped yet.
     kill_process(Pid::from_child(&child), Signal::INT).unwrap();
     let out = child.wait_with_output().unwrap();
+    reader.join().unwrap();
+    lines.extend(rx.try_iter());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.is_empty(), "stderr: {stderr}");
-    (
-        String::from_utf8(out.stdout).unwrap(),
-        out.status.code().unwrap_or(-1),
-    )
+    let mut text = lines.join("\n");
+    text.push('\n');
+    (text, out.status.code().unwrap_or(-1))
 }
 
 fn json_lines(text: &str) -> Vec<serde_json::Value> {
@@ -63,8 +90,10 @@ fn json_lines_on_rock5b_follow_the_files() {
         .join("sys/devices/virtual/thermal/thermal_zone0/temp");
     let (out, code) = monitor_for(
         &["--interval", "0.2", "--json-lines", "--root", &r],
-        Duration::from_millis(1200),
+        1,
         || std::fs::write(&temp, "81250\n").unwrap(),
+        // The sample being read while the file changed may have the old value; the next not.
+        2,
     );
     assert_eq!(code, 0);
     let v = json_lines(&out);
@@ -93,8 +122,9 @@ fn json_lines_on_an_empty_root_are_nulls() {
     let r = root.path().to_str().unwrap().to_string();
     let (out, code) = monitor_for(
         &["--interval", "0.2", "--json-lines", "--root", &r],
-        Duration::from_millis(1000),
+        0,
         || {},
+        3,
     );
     assert_eq!(code, 0);
     let v = json_lines(&out);
@@ -118,11 +148,7 @@ fn json_lines_on_an_empty_root_are_nulls() {
 fn text_on_rock5b_has_the_hardware_header_and_three_cluster_columns() {
     let root = truebench_fixtures::root("rk3588-rock5b");
     let r = root.path().to_str().unwrap().to_string();
-    let (out, code) = monitor_for(
-        &["--interval", "0.2", "--root", &r],
-        Duration::from_millis(800),
-        || {},
-    );
+    let (out, code) = monitor_for(&["--interval", "0.2", "--root", &r], 0, || {}, 1);
     assert_eq!(code, 0);
     assert!(out.contains("CPU sysfs topology"), "{out}");
     assert!(
@@ -145,7 +171,7 @@ fn text_on_rock5b_has_the_hardware_header_and_three_cluster_columns() {
 
 #[test]
 fn live_machine_prints_plausible_cpu_percentages() {
-    let (out, code) = monitor_for(&["--interval", "0.2"], Duration::from_millis(1100), || {});
+    let (out, code) = monitor_for(&["--interval", "0.2"], 0, || {}, 3);
     assert_eq!(code, 0);
     let rows: Vec<&str> = out.lines().filter(|l| l.contains("MHz ")).collect();
     assert!(rows.len() >= 3, "{out}");

@@ -119,6 +119,8 @@ fn video_x_and_custom_run_under_every_load() {
 
 #[test]
 fn every_benchmark_and_load_cell_runs_and_leaves_no_scratch_file() {
+    // Tunes this machine (no --loops-per-ms: it calibrates, pinned).
+    let _turn = crate::common::tuning_this_machine();
     let (tmp, doc) = every_cell("audio,gaming", &[], 20);
 
     // The document reports as HTML (a latency chart and the table per benchmark) and

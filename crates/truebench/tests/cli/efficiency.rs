@@ -1,7 +1,7 @@
 //! `truebench efficiency` on this machine (a VM without cpufreq: one point at the current
 //! clock, said so) and its errors.
 
-mod common;
+use crate::common;
 use common::{json, measured, truebench};
 
 #[test]

@@ -2,7 +2,7 @@
 //! other), and every command that reads the history reads it from there: `history`,
 //! `report`, `compare`, `export`. Against a real server started privately on 127.0.0.1.
 
-mod common;
+use crate::common;
 
 use common::{json, truebench};
 use truebench_fixtures::pg::PgServer;

@@ -4,7 +4,7 @@
 //! (`run`, `governors` and `efficiency` have theirs in their own files; `interactivity`, which
 //! refuses a recorded root, in the suite's tests.)
 
-mod common;
+use crate::common;
 
 use common::truebench;
 use serde_json::Value;

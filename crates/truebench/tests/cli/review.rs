@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::{json, measured, BIN};
 
 fn truebench(tmp: &Path) -> Command {

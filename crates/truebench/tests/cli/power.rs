@@ -5,7 +5,7 @@
 use serde_json::Value;
 use std::path::Path;
 
-mod common;
+use crate::common;
 use common::{json, truebench};
 
 /// The measuring commands, each as short as it goes on this machine (no cpufreq: one
@@ -102,6 +102,7 @@ fn commands(scratch: &Path) -> Vec<Vec<String>> {
 
 #[test]
 fn a_meter_on_every_measuring_command_gives_watts_times_duration_per_phase() {
+    let _turn = crate::common::tuning_this_machine();
     let tmp = tempfile::tempdir().unwrap();
     let scratch = tempfile::tempdir_in("/var/tmp").unwrap();
     let file = scratch.path().join("scratch");

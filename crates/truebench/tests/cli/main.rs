@@ -1,0 +1,31 @@
+//! The command-line tests in one binary: one link instead of one per file, and the tests of
+//! every file share the test threads (most wait on a child process), where a binary per file
+//! ran one after the other.
+
+mod clocks;
+mod common;
+mod contract;
+mod efficiency;
+mod errors;
+mod export;
+mod generate;
+mod governors;
+mod history;
+mod import;
+mod interactivity;
+mod io;
+mod kernel;
+mod marks;
+mod measure;
+mod monitor;
+mod net;
+mod output;
+mod per_cluster;
+mod postgres;
+mod power;
+mod recovery;
+mod review;
+mod run;
+mod serve;
+mod site;
+mod thermal;
