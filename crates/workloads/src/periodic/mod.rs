@@ -352,11 +352,13 @@ mod tests {
             &spec(Pattern::Continuous {
                 chunk_ns: 5_000_000,
             }),
-            Duration::from_millis(50),
+            // ~50 chunks; at least 5 however long a busy machine keeps the thread off a CPU
+            // (50 ms allowed only 10, and a loaded test run saw fewer than 5).
+            Duration::from_millis(250),
             &stop,
             None,
         );
-        assert!(o.periods >= 5);
+        assert!(o.periods >= 5, "{} chunks", o.periods);
         assert_eq!(o.stats.summary().deadlines_met_pct, None);
     }
 
