@@ -19,7 +19,7 @@ use truebench_monitor::kmsg::KernelLog;
 use truebench_monitor::reader::{SampleReader, Sources};
 use truebench_monitor::timeline::Timeline;
 
-mod common;
+use crate::common;
 
 #[derive(Debug, Clone, Copy)]
 enum Mode {

@@ -9,7 +9,7 @@ use truebench_monitor::reader::{SampleReader, Sources};
 use truebench_monitor::sampler::{Sampler, SamplerConfig};
 use truebench_monitor::timeline::PowerKind;
 
-mod common;
+use crate::common;
 use common::{io_board, net, power_board, softirqs, write};
 
 fn close(a: f64, b: f64) -> bool {

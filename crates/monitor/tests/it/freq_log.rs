@@ -5,7 +5,7 @@ use truebench_host::{Host, Inventory};
 use truebench_monitor::freq::{FreqReader, FreqSampler};
 use truebench_monitor::sampler::{Sampler, SamplerConfig};
 
-mod common;
+use crate::common;
 use common::write;
 
 /// A Rockchip RK3399 board: policy0 = cpu0-3 (Cortex-A53), policy4 = cpu4-5 (Cortex-A72).

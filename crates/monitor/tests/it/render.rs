@@ -97,7 +97,7 @@ fn sample_from(line: &str, kind: &str) -> (String, Sample) {
 
 #[test]
 fn real_monitoring_lines_round_trip() {
-    let text = include_str!("data/sbc-bench-monitoring.txt");
+    let text = include_str!("../data/sbc-bench-monitoring.txt");
     let mut layout = None;
     let (mut headers, mut lines) = (0, 0);
     for line in text.lines() {

@@ -5,7 +5,7 @@
 //! header, and no headline card's or chart's text runs outside it.
 //! Skipped with a message when Chromium is not installed.
 
-mod common;
+use crate::common;
 
 use common::{doc, DOCS};
 use truebench_fixtures::chromium::{chromium, render};

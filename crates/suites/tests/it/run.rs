@@ -16,7 +16,7 @@ use truebench_monitor::{FindingKind, Severity};
 use truebench_render::text as render;
 use truebench_suites::run::{Event, RunError};
 
-mod run_support;
+use crate::run_support;
 use run_support::*;
 
 #[test]
