@@ -12,8 +12,17 @@
 # Prints per condition: both medians and their ratio, both run-to-run CVs and their ratio,
 # truebench's "effective" figure (its cycles over mean loop times, disturbances included, i.e.
 # what a plain timed loop like 7-Zip's sees) vs 7-Zip, and the time per truebench measurement.
+#
+# Each tool run (truebench's probe, 7-Zip, 7-Zip at SCHED_FIFO, perf, each point of the window
+# sweep) is measured under bench/lib/evidence.sh and printed as it is taken with the other
+# processes' share of the machine and the load; a figure taken while others used more than 3 %
+# is marked not valid and left out of the medians, CVs and ratios. The load the script puts on
+# LOAD_CPU is its own (in its session), so it is not counted as the others'. A truebench probe
+# takes ~0.1 s: at 100 jiffies a second its evidence is coarse (one jiffy of another process is
+# ~2 % on 2 CPUs).
+. "$(dirname "$0")/lib/evidence.sh"
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$(readlink -f "$0")")/.."
 
 PAIRS=${1:-10}
 command -v 7zz >/dev/null || { echo "7zz not found: apt-get install -y 7zip" >&2; exit 1; }
@@ -86,48 +95,82 @@ perf_mhz() {
   awk -F, '$3=="cycles"{c=$1} $3=="task-clock"{t=$1} END {if (c>0 && t>0) printf "%.1f\n", c/(t*1000); else print "nan"}' "$tmp/perf"
 }
 
-run_pairs() { # label
+# row LABEL PAIR TOOL FIGURE: after ev_stop, the figure with its evidence; true when it counts.
+row() {
+  if [ "$EV_VALID" = 1 ]; then
+    printf '%-6s %4s  %-10s %10s  %s\n' "$1" "$2" "$3" "$4" "$EV_LINE"
+  else
+    printf '%-6s %4s  %-10s %10s  %s; left out\n' "$1" "$2" "$3" "$4" "$EV_LINE"
+  fi
+  [ "$EV_VALID" = 1 ]
+}
+
+run_pairs() { # label: each figure under its own evidence; only the valid ones go to the files
   local label=$1 i tb z
   : >"$tmp/$label.tb"; : >"$tmp/$label.z"; : >"$tmp/$label.eff"; : >"$tmp/$label.ms"; : >"$tmp/$label.perf"; : >"$tmp/$label.zrt"
-  for ((i = 0; i < PAIRS; i++)); do
+  for ((i = 1; i <= PAIRS; i++)); do
+    ev_start
     tb=$(truebench)
-    field mhz "$tb" >>"$tmp/$label.tb"
-    field effective "$tb" >>"$tmp/$label.eff"
-    field ms "$tb" >>"$tmp/$label.ms"
-    sevenzip >>"$tmp/$label.z"
-    if $rt_ok; then sevenzip chrt -f 1 >>"$tmp/$label.zrt"; fi
-    if $perf_ok; then perf_mhz >>"$tmp/$label.perf"; fi
+    ev_stop
+    if row "$label" "$i" truebench "$(field mhz "$tb")"; then
+      field mhz "$tb" >>"$tmp/$label.tb"
+      field effective "$tb" >>"$tmp/$label.eff"
+      field ms "$tb" >>"$tmp/$label.ms"
+    fi
+    ev_start
+    z=$(sevenzip)
+    ev_stop
+    if row "$label" "$i" 7-Zip "$z"; then echo "$z" >>"$tmp/$label.z"; fi
+    if $rt_ok; then
+      ev_start
+      z=$(sevenzip chrt -f 1)
+      ev_stop
+      if row "$label" "$i" "7-Zip RT" "$z"; then echo "$z" >>"$tmp/$label.zrt"; fi
+    fi
+    if $perf_ok; then
+      ev_start
+      z=$(perf_mhz)
+      ev_stop
+      if row "$label" "$i" perf "$z"; then echo "$z" >>"$tmp/$label.perf"; fi
+    fi
   done
 }
 
-stats() { # file -> "median mean cv%"
-  sort -n "$1" | awk '{a[NR]=$1; s+=$1; q+=$1*$1} END {
-    m = (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2; mean = s/NR;
-    var = q/NR - mean*mean; if (var < 0) var = 0;
-    printf "%.1f %.1f %.3f\n", m, mean, 100*sqrt(var)/mean }'
+stats() { # file -> "median mean cv%" of its (valid) figures, "- - -" when there are none
+  local m
+  # shellcheck disable=SC2046
+  m=$(ev_median $(cat "$1"))
+  awk -v m="$m" '{s+=$1; q+=$1*$1} END {
+    if (NR == 0) { print "- - -"; exit }
+    mean = s/NR; var = q/NR - mean*mean; if (var < 0) var = 0;
+    printf "%.1f %.1f %.3f\n", m, mean, (mean > 0) ? 100*sqrt(var)/mean : 0 }' "$1"
 }
+# q A B: A/B to 4 decimals, "-" when either is missing; f1 X: X to 1 decimal or "-".
+q() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a == "-" || b == "-" || a == "" || b == "" || b == 0) print "-"; else printf "%.4f", a/b }'; }
+f1() { awk -v x="$1" 'BEGIN{ if (x == "-" || x == "") print "-"; else printf "%.1f", x }'; }
 
-report() { # label
-  local l=$1 tb z eff ms
+report() { # label: over the valid figures only
+  local l=$1 tb_med tb_cv z_med z_cv eff_med eff_cv ms_med ms_max zr_med zr_cv p_med p_cv
   read -r tb_med _ tb_cv < <(stats "$tmp/$l.tb")
   read -r z_med _ z_cv < <(stats "$tmp/$l.z")
   read -r eff_med _ eff_cv < <(stats "$tmp/$l.eff")
   read -r ms_med _ _ < <(stats "$tmp/$l.ms")
   ms_max=$(sort -n "$tmp/$l.ms" | tail -1)
-  printf '%-6s median MHz   truebench %8.1f   7-Zip %8.1f   ratio %.4f\n' "$l" "$tb_med" "$z_med" "$(awk -v a="$tb_med" -v b="$z_med" 'BEGIN{print a/b}')"
-  printf '%-6s CV %%         truebench %8.3f   7-Zip %8.3f   ratio %.4f\n' "$l" "$tb_cv" "$z_cv" "$(awk -v a="$tb_cv" -v b="$z_cv" 'BEGIN{print (b>0)?a/b:0}')"
-  printf '%-6s effective    truebench %8.1f (CV %.3f %%)   ratio to 7-Zip %.4f\n' "$l" "$eff_med" "$eff_cv" "$(awk -v a="$eff_med" -v b="$z_med" 'BEGIN{print a/b}')"
-  printf '%-6s time per truebench measurement: median %.1f ms, max %.1f ms\n' "$l" "$ms_med" "$ms_max"
+  printf '%-6s valid figures: truebench %d, 7-Zip %d%s%s of %d\n' "$l" "$(wc -l <"$tmp/$l.tb")" "$(wc -l <"$tmp/$l.z")" \
+    "$($rt_ok && echo ", 7-Zip RT $(wc -l <"$tmp/$l.zrt")")" "$($perf_ok && echo ", perf $(wc -l <"$tmp/$l.perf")")" "$PAIRS"
+  printf '%-6s median MHz   truebench %8s   7-Zip %8s   ratio %s\n' "$l" "$(f1 "$tb_med")" "$(f1 "$z_med")" "$(q "$tb_med" "$z_med")"
+  printf '%-6s CV %%         truebench %8s   7-Zip %8s   ratio %s\n' "$l" "$tb_cv" "$z_cv" "$(q "$tb_cv" "$z_cv")"
+  printf '%-6s effective    truebench %8s (CV %s %%)   ratio to 7-Zip %s\n' "$l" "$(f1 "$eff_med")" "$eff_cv" "$(q "$eff_med" "$z_med")"
+  printf '%-6s time per truebench measurement: median %s ms, max %s ms\n' "$l" "$(f1 "$ms_med")" "$(f1 "$ms_max")"
   if $rt_ok; then
     read -r zr_med _ zr_cv < <(stats "$tmp/$l.zrt")
-    printf '%-6s 7-Zip at SCHED_FIFO %8.1f (CV %.3f %%)   truebench/it %.4f   effective/it %.4f   CV ratio %.4f\n' "$l" "$zr_med" "$zr_cv" \
-      "$(awk -v a="$tb_med" -v b="$zr_med" 'BEGIN{print a/b}')" "$(awk -v a="$eff_med" -v b="$zr_med" 'BEGIN{print a/b}')" \
-      "$(awk -v a="$tb_cv" -v b="$zr_cv" 'BEGIN{print (b>0)?a/b:0}')"
+    printf '%-6s 7-Zip at SCHED_FIFO %8s (CV %s %%)   truebench/it %s   effective/it %s   CV ratio %s\n' "$l" "$(f1 "$zr_med")" "$zr_cv" \
+      "$(q "$tb_med" "$zr_med")" "$(q "$eff_med" "$zr_med")" "$(q "$tb_cv" "$zr_cv")"
   fi
   if $perf_ok; then
     read -r p_med _ p_cv < <(stats "$tmp/$l.perf")
-    printf '%-6s perf cycles  %8.1f MHz (CV %.3f %%)   truebench/perf %.4f   7-Zip/perf %.4f\n' "$l" "$p_med" "$p_cv" \
-      "$(awk -v a="$tb_med" -v b="$p_med" 'BEGIN{print a/b}')" "$(awk -v a="$z_med" -v b="$p_med" 'BEGIN{print a/b}')"
+    printf '%-6s perf cycles  %8s MHz (CV %s %%)   truebench/perf %s   7-Zip/perf %s\n' "$l" "$(f1 "$p_med")" "$p_cv" \
+      "$(q "$tb_med" "$p_med")" "$(q "$z_med" "$p_med")"
   fi
   printf '%-6s runs (MHz)   truebench %s\n' "$l" "$(tr '\n' ' ' <"$tmp/$l.tb")"
   printf '%-6s runs (MHz)   7-Zip     %s\n' "$l" "$(tr '\n' ' ' <"$tmp/$l.z")"
@@ -136,6 +179,7 @@ report() { # label
 
 echo "clock_vs_7zip: cpu$CPU, $PAIRS alternating pairs per condition; load on cpu$LOAD_CPU; $(7zz 2>&1 | grep -m1 -o '7-Zip[^:]*'); perf cycles: $perf_ok; SCHED_FIFO for 7-Zip: $rt_ok"
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-6s %4s  %-10s %10s  %s\n' cond pair tool MHz evidence
 run_pairs quiet
 if command -v stress-ng >/dev/null; then
   stress-ng --cpu 1 --taskset "$LOAD_CPU" --timeout 0 >/dev/null 2>&1 &
@@ -150,12 +194,19 @@ run_pairs load
 kill "$load_pid" 2>/dev/null; wait "$load_pid" 2>/dev/null || true
 load_pid=""
 echo "load: $load_what"
+echo "(runs: the valid figures only)"
 report quiet
 report load
 # Why a plain timed loop reads low on a noisy machine: the longer its window, the more
 # interrupts and stolen time it includes. truebench's kernel with longer trials shows it.
-printf 'window sweep (the clock kernel, long-loop length → MHz):'
+echo 'window sweep (the clock kernel, long-loop length → MHz), each point with its evidence:'
 for us in 40 400 4000 20000; do
-  printf ' %sus=%s' "$us" "$("$TRUEBENCH" clocks --bench-probe --cpu "$CPU" --trial-us "$us" | tr ' ' '\n' | sed -n 's/^mhz=//p')"
+  ev_start
+  sw=$("$TRUEBENCH" clocks --bench-probe --cpu "$CPU" --trial-us "$us" | tr ' ' '\n' | sed -n 's/^mhz=//p')
+  ev_stop
+  if [ "$EV_VALID" = 1 ]; then
+    printf '  %sus=%s  %s\n' "$us" "$sw" "$EV_LINE"
+  else
+    printf '  %sus=%s  %s; this point is not valid\n' "$us" "$sw" "$EV_LINE"
+  fi
 done
-echo

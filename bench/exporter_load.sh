@@ -5,8 +5,15 @@
 # Not a test: prints figures for BENCHMARKS.md. Usage: bench/exporter_load.sh [REQUESTS]
 # (per scraper, default 50). Needs python3 (the load client, stdlib only); installs
 # prometheus-node-exporter with apt-get when missing and allowed (root).
+#
+# Each load (truebench on this machine, truebench on the 192-CPU root, node_exporter) is
+# measured under bench/lib/evidence.sh and its row followed by its evidence (the other
+# processes' share of the machine and the load; the servers and the load client are the
+# script's own). A load measured while others used more than 3 % is marked not valid, and the
+# ratios it is part of are not given.
+. "$(dirname "$0")/lib/evidence.sh"
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$(readlink -f "$0")")/.."
 REQ=${1:-50}
 CONC=40
 export CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1}
@@ -68,29 +75,46 @@ print(f"{q(0.5):.2f} {q(0.99):.2f} {lat[-1]*1e3:.2f} {size[0]} {len(lat)/wall:.0
 PY
 }
 
-report() { # LABEL RESULT
+report() { # LABEL RESULT: after ev_stop, the row and its evidence
   read -r med p99 max bytes rps err <<<"$2"
   printf "%-44s %9s %9s %9s %9s %8s %4s\n" "$1" "$med" "$p99" "$max" "$bytes" "$rps" "$err"
+  if [ "$EV_VALID" = 1 ]; then
+    echo "    evidence: $EV_LINE"
+  else
+    echo "    evidence: $EV_LINE; this row is not valid"
+  fi
 }
 
 echo "machine: $(nproc) CPUs, $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)"
 echo "$CONC concurrent scrapers x $REQ requests each, new connection per request"
 printf "%-44s %9s %9s %9s %9s %8s %4s\n" "" "median ms" "p99 ms" "max ms" "bytes" "req/s" "err"
 start_truebench /
+ev_start
 TB_LIVE=$(load "http://127.0.0.1:$PORT/metrics")
+ev_stop
+TB_OK=$EV_VALID
 report "truebench serve (this machine)" "$TB_LIVE"
 start_truebench "$TMP/epyc192"
-report "truebench serve (192-CPU root)" "$(load "http://127.0.0.1:$PORT/metrics")"
+ev_start
+TB_192=$(load "http://127.0.0.1:$PORT/metrics")
+ev_stop
+report "truebench serve (192-CPU root)" "$TB_192"
 if [ -n "$NE" ]; then
   "$NE" --web.listen-address=127.0.0.1:19100 >/dev/null 2>&1 &
   PIDS+=($!)
   sleep 1
+  ev_start
   NE_LIVE=$(load "http://127.0.0.1:19100/metrics")
+  ev_stop
   report "node_exporter $("$NE" --version 2>&1 | awk 'NR==1 {print $3}') (this machine, defaults)" "$NE_LIVE"
-  awk -v a="$(cut -d' ' -f1 <<<"$NE_LIVE")" -v b="$(cut -d' ' -f1 <<<"$TB_LIVE")" \
-    'BEGIN {if (b > 0) printf "median latency ratio node_exporter / truebench: %.1fx\n", a/b}'
-  awk -v a="$(cut -d' ' -f2 <<<"$NE_LIVE")" -v b="$(cut -d' ' -f2 <<<"$TB_LIVE")" \
-    'BEGIN {if (b > 0) printf "p99 latency ratio node_exporter / truebench: %.1fx\n", a/b}'
+  if [ "$TB_OK" = 1 ] && [ "$EV_VALID" = 1 ]; then
+    awk -v a="$(cut -d' ' -f1 <<<"$NE_LIVE")" -v b="$(cut -d' ' -f1 <<<"$TB_LIVE")" \
+      'BEGIN {if (b > 0) printf "median latency ratio node_exporter / truebench: %.1fx\n", a/b}'
+    awk -v a="$(cut -d' ' -f2 <<<"$NE_LIVE")" -v b="$(cut -d' ' -f2 <<<"$TB_LIVE")" \
+      'BEGIN {if (b > 0) printf "p99 latency ratio node_exporter / truebench: %.1fx\n", a/b}'
+  else
+    echo "median and p99 latency ratios node_exporter / truebench: not valid (a load above was measured on a busy machine)"
+  fi
 else
   echo "prometheus-node-exporter not installed: no peer figures"
 fi

@@ -2,7 +2,10 @@
 # truebench's `standard memcpy`/`standard memset` (tinymembench's measure, what the Results.md
 # row and `compare --corpus` use) side by side with tinymembench itself, on the same CPU,
 # ROUNDS rounds alternating the two tools (A B A B …). Prints both figures and their ratio per
-# round, then the median ratio.
+# round, then the median ratio. Each tool's run is measured under bench/lib/evidence.sh: the
+# round's rows are followed by each run's evidence (the other processes' share of the machine
+# and the load); a figure taken while others used more than 3 % is marked not valid and left
+# out of the best rounds, and its round's ratios out of the medians.
 #
 #   TINYMEMBENCH=/path/to/tinymembench bench/memory_vs_tinymembench.sh [ROUNDS]   (default 5)
 #
@@ -12,8 +15,9 @@
 # thing faster — the script only reads those two lines.
 # Env: CPU (default: the last CPU allowed), TRUEBENCH (binary, default target/release/truebench,
 #      built if missing).
+. "$(dirname "$0")/lib/evidence.sh"
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$(readlink -f "$0")")/.."
 
 ROUNDS=${1:-5}
 TINYMEMBENCH=${TINYMEMBENCH:-$(command -v tinymembench || true)}
@@ -44,21 +48,38 @@ echo "cpu $CPU, truebench $($TRUEBENCH --version), tinymembench $TINYMEMBENCH"
 printf '%-6s %-7s %12s %8s %12s %8s %7s\n' round test truebench spread tinymembench spread ratio
 ratios_c=() ratios_s=() all_tc=() all_ts=() all_mc=() all_ms=()
 for r in $(seq 1 "$ROUNDS"); do
-  read -r tc ts tcs tss < <(tb)
-  read -r mc ms mcs mss < <(tiny)
+  # Each run in a command substitution, so that it has ended (and is counted) at ev_stop.
+  ev_start
+  out=$(tb)
+  ev_stop
+  read -r tc ts tcs tss <<<"$out"
+  t_ev=$EV_LINE t_ok=$EV_VALID
+  ev_start
+  out=$(tiny)
+  ev_stop
+  read -r mc ms mcs mss <<<"$out"
+  m_ev=$EV_LINE m_ok=$EV_VALID
   rc=$(awk -v a="$tc" -v b="$mc" 'BEGIN{printf "%.3f", a/b}')
   rs=$(awk -v a="$ts" -v b="$ms" 'BEGIN{printf "%.3f", a/b}')
   printf '%-6s %-7s %12.1f %7.1f%% %12.1f %7.1f%% %7s\n' "$r" memcpy "$tc" "$tcs" "$mc" "$mcs" "$rc"
   printf '%-6s %-7s %12.1f %7.1f%% %12.1f %7.1f%% %7s\n' "$r" memset "$ts" "$tss" "$ms" "$mss" "$rs"
-  ratios_c+=("$rc") ratios_s+=("$rs")
-  all_tc+=("$tc") all_ts+=("$ts") all_mc+=("$mc") all_ms+=("$ms")
+  echo "       truebench:    $t_ev"
+  echo "       tinymembench: $m_ev"
+  [ "$t_ok" = 1 ] && all_tc+=("$tc") all_ts+=("$ts")
+  [ "$m_ok" = 1 ] && all_mc+=("$mc") all_ms+=("$ms")
+  if [ "$t_ok" = 1 ] && [ "$m_ok" = 1 ]; then
+    ratios_c+=("$rc") ratios_s+=("$rs")
+  else
+    echo "       (not valid: this round's ratios are left out of the medians, its not valid figures out of the best rounds)"
+  fi
 done
-median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END{print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+# The median of the values given (ev_median), "-" when there are none.
+median() { if [ $# = 0 ]; then echo -; else ev_median "$@"; fi; }
 echo
-echo "median ratio truebench / tinymembench over $ROUNDS rounds: memcpy $(median "${ratios_c[@]}"), memset $(median "${ratios_s[@]}") ($(uptime | sed 's/.*load/load/'))"
-# Both tools report their best repeat; the best round of each is the least disturbed figure.
-best() { printf '%s\n' "$@" | sort -g | tail -1; }
+echo "median ratio truebench / tinymembench over the ${#ratios_c[@]} valid rounds of $ROUNDS: memcpy $(median "${ratios_c[@]}"), memset $(median "${ratios_s[@]}") ($(uptime | sed 's/.*load/load/'))"
+# Both tools report their best repeat; the best valid round of each is the least disturbed figure.
+best() { if [ $# = 0 ]; then echo -; else printf '%s\n' "$@" | sort -g | tail -1; fi; }
 for t in memcpy memset; do
   if [ $t = memcpy ]; then a=$(best "${all_tc[@]}") b=$(best "${all_mc[@]}"); else a=$(best "${all_ts[@]}") b=$(best "${all_ms[@]}"); fi
-  echo "best round: $t truebench $a tinymembench $b ratio $(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.3f", a/b}')"
+  echo "best valid round: $t truebench $a tinymembench $b ratio $(awk -v a="$a" -v b="$b" 'BEGIN{if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.3f", a/b}')"
 done

@@ -80,5 +80,6 @@ ev_stop() {
 }
 
 ev_median() {
-  printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+  # No values ("-"): printf still prints one empty line, which is not a value.
+  printf '%s\n' "$@" | sort -g | awk 'NF {v[++n] = $1} END { if (n == 0) print "-"; else if (n % 2) print v[(n + 1) / 2]; else print (v[n / 2] + v[n / 2 + 1]) / 2 }'
 }
