@@ -4,7 +4,7 @@
 //!
 //! One test: the server starts once (a few seconds) and is stopped when it ends.
 
-mod shared;
+use crate::shared;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

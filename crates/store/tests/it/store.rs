@@ -3,7 +3,7 @@
 //! The writer processes are this test binary run again with `TB_STORE_CHILD` set: the test
 //! `child_writer` then inserts in a loop instead of returning at once.
 
-mod shared;
+use crate::shared;
 
 use shared::{check_rows, sample_result, variant};
 use std::io::{BufRead, BufReader, Write as _};

@@ -1,0 +1,8 @@
+//! This crate's integration tests in one binary: one link instead of one per file, and the
+//! files' tests share the test threads instead of running binary after binary.
+
+mod kernel;
+mod machines;
+mod old_cpuinfo;
+mod review;
+mod review_checks;
