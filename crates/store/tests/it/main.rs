@@ -1,8 +1,8 @@
 //! This crate's integration tests in one binary: one link instead of one per file, and the
 //! files' tests share the test threads instead of running binary after binary.
 
-#[path = "../shared/mod.rs"]
-mod shared;
 mod compare_rank;
 mod postgres;
+#[path = "../shared/mod.rs"]
+mod shared;
 mod store;

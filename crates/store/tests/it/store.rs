@@ -18,7 +18,7 @@ use truebench_store::{Filter, Store};
 /// and the multi-process tests below always run.
 fn can_self_exec() -> bool {
     let out = Command::new(std::env::current_exe().unwrap())
-        .args(["--list", "--exact", "child_writer"])
+        .args(["--list", "--exact", &child_writer_name()])
         .env_remove("TB_STORE_CHILD")
         .output();
     match out {
@@ -36,6 +36,15 @@ fn can_self_exec() -> bool {
     }
 }
 
+/// The writer test's name as the test binary knows it: with its module path when this file
+/// is a module of a larger test binary (`store::child_writer`).
+fn child_writer_name() -> String {
+    match module_path!().split_once("::") {
+        Some((_, module)) => format!("{module}::child_writer"),
+        None => "child_writer".into(),
+    }
+}
+
 /// A writer process, or None when this binary cannot start a copy of itself.
 fn spawn_writer(db: &Path, writer: &str, count: u64) -> Option<Child> {
     if !can_self_exec() {
@@ -44,7 +53,7 @@ fn spawn_writer(db: &Path, writer: &str, count: u64) -> Option<Child> {
     let c = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "child_writer",
+            &child_writer_name(),
             "--ignored",
             "--nocapture",
             "--test-threads=1",

@@ -1,12 +1,12 @@
 //! This crate's integration tests in one binary: one link instead of one per file, and the
 //! files' tests share the test threads instead of running binary after binary.
 
-#[path = "../run_support/mod.rs"]
-mod run_support;
 mod clocks;
 mod efficiency;
 mod interactivity;
 mod meter;
 mod run;
+#[path = "../run_support/mod.rs"]
+mod run_support;
 mod session;
 mod thermal;
