@@ -242,6 +242,28 @@ fn serve_one(mut c: TcpStream, stop: &Arc<AtomicBool>) -> std::io::Result<()> {
     Ok(())
 }
 
+/// One transfer buffer starting on a page boundary, as iperf3's (an mmap of a temporary
+/// file): the kernel then copies whole pages to and from the socket's page fragments. A heap
+/// buffer of this size is an mmap of its own that starts 16 bytes into its first page.
+struct PageBuf {
+    bytes: Vec<u8>,
+    start: usize,
+}
+
+impl PageBuf {
+    const PAGE: usize = 4096;
+
+    fn new(fill: u8) -> PageBuf {
+        let bytes = vec![fill; BUFFER + Self::PAGE];
+        let start = bytes.as_ptr().align_offset(Self::PAGE).min(Self::PAGE);
+        PageBuf { bytes, start }
+    }
+
+    fn get(&mut self) -> &mut [u8] {
+        &mut self.bytes[self.start..self.start + BUFFER]
+    }
+}
+
 /// The payload for sendfile(2): one buffer's worth in a memory file (no disk behind it).
 fn payload_file() -> std::io::Result<std::fs::File> {
     let fd = rustix::fs::memfd_create("truebench-net", rustix::fs::MemfdFlags::CLOEXEC)?;
@@ -259,7 +281,8 @@ fn pump_out(
     count: Option<&AtomicU64>,
     zerocopy: bool,
 ) -> std::io::Result<bool> {
-    let buf = vec![0x5au8; BUFFER];
+    let mut page = PageBuf::new(0x5a);
+    let buf = page.get();
     let mut file = if zerocopy { payload_file().ok() } else { None };
     let end = Instant::now() + dur;
     while Instant::now() < end && !stop.load(Ordering::Relaxed) {
@@ -276,7 +299,7 @@ fn pump_out(
                     Err(e) => Err(std::io::Error::from(e)),
                 }
             }
-            None => w.write(&buf),
+            None => w.write(buf),
         };
         match wrote {
             Ok(n) => {
@@ -298,10 +321,11 @@ fn pump_in(
     stop: &AtomicBool,
     count: Option<&AtomicU64>,
 ) -> std::io::Result<()> {
-    let mut buf = vec![0u8; BUFFER];
+    let mut page = PageBuf::new(0);
+    let buf = page.get();
     let end = Instant::now() + limit;
     while Instant::now() < end && !stop.load(Ordering::Relaxed) {
-        match r.read(&mut buf) {
+        match r.read(buf) {
             Ok(0) => return Ok(()),
             Ok(n) => {
                 if let Some(c) = count {
