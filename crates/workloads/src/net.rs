@@ -222,6 +222,19 @@ fn serve_one(mut c: TcpStream, stop: &Arc<AtomicBool>) -> std::io::Result<()> {
     let dur = Duration::from_millis(ms);
     let zerocopy = h[11] & 1 == 1;
     c.set_read_timeout(Some(Duration::from_millis(200)))?;
+    if dir == Direction::Duplex {
+        // Both ways on this thread, as the client does: no second thread per connection.
+        let sent = pump_both(
+            &mut c,
+            dur,
+            dur + Duration::from_secs(10),
+            stop,
+            None,
+            None,
+            zerocopy,
+        );
+        return sent.map(|_| ());
+    }
     let writer = dir.server_sends().then(|| {
         let mut w = c.try_clone();
         let s = stop.clone();
@@ -369,7 +382,10 @@ pub fn run(addr: SocketAddr, opts: &NetOptions, stop: &AtomicBool) -> Result<Net
     let copied = AtomicBool::new(false);
     let dir = opts.direction;
     let dur = opts.duration;
-    // One sending and/or one receiving thread per stream, all started together.
+    if dir == Direction::Duplex {
+        return duplex(addr, conns, opts, stop);
+    }
+    // One sending or one receiving thread per stream, all started together.
     let mut writers = Vec::new();
     if dir.client_sends() {
         for c in &conns {
@@ -427,6 +443,164 @@ pub fn run(addr: SocketAddr, opts: &NetOptions, stop: &AtomicBool) -> Result<Net
         received_bps: received as f64 * 8.0 / seconds,
         zerocopy: opts.zerocopy && dir.client_sends() && !copied.load(Ordering::Relaxed),
     })
+}
+
+/// Full duplex: one thread per stream sends and receives on its connection, waiting for
+/// either with poll(2) — as iperf3 `--bidir` does in one thread per side. Two threads per
+/// stream (a sender and a receiver on each end) meant four busy threads per stream where a
+/// small machine has two CPUs, and the switches between them cost throughput.
+fn duplex(
+    addr: SocketAddr,
+    mut conns: Vec<TcpStream>,
+    opts: &NetOptions,
+    stop: &AtomicBool,
+) -> Result<NetResult, NetError> {
+    let transfer = |source| NetError::Transfer { addr, source };
+    let (sent, received) = (AtomicU64::new(0), AtomicU64::new(0));
+    let copied = AtomicBool::new(false);
+    let barrier = Barrier::new(conns.len());
+    let dur = opts.duration;
+    let t0 = Instant::now();
+    let errors: Vec<std::io::Error> = std::thread::scope(|s| {
+        let handles: Vec<_> = conns
+            .iter_mut()
+            .map(|c| {
+                let (sent, received, barrier, copied) = (&sent, &received, &barrier, &copied);
+                s.spawn(move || -> std::io::Result<()> {
+                    barrier.wait();
+                    let limit = dur + Duration::from_secs(10);
+                    let zc = pump_both(
+                        c,
+                        dur,
+                        limit,
+                        stop,
+                        Some(sent),
+                        Some(received),
+                        opts.zerocopy,
+                    )?;
+                    if !zc {
+                        copied.store(true, Ordering::Relaxed);
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .filter_map(|h| match h.join() {
+                Ok(r) => r.err(),
+                Err(_) => Some(std::io::Error::other("a transfer thread panicked")),
+            })
+            .collect()
+    });
+    if let Some(e) = errors.into_iter().next() {
+        return Err(transfer(e));
+    }
+    let seconds = dur.as_secs_f64().min(t0.elapsed().as_secs_f64()).max(1e-9);
+    let (sent, received) = (sent.into_inner(), received.into_inner());
+    Ok(NetResult {
+        direction: Direction::Duplex,
+        streams: conns.len() as u32,
+        seconds,
+        sent_bytes: sent,
+        received_bytes: received,
+        sent_bps: sent as f64 * 8.0 / seconds,
+        received_bps: received as f64 * 8.0 / seconds,
+        zerocopy: opts.zerocopy && !copied.load(Ordering::Relaxed),
+    })
+}
+
+/// Send for `dur` and receive until the peer closes (or `limit`, or `stop`) on one
+/// connection from one thread: nonblocking, poll(2) for whichever side can go on. Shuts its
+/// sending side when done, so the peer sees EOF. Returns whether sendfile carried it all.
+fn pump_both(
+    c: &mut TcpStream,
+    dur: Duration,
+    limit: Duration,
+    stop: &AtomicBool,
+    sent: Option<&AtomicU64>,
+    received: Option<&AtomicU64>,
+    zerocopy: bool,
+) -> std::io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    c.set_nonblocking(true)?;
+    let mut out = PageBuf::new(0x5a);
+    let mut inb = PageBuf::new(0);
+    let mut file = if zerocopy { payload_file().ok() } else { None };
+    let start = Instant::now();
+    let (send_end, recv_end) = (start + dur, start + limit);
+    let (mut sending, mut receiving) = (true, true);
+    while sending || receiving {
+        let now = Instant::now();
+        if stop.load(Ordering::Relaxed) || now >= recv_end {
+            break;
+        }
+        if sending && now >= send_end {
+            sending = false;
+            let _ = c.shutdown(Shutdown::Write);
+            continue;
+        }
+        let mut pfd = libc::pollfd {
+            fd: c.as_raw_fd(),
+            // Only what is still wanted: a socket at EOF stays readable, and asking for that
+            // would spin while waiting for room to send.
+            events: (if receiving { libc::POLLIN } else { 0 })
+                | (if sending { libc::POLLOUT } else { 0 }),
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd for the duration of the call.
+        let n = unsafe { libc::poll(&mut pfd, 1, 200) };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        if receiving && pfd.revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0 {
+            match c.read(inb.get()) {
+                Ok(0) => receiving = false,
+                Ok(k) => {
+                    if let Some(r) = received {
+                        r.fetch_add(k as u64, Ordering::Relaxed);
+                    }
+                }
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        if sending && pfd.revents & libc::POLLOUT != 0 {
+            let wrote = match &file {
+                Some(f) => {
+                    let mut off = 0u64;
+                    match rustix::fs::sendfile(&*c, f, Some(&mut off), BUFFER) {
+                        Ok(n) => Ok(n),
+                        Err(e)
+                            if e == rustix::io::Errno::INVAL || e == rustix::io::Errno::NOSYS =>
+                        {
+                            file = None;
+                            continue;
+                        }
+                        Err(e) => Err(std::io::Error::from(e)),
+                    }
+                }
+                None => c.write(out.get()),
+            };
+            match wrote {
+                Ok(k) => {
+                    if let Some(s) = sent {
+                        s.fetch_add(k as u64, Ordering::Relaxed);
+                    }
+                }
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    if sending {
+        let _ = c.shutdown(Shutdown::Write);
+    }
+    Ok(file.is_some())
 }
 
 #[cfg(test)]
