@@ -234,7 +234,9 @@ fn a_command_in_json_lines_mode_ends_with_a_summary_object() {
     let out = truebench()
         .args(["monitor", "--interval", "0.1", "--json-lines", "--root"])
         .arg(root.path())
-        .args(["--", "sh", "-c", "sleep 0.3"])
+        // 1.5 s at 0.1 s: about 15 samples before the summary, of which 2 are asked for
+        // (0.3 s gave only one once, with a build beside the suite).
+        .args(["--", "sh", "-c", "sleep 1.5"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
