@@ -3,6 +3,5 @@
 
 mod compare_rank;
 mod postgres;
-#[path = "../shared/mod.rs"]
 mod shared;
 mod store;

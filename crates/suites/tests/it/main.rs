@@ -6,7 +6,6 @@ mod efficiency;
 mod interactivity;
 mod meter;
 mod run;
-#[path = "../run_support/mod.rs"]
 mod run_support;
 mod session;
 mod thermal;
