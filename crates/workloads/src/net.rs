@@ -299,22 +299,7 @@ fn pump_out(
     let mut file = if zerocopy { payload_file().ok() } else { None };
     let end = Instant::now() + dur;
     while Instant::now() < end && !stop.load(Ordering::Relaxed) {
-        let wrote = match &file {
-            Some(f) => {
-                let mut off = 0u64;
-                match rustix::fs::sendfile(&*w, f, Some(&mut off), BUFFER) {
-                    Ok(n) => Ok(n),
-                    // A socket or file the kernel cannot sendfile: plain writes from here.
-                    Err(e) if e == rustix::io::Errno::INVAL || e == rustix::io::Errno::NOSYS => {
-                        file = None;
-                        continue;
-                    }
-                    Err(e) => Err(std::io::Error::from(e)),
-                }
-            }
-            None => w.write(buf),
-        };
-        match wrote {
+        match send_once(w, &mut file, buf) {
             Ok(n) => {
                 if let Some(c) = count {
                     c.fetch_add(n as u64, Ordering::Relaxed);
@@ -325,6 +310,26 @@ fn pump_out(
         }
     }
     Ok(file.is_some())
+}
+
+/// One send on `w`: by sendfile(2) from the memory file while there is one, else a write of
+/// `buf`. A socket or file the kernel cannot sendfile drops the file: plain writes from then.
+fn send_once(
+    w: &TcpStream,
+    file: &mut Option<std::fs::File>,
+    buf: &[u8],
+) -> std::io::Result<usize> {
+    if let Some(f) = file.as_ref() {
+        let mut off = 0u64;
+        match rustix::fs::sendfile(w, f, Some(&mut off), BUFFER) {
+            Ok(n) => return Ok(n),
+            Err(e) if e == rustix::io::Errno::INVAL || e == rustix::io::Errno::NOSYS => {
+                *file = None;
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    (&*w).write(buf)
 }
 
 /// Read until EOF, `limit` or `stop`, counting into `count`.
@@ -427,22 +432,45 @@ pub fn run(addr: SocketAddr, opts: &NetOptions, stop: &AtomicBool) -> Result<Net
     if let Some(e) = errors.into_iter().next() {
         return Err(transfer(e));
     }
-    let seconds = opts
-        .duration
-        .as_secs_f64()
-        .min(t0.elapsed().as_secs_f64())
-        .max(1e-9);
-    let (sent, received) = (sent.into_inner(), received.into_inner());
-    Ok(NetResult {
-        direction: dir,
-        streams: n as u32,
-        seconds,
-        sent_bytes: sent,
-        received_bytes: received,
-        sent_bps: sent as f64 * 8.0 / seconds,
-        received_bps: received as f64 * 8.0 / seconds,
-        zerocopy: opts.zerocopy && dir.client_sends() && !copied.load(Ordering::Relaxed),
-    })
+    let zerocopy = opts.zerocopy && dir.client_sends() && !copied.load(Ordering::Relaxed);
+    Ok(NetResult::new(
+        dir,
+        n,
+        opts.duration,
+        t0,
+        sent,
+        received,
+        zerocopy,
+    ))
+}
+
+impl NetResult {
+    /// What `streams` streams moved since `t0` for at most `duration`, as rates.
+    fn new(
+        direction: Direction,
+        streams: usize,
+        duration: Duration,
+        t0: Instant,
+        sent: AtomicU64,
+        received: AtomicU64,
+        zerocopy: bool,
+    ) -> NetResult {
+        let seconds = duration
+            .as_secs_f64()
+            .min(t0.elapsed().as_secs_f64())
+            .max(1e-9);
+        let (sent, received) = (sent.into_inner(), received.into_inner());
+        NetResult {
+            direction,
+            streams: streams as u32,
+            seconds,
+            sent_bytes: sent,
+            received_bytes: received,
+            sent_bps: sent as f64 * 8.0 / seconds,
+            received_bps: received as f64 * 8.0 / seconds,
+            zerocopy,
+        }
+    }
 }
 
 /// Full duplex: one thread per stream sends and receives on its connection, waiting for
@@ -496,18 +524,17 @@ fn duplex(
     if let Some(e) = errors.into_iter().next() {
         return Err(transfer(e));
     }
-    let seconds = dur.as_secs_f64().min(t0.elapsed().as_secs_f64()).max(1e-9);
-    let (sent, received) = (sent.into_inner(), received.into_inner());
-    Ok(NetResult {
-        direction: Direction::Duplex,
-        streams: conns.len() as u32,
-        seconds,
-        sent_bytes: sent,
-        received_bytes: received,
-        sent_bps: sent as f64 * 8.0 / seconds,
-        received_bps: received as f64 * 8.0 / seconds,
-        zerocopy: opts.zerocopy && !copied.load(Ordering::Relaxed),
-    })
+    let zerocopy = opts.zerocopy && !copied.load(Ordering::Relaxed);
+    let streams = conns.len();
+    Ok(NetResult::new(
+        Direction::Duplex,
+        streams,
+        dur,
+        t0,
+        sent,
+        received,
+        zerocopy,
+    ))
 }
 
 /// Send for `dur` and receive until the peer closes (or `limit`, or `stop`) on one
@@ -570,23 +597,7 @@ fn pump_both(
             }
         }
         if sending && pfd.revents & libc::POLLOUT != 0 {
-            let wrote = match &file {
-                Some(f) => {
-                    let mut off = 0u64;
-                    match rustix::fs::sendfile(&*c, f, Some(&mut off), BUFFER) {
-                        Ok(n) => Ok(n),
-                        Err(e)
-                            if e == rustix::io::Errno::INVAL || e == rustix::io::Errno::NOSYS =>
-                        {
-                            file = None;
-                            continue;
-                        }
-                        Err(e) => Err(std::io::Error::from(e)),
-                    }
-                }
-                None => c.write(out.get()),
-            };
-            match wrote {
+            match send_once(c, &mut file, out.get()) {
                 Ok(k) => {
                     if let Some(s) = sent {
                         s.fetch_add(k as u64, Ordering::Relaxed);
