@@ -1,6 +1,6 @@
 //! `/proc/meminfo`.
 
-use super::bytes::{lines, tokens, u64_of};
+use super::bytes::{first_token, lines, u64_of};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -65,7 +65,7 @@ impl Meminfo {
             if seen == FIELDS {
                 break;
             }
-            let Some(colon) = line.iter().position(|&c| c == b':') else {
+            let Some(colon) = memchr::memchr(b':', line) else {
                 continue;
             };
             let slot = match &line[..colon] {
@@ -82,8 +82,7 @@ impl Meminfo {
                 b"SwapFree" => &mut m.swap_free_kb,
                 _ => continue,
             };
-            *slot = tokens(&line[colon + 1..])
-                .next()
+            *slot = first_token(&line[colon + 1..])
                 .and_then(u64_of)
                 .filter(|&n| n <= MAX_KB);
             seen += 1;
