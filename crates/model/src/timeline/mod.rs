@@ -7,8 +7,10 @@
 mod energy;
 mod energy_report;
 pub mod extra;
+mod line;
 pub mod series;
 
+pub use line::json_line;
 pub use series::PowerSeries;
 
 pub use energy_report::{per_watt_unit, EnergyReport, PerWatt, PhaseEnergyRow};
@@ -74,43 +76,6 @@ pub struct Sample {
     pub swap_used_kb: Option<u64>,
     pub cpus_online: Option<u32>,
     pub rpi: Option<RpiSample>,
-}
-
-/// One sample and its extra readings as one JSON object (a `--json-lines` line, without the
-/// newline): the sample's keys, then the extra ones. Written into `out`, which is cleared
-/// first, so a caller printing many lines reuses one buffer.
-///
-/// The two objects are written one after the other and joined at the brace, not through
-/// `#[serde(flatten)]`, which buffers every value into an intermediate map first: the
-/// monitor writes a line every tick, and that buffering was a measurable part of its CPU.
-pub fn json_line(out: &mut Vec<u8>, sample: &Sample, extra: &ExtraSample) {
-    out.clear();
-    let written = serde_json::to_writer(&mut *out, sample).and_then(|()| {
-        let joint = out.len() - 1; // the sample's closing brace
-        serde_json::to_writer(&mut *out, extra)?;
-        join_objects(out, joint);
-        Ok(())
-    });
-    if let Err(e) = written {
-        // Writing these types into memory does not fail; should it, the line says why.
-        out.clear();
-        out.extend_from_slice(format!("{{\"error\":\"{e}\"}}").as_bytes());
-    }
-}
-
-/// `out` holds two JSON objects, the second starting at `joint + 1`: make them one by
-/// replacing `}{` with `,` (or dropping it when either object is empty).
-fn join_objects(out: &mut Vec<u8>, joint: usize) {
-    let first_empty = joint == 1;
-    let second_empty = out.len() == joint + 3;
-    if second_empty {
-        out.truncate(joint + 1);
-    } else if first_empty {
-        out.drain(1..=joint + 1);
-    } else {
-        out.remove(joint + 1);
-        out[joint] = b',';
-    }
 }
 
 /// What the per-sample vectors mean; fixed for the life of a timeline.
@@ -304,22 +269,6 @@ mod tests {
                 String::from_utf8_lossy(&line),
                 String::from_utf8_lossy(&want)
             );
-        }
-    }
-
-    #[test]
-    fn joining_handles_empty_objects() {
-        for (a, b, want) in [
-            ("{}", "{}", "{}"),
-            ("{}", "{\"b\":2}", "{\"b\":2}"),
-            ("{\"a\":1}", "{}", "{\"a\":1}"),
-            ("{\"a\":1}", "{\"b\":2}", "{\"a\":1,\"b\":2}"),
-        ] {
-            let mut out = a.as_bytes().to_vec();
-            let joint = out.len() - 1;
-            out.extend_from_slice(b.as_bytes());
-            join_objects(&mut out, joint);
-            assert_eq!(String::from_utf8(out).unwrap(), want);
         }
     }
 

@@ -1,0 +1,378 @@
+//! One `--json-lines` line: a sample and its extra readings as one JSON object, the sample's
+//! keys first. The monitor writes one every tick, so the fixed part is written here field by
+//! field (static keys, serde_json's own number formatting) rather than through serde's
+//! generic serializer, whose per-key escaping and dispatch were most of a tick's user-space
+//! instructions. The rarer per-device extras (pressure, power, disks, network, softirq) still
+//! go through serde. A test holds the output byte-equal to serde's for the same values.
+
+use super::extra::{DiskDelta, ExtraSample, MemorySample, NetDelta, PressureSample, SoftirqSample};
+use super::{CpuPct, RpiSample, Sample};
+use serde::Serialize;
+use serde_json::ser::{CompactFormatter, Formatter};
+
+/// Write the line into `out` (cleared first; no newline), so a caller printing many lines
+/// reuses one buffer.
+pub fn json_line(out: &mut Vec<u8>, sample: &Sample, extra: &ExtraSample) {
+    out.clear();
+    let mut o = Obj::open(out);
+    o.f64("t", sample.t);
+    o.key("unix_ms");
+    o.i64(sample.unix_ms);
+    o.key("cluster_mhz");
+    o.list(&sample.cluster_mhz, |o, v| o.opt_u64(v.map(u64::from)));
+    o.key("measured_mhz");
+    o.list(&sample.measured_mhz, |o, v| o.opt_f64(*v));
+    o.opt_f64_field("load1", sample.load1);
+    o.key("cpu");
+    match &sample.cpu {
+        Some(c) => cpu(&mut o, c),
+        None => o.null(),
+    }
+    o.opt_f64_field("soc_temp_c", sample.soc_temp_c);
+    o.key("temps_c");
+    o.list(&sample.temps_c, |o, v| o.opt_f64(*v));
+    o.key("electrical");
+    o.list(&sample.electrical, |o, v| o.opt_f64(*v));
+    o.opt_f64_field("rapl_watts", sample.rapl_watts);
+    o.key("swap_used_kb");
+    o.opt_u64(sample.swap_used_kb);
+    o.key("cpus_online");
+    o.opt_u64(sample.cpus_online.map(u64::from));
+    o.key("rpi");
+    match &sample.rpi {
+        Some(r) => rpi(&mut o, r),
+        None => o.null(),
+    }
+    o.f64("dt_s", extra.dt_s);
+    if let Some(m) = &extra.memory {
+        o.key("memory");
+        memory(&mut o, m);
+    }
+    let rest = Rest {
+        pressure: extra.pressure.as_ref(),
+        power_w: &extra.power_w,
+        disks: &extra.disks,
+        net: &extra.net,
+        softirq: extra.softirq.as_ref(),
+    };
+    if !rest.is_empty() {
+        // `{"pressure":…}` appended, its brace turned into the comma that joins it.
+        let at = o.out.len();
+        if serde_json::to_writer(&mut *o.out, &rest).is_ok() && o.out.len() > at + 2 {
+            o.out[at] = b',';
+            o.out.pop();
+        } else {
+            o.out.truncate(at);
+        }
+    }
+    o.out.push(b'}');
+}
+
+/// The extras after `memory`, in `ExtraSample`'s order and with its skip rules.
+#[derive(Serialize)]
+struct Rest<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pressure: Option<&'a PressureSample>,
+    #[serde(skip_serializing_if = "empty")]
+    power_w: &'a [Option<f64>],
+    #[serde(skip_serializing_if = "empty")]
+    disks: &'a [Option<DiskDelta>],
+    #[serde(skip_serializing_if = "empty")]
+    net: &'a [Option<NetDelta>],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    softirq: Option<&'a SoftirqSample>,
+}
+
+fn empty<T>(v: &&[T]) -> bool {
+    v.is_empty()
+}
+
+impl Rest<'_> {
+    fn is_empty(&self) -> bool {
+        self.pressure.is_none()
+            && self.power_w.is_empty()
+            && self.disks.is_empty()
+            && self.net.is_empty()
+            && self.softirq.is_none()
+    }
+}
+
+fn cpu(o: &mut Obj<'_>, c: &CpuPct) {
+    let mut p = Obj::open(&mut *o.out);
+    p.f64("cpu", c.cpu);
+    p.f64("sys", c.sys);
+    p.f64("usr", c.usr);
+    p.f64("nice", c.nice);
+    p.f64("io", c.io);
+    p.f64("irq", c.irq);
+    p.f64("steal", c.steal);
+    p.close();
+}
+
+fn rpi(o: &mut Obj<'_>, r: &RpiSample) {
+    let mut p = Obj::open(&mut *o.out);
+    p.opt_f64_field("arm_mhz", r.arm_mhz);
+    p.opt_f64_field("core_volts", r.core_volts);
+    p.key("throttled");
+    p.opt_u64(r.throttled.map(u64::from));
+    p.opt_f64_field("pmic_watts", r.pmic_watts);
+    p.opt_f64_field("input_volts", r.input_volts);
+    p.close();
+}
+
+fn memory(o: &mut Obj<'_>, m: &MemorySample) {
+    let mut p = Obj::open(&mut *o.out);
+    for (k, v) in [
+        ("available_kb", m.available_kb),
+        ("free_kb", m.free_kb),
+        ("cached_kb", m.cached_kb),
+        ("dirty_kb", m.dirty_kb),
+        ("writeback_kb", m.writeback_kb),
+    ] {
+        p.key(k);
+        p.opt_u64(v);
+    }
+    p.close();
+}
+
+/// A JSON object being written: keys are the struct's field names (plain ASCII, nothing to
+/// escape), numbers as serde_json writes them (non-finite floats as `null`).
+struct Obj<'a> {
+    out: &'a mut Vec<u8>,
+    first: bool,
+}
+
+impl<'a> Obj<'a> {
+    fn open(out: &'a mut Vec<u8>) -> Obj<'a> {
+        out.push(b'{');
+        Obj { out, first: true }
+    }
+
+    fn close(self) {
+        self.out.push(b'}');
+    }
+
+    fn key(&mut self, k: &str) {
+        if !self.first {
+            self.out.push(b',');
+        }
+        self.first = false;
+        self.out.push(b'"');
+        self.out.extend_from_slice(k.as_bytes());
+        self.out.extend_from_slice(b"\":");
+    }
+
+    fn null(&mut self) {
+        self.out.extend_from_slice(b"null");
+    }
+
+    fn f64(&mut self, k: &str, v: f64) {
+        self.key(k);
+        self.num_f64(v);
+    }
+
+    fn opt_f64_field(&mut self, k: &str, v: Option<f64>) {
+        self.key(k);
+        self.opt_f64(v);
+    }
+
+    fn num_f64(&mut self, v: f64) {
+        // Writing into a Vec cannot fail.
+        if v.is_finite() {
+            let _ = CompactFormatter.write_f64(self.out, v);
+        } else {
+            self.null();
+        }
+    }
+
+    fn opt_f64(&mut self, v: Option<f64>) {
+        match v {
+            Some(v) => self.num_f64(v),
+            None => self.null(),
+        }
+    }
+
+    fn opt_u64(&mut self, v: Option<u64>) {
+        match v {
+            Some(v) => {
+                let _ = CompactFormatter.write_u64(self.out, v);
+            }
+            None => self.null(),
+        }
+    }
+
+    fn i64(&mut self, v: i64) {
+        let _ = CompactFormatter.write_i64(self.out, v);
+    }
+
+    fn list<T>(&mut self, items: &[T], mut each: impl FnMut(&mut Self, &T)) {
+        self.out.push(b'[');
+        for (i, v) in items.iter().enumerate() {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            each(self, v);
+        }
+        self.out.push(b']');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// What the line must equal: serde's output for the two structs flattened into one.
+    fn flattened(s: &Sample, x: &ExtraSample) -> String {
+        #[derive(Serialize)]
+        struct Flat<'a> {
+            #[serde(flatten)]
+            sample: &'a Sample,
+            #[serde(flatten)]
+            extra: &'a ExtraSample,
+        }
+        serde_json::to_string(&Flat {
+            sample: s,
+            extra: x,
+        })
+        .unwrap()
+    }
+
+    fn line(s: &Sample, x: &ExtraSample) -> String {
+        let mut out = b"left over from the last line".to_vec();
+        json_line(&mut out, s, x);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn defaults_and_a_full_sample() {
+        let (s, x) = (Sample::default(), ExtraSample::default());
+        assert_eq!(line(&s, &x), flattened(&s, &x));
+        let s = Sample {
+            t: 1.25,
+            unix_ms: -1_700_000_000_123,
+            cluster_mhz: vec![Some(1800), None],
+            measured_mhz: vec![Some(1799.5), None, Some(f64::NAN)],
+            load1: Some(0.06),
+            cpu: Some(CpuPct {
+                cpu: 12.5,
+                steal: f64::INFINITY,
+                ..Default::default()
+            }),
+            soc_temp_c: Some(-47.2),
+            temps_c: vec![Some(47.2), None],
+            electrical: vec![Some(5.1)],
+            rapl_watts: Some(1e-7),
+            swap_used_kb: Some(u64::MAX),
+            cpus_online: Some(8),
+            rpi: Some(RpiSample {
+                arm_mhz: Some(1500.0),
+                throttled: Some(0x50005),
+                ..Default::default()
+            }),
+        };
+        let x = ExtraSample {
+            dt_s: 0.1,
+            memory: Some(MemorySample {
+                available_kb: Some(1),
+                ..Default::default()
+            }),
+            pressure: Some(PressureSample::default()),
+            power_w: vec![Some(3.5), None],
+            disks: vec![None, Some(DiskDelta::default())],
+            net: vec![Some(NetDelta::default())],
+            softirq: Some(SoftirqSample {
+                pct: Some(1.0),
+                cpus: vec![Default::default()],
+            }),
+        };
+        assert_eq!(line(&s, &x), flattened(&s, &x));
+        // Each extra alone: the join must not leave a brace or a doubled comma.
+        let alone = [
+            ExtraSample {
+                power_w: vec![None],
+                ..Default::default()
+            },
+            ExtraSample {
+                softirq: x.softirq.clone(),
+                ..Default::default()
+            },
+            ExtraSample {
+                net: x.net.clone(),
+                memory: x.memory,
+                ..Default::default()
+            },
+        ];
+        for x in &alone {
+            assert_eq!(line(&s, x), flattened(&s, x));
+        }
+    }
+
+    fn float() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            any::<f64>(),
+            (0u32..100_000).prop_map(|v| v as f64 / 100.0),
+            Just(f64::NAN),
+            Just(f64::NEG_INFINITY),
+            Just(0.0),
+            Just(-0.0),
+        ]
+    }
+
+    fn opt_float() -> impl Strategy<Value = Option<f64>> {
+        proptest::option::of(float())
+    }
+
+    prop_compose! {
+        fn sample()(
+            t in float(),
+            unix_ms in any::<i64>(),
+            cluster_mhz in proptest::collection::vec(proptest::option::of(any::<u32>()), 0..3),
+            measured_mhz in proptest::collection::vec(opt_float(), 0..3),
+            load1 in opt_float(),
+            cpu in proptest::option::of((float(), float(), float())),
+            soc_temp_c in opt_float(),
+            temps_c in proptest::collection::vec(opt_float(), 0..3),
+            electrical in proptest::collection::vec(opt_float(), 0..2),
+            rapl_watts in opt_float(),
+            swap_used_kb in proptest::option::of(any::<u64>()),
+            cpus_online in proptest::option::of(any::<u32>()),
+            rpi in proptest::option::of((opt_float(), proptest::option::of(any::<u32>()), opt_float())),
+        ) -> Sample {
+            Sample {
+                t, unix_ms, cluster_mhz, measured_mhz, load1,
+                cpu: cpu.map(|(a, b, c)| CpuPct { cpu: a, sys: b, usr: c, nice: a, io: b, irq: c, steal: a }),
+                soc_temp_c, temps_c, electrical, rapl_watts, swap_used_kb, cpus_online,
+                rpi: rpi.map(|(a, th, b)| RpiSample { arm_mhz: a, core_volts: b, throttled: th, pmic_watts: a, input_volts: b }),
+            }
+        }
+    }
+
+    prop_compose! {
+        fn extra()(
+            dt_s in float(),
+            memory in proptest::option::of(proptest::array::uniform5(proptest::option::of(any::<u64>()))),
+            pressure in proptest::option::of(opt_float()),
+            power_w in proptest::collection::vec(opt_float(), 0..3),
+            disks in proptest::collection::vec(proptest::option::of(any::<u64>()), 0..2),
+            softirq in proptest::option::of(opt_float()),
+        ) -> ExtraSample {
+            ExtraSample {
+                dt_s,
+                memory: memory.map(|m| MemorySample { available_kb: m[0], free_kb: m[1], cached_kb: m[2], dirty_kb: m[3], writeback_kb: m[4] }),
+                pressure: pressure.map(|p| PressureSample { cpu_some: p, ..Default::default() }),
+                power_w,
+                disks: disks.iter().map(|d| d.map(|v| DiskDelta { reads: v, ..Default::default() })).collect(),
+                net: disks.iter().map(|d| d.map(|v| NetDelta { tx_bytes: v, ..Default::default() })).collect(),
+                softirq: softirq.map(|pct| SoftirqSample { pct, cpus: Vec::new() }),
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn equals_serde(s in sample(), x in extra()) {
+            prop_assert_eq!(line(&s, &x), flattened(&s, &x));
+        }
+    }
+}
