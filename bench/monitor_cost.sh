@@ -5,20 +5,26 @@
 #    absolute timed wake-up per interval, a pread(2) of every /proc and /sys file truebench
 #    keeps open (taken from its /proc/PID/fd), and one line written to stdout, at the same
 #    nice 19 as truebench's sampling. On a VM the timed wake-up and the cold reads dominate
-#    both, so the ratio says what truebench adds to the unavoidable;
+#    both, so the ratio says what truebench adds to the unavoidable. The loop runs twice: with
+#    a short line (its counters), and with its line padded to the length of truebench's JSON
+#    lines — storing the bytes is the kernel's work for any monitor printing that much, so
+#    the second ratio is what truebench's parsing and formatting add;
 #  - against sbc-bench's way of producing one monitoring line (a shell that forks
 #    awk/cut/sed/date and command substitutions for every value: ~14 processes per line).
-# truebench and the C loop run alternately, RUNS times each, so load from elsewhere hits
-# both alike; the medians and the median of the per-run ratios are printed with the load
-# average. Then the same monitor on a synthetic 192-CPU root, and the reading cost alone.
+# The three run one after the other, RUNS rounds, the order rotating each round, so load
+# from elsewhere and drift hit all alike; the medians and the median of the per-round ratios
+# are printed with the load average. On a VM a loop's cost moves by ±30 % from one few-second
+# window to the next (two identical C loops run at once differ as much), so many short
+# rounds say more than a few long ones. Then the same monitor on a synthetic 192-CPU root,
+# and the reading cost alone.
 #
-# Not a test: prints figures for BENCHMARKS.md. Usage: bench/monitor_cost.sh [SECONDS] [RUNS]
-# (default 30 and 3). Needs: bash, awk, sed, cut, date, cc (the C reference loop).
+# Not a test: prints figures for BENCHMARKS.md. Usage: bench/monitor_cost.sh [SECONDS] [ROUNDS]
+# (default 10 and 12). Needs: bash, awk, sed, cut, date, cc (the C reference loop).
 . "$(dirname "$0")/lib/evidence.sh"
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")/.."
-SECS=${1:-30}
-RUNS=${2:-3}
+SECS=${1:-10}
+RUNS=${2:-12}
 export CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1}
 cargo build --release -q -p truebench
 cargo build --release -q -p truebench-monitor --example epyc_root --example sample_cost
@@ -28,22 +34,26 @@ trap 'rm -rf "$TMP"' EXIT
 target/release/examples/epyc_root "$TMP/epyc192" 192 >/dev/null
 
 cat >"$TMP/ref.c" <<'EOF'
-/* ref INTERVAL_S FILE...: the least a monitor must do per sample — one absolute timed
-   wake-up, a pread of each file into a static buffer, one line to stdout — until killed. */
+/* ref INTERVAL_S LINE_BYTES FILE...: the least a monitor must do per sample — one absolute
+   timed wake-up, a pread of each file into a static buffer, one line to stdout (padded with
+   spaces to LINE_BYTES when that is longer) — until killed. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 int main(int argc, char **argv) {
-  if (argc < 2) return 2;
+  if (argc < 3) return 2;
   long long step = (long long)(atof(argv[1]) * 1e9);
-  int n = argc - 2, fds[512];
-  static char buf[1 << 16];
+  int want = atoi(argv[2]), n = argc - 3, fds[512];
+  static char buf[1 << 16], line[4096];
   if (n > 512) n = 512;
-  for (int i = 0; i < n; i++) fds[i] = open(argv[i + 2], O_RDONLY);
+  if (want > (int)sizeof line) want = sizeof line;
+  memset(line, ' ', sizeof line);
+  for (int i = 0; i < n; i++) fds[i] = open(argv[i + 3], O_RDONLY);
   struct timespec next;
   clock_gettime(CLOCK_MONOTONIC, &next);
   for (long long k = 0;; k++) {
@@ -53,8 +63,10 @@ int main(int argc, char **argv) {
     long sum = 0;
     for (int i = 0; i < n; i++)
       if (fds[i] >= 0) sum += pread(fds[i], buf, sizeof buf, 0);
-    char line[64];
-    int len = snprintf(line, sizeof line, "%lld %ld\n", k, sum);
+    int len = snprintf(line, 64, "%lld %ld", k, sum);
+    line[len] = ' ';
+    if (want > len + 1) len = want - 1;
+    line[len++] = '\n';
     if (write(1, line, len) < 0) return 1;
   }
 }
@@ -98,11 +110,12 @@ run_monitor() {
   echo "$r"
 }
 
+# run_ref LINE_BYTES: the C loop; prints "samples cpu_ns peak_rss_kib".
 run_ref() {
   local files
   mapfile -t files <"$TMP/files"
   # At nice 19, like truebench's sampling thread (sbc-bench renices its monitor too).
-  nice -n 19 "$TMP/ref" 0.1 "${files[@]}" >"$TMP/ref.out" &
+  nice -n 19 "$TMP/ref" 0.1 "$1" "${files[@]}" >"$TMP/ref.out" &
   local pid=$! r
   r=$(measure "$pid" "$TMP/ref.out")
   kill "$pid"
@@ -114,32 +127,50 @@ per() { awk -v ns="$1" -v n="$2" 'BEGIN {if (n > 0) printf "%.1f", ns/1e3/n; els
 median() { sort -g | awk '{v[NR]=$1} END {if (NR == 0) print "n/a"; else if (NR % 2) print v[(NR+1)/2]; else printf "%.2f\n", (v[NR/2]+v[NR/2+1])/2}'; }
 
 echo "machine: $(nproc) CPUs, $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo), kernel $(uname -r)"
-echo "truebench monitor --interval 0.1 --json-lines vs the C reference loop, ${SECS}s each, ${RUNS} runs alternating:"
-printf "%4s %10s %12s %10s %12s %7s %9s %9s  %s\n" run load1 "tb µs/smp" "tb RSS" "C µs/smp" ratio "tb smp" "C smp" "evidence (the whole run, both loops)"
-: >"$TMP/tb" >"$TMP/c" >"$TMP/ratio" >"$TMP/load"
+echo "truebench monitor --interval 0.1 --json-lines vs the C reference loop (short line; line as long as truebench's), ${SECS}s each, ${RUNS} rounds, order rotating:"
+printf "%4s %6s %10s %10s %10s %10s %7s %7s %6s  %s\n" round load1 "tb µs/smp" "tb RSS" "C µs/smp" "C= µs/smp" "tb/C" "tb/C=" bytes "evidence (the whole round)"
+: >"$TMP/tb" >"$TMP/c" >"$TMP/ceq" >"$TMP/ratio" >"$TMP/ratio_eq" >"$TMP/load"
 rss_max=0
+line_bytes=0
 for ((i = 1; i <= RUNS; i++)); do
   load=$(cut -d' ' -f1 /proc/loadavg)
   ev_start
-  read -r n_tb ns_tb rss < <(run_monitor)
-  read -r n_c ns_c _ < <(run_ref)
+  # Round i starts with the (i mod 3)-th of the three; truebench first in round 1, so the
+  # padded loop knows the length of its lines.
+  for k in 0 1 2; do
+    case $(((i - 1 + k) % 3)) in
+      0)
+        read -r n_tb ns_tb rss < <(run_monitor)
+        line_bytes=$(wc -lc <"$TMP/out.jsonl" | awk '{print ($1 ? int($2 / $1) : 0)}')
+        ;;
+      1) read -r n_c ns_c _ < <(run_ref 0) ;;
+      2) read -r n_ceq ns_ceq _ < <(run_ref "$line_bytes") ;;
+    esac
+  done
   ev_stop
   tb_us=$(per "$ns_tb" "$n_tb")
   c_us=$(per "$ns_c" "$n_c")
+  ceq_us=$(per "$ns_ceq" "$n_ceq")
   ratio=$(awk -v a="$tb_us" -v b="$c_us" 'BEGIN {if (b > 0) printf "%.2f", a/b; else print "n/a"}')
+  ratio_eq=$(awk -v a="$tb_us" -v b="$ceq_us" 'BEGIN {if (b > 0) printf "%.2f", a/b; else print "n/a"}')
   # Only figures of a quiet machine count towards the medians.
   if [ "$EV_VALID" = 1 ]; then
     echo "$tb_us" >>"$TMP/tb"
     echo "$c_us" >>"$TMP/c"
+    echo "$ceq_us" >>"$TMP/ceq"
     echo "$ratio" >>"$TMP/ratio"
+    echo "$ratio_eq" >>"$TMP/ratio_eq"
     echo "$load" >>"$TMP/load"
   fi
   ((rss > rss_max)) && rss_max=$rss
-  printf "%4s %10s %12s %6.1f MiB %12s %7s %9s %9s  %s\n" "$i" "$load" "$tb_us" "$(awk -v k="$rss" 'BEGIN {print k/1024}')" "$c_us" "$ratio" "$n_tb" "$n_c" "$EV_LINE"
+  printf "%5s %6s %10s %6.1f MiB %10s %10s %7s %7s %6s  %s\n" "$i" "$load" "$tb_us" "$(awk -v k="$rss" 'BEGIN {print k/1024}')" "$c_us" "$ceq_us" "$ratio" "$ratio_eq" "$line_bytes" "$EV_LINE"
 done
 echo "files read per sample: $(tr '\n' ' ' <"$TMP/files")"
-echo "valid runs: $(wc -l <"$TMP/ratio") of $RUNS"
-echo "median: truebench $(median <"$TMP/tb") µs/sample, C loop $(median <"$TMP/c") µs/sample, ratio $(median <"$TMP/ratio") (load1 median $(median <"$TMP/load"), now $(cut -d' ' -f1-3 /proc/loadavg)); peak RSS $(awk -v k="$rss_max" 'BEGIN {printf "%.1f", k/1024}') MiB"
+echo "valid rounds: $(wc -l <"$TMP/ratio") of $RUNS"
+ratio_of() { awk -v a="$(median <"$1")" -v b="$(median <"$2")" 'BEGIN {if (b > 0) printf "%.2f", a/b; else print "n/a"}'; }
+echo "median: truebench $(median <"$TMP/tb") µs/sample, C loop $(median <"$TMP/c") (short line) and $(median <"$TMP/ceq") (${line_bytes}-byte line) µs/sample (load1 median $(median <"$TMP/load"), now $(cut -d' ' -f1-3 /proc/loadavg)); peak RSS $(awk -v k="$rss_max" 'BEGIN {printf "%.1f", k/1024}') MiB"
+echo "ratio to the short-line loop: median of rounds $(median <"$TMP/ratio"), of medians $(ratio_of "$TMP/tb" "$TMP/c")"
+echo "ratio to the same-length loop: median of rounds $(median <"$TMP/ratio_eq"), of medians $(ratio_of "$TMP/tb" "$TMP/ceq")"
 echo "targets: <= 100 µs CPU per sample, <= 10 MiB RSS"
 
 read -r n_192 ns_192 rss_192 < <(run_monitor --root "$TMP/epyc192")
