@@ -222,56 +222,6 @@ mod tests {
 
     use super::*;
 
-    /// The line is exactly what `#[serde(flatten)]` of the two gives, for a full sample
-    /// and for an empty extra.
-    #[test]
-    fn json_line_is_the_flattened_pair() {
-        #[derive(Serialize)]
-        struct Flat<'a> {
-            #[serde(flatten)]
-            sample: &'a Sample,
-            #[serde(flatten)]
-            extra: &'a ExtraSample,
-        }
-        let sample = Sample {
-            t: 1.25,
-            unix_ms: 1_700_000_000_123,
-            cluster_mhz: vec![Some(1800), None],
-            measured_mhz: vec![Some(1799.5), None],
-            load1: Some(0.06),
-            cpu: Some(CpuPct {
-                cpu: 12.5,
-                ..Default::default()
-            }),
-            soc_temp_c: Some(47.2),
-            temps_c: vec![Some(47.2), None],
-            swap_used_kb: Some(0),
-            cpus_online: Some(8),
-            ..Default::default()
-        };
-        let extra = ExtraSample {
-            dt_s: 0.1,
-            power_w: vec![Some(3.5), None],
-            ..Default::default()
-        };
-        let mut line = Vec::new();
-        for (s, x) in [
-            (&sample, &extra),
-            (&Sample::default(), &ExtraSample::default()),
-        ] {
-            json_line(&mut line, s, x);
-            let want = serde_json::to_vec(&Flat {
-                sample: s,
-                extra: x,
-            })
-            .unwrap();
-            assert_eq!(
-                String::from_utf8_lossy(&line),
-                String::from_utf8_lossy(&want)
-            );
-        }
-    }
-
     #[test]
     fn phases_slice_samples() {
         let mut tl = Timeline::new(TimelineHeader::default());
