@@ -361,6 +361,19 @@ fn pump_in(
     Ok(())
 }
 
+/// Wait for every transfer thread; their errors (a panic counts as one), in start order.
+fn join_transfers(
+    handles: Vec<std::thread::ScopedJoinHandle<'_, std::io::Result<()>>>,
+) -> Vec<std::io::Error> {
+    handles
+        .into_iter()
+        .filter_map(|h| match h.join() {
+            Ok(r) => r.err(),
+            Err(_) => Some(std::io::Error::other("a transfer thread panicked")),
+        })
+        .collect()
+}
+
 /// Run a client against `addr`: `opts.streams` connections started together.
 pub fn run(addr: SocketAddr, opts: &NetOptions, stop: &AtomicBool) -> Result<NetResult, NetError> {
     let n = opts.streams.max(1) as usize;
@@ -421,13 +434,7 @@ pub fn run(addr: SocketAddr, opts: &NetOptions, stop: &AtomicBool) -> Result<Net
                 }));
             }
         }
-        handles
-            .into_iter()
-            .filter_map(|h| match h.join() {
-                Ok(r) => r.err(),
-                Err(_) => Some(std::io::Error::other("a transfer thread panicked")),
-            })
-            .collect()
+        join_transfers(handles)
     });
     if let Some(e) = errors.into_iter().next() {
         return Err(transfer(e));
@@ -513,13 +520,7 @@ fn duplex(
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .filter_map(|h| match h.join() {
-                Ok(r) => r.err(),
-                Err(_) => Some(std::io::Error::other("a transfer thread panicked")),
-            })
-            .collect()
+        join_transfers(handles)
     });
     if let Some(e) = errors.into_iter().next() {
         return Err(transfer(e));
