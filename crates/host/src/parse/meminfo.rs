@@ -1,6 +1,6 @@
 //! `/proc/meminfo`.
 
-use super::bytes::{first_token, lines, u64_of};
+use super::cursor::Cursor;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -61,11 +61,102 @@ impl Meminfo {
         // The fields wanted are in the first third of the file: stop once all were seen (the
         // sampler parses it every tick; on a kernel lacking one, the whole file is read).
         let mut seen = 0;
+        let mut line = text;
+        while seen < FIELDS {
+            if let Some((slot, at)) = m.slot(line) {
+                *slot = Cursor::new(&line[at..])
+                    .u64_token()
+                    .filter(|&n| n <= MAX_KB);
+                seen += 1;
+            }
+            match memchr::memchr(b'\n', line) {
+                Some(end) => line = &line[end + 1..],
+                None => break,
+            }
+        }
+        m
+    }
+
+    /// The field a line fills when the part before its first colon is one of the wanted keys
+    /// (the line then starts with the key and a colon), and where its figure starts. Compared
+    /// as one 8-byte word and a short tail, the keys as constants in the code: no search for
+    /// the colon, no table of keys in read-only data (one more page the sampler would touch
+    /// cold every tick).
+    fn slot(&mut self, line: &[u8]) -> Option<(&mut Option<u64>, usize)> {
+        const fn word(key: &[u8]) -> u64 {
+            let mut w = [0u8; 8];
+            let mut i = 0;
+            while i < 8 && i < key.len() {
+                w[i] = key[i];
+                i += 1;
+            }
+            u64::from_le_bytes(w)
+        }
+        /// The low `n` bytes of a word.
+        const fn low(n: u32) -> u64 {
+            if n >= 8 {
+                u64::MAX
+            } else {
+                (1u64 << (8 * n)) - 1
+            }
+        }
+        let mut w = [0u8; 8];
+        let n = line.len().min(8);
+        w[..n].copy_from_slice(&line[..n]);
+        let head = u64::from_le_bytes(w);
+        let tail = &line[n..];
+        // Keys of at most eight bytes with their colon: the line's first bytes, masked.
+        let short: [(u64, u32, &mut Option<u64>); 5] = [
+            (word(b"MemFree:"), 8, &mut self.mem_free_kb),
+            (word(b"Buffers:"), 8, &mut self.buffers_kb),
+            (word(b"Cached:"), 7, &mut self.cached_kb),
+            (word(b"Dirty:"), 6, &mut self.dirty_kb),
+            (word(b"Shmem:"), 6, &mut self.shmem_kb),
+        ];
+        if let Some((_, len, slot)) = short
+            .into_iter()
+            .find(|&(k, len, _)| n >= len as usize && head & low(len) == k)
+        {
+            return Some((slot, len as usize));
+        }
+        if n < 8 {
+            return None;
+        }
+        // Longer keys: the first eight bytes, then the rest with the colon.
+        let (slot, rest): (&mut Option<u64>, &[u8]) = match head {
+            h if h == word(b"MemTotal") => (&mut self.mem_total_kb, b":"),
+            h if h == word(b"MemAvail") => (&mut self.mem_available_kb, b"able:"),
+            h if h == word(b"SwapCach") => (&mut self.swap_cached_kb, b"ed:"),
+            h if h == word(b"Writebac") => (&mut self.writeback_kb, b"k:"),
+            h if h == word(b"SwapTota") => (&mut self.swap_total_kb, b"l:"),
+            h if h == word(b"SwapFree") => (&mut self.swap_free_kb, b":"),
+            _ => return None,
+        };
+        tail.starts_with(rest).then_some((slot, 8 + rest.len()))
+    }
+
+    /// `SwapTotal - SwapFree` (every swap device together).
+    pub fn swap_used_kb(&self) -> Option<u64> {
+        Some(self.swap_total_kb?.saturating_sub(self.swap_free_kb?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::bytes::{first_token, lines, u64_of};
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The parse as it was written over `lines` and `first_token`: the reference the one-walk
+    /// parse must equal.
+    fn by_lines(text: &[u8]) -> Meminfo {
+        let mut m = Meminfo::default();
+        let mut seen = 0;
         for line in lines(text) {
             if seen == FIELDS {
                 break;
             }
-            let Some(colon) = memchr::memchr(b':', line) else {
+            let Some(colon) = line.iter().position(|&b| b == b':') else {
                 continue;
             };
             let slot = match &line[..colon] {
@@ -90,15 +181,62 @@ impl Meminfo {
         m
     }
 
-    /// `SwapTotal - SwapFree` (every swap device together).
-    pub fn swap_used_kb(&self) -> Option<u64> {
-        Some(self.swap_total_kb?.saturating_sub(self.swap_free_kb?))
+    /// Lines as the kernel writes them, and broken ones: known and unknown keys, a key twice,
+    /// missing colons, blanks, bad and huge numbers.
+    fn meminfo_text() -> impl Strategy<Value = Vec<u8>> {
+        let key = prop::sample::select(vec![
+            "MemTotal",
+            "MemFree",
+            "MemAvailable",
+            "Buffers",
+            "Cached",
+            "SwapCached",
+            "Dirty",
+            "Writeback",
+            "Shmem",
+            "SwapTotal",
+            "SwapFree",
+            "Active(anon)",
+            "HugePages_Total",
+            "",
+        ]);
+        let value = prop_oneof![
+            any::<u64>().prop_map(|v| v.to_string()),
+            (0u64..100_000_000).prop_map(|v| v.to_string()),
+            Just("18014398509481984".to_string()),
+            Just("x1".to_string()),
+            Just(String::new()),
+        ];
+        let line = (
+            key,
+            any::<bool>(),
+            "[ \\t]{0,9}",
+            value,
+            prop::sample::select(vec![" kB", "", "kB", "\t7"]),
+        )
+            .prop_map(|(k, colon, pad, v, unit)| {
+                format!("{k}{}{pad}{v}{unit}", if colon { ":" } else { "" })
+            });
+        (prop::collection::vec(line, 0..40), any::<bool>()).prop_map(|(lines, end)| {
+            let mut t = lines.join("\n");
+            if end {
+                t.push('\n');
+            }
+            t.into_bytes()
+        })
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+    proptest! {
+        #[test]
+        fn one_walk_equals_the_line_by_line_parse(t in meminfo_text()) {
+            prop_assert_eq!(Meminfo::parse(&t), by_lines(&t));
+        }
+
+        #[test]
+        fn any_bytes_parse_as_line_by_line(t in prop::collection::vec(any::<u8>(), 0..200)) {
+            prop_assert_eq!(Meminfo::parse(&t), by_lines(&t));
+        }
+    }
 
     #[test]
     fn parses_kb_and_unitless() {

@@ -5,6 +5,7 @@ pub mod bytes;
 pub mod cpufreq;
 pub mod cpuinfo;
 pub mod cpulist;
+pub mod cursor;
 pub mod diskstats;
 pub mod meminfo;
 pub mod netdev;
