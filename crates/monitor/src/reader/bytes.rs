@@ -5,6 +5,7 @@ use crate::timeline::CpuPct;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use truebench_host::parse::bytes;
+use truebench_host::parse::cursor::Cursor;
 use truebench_host::parse::stat::CpuTimes;
 
 /// Read a whole small file at offset 0 into `buf` (reused); returns the bytes read.
@@ -35,18 +36,13 @@ pub(crate) fn parse_i64(b: &[u8]) -> Option<i64> {
     bytes::i64_of(b)
 }
 
-/// The next unsigned decimal token of a whitespace split; None at the end or on a bad token.
-pub(crate) fn next_u64(it: &mut std::slice::Split<'_, u8, impl FnMut(&u8) -> bool>) -> Option<u64> {
-    it.by_ref().find(|t| !t.is_empty()).and_then(bytes::u64_of)
-}
-
-/// The times of one `cpu…` line of /proc/stat (the part after the label).
-pub(crate) fn parse_cpu_fields(rest: &[u8]) -> Option<CpuTimes> {
-    let mut it = rest.split(|c: &u8| *c == b' ' || *c == b'\t');
+/// The times of one `cpu…` line of /proc/stat, from the cursor (after the label) to the
+/// line's end: up to ten numbers, stopping at the first that is not one; at least four.
+fn cpu_fields(c: &mut Cursor<'_>) -> Option<CpuTimes> {
     let mut n = [0u64; 10];
     let mut got = 0;
     for slot in n.iter_mut() {
-        match next_u64(&mut it) {
+        match c.u64_token() {
             Some(v) => {
                 *slot = v;
                 got += 1;
@@ -79,25 +75,22 @@ pub(crate) fn parse_stat(
     if let Some(p) = per.as_deref_mut() {
         p.iter_mut().for_each(|x| *x = None);
     }
-    for line in text.split(|&c| c == b'\n') {
-        let Some(rest) = line.strip_prefix(b"cpu") else {
-            // cpu lines come first; stop at `intr` (which can be kilobytes long).
-            break;
-        };
-        if rest.first() == Some(&b' ') {
-            total = parse_cpu_fields(rest);
+    let mut c = Cursor::new(text);
+    // cpu lines come first; stop at the first other line (`intr` can be kilobytes long).
+    while c.eat(b"cpu") {
+        if c.peek() == Some(b' ') {
+            total = cpu_fields(&mut c);
             if per.is_none() {
                 break;
             }
         } else if let Some(p) = per.as_deref_mut() {
-            let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
-            let Some(id) = bytes::u64_of(&rest[..digits]).and_then(|v| usize::try_from(v).ok())
-            else {
-                continue;
-            };
-            if let Some(slot) = p.get_mut(id) {
-                *slot = parse_cpu_fields(&rest[digits..]);
+            let id = bytes::u64_of(c.digits()).and_then(|v| usize::try_from(v).ok());
+            if let Some(slot) = id.and_then(|id| p.get_mut(id)) {
+                *slot = cpu_fields(&mut c);
             }
+        }
+        if !c.next_line() {
+            break;
         }
     }
     total
@@ -170,6 +163,7 @@ pub fn energy_delta_uj(before: u64, now: u64, max_range: Option<u64>) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use truebench_host::parse::meminfo::Meminfo;
 
     #[test]
@@ -195,6 +189,100 @@ mod tests {
         assert!(parse_stat(b"garbage\n", None).is_none());
         // Old kernels: four fields.
         assert_eq!(parse_stat(b"cpu 1 2 3 4\n", None).unwrap().idle, 4);
+    }
+
+    /// The parse as it was written over `split` lines and tokens: the reference.
+    fn stat_by_lines(text: &[u8], mut per: Option<&mut Vec<Option<CpuTimes>>>) -> Option<CpuTimes> {
+        fn fields(rest: &[u8]) -> Option<CpuTimes> {
+            let mut it = bytes::tokens(rest);
+            let mut n = [0u64; 10];
+            let mut got = 0;
+            for slot in n.iter_mut() {
+                match it.next().and_then(bytes::u64_of) {
+                    Some(v) => {
+                        *slot = v;
+                        got += 1;
+                    }
+                    None => break,
+                }
+            }
+            (got >= 4).then_some(CpuTimes {
+                user: n[0],
+                nice: n[1],
+                system: n[2],
+                idle: n[3],
+                iowait: n[4],
+                irq: n[5],
+                softirq: n[6],
+                steal: n[7],
+                guest: n[8],
+                guest_nice: n[9],
+            })
+        }
+        let mut total = None;
+        if let Some(p) = per.as_deref_mut() {
+            p.iter_mut().for_each(|x| *x = None);
+        }
+        for line in text.split(|&c| c == b'\n') {
+            let Some(rest) = line.strip_prefix(b"cpu") else {
+                break;
+            };
+            if rest.first() == Some(&b' ') {
+                total = fields(rest);
+                if per.is_none() {
+                    break;
+                }
+            } else if let Some(p) = per.as_deref_mut() {
+                let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+                let Some(id) = bytes::u64_of(&rest[..digits]).and_then(|v| usize::try_from(v).ok())
+                else {
+                    continue;
+                };
+                if let Some(slot) = p.get_mut(id) {
+                    *slot = fields(&rest[digits..]);
+                }
+            }
+        }
+        total
+    }
+
+    /// /proc/stat-like texts: cpu lines with few, many, bad or huge numbers, unknown ids, and
+    /// the lines that end the walk.
+    fn stat_text() -> impl Strategy<Value = Vec<u8>> {
+        let label = prop_oneof![
+            Just("cpu ".to_string()),
+            Just("cpu  ".to_string()),
+            (0u32..6).prop_map(|i| format!("cpu{i} ")),
+            Just("cpu".to_string()),
+            Just("cpux ".to_string()),
+            Just("intr ".to_string()),
+        ];
+        let num = prop_oneof![
+            (0u64..10_000_000).prop_map(|v| v.to_string()),
+            any::<u64>().prop_map(|v| v.to_string()),
+            Just("18446744073709551616".to_string()),
+            Just("-3".to_string()),
+        ];
+        let line =
+            (label, prop::collection::vec((num, "[ \t]{1,3}"), 0..13)).prop_map(|(l, fields)| {
+                let mut s = l;
+                for (n, sep) in fields {
+                    s.push_str(&n);
+                    s.push_str(&sep);
+                }
+                s
+            });
+        prop::collection::vec(line, 0..9).prop_map(|l| l.join("\n").into_bytes())
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn stat_one_walk_equals_the_line_by_line_parse(t in stat_text(), n in 0usize..5) {
+            proptest::prop_assert_eq!(parse_stat(&t, None), stat_by_lines(&t, None));
+            let (mut a, mut b) = (vec![Some(CpuTimes::default()); n], vec![None; n]);
+            proptest::prop_assert_eq!(parse_stat(&t, Some(&mut a)), stat_by_lines(&t, Some(&mut b)));
+            proptest::prop_assert_eq!(a, b);
+        }
     }
 
     #[test]
