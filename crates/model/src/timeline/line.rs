@@ -10,42 +10,104 @@ use super::{CpuPct, RpiSample, Sample};
 use serde::Serialize;
 use serde_json::ser::{CompactFormatter, Formatter};
 
+/// Every key the fixed part writes, as `,"name":`, in one constant: a line's key copies then
+/// read one or two pages of read-only data, not a page or more per few keys wherever the
+/// linker put each literal (on a VM every page a tick touches costs a cold TLB walk).
+const KEYS: &str = concat!(
+    ",\"t\":",
+    ",\"unix_ms\":",
+    ",\"cluster_mhz\":",
+    ",\"measured_mhz\":",
+    ",\"load1\":",
+    ",\"cpu\":",
+    ",\"soc_temp_c\":",
+    ",\"temps_c\":",
+    ",\"electrical\":",
+    ",\"rapl_watts\":",
+    ",\"swap_used_kb\":",
+    ",\"cpus_online\":",
+    ",\"rpi\":",
+    ",\"dt_s\":",
+    ",\"memory\":",
+    ",\"sys\":",
+    ",\"usr\":",
+    ",\"nice\":",
+    ",\"io\":",
+    ",\"irq\":",
+    ",\"steal\":",
+    ",\"arm_mhz\":",
+    ",\"core_volts\":",
+    ",\"throttled\":",
+    ",\"pmic_watts\":",
+    ",\"input_volts\":",
+    ",\"available_kb\":",
+    ",\"free_kb\":",
+    ",\"cached_kb\":",
+    ",\"dirty_kb\":",
+    ",\"writeback_kb\":",
+);
+
+/// `k` within `KEYS` (a compile-time error when missing).
+const fn key_in(k: &str) -> &'static [u8] {
+    let (all, k) = (KEYS.as_bytes(), k.as_bytes());
+    let mut i = 0;
+    while i + k.len() <= all.len() {
+        let mut j = 0;
+        while j < k.len() && all[i + j] == k[j] {
+            j += 1;
+        }
+        if j == k.len() {
+            return all.split_at(i).1.split_at(k.len()).0;
+        }
+        i += 1;
+    }
+    panic!("a key missing from KEYS")
+}
+
+/// A key as `Obj::key` writes it, `,"name":`, taken from `KEYS` at compile time.
+macro_rules! k {
+    ($name:literal) => {{
+        const K: &[u8] = key_in(concat!(",\"", $name, "\":"));
+        K
+    }};
+}
+
 /// Write the line into `out` (cleared first; no newline), so a caller printing many lines
 /// reuses one buffer.
 pub fn json_line(out: &mut Vec<u8>, sample: &Sample, extra: &ExtraSample) {
     out.clear();
     let mut o = Obj::open(out);
-    o.f64("t", sample.t);
-    o.key("unix_ms");
+    o.f64(k!("t"), sample.t);
+    o.key(k!("unix_ms"));
     o.i64(sample.unix_ms);
-    o.key("cluster_mhz");
+    o.key(k!("cluster_mhz"));
     o.list(&sample.cluster_mhz, |o, v| o.opt_u64(v.map(u64::from)));
-    o.key("measured_mhz");
+    o.key(k!("measured_mhz"));
     o.list(&sample.measured_mhz, |o, v| o.opt_f64(*v));
-    o.opt_f64_field("load1", sample.load1);
-    o.key("cpu");
+    o.opt_f64_field(k!("load1"), sample.load1);
+    o.key(k!("cpu"));
     match &sample.cpu {
         Some(c) => cpu(&mut o, c),
         None => o.null(),
     }
-    o.opt_f64_field("soc_temp_c", sample.soc_temp_c);
-    o.key("temps_c");
+    o.opt_f64_field(k!("soc_temp_c"), sample.soc_temp_c);
+    o.key(k!("temps_c"));
     o.list(&sample.temps_c, |o, v| o.opt_f64(*v));
-    o.key("electrical");
+    o.key(k!("electrical"));
     o.list(&sample.electrical, |o, v| o.opt_f64(*v));
-    o.opt_f64_field("rapl_watts", sample.rapl_watts);
-    o.key("swap_used_kb");
+    o.opt_f64_field(k!("rapl_watts"), sample.rapl_watts);
+    o.key(k!("swap_used_kb"));
     o.opt_u64(sample.swap_used_kb);
-    o.key("cpus_online");
+    o.key(k!("cpus_online"));
     o.opt_u64(sample.cpus_online.map(u64::from));
-    o.key("rpi");
+    o.key(k!("rpi"));
     match &sample.rpi {
         Some(r) => rpi(&mut o, r),
         None => o.null(),
     }
-    o.f64("dt_s", extra.dt_s);
+    o.f64(k!("dt_s"), extra.dt_s);
     if let Some(m) = &extra.memory {
-        o.key("memory");
+        o.key(k!("memory"));
         memory(&mut o, m);
     }
     let rest = Rest {
@@ -99,35 +161,35 @@ impl Rest<'_> {
 
 fn cpu(o: &mut Obj<'_>, c: &CpuPct) {
     let mut p = Obj::open(&mut *o.out);
-    p.f64("cpu", c.cpu);
-    p.f64("sys", c.sys);
-    p.f64("usr", c.usr);
-    p.f64("nice", c.nice);
-    p.f64("io", c.io);
-    p.f64("irq", c.irq);
-    p.f64("steal", c.steal);
+    p.f64(k!("cpu"), c.cpu);
+    p.f64(k!("sys"), c.sys);
+    p.f64(k!("usr"), c.usr);
+    p.f64(k!("nice"), c.nice);
+    p.f64(k!("io"), c.io);
+    p.f64(k!("irq"), c.irq);
+    p.f64(k!("steal"), c.steal);
     p.close();
 }
 
 fn rpi(o: &mut Obj<'_>, r: &RpiSample) {
     let mut p = Obj::open(&mut *o.out);
-    p.opt_f64_field("arm_mhz", r.arm_mhz);
-    p.opt_f64_field("core_volts", r.core_volts);
-    p.key("throttled");
+    p.opt_f64_field(k!("arm_mhz"), r.arm_mhz);
+    p.opt_f64_field(k!("core_volts"), r.core_volts);
+    p.key(k!("throttled"));
     p.opt_u64(r.throttled.map(u64::from));
-    p.opt_f64_field("pmic_watts", r.pmic_watts);
-    p.opt_f64_field("input_volts", r.input_volts);
+    p.opt_f64_field(k!("pmic_watts"), r.pmic_watts);
+    p.opt_f64_field(k!("input_volts"), r.input_volts);
     p.close();
 }
 
 fn memory(o: &mut Obj<'_>, m: &MemorySample) {
     let mut p = Obj::open(&mut *o.out);
     for (k, v) in [
-        ("available_kb", m.available_kb),
-        ("free_kb", m.free_kb),
-        ("cached_kb", m.cached_kb),
-        ("dirty_kb", m.dirty_kb),
-        ("writeback_kb", m.writeback_kb),
+        (k!("available_kb"), m.available_kb),
+        (k!("free_kb"), m.free_kb),
+        (k!("cached_kb"), m.cached_kb),
+        (k!("dirty_kb"), m.dirty_kb),
+        (k!("writeback_kb"), m.writeback_kb),
     ] {
         p.key(k);
         p.opt_u64(v);
@@ -152,26 +214,23 @@ impl<'a> Obj<'a> {
         self.out.push(b'}');
     }
 
-    fn key(&mut self, k: &str) {
-        if !self.first {
-            self.out.push(b',');
-        }
+    /// `k` as made by [`k!`]: `,"name":`, the comma dropped for an object's first key —
+    /// one copy per key.
+    fn key(&mut self, k: &'static [u8]) {
+        self.out.extend_from_slice(&k[usize::from(self.first)..]);
         self.first = false;
-        self.out.push(b'"');
-        self.out.extend_from_slice(k.as_bytes());
-        self.out.extend_from_slice(b"\":");
     }
 
     fn null(&mut self) {
         self.out.extend_from_slice(b"null");
     }
 
-    fn f64(&mut self, k: &str, v: f64) {
+    fn f64(&mut self, k: &'static [u8], v: f64) {
         self.key(k);
         self.num_f64(v);
     }
 
-    fn opt_f64_field(&mut self, k: &str, v: Option<f64>) {
+    fn opt_f64_field(&mut self, k: &'static [u8], v: Option<f64>) {
         self.key(k);
         self.opt_f64(v);
     }
