@@ -144,8 +144,7 @@ fn resolve_link(host: &Host, rel: &str) -> String {
 /// Write `bytes` to stdout; Break when stdout is gone (`truebench monitor | head`), which
 /// ends monitoring like Ctrl-C.
 fn print(bytes: &[u8]) -> ControlFlow<()> {
-    let mut out = crate::out::stdout();
-    match out.write_all(bytes).and_then(|_| out.flush()) {
+    match crate::out::write_direct(bytes) {
         Ok(()) => ControlFlow::Continue(()),
         Err(_) => ControlFlow::Break(()),
     }
@@ -170,6 +169,10 @@ fn watch(
         ..Default::default()
     };
     let lp = SampleLoop::new(host, inv, cfg);
+    // `print` writes past std's buffer: anything still in it goes first.
+    if crate::out::stdout().flush().is_err() {
+        return Ok(0);
+    }
     if json {
         let mut buf = Vec::with_capacity(1024);
         lp.run(Some(Box::new(move |s: &Sample, x: &ExtraSample| {

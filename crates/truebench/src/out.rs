@@ -45,6 +45,22 @@ fn failed(e: io::Error) -> io::Error {
     io::Error::new(kind, e)
 }
 
+/// Write `bytes` to standard output with write(2) directly, not through std's line buffer:
+/// for the monitor's line every tick, where the lock, the copy into the buffer and the search
+/// for the newline were code and data a sleeping sampler touches cold each time. Whatever
+/// went through [`stdout`] before must be flushed first. Errors are remembered as there.
+pub fn write_direct(mut bytes: &[u8]) -> io::Result<()> {
+    while !bytes.is_empty() {
+        match rustix::io::write(io::stdout(), bytes) {
+            Ok(0) => return Err(failed(io::ErrorKind::WriteZero.into())),
+            Ok(n) => bytes = &bytes[n..],
+            Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(failed(e.into())),
+        }
+    }
+    Ok(())
+}
+
 /// Standard output, locked while the value lives; errors are remembered for [`finish`] and
 /// name standard output.
 pub struct Stdout(io::StdoutLock<'static>);
