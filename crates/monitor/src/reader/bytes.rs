@@ -50,7 +50,12 @@ fn cpu_fields(c: &mut Cursor<'_>) -> Option<CpuTimes> {
             None => break,
         }
     }
-    (got >= 4).then_some(CpuTimes {
+    (got >= 4).then(|| times(n))
+}
+
+/// The ten fields of a `cpu…` line in their order.
+fn times(n: [u64; 10]) -> CpuTimes {
+    CpuTimes {
         user: n[0],
         nice: n[1],
         system: n[2],
@@ -61,7 +66,7 @@ fn cpu_fields(c: &mut Cursor<'_>) -> Option<CpuTimes> {
         steal: n[7],
         guest: n[8],
         guest_nice: n[9],
-    })
+    }
 }
 
 /// The aggregate `cpu ` line of /proc/stat, and optionally every `cpuN` line into `per_cpu`
@@ -206,18 +211,7 @@ mod tests {
                     None => break,
                 }
             }
-            (got >= 4).then_some(CpuTimes {
-                user: n[0],
-                nice: n[1],
-                system: n[2],
-                idle: n[3],
-                iowait: n[4],
-                irq: n[5],
-                softirq: n[6],
-                steal: n[7],
-                guest: n[8],
-                guest_nice: n[9],
-            })
+            (got >= 4).then(|| times(n))
         }
         let mut total = None;
         if let Some(p) = per.as_deref_mut() {
