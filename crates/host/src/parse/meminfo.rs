@@ -56,6 +56,7 @@ pub struct Meminfo {
 }
 
 impl Meminfo {
+    #[link_section = ".text.hot"]
     pub fn parse(text: &[u8]) -> Meminfo {
         let mut m = Meminfo::default();
         // The fields wanted are in the first third of the file: stop once all were seen (the
@@ -69,7 +70,8 @@ impl Meminfo {
                     .filter(|&n| n <= MAX_KB);
                 seen += 1;
             }
-            match memchr::memchr(b'\n', line) {
+            // A plain scan: short lines (see `Cursor::next_line`).
+            match line.iter().position(|&c| c == b'\n') {
                 Some(end) => line = &line[end + 1..],
                 None => break,
             }
@@ -82,6 +84,7 @@ impl Meminfo {
     /// as one 8-byte word and a short tail, the keys as constants in the code: no search for
     /// the colon, no table of keys in read-only data (one more page the sampler would touch
     /// cold every tick).
+    #[link_section = ".text.hot"]
     fn slot(&mut self, line: &[u8]) -> Option<(&mut Option<u64>, usize)> {
         const fn word(key: &[u8]) -> u64 {
             let mut w = [0u8; 8];
@@ -122,17 +125,22 @@ impl Meminfo {
         if n < 8 {
             return None;
         }
-        // Longer keys: the first eight bytes, then the rest with the colon.
-        let (slot, rest): (&mut Option<u64>, &[u8]) = match head {
-            h if h == word(b"MemTotal") => (&mut self.mem_total_kb, b":"),
-            h if h == word(b"MemAvail") => (&mut self.mem_available_kb, b"able:"),
-            h if h == word(b"SwapCach") => (&mut self.swap_cached_kb, b"ed:"),
-            h if h == word(b"Writebac") => (&mut self.writeback_kb, b"k:"),
-            h if h == word(b"SwapTota") => (&mut self.swap_total_kb, b"l:"),
-            h if h == word(b"SwapFree") => (&mut self.swap_free_kb, b":"),
+        // Longer keys: the first eight bytes, then the rest with the colon, also as a word
+        // (a byte-string comparison would read the rest from read-only data).
+        let (slot, rest, len): (&mut Option<u64>, u64, u32) = match head {
+            h if h == word(b"MemTotal") => (&mut self.mem_total_kb, word(b":"), 1),
+            h if h == word(b"MemAvail") => (&mut self.mem_available_kb, word(b"able:"), 5),
+            h if h == word(b"SwapCach") => (&mut self.swap_cached_kb, word(b"ed:"), 3),
+            h if h == word(b"Writebac") => (&mut self.writeback_kb, word(b"k:"), 2),
+            h if h == word(b"SwapTota") => (&mut self.swap_total_kb, word(b"l:"), 2),
+            h if h == word(b"SwapFree") => (&mut self.swap_free_kb, word(b":"), 1),
             _ => return None,
         };
-        tail.starts_with(rest).then_some((slot, 8 + rest.len()))
+        let mut t = [0u8; 8];
+        let m = tail.len().min(8);
+        t[..m].copy_from_slice(&tail[..m]);
+        let hit = m >= len as usize && u64::from_le_bytes(t) & low(len) == rest;
+        hit.then_some((slot, 8 + len as usize))
     }
 
     /// `SwapTotal - SwapFree` (every swap device together).
