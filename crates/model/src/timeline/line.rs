@@ -9,10 +9,12 @@ use super::extra::{DiskDelta, ExtraSample, MemorySample, NetDelta, PressureSampl
 use super::{CpuPct, RpiSample, Sample};
 use serde::Serialize;
 use serde_json::ser::{CompactFormatter, Formatter};
+use truebench_host::parse::bytes::f64_at_run_time;
 
-/// Every key the fixed part writes, as `,"name":`, in one constant: a line's key copies then
-/// read one or two pages of read-only data, not a page or more per few keys wherever the
-/// linker put each literal (on a VM every page a tick touches costs a cold TLB walk).
+/// Every key the fixed part writes, as `,"name":`, and its other literals, in one constant: a
+/// line's copies then read one or two pages of read-only data, not a page or more per few
+/// keys wherever the linker put each literal (on a VM every page a tick touches after a sleep
+/// may be cold, and on some hosts a cold page costs tens of microseconds).
 const KEYS: &str = concat!(
     ",\"t\":",
     ",\"unix_ms\":",
@@ -45,7 +47,15 @@ const KEYS: &str = concat!(
     ",\"cached_kb\":",
     ",\"dirty_kb\":",
     ",\"writeback_kb\":",
+    "null",
+    "-0.0",
 );
+
+/// `null` and the zeros, from `KEYS` too.
+const NULL: &[u8] = key_in("null");
+const ZERO: &[u8] = key_in("-0.0");
+/// The exponent bits of a double.
+const EXP: u64 = 0x7FF0_0000_0000_0000;
 
 /// `k` within `KEYS` (a compile-time error when missing).
 const fn key_in(k: &str) -> &'static [u8] {
@@ -74,6 +84,7 @@ macro_rules! k {
 
 /// Write the line into `out` (cleared first; no newline), so a caller printing many lines
 /// reuses one buffer.
+#[link_section = ".text.hot"]
 pub fn json_line(out: &mut Vec<u8>, sample: &Sample, extra: &ExtraSample) {
     out.clear();
     let mut o = Obj::open(out);
@@ -118,14 +129,7 @@ pub fn json_line(out: &mut Vec<u8>, sample: &Sample, extra: &ExtraSample) {
         softirq: extra.softirq.as_ref(),
     };
     if !rest.is_empty() {
-        // `{"pressure":…}` appended, its brace turned into the comma that joins it.
-        let at = o.out.len();
-        if serde_json::to_writer(&mut *o.out, &rest).is_ok() && o.out.len() > at + 2 {
-            o.out[at] = b',';
-            o.out.pop();
-        } else {
-            o.out.truncate(at);
-        }
+        rest.append(o.out);
     }
     o.out.push(b'}');
 }
@@ -150,6 +154,20 @@ fn empty<T>(v: &&[T]) -> bool {
 }
 
 impl Rest<'_> {
+    /// `{"pressure":…}` appended, its brace turned into the comma that joins it. Apart from
+    /// `json_line` (not inlined, not in the hot section): serde's code for the rarer extras
+    /// would spread the monitor's every-tick code over more pages.
+    #[inline(never)]
+    fn append(&self, out: &mut Vec<u8>) {
+        let at = out.len();
+        if serde_json::to_writer(&mut *out, self).is_ok() && out.len() > at + 2 {
+            out[at] = b',';
+            out.pop();
+        } else {
+            out.truncate(at);
+        }
+    }
+
     fn is_empty(&self) -> bool {
         self.pressure.is_none()
             && self.power_w.is_empty()
@@ -159,6 +177,7 @@ impl Rest<'_> {
     }
 }
 
+#[link_section = ".text.hot"]
 fn cpu(o: &mut Obj<'_>, c: &CpuPct) {
     let mut p = Obj::open(&mut *o.out);
     p.f64(k!("cpu"), c.cpu);
@@ -171,6 +190,8 @@ fn cpu(o: &mut Obj<'_>, c: &CpuPct) {
     p.close();
 }
 
+// Only on a Raspberry Pi: kept out of `json_line`'s hot code.
+#[inline(never)]
 fn rpi(o: &mut Obj<'_>, r: &RpiSample) {
     let mut p = Obj::open(&mut *o.out);
     p.opt_f64_field(k!("arm_mhz"), r.arm_mhz);
@@ -182,6 +203,7 @@ fn rpi(o: &mut Obj<'_>, r: &RpiSample) {
     p.close();
 }
 
+#[link_section = ".text.hot"]
 fn memory(o: &mut Obj<'_>, m: &MemorySample) {
     let mut p = Obj::open(&mut *o.out);
     for (k, v) in [
@@ -216,34 +238,41 @@ impl<'a> Obj<'a> {
 
     /// `k` as made by [`k!`]: `,"name":`, the comma dropped for an object's first key —
     /// one copy per key.
+    #[link_section = ".text.hot"]
     fn key(&mut self, k: &'static [u8]) {
         self.out.extend_from_slice(&k[usize::from(self.first)..]);
         self.first = false;
     }
 
+    #[link_section = ".text.hot"]
     fn null(&mut self) {
-        self.out.extend_from_slice(b"null");
+        self.out.extend_from_slice(NULL);
     }
 
+    #[link_section = ".text.hot"]
     fn f64(&mut self, k: &'static [u8], v: f64) {
         self.key(k);
         self.num_f64(v);
     }
 
+    #[link_section = ".text.hot"]
     fn opt_f64_field(&mut self, k: &'static [u8], v: Option<f64>) {
         self.key(k);
         self.opt_f64(v);
     }
 
+    #[link_section = ".text.hot"]
     fn num_f64(&mut self, v: f64) {
         // Writing into a Vec cannot fail.
-        if v.is_finite() {
-            let _ = CompactFormatter.write_f64(self.out, v);
-        } else {
+        // Finite when the exponent is not all ones (a bit test: no constant to load).
+        if v.to_bits() & EXP == EXP {
             self.null();
+        } else if !short_decimal(self.out, v) {
+            let _ = CompactFormatter.write_f64(self.out, v);
         }
     }
 
+    #[link_section = ".text.hot"]
     fn opt_f64(&mut self, v: Option<f64>) {
         match v {
             Some(v) => self.num_f64(v),
@@ -251,19 +280,23 @@ impl<'a> Obj<'a> {
         }
     }
 
+    #[link_section = ".text.hot"]
     fn opt_u64(&mut self, v: Option<u64>) {
         match v {
-            Some(v) => {
-                let _ = CompactFormatter.write_u64(self.out, v);
-            }
+            Some(v) => digits(self.out, v),
             None => self.null(),
         }
     }
 
+    #[link_section = ".text.hot"]
     fn i64(&mut self, v: i64) {
-        let _ = CompactFormatter.write_i64(self.out, v);
+        if v < 0 {
+            self.out.push(b'-');
+        }
+        digits(self.out, v.unsigned_abs());
     }
 
+    #[link_section = ".text.hot"]
     fn list<T>(&mut self, items: &[T], mut each: impl FnMut(&mut Self, &T)) {
         self.out.push(b'[');
         for (i, v) in items.iter().enumerate() {
@@ -274,6 +307,81 @@ impl<'a> Obj<'a> {
         }
         self.out.push(b']');
     }
+}
+
+/// `v` in decimal, as serde_json (itoa) writes it, by division: no digit table in read-only
+/// data and no formatter code elsewhere in the binary for a sleeping sampler to touch cold.
+#[link_section = ".text.hot"]
+fn digits(out: &mut Vec<u8>, mut v: u64) {
+    let mut b = [0u8; 20];
+    let mut i = b.len();
+    loop {
+        i -= 1;
+        b[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&b[i..]);
+}
+
+/// Write `v` as serde_json does, without its float formatter, when `v` is the double nearest
+/// a decimal of at most nine fraction digits between 0.001 and 10^15 (or zero): a load
+/// average, a time counted in nanoseconds, a share rounded to 0.001. False (nothing written)
+/// for any other value. Exact: `v` is checked to be the double nearest `k / 10^d`, and with
+/// `k < 2^52` the double's spacing there is below `10^-d`, so no other decimal of `d` or fewer
+/// fraction digits rounds to `v` — this one, its trailing zeros dropped, is the shortest that
+/// reads back as `v`, which is what serde_json prints (in plain notation in this range).
+#[link_section = ".text.hot"]
+fn short_decimal(out: &mut Vec<u8>, v: f64) -> bool {
+    // Compared and scaled without floating-point constants: the compiler puts those in the
+    // binary's constant pool, pages away from this code (positive doubles order as their bits).
+    let bits = v.to_bits();
+    if bits << 1 == 0 {
+        out.extend_from_slice(if bits == 0 { &ZERO[1..] } else { ZERO });
+        return true;
+    }
+    const LOW: u64 = 0x3F50_624D_D2F1_A9FC; // 1e-3
+    const HIGH: u64 = 0x430C_6BF5_2634_0000; // 1e15
+    const TWO_52: u64 = 0x4330_0000_0000_0000; // 2^52, above any k + 1 kept below
+    if !(LOW..HIGH).contains(&bits) {
+        return false;
+    }
+    let mut pow = 1i64;
+    for d in 0..=9usize {
+        let scale = f64_at_run_time(pow);
+        let x = v * scale;
+        if x.to_bits() >= TWO_52 {
+            // More fraction digits only make it larger.
+            return false;
+        }
+        // SAFETY: x is positive and below 2^52 (checked above), so it fits an i64. (`as`
+        // would also test for the range with a constant from the pool.)
+        let t = unsafe { x.to_int_unchecked::<i64>() };
+        // The product is rounded, so k is its integer part or the next one.
+        for k in [t, t + 1] {
+            if k as f64 / scale == v {
+                let (k, pow) = (k as u64, pow as u64);
+                digits(out, k / pow);
+                out.push(b'.');
+                if d == 0 {
+                    out.push(b'0');
+                } else {
+                    let mut f = [b'0'; 9];
+                    let mut r = k % pow;
+                    for slot in f[..d].iter_mut().rev() {
+                        *slot = b'0' + (r % 10) as u8;
+                        r /= 10;
+                    }
+                    out.extend_from_slice(&f[..d]);
+                }
+                return true;
+            }
+        }
+        pow *= 10;
+    }
+    false
 }
 
 #[cfg(test)]
@@ -432,6 +540,78 @@ mod tests {
         #[test]
         fn equals_serde(s in sample(), x in extra()) {
             prop_assert_eq!(line(&s, &x), flattened(&s, &x));
+        }
+
+        /// The integer path writes what serde_json writes, for decimals of 0 to 12 fraction
+        /// digits, their neighbours one unit away, and any double; where it declines, nothing
+        /// is written.
+        #[test]
+        fn short_decimals_as_serde(k in 0u64..(1 << 53), d in 0i32..=12, step in -1i64..=1, bits in any::<u64>()) {
+            let near = k as f64 / 10f64.powi(d);
+            let moved = f64::from_bits((near.to_bits() as i64 + step).max(0) as u64);
+            for v in [near, moved, -near, f64::from_bits(bits)] {
+                let mut out = Vec::new();
+                if v.is_finite() && short_decimal(&mut out, v) {
+                    prop_assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&v).unwrap());
+                } else {
+                    prop_assert!(out.is_empty());
+                }
+            }
+            let mut out = Vec::new();
+            digits(&mut out, bits);
+            prop_assert_eq!(String::from_utf8(out).unwrap(), bits.to_string());
+        }
+    }
+
+    /// What the sampler prints every tick takes the integer path: load averages, times in
+    /// nanoseconds, shares rounded to 0.001, whole numbers, zero.
+    #[test]
+    fn the_sampler_values_are_short_decimals() {
+        let values = [
+            0.0,
+            -0.0,
+            0.78,
+            12.34,
+            7.001682747,
+            1_000_000.000000001,
+            33.333,
+            100.0,
+            0.001,
+            45.0,
+            123_456_789.5,
+        ];
+        for v in values {
+            let mut out = Vec::new();
+            assert!(
+                short_decimal(&mut out, v),
+                "{v} should take the integer path"
+            );
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                serde_json::to_string(&v).unwrap()
+            );
+        }
+        for ns in [
+            1_000_000u64,
+            99_902_143,
+            7_001_682_747,
+            86_400_000_000_001,
+            2_000_000_000_000_000,
+        ] {
+            let v = ns as f64 / 1e9;
+            let mut out = Vec::new();
+            assert!(
+                short_decimal(&mut out, v),
+                "{ns} ns should take the integer path"
+            );
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                serde_json::to_string(&v).unwrap()
+            );
+        }
+        // Not the nearest double to a short decimal, or out of range: declined.
+        for v in [1.0 / 3.0, 0.1 + 0.2, 1e-4, 1e15, f64::MIN_POSITIVE, -1.5] {
+            assert!(!short_decimal(&mut Vec::new(), v), "{v} should be declined");
         }
     }
 }
