@@ -136,6 +136,7 @@ impl SampleLoop {
         tl
     }
 
+    #[link_section = ".text.hot"]
     fn stopped(&self) -> bool {
         self.cfg
             .stop
@@ -144,6 +145,7 @@ impl SampleLoop {
     }
 
     /// Wait until `due`; false when asked to stop meanwhile.
+    #[link_section = ".text.hot"]
     fn wait_until(&self, due: Instant, clock: &Monotonic) -> bool {
         if Arc::strong_count(&self.shared) == 1 {
             // Nobody holds a `Sampler` that could notify the condition variable: one timed
@@ -174,6 +176,7 @@ impl SampleLoop {
 
     /// `wait_until` without the condition variable: an absolute `clock_nanosleep`, waking
     /// every `STOP_POLL` to look at the `stop` flag when the interval is longer.
+    #[link_section = ".text.hot"]
     fn sleep_until(&self, due: Instant, clock: &Monotonic) -> bool {
         loop {
             if self.stopped() {
@@ -191,6 +194,7 @@ impl SampleLoop {
         }
     }
 
+    #[link_section = ".text.hot"]
     fn run_loop(&mut self, on_sample: &mut Option<OnSample>) {
         // Let the kernel batch our timer with others (up to 1 % of the interval, at most 1 ms):
         // a timed wakeup is the largest part of a sample's cost, more so in a VM.
@@ -233,12 +237,7 @@ impl SampleLoop {
                     && *lock(&self.shared.stop)
                     && last_sample.elapsed() >= CLOSING_GAP
                 {
-                    let mut r = lock(&self.shared.reader);
-                    let s = r.sample();
-                    let mut tl = lock(&self.shared.timeline);
-                    tl.samples.push(s);
-                    tl.extra.push(r.extra().clone());
-                    r.record_power(&mut tl.power_readings);
+                    self.closing_sample();
                 }
                 return;
             }
@@ -247,16 +246,7 @@ impl SampleLoop {
             last_sample = now;
             let mut r = lock(&self.shared.reader);
             let flow = if self.cfg.keep_samples {
-                let mut s = Sample::default();
-                r.sample_at(now, &mut s);
-                let flow = on_sample
-                    .as_mut()
-                    .map_or(ControlFlow::Continue(()), |cb| cb(&s, r.extra()));
-                let mut tl = lock(&self.shared.timeline);
-                tl.samples.push(s);
-                tl.extra.push(r.extra().clone());
-                r.record_power(&mut tl.power_readings);
-                flow
+                self.keep_sample(&mut r, now, on_sample)
             } else {
                 r.sample_at(now, &mut scratch);
                 // Drains the meter's readings without keeping them.
@@ -265,17 +255,57 @@ impl SampleLoop {
                     .as_mut()
                     .map_or(ControlFlow::Continue(()), |cb| cb(&scratch, r.extra()))
             };
-            let disabled = r.disabled();
-            if !disabled.is_empty() {
-                let mut d = lock(&self.shared.disabled);
-                if d.len() != disabled.len() {
-                    *d = disabled.to_vec();
-                }
+            if !r.disabled().is_empty() {
+                self.note_disabled(&r);
             }
             drop(r);
             if flow.is_break() {
                 return;
             }
+        }
+    }
+
+    // The rarer paths of `run_loop`, apart from it (not inlined, not in the hot section), so
+    // that the code every tick of `truebench monitor` runs stays on fewer pages.
+
+    /// A sample kept on the timeline (a `Sampler` in a session).
+    #[inline(never)]
+    fn keep_sample(
+        &self,
+        r: &mut SampleReader,
+        now: Instant,
+        on_sample: &mut Option<OnSample>,
+    ) -> ControlFlow<()> {
+        let mut s = Sample::default();
+        r.sample_at(now, &mut s);
+        let flow = on_sample
+            .as_mut()
+            .map_or(ControlFlow::Continue(()), |cb| cb(&s, r.extra()));
+        let mut tl = lock(&self.shared.timeline);
+        tl.samples.push(s);
+        tl.extra.push(r.extra().clone());
+        r.record_power(&mut tl.power_readings);
+        flow
+    }
+
+    /// The closing sample after `Sampler::stop` (see `run_loop`).
+    #[inline(never)]
+    fn closing_sample(&self) {
+        let mut r = lock(&self.shared.reader);
+        let s = r.sample();
+        let mut tl = lock(&self.shared.timeline);
+        tl.samples.push(s);
+        tl.extra.push(r.extra().clone());
+        r.record_power(&mut tl.power_readings);
+    }
+
+    /// Files the reader disabled (a read that timed out), for `Sampler::disabled`.
+    #[inline(never)]
+    fn note_disabled(&self, r: &SampleReader) {
+        let disabled = r.disabled();
+        let mut d = lock(&self.shared.disabled);
+        if d.len() != disabled.len() {
+            *d = disabled.to_vec();
         }
     }
 }
@@ -303,6 +333,7 @@ impl Monotonic {
     }
 
     /// Sleep until `due`; false when a signal cut the sleep short.
+    #[link_section = ".text.hot"]
     fn sleep_until(&self, due: Instant) -> bool {
         let ahead = due.saturating_duration_since(self.instant);
         let nsec = self.ts.tv_nsec as u64 + ahead.subsec_nanos() as u64;

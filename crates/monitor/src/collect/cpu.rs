@@ -47,6 +47,7 @@ impl Cpu {
         8192 + self.per_cpu.as_ref().map_or(0, |p| 96 * p.now.len())
     }
 
+    #[link_section = ".text.hot"]
     fn read_stat(&mut self, buf: &mut [u8]) -> Option<CpuTimes> {
         let text = pread_all(self.stat.as_ref()?, buf).ok()?;
         match self.per_cpu.as_mut() {
@@ -65,6 +66,7 @@ impl Cpu {
 
     /// Fill `cpu`, `load1` and `cpus_online`; returns (now, before) aggregate times when
     /// both readings exist.
+    #[link_section = ".text.hot"]
     pub(crate) fn sample(
         &mut self,
         buf: &mut [u8],
@@ -86,7 +88,8 @@ impl Cpu {
                         if t == 0 {
                             0.0
                         } else {
-                            d.busy() as f64 / t as f64
+                            // Jiffies, far below 2^63: signed conversions, no constants.
+                            d.busy() as i64 as f64 / t as i64 as f64
                         }
                     }
                     _ => 0.0,

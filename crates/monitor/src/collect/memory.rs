@@ -21,6 +21,7 @@ impl Memory {
         }
     }
 
+    #[link_section = ".text.hot"]
     pub(crate) fn sample(&mut self, buf: &mut [u8], s: &mut Sample) {
         self.last = self
             .file

@@ -4,7 +4,7 @@
 //! takes these.
 
 use super::cpu::Cpu;
-use crate::reader::bytes::pread_all;
+use crate::reader::bytes::{pread_all, share_pct};
 use crate::timeline::{CpuSoftirq, SoftirqSample};
 use std::fs::File;
 use truebench_host::inventory::Missing;
@@ -27,7 +27,7 @@ pub(crate) struct Softirq {
 
 fn pct(d: &CpuTimes) -> Option<f64> {
     let total = d.total();
-    (total > 0).then(|| d.softirq as f64 * 100.0 / total as f64)
+    (total > 0).then(|| share_pct(d.softirq, total))
 }
 
 impl Softirq {

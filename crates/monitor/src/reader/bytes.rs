@@ -14,6 +14,7 @@ use truebench_host::parse::stat::CpuTimes;
 /// buffer as far as the content goes in one call, and asking again at an offset would make
 /// a seq_file generate the whole file a second time (/proc/stat sums every CPU's counters).
 /// A file longer than `buf` is cut at its length.
+#[link_section = ".text.hot"]
 pub(crate) fn pread_all<'a>(f: &File, buf: &'a mut [u8]) -> std::io::Result<&'a [u8]> {
     let mut n = 0;
     while n < buf.len() {
@@ -38,6 +39,7 @@ pub(crate) fn parse_i64(b: &[u8]) -> Option<i64> {
 
 /// The times of one `cpu…` line of /proc/stat, from the cursor (after the label) to the
 /// line's end: up to ten numbers, stopping at the first that is not one; at least four.
+#[link_section = ".text.hot"]
 fn cpu_fields(c: &mut Cursor<'_>) -> Option<CpuTimes> {
     let mut n = [0u64; 10];
     let mut got = 0;
@@ -71,6 +73,7 @@ fn times(n: [u64; 10]) -> CpuTimes {
 
 /// The aggregate `cpu ` line of /proc/stat, and optionally every `cpuN` line into `per_cpu`
 /// (indexed by N; `None` for CPUs without a line, i.e. offline).
+#[link_section = ".text.hot"]
 pub(crate) fn parse_stat(
     text: &[u8],
     per_cpu: Option<&mut Vec<Option<CpuTimes>>>,
@@ -101,14 +104,37 @@ pub(crate) fn parse_stat(
     total
 }
 
+/// `v` of `total` (> 0) in per cent, rounded to 0.001 % of the machine: finer than anything
+/// shown or judged from it, and a share that is the double nearest a short decimal prints
+/// without a float formatter (`timeline::line`). Integer arithmetic and signed conversions:
+/// no constant from the pool, which is pages away from the sampler's code.
+#[link_section = ".text.hot"]
+pub(crate) fn share_pct(v: u64, total: u64) -> f64 {
+    match v
+        .checked_mul(100_000)
+        .and_then(|x| x.checked_add(total / 2))
+    {
+        Some(x) => (x / total) as i64 as f64 / bytes::f64_at_run_time(1000),
+        None => share_pct_huge(v, total),
+    }
+}
+
+/// `share_pct` for counts beyond 1.8e14 jiffies (never in practice), out of the hot code.
+#[cold]
+#[inline(never)]
+fn share_pct_huge(v: u64, total: u64) -> f64 {
+    v as f64 * 100.0 / total as f64
+}
+
 /// %-split between two /proc/stat readings, or None when no time passed.
+#[link_section = ".text.hot"]
 pub fn cpu_pct(now: &CpuTimes, before: &CpuTimes) -> Option<CpuPct> {
     let d = now.delta(before);
     let total = d.total();
     if total == 0 {
         return None;
     }
-    let p = |v: u64| v as f64 * 100.0 / total as f64;
+    let p = |v: u64| share_pct(v, total);
     Some(CpuPct {
         cpu: p(d.busy()),
         sys: p(d.system),
@@ -121,6 +147,7 @@ pub fn cpu_pct(now: &CpuTimes, before: &CpuTimes) -> Option<CpuPct> {
 }
 
 /// Number of CPUs in a kernel cpulist (`0-3,6`), without allocating.
+#[link_section = ".text.hot"]
 pub(crate) fn count_cpulist(b: &[u8]) -> Option<u32> {
     let b = b.trim_ascii();
     if b.is_empty() {
@@ -300,10 +327,15 @@ mod tests {
         };
         let p = cpu_pct(&b, &a).unwrap();
         // Δ: user 60 nice 10 sys 10 idle 100 io 10 irq 10 steal 10 = 210 ticks.
-        assert!((p.usr - 60.0 * 100.0 / 210.0).abs() < 1e-9);
-        assert!((p.cpu - 100.0 * 100.0 / 210.0).abs() < 1e-9);
-        assert!((p.irq - 10.0 * 100.0 / 210.0).abs() < 1e-9);
-        assert!((p.io - 10.0 * 100.0 / 210.0).abs() < 1e-9);
+        // Rounded to 0.001 %: 28.5714… → 28.571, 47.619… → 47.619, 4.7619… → 4.762.
+        assert_eq!(p.usr, 28.571);
+        assert_eq!(p.cpu, 47.619);
+        assert_eq!(p.irq, 4.762);
+        assert_eq!(p.io, 4.762);
+        assert_eq!(share_pct(1, 3), 33.333);
+        assert_eq!(share_pct(2, 3), 66.667);
+        assert_eq!(share_pct(7, 7), 100.0);
+        assert_eq!(share_pct(0, 7), 0.0);
         assert!(cpu_pct(&a, &a).is_none());
         // A corrupt line with counters near u64::MAX: a figure, not an overflow panic.
         let huge = CpuTimes {

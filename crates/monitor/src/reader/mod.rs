@@ -44,7 +44,9 @@ use crate::timeline::{
 use ints::IntFiles;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use truebench_host::parse::bytes::f64_at_run_time;
 use truebench_host::parse::meminfo::Meminfo;
+use truebench_host::parse::stat::CpuTimes;
 use truebench_host::{Host, Inventory};
 
 /// The optional sources a reader collects. CPU times, load, online CPUs, clocks,
@@ -331,10 +333,11 @@ impl SampleReader {
     }
 
     /// `sample_into` for a sample taken at `now_t` (the sampler has just read the clock).
+    #[link_section = ".text.hot"]
     pub fn sample_at(&mut self, now_t: Instant, s: &mut Sample) {
-        let dt = now_t.duration_since(self.last_t).as_secs_f64();
+        let dt = seconds(now_t.duration_since(self.last_t));
         self.last_t = now_t;
-        s.t = now_t.duration_since(self.t0).as_secs_f64();
+        s.t = seconds(now_t.duration_since(self.t0));
         s.unix_ms = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_millis() as i64)
@@ -357,6 +360,29 @@ impl SampleReader {
         if let Some(m) = &self.meter {
             x.power_w.push(m.latest());
         }
+        if self.pressure.is_some()
+            || self.disks.is_some()
+            || self.net.is_some()
+            || self.softirq.is_some()
+        {
+            self.sample_sources(dt, agg);
+        } else {
+            x.pressure = None;
+            x.softirq = None;
+        }
+        s.rpi = self
+            .rpi
+            .as_ref()
+            .and_then(|m| *m.lock().unwrap_or_else(|e| e.into_inner()));
+    }
+}
+
+impl SampleReader {
+    /// The optional sources (`Sources`), apart from `sample_at` (not inlined, not in the hot
+    /// section): the monitor's every-tick code then spans fewer pages.
+    #[inline(never)]
+    fn sample_sources(&mut self, dt: f64, agg: Option<(CpuTimes, CpuTimes)>) {
+        let x = &mut self.extra;
         x.pressure = self
             .pressure
             .as_mut()
@@ -374,11 +400,16 @@ impl SampleReader {
             }
             None => x.softirq = None,
         }
-        s.rpi = self
-            .rpi
-            .as_ref()
-            .and_then(|m| *m.lock().unwrap_or_else(|e| e.into_inner()));
     }
+}
+
+/// `d` in seconds as the double nearest its count of nanoseconds / 10^9 (`as_secs_f64` adds
+/// two rounded parts and can be one unit off it): such a value prints as its nine-digit
+/// decimal without a float formatter (`timeline::line`).
+fn seconds(d: Duration) -> f64 {
+    // Below 2^63 ns (292 years); signed, as the conversion of a signed integer is one
+    // instruction.
+    d.as_nanos().min(i64::MAX as u128) as i64 as f64 / f64_at_run_time(1_000_000_000)
 }
 
 fn reset<T: Default + Clone>(v: &mut Vec<T>, n: usize) {
