@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Two monitoring loops measured at the same time, not one after the other: A and B sample
+# every 100 ms side by side for SECONDS, B started half an interval after A so their ticks
+# never overlap, and each round prints both CPU costs per sample and A/B. On a VM the cost of
+# one loop moves by a third from one few-second window to the next (the host's state); two
+# loops run in the same window see the same host, so their ratio is steady where two
+# sequential figures are not. Half of the rounds start B first, so neither keeps the earlier
+# phase. Each round carries the evidence of the machine's other activity
+# (bench/lib/evidence.sh); rounds where others used more than 3 % are left out of the median.
+#
+# A and B are each `tb` (this tree's release build: `truebench monitor --interval 0.1
+# --json-lines`), `c` (the C reference loop of bench/monitor_cost.sh: one absolute timed
+# wake-up, a pread of each file truebench reads, one short line; compiled here, nothing kept)
+# or the path of another truebench binary (an older build, to compare two versions).
+#
+# Not a test: prints figures for BENCHMARKS.md.
+# Usage: bench/monitor_side_by_side.sh A B [SECONDS] [ROUNDS]   (default 9 s, 14 rounds)
+. "$(dirname "$0")/lib/evidence.sh"
+set -euo pipefail
+cd "$(dirname "$(readlink -f "$0")")/.."
+[ $# -ge 2 ] || { echo "usage: $0 A B [SECONDS] [ROUNDS] (A, B: tb, c or a truebench binary)" >&2; exit 2; }
+A=$1
+B=$2
+SECS=${3:-9}
+ROUNDS=${4:-14}
+export CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1}
+cargo build --release -q -p truebench
+TMP=$(mktemp -d)
+PIDS=()
+trap 'kill "${PIDS[@]}" 2>/dev/null || true; rm -rf "$TMP"' EXIT
+FILES=(/proc/stat /proc/loadavg /sys/devices/system/cpu/online /proc/meminfo)
+
+cat >"$TMP/ref.c" <<'EOF'
+/* ref FILE...: one absolute 100 ms timed wake-up, a pread of each file, one line. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+  int n = argc - 1, fds[16];
+  static char buf[1 << 16], line[64];
+  if (n > 16) n = 16;
+  for (int i = 0; i < n; i++) fds[i] = open(argv[i + 1], O_RDONLY);
+  struct timespec next;
+  clock_gettime(CLOCK_MONOTONIC, &next);
+  for (long long k = 0;; k++) {
+    next.tv_nsec += 100000000;
+    if (next.tv_nsec >= 1000000000) { next.tv_nsec -= 1000000000; next.tv_sec++; }
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {}
+    long sum = 0;
+    for (int i = 0; i < n; i++)
+      if (fds[i] >= 0) sum += pread(fds[i], buf, sizeof buf, 0);
+    int len = snprintf(line, sizeof line, "%lld %ld\n", k, sum);
+    if (write(1, line, len) < 0) return 1;
+  }
+}
+EOF
+cc -O2 -o "$TMP/ref" "$TMP/ref.c"
+
+# start WHICH OUT: one loop at nice 19 (truebench's sampling thread runs at 19 too); prints its
+# pid.
+start() {
+  case $1 in
+    c) nice -n 19 "$TMP/ref" "${FILES[@]}" >"$2" & ;;
+    tb) nice -n 19 target/release/truebench monitor --interval 0.1 --json-lines >"$2" & ;;
+    *) nice -n 19 "$1" monitor --interval 0.1 --json-lines >"$2" & ;;
+  esac
+  echo $!
+}
+
+# CPU time of every thread of PID, in ns (schedstat: sum_exec_runtime).
+cpu_ns() {
+  local total=0 t ns
+  for t in /proc/"$1"/task/*/schedstat; do
+    read -r ns _ <"$t" || continue
+    total=$((total + ns))
+  done
+  echo "$total"
+}
+
+echo "machine: $(nproc) CPUs, $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo), kernel $(uname -r)"
+echo "A = $A, B = $B, at the same time (the second half an interval later), ${SECS} s per round, ${ROUNDS} rounds:"
+printf "%5s %6s %10s %10s %7s  %s\n" round first "A µs/smp" "B µs/smp" "A/B" "evidence"
+: >"$TMP/ratios"
+for ((i = 1; i <= ROUNDS; i++)); do
+  ev_start
+  if ((i % 2)); then
+    pa=$(start "$A" "$TMP/a.out")
+    sleep 0.05
+    pb=$(start "$B" "$TMP/b.out")
+    first=A
+  else
+    pb=$(start "$B" "$TMP/b.out")
+    sleep 0.05
+    pa=$(start "$A" "$TMP/a.out")
+    first=B
+  fi
+  PIDS=("$pa" "$pb")
+  sleep 1
+  a0=$(cpu_ns "$pa") b0=$(cpu_ns "$pb") na0=$(wc -l <"$TMP/a.out") nb0=$(wc -l <"$TMP/b.out")
+  sleep "$SECS"
+  a1=$(cpu_ns "$pa") b1=$(cpu_ns "$pb") na1=$(wc -l <"$TMP/a.out") nb1=$(wc -l <"$TMP/b.out")
+  # The evidence before the kill: the loops are not this shell's children (started in a
+  # command substitution), so only while alive is their CPU time counted as the session's.
+  ev_stop
+  kill -TERM "$pa" "$pb"
+  while kill -0 "$pa" 2>/dev/null || kill -0 "$pb" 2>/dev/null; do sleep 0.05; done
+  PIDS=()
+  read -r ua ub r < <(awk -v a=$((a1 - a0)) -v na=$((na1 - na0)) -v b=$((b1 - b0)) -v nb=$((nb1 - nb0)) \
+    'BEGIN {x = a / na / 1000; y = b / nb / 1000; printf "%.1f %.1f %.3f\n", x, y, x / y}')
+  printf "%5s %6s %10s %10s %7s  %s\n" "$i" "$first" "$ua" "$ub" "$r" "$EV_LINE"
+  if [ "$EV_VALID" = 1 ]; then echo "$r" >>"$TMP/ratios"; else echo "      (not valid: left out of the median)"; fi
+done
+mapfile -t R <"$TMP/ratios"
+below=$(awk '$1 < 1' "$TMP/ratios" | wc -l)
+echo "valid rounds: ${#R[@]} of $ROUNDS; A/B median $(ev_median "${R[@]}"), range $(sort -g "$TMP/ratios" | head -1)–$(sort -g "$TMP/ratios" | tail -1), below 1 in $below"
