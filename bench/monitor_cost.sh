@@ -21,6 +21,7 @@
 # Not a test: prints figures for BENCHMARKS.md. Usage: bench/monitor_cost.sh [SECONDS] [ROUNDS]
 # (default 10 and 12). Needs: bash, awk, sed, cut, date, cc (the C reference loop).
 . "$(dirname "$0")/lib/evidence.sh"
+. "$(dirname "$0")/lib/cpu_ns.sh"
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")/.."
 SECS=${1:-10}
@@ -72,16 +73,6 @@ int main(int argc, char **argv) {
 }
 EOF
 cc -O2 -o "$TMP/ref" "$TMP/ref.c"
-
-# CPU time of every thread of PID, in ns (schedstat: sum_exec_runtime; tick-free).
-cpu_ns() {
-  local total=0 t ns
-  for t in /proc/"$1"/task/*/schedstat; do
-    read -r ns _ <"$t" || continue
-    total=$((total + ns))
-  done
-  echo "$total"
-}
 
 # measure PID OUTFILE: after a 1 s warm-up (start-up and the first sample excluded), CPU
 # time and lines written over SECS; prints "samples cpu_ns peak_rss_kib".

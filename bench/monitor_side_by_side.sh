@@ -16,6 +16,7 @@
 # Not a test: prints figures for BENCHMARKS.md.
 # Usage: bench/monitor_side_by_side.sh A B [SECONDS] [ROUNDS]   (default 9 s, 14 rounds)
 . "$(dirname "$0")/lib/evidence.sh"
+. "$(dirname "$0")/lib/cpu_ns.sh"
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")/.."
 [ $# -ge 2 ] || { echo "usage: $0 A B [SECONDS] [ROUNDS] (A, B: tb, c or a truebench binary)" >&2; exit 2; }
@@ -68,16 +69,6 @@ start() {
     *) nice -n 19 "$1" monitor --interval 0.1 --json-lines >"$2" & ;;
   esac
   echo $!
-}
-
-# CPU time of every thread of PID, in ns (schedstat: sum_exec_runtime).
-cpu_ns() {
-  local total=0 t ns
-  for t in /proc/"$1"/task/*/schedstat; do
-    read -r ns _ <"$t" || continue
-    total=$((total + ns))
-  done
-  echo "$total"
 }
 
 echo "machine: $(nproc) CPUs, $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo), kernel $(uname -r)"

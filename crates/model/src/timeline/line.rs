@@ -580,29 +580,19 @@ mod tests {
             45.0,
             123_456_789.5,
         ];
-        for v in values {
-            let mut out = Vec::new();
-            assert!(
-                short_decimal(&mut out, v),
-                "{v} should take the integer path"
-            );
-            assert_eq!(
-                String::from_utf8(out).unwrap(),
-                serde_json::to_string(&v).unwrap()
-            );
-        }
-        for ns in [
+        let times = [
             1_000_000u64,
             99_902_143,
             7_001_682_747,
             86_400_000_000_001,
             2_000_000_000_000_000,
-        ] {
-            let v = ns as f64 / 1e9;
+        ]
+        .map(|ns| ns as f64 / 1e9);
+        for v in values.into_iter().chain(times) {
             let mut out = Vec::new();
             assert!(
                 short_decimal(&mut out, v),
-                "{ns} ns should take the integer path"
+                "{v} should take the integer path"
             );
             assert_eq!(
                 String::from_utf8(out).unwrap(),
