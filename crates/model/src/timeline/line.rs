@@ -364,17 +364,14 @@ fn short_decimal(out: &mut Vec<u8>, v: f64) -> bool {
             if k as f64 / scale == v {
                 let (k, pow) = (k as u64, pow as u64);
                 digits(out, k / pow);
-                out.push(b'.');
                 if d == 0 {
-                    out.push(b'0');
+                    out.extend_from_slice(&ZERO[2..]); // ".0", from KEYS as the other literals
                 } else {
-                    let mut f = [b'0'; 9];
-                    let mut r = k % pow;
-                    for slot in f[..d].iter_mut().rev() {
-                        *slot = b'0' + (r % 10) as u8;
-                        r /= 10;
-                    }
-                    out.extend_from_slice(&f[..d]);
+                    // The fraction with its leading zeros: 10^d + the fraction is d + 1 digits
+                    // starting with a 1, which becomes the point.
+                    let at = out.len();
+                    digits(out, pow + k % pow);
+                    out[at] = b'.';
                 }
                 return true;
             }
