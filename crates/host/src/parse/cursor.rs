@@ -3,7 +3,7 @@
 //! every tick; splitting them into lines first and then each line into tokens walked every
 //! byte twice. Same results as the `lines`/`tokens`/`u64_of` helpers, a test holds them equal.
 
-use super::bytes::u64_of;
+use super::bytes::{newline, u64_of};
 
 /// A position in a text; never past its end. "The line" is the one the cursor is on: it ends
 /// at the next newline or at the end of the text.
@@ -68,9 +68,7 @@ impl<'a> Cursor<'a> {
     /// Move to the start of the next line; false when this was the last one.
     #[link_section = ".text.hot"]
     pub fn next_line(&mut self) -> bool {
-        // A plain scan, not memchr: procfs lines are short, and memchr's code and its CPU
-        // dispatch are pages more that the sampler would touch cold every tick.
-        match self.b[self.i..].iter().position(|&c| c == b'\n') {
+        match newline(&self.b[self.i..]) {
             Some(k) => {
                 self.i += k + 1;
                 true

@@ -1,5 +1,6 @@
 //! `/proc/meminfo`.
 
+use super::bytes::newline;
 use super::cursor::Cursor;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -55,6 +56,22 @@ pub struct Meminfo {
     pub swap_free_kb: Option<u64>,
 }
 
+/// The eight bytes of `b` from `at` as a little-endian word, zeros past its end: one load
+/// where eight bytes are there (a copy of a variable length would call `memcpy`).
+#[inline]
+fn word_at(b: &[u8], at: usize) -> u64 {
+    match b.get(at..at + 8) {
+        Some(w) => u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]),
+        None => {
+            let mut w = 0u64;
+            for (i, &c) in b.get(at..).unwrap_or_default().iter().enumerate() {
+                w |= (c as u64) << (8 * i);
+            }
+            w
+        }
+    }
+}
+
 impl Meminfo {
     #[link_section = ".text.hot"]
     pub fn parse(text: &[u8]) -> Meminfo {
@@ -70,8 +87,7 @@ impl Meminfo {
                     .filter(|&n| n <= MAX_KB);
                 seen += 1;
             }
-            // A plain scan: short lines (see `Cursor::next_line`).
-            match line.iter().position(|&c| c == b'\n') {
+            match newline(line) {
                 Some(end) => line = &line[end + 1..],
                 None => break,
             }
@@ -103,24 +119,28 @@ impl Meminfo {
                 (1u64 << (8 * n)) - 1
             }
         }
-        let mut w = [0u8; 8];
+        let head = word_at(line, 0);
         let n = line.len().min(8);
-        w[..n].copy_from_slice(&line[..n]);
-        let head = u64::from_le_bytes(w);
-        let tail = &line[n..];
-        // Keys of at most eight bytes with their colon: the line's first bytes, masked.
-        let short: [(u64, u32, &mut Option<u64>); 5] = [
-            (word(b"MemFree:"), 8, &mut self.mem_free_kb),
-            (word(b"Buffers:"), 8, &mut self.buffers_kb),
-            (word(b"Cached:"), 7, &mut self.cached_kb),
-            (word(b"Dirty:"), 6, &mut self.dirty_kb),
-            (word(b"Shmem:"), 6, &mut self.shmem_kb),
-        ];
-        if let Some((_, len, slot)) = short
-            .into_iter()
-            .find(|&(k, len, _)| n >= len as usize && head & low(len) == k)
-        {
-            return Some((slot, len as usize));
+        // Keys of at most eight bytes with their colon: the line's first bytes, masked. One
+        // comparison each with an immediate: no array of candidates built per line.
+        if n == 8 {
+            if head == word(b"MemFree:") {
+                return Some((&mut self.mem_free_kb, 8));
+            }
+            if head == word(b"Buffers:") {
+                return Some((&mut self.buffers_kb, 8));
+            }
+        }
+        if n >= 7 && head & low(7) == word(b"Cached:") {
+            return Some((&mut self.cached_kb, 7));
+        }
+        if n >= 6 {
+            if head & low(6) == word(b"Dirty:") {
+                return Some((&mut self.dirty_kb, 6));
+            }
+            if head & low(6) == word(b"Shmem:") {
+                return Some((&mut self.shmem_kb, 6));
+            }
         }
         if n < 8 {
             return None;
@@ -136,10 +156,7 @@ impl Meminfo {
             h if h == word(b"SwapFree") => (&mut self.swap_free_kb, word(b":"), 1),
             _ => return None,
         };
-        let mut t = [0u8; 8];
-        let m = tail.len().min(8);
-        t[..m].copy_from_slice(&tail[..m]);
-        let hit = m >= len as usize && u64::from_le_bytes(t) & low(len) == rest;
+        let hit = line.len() >= 8 + len as usize && word_at(line, 8) & low(len) == rest;
         hit.then_some((slot, 8 + len as usize))
     }
 
