@@ -8,7 +8,7 @@ use crate::rpi::RpiPoller;
 use crate::timeline::{ExtraSample, Sample, Timeline, TimelineHeader};
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use truebench_host::{Host, Inventory};
@@ -16,6 +16,10 @@ use truebench_host::{Host, Inventory};
 /// Called with each new sample and its extra readings (print it, send it on a channel…);
 /// `Break` ends sampling. Keep it short: the next sample waits for it.
 pub type OnSample = Box<dyn FnMut(&Sample, &ExtraSample) -> ControlFlow<()> + Send>;
+
+/// What [`SampleLoop::run`] calls with each sample (a closure, or an [`OnSample`]).
+pub trait OnSampleFn: FnMut(&Sample, &ExtraSample) -> ControlFlow<()> {}
+impl<F: FnMut(&Sample, &ExtraSample) -> ControlFlow<()>> OnSampleFn for F {}
 
 /// How often a loop with a `stop` flag looks at it while waiting for a long interval: the
 /// flag (set by a signal thread) cannot wake it.
@@ -124,7 +128,9 @@ impl SampleLoop {
 
     /// Sample until the `stop` flag is set or `on_sample` breaks; returns the timeline (its
     /// samples only with `keep_samples`).
-    pub fn run(mut self, mut on_sample: Option<OnSample>) -> Timeline {
+    /// Generic over the callback, not boxed: `truebench monitor`'s printing is then compiled
+    /// into the loop, with no closure code or vtable on other pages for a tick to touch.
+    pub fn run<F: OnSampleFn>(mut self, mut on_sample: Option<F>) -> Timeline {
         self.run_loop(&mut on_sample);
         let mut tl = std::mem::take(&mut *lock(&self.shared.timeline));
         if self.cfg.keep_samples {
@@ -194,8 +200,10 @@ impl SampleLoop {
         }
     }
 
+    // Not inlined into `run`: the caller's code is not in the hot section.
+    #[inline(never)]
     #[link_section = ".text.hot"]
-    fn run_loop(&mut self, on_sample: &mut Option<OnSample>) {
+    fn run_loop<F: OnSampleFn>(&mut self, on_sample: &mut Option<F>) {
         // Let the kernel batch our timer with others (up to 1 % of the interval, at most 1 ms):
         // a timed wakeup is the largest part of a sample's cost, more so in a VM.
         let slack_ns = (self.interval.as_nanos() / 100).clamp(50_000, 1_000_000) as libc::c_ulong;
@@ -244,21 +252,24 @@ impl SampleLoop {
             k += 1;
             now = Instant::now();
             last_sample = now;
-            let mut r = lock(&self.shared.reader);
             let flow = if self.cfg.keep_samples {
-                self.keep_sample(&mut r, now, on_sample)
+                let mut r = lock(&self.shared.reader);
+                let flow = self.keep_sample(&mut r, now, on_sample);
+                note_disabled(&r, &self.shared.disabled);
+                flow
+            } else if let Some(sh) = Arc::get_mut(&mut self.shared) {
+                // Nobody else holds the reader (`truebench monitor`): no lock, whose poison
+                // check reads std's global panic count, a page of its own touched every tick.
+                let r = sh.reader.get_mut().unwrap_or_else(PoisonError::into_inner);
+                let flow = unkept_sample(r, now, &mut scratch, on_sample);
+                note_disabled(r, &sh.disabled);
+                flow
             } else {
-                r.sample_at(now, &mut scratch);
-                // Drains the meter's readings without keeping them.
-                r.record_power(&mut []);
-                on_sample
-                    .as_mut()
-                    .map_or(ControlFlow::Continue(()), |cb| cb(&scratch, r.extra()))
+                let mut r = lock(&self.shared.reader);
+                let flow = unkept_sample(&mut r, now, &mut scratch, on_sample);
+                note_disabled(&r, &self.shared.disabled);
+                flow
             };
-            if !r.disabled().is_empty() {
-                self.note_disabled(&r);
-            }
-            drop(r);
             if flow.is_break() {
                 return;
             }
@@ -270,11 +281,11 @@ impl SampleLoop {
 
     /// A sample kept on the timeline (a `Sampler` in a session).
     #[inline(never)]
-    fn keep_sample(
+    fn keep_sample<F: OnSampleFn>(
         &self,
         r: &mut SampleReader,
         now: Instant,
-        on_sample: &mut Option<OnSample>,
+        on_sample: &mut Option<F>,
     ) -> ControlFlow<()> {
         let mut s = Sample::default();
         r.sample_at(now, &mut s);
@@ -298,15 +309,38 @@ impl SampleLoop {
         tl.extra.push(r.extra().clone());
         r.record_power(&mut tl.power_readings);
     }
+}
 
-    /// Files the reader disabled (a read that timed out), for `Sampler::disabled`.
-    #[inline(never)]
-    fn note_disabled(&self, r: &SampleReader) {
-        let disabled = r.disabled();
-        let mut d = lock(&self.shared.disabled);
-        if d.len() != disabled.len() {
-            *d = disabled.to_vec();
-        }
+/// A sample into `scratch`, handed to `on_sample` and not kept.
+#[link_section = ".text.hot"]
+fn unkept_sample<F: OnSampleFn>(
+    r: &mut SampleReader,
+    now: Instant,
+    scratch: &mut Sample,
+    on_sample: &mut Option<F>,
+) -> ControlFlow<()> {
+    r.sample_at(now, scratch);
+    // Drains the meter's readings without keeping them.
+    r.record_power(&mut []);
+    on_sample
+        .as_mut()
+        .map_or(ControlFlow::Continue(()), |cb| cb(scratch, r.extra()))
+}
+
+/// Files the reader disabled (a read that timed out), for `Sampler::disabled` (rarely any:
+/// looked at first, the copy apart).
+#[inline]
+fn note_disabled(r: &SampleReader, to: &Mutex<Vec<String>>) {
+    if !r.disabled().is_empty() {
+        note_disabled_now(r.disabled(), to);
+    }
+}
+
+#[inline(never)]
+fn note_disabled_now(disabled: &[String], to: &Mutex<Vec<String>>) {
+    let mut d = lock(to);
+    if d.len() != disabled.len() {
+        *d = disabled.to_vec();
     }
 }
 

@@ -176,22 +176,24 @@ fn watch(
     }
     if json {
         let mut buf = Vec::with_capacity(1024);
-        lp.run(Some(Box::new(move |s: &Sample, x: &ExtraSample| {
+        lp.run(Some(move |s: &Sample, x: &ExtraSample| {
             print_json_line(&mut buf, s, x)
-        })));
+        }));
     } else {
         // The layout depends on whether the Pi firmware answers, which the loop found out.
         let _ = print(hardware_header(host, inv).as_bytes());
         let mut table = Table::new(Layout::new(inv, lp.rpi()));
-        lp.run(Some(Box::new(move |s: &Sample, _: &ExtraSample| {
+        lp.run(Some(move |s: &Sample, _: &ExtraSample| {
             print(table.next(s).as_bytes())
-        })));
+        }));
     }
     Ok(0)
 }
 
 /// One `--json-lines` line, written at once. In the sampler's hot section with the rest of a
-/// tick's code: after 100 ms asleep each page of code a tick touches may be cold.
+/// tick's code (after 100 ms asleep each page of code a tick touches may be cold), and not
+/// inlined into the closure that calls it, which the compiler places elsewhere.
+#[inline(never)]
 #[link_section = ".text.hot"]
 fn print_json_line(buf: &mut Vec<u8>, s: &Sample, x: &ExtraSample) -> ControlFlow<()> {
     json_line(buf, s, x);

@@ -52,7 +52,12 @@ fn failed(e: io::Error) -> io::Error {
 #[link_section = ".text.hot"]
 pub fn write_direct(mut bytes: &[u8]) -> io::Result<()> {
     while !bytes.is_empty() {
-        match rustix::io::write(io::stdout(), bytes) {
+        // File descriptor 1 as such, not `io::stdout()`: that reads a static `OnceLock`, a
+        // page of its own the sampler would touch every tick. A closed descriptor 1 is an
+        // error from write(2) like any other.
+        // SAFETY: a borrow of descriptor 1 for one call; nothing closes it meanwhile.
+        let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(1) };
+        match rustix::io::write(fd, bytes) {
             Ok(0) => return Err(failed(io::ErrorKind::WriteZero.into())),
             Ok(n) => bytes = &bytes[n..],
             Err(rustix::io::Errno::INTR) => {}

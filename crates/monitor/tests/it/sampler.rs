@@ -68,7 +68,8 @@ fn a_loop_on_this_thread_ends_by_its_callback_or_its_flag() {
     use std::ops::ControlFlow;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
-    use truebench_monitor::sampler::SampleLoop;
+    use truebench_monitor::sampler::{OnSample, SampleLoop};
+    use truebench_monitor::timeline::{ExtraSample, Sample};
     let host = Host::live();
     let inv = Inventory::probe(&host);
 
@@ -78,7 +79,7 @@ fn a_loop_on_this_thread_ends_by_its_callback_or_its_flag() {
         interval: Duration::from_millis(10),
         ..Default::default()
     };
-    let tl = SampleLoop::new(&host, &inv, cfg).run(Some(Box::new(move |_, x| {
+    let tl = SampleLoop::new(&host, &inv, cfg).run(Some(move |_: &Sample, x: &ExtraSample| {
         assert!(x.dt_s > 0.0);
         n += 1;
         if n == 3 {
@@ -86,7 +87,7 @@ fn a_loop_on_this_thread_ends_by_its_callback_or_its_flag() {
         } else {
             ControlFlow::Continue(())
         }
-    })));
+    }));
     assert_eq!(tl.samples.len(), 3);
     assert_eq!(tl.extra.len(), 3);
 
@@ -99,7 +100,7 @@ fn a_loop_on_this_thread_ends_by_its_callback_or_its_flag() {
     };
     // Counted, not timed: on a loaded machine wake-ups come late.
     let mut seen = 0;
-    let tl = SampleLoop::new(&host, &inv, cfg).run(Some(Box::new(move |s, _| {
+    let tl = SampleLoop::new(&host, &inv, cfg).run(Some(move |s: &Sample, _: &ExtraSample| {
         let _ = tx.send(s.t);
         seen += 1;
         if seen >= 5 {
@@ -107,7 +108,7 @@ fn a_loop_on_this_thread_ends_by_its_callback_or_its_flag() {
         } else {
             ControlFlow::Continue(())
         }
-    })));
+    }));
     assert!(tl.samples.is_empty());
     assert_eq!(rx.try_iter().count(), 5);
 
@@ -125,7 +126,7 @@ fn a_loop_on_this_thread_ends_by_its_callback_or_its_flag() {
         flag.store(true, Ordering::SeqCst);
     });
     let t = Instant::now();
-    let tl = lp.run(None);
+    let tl = lp.run(None::<OnSample>);
     assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
     assert!(tl.samples.is_empty());
     setter.join().unwrap();
