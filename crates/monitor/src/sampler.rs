@@ -128,6 +128,7 @@ impl SampleLoop {
 
     /// Sample until the `stop` flag is set or `on_sample` breaks; returns the timeline (its
     /// samples only with `keep_samples`).
+    ///
     /// Generic over the callback, not boxed: `truebench monitor`'s printing is then compiled
     /// into the loop, with no closure code or vtable on other pages for a tick to touch.
     pub fn run<F: OnSampleFn>(mut self, mut on_sample: Option<F>) -> Timeline {
