@@ -28,7 +28,7 @@ pub fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
 }
 
 /// Where the first newline of `b` is, eight bytes per step: the sampler skips most of
-/// /proc/meminfo's lines every tick, and a byte loop was a third of its instructions per tick.
+/// /proc/meminfo's lines every tick, and a byte loop was a third of that parse's instructions.
 /// Plain code, not `memchr`: no CPU dispatch and no code or tables on other pages, which the
 /// sampler would touch cold after each sleep. The constants are immediates in the code.
 #[inline]

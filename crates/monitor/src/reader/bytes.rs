@@ -119,11 +119,12 @@ pub(crate) fn share_pct(v: u64, total: u64) -> f64 {
     }
 }
 
-/// `share_pct` for counts beyond 1.8e14 jiffies (never in practice), out of the hot code.
+/// `share_pct` for counts beyond 1.8e14 jiffies (never in practice), out of the hot code;
+/// rounded to 0.001 % as well.
 #[cold]
 #[inline(never)]
 fn share_pct_huge(v: u64, total: u64) -> f64 {
-    v as f64 * 100.0 / total as f64
+    (v as f64 * 100_000.0 / total as f64).round() / 1000.0
 }
 
 /// %-split between two /proc/stat readings, or None when no time passed.
@@ -336,6 +337,9 @@ mod tests {
         assert_eq!(share_pct(2, 3), 66.667);
         assert_eq!(share_pct(7, 7), 100.0);
         assert_eq!(share_pct(0, 7), 0.0);
+        // Counts too large for the integer path: the same rounding.
+        assert_eq!(share_pct(1 << 60, 3 << 60), 33.333);
+        assert_eq!(share_pct(2 << 60, 3 << 60), 66.667);
         assert!(cpu_pct(&a, &a).is_none());
         // A corrupt line with counters near u64::MAX: a figure, not an overflow panic.
         let huge = CpuTimes {
