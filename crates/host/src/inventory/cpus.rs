@@ -705,6 +705,39 @@ mod tests {
         );
     }
 
+    /// Offline CPUs (no topology folder) take the narrowest sibling list naming them; a CPU
+    /// no list names, and every CPU of a root without topology, stands for itself.
+    #[test]
+    fn topology_sources_take_the_narrowest_list_naming_an_offline_cpu() {
+        let d = tempfile::tempdir().unwrap();
+        let put = |rel: &str, text: &str| {
+            let p = d.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        for n in [0, 1, 3, 4, 6, 7] {
+            let t = format!("{CPU_DIR}/cpu{n}/topology");
+            let cluster = if n < 4 { "0-3\n" } else { "4-7\n" };
+            // cpu1's cluster list is unreadable: cpu2 is still found through cpu0's.
+            if n != 1 {
+                put(&format!("{t}/cluster_cpus_list"), cluster);
+            }
+            put(&format!("{t}/core_siblings_list"), "0-7\n");
+        }
+        let host = Host::new(d.path());
+        let ids = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+        assert_eq!(
+            topology_sources(&host, &ids),
+            [0, 1, 0, 3, 4, 4, 6, 7, 8],
+            "cpu2 and cpu5 from their clusters, cpu8 named by no list"
+        );
+        let empty = tempfile::tempdir().unwrap();
+        assert_eq!(
+            topology_sources(&Host::new(empty.path()), &ids),
+            [0, 1, 2, 3, 4, 5, 6, 7, 8]
+        );
+    }
+
     #[test]
     fn cluster_range_names() {
         let mut c = Cluster {
