@@ -13,8 +13,15 @@
 # wake-up, a pread of each file truebench reads, one short line; compiled here, nothing kept)
 # or the path of another truebench binary (an older build, to compare two versions).
 #
+# PLACE=split pins each loop to a CPU of its own (taskset), A on CPU 1 and B on CPU 0 in odd
+# rounds, the other way round in even ones. On this kind of VM which vCPU a loop lands on moves
+# its cost by up to a third, and two loops that share a CPU each pay the switch between their
+# address spaces: split placement measures each loop alone on its CPU, and the summary adds the
+# median of each placement and their geometric mean, in which a cost factor of one CPU that
+# both loops pay cancels.
+#
 # Not a test: prints figures for BENCHMARKS.md.
-# Usage: bench/monitor_side_by_side.sh A B [SECONDS] [ROUNDS]   (default 9 s, 14 rounds)
+# Usage: [PLACE=split] bench/monitor_side_by_side.sh A B [SECONDS] [ROUNDS]   (default 9 s, 14 rounds)
 . "$(dirname "$0")/lib/evidence.sh"
 . "$(dirname "$0")/lib/cpu_ns.sh"
 set -euo pipefail
@@ -60,13 +67,25 @@ int main(int argc, char **argv) {
 EOF
 cc -O2 -o "$TMP/ref" "$TMP/ref.c"
 
-# start WHICH OUT: one loop at nice 19 (truebench's sampling thread runs at 19 too); prints its
-# pid.
+PLACE=${PLACE:-free}
+case $PLACE in
+  free) ;;
+  split)
+    command -v taskset >/dev/null || { echo "PLACE=split needs taskset (util-linux)" >&2; exit 2; }
+    taskset -c 0,1 true 2>/dev/null || { echo "PLACE=split needs CPUs 0 and 1 to be usable" >&2; exit 2; }
+    ;;
+  *) echo "PLACE must be free or split, not '$PLACE'" >&2; exit 2 ;;
+esac
+
+# start WHICH OUT [CPU]: one loop at nice 19 (truebench's sampling thread runs at 19 too), pinned
+# to CPU if given; prints its pid (taskset and nice exec the loop: the same pid).
 start() {
+  local pin=()
+  [ -z "${3:-}" ] || pin=(taskset -c "$3")
   case $1 in
-    c) nice -n 19 "$TMP/ref" "${FILES[@]}" >"$2" & ;;
-    tb) nice -n 19 target/release/truebench monitor --interval 0.1 --json-lines >"$2" & ;;
-    *) nice -n 19 "$1" monitor --interval 0.1 --json-lines >"$2" & ;;
+    c) "${pin[@]}" nice -n 19 "$TMP/ref" "${FILES[@]}" >"$2" & ;;
+    tb) "${pin[@]}" nice -n 19 target/release/truebench monitor --interval 0.1 --json-lines >"$2" & ;;
+    *) "${pin[@]}" nice -n 19 "$1" monitor --interval 0.1 --json-lines >"$2" & ;;
   esac
   echo $!
 }
@@ -77,15 +96,17 @@ printf "%5s %6s %10s %10s %7s  %s\n" round first "A µs/smp" "B µs/smp" "A/B" "
 : >"$TMP/ratios"
 for ((i = 1; i <= ROUNDS; i++)); do
   ev_start
+  cpu_a="" cpu_b=""
+  [ "$PLACE" = free ] || { cpu_a=$((i % 2)) cpu_b=$(((i + 1) % 2)); }
   if ((i % 2)); then
-    pa=$(start "$A" "$TMP/a.out")
+    pa=$(start "$A" "$TMP/a.out" "$cpu_a")
     sleep 0.05
-    pb=$(start "$B" "$TMP/b.out")
+    pb=$(start "$B" "$TMP/b.out" "$cpu_b")
     first=A
   else
-    pb=$(start "$B" "$TMP/b.out")
+    pb=$(start "$B" "$TMP/b.out" "$cpu_b")
     sleep 0.05
-    pa=$(start "$A" "$TMP/a.out")
+    pa=$(start "$A" "$TMP/a.out" "$cpu_a")
     first=B
   fi
   PIDS=("$pa" "$pb")
@@ -101,9 +122,30 @@ for ((i = 1; i <= ROUNDS; i++)); do
   PIDS=()
   read -r ua ub r < <(awk -v a=$((a1 - a0)) -v na=$((na1 - na0)) -v b=$((b1 - b0)) -v nb=$((nb1 - nb0)) \
     'BEGIN {x = a / na / 1000; y = b / nb / 1000; printf "%.1f %.1f %.3f\n", x, y, x / y}')
-  printf "%5s %6s %10s %10s %7s  %s\n" "$i" "$first" "$ua" "$ub" "$r" "$EV_LINE"
-  if [ "$EV_VALID" = 1 ]; then echo "$r" >>"$TMP/ratios"; else echo "      (not valid: left out of the median)"; fi
+  place=""
+  [ "$PLACE" = free ] || place=" [A on CPU $cpu_a, B on CPU $cpu_b]"
+  printf "%5s %6s %10s %10s %7s  %s%s\n" "$i" "$first" "$ua" "$ub" "$r" "$EV_LINE" "$place"
+  if [ "$EV_VALID" = 1 ]; then
+    echo "$r" >>"$TMP/ratios"
+    [ "$PLACE" = free ] || echo "$r" >>"$TMP/ratios_a$cpu_a"
+  else
+    echo "      (not valid: left out of the median)"
+  fi
 done
 mapfile -t R <"$TMP/ratios"
 below=$(awk '$1 < 1' "$TMP/ratios" | wc -l)
 echo "valid rounds: ${#R[@]} of $ROUNDS; A/B median $(ev_median "${R[@]}"), range $(sort -g "$TMP/ratios" | head -1)–$(sort -g "$TMP/ratios" | tail -1), below 1 in $below"
+if [ "$PLACE" = split ]; then
+  m=()
+  for c in 0 1; do
+    P=()
+    [ ! -s "$TMP/ratios_a$c" ] || mapfile -t P <"$TMP/ratios_a$c"
+    m[c]=$(ev_median "${P[@]}")
+    echo "A on CPU $c: ${#P[@]} valid rounds, A/B median ${m[c]}"
+  done
+  if [ "${m[0]}" != - ] && [ "${m[1]}" != - ]; then
+    echo "geometric mean of the two placements' medians: $(awk -v x="${m[0]}" -v y="${m[1]}" 'BEGIN {printf "%.3f", sqrt(x * y)}')"
+  else
+    echo "geometric mean of the two placements: none (a placement has no valid round)"
+  fi
+fi
