@@ -18,13 +18,12 @@ use truebench_model::RunResult;
 const BIN: &str = env!("CARGO_BIN_EXE_truebench");
 const GOV0: &str = "sys/devices/system/cpu/cpufreq/policy0/scaling_governor";
 
-/// A fresh directory for the measurement lock (`TMPDIR`), writable by every user like
-/// `/tmp`: the tests run in parallel and must not lock each other out.
+/// This test's own directory for the measurement lock and the run's scratch files (`TMPDIR`),
+/// writable by every user like `/tmp`: the tests run in parallel and must not lock each other
+/// out. The same directory on every run of the test: a fresh one per command was two
+/// directories left behind for each command the tests started.
 fn lock_dir() -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let d = tempfile::tempdir().unwrap().keep();
-    fs::set_permissions(&d, fs::Permissions::from_mode(0o1777)).unwrap();
-    d
+    truebench_fixtures::lock_dir()
 }
 
 fn truebench() -> Command {
