@@ -710,11 +710,7 @@ mod tests {
     #[test]
     fn topology_sources_take_the_narrowest_list_naming_an_offline_cpu() {
         let d = tempfile::tempdir().unwrap();
-        let put = |rel: &str, text: &str| {
-            let p = d.path().join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        };
+        let put = |rel: &str, text: &str| super::super::storage::tests::put(d.path(), rel, text);
         for n in [0, 1, 3, 4, 6, 7] {
             let t = format!("{CPU_DIR}/cpu{n}/topology");
             let cluster = if n < 4 { "0-3\n" } else { "4-7\n" };

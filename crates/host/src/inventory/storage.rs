@@ -94,10 +94,12 @@ pub fn storage_under(host: &Host, path: &str) -> Option<StorageInfo> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn put(root: &std::path::Path, rel: &str, text: &str) {
+    /// Write `text` at `rel` under `root`, making its folders (shared with the other
+    /// inventory tests).
+    pub(in crate::inventory) fn put(root: &std::path::Path, rel: &str, text: &str) {
         let p = root.join(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, text).unwrap();
