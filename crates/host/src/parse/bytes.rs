@@ -27,6 +27,22 @@ pub fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
     })
 }
 
+/// The eight bytes of `b` from `at` as a little-endian word, zeros past its end: one load
+/// where eight bytes are there (a copy of a variable length would call `memcpy`).
+#[inline]
+pub fn word_at(b: &[u8], at: usize) -> u64 {
+    match b.get(at..at + 8) {
+        Some(w) => u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]),
+        None => {
+            let mut w = 0u64;
+            for (i, &c) in b.get(at..).unwrap_or_default().iter().enumerate() {
+                w |= (c as u64) << (8 * i);
+            }
+            w
+        }
+    }
+}
+
 /// Where the first newline of `b` is, eight bytes per step: the sampler skips most of
 /// /proc/meminfo's lines every tick, and a byte loop was a third of that parse's instructions.
 /// Plain code, not `memchr`: no CPU dispatch and no code or tables on other pages, which the
@@ -38,12 +54,10 @@ pub fn newline(b: &[u8]) -> Option<usize> {
     const NLS: u64 = u64::from_ne_bytes([b'\n'; 8]);
     let mut at = 0;
     while b.len() - at >= 8 {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&b[at..at + 8]);
         // Little-endian order whatever the CPU's, so that the lowest flagged bit is the first
-        // byte: a zero byte of `x` (a newline of `w`) sets its high bit, and the borrow can
-        // flag bytes after a real one only, never before it.
-        let x = u64::from_le_bytes(w) ^ NLS;
+        // byte: a zero byte of `x` (a newline of the word) sets its high bit, and the borrow
+        // can flag bytes after a real one only, never before it.
+        let x = word_at(b, at) ^ NLS;
         let hit = x.wrapping_sub(ONES) & !x & HIGHS;
         if hit != 0 {
             return Some(at + (hit.trailing_zeros() / 8) as usize);

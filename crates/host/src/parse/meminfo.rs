@@ -1,6 +1,6 @@
 //! `/proc/meminfo`.
 
-use super::bytes::newline;
+use super::bytes::{newline, word_at};
 use super::cursor::Cursor;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -54,22 +54,6 @@ pub struct Meminfo {
     pub shmem_kb: Option<u64>,
     pub swap_total_kb: Option<u64>,
     pub swap_free_kb: Option<u64>,
-}
-
-/// The eight bytes of `b` from `at` as a little-endian word, zeros past its end: one load
-/// where eight bytes are there (a copy of a variable length would call `memcpy`).
-#[inline]
-fn word_at(b: &[u8], at: usize) -> u64 {
-    match b.get(at..at + 8) {
-        Some(w) => u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]),
-        None => {
-            let mut w = 0u64;
-            for (i, &c) in b.get(at..).unwrap_or_default().iter().enumerate() {
-                w |= (c as u64) << (8 * i);
-            }
-            w
-        }
-    }
 }
 
 impl Meminfo {
