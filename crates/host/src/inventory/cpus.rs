@@ -529,21 +529,23 @@ fn topology_sources(host: &Host, ids: &[u32]) -> Vec<usize> {
         std::array::from_fn(|_| vec![None; ids.len()]);
     let mut src = Vec::with_capacity(ids.len());
     for (i, &id) in ids.iter().enumerate() {
-        let mut found = None;
-        'lists: for (k, f) in LISTS.iter().enumerate().filter(|_| !has_topo[i]) {
-            for j in (0..ids.len()).filter(|&j| j != i && has_topo[j]) {
-                let list = lists[k][j].get_or_insert_with(|| {
-                    host.read(format!("{CPU_DIR}/cpu{}/topology/{f}", ids[j]))
-                        .ok()
-                        .map(|t| cpulist::parse(&t))
-                });
-                if list.as_ref().is_some_and(|l| l.contains(&id)) {
-                    found = Some(j);
-                    break 'lists;
+        let mut found = i;
+        if !has_topo[i] {
+            'lists: for (k, f) in LISTS.iter().enumerate() {
+                for j in (0..ids.len()).filter(|&j| j != i && has_topo[j]) {
+                    let list = lists[k][j].get_or_insert_with(|| {
+                        host.read(format!("{CPU_DIR}/cpu{}/topology/{f}", ids[j]))
+                            .ok()
+                            .map(|t| cpulist::parse(&t))
+                    });
+                    if list.as_ref().is_some_and(|l| l.contains(&id)) {
+                        found = j;
+                        break 'lists;
+                    }
                 }
             }
         }
-        src.push(found.unwrap_or(i));
+        src.push(found);
     }
     src
 }
@@ -552,7 +554,6 @@ fn build_clusters(host: &Host, cpus: &mut [Cpu], pols: &[Policy], x86: bool) -> 
     // Group key per CPU, in CPU order; clusters are numbered by their first CPU.
     let mut order: Vec<(Group, Option<String>)> = Vec::new();
     let mut members: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    // An offline CPU has no topology directory: its siblings' lists name where it belongs.
     let ids: Vec<u32> = cpus.iter().map(|c| c.id).collect();
     let topo_src = topology_sources(host, &ids);
     // Its core type too, when only its cluster siblings could tell (cpuinfo lists online
