@@ -18,21 +18,25 @@ use truebench_model::RunResult;
 const BIN: &str = env!("CARGO_BIN_EXE_truebench");
 const GOV0: &str = "sys/devices/system/cpu/cpufreq/policy0/scaling_governor";
 
-/// This test's own directory for the measurement lock and the run's scratch files (`TMPDIR`),
-/// writable by every user like `/tmp`: the tests run in parallel and must not lock each other
-/// out. The same directory on every run of the test: a fresh one per command was two
-/// directories left behind for each command the tests started.
+/// `TMPDIR` and the measurement lock: this test's own directory, writable by every user like
+/// `/tmp` (the tests run in parallel and must not lock each other out), the same on every run
+/// of the test (a fresh one per command was two directories left behind for each command).
 fn lock_dir() -> PathBuf {
     truebench_fixtures::lock_dir()
 }
 
-fn truebench() -> Command {
-    let mut c = Command::new(BIN);
+/// No sbc-bench variables from the caller's environment, and this test's lock directory.
+fn isolate(c: &mut Command) {
     for v in ["MODE", "NOTUNING", "MaxKHz", "MinKHz", "CPUINFOFILE"] {
         c.env_remove(v);
     }
-    c.env("TMPDIR", lock_dir())
-        .env("TRUEBENCH_LOCK_DIR", lock_dir());
+    let d = lock_dir();
+    c.env("TMPDIR", &d).env("TRUEBENCH_LOCK_DIR", &d);
+}
+
+fn truebench() -> Command {
+    let mut c = Command::new(BIN);
+    isolate(&mut c);
     // run stores its result in the history: keep the tests' runs out of the user's own.
     c.env(
         "XDG_DATA_HOME",
@@ -314,11 +318,7 @@ fn unprivileged() -> Command {
     } else {
         Command::new(BIN)
     };
-    for v in ["MODE", "NOTUNING", "MaxKHz", "MinKHz", "CPUINFOFILE"] {
-        c.env_remove(v);
-    }
-    c.env("TMPDIR", lock_dir())
-        .env("TRUEBENCH_LOCK_DIR", lock_dir());
+    isolate(&mut c);
     c
 }
 
