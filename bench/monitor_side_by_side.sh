@@ -20,11 +20,23 @@
 # median of each placement and their geometric mean, in which a cost factor of one CPU that
 # both loops pay cancels.
 #
+# A run of 14 rounds decides little on such a VM: the C loop against itself (`c c`) gives
+# medians of 0.97–1.10 from run to run. So the summary adds the geometric mean of the rounds'
+# ratios and a bootstrap 95 % interval for both (bench/lib/ratios.py), and SAVE=FILE appends
+# each valid round's two figures to FILE, so that several runs pool into one figure:
+# `bench/lib/ratios.py run1 run2 -i run3` (-i: a run with A and B swapped). Run `c c` beside
+# to see the instrument's own spread.
+#
 # Not a test: prints figures for BENCHMARKS.md.
-# Usage: [PLACE=split] bench/monitor_side_by_side.sh A B [SECONDS] [ROUNDS]   (default 9 s, 14 rounds)
+# Usage: [PLACE=split] [SAVE=FILE] bench/monitor_side_by_side.sh A B [SECONDS] [ROUNDS]
+#        (default 9 s, 14 rounds)
 . "$(dirname "$0")/lib/evidence.sh"
 . "$(dirname "$0")/lib/cpu_ns.sh"
 set -euo pipefail
+if [ -n "${SAVE:-}" ]; then
+  SAVE=$(realpath -m -- "$SAVE")
+  touch -- "$SAVE" || { echo "SAVE=$SAVE: cannot write there" >&2; exit 2; }
+fi
 cd "$(dirname "$(readlink -f "$0")")/.."
 [ $# -ge 2 ] || { echo "usage: $0 A B [SECONDS] [ROUNDS] (A, B: tb, c or a truebench binary)" >&2; exit 2; }
 A=$1
@@ -94,6 +106,7 @@ echo "machine: $(nproc) CPUs, $(awk -F': ' '/^model name/ {print $2; exit}' /pro
 echo "A = $A, B = $B, at the same time (the second half an interval later), ${SECS} s per round, ${ROUNDS} rounds:"
 printf "%5s %6s %10s %10s %7s  %s\n" round first "A µs/smp" "B µs/smp" "A/B" "evidence"
 : >"$TMP/ratios"
+: >"$TMP/pairs"
 for ((i = 1; i <= ROUNDS; i++)); do
   ev_start
   cpu_a="" cpu_b=""
@@ -127,6 +140,7 @@ for ((i = 1; i <= ROUNDS; i++)); do
   printf "%5s %6s %10s %10s %7s  %s%s\n" "$i" "$first" "$ua" "$ub" "$r" "$EV_LINE" "$place"
   if [ "$EV_VALID" = 1 ]; then
     echo "$r" >>"$TMP/ratios"
+    echo "$ua $ub" >>"$TMP/pairs"
     [ "$PLACE" = free ] || echo "$r" >>"$TMP/ratios_a$cpu_a"
   else
     echo "      (not valid: left out of the median)"
@@ -135,6 +149,10 @@ done
 mapfile -t R <"$TMP/ratios"
 below=$(awk '$1 < 1' "$TMP/ratios" | wc -l)
 echo "valid rounds: ${#R[@]} of $ROUNDS; A/B median $(ev_median "${R[@]}"), range $(sort -g "$TMP/ratios" | head -1)–$(sort -g "$TMP/ratios" | tail -1), below 1 in $below"
+[ "${#R[@]}" -lt 2 ] || python3 bench/lib/ratios.py "$TMP/pairs"
+if [ -n "${SAVE:-}" ]; then
+  { echo "# $A / $B, $(date -u +%FT%TZ), PLACE=$PLACE, ${SECS} s × ${ROUNDS} rounds: A µs/sample, B µs/sample"; cat "$TMP/pairs"; } >>"$SAVE"
+fi
 if [ "$PLACE" = split ]; then
   m=()
   for c in 0 1; do
