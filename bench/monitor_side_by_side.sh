@@ -21,9 +21,9 @@
 # both loops pay cancels.
 #
 # A run of 14 rounds decides little on such a VM: the C loop against itself (`c c`) gives
-# medians of 0.97–1.10 from run to run. So the summary adds the geometric mean of the rounds'
-# ratios and a bootstrap 95 % interval for both (bench/lib/ratios.py), and SAVE=FILE appends
-# each valid round's two figures to FILE, so that several runs pool into one figure:
+# medians of 0.95–1.10 from run to run. So the summary gives the median and the geometric
+# mean of the rounds' ratios with a bootstrap 95 % interval for both (bench/lib/ratios.py), and
+# SAVE=FILE appends each valid round's two figures to FILE, so that runs pool into one figure:
 # `bench/lib/ratios.py run1 run2 -i run3` (-i: a run with A and B swapped). Run `c c` beside
 # to see the instrument's own spread.
 #
@@ -147,9 +147,9 @@ for ((i = 1; i <= ROUNDS; i++)); do
   fi
 done
 mapfile -t R <"$TMP/ratios"
-below=$(awk '$1 < 1' "$TMP/ratios" | wc -l)
-echo "valid rounds: ${#R[@]} of $ROUNDS; A/B median $(ev_median "${R[@]}"), range $(sort -g "$TMP/ratios" | head -1)–$(sort -g "$TMP/ratios" | tail -1), below 1 in $below"
-[ "${#R[@]}" -lt 2 ] || python3 bench/lib/ratios.py "$TMP/pairs"
+echo "valid rounds: ${#R[@]} of $ROUNDS; A/B range $(sort -g "$TMP/ratios" | head -1)–$(sort -g "$TMP/ratios" | tail -1)"
+# The median with its interval from the rounds' figures (one place computes it).
+if [ "${#R[@]}" -ge 2 ]; then python3 bench/lib/ratios.py "$TMP/pairs"; else echo "A/B median: ${R[*]:--}"; fi
 if [ -n "${SAVE:-}" ]; then
   { echo "# $A / $B, $(date -u +%FT%TZ), PLACE=$PLACE, ${SECS} s × ${ROUNDS} rounds: A µs/sample, B µs/sample"; cat "$TMP/pairs"; } >>"$SAVE"
 fi

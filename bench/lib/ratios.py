@@ -44,7 +44,8 @@ def interval(values, stat, rng, resamples=4000):
 
 def main(argv):
     if not argv or argv[0] in ("-h", "--help"):
-        print(__doc__.strip())
+        # Asked for: the help on standard output; no arguments: on standard error, an error.
+        print(__doc__.strip(), file=sys.stdout if argv else sys.stderr)
         return 0 if argv else 2
     pairs, inverted = [], False
     for arg in argv:
