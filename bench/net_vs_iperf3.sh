@@ -12,8 +12,15 @@
 # wrote (the sender figure; at these durations the socket buffers make a difference of well
 # under 1 %). Duplex: the sum of both directions for both tools.
 #
+# Nine rounds do not resolve a few per cent here (one run's zero-copy median moved from 0.93 to
+# 1.06 between runs an hour apart), so the summary gives each median with a bootstrap 95 %
+# interval (bench/lib/ratios.py), MODES= limits a run to some of the three modes, and SAVE=DIR
+# appends each valid round's two figures to DIR/LABEL-MODE.txt, so that runs pool into one
+# figure: `bench/lib/ratios.py DIR/loopback-zerocopy.txt`.
+#
 # Not a test: prints figures for BENCHMARKS.md. Needs root for the namespaces (iproute2).
-# Usage: bench/net_vs_iperf3.sh [SECONDS] [ROUNDS] [STREAMS] [loopback|netns|both]
+# Usage: [MODES="oneway duplex zerocopy"] [SAVE=DIR] bench/net_vs_iperf3.sh [SECONDS] [ROUNDS]
+#        [STREAMS] [loopback|netns|both]
 . "$(dirname "$0")/lib/evidence.sh"
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")/.."
@@ -22,6 +29,15 @@ ROUNDS=${2:-3}
 P=${3:-1}
 WHERE=${4:-both}
 command -v iperf3 >/dev/null || { echo "iperf3 is not installed (Debian package iperf3)" >&2; exit 1; }
+MODES=${MODES:-oneway duplex zerocopy}
+for m in $MODES; do
+  case $m in oneway | duplex | zerocopy) ;; *) echo "MODES: '$m' is not oneway, duplex or zerocopy" >&2; exit 2 ;; esac
+done
+[ -n "${MODES// /}" ] || { echo "MODES is empty: name oneway, duplex or zerocopy" >&2; exit 2; }
+if [ -n "${SAVE:-}" ]; then
+  mkdir -p -- "$SAVE" && [ -w "$SAVE" ] || { echo "SAVE=$SAVE: cannot write there" >&2; exit 2; }
+  SAVE=$(realpath -- "$SAVE")
+fi
 export CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1}
 cargo build --release -q -p truebench
 TB=$PWD/target/release/truebench
@@ -80,11 +96,11 @@ truebench_bps() { # NS ADDR MODE
     python3 -c 'import json, sys; d = json.load(sys.stdin); print(d["sent_bps"] + d["received_bps"])'
 }
 
-declare -A RATIOS
+declare -A RATIOS PAIRS
 measure_where() { # LABEL NS ADDR
   local label=$1 ns=$2 addr=$3 r mode ip tb ip_ev tb_ev ip_ok tb_ok first
   for r in $(seq 1 "$ROUNDS"); do
-    for mode in oneway duplex zerocopy; do
+    for mode in $MODES; do
       # Alternate which tool goes first, so a slow start or a warm cache favours neither.
       first=$(( (r + ${#mode}) % 2 ))
       for tool in $([ "$first" = 1 ] && echo "iperf3 truebench" || echo "truebench iperf3"); do
@@ -98,6 +114,7 @@ measure_where() { # LABEL NS ADDR
       echo "    iperf3:    $ip_ev"
       if [ "$tb_ok" = 1 ] && [ "$ip_ok" = 1 ]; then
         RATIOS[$label-$mode]+="$(python3 -c "print($tb/$ip)") "
+        PAIRS[$label-$mode]+="$tb $ip"$'\n'
       else
         echo "    (not valid: left out of the median)"
       fi
@@ -123,9 +140,18 @@ if [ "$WHERE" = netns ] || [ "$WHERE" = both ]; then
   measure_where veth "$NS_A" 10.231.77.2
 fi
 echo
-echo "median ratio truebench / iperf3 over the valid rounds:"
+echo "truebench / iperf3 over the valid rounds (median, its bootstrap 95 % interval):"
 for k in $(printf '%s\n' "${!RATIOS[@]}" | sort); do
-  # shellcheck disable=SC2086
-  printf '  %-18s %s (%d valid rounds)\n' "$k" "$(ev_median ${RATIOS[$k]})" "$(wc -w <<<"${RATIOS[$k]}")"
+  if [ -n "${SAVE:-}" ]; then
+    { echo "# truebench iperf3 bit/s, $k, ${SECS} s, ${P} stream(s), $(date -u +%FT%TZ)"; printf '%s' "${PAIRS[$k]}"; } >>"$SAVE/$k.txt"
+  fi
+  if [ "$(wc -w <<<"${RATIOS[$k]}")" -ge 2 ]; then
+    printf '  %-18s %s\n' "$k" "$(printf '%s' "${PAIRS[$k]}" | python3 bench/lib/ratios.py /dev/stdin)"
+  else
+    # shellcheck disable=SC2086
+    printf '  %-18s %s (1 valid round)\n' "$k" "$(ev_median ${RATIOS[$k]})"
+  fi
 done
+[ -z "${SAVE:-}" ] || echo "each valid round's figures appended to $SAVE/LABEL-MODE.txt"
+
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
