@@ -23,6 +23,11 @@
 #        [STREAMS] [loopback|netns|both]
 . "$(dirname "$0")/lib/evidence.sh"
 set -euo pipefail
+# SAVE names a directory where the caller stands: resolved before the cd below.
+if [ -n "${SAVE:-}" ]; then
+  mkdir -p -- "$SAVE" && [ -w "$SAVE" ] || { echo "SAVE=$SAVE: cannot write there" >&2; exit 2; }
+  SAVE=$(realpath -- "$SAVE")
+fi
 cd "$(dirname "$(readlink -f "$0")")/.."
 SECS=${1:-5}
 ROUNDS=${2:-3}
@@ -34,10 +39,6 @@ for m in $MODES; do
   case $m in oneway | duplex | zerocopy) ;; *) echo "MODES: '$m' is not oneway, duplex or zerocopy" >&2; exit 2 ;; esac
 done
 [ -n "${MODES// /}" ] || { echo "MODES is empty: name oneway, duplex or zerocopy" >&2; exit 2; }
-if [ -n "${SAVE:-}" ]; then
-  mkdir -p -- "$SAVE" && [ -w "$SAVE" ] || { echo "SAVE=$SAVE: cannot write there" >&2; exit 2; }
-  SAVE=$(realpath -- "$SAVE")
-fi
 export CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1}
 cargo build --release -q -p truebench
 TB=$PWD/target/release/truebench
