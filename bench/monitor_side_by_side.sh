@@ -9,7 +9,7 @@
 # (bench/lib/evidence.sh); rounds where others used more than 3 % are left out of the median.
 #
 # A and B are each `tb` (this tree's release build: `truebench monitor --interval 0.1
-# --json-lines`), `c` (the C reference loop of bench/monitor_cost.sh: one absolute timed
+# --json-lines`), `c` (the C reference loop, bench/lib/ref_loop.c: one absolute timed
 # wake-up, a pread of each file truebench reads, one short line; compiled here, nothing kept)
 # or the path of another truebench binary (an older build, to compare two versions).
 #
@@ -50,34 +50,7 @@ PIDS=()
 trap 'kill "${PIDS[@]}" 2>/dev/null || true; rm -rf "$TMP"' EXIT
 FILES=(/proc/stat /proc/loadavg /sys/devices/system/cpu/online /proc/meminfo)
 
-cat >"$TMP/ref.c" <<'EOF'
-/* ref FILE...: one absolute 100 ms timed wake-up, a pread of each file, one line. */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <time.h>
-#include <unistd.h>
-int main(int argc, char **argv) {
-  int n = argc - 1, fds[16];
-  static char buf[1 << 16], line[64];
-  if (n > 16) n = 16;
-  for (int i = 0; i < n; i++) fds[i] = open(argv[i + 1], O_RDONLY);
-  struct timespec next;
-  clock_gettime(CLOCK_MONOTONIC, &next);
-  for (long long k = 0;; k++) {
-    next.tv_nsec += 100000000;
-    if (next.tv_nsec >= 1000000000) { next.tv_nsec -= 1000000000; next.tv_sec++; }
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {}
-    long sum = 0;
-    for (int i = 0; i < n; i++)
-      if (fds[i] >= 0) sum += pread(fds[i], buf, sizeof buf, 0);
-    int len = snprintf(line, sizeof line, "%lld %ld\n", k, sum);
-    if (write(1, line, len) < 0) return 1;
-  }
-}
-EOF
-cc -O2 -o "$TMP/ref" "$TMP/ref.c"
+cc -O2 -o "$TMP/ref" bench/lib/ref_loop.c
 
 PLACE=${PLACE:-free}
 case $PLACE in

@@ -1,0 +1,27 @@
+/* ref FILE...: the least a monitor must do per sample, as the reference for truebench monitor
+   --interval 0.1: one absolute 100 ms timed wake-up, a pread of each file into a static buffer,
+   one short line to stdout, until killed. Compiled by the bench scripts that use it (cc -O2). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+  int n = argc - 1, fds[16];
+  static char buf[1 << 16], line[64];
+  if (n > 16) n = 16;
+  for (int i = 0; i < n; i++) fds[i] = open(argv[i + 1], O_RDONLY);
+  struct timespec next;
+  clock_gettime(CLOCK_MONOTONIC, &next);
+  for (long long k = 0;; k++) {
+    next.tv_nsec += 100000000;
+    if (next.tv_nsec >= 1000000000) { next.tv_nsec -= 1000000000; next.tv_sec++; }
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {}
+    long sum = 0;
+    for (int i = 0; i < n; i++)
+      if (fds[i] >= 0) sum += pread(fds[i], buf, sizeof buf, 0);
+    int len = snprintf(line, sizeof line, "%lld %ld\n", k, sum);
+    if (write(1, line, len) < 0) return 1;
+  }
+}
