@@ -10,8 +10,11 @@
 #
 # A and B are each `tb` (this tree's release build: `truebench monitor --interval 0.1
 # --json-lines`), `c` (the C reference loop, bench/lib/ref_loop.c: one absolute timed
-# wake-up, a pread of each file truebench reads, one short line; compiled here, nothing kept)
-# or the path of another truebench binary (an older build, to compare two versions).
+# wake-up, a pread of each file truebench reads, one short line; compiled here, nothing kept),
+# `cpad` (the same loop with its line padded to the length of truebench's JSON line here,
+# measured at the start: what the kernel does to store a line that long is then on both
+# sides, and tb / cpad is what truebench's own parsing and formatting add) or the path of
+# another truebench binary (an older build, to compare two versions).
 #
 # PLACE=split pins each loop to a CPU of its own (taskset), A on CPU 1 and B on CPU 0 in odd
 # rounds, the other way round in even ones. On this kind of VM which vCPU a loop lands on moves
@@ -38,7 +41,7 @@ if [ -n "${SAVE:-}" ]; then
   touch -- "$SAVE" || { echo "SAVE=$SAVE: cannot write there" >&2; exit 2; }
 fi
 cd "$(dirname "$(readlink -f "$0")")/.."
-[ $# -ge 2 ] || { echo "usage: $0 A B [SECONDS] [ROUNDS] (A, B: tb, c or a truebench binary)" >&2; exit 2; }
+[ $# -ge 2 ] || { echo "usage: $0 A B [SECONDS] [ROUNDS] (A, B: tb, c, cpad or a truebench binary)" >&2; exit 2; }
 A=$1
 B=$2
 SECS=${3:-9}
@@ -51,6 +54,12 @@ trap 'kill "${PIDS[@]}" 2>/dev/null || true; rm -rf "$TMP"' EXIT
 FILES=(/proc/stat /proc/loadavg /sys/devices/system/cpu/online /proc/meminfo)
 
 cc -O2 -o "$TMP/ref" bench/lib/ref_loop.c
+if [ "$A" = cpad ] || [ "$B" = cpad ]; then
+  # The third line: the first two may lack the deltas a line carries once it has a predecessor.
+  PAD=$(timeout 1 target/release/truebench monitor --interval 0.1 --json-lines | sed -n 3p | wc -c || true)
+  [ "${PAD:-0}" -gt 16 ] || { echo "cpad: could not read a line of truebench monitor to take its length" >&2; exit 1; }
+  echo "cpad: the C loop's line padded to $PAD bytes, the length of truebench's third JSON line here"
+fi
 
 PLACE=${PLACE:-free}
 case $PLACE in
@@ -69,6 +78,7 @@ start() {
   [ -z "${3:-}" ] || pin=(taskset -c "$3")
   case $1 in
     c) "${pin[@]}" nice -n 19 "$TMP/ref" "${FILES[@]}" >"$2" & ;;
+    cpad) "${pin[@]}" nice -n 19 "$TMP/ref" -l "$PAD" "${FILES[@]}" >"$2" & ;;
     tb) "${pin[@]}" nice -n 19 target/release/truebench monitor --interval 0.1 --json-lines >"$2" & ;;
     *) "${pin[@]}" nice -n 19 "$1" monitor --interval 0.1 --json-lines >"$2" & ;;
   esac
