@@ -190,6 +190,24 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        /// The same as the standard parse of an all-digit token (which alone is a number
+        /// here: no sign), at every length up to past the 64-bit limit.
+        #[test]
+        fn u64_of_equals_the_standard_parse(
+            tok in prop::collection::vec(prop::sample::select(b"0123456789999+-a ".to_vec()), 0..24),
+            nines in 17usize..22,
+        ) {
+            let want = |t: &[u8]| {
+                (!t.is_empty() && t.iter().all(u8::is_ascii_digit))
+                    .then(|| std::str::from_utf8(t).ok()?.parse::<u64>().ok())
+                    .flatten()
+            };
+            prop_assert_eq!(u64_of(&tok), want(&tok));
+            // Around the 64-bit limit: 17 to 21 digits of nines, and u64::MAX's digits.
+            let big = vec![b'9'; nines];
+            prop_assert_eq!(u64_of(&big), want(&big));
+        }
+
         /// The word-at-a-time search finds the first newline a byte loop finds, at every
         /// offset and length, among the bytes one bit or one borrow away from a newline.
         #[test]

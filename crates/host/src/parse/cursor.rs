@@ -95,27 +95,49 @@ mod tests {
         )
     }
 
-    proptest! {
-        /// Token by token and number by number, every line gives what `lines` and `tokens`
-        /// give.
-        #[test]
-        fn equals_the_line_and_token_helpers(t in text(), numbers in any::<bool>()) {
-            let mut c = Cursor::new(&t);
-            for line in lines(&t) {
-                for want in tokens(line) {
-                    if numbers {
-                        prop_assert_eq!(c.u64_token(), u64_of(want));
-                    } else {
-                        prop_assert_eq!(c.token(), Some(want));
-                    }
-                }
-                prop_assert_eq!(c.token(), None);
-                prop_assert_eq!(c.u64_token(), None);
-                if !c.next_line() {
-                    break;
+    /// Texts where most bytes are spaces: long runs of them (as /proc/meminfo pads its
+    /// figures), ending at every offset.
+    fn padded_text() -> impl Strategy<Value = Vec<u8>> {
+        prop::collection::vec(
+            prop_oneof![
+                3 => Just(b' '),
+                1 => prop::sample::select(b"\t\n:0123456789aZ\xff".to_vec()),
+            ],
+            0..200,
+        )
+    }
+
+    /// Token by token and number by number, every line gives what `lines` and `tokens`
+    /// give.
+    fn walk_equals_helpers(t: &[u8], numbers: bool) -> Result<(), TestCaseError> {
+        let mut c = Cursor::new(t);
+        for line in lines(t) {
+            for want in tokens(line) {
+                if numbers {
+                    prop_assert_eq!(c.u64_token(), u64_of(want));
+                } else {
+                    prop_assert_eq!(c.token(), Some(want));
                 }
             }
-            prop_assert_eq!(c.peek(), None);
+            prop_assert_eq!(c.token(), None);
+            prop_assert_eq!(c.u64_token(), None);
+            if !c.next_line() {
+                break;
+            }
+        }
+        prop_assert_eq!(c.peek(), None);
+        Ok(())
+    }
+
+    proptest! {
+        #[test]
+        fn equals_the_line_and_token_helpers(t in text(), numbers in any::<bool>()) {
+            walk_equals_helpers(&t, numbers)?;
+        }
+
+        #[test]
+        fn long_runs_of_spaces_equal_the_helpers(t in padded_text(), numbers in any::<bool>()) {
+            walk_equals_helpers(&t, numbers)?;
         }
     }
 
