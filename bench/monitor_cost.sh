@@ -34,45 +34,8 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 target/release/examples/epyc_root "$TMP/epyc192" 192 >/dev/null
 
-cat >"$TMP/ref.c" <<'EOF'
-/* ref INTERVAL_S LINE_BYTES FILE...: the least a monitor must do per sample — one absolute
-   timed wake-up, a pread of each file into a static buffer, one line to stdout (padded with
-   spaces to LINE_BYTES when that is longer) — until killed. */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
-int main(int argc, char **argv) {
-  if (argc < 3) return 2;
-  long long step = (long long)(atof(argv[1]) * 1e9);
-  int want = atoi(argv[2]), n = argc - 3, fds[512];
-  static char buf[1 << 16], line[4096];
-  if (n > 512) n = 512;
-  if (want > (int)sizeof line) want = sizeof line;
-  memset(line, ' ', sizeof line);
-  for (int i = 0; i < n; i++) fds[i] = open(argv[i + 3], O_RDONLY);
-  struct timespec next;
-  clock_gettime(CLOCK_MONOTONIC, &next);
-  for (long long k = 0;; k++) {
-    next.tv_nsec += step;
-    while (next.tv_nsec >= 1000000000) { next.tv_nsec -= 1000000000; next.tv_sec++; }
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {}
-    long sum = 0;
-    for (int i = 0; i < n; i++)
-      if (fds[i] >= 0) sum += pread(fds[i], buf, sizeof buf, 0);
-    int len = snprintf(line, 64, "%lld %ld", k, sum);
-    line[len] = ' ';
-    if (want > len + 1) len = want - 1;
-    line[len++] = '\n';
-    if (write(1, line, len) < 0) return 1;
-  }
-}
-EOF
-cc -O2 -o "$TMP/ref" "$TMP/ref.c"
+# The C reference loop (bench/lib/ref_loop.c), with -l BYTES its line padded to BYTES.
+cc -O2 -o "$TMP/ref" bench/lib/ref_loop.c
 
 # measure PID OUTFILE: after a 1 s warm-up (start-up and the first sample excluded), CPU
 # time and lines written over SECS; prints "samples cpu_ns peak_rss_kib".
@@ -106,7 +69,7 @@ run_ref() {
   local files
   mapfile -t files <"$TMP/files"
   # At nice 19, like truebench's sampling thread (sbc-bench renices its monitor too).
-  nice -n 19 "$TMP/ref" 0.1 "$1" "${files[@]}" >"$TMP/ref.out" &
+  nice -n 19 "$TMP/ref" -l "$1" "${files[@]}" >"$TMP/ref.out" &
   local pid=$! r
   r=$(measure "$pid" "$TMP/ref.out")
   kill "$pid"

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 int main(int argc, char **argv) {
-  int first = 1, want = 0, fds[16];
+  int first = 1, want = 0, fds[512];
   static char buf[1 << 16], line[4096];
   if (argc > 2 && strcmp(argv[1], "-l") == 0) {
     want = atoi(argv[2]);
@@ -20,7 +20,7 @@ int main(int argc, char **argv) {
   }
   if (want < 0 || want > (int)sizeof line) want = sizeof line;
   int n = argc - first;
-  if (n > 16) n = 16;
+  if (n > 512) n = 512;
   for (int i = 0; i < n; i++) fds[i] = open(argv[first + i], O_RDONLY);
   struct timespec next;
   clock_gettime(CLOCK_MONOTONIC, &next);
