@@ -286,7 +286,9 @@ fn payload_file() -> std::io::Result<std::fs::File> {
 }
 
 /// Write for `dur` (or until `stop`), counting into `count`; with `zerocopy`, by sendfile(2)
-/// from a memory file where the kernel allows it. Returns whether sendfile carried it all.
+/// from a memory file where the kernel allows it, on a nonblocking socket waiting in poll(2)
+/// while it is full, as iperf3 -Z does: between two namespaces over veth a blocking sendfile
+/// moved 2 % less (BENCHMARKS.md). Returns whether sendfile carried it all.
 fn pump_out(
     w: &mut TcpStream,
     dur: Duration,
@@ -297,7 +299,14 @@ fn pump_out(
     let mut page = PageBuf::new(0x5a);
     let buf = page.get();
     let mut file = if zerocopy { payload_file().ok() } else { None };
+    // O_NONBLOCK belongs to the socket, which clones share: only for this loop, and only
+    // while no other thread reads it (duplex has its own loop).
+    let nonblocking = file.is_some();
+    if nonblocking {
+        w.set_nonblocking(true)?;
+    }
     let end = Instant::now() + dur;
+    let mut result = Ok(());
     while Instant::now() < end && !stop.load(Ordering::Relaxed) {
         match send_once(w, &mut file, buf) {
             Ok(n) => {
@@ -305,11 +314,32 @@ fn pump_out(
                     c.fetch_add(n as u64, Ordering::Relaxed);
                 }
             }
+            Err(e) if e.kind() == ErrorKind::WouldBlock => wait_writable(w),
             Err(e) if e.kind() == ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
         }
     }
-    Ok(file.is_some())
+    if nonblocking {
+        w.set_nonblocking(false)?;
+    }
+    result.map(|()| file.is_some())
+}
+
+/// Wait until `w` takes more data (or 200 ms pass: the caller then checks its clock and
+/// stop flag).
+fn wait_writable(w: &TcpStream) {
+    use std::os::fd::AsRawFd;
+    let mut pfd = libc::pollfd {
+        fd: w.as_raw_fd(),
+        events: libc::POLLOUT,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd for the duration of the call. An error or a timeout only
+    // sends the caller round its loop again.
+    unsafe { libc::poll(&mut pfd, 1, 200) };
 }
 
 /// One send on `w`: by sendfile(2) from the memory file while there is one, else a write of
