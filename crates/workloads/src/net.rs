@@ -314,7 +314,12 @@ fn pump_out(
                     c.fetch_add(n as u64, Ordering::Relaxed);
                 }
             }
-            Err(e) if e.kind() == ErrorKind::WouldBlock => wait_writable(w),
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                if let Err(e) = poll_socket(w, libc::POLLOUT) {
+                    result = Err(e);
+                    break;
+                }
+            }
             Err(e) if e.kind() == ErrorKind::Interrupted => {}
             Err(e) => {
                 result = Err(e);
@@ -328,18 +333,25 @@ fn pump_out(
     result.map(|()| file.is_some())
 }
 
-/// Wait until `w` takes more data (or 200 ms pass: the caller then checks its clock and
-/// stop flag).
-fn wait_writable(w: &TcpStream) {
+/// One poll(2) on `c` for `events`, waiting at most 200 ms (the callers then check their clock
+/// and stop flag): the events that came; none on a timeout or an interrupted call.
+fn poll_socket(c: &TcpStream, events: libc::c_short) -> std::io::Result<libc::c_short> {
     use std::os::fd::AsRawFd;
     let mut pfd = libc::pollfd {
-        fd: w.as_raw_fd(),
-        events: libc::POLLOUT,
+        fd: c.as_raw_fd(),
+        events,
         revents: 0,
     };
-    // SAFETY: one valid pollfd for the duration of the call. An error or a timeout only
-    // sends the caller round its loop again.
-    unsafe { libc::poll(&mut pfd, 1, 200) };
+    // SAFETY: one valid pollfd for the duration of the call.
+    if unsafe { libc::poll(&mut pfd, 1, 200) } < 0 {
+        let e = std::io::Error::last_os_error();
+        return if e.kind() == ErrorKind::Interrupted {
+            Ok(0)
+        } else {
+            Err(e)
+        };
+    }
+    Ok(pfd.revents)
 }
 
 /// One send on `w`: by sendfile(2) from the memory file while there is one, else a write of
@@ -580,7 +592,6 @@ fn pump_both(
     received: Option<&AtomicU64>,
     zerocopy: bool,
 ) -> std::io::Result<bool> {
-    use std::os::fd::AsRawFd;
     c.set_nonblocking(true)?;
     let mut out = PageBuf::new(0x5a);
     let mut inb = PageBuf::new(0);
@@ -598,24 +609,13 @@ fn pump_both(
             let _ = c.shutdown(Shutdown::Write);
             continue;
         }
-        let mut pfd = libc::pollfd {
-            fd: c.as_raw_fd(),
-            // Only what is still wanted: a socket at EOF stays readable, and asking for that
-            // would spin while waiting for room to send.
-            events: (if receiving { libc::POLLIN } else { 0 })
-                | (if sending { libc::POLLOUT } else { 0 }),
-            revents: 0,
-        };
-        // SAFETY: one valid pollfd for the duration of the call.
-        let n = unsafe { libc::poll(&mut pfd, 1, 200) };
-        if n < 0 {
-            let e = std::io::Error::last_os_error();
-            if e.kind() == ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(e);
-        }
-        if receiving && pfd.revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0 {
+        // Only what is still wanted: a socket at EOF stays readable, and asking for that would
+        // spin while waiting for room to send.
+        let revents = poll_socket(
+            c,
+            (if receiving { libc::POLLIN } else { 0 }) | (if sending { libc::POLLOUT } else { 0 }),
+        )?;
+        if receiving && revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0 {
             match c.read(inb.get()) {
                 Ok(0) => receiving = false,
                 Ok(k) => {
@@ -627,7 +627,7 @@ fn pump_both(
                 Err(e) => return Err(e),
             }
         }
-        if sending && pfd.revents & libc::POLLOUT != 0 {
+        if sending && revents & libc::POLLOUT != 0 {
             match send_once(c, &mut file, out.get()) {
                 Ok(k) => {
                     if let Some(s) = sent {
