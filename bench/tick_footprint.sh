@@ -8,9 +8,10 @@
 #
 # Why counts: after a 100 ms sleep on a VM the caches and TLB are cold, so a tick pays for
 # each distinct line and page it touches more than for its instructions, and a timing of that
-# moves by a third with the host's state (see BENCHMARKS.md). These counts are exact and the
-# same on every run, so they show what a change to the tick's code does before a side-by-side
-# run prices it. The kernel's part (the reads, the same for both) is not seen.
+# moves by a third with the host's state (see BENCHMARKS.md). These counts do not depend on
+# the host: their medians move by ~2 % between runs only with the figures' lengths (what the
+# parse walks), so they show what a change to the tick's code does before a side-by-side run
+# prices it. The kernel's part (the reads, the same for both) is not seen.
 #
 # Not a test: prints figures for BENCHMARKS.md. Needs valgrind (Debian package) and cc.
 # Usage: bench/tick_footprint.sh [SECONDS] [TRUEBENCH]   (default 20 s each under valgrind —

@@ -10,7 +10,8 @@ after the first SKIP (start-up), the median per tick of: instructions executed, 
 
 Those are what a tick costs a CPU whose caches and TLB went cold during the sleep: each
 distinct line is a miss, each distinct page a walk. Unlike a timing they do not move with
-the host's state, so two builds compare exactly. Only user space is seen: the kernel's part
+the host's state (their medians move by ~2 % between runs, with the lengths of the figures
+parsed), so two builds compare to within that. Only user space is seen: the kernel's part
 (the reads themselves) is not.
 
 Usage: ... | bench/lib/footprint.py LABEL [SKIP]   (SKIP: ticks left out first, default 3)

@@ -203,7 +203,7 @@ mod tests {
                     .flatten()
             };
             prop_assert_eq!(u64_of(&tok), want(&tok));
-            // Around the 64-bit limit: 17 to 21 digits of nines, and u64::MAX's digits.
+            // Around the 64-bit limit: 17 to 21 nines (19 fit, 20 do not).
             let big = vec![b'9'; nines];
             prop_assert_eq!(u64_of(&big), want(&big));
         }
