@@ -97,7 +97,7 @@ truebench_bps() { # NS ADDR MODE
     python3 -c 'import json, sys; d = json.load(sys.stdin); print(d["sent_bps"] + d["received_bps"])'
 }
 
-declare -A RATIOS PAIRS
+declare -A PAIRS
 measure_where() { # LABEL NS ADDR
   local label=$1 ns=$2 addr=$3 r mode ip tb ip_ev tb_ev ip_ok tb_ok first
   for r in $(seq 1 "$ROUNDS"); do
@@ -114,7 +114,6 @@ measure_where() { # LABEL NS ADDR
       echo "    truebench: $tb_ev"
       echo "    iperf3:    $ip_ev"
       if [ "$tb_ok" = 1 ] && [ "$ip_ok" = 1 ]; then
-        RATIOS[$label-$mode]+="$(python3 -c "print($tb/$ip)") "
         PAIRS[$label-$mode]+="$tb $ip"$'\n'
       else
         echo "    (not valid: left out of the median)"
@@ -142,15 +141,14 @@ if [ "$WHERE" = netns ] || [ "$WHERE" = both ]; then
 fi
 echo
 echo "truebench / iperf3 over the valid rounds (median, its bootstrap 95 % interval):"
-for k in $(printf '%s\n' "${!RATIOS[@]}" | sort); do
+for k in $(printf '%s\n' "${!PAIRS[@]}" | sort); do
   if [ -n "${SAVE:-}" ]; then
     { echo "# truebench iperf3 bit/s, $k, ${SECS} s, ${P} stream(s), $(date -u +%FT%TZ)"; printf '%s' "${PAIRS[$k]}"; } >>"$SAVE/$k.txt"
   fi
-  if [ "$(wc -w <<<"${RATIOS[$k]}")" -ge 2 ]; then
+  if [ "$(printf '%s' "${PAIRS[$k]}" | wc -l)" -ge 2 ]; then
     printf '  %-18s %s\n' "$k" "$(printf '%s' "${PAIRS[$k]}" | python3 bench/lib/ratios.py /dev/stdin)"
   else
-    # shellcheck disable=SC2086
-    printf '  %-18s %s (1 valid round)\n' "$k" "$(ev_median ${RATIOS[$k]})"
+    printf '  %-18s %s (1 valid round)\n' "$k" "$(awk 'NF {printf "%.3f", $1 / $2}' <<<"${PAIRS[$k]}")"
   fi
 done
 [ -z "${SAVE:-}" ] || echo "each valid round's figures appended to $SAVE/LABEL-MODE.txt"
