@@ -8,6 +8,7 @@ pub mod evidence;
 pub mod exporter;
 pub mod freq;
 pub mod kmsg;
+pub mod profile;
 pub mod reader;
 pub mod render;
 pub mod rpi;

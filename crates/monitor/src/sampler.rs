@@ -3,6 +3,7 @@
 //! background thread and appends to a shared `Timeline` while a benchmark runs. Neither ever
 //! forks (the Raspberry Pi poller, which must run `vcgencmd`, is a thread of its own).
 
+use crate::profile::{self, Part};
 use crate::reader::{SampleReader, Sources};
 use crate::rpi::RpiPoller;
 use crate::timeline::{ExtraSample, Sample, Timeline, TimelineHeader};
@@ -251,6 +252,7 @@ impl SampleLoop {
                 return;
             }
             k += 1;
+            let tick = profile::start();
             now = Instant::now();
             last_sample = now;
             let flow = if self.cfg.keep_samples {
@@ -271,6 +273,7 @@ impl SampleLoop {
                 note_disabled(&r, &self.shared.disabled);
                 flow
             };
+            profile::end(Part::Tick, tick);
             if flow.is_break() {
                 return;
             }
@@ -320,7 +323,9 @@ fn unkept_sample<F: OnSampleFn>(
     scratch: &mut Sample,
     on_sample: &mut Option<F>,
 ) -> ControlFlow<()> {
+    let t = profile::start();
     r.sample_at(now, scratch);
+    profile::end(Part::Sample, t);
     // Drains the meter's readings without keeping them.
     r.record_power(&mut []);
     on_sample

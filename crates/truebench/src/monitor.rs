@@ -10,6 +10,7 @@ use truebench_host::{Host, Inventory};
 use truebench_model::MonitorBody;
 use truebench_monitor::render::{Layout, Table};
 use truebench_monitor::sampler::{SampleLoop, SamplerConfig};
+use truebench_monitor::profile::{self, Part};
 use truebench_monitor::timeline::json_line;
 use truebench_monitor::{ExtraSample, Sample};
 use truebench_render::kinds::Render;
@@ -179,6 +180,10 @@ fn watch(
         lp.run(Some(move |s: &Sample, x: &ExtraSample| {
             print_json_line(&mut buf, s, x)
         }));
+        // Only in a build with the `tick-profile` feature (bench/tick_phases.sh).
+        if let Some(r) = profile::report() {
+            errln!("{r}");
+        }
     } else {
         // The layout depends on whether the Pi firmware answers, which the loop found out.
         let _ = print(hardware_header(host, inv).as_bytes());
@@ -196,9 +201,14 @@ fn watch(
 #[inline(never)]
 #[link_section = ".text.hot"]
 fn print_json_line(buf: &mut Vec<u8>, s: &Sample, x: &ExtraSample) -> ControlFlow<()> {
+    let t = profile::start();
     json_line(buf, s, x);
     buf.push(b'\n');
-    print(buf)
+    profile::end(Part::Format, t);
+    let t = profile::start();
+    let flow = print(buf);
+    profile::end(Part::Write, t);
+    flow
 }
 
 /// An argument as a shell would need it typed (for display only).

@@ -1,6 +1,7 @@
 //! Re-reading open files and parsing them without allocating: `pread_all` into a buffer the
 //! caller owns, and byte parsers for the procfs lines the sampler reads every tick.
 
+use crate::profile::{self, Part};
 use crate::timeline::CpuPct;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -16,6 +17,14 @@ use truebench_host::parse::stat::CpuTimes;
 /// A file longer than `buf` is cut at its length.
 #[link_section = ".text.hot"]
 pub(crate) fn pread_all<'a>(f: &File, buf: &'a mut [u8]) -> std::io::Result<&'a [u8]> {
+    let t = profile::start();
+    let r = pread_from_0(f, buf);
+    profile::end(Part::Read, t);
+    r
+}
+
+#[inline(always)]
+fn pread_from_0<'a>(f: &File, buf: &'a mut [u8]) -> std::io::Result<&'a [u8]> {
     let mut n = 0;
     while n < buf.len() {
         match f.read_at(&mut buf[n..], n as u64) {
