@@ -1,42 +1,84 @@
-/* ref [-l BYTES] FILE...: the least a monitor must do per sample, as the reference for
+/* ref [-p] [-l BYTES] FILE...: the least a monitor must do per sample, as the reference for
    truebench monitor --interval 0.1: one absolute 100 ms timed wake-up, a pread of each file
    into a static buffer, one short line to stdout — with -l, padded with spaces to BYTES (a
    line as long as the monitor's: storing it is the kernel's work for any monitor printing
-   that much) — until killed. Compiled by the bench scripts that use it (cc -O2). */
+   that much) — until killed. With -p, the wall-clock time per tick of its parts (from the
+   wake-up to the line written, the reads, the write) is printed to stderr when SIGTERM or
+   SIGINT stops it, in the words of truebench's `tick-profile` build (bench/tick_phases.sh).
+   Compiled by the bench scripts that use it (cc -O2). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+static volatile sig_atomic_t stop;
+static void on_signal(int sig) { (void)sig; stop = 1; }
+static unsigned long long ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
 int main(int argc, char **argv) {
-  int first = 1, want = 0, fds[512];
+  int first = 1, want = 0, prof = 0, fds[512];
   static char buf[1 << 16], line[4096];
-  if (argc > 2 && strcmp(argv[1], "-l") == 0) {
-    want = atoi(argv[2]);
-    first = 3;
+  if (argc > first && strcmp(argv[first], "-p") == 0) {
+    prof = 1;
+    first++;
+  }
+  if (argc > first + 1 && strcmp(argv[first], "-l") == 0) {
+    want = atoi(argv[first + 1]);
+    first += 2;
   }
   if (want < 0 || want > (int)sizeof line) want = sizeof line;
   int n = argc - first;
   if (n > 512) n = 512;
   for (int i = 0; i < n; i++) fds[i] = open(argv[first + i], O_RDONLY);
+  if (prof) {
+    /* Without SA_RESTART: the signal ends the sleep, and the loop ends. */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+  }
+  unsigned long long ticks = 0, t_tick = 0, t_read = 0, t_write = 0;
   struct timespec next;
   clock_gettime(CLOCK_MONOTONIC, &next);
-  for (long long k = 0;; k++) {
+  for (long long k = 0; !stop; k++) {
     next.tv_nsec += 100000000;
     if (next.tv_nsec >= 1000000000) { next.tv_nsec -= 1000000000; next.tv_sec++; }
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {}
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR && !stop) {}
+    if (stop) break;
+    unsigned long long t0 = prof ? ns() : 0, t1 = 0, t2 = 0;
     long sum = 0;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+      if (prof) t1 = ns();
       if (fds[i] >= 0) sum += pread(fds[i], buf, sizeof buf, 0);
+      if (prof) t_read += ns() - t1;
+    }
     int len = snprintf(line, 64, "%lld %ld\n", k, sum);
     if (want > len) {
       memset(line + len - 1, ' ', want - len);
       line[want - 1] = '\n';
       len = want;
     }
+    if (prof) t2 = ns();
     if (write(1, line, len) < 0) return 1;
+    if (prof) {
+      unsigned long long t3 = ns();
+      t_write += t3 - t2;
+      t_tick += t3 - t0;
+      ticks++;
+    }
   }
+  if (prof && ticks > 0) {
+    double d = ticks * 1e3;
+    fprintf(stderr, "tick-profile ticks %llu tick_us %.2f read_us %.2f write_us %.2f user_us %.2f\n",
+            ticks, t_tick / d, t_read / d, t_write / d, (t_tick - t_read - t_write) / d);
+  }
+  return 0;
 }
