@@ -3,12 +3,14 @@
 use crate::reader::bytes::pread_all;
 use crate::timeline::{MemorySample, Sample};
 use std::fs::File;
-use truebench_host::parse::meminfo::Meminfo;
+use truebench_host::parse::meminfo::{Meminfo, MeminfoLayout};
 use truebench_host::procfs::MEMINFO;
 use truebench_host::Host;
 
 pub(crate) struct Memory {
     file: Option<File>,
+    /// Where the fields were in the last reading: the next reads those lines only.
+    layout: MeminfoLayout,
     /// The latest reading (all fields None when unreadable).
     pub(crate) last: Meminfo,
 }
@@ -17,17 +19,19 @@ impl Memory {
     pub(crate) fn new(host: &Host) -> Memory {
         Memory {
             file: host.open(MEMINFO).ok(),
+            layout: MeminfoLayout::default(),
             last: Meminfo::default(),
         }
     }
 
     #[link_section = ".text.hot"]
     pub(crate) fn sample(&mut self, buf: &mut [u8], s: &mut Sample) {
+        let layout = &mut self.layout;
         self.last = self
             .file
             .as_ref()
             .and_then(|f| pread_all(f, buf).ok())
-            .map(Meminfo::parse)
+            .map(|t| layout.parse(t))
             .unwrap_or_default();
         s.swap_used_kb = self.last.swap_used_kb();
     }
