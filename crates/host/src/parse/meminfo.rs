@@ -319,25 +319,27 @@ mod tests {
         m
     }
 
+    /// The keys `Meminfo` takes.
+    const WANTED: [&str; FIELDS] = [
+        "MemTotal",
+        "MemFree",
+        "MemAvailable",
+        "Buffers",
+        "Cached",
+        "SwapCached",
+        "Dirty",
+        "Writeback",
+        "Shmem",
+        "SwapTotal",
+        "SwapFree",
+    ];
+
     /// Lines as the kernel writes them, and broken ones: known and unknown keys, a key twice,
     /// missing colons, blanks, bad and huge numbers.
     fn meminfo_text() -> impl Strategy<Value = Vec<u8>> {
-        let key = prop::sample::select(vec![
-            "MemTotal",
-            "MemFree",
-            "MemAvailable",
-            "Buffers",
-            "Cached",
-            "SwapCached",
-            "Dirty",
-            "Writeback",
-            "Shmem",
-            "SwapTotal",
-            "SwapFree",
-            "Active(anon)",
-            "HugePages_Total",
-            "",
-        ]);
+        let mut keys = WANTED.to_vec();
+        keys.extend(["Active(anon)", "HugePages_Total", ""]);
+        let key = prop::sample::select(keys);
         let value = prop_oneof![
             any::<u64>().prop_map(|v| v.to_string()),
             (0u64..100_000_000).prop_map(|v| v.to_string()),
@@ -381,19 +383,7 @@ mod tests {
     /// what `MeminfoLayout` must parse as the full parse does. Mostly with every wanted key,
     /// so that its places are used.
     fn unique_key_texts() -> impl Strategy<Value = Vec<Vec<u8>>> {
-        let wanted = vec![
-            "MemTotal",
-            "MemFree",
-            "MemAvailable",
-            "Buffers",
-            "Cached",
-            "SwapCached",
-            "Dirty",
-            "Writeback",
-            "Shmem",
-            "SwapTotal",
-            "SwapFree",
-        ];
+        let wanted = WANTED.to_vec();
         let others = vec!["Active(anon)", "HugePages_Total", "Mlocked"];
         let all: Vec<&str> = wanted.iter().chain(&others).copied().collect();
         let keys = prop_oneof![
