@@ -60,6 +60,7 @@ impl<'a> Cursor<'a> {
 
     /// The next token of this line as an unsigned decimal, taken; None at the line's end, for
     /// a token that is not all digits, or on overflow.
+    ///
     /// One pass over the token, digits taken as they come (the sampler parses ten figures
     /// of /proc/stat a tick this way; finding the token and then reading it walked it twice).
     /// Up to 19 digits cannot overflow 64 bits, so the loop does not check; a longer token is

@@ -243,10 +243,10 @@ impl MeminfoLayout {
                 return None;
             }
             let (g, at) = Meminfo::field(text.get(line..)?)?;
-            let colon = line + at;
-            if g != f as usize || fig < colon || fig > text.len() {
+            if g != f as usize {
                 return None;
             }
+            let colon = line + at;
             // Only spaces between the colon and the figure's old start: the token starts
             // where the full parse's walk over the blanks would take it.
             let from = if spaces(text, colon, fig) { fig } else { colon };
@@ -264,7 +264,7 @@ fn blanks(b: &[u8]) -> usize {
 }
 
 /// Whether `text[from..to]` is all spaces, eight bytes per step (a figure is padded with up to
-/// fifteen).
+/// fifteen); false when the range runs past the text's end.
 #[inline(always)]
 fn spaces(text: &[u8], from: usize, to: usize) -> bool {
     const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);

@@ -351,10 +351,9 @@ fn short_decimal(out: &mut Vec<u8>, v: f64) -> bool {
     // fewer fraction digits that rounds to `v` (see above), so the same the search from zero
     // digits up finds — in one step instead of up to ten for a time in nanoseconds. Only
     // values too large for nine digits below 2^52 search.
-    let nine = NINE;
-    match nearest_decimal(v, nine) {
+    match nearest_decimal(v, NINE) {
         Some(Some(k)) => {
-            let (mut k, mut pow) = (k, nine as u64);
+            let (mut k, mut pow) = (k, NINE as u64);
             while pow > 1 && k % 10 == 0 {
                 k /= 10;
                 pow /= 10;
@@ -366,7 +365,7 @@ fn short_decimal(out: &mut Vec<u8>, v: f64) -> bool {
         None => {}
     }
     let mut pow = 1i64;
-    while pow < nine {
+    while pow < NINE {
         match nearest_decimal(v, pow) {
             Some(Some(k)) => {
                 write_decimal(out, k, pow as u64);
@@ -387,6 +386,8 @@ const NINE: i64 = 1_000_000_000;
 /// For `v` positive and finite, with `pow` = 10^d: Some(Some(k)) when `v` is the double
 /// nearest k / 10^d, Some(None) when it is not, None when `v` · 10^d is 2^52 or more (the
 /// decimals of d digits are then not all apart by more than the doubles' spacing).
+/// Not inlined: `short_decimal` calls it from two places, and one copy keeps the hot section
+/// smaller.
 #[link_section = ".text.hot"]
 #[inline(never)]
 fn nearest_decimal(v: f64, pow: i64) -> Option<Option<u64>> {
