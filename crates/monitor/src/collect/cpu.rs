@@ -1,6 +1,6 @@
 //! CPU times (`/proc/stat`), the load average and the online CPUs.
 
-use crate::reader::bytes::{count_cpulist, cpu_pct, load1, parse_stat, pread_all};
+use crate::reader::bytes::{count_cpulist, cpu_pct, load1, parse_stat, pread_ok};
 use crate::timeline::Sample;
 use std::fs::File;
 use truebench_host::parse::stat::CpuTimes;
@@ -49,7 +49,7 @@ impl Cpu {
 
     #[link_section = ".text.hot"]
     fn read_stat(&mut self, buf: &mut [u8]) -> Option<CpuTimes> {
-        let text = pread_all(self.stat.as_ref()?, buf).ok()?;
+        let text = pread_ok(self.stat.as_ref()?, buf)?;
         match self.per_cpu.as_mut() {
             Some(p) => parse_stat(text, Some(&mut p.now)),
             None => parse_stat(text, None),
@@ -101,12 +101,12 @@ impl Cpu {
         s.load1 = self
             .loadavg
             .as_ref()
-            .and_then(|f| pread_all(f, buf).ok())
+            .and_then(|f| pread_ok(f, buf))
             .and_then(load1);
         s.cpus_online = self
             .online
             .as_ref()
-            .and_then(|f| pread_all(f, buf).ok())
+            .and_then(|f| pread_ok(f, buf))
             .and_then(count_cpulist);
         pair
     }

@@ -1,6 +1,6 @@
 //! Memory and swap (`/proc/meminfo`).
 
-use crate::reader::bytes::pread_all;
+use crate::reader::bytes::pread_ok;
 use crate::timeline::{MemorySample, Sample};
 use std::fs::File;
 use truebench_host::parse::meminfo::{Meminfo, MeminfoLayout};
@@ -30,7 +30,7 @@ impl Memory {
         self.last = self
             .file
             .as_ref()
-            .and_then(|f| pread_all(f, buf).ok())
+            .and_then(|f| pread_ok(f, buf))
             .map(|t| layout.parse(t))
             .unwrap_or_default();
         s.swap_used_kb = self.last.swap_used_kb();

@@ -3,7 +3,7 @@
 //! ask hardware or firmware on every read go to the `SlowReader` helper thread, which the
 //! sampler waits for at most a deadline.
 
-use super::bytes::{parse_i64, pread_all};
+use super::bytes::{parse_i64, pread_ok};
 use super::slow::SlowReader;
 use std::fs::File;
 use std::time::Duration;
@@ -92,7 +92,7 @@ impl IntFiles {
             *v = match *at {
                 At::Fast(i) => self.fast[i]
                     .as_ref()
-                    .and_then(|f| pread_all(f, small).ok())
+                    .and_then(|f| pread_ok(f, small))
                     .and_then(parse_i64),
                 At::Slow(i) => self.slow_vals.get(i).copied().flatten(),
             };
