@@ -91,10 +91,8 @@ pub fn json_line(out: &mut Vec<u8>, sample: &Sample, extra: &ExtraSample) {
     o.f64(k!("t"), sample.t);
     o.key(k!("unix_ms"));
     o.i64(sample.unix_ms);
-    o.key(k!("cluster_mhz"));
-    o.list(&sample.cluster_mhz, |o, v| o.opt_u64(v.map(u64::from)));
-    o.key(k!("measured_mhz"));
-    o.list(&sample.measured_mhz, |o, v| o.opt_f64(*v));
+    o.opt_u32_list(k!("cluster_mhz"), &sample.cluster_mhz);
+    o.opt_f64_list(k!("measured_mhz"), &sample.measured_mhz);
     o.opt_f64_field(k!("load1"), sample.load1);
     o.key(k!("cpu"));
     match &sample.cpu {
@@ -102,10 +100,8 @@ pub fn json_line(out: &mut Vec<u8>, sample: &Sample, extra: &ExtraSample) {
         None => o.null(),
     }
     o.opt_f64_field(k!("soc_temp_c"), sample.soc_temp_c);
-    o.key(k!("temps_c"));
-    o.list(&sample.temps_c, |o, v| o.opt_f64(*v));
-    o.key(k!("electrical"));
-    o.list(&sample.electrical, |o, v| o.opt_f64(*v));
+    o.opt_f64_list(k!("temps_c"), &sample.temps_c);
+    o.opt_f64_list(k!("electrical"), &sample.electrical);
     o.opt_f64_field(k!("rapl_watts"), sample.rapl_watts);
     o.key(k!("swap_used_kb"));
     o.opt_u64(sample.swap_used_kb);
@@ -300,6 +296,22 @@ impl<'a> Obj<'a> {
             self.out.push(b'-');
         }
         digits(self.out, v.unsigned_abs());
+    }
+
+    /// `k` and a list of optional integers; one copy (see `digits`).
+    #[inline(never)]
+    #[link_section = ".text.hot"]
+    fn opt_u32_list(&mut self, k: &'static [u8], items: &[Option<u32>]) {
+        self.key(k);
+        self.list(items, |o, v| o.opt_u64(v.map(u64::from)));
+    }
+
+    /// `k` and a list of optional numbers; one copy for the three such lists.
+    #[inline(never)]
+    #[link_section = ".text.hot"]
+    fn opt_f64_list(&mut self, k: &'static [u8], items: &[Option<f64>]) {
+        self.key(k);
+        self.list(items, |o, v| o.opt_f64(*v));
     }
 
     #[link_section = ".text.hot"]
