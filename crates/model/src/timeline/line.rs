@@ -329,8 +329,8 @@ impl<'a> Obj<'a> {
 
 /// `v` in decimal, as serde_json (itoa) writes it, by division: no digit table in read-only
 /// data and no formatter code elsewhere in the binary for a sleeping sampler to touch cold.
-/// Loops whose trip counts only `v` bounds: a loop bounded by the length of a 20-byte array
-/// is unrolled twenty times by the compiler (1.5 KiB, a dozen cache lines touched cold for a
+/// Its loops are bounded by `v` alone: one bounded by the length of a 20-byte array is
+/// unrolled twenty times by the compiler (1.5 KiB, a dozen cache lines touched cold for a
 /// 13-digit figure). Not inlined: one copy for every caller.
 #[inline(never)]
 #[link_section = ".text.hot"]
