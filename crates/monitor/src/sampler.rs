@@ -7,6 +7,9 @@ use crate::profile::{self, Part};
 use crate::reader::{SampleReader, Sources};
 use crate::rpi::RpiPoller;
 use crate::timeline::{ExtraSample, Sample, Timeline, TimelineHeader};
+use rustix::io::Errno;
+use rustix::thread::{clock_nanosleep_absolute, ClockId};
+use rustix::time::Timespec;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
@@ -355,7 +358,7 @@ fn note_disabled_now(disabled: &[String], to: &Mutex<Vec<String>>) {
 /// together, deadlines placed from it.
 struct Monotonic {
     instant: Instant,
-    ts: libc::timespec,
+    ts: Timespec,
 }
 
 impl Monotonic {
@@ -365,34 +368,33 @@ impl Monotonic {
             tv_nsec: 0,
         };
         let instant = Instant::now();
+        // Through the C library (once, not per tick): rustix's own vDSO lookup crashes under
+        // valgrind, which bench/tick_footprint.sh runs the monitor in.
         // SAFETY: clock_gettime writes the timespec we pass.
         unsafe {
             libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts);
         }
+        // time_t is 32 bits on some 32-bit targets.
+        #[allow(clippy::unnecessary_cast)]
+        let ts = Timespec {
+            tv_sec: ts.tv_sec as i64,
+            tv_nsec: ts.tv_nsec as _,
+        };
         Monotonic { instant, ts }
     }
 
-    /// Sleep until `due`; false when a signal cut the sleep short.
+    /// Sleep until `due`; false when a signal cut the sleep short. The system call itself
+    /// (rustix), not the C library's wrapper: that is a cancellation point, code on a page
+    /// of its own a tick would touch cold.
     #[link_section = ".text.hot"]
     fn sleep_until(&self, due: Instant) -> bool {
         let ahead = due.saturating_duration_since(self.instant);
         let nsec = self.ts.tv_nsec as u64 + ahead.subsec_nanos() as u64;
-        let ts = libc::timespec {
-            tv_sec: self.ts.tv_sec
-                + ahead.as_secs() as libc::time_t
-                + (nsec / 1_000_000_000) as libc::time_t,
+        let ts = Timespec {
+            tv_sec: self.ts.tv_sec + ahead.as_secs() as i64 + (nsec / 1_000_000_000) as i64,
             tv_nsec: (nsec % 1_000_000_000) as _,
         };
-        // SAFETY: an absolute sleep on a valid timespec; no pointer is kept.
-        let rc = unsafe {
-            libc::clock_nanosleep(
-                libc::CLOCK_MONOTONIC,
-                libc::TIMER_ABSTIME,
-                &ts,
-                std::ptr::null_mut(),
-            )
-        };
-        rc != libc::EINTR
+        clock_nanosleep_absolute(ClockId::Monotonic, &ts) != Err(Errno::INTR)
     }
 }
 

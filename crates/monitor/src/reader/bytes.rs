@@ -4,7 +4,6 @@
 use crate::profile::{self, Part};
 use crate::timeline::CpuPct;
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 use truebench_host::parse::bytes;
 use truebench_host::parse::cursor::Cursor;
 use truebench_host::parse::stat::CpuTimes;
@@ -37,15 +36,17 @@ pub(crate) fn pread_ok<'a>(f: &File, buf: &'a mut [u8]) -> Option<&'a [u8]> {
 fn pread_from_0<'a>(f: &File, buf: &'a mut [u8]) -> std::io::Result<&'a [u8]> {
     let mut n = 0;
     while n < buf.len() {
-        match f.read_at(&mut buf[n..], n as u64) {
+        // pread(2) as the system call itself (rustix), not through the C library: its
+        // wrapper, a cancellation point, is code on pages of its own a tick would touch cold.
+        match rustix::io::pread(f, &mut buf[n..], n as u64) {
             Ok(0) => break,
             Ok(k) if k < buf.len() - n => {
                 n += k;
                 break;
             }
             Ok(k) => n += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(e.into()),
         }
     }
     Ok(&buf[..n])
