@@ -75,7 +75,7 @@ impl Meminfo {
     /// where its figure may start — just after the key's colon).
     #[inline(always)]
     fn walk(text: &[u8], mut hit: impl FnMut(usize, usize, usize)) -> Meminfo {
-        let mut m = Meminfo::default();
+        let mut v = [None; FIELDS];
         // The fields wanted are in the first third of the file: stop once all were seen (the
         // sampler parses it every tick; on a kernel lacking one, the whole file is read).
         let mut seen = 0;
@@ -83,7 +83,7 @@ impl Meminfo {
         while seen < FIELDS {
             let line = &text[start..];
             if let Some((f, at)) = Meminfo::field(line) {
-                *m.slot(f) = Cursor::new(&line[at..])
+                v[f] = Cursor::new(&line[at..])
                     .u64_token()
                     .filter(|&n| n <= MAX_KB);
                 hit(f, start, start + at);
@@ -94,24 +94,28 @@ impl Meminfo {
                 None => break,
             }
         }
-        m
+        Meminfo::from_slots(v)
     }
 
-    /// Field `f` (as numbered by `field`).
+    /// The fields as numbered by `field`, from an array indexed by that number: one
+    /// straight run of moves, where storing each through a `match` on the number compiles
+    /// to a jump table — a read-only page of its own the sampler would touch every tick.
     #[inline(always)]
-    fn slot(&mut self, f: usize) -> &mut Option<u64> {
-        match f {
-            0 => &mut self.mem_free_kb,
-            1 => &mut self.buffers_kb,
-            2 => &mut self.cached_kb,
-            3 => &mut self.dirty_kb,
-            4 => &mut self.shmem_kb,
-            5 => &mut self.mem_total_kb,
-            6 => &mut self.mem_available_kb,
-            7 => &mut self.swap_cached_kb,
-            8 => &mut self.writeback_kb,
-            9 => &mut self.swap_total_kb,
-            _ => &mut self.swap_free_kb,
+    fn from_slots(v: [Option<u64>; FIELDS]) -> Meminfo {
+        let [mem_free_kb, buffers_kb, cached_kb, dirty_kb, shmem_kb, mem_total_kb, mem_available_kb, swap_cached_kb, writeback_kb, swap_total_kb, swap_free_kb] =
+            v;
+        Meminfo {
+            mem_total_kb,
+            mem_free_kb,
+            mem_available_kb,
+            buffers_kb,
+            cached_kb,
+            swap_cached_kb,
+            dirty_kb,
+            writeback_kb,
+            shmem_kb,
+            swap_total_kb,
+            swap_free_kb,
         }
     }
 
@@ -236,7 +240,7 @@ impl MeminfoLayout {
         if self.n != FIELDS {
             return None;
         }
-        let mut m = Meminfo::default();
+        let mut v = [None; FIELDS];
         for &(f, line, fig) in &self.at {
             let (line, fig) = (line as usize, fig as usize);
             if line > 0 && text.get(line - 1) != Some(&b'\n') {
@@ -250,11 +254,11 @@ impl MeminfoLayout {
             // Only spaces between the colon and the figure's old start: the token starts
             // where the full parse's walk over the blanks would take it.
             let from = if spaces(text, colon, fig) { fig } else { colon };
-            *m.slot(g) = Cursor::new(&text[from..])
+            *v.get_mut(g)? = Cursor::new(&text[from..])
                 .u64_token()
                 .filter(|&n| n <= MAX_KB);
         }
-        Some(m)
+        Some(Meminfo::from_slots(v))
     }
 }
 
