@@ -237,14 +237,14 @@ impl<'a> Obj<'a> {
     #[inline(never)]
     #[link_section = ".text.hot"]
     fn key(&mut self, k: &'static [u8]) {
-        self.out.extend_from_slice(&k[usize::from(self.first)..]);
+        put(self.out, &k[usize::from(self.first)..]);
         self.first = false;
     }
 
     #[inline(never)]
     #[link_section = ".text.hot"]
     fn null(&mut self) {
-        self.out.extend_from_slice(NULL);
+        put(self.out, NULL);
     }
 
     #[inline(never)]
@@ -341,12 +341,26 @@ fn digits(out: &mut Vec<u8>, mut v: u64) {
         t /= 10;
         n += 1;
     }
-    let mut b = [0u8; 20];
-    for d in b[..n].iter_mut().rev() {
+    // Written in place, not copied from a buffer: see `put`.
+    let at = out.len();
+    for _ in 0..n {
+        out.push(b'0');
+    }
+    for d in out[at..].iter_mut().rev() {
         *d = b'0' + (v % 10) as u8;
         v /= 10;
     }
-    out.extend_from_slice(&b[..n]);
+}
+
+/// `out.extend_from_slice(b)` for the line's short literals, a byte at a time: a copy of a
+/// length not known at compile time is a call to the C library's `memcpy`, code on a page of
+/// its own that a sleeping sampler would touch cold every tick for a dozen bytes.
+#[inline(always)]
+fn put(out: &mut Vec<u8>, b: &[u8]) {
+    out.reserve(b.len());
+    for &c in b {
+        out.push(c);
+    }
 }
 
 /// Write `v` as serde_json does, without its float formatter, when `v` is the double nearest
@@ -362,7 +376,7 @@ fn short_decimal(out: &mut Vec<u8>, v: f64) -> bool {
     // binary's constant pool, pages away from this code (positive doubles order as their bits).
     let bits = v.to_bits();
     if bits << 1 == 0 {
-        out.extend_from_slice(if bits == 0 { &ZERO[1..] } else { ZERO });
+        put(out, if bits == 0 { &ZERO[1..] } else { ZERO });
         return true;
     }
     const LOW: u64 = 0x3F50_624D_D2F1_A9FC; // 1e-3
@@ -437,7 +451,7 @@ fn nearest_decimal(v: f64, pow: i64) -> Option<Option<u64>> {
 fn write_decimal(out: &mut Vec<u8>, k: u64, pow: u64) {
     digits(out, k / pow);
     if pow == 1 {
-        out.extend_from_slice(&ZERO[2..]); // ".0", from KEYS as the other literals
+        put(out, &ZERO[2..]); // ".0", from KEYS as the other literals
     } else {
         // The fraction with its leading zeros: 10^d + the fraction is d + 1 digits starting
         // with a 1, which becomes the point.
