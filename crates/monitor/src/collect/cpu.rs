@@ -19,6 +19,8 @@ pub(crate) struct PerCpu {
 pub(crate) struct Cpu {
     stat: Option<File>,
     last: Option<CpuTimes>,
+    /// The reading before `last` when this sample's reading succeeded (see `agg`).
+    before: Option<CpuTimes>,
     /// Only kept when a consumer needs per-CPU figures (measured clocks, softirq time).
     pub(crate) per_cpu: Option<PerCpu>,
     loadavg: Option<File>,
@@ -31,6 +33,7 @@ impl Cpu {
         Cpu {
             stat: host.open(STAT).ok(),
             last: None,
+            before: None,
             per_cpu: per_cpu.then(|| PerCpu {
                 now: vec![None; max_cpu],
                 last: vec![None; max_cpu],
@@ -64,20 +67,21 @@ impl Cpu {
         }
     }
 
-    /// Fill `cpu`, `load1` and `cpus_online`; returns (now, before) aggregate times when
-    /// both readings exist.
+    /// Fill `cpu`, `load1` and `cpus_online` (and `agg`'s readings).
     #[link_section = ".text.hot"]
-    pub(crate) fn sample(
-        &mut self,
-        buf: &mut [u8],
-        s: &mut Sample,
-    ) -> Option<(CpuTimes, CpuTimes)> {
+    pub(crate) fn sample(&mut self, buf: &mut [u8], s: &mut Sample) {
         // CPU %: delta against the previous reading (the baseline for the first sample).
-        let now = self.read_stat(buf);
-        let pair = now.zip(self.last);
-        s.cpu = pair.and_then(|(n, l)| cpu_pct(&n, &l));
-        if now.is_some() {
-            self.last = now;
+        // The readings stay where they are, not paired up in a new value: a pair of them is
+        // 160 bytes, copied by a call to the C library's `memcpy` (a page of its own).
+        match self.read_stat(buf) {
+            Some(now) => {
+                s.cpu = self.last.as_ref().and_then(|l| cpu_pct(&now, l));
+                self.before = self.last.replace(now);
+            }
+            None => {
+                s.cpu = None;
+                self.before = None;
+            }
         }
         if let Some(PerCpu { now, last, busy }) = self.per_cpu.as_mut() {
             for (i, b) in busy.iter_mut().enumerate() {
@@ -108,7 +112,12 @@ impl Cpu {
             .as_ref()
             .and_then(|f| pread_ok(f, buf))
             .and_then(count_cpulist);
-        pair
+    }
+
+    /// The aggregate /proc/stat times (now, before) of the last sample's interval, when both
+    /// readings exist.
+    pub(crate) fn agg(&self) -> Option<(CpuTimes, CpuTimes)> {
+        self.last.zip(self.before)
     }
 
     /// CPU `i`'s times over the last interval (when per-CPU lines are kept and the CPU had a

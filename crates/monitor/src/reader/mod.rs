@@ -46,7 +46,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use truebench_host::parse::bytes::f64_at_run_time;
 use truebench_host::parse::meminfo::Meminfo;
-use truebench_host::parse::stat::CpuTimes;
 use truebench_host::{Host, Inventory};
 
 /// The optional sources a reader collects. CPU times, load, online CPUs, clocks,
@@ -362,7 +361,7 @@ impl SampleReader {
 
         self.ints.read(&mut self.buf);
         self.last_read = now_t;
-        let agg = self.cpu.sample(&mut self.buf, s);
+        self.cpu.sample(&mut self.buf, s);
         self.clocks.sample(&self.ints, self.cpu.busy(), s);
         self.thermal.sample(&self.ints, s);
         self.memory.sample(&mut self.buf, s);
@@ -376,7 +375,7 @@ impl SampleReader {
             || self.net.is_some()
             || self.softirq.is_some()
         {
-            self.sample_sources(dt, agg);
+            self.sample_sources(dt);
         } else {
             x.pressure = None;
             x.softirq = None;
@@ -392,7 +391,7 @@ impl SampleReader {
     /// The optional sources (`Sources`), apart from `sample_at` (not inlined, not in the hot
     /// section): the monitor's every-tick code then spans fewer pages.
     #[inline(never)]
-    fn sample_sources(&mut self, dt: f64, agg: Option<(CpuTimes, CpuTimes)>) {
+    fn sample_sources(&mut self, dt: f64) {
         let x = &mut self.extra;
         x.pressure = self
             .pressure
@@ -407,7 +406,7 @@ impl SampleReader {
         match self.softirq.as_mut() {
             Some(q) => {
                 let out = x.softirq.get_or_insert_with(SoftirqSample::default);
-                q.sample(&mut self.buf, agg, &self.cpu, out);
+                q.sample(&mut self.buf, self.cpu.agg(), &self.cpu, out);
             }
             None => x.softirq = None,
         }
