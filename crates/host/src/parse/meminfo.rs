@@ -102,20 +102,18 @@ impl Meminfo {
     /// to a jump table — a read-only page of its own the sampler would touch every tick.
     #[inline(always)]
     fn from_slots(v: [Option<u64>; FIELDS]) -> Meminfo {
-        let [mem_free_kb, buffers_kb, cached_kb, dirty_kb, shmem_kb, mem_total_kb, mem_available_kb, swap_cached_kb, writeback_kb, swap_total_kb, swap_free_kb] =
-            v;
         Meminfo {
-            mem_total_kb,
-            mem_free_kb,
-            mem_available_kb,
-            buffers_kb,
-            cached_kb,
-            swap_cached_kb,
-            dirty_kb,
-            writeback_kb,
-            shmem_kb,
-            swap_total_kb,
-            swap_free_kb,
+            mem_free_kb: v[0],
+            buffers_kb: v[1],
+            cached_kb: v[2],
+            dirty_kb: v[3],
+            shmem_kb: v[4],
+            mem_total_kb: v[5],
+            mem_available_kb: v[6],
+            swap_cached_kb: v[7],
+            writeback_kb: v[8],
+            swap_total_kb: v[9],
+            swap_free_kb: v[10],
         }
     }
 
