@@ -281,6 +281,19 @@ fn disks_network_softirqs_pressure_and_memory_as_interval_deltas() {
     assert_eq!(x.net, [None, None]);
     // sda's counters went back (a replaced device under the same name): unknown.
     assert_eq!(x.disks[0], None);
+
+    // An unreadable /proc/stat: no aggregate softirq share, not one from the readings before
+    // (which had time between them: 10 more softirq ticks of 190, 5.263 %).
+    write(
+        r,
+        "proc/stat",
+        "cpu  360 0 180 2130 0 0 25 0 0 0\ncpu0 100 0 50 1000 0 0 5 0 0 0\ncpu1 260 0 130 1130 0 0 20 0 0 0\n",
+    );
+    reader.sample();
+    assert_eq!(reader.extra().softirq.as_ref().unwrap().pct, Some(5.263));
+    write(r, "proc/stat", "garbage\n");
+    reader.sample();
+    assert_eq!(reader.extra().softirq.as_ref().unwrap().pct, None);
 }
 
 /// The optional sources stay off unless asked for.
