@@ -25,6 +25,7 @@
 mod envelope;
 pub mod finding;
 mod migrate;
+mod outcome;
 pub mod throttling;
 mod time;
 pub mod timeline;
@@ -34,6 +35,7 @@ use serde::{Deserialize, Serialize};
 pub use envelope::*;
 pub use migrate::{migrate, migrate_run, migrate_typed, MigrateError};
 pub use monitor::ClusterRun;
+pub use outcome::{Outcome, StartFailure};
 pub use run::*;
 pub use time::{rfc3339_utc, unix_s_utc, Stamp};
 

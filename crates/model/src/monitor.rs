@@ -15,6 +15,9 @@ pub struct MonitorBody {
     pub signal: Option<i32>,
     /// Why it could not start (`No such file or directory`).
     pub error: Option<String>,
+    /// What kind of failure kept it from starting (the exit code follows a shell's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_failure: Option<crate::StartFailure>,
     /// Wall time of the command, seconds.
     pub duration_s: f64,
     /// Seconds between samples.
@@ -46,6 +49,9 @@ pub struct ClusterRun {
     pub exit_code: Option<i32>,
     pub signal: Option<i32>,
     pub error: Option<String>,
+    /// What kind of failure kept it from starting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_failure: Option<crate::StartFailure>,
     pub duration_s: f64,
     /// The score the command printed on these CPUs (`--score REGEX`, or a known format:
     /// 7-zip, openssl speed, sysbench, stress-ng).

@@ -27,6 +27,9 @@ pub struct ReviewBody {
     pub signal: Option<i32>,
     /// Why the command could not start.
     pub error: Option<String>,
+    /// What kind of failure kept it from starting (the exit code follows a shell's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_failure: Option<crate::StartFailure>,
     /// Seconds monitored (0 when only the settings were reported).
     pub monitored_s: f64,
     /// Settings that changed by themselves while monitoring (a link renegotiated, a USB device

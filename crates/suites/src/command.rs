@@ -63,6 +63,7 @@ pub fn run(
         exit_code: None,
         signal: None,
         error: None,
+        start_failure: None,
         duration_s: 0.0,
         interval_s: opts.interval.as_secs_f64(),
         threads: opts.threads,
@@ -80,6 +81,7 @@ pub fn run(
             body.exit_code = ended.exit_code;
             body.signal = ended.signal;
             body.error = ended.error.clone();
+            body.start_failure = ended.start_failure;
             body.duration_s = t0.elapsed().as_secs_f64();
             ended.outcome
         },
@@ -118,6 +120,8 @@ pub(crate) struct Ended {
     pub exit_code: Option<i32>,
     pub signal: Option<i32>,
     pub error: Option<String>,
+    /// Why it could not be started, as a shell tells it apart.
+    pub start_failure: Option<truebench_model::StartFailure>,
     pub outcome: Outcome,
     /// With `capture`: the end of what it printed (stdout and stderr), for its score.
     pub output: String,
@@ -138,6 +142,7 @@ pub(crate) fn spawn_and_wait(
         exit_code: None,
         signal: None,
         error: None,
+        start_failure: None,
         outcome: Outcome::default(),
         output: String::new(),
     };
@@ -193,6 +198,7 @@ pub(crate) fn spawn_and_wait(
         }
         Err(e) => {
             ended.error = Some(e.to_string());
+            ended.start_failure = Some(truebench_model::StartFailure::of(e.kind()));
             ended
                 .outcome
                 .fail(format!("cannot start {}: {e}", command[0]));
