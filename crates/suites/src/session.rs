@@ -186,6 +186,9 @@ pub struct Session<'a> {
     findings: Vec<Finding>,
     notes: Vec<String>,
     interrupted_in: Option<String>,
+    /// Processes outside truebench's tree that are part of the measurement (see
+    /// [`Session::part_of_measurement`]).
+    peers: Vec<u32>,
 }
 
 impl<'a> Session<'a> {
@@ -239,6 +242,7 @@ impl<'a> Session<'a> {
             findings: Vec::new(),
             notes: Vec::new(),
             interrupted_in: None,
+            peers: Vec::new(),
         })
     }
 
@@ -323,6 +327,7 @@ impl<'a> Session<'a> {
             &SnapshotOptions {
                 t: Some(self.sampler.now()),
                 rpi_throttled: rpi,
+                exclude_pids: self.peers.clone(),
                 ..Default::default()
             },
         );
@@ -350,6 +355,17 @@ impl<'a> Session<'a> {
     /// A finding a phase established itself (clock deviation, forced start…).
     pub fn finding(&mut self, f: Finding) {
         self.findings.push(f);
+    }
+
+    /// Count process `pid` and its descendants as part of the measurement, as truebench's own
+    /// tree is: a peer the measurement drives on this machine (a `net --server` here), whose
+    /// CPU time is then not another process's load. Said in the notes (`why`); for the
+    /// phases begun from now on.
+    pub fn part_of_measurement(&mut self, pid: u32, why: impl Into<String>) {
+        if !self.peers.contains(&pid) {
+            self.peers.push(pid);
+            self.notes.push(why.into());
+        }
     }
 
     pub fn note(&mut self, n: impl Into<String>) {

@@ -138,7 +138,9 @@ fn split_host_port(s: &str, default_port: u16) -> anyhow::Result<(String, u16)> 
 
 pub fn run(args: NetArgs) -> anyhow::Result<i32> {
     if args.server {
-        let srv = wnet::Server::start(&args.listen)?;
+        // It tells a client on this machine who it is: its CPU time is then the measurement's.
+        let me = suite::server_identity(&args.machine.host()?);
+        let srv = wnet::Server::start_as(&args.listen, me)?;
         errln!(
             "truebench: serving TCP throughput tests on {} (Ctrl-C ends); clients: truebench net --connect HOST:{}",
             srv.addr,
