@@ -40,6 +40,25 @@ pub struct SessionOptions {
     /// How much of the end of the `idle` phase is the machine's idle power (see
     /// `IDLE_PHASE`); the idle gate keeps sampling that long when there is a power source.
     pub idle_power: Duration,
+    /// Called with each sample as it is taken (see [`EachSample`]).
+    pub each_sample: Option<EachSample>,
+}
+
+/// Called on the sampler's thread with each sample as it is taken, before it joins the
+/// timeline (`monitor --json-lines -- CMD` prints it then, not when the command ended). Keep
+/// it short: the next sample waits for it. The closing sample taken when the session ends is
+/// not passed: it is the timeline's last.
+#[derive(Clone)]
+pub struct EachSample(pub Arc<SampleFn>);
+
+/// What [`EachSample`] calls.
+pub type SampleFn =
+    dyn Fn(&truebench_monitor::Sample, &truebench_monitor::ExtraSample) + Send + Sync;
+
+impl std::fmt::Debug for EachSample {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EachSample")
+    }
 }
 
 impl Default for SessionOptions {
@@ -51,6 +70,7 @@ impl Default for SessionOptions {
             truebench_version: env!("CARGO_PKG_VERSION").to_string(),
             meter: None,
             idle_power: Duration::from_secs_f64(IDLE_POWER_S),
+            each_sample: None,
         }
     }
 }
@@ -219,7 +239,12 @@ impl<'a> Session<'a> {
                     .map(|m| m as Arc<dyn truebench_monitor::reader::ExternalPower>),
                 ..Default::default()
             },
-            None,
+            opts.each_sample.clone().map(|f| {
+                Box::new(move |s: &truebench_monitor::Sample, x: &_| {
+                    (f.0)(s, x);
+                    std::ops::ControlFlow::Continue(())
+                }) as truebench_monitor::sampler::OnSample
+            }),
         );
         Ok(Session {
             host,
