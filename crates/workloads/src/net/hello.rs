@@ -37,7 +37,7 @@ pub struct Identity {
 }
 
 impl Identity {
-    /// This process, with what the caller read of it.
+    /// This process's pid alone; the caller adds what it reads of it through its `Host`.
     pub fn this_process() -> Identity {
         Identity {
             pid: std::process::id(),
