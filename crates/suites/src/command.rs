@@ -27,6 +27,8 @@ pub struct CommandOptions {
     /// With `per_cluster`: where the command prints its score (`--score REGEX`); None: the
     /// known formats (7-zip, openssl speed, sysbench, stress-ng).
     pub score: Option<crate::score::ScorePattern>,
+    /// Each sample as it is taken (`--json-lines` prints it while the command runs).
+    pub each_sample: Option<crate::session::EachSample>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -108,6 +110,7 @@ pub(crate) fn start<'a>(
             // The evidence of a command includes its I/O, network and stall time.
             sources: Sources::ALL,
             meter: opts.meter.clone(),
+            each_sample: opts.each_sample.clone(),
             ..Default::default()
         },
         stop,

@@ -228,6 +228,20 @@ fn with_command(
     // Ctrl-C reaches the child through the terminal's process group; the first one only sets
     // this flag for us, so the report is still printed.
     let interrupted = truebench_tuning::graceful_interrupts();
+    // --json-lines: each sample's line as it is taken, one write(2), whatever stdout is (a
+    // pipe or a file as well as a terminal); the closing sample goes with the summary.
+    let streamed = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let each_sample = args.json_lines.then(|| {
+        let n = streamed.clone();
+        truebench_suites::session::EachSample(std::sync::Arc::new(move |s, x| {
+            let mut line = Vec::with_capacity(1024);
+            json_line(&mut line, s, x);
+            line.push(b'\n');
+            // A reader gone is noticed when the summary is written.
+            let _ = crate::out::write_direct(&line);
+            n.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }))
+    });
     let opts = CommandOptions {
         interval,
         threads: args.threads,
@@ -240,6 +254,7 @@ fn with_command(
             .map(truebench_suites::score::ScorePattern::new)
             .transpose()
             .map_err(anyhow::Error::msg)?,
+        each_sample,
     };
     let result = command::run(host, inv, command, &opts, interrupted)?;
     if let Some(e) = &result.body.error {
@@ -267,7 +282,8 @@ fn with_command(
         let tl = &result.envelope.timeline;
         let mut line = Vec::new();
         let none = ExtraSample::default();
-        for (i, s) in tl.samples.iter().enumerate() {
+        let written = streamed.load(std::sync::atomic::Ordering::SeqCst);
+        for (i, s) in tl.samples.iter().enumerate().skip(written) {
             line.clear();
             json_line(&mut line, s, tl.extra.get(i).unwrap_or(&none));
             line.push(b'\n');
