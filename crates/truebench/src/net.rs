@@ -124,7 +124,7 @@ fn host_port(s: &str) -> Result<HostPort, String> {
 pub fn run(args: NetArgs) -> anyhow::Result<i32> {
     if args.server {
         // It tells a client on this machine who it is: its CPU time is then the measurement's.
-        let me = suite::server_identity(&args.machine.host()?);
+        let me = suite::server_identity(&args.measure.machine.host()?);
         let srv = wnet::Server::start_as(&args.listen, me)?;
         errln!(
             "truebench: serving TCP throughput tests on {} (Ctrl-C ends); clients: truebench net --connect HOST:{}",
