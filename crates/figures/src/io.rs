@@ -12,17 +12,17 @@ impl Figures for IoBody {
         b.tests
             .iter()
             .map(|t| {
-                let label = crate::setting_label(&t.test, &t.setting);
+                let label = crate::setting_label(&t.summary.test, &t.summary.setting);
                 let mut v = t.median_mb_s.map_or("–".into(), |m| format!("{} MB/s", fig(m)));
                 if let Some(i) = t.median_iops {
                     v.push_str(&format!(", {} IOPS", fig(i)));
                 }
-                let rows: Vec<_> = b.rows.iter().filter(|x| x.test == t.test && x.setting == t.setting).collect();
+                let rows: Vec<_> = b.rows.iter().filter(|x| x.run.test == t.summary.test && x.run.setting == t.summary.setting).collect();
                 let invalid = rows.iter().find_map(|x| x.invalid.clone());
-                let note = if t.cpu_bound_runs > 0 {
-                    format!("CPU-bound in {} of {} run(s)", t.cpu_bound_runs, t.runs)
+                let note = if t.summary.cpu_bound_runs > 0 {
+                    format!("CPU-bound in {} of {} run(s)", t.summary.cpu_bound_runs, t.summary.runs)
                 } else {
-                    format!("{} run(s), not CPU-bound", t.runs)
+                    format!("{} run(s), not CPU-bound", t.summary.runs)
                 };
                 Headline::new(label, v).note(note).invalid(invalid.as_deref())
             })
@@ -34,7 +34,7 @@ impl Figures for IoBody {
             "{} reads of {}, {:.0} s × {}",
             r.body.tests.len(),
             r.body.target,
-            r.body.duration_s,
+            r.body.sweep.duration_s,
             r.body.rows.len()
         )
     }
@@ -42,14 +42,14 @@ impl Figures for IoBody {
     fn metrics(r: IView<'_>) -> Vec<Metric> {
         let mut out = Vec::new();
         for t in &r.body.tests {
-            let key = crate::setting_key(&t.test, &t.setting);
+            let key = crate::setting_key(&t.summary.test, &t.summary.setting);
             if let Some(m) = t.median_mb_s {
                 out.push(Metric::number(format!("{key}_mb_s"), m, Some("MB/s")));
             }
             if let Some(m) = t.median_iops {
                 out.push(Metric::number(format!("{key}_iops"), m, None));
             }
-            if let Some(s) = t.spread_pct {
+            if let Some(s) = t.summary.spread_pct {
                 out.push(Metric::number(format!("{key}_spread_pct"), s, Some("%")));
             }
         }

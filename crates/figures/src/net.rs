@@ -12,17 +12,17 @@ impl Figures for NetBody {
         b.tests
             .iter()
             .map(|t| {
-                let label = crate::setting_label(&t.test, &t.setting);
+                let label = crate::setting_label(&t.summary.test, &t.summary.setting);
                 let v = t.median_mbit_s.map_or("–".into(), |m| format!("{} Mbit/s", fig(m)));
-                let rows: Vec<_> = b.rows.iter().filter(|x| x.test == t.test && x.setting == t.setting).collect();
+                let rows: Vec<_> = b.rows.iter().filter(|x| x.run.test == t.summary.test && x.run.setting == t.summary.setting).collect();
                 let invalid = rows.iter().find_map(|x| x.invalid.clone());
-                let bound = rows.iter().find_map(|x| x.cpu_bound.as_ref());
+                let bound = rows.iter().find_map(|x| x.run.cpu_bound.as_ref());
                 let note = match bound {
-                    Some(cb) if t.cpu_bound_runs > 0 => format!(
+                    Some(cb) if t.summary.cpu_bound_runs > 0 => format!(
                         "CPU-bound in {} of {} run(s): cpu{} {:.0} % busy ({})",
-                        t.cpu_bound_runs, t.runs, cb.cpu, cb.busy_pct, cb.by
+                        t.summary.cpu_bound_runs, t.summary.runs, cb.cpu, cb.busy_pct, cb.by
                     ),
-                    _ => format!("{} run(s), not CPU-bound", t.runs),
+                    _ => format!("{} run(s), not CPU-bound", t.summary.runs),
                 };
                 Headline::new(label, v).note(note).invalid(invalid.as_deref())
             })
@@ -36,7 +36,7 @@ impl Figures for NetBody {
             b.peer,
             b.peer_kind,
             b.streams,
-            b.duration_s,
+            b.sweep.duration_s,
             b.rows.len()
         )
     }
@@ -44,11 +44,11 @@ impl Figures for NetBody {
     fn metrics(r: NView<'_>) -> Vec<Metric> {
         let mut out = Vec::new();
         for t in &r.body.tests {
-            let key = crate::setting_key(&t.test, &t.setting);
+            let key = crate::setting_key(&t.summary.test, &t.summary.setting);
             if let Some(m) = t.median_mbit_s {
                 out.push(Metric::number(format!("{key}_mbit_s"), m, Some("Mbit/s")));
             }
-            if let Some(s) = t.spread_pct {
+            if let Some(s) = t.summary.spread_pct {
                 out.push(Metric::number(format!("{key}_spread_pct"), s, Some("%")));
             }
         }

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::net::{CoreLoad, CpuBound};
+use crate::sweep::{sweep_row, Sweep, TestRun, TestSummary};
 use truebench_host::inventory::StorageInfo;
 
 /// Body of an `io` document.
@@ -20,22 +20,11 @@ pub struct IoBody {
     pub size_bytes: u64,
     /// What holds it; None on tmpfs or network filesystems. Boxed: keeps every `Body` small.
     pub storage: Option<Box<StorageInfo>>,
-    /// Seconds each test reads.
-    pub duration_s: f64,
-    /// Runs of each test per setting (`--repeat`).
-    pub repeat: u32,
-    /// A core at or above this busy share during a test is the limit (`CPU-bound`), %.
-    pub cpu_bound_pct: f64,
     /// Warnings about what the figures can mean (a file the page cache holds…).
     pub warnings: Vec<String>,
-    /// The settings swept (`as is`, `max`, `governor:ondemand`, `opp:1800 MHz`…); `as is`
-    /// alone without `--sweep`.
-    pub settings: Vec<String>,
-    /// Why the sweep did not run (no cpufreq, no right to change settings); None when it
-    /// ran or was not asked for.
-    pub sweep_note: Option<String>,
-    /// Conclusions across settings ("The governor does not raise the clock for I/O" …).
-    pub verdicts: Vec<String>,
+    /// How the tests ran: their length, repeats, the settings swept, the verdicts.
+    #[serde(flatten)]
+    pub sweep: Sweep,
     /// One row per test, setting and repeat, in the order they ran.
     pub rows: Vec<IoRow>,
     /// Per test and setting: the median over the repeats and the spread.
@@ -45,12 +34,9 @@ pub struct IoBody {
 /// One test of one repeat under one setting.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IoRow {
-    /// `cached`, `sequential`, `random`.
-    pub test: String,
-    /// The machine setting it ran under (`as is`; the sweep's `max`, `governor:ondemand`…).
-    pub setting: String,
-    /// 1-based repeat number.
-    pub repeat: u32,
+    /// Which test, repeat and setting; per-core load, CPU-bound verdict, clock reached.
+    #[serde(flatten)]
+    pub run: TestRun,
     /// The phase of the envelope holding this test's evidence.
     pub phase: String,
     /// How the test ended.
@@ -71,13 +57,6 @@ pub struct IoRow {
     pub latency_p50_us: Option<f64>,
     /// 99th percentile latency per read, µs (random test only; None otherwise).
     pub latency_p99_us: Option<f64>,
-    /// Per-core load during the test (empty when `/proc/stat` was unreadable).
-    pub cores: Vec<CoreLoad>,
-    /// The saturated core, when one was.
-    pub cpu_bound: Option<CpuBound>,
-    /// The clock reached per policy while it ran: `(policy, MHz)`, time-weighted mean of
-    /// the time_in_state deltas (empty without cpufreq statistics).
-    pub reached_mhz: Vec<(String, f64)>,
     /// Findings of this test's phase (`throttling` …).
     pub marks: Vec<String>,
     /// Why its figures are not valid: the critical findings of its phase (`throttling`,
@@ -89,18 +68,13 @@ pub struct IoRow {
 /// A test's figures over its repeats, per setting.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IoTestSummary {
-    /// `cached`, `sequential`, `random`.
-    pub test: String,
-    /// The machine setting (as `IoRow::setting`).
-    pub setting: String,
-    /// Repeats that completed and are valid: what the medians are of.
-    pub runs: u32,
+    /// Which test and setting; runs, spread, CPU-bound runs.
+    #[serde(flatten)]
+    pub summary: TestSummary,
     /// Median MB/s of those repeats; None without one.
     pub median_mb_s: Option<f64>,
     /// Median reads per second of those repeats; None without one.
     pub median_iops: Option<f64>,
-    /// (max − min) / median of the MB/s of those repeats, %; None with fewer than two.
-    pub spread_pct: Option<f64>,
-    /// Repeats whose test was CPU-bound.
-    pub cpu_bound_runs: u32,
 }
+
+sweep_row!(IoRow);

@@ -26,6 +26,7 @@ mod envelope;
 pub mod finding;
 mod migrate;
 mod outcome;
+pub mod sweep;
 pub mod throttling;
 mod time;
 pub mod timeline;

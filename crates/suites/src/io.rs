@@ -11,6 +11,7 @@ use truebench_monitor::detect::phases;
 use truebench_host::inventory::StorageInfo;
 use truebench_host::{Host, Inventory};
 use truebench_model::io::{IoBody, IoRow, IoTestSummary};
+use truebench_model::sweep::{Sweep, TestRun, TestSummary};
 use truebench_model::{IoResult, PhaseStatus};
 use truebench_monitor::Sources;
 use truebench_workloads::io::{self as wio, IoTest};
@@ -113,10 +114,10 @@ pub fn run(
     let figures: Vec<net_sweep::Figure<'_>> = tests
         .iter()
         .map(|t| net_sweep::Figure {
-            test: &t.test,
-            setting: &t.setting,
+            test: &t.summary.test,
+            setting: &t.summary.setting,
             median: t.median_mb_s,
-            spread_pct: t.spread_pct,
+            spread_pct: t.summary.spread_pct,
         })
         .collect();
     let verdicts = net_sweep::verdicts(host, inv, &figures, "MB/s");
@@ -127,13 +128,15 @@ pub fn run(
         target_kind: opts.target_kind.clone(),
         size_bytes: opts.size_bytes,
         storage: opts.storage.clone().map(Box::new),
-        duration_s: opts.duration.as_secs_f64(),
-        repeat: opts.repeat,
-        cpu_bound_pct: opts.cpu_bound_pct,
         warnings,
-        settings: settings.iter().map(Setting::label).collect(),
-        sweep_note,
-        verdicts,
+        sweep: Sweep {
+            duration_s: opts.duration.as_secs_f64(),
+            repeat: opts.repeat,
+            cpu_bound_pct: opts.cpu_bound_pct,
+            settings: settings.iter().map(Setting::label).collect(),
+            sweep_note,
+            verdicts,
+        },
         rows,
         tests,
     };
@@ -182,9 +185,14 @@ fn one_test(
         _ => Vec::new(),
     };
     let mut row = IoRow {
-        test: name.into(),
-        setting: label,
-        repeat: r,
+        run: TestRun {
+            test: name.into(),
+            setting: label,
+            repeat: r,
+            cpu_bound: cpu_bound(&cores, opts.cpu_bound_pct),
+            cores,
+            reached_mhz: net_sweep::reached_mhz(&tis),
+        },
         phase,
         status: PhaseStatus::Ok,
         invalid: None,
@@ -196,9 +204,6 @@ fn one_test(
         cpu_us_per_io: None,
         latency_p50_us: None,
         latency_p99_us: None,
-        cpu_bound: cpu_bound(&cores, opts.cpu_bound_pct),
-        cores,
-        reached_mhz: net_sweep::reached_mhz(&tis),
         marks: Vec::new(),
     };
     let mut out = Outcome::default();
@@ -216,7 +221,7 @@ fn one_test(
         Err(e) => {
             row.status = PhaseStatus::Failed;
             row.reason = Some(e.to_string());
-            row.cpu_bound = None;
+            row.run.cpu_bound = None;
             out.fail(e.to_string());
         }
     }
@@ -226,7 +231,7 @@ fn one_test(
         row.reason = recorded.reason.clone();
         row.mb_s = None;
         row.iops = None;
-        row.cpu_bound = None;
+        row.run.cpu_bound = None;
     }
     row
 }
@@ -260,7 +265,7 @@ pub fn cache_warnings(storage: Option<&StorageInfo>, tests: &[IoTestSummary]) ->
     let mut out = Vec::new();
     let direct: Vec<&IoTestSummary> = tests
         .iter()
-        .filter(|t| t.test != IoTest::Cached.name() && t.median_mb_s.is_some())
+        .filter(|t| t.summary.test != IoTest::Cached.name() && t.median_mb_s.is_some())
         .collect();
     if st.kind.as_deref() == Some("virtual disk") && !direct.is_empty() {
         out.push(format!(
@@ -274,7 +279,7 @@ pub fn cache_warnings(storage: Option<&StorageInfo>, tests: &[IoTestSummary]) ->
             if m > ceiling * 1.05 {
                 out.push(format!(
                     "{}: {m:.0} MB/s is more than {what} carries: the figure can only be a cache's, not the device's",
-                    t.test
+                    t.summary.test
                 ));
             }
         }
@@ -285,7 +290,7 @@ pub fn cache_warnings(storage: Option<&StorageInfo>, tests: &[IoTestSummary]) ->
 pub fn summaries(rows: &[IoRow]) -> Vec<IoTestSummary> {
     let mut keys: Vec<(String, String)> = Vec::new();
     for r in rows {
-        let k = (r.test.clone(), r.setting.clone());
+        let k = (r.run.test.clone(), r.run.setting.clone());
         if !keys.contains(&k) {
             keys.push(k);
         }
@@ -295,8 +300,8 @@ pub fn summaries(rows: &[IoRow]) -> Vec<IoTestSummary> {
             let done: Vec<&IoRow> = rows
                 .iter()
                 .filter(|r| {
-                    r.test == test
-                        && r.setting == setting
+                    r.run.test == test
+                        && r.run.setting == setting
                         && r.status == PhaseStatus::Ok
                         && r.invalid.is_none()
                 })
@@ -305,13 +310,16 @@ pub fn summaries(rows: &[IoRow]) -> Vec<IoTestSummary> {
                 net_sweep::median_spread(done.iter().filter_map(|r| r.mb_s).collect());
             let (iops, _) = net_sweep::median_spread(done.iter().filter_map(|r| r.iops).collect());
             IoTestSummary {
-                runs: done.len() as u32,
+                summary: TestSummary {
+                    runs: done.len() as u32,
+                    spread_pct: spread,
+                    cpu_bound_runs: done.iter().filter(|r| r.run.cpu_bound.is_some()).count()
+                        as u32,
+                    test,
+                    setting,
+                },
                 median_mb_s: m,
                 median_iops: iops,
-                spread_pct: spread,
-                cpu_bound_runs: done.iter().filter(|r| r.cpu_bound.is_some()).count() as u32,
-                test,
-                setting,
             }
         })
         .collect()
@@ -323,13 +331,15 @@ mod tests {
 
     fn summary(test: &str, mb_s: f64) -> IoTestSummary {
         IoTestSummary {
-            test: test.into(),
-            setting: "as is".into(),
-            runs: 3,
+            summary: TestSummary {
+                test: test.into(),
+                setting: "as is".into(),
+                runs: 3,
+                spread_pct: None,
+                cpu_bound_runs: 0,
+            },
             median_mb_s: Some(mb_s),
             median_iops: None,
-            spread_pct: None,
-            cpu_bound_runs: 0,
         }
     }
 

@@ -13,7 +13,8 @@ use truebench_monitor::detect::phases;
 
 use truebench_host::parse::stat::Stat;
 use truebench_host::{Host, Inventory};
-use truebench_model::net::{CoreLoad, CpuBound, NetBody, NetRow, NetTestSummary};
+use truebench_model::net::{NetBody, NetRow, NetTestSummary};
+use truebench_model::sweep::{CoreLoad, CpuBound, Sweep, TestRun, TestSummary};
 use truebench_model::{self as m, NetResult, PhaseStatus};
 use truebench_monitor::evidence::parse_proc_stat;
 use truebench_monitor::Sources;
@@ -174,25 +175,27 @@ pub fn run(
     let figures: Vec<net_sweep::Figure<'_>> = tests
         .iter()
         .map(|t| net_sweep::Figure {
-            test: &t.test,
-            setting: &t.setting,
+            test: &t.summary.test,
+            setting: &t.summary.setting,
             median: t.median_mbit_s,
-            spread_pct: t.spread_pct,
+            spread_pct: t.summary.spread_pct,
         })
         .collect();
     let verdicts = net_sweep::verdicts(host, inv, &figures, "Mbit/s");
     let body = NetBody {
         peer,
         peer_kind: peer_kind.into(),
-        duration_s: opts.duration.as_secs_f64(),
         streams: opts.streams,
         zerocopy: opts.zerocopy,
-        repeat: opts.repeat,
-        cpu_bound_pct: opts.cpu_bound_pct,
+        sweep: Sweep {
+            duration_s: opts.duration.as_secs_f64(),
+            repeat: opts.repeat,
+            cpu_bound_pct: opts.cpu_bound_pct,
+            settings: settings.iter().map(Setting::label).collect(),
+            sweep_note,
+            verdicts,
+        },
         tests,
-        settings: settings.iter().map(Setting::label).collect(),
-        sweep_note,
-        verdicts,
         rows,
     };
     let mut result = s.finish(body, Finish { comparable: true });
@@ -306,9 +309,14 @@ fn one_test(
         _ => Vec::new(),
     };
     let mut row = NetRow {
-        test: name.into(),
-        setting: label,
-        repeat: r,
+        run: TestRun {
+            test: name.into(),
+            setting: label,
+            repeat: r,
+            cpu_bound: cpu_bound(&cores, opts.cpu_bound_pct),
+            cores,
+            reached_mhz: net_sweep::reached_mhz(&tis),
+        },
         phase: phase.clone(),
         status: PhaseStatus::Ok,
         invalid: None,
@@ -316,10 +324,7 @@ fn one_test(
         seconds: 0.0,
         sent_mbit_s: None,
         received_mbit_s: None,
-        cpu_bound: cpu_bound(&cores, opts.cpu_bound_pct),
-        cores,
         marks: Vec::new(),
-        reached_mhz: net_sweep::reached_mhz(&tis),
     };
     let mut out = Outcome::default();
     match moved {
@@ -339,7 +344,7 @@ fn one_test(
         Err(e) => {
             row.status = PhaseStatus::Failed;
             row.reason = Some(e.clone());
-            row.cpu_bound = None;
+            row.run.cpu_bound = None;
             out.fail(e);
         }
     }
@@ -350,7 +355,7 @@ fn one_test(
         // A cut-short transfer is no figure.
         row.sent_mbit_s = None;
         row.received_mbit_s = None;
-        row.cpu_bound = None;
+        row.run.cpu_bound = None;
     }
     row
 }
@@ -399,7 +404,7 @@ pub fn cpu_bound(cores: &[CoreLoad], limit_pct: f64) -> Option<CpuBound> {
 pub fn summaries(rows: &[NetRow]) -> Vec<NetTestSummary> {
     let mut keys: Vec<(String, String)> = Vec::new();
     for r in rows {
-        let k = (r.test.clone(), r.setting.clone());
+        let k = (r.run.test.clone(), r.run.setting.clone());
         if !keys.contains(&k) {
             keys.push(k);
         }
@@ -409,8 +414,8 @@ pub fn summaries(rows: &[NetRow]) -> Vec<NetTestSummary> {
             let done: Vec<&NetRow> = rows
                 .iter()
                 .filter(|r| {
-                    r.test == test
-                        && r.setting == setting
+                    r.run.test == test
+                        && r.run.setting == setting
                         && r.status == PhaseStatus::Ok
                         && r.invalid.is_none()
                 })
@@ -418,12 +423,15 @@ pub fn summaries(rows: &[NetRow]) -> Vec<NetTestSummary> {
             let (median, spread) =
                 net_sweep::median_spread(done.iter().filter_map(|r| r.total_mbit_s()).collect());
             NetTestSummary {
-                runs: done.len() as u32,
+                summary: TestSummary {
+                    runs: done.len() as u32,
+                    spread_pct: spread,
+                    cpu_bound_runs: done.iter().filter(|r| r.run.cpu_bound.is_some()).count()
+                        as u32,
+                    test,
+                    setting,
+                },
                 median_mbit_s: median,
-                spread_pct: spread,
-                cpu_bound_runs: done.iter().filter(|r| r.cpu_bound.is_some()).count() as u32,
-                test,
-                setting,
             }
         })
         .collect()
@@ -465,9 +473,14 @@ mod tests {
 
     fn row(test: &str, mbit: Option<f64>, status: PhaseStatus) -> NetRow {
         NetRow {
-            test: test.into(),
-            setting: "as is".into(),
-            repeat: 1,
+            run: TestRun {
+                test: test.into(),
+                setting: "as is".into(),
+                repeat: 1,
+                cores: vec![],
+                cpu_bound: None,
+                reached_mhz: vec![],
+            },
             phase: "p".into(),
             status,
             invalid: None,
@@ -475,10 +488,7 @@ mod tests {
             seconds: 1.0,
             sent_mbit_s: mbit,
             received_mbit_s: None,
-            cores: vec![],
-            cpu_bound: None,
             marks: vec![],
-            reached_mhz: vec![],
         }
     }
 
@@ -543,9 +553,15 @@ mod tests {
         ];
         let s = summaries(&rows);
         assert_eq!(s.len(), 2);
-        assert_eq!((s[0].test.as_str(), s[0].runs), ("upload", 3));
+        assert_eq!(
+            (s[0].summary.test.as_str(), s[0].summary.runs),
+            ("upload", 3)
+        );
         assert_eq!(s[0].median_mbit_s, Some(950.0));
-        assert!((s[0].spread_pct.unwrap() - 100.0 / 950.0 * 100.0).abs() < 1e-9);
-        assert_eq!((s[1].median_mbit_s, s[1].spread_pct), (Some(500.0), None));
+        assert!((s[0].summary.spread_pct.unwrap() - 100.0 / 950.0 * 100.0).abs() < 1e-9);
+        assert_eq!(
+            (s[1].median_mbit_s, s[1].summary.spread_pct),
+            (Some(500.0), None)
+        );
     }
 }

@@ -220,7 +220,7 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
             r.total_mbit_s()
                 .map(|m| format!(", {m:.0} Mbit/s"))
                 .unwrap_or_default(),
-            r.cpu_bound
+            r.run.cpu_bound
                 .as_ref()
                 .map(|v| format!(", CPU-bound (cpu{} {:.0} %, {})", v.cpu, v.busy_pct, v.by))
                 .unwrap_or_default(),

@@ -75,20 +75,20 @@ pub fn table(b: &IoBody) -> String {
         let _ = writeln!(
             o,
             "{:<16} {:<10} {:>3} {:<11} {:>10} {:>9} {:>8} {:>13}  {:<38} {}{}{}",
-            r.setting,
-            r.test,
-            r.repeat,
+            r.run.setting,
+            r.run.test,
+            r.run.repeat,
             r.status.shown(r.invalid.as_deref()),
             num(r.mb_s, 1),
             num(r.iops, 0),
             num(r.cpu_us_per_io, 1),
             lat,
-            sweep::busiest(&r.cores),
-            sweep::verdict(&r.cpu_bound, r.status),
-            if r.reached_mhz.is_empty() {
+            sweep::busiest(&r.run.cores),
+            sweep::verdict(&r.run.cpu_bound, r.status),
+            if r.run.reached_mhz.is_empty() {
                 String::new()
             } else {
-                format!("; clock reached {} MHz", sweep::reached(&r.reached_mhz))
+                format!("; clock reached {} MHz", sweep::reached(&r.run.reached_mhz))
             },
             if r.marks.is_empty() {
                 String::new()
@@ -109,10 +109,10 @@ impl Render for IoBody {
         let mut o = format!(
             "\nReads of {}\n{} s per test, {} repeat(s) in alternating order; MB/s = 10^6 bytes/s; cached = page cache (hdparm -T), sequential = 2 MiB O_DIRECT (hdparm -t --direct), random = 4 KiB O_DIRECT at queue depth 1 (fio psync).\n",
             target_line(b),
-            b.duration_s,
-            b.repeat
+            b.sweep.duration_s,
+            b.sweep.repeat
         );
-        for w in b.warnings.iter().chain(b.sweep_note.iter()) {
+        for w in b.warnings.iter().chain(b.sweep.sweep_note.iter()) {
             let _ = writeln!(o, "Warning: {w}");
         }
         o.push('\n');
@@ -122,14 +122,14 @@ impl Render for IoBody {
             let _ = writeln!(
                 o,
                 "  {:<16} {:<10} {:>10} MB/s {:>9} IOPS{}",
-                t.setting,
-                t.test,
+                t.summary.setting,
+                t.summary.test,
                 num(t.median_mb_s, 1),
                 num(t.median_iops, 0),
-                super::sweep::runs_note(t.spread_pct, t.runs, t.cpu_bound_runs)
+                super::sweep::runs_note(t.summary.spread_pct, t.summary.runs, t.summary.cpu_bound_runs)
             );
         }
-        for v in &b.verdicts {
+        for v in &b.sweep.verdicts {
             let _ = writeln!(o, "\n{v}");
         }
         o.push('\n');
@@ -151,7 +151,7 @@ impl Render for IoBody {
             "<section><h2>Storage reads</h2><p>{}</p>",
             esc(&target_line(b))
         );
-        for w in b.warnings.iter().chain(b.sweep_note.iter()) {
+        for w in b.warnings.iter().chain(b.sweep.sweep_note.iter()) {
             let _ = write!(head, "<p><b>Warning:</b> {}</p>", esc(w));
         }
         head.push_str("<table class=\"num\"><thead><tr><th>Setting</th><th>Test</th><th>#</th><th>Status</th><th>MB/s</th><th>IOPS</th><th>CPU µs per I/O</th><th>Latency p50/p99 (µs)</th><th>Busiest core</th><th>Clock reached (MHz)</th><th>Verdict</th><th>Marks</th></tr></thead><tbody>");
@@ -159,18 +159,18 @@ impl Render for IoBody {
             let _ = write!(
                 head,
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} / {}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(&row.setting),
-                esc(&row.test),
-                row.repeat,
+                esc(&row.run.setting),
+                esc(&row.run.test),
+                row.run.repeat,
                 row.status.shown(row.invalid.as_deref()),
                 num(row.mb_s, 1),
                 num(row.iops, 0),
                 num(row.cpu_us_per_io, 1),
                 num(row.latency_p50_us, 0),
                 num(row.latency_p99_us, 0),
-                esc(&sweep::busiest(&row.cores)),
-                esc(&sweep::reached(&row.reached_mhz)),
-                esc(&sweep::verdict(&row.cpu_bound, row.status)),
+                esc(&sweep::busiest(&row.run.cores)),
+                esc(&sweep::reached(&row.run.reached_mhz)),
+                esc(&sweep::verdict(&row.run.cpu_bound, row.status)),
                 esc(&sweep::marks(&row.marks, row.invalid.as_deref()))
             );
         }
@@ -179,16 +179,16 @@ impl Render for IoBody {
             let clock = b
                 .rows
                 .iter()
-                .find(|r| r.test == t.test && r.setting == t.setting && !r.reached_mhz.is_empty())
-                .map_or("-".into(), |r| sweep::reached(&r.reached_mhz));
+                .find(|r| r.run.test == t.summary.test && r.run.setting == t.summary.setting && !r.run.reached_mhz.is_empty())
+                .map_or("-".into(), |r| sweep::reached(&r.run.reached_mhz));
             let _ = write!(
                 head,
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(&t.test),
-                esc(&t.setting),
+                esc(&t.summary.test),
+                esc(&t.summary.setting),
                 num(t.median_mb_s, 1),
                 num(t.median_iops, 0),
-                t.spread_pct.map_or("-".into(), |s| format!("{s:.1} %")),
+                t.summary.spread_pct.map_or("-".into(), |s| format!("{s:.1} %")),
                 esc(&clock)
             );
         }
@@ -198,20 +198,20 @@ impl Render for IoBody {
             .tests
             .iter()
             .map(|t| sweep::SettingFigure {
-                test: &t.test,
-                setting: &t.setting,
+                test: &t.summary.test,
+                setting: &t.summary.setting,
                 value: t.median_mb_s,
                 reached_mhz: b
                     .rows
                     .iter()
                     .find(|r| {
-                        r.test == t.test && r.setting == t.setting && !r.reached_mhz.is_empty()
+                        r.run.test == t.summary.test && r.run.setting == t.summary.setting && !r.run.reached_mhz.is_empty()
                     })
-                    .map_or(&[][..], |r| &r.reached_mhz),
+                    .map_or(&[][..], |r| &r.run.reached_mhz),
             })
             .collect();
         head.push_str(&sweep::setting_bars(&figures, "MB/s", 1));
-        for v in &b.verdicts {
+        for v in &b.sweep.verdicts {
             let _ = write!(head, "<p>{}</p>", esc(v));
         }
         head.push_str("</section>");
@@ -230,11 +230,11 @@ impl Render for IoBody {
             let _ = writeln!(
                 o,
                 "| {} | {} | {} | {} | {} |",
-                t.test,
-                t.setting,
+                t.summary.test,
+                t.summary.setting,
                 num(t.median_mb_s, 1),
                 num(t.median_iops, 0),
-                t.spread_pct.map_or("-".into(), |s| format!("{s:.1} %"))
+                t.summary.spread_pct.map_or("-".into(), |s| format!("{s:.1} %"))
             );
         }
         o

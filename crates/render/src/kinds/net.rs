@@ -28,18 +28,18 @@ pub fn table(b: &NetBody) -> String {
         let _ = writeln!(
             o,
             "{:<16} {:<10} {:>3} {:<11} {:>12} {:>12}  {:<40} {}{}{}",
-            r.setting,
-            r.test,
-            r.repeat,
+            r.run.setting,
+            r.run.test,
+            r.run.repeat,
             r.status.shown(r.invalid.as_deref()),
             mbit(r.sent_mbit_s),
             mbit(r.received_mbit_s),
-            sweep::busiest(&r.cores),
-            sweep::verdict(&r.cpu_bound, r.status),
-            if r.reached_mhz.is_empty() {
+            sweep::busiest(&r.run.cores),
+            sweep::verdict(&r.run.cpu_bound, r.status),
+            if r.run.reached_mhz.is_empty() {
                 String::new()
             } else {
-                format!("; clock reached {} MHz", sweep::reached(&r.reached_mhz))
+                format!("; clock reached {} MHz", sweep::reached(&r.run.reached_mhz))
             },
             if r.marks.is_empty() {
                 String::new()
@@ -68,9 +68,9 @@ impl Render for NetBody {
         let b = r.body;
         let mut o = format!(
             "\nTCP against {} ({}): {} stream(s){}, {:.0} s per test, {} repeat(s) in alternating order. Mbit/s = 10^6 bits/s; a core at {:.0} % busy or more is the limit (CPU-bound).\n\n",
-            b.peer, b.peer_kind, b.streams, zerocopy(b), b.duration_s, b.repeat, b.cpu_bound_pct
+            b.peer, b.peer_kind, b.streams, zerocopy(b), b.sweep.duration_s, b.sweep.repeat, b.sweep.cpu_bound_pct
         );
-        if let Some(n) = &b.sweep_note {
+        if let Some(n) = &b.sweep.sweep_note {
             let _ = writeln!(o, "{n}\n");
         }
         o.push_str(&table(b));
@@ -79,13 +79,13 @@ impl Render for NetBody {
             let _ = writeln!(
                 o,
                 "  {:<16} {:<10} {:>10} Mbit/s{}",
-                t.setting,
-                t.test,
+                t.summary.setting,
+                t.summary.test,
                 mbit(t.median_mbit_s),
-                super::sweep::runs_note(t.spread_pct, t.runs, t.cpu_bound_runs)
+                super::sweep::runs_note(t.summary.spread_pct, t.summary.runs, t.summary.cpu_bound_runs)
             );
         }
-        for v in &b.verdicts {
+        for v in &b.sweep.verdicts {
             let _ = writeln!(o, "\n{v}");
         }
         o.push('\n');
@@ -109,14 +109,14 @@ impl Render for NetBody {
             esc(&b.peer_kind),
             b.streams,
             zerocopy(b),
-            b.duration_s,
-            b.repeat,
-            b.cpu_bound_pct
+            b.sweep.duration_s,
+            b.sweep.repeat,
+            b.sweep.cpu_bound_pct
         );
         head.push_str("<table class=\"num\"><thead><tr><th>Setting</th><th>Test</th><th>#</th><th>Status</th><th>Sent (Mbit/s)</th><th>Received (Mbit/s)</th><th>Per core: busy (softirq / process) %</th><th>Clock reached (MHz)</th><th>Verdict</th><th>Marks</th></tr></thead><tbody>");
         for row in &b.rows {
             let cores: Vec<String> = row
-                .cores
+                .run.cores
                 .iter()
                 .map(|c| {
                     format!(
@@ -128,15 +128,15 @@ impl Render for NetBody {
             let _ = write!(
                 head,
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(&row.setting),
-                esc(&row.test),
-                row.repeat,
+                esc(&row.run.setting),
+                esc(&row.run.test),
+                row.run.repeat,
                 row.status.shown(row.invalid.as_deref()),
                 mbit(row.sent_mbit_s),
                 mbit(row.received_mbit_s),
                 esc(&cores.join(", ")),
-                esc(&sweep::reached(&row.reached_mhz)),
-                esc(&sweep::verdict(&row.cpu_bound, row.status)),
+                esc(&sweep::reached(&row.run.reached_mhz)),
+                esc(&sweep::verdict(&row.run.cpu_bound, row.status)),
                 esc(&sweep::marks(&row.marks, row.invalid.as_deref()))
             );
         }
@@ -147,18 +147,18 @@ impl Render for NetBody {
             let clock = b
                 .rows
                 .iter()
-                .find(|r| r.test == t.test && r.setting == t.setting && !r.reached_mhz.is_empty())
-                .map_or("-".into(), |r| sweep::reached(&r.reached_mhz));
+                .find(|r| r.run.test == t.summary.test && r.run.setting == t.summary.setting && !r.run.reached_mhz.is_empty())
+                .map_or("-".into(), |r| sweep::reached(&r.run.reached_mhz));
             let _ = write!(
                 head,
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} of {}</td></tr>",
-                esc(&t.test),
-                esc(&t.setting),
+                esc(&t.summary.test),
+                esc(&t.summary.setting),
                 mbit(t.median_mbit_s),
-                t.spread_pct.map_or("-".into(), |s| format!("{s:.1} %")),
+                t.summary.spread_pct.map_or("-".into(), |s| format!("{s:.1} %")),
                 esc(&clock),
-                t.cpu_bound_runs,
-                t.runs
+                t.summary.cpu_bound_runs,
+                t.summary.runs
             );
         }
         head.push_str("</tbody></table>");
@@ -167,20 +167,20 @@ impl Render for NetBody {
             .tests
             .iter()
             .map(|t| sweep::SettingFigure {
-                test: &t.test,
-                setting: &t.setting,
+                test: &t.summary.test,
+                setting: &t.summary.setting,
                 value: t.median_mbit_s,
                 reached_mhz: b
                     .rows
                     .iter()
                     .find(|r| {
-                        r.test == t.test && r.setting == t.setting && !r.reached_mhz.is_empty()
+                        r.run.test == t.summary.test && r.run.setting == t.summary.setting && !r.run.reached_mhz.is_empty()
                     })
-                    .map_or(&[][..], |r| &r.reached_mhz),
+                    .map_or(&[][..], |r| &r.run.reached_mhz),
             })
             .collect();
         head.push_str(&sweep::setting_bars(&figures, "Mbit/s", 0));
-        for v in b.verdicts.iter().chain(b.sweep_note.iter()) {
+        for v in b.sweep.verdicts.iter().chain(b.sweep.sweep_note.iter()) {
             let _ = write!(head, "<p>{}</p>", esc(v));
         }
         head.push_str("</section>");
@@ -199,12 +199,12 @@ impl Render for NetBody {
             let _ = writeln!(
                 o,
                 "| {} | {} | {} | {} | {} of {} |",
-                t.test,
-                t.setting,
+                t.summary.test,
+                t.summary.setting,
                 mbit(t.median_mbit_s),
-                t.spread_pct.map_or("-".into(), |s| format!("{s:.1} %")),
-                t.cpu_bound_runs,
-                t.runs
+                t.summary.spread_pct.map_or("-".into(), |s| format!("{s:.1} %")),
+                t.summary.cpu_bound_runs,
+                t.summary.runs
             );
         }
         o

@@ -1,7 +1,7 @@
 //! What the `net` and `io` renderers share: the busiest core, the CPU-bound verdict, the clock
 //! reached, and the chart of throughput against the sweep's settings.
 
-use truebench_model::net::{CoreLoad, CpuBound};
+use truebench_model::sweep::{CoreLoad, CpuBound};
 use truebench_model::PhaseStatus;
 
 use crate::report::svg::{bars, cluster_colour, Bar};
