@@ -41,6 +41,7 @@ impl Moments {
         self.n
     }
 
+    /// The mean; None before the first value.
     pub fn mean(&self) -> Option<f64> {
         (self.n > 0).then_some(self.mean)
     }

@@ -6,16 +6,19 @@
 pub struct Sorted(Vec<f64>);
 
 impl Sorted {
+    /// Sort `values`, leaving out NaN.
     pub fn new(values: impl IntoIterator<Item = f64>) -> Sorted {
         let mut v: Vec<f64> = values.into_iter().filter(|x| !x.is_nan()).collect();
         v.sort_by(f64::total_cmp);
         Sorted(v)
     }
 
+    /// How many values (NaN not counted).
     pub fn len(&self) -> usize {
         self.0.len()
     }
 
+    /// No values.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -25,10 +28,12 @@ impl Sorted {
         &self.0
     }
 
+    /// The smallest value.
     pub fn min(&self) -> Option<f64> {
         self.0.first().copied()
     }
 
+    /// The largest value.
     pub fn max(&self) -> Option<f64> {
         self.0.last().copied()
     }
