@@ -1,7 +1,7 @@
 //! The statistics every truebench crate uses, each with one definition:
 //!
 //! - **median**: the middle value; for an even count the average of the two middle values
-//!   ([`median`], [`median_u64`] for integer nanoseconds, rounded down);
+//!   ([`median`]; of integers — nanoseconds, loop counts — the average rounded down);
 //! - **percentile** `p` (0…100): nearest rank — the smallest value such that at least `p` %
 //!   of the values are at or below it, i.e. the ⌈p·n/100⌉-th smallest (the first for
 //!   `p` = 0). Always a value that was measured. This is also what hdrhistogram's
@@ -27,5 +27,5 @@ mod order;
 pub use correlation::rank_correlation;
 pub use moments::{mean, sample_sd, Moments};
 pub use order::{
-    median, median_u64, nearest_rank, percentile, range, spread_pct, weighted_percentile, Sorted,
+    median, nearest_rank, percentile, range, spread_pct, weighted_percentile, Sorted, Value,
 };

@@ -1,15 +1,54 @@
 //! Order statistics: median, nearest-rank percentiles, range and spread.
 
-/// The values without NaN, in ascending order (`f64::total_cmp`). Sort once, then read as
-/// many order statistics as needed (a latency list's p50, p99 and max).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Sorted(Vec<f64>);
+use std::cmp::Ordering;
 
-impl Sorted {
+/// A value the order statistics work on: `f64` (NaN is no value; ordered by
+/// `f64::total_cmp`) and `u64` (nanoseconds, loop counts).
+pub trait Value: Copy {
+    /// False for what is no value (NaN): left out.
+    fn is_value(&self) -> bool;
+    /// The order the values are sorted in.
+    fn order(&self, other: &Self) -> Ordering;
+    /// The average of `a` ≤ `b` as the type holds it: exact for `f64`, rounded down for
+    /// integers.
+    fn midpoint(a: Self, b: Self) -> Self;
+}
+
+impl Value for f64 {
+    fn is_value(&self) -> bool {
+        !self.is_nan()
+    }
+    fn order(&self, other: &Self) -> Ordering {
+        self.total_cmp(other)
+    }
+    fn midpoint(a: Self, b: Self) -> Self {
+        (a + b) / 2.0
+    }
+}
+
+impl Value for u64 {
+    fn is_value(&self) -> bool {
+        true
+    }
+    fn order(&self, other: &Self) -> Ordering {
+        self.cmp(other)
+    }
+    fn midpoint(a: Self, b: Self) -> Self {
+        // a ≤ b: a + (b − a)/2 cannot overflow, and rounds down.
+        a + (b - a) / 2
+    }
+}
+
+/// The values without NaN, in ascending order. Sort once, then read as many order
+/// statistics as needed (a latency list's p50, p99 and max).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Sorted<T = f64>(Vec<T>);
+
+impl<T: Value> Sorted<T> {
     /// Sort `values`, leaving out NaN.
-    pub fn new(values: impl IntoIterator<Item = f64>) -> Sorted {
-        let mut v: Vec<f64> = values.into_iter().filter(|x| !x.is_nan()).collect();
-        v.sort_by(f64::total_cmp);
+    pub fn new(values: impl IntoIterator<Item = T>) -> Sorted<T> {
+        let mut v: Vec<T> = values.into_iter().filter(T::is_value).collect();
+        v.sort_by(T::order);
         Sorted(v)
     }
 
@@ -24,76 +63,48 @@ impl Sorted {
     }
 
     /// The values, ascending.
-    pub fn as_slice(&self) -> &[f64] {
+    pub fn as_slice(&self) -> &[T] {
         &self.0
     }
 
     /// The smallest value.
-    pub fn min(&self) -> Option<f64> {
+    pub fn min(&self) -> Option<T> {
         self.0.first().copied()
     }
 
     /// The largest value.
-    pub fn max(&self) -> Option<f64> {
+    pub fn max(&self) -> Option<T> {
         self.0.last().copied()
     }
 
-    /// The middle value; for an even count the average of the two middle values.
-    pub fn median(&self) -> Option<f64> {
-        let (v, n) = (&self.0, self.0.len());
-        match n {
-            0 => None,
-            _ if n % 2 == 1 => Some(v[n / 2]),
-            _ => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
-        }
-    }
-
     /// The nearest-rank percentile `p` (0…100, clamped): the ⌈p·n/100⌉-th smallest value.
-    pub fn percentile(&self, p: f64) -> Option<f64> {
+    pub fn percentile(&self, p: f64) -> Option<T> {
         let rank = nearest_rank(self.0.len() as u64, p)?;
         Some(self.0[rank as usize - 1])
     }
+}
 
-    /// Largest − smallest; None below two values.
-    pub fn range(&self) -> Option<f64> {
-        (self.0.len() > 1).then(|| self.0[self.0.len() - 1] - self.0[0])
-    }
-
-    /// The range as a percentage of the median; None below two values or when the median
-    /// is not positive (a percentage of nothing).
-    pub fn spread_pct(&self) -> Option<f64> {
-        let m = self.median().filter(|m| *m > 0.0)?;
-        self.range().map(|r| r / m * 100.0)
+/// The middle of sorted values: the middle value, for an even count the midpoint of the two
+/// middle values.
+fn middle<T: Value>(sorted: &[T]) -> Option<T> {
+    let n = sorted.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(sorted[n / 2]),
+        _ => Some(T::midpoint(sorted[n / 2 - 1], sorted[n / 2])),
     }
 }
 
 /// The median of `values` (NaN ignored): the middle value, for an even count the average of
-/// the two middle values; None when there is none.
-pub fn median(values: &[f64]) -> Option<f64> {
-    Sorted::new(values.iter().copied()).median()
-}
-
-/// The median of integers (nanoseconds, loop counts): the middle value, for an even count
-/// the average of the two middle values rounded down. None when there is none.
-pub fn median_u64(values: &[u64]) -> Option<u64> {
-    let mut v = values.to_vec();
-    v.sort_unstable();
-    let n = v.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(v[n / 2]),
-        _ => {
-            let (a, b) = (v[n / 2 - 1], v[n / 2]);
-            // a ≤ b: a + (b − a)/2 cannot overflow, and rounds down.
-            Some(a + (b - a) / 2)
-        }
-    }
+/// the two middle values (integers: rounded down); None when there is none.
+pub fn median<T: Value>(values: &[T]) -> Option<T> {
+    middle(Sorted::new(values.iter().copied()).as_slice())
 }
 
 /// The nearest-rank percentile `p` (0…100, clamped) of `values` (NaN ignored): the smallest
 /// value with at least `p` % of the values at or below it. None without values or for a NaN
 /// `p`.
-pub fn percentile(values: &[f64], p: f64) -> Option<f64> {
+pub fn percentile<T: Value>(values: &[T], p: f64) -> Option<T> {
     Sorted::new(values.iter().copied()).percentile(p)
 }
 
@@ -151,13 +162,15 @@ pub fn weighted_percentile(pairs: &[(f64, f64)], p: f64) -> Option<f64> {
 
 /// Largest − smallest of `values` (NaN ignored); None below two values.
 pub fn range(values: &[f64]) -> Option<f64> {
-    Sorted::new(values.iter().copied()).range()
+    let s = Sorted::new(values.iter().copied());
+    (s.len() > 1).then(|| s.0[s.len() - 1] - s.0[0])
 }
 
 /// The spread of repeated measurements: (largest − smallest) / median, % (NaN ignored);
-/// None below two values or when the median is not positive.
+/// None below two values or when the median is not positive (a percentage of nothing).
 pub fn spread_pct(values: &[f64]) -> Option<f64> {
-    Sorted::new(values.iter().copied()).spread_pct()
+    let m = median(values).filter(|m| *m > 0.0)?;
+    range(values).map(|r| r / m * 100.0)
 }
 
 #[cfg(test)]
@@ -166,7 +179,7 @@ mod tests {
 
     #[test]
     fn median_is_the_middle_or_the_average_of_the_two_middle_values() {
-        assert_eq!(median(&[]), None);
+        assert_eq!(median::<f64>(&[]), None);
         assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
         assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
         assert_eq!(median(&[1.0, 3.0]), Some(2.0));
@@ -186,11 +199,12 @@ mod tests {
 
     #[test]
     fn integer_median_rounds_the_average_down() {
-        assert_eq!(median_u64(&[]), None);
-        assert_eq!(median_u64(&[7, 1, 4]), Some(4));
-        assert_eq!(median_u64(&[1, 2, 4, 9]), Some(3));
-        assert_eq!(median_u64(&[1, 2]), Some(1));
-        assert_eq!(median_u64(&[u64::MAX, u64::MAX - 1]), Some(u64::MAX - 1));
+        assert_eq!(median::<u64>(&[]), None);
+        assert_eq!(median(&[7u64, 1, 4]), Some(4));
+        assert_eq!(median(&[1u64, 2, 4, 9]), Some(3));
+        assert_eq!(median(&[1u64, 2]), Some(1));
+        assert_eq!(median(&[u64::MAX, u64::MAX - 1]), Some(u64::MAX - 1));
+        assert_eq!(percentile(&[3u64, 1, 2], 50.0), Some(2));
     }
 
     #[test]
@@ -206,7 +220,7 @@ mod tests {
         assert_eq!(percentile(&v, 250.0), Some(10.0));
         assert_eq!(percentile(&v, -1.0), Some(1.0));
         assert_eq!(percentile(&v, f64::NAN), None);
-        assert_eq!(percentile(&[], 50.0), None);
+        assert_eq!(percentile::<f64>(&[], 50.0), None);
     }
 
     #[test]

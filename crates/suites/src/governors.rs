@@ -22,7 +22,7 @@ use truebench_model::{GovernorsResult, PhaseStatus};
 use truebench_monitor::detect::phases;
 use truebench_monitor::freq::{FreqLog, FreqSampler};
 use truebench_monitor::FindingKind;
-use truebench_stats::{weighted_percentile, Sorted};
+use truebench_stats::{median, range, spread_pct, weighted_percentile};
 use truebench_workloads::periodic::taskset::{self, TaskSet, TaskSetError, TaskSetOptions};
 use truebench_workloads::periodic::{Policy, SlackStats, WorkKind};
 
@@ -694,8 +694,8 @@ pub fn summarise(rows: &[GovernorRow]) -> Vec<GovernorSummary> {
             let of = |f: &dyn Fn(&GovernorRow) -> Option<f64>| -> Vec<f64> {
                 done.iter().filter_map(|r| f(r)).collect()
             };
-            let miss = Sorted::new(of(&|r| r.miss_ratio));
-            let work_time = Sorted::new(of(&|r| r.work_time_ratio));
+            let miss = of(&|r| r.miss_ratio);
+            let work_time = of(&|r| r.work_time_ratio);
             GovernorSummary {
                 governor: g.to_string(),
                 runs: done.len() as u32,
@@ -703,12 +703,12 @@ pub fn summarise(rows: &[GovernorRow]) -> Vec<GovernorSummary> {
                     .iter()
                     .filter(|r| r.status == PhaseStatus::Ok && r.invalid.is_some())
                     .count() as u32,
-                median_miss_ratio: miss.median(),
+                median_miss_ratio: median(&miss),
                 // A ratio's spread in percentage points: max − min.
-                miss_ratio_spread: miss.range(),
-                median_work_time_ratio: work_time.median(),
-                work_time_ratio_spread_pct: work_time.spread_pct(),
-                median_work_ms_per_j: Sorted::new(of(&|r| r.work_ms_per_j)).median(),
+                miss_ratio_spread: range(&miss),
+                median_work_time_ratio: median(&work_time),
+                work_time_ratio_spread_pct: spread_pct(&work_time),
+                median_work_ms_per_j: median(&of(&|r| r.work_ms_per_j)),
             }
         })
         .collect()

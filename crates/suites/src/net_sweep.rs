@@ -380,10 +380,8 @@ mod tests {
     fn medians_spreads_and_phase_names() {
         // A test's summary: the median of its completed repeats and their spread ((max −
         // min) / median, %, from two values on).
-        let median_spread = |v: Vec<f64>| {
-            let s = truebench_stats::Sorted::new(v);
-            (s.median(), s.spread_pct())
-        };
+        let median_spread =
+            |v: Vec<f64>| (truebench_stats::median(&v), truebench_stats::spread_pct(&v));
         assert_eq!(
             median_spread(vec![1000.0, 900.0, 950.0]),
             (Some(950.0), Some(100.0 / 950.0 * 100.0))

@@ -19,7 +19,7 @@ use truebench_model::efficiency::{EfficiencyCluster, OppPoint, OppRun};
 use truebench_model::{EfficiencyBody, EfficiencyResult, PhaseStatus};
 use truebench_monitor::detect::phases;
 use truebench_monitor::FindingKind;
-use truebench_stats::Sorted;
+use truebench_stats::median;
 
 use crate::idle::{self, IdleConfig};
 use crate::session::{Finish, Outcome, Session, SessionOptions};
@@ -470,8 +470,10 @@ fn fill(r: &mut EfficiencyResult) {
                 })
                 .collect();
             p.invalid = (!invalid.is_empty()).then(|| invalid.join("; "));
-            p.score = Sorted::new(p.runs.iter().map(|r| r.score)).median();
-            p.watts = Sorted::new(p.runs.iter().filter_map(|r| r.watts)).median();
+            let scores: Vec<f64> = p.runs.iter().map(|r| r.score).collect();
+            let watts: Vec<f64> = p.runs.iter().filter_map(|r| r.watts).collect();
+            p.score = median(&scores);
+            p.watts = median(&watts);
             p.temp_max_c = p.runs.iter().filter_map(|r| r.temp_max_c).reduce(f64::max);
             if let (Some(sc), Some(w)) = (p.score, p.watts) {
                 p.per_watt = (w > 0.0).then(|| sc / w);
@@ -492,7 +494,7 @@ fn fill(r: &mut EfficiencyResult) {
 mod tests {
     use super::opps_of;
     use truebench_host::inventory::Cluster;
-    use truebench_stats::Sorted;
+    use truebench_stats::median;
 
     #[test]
     fn without_a_table_eight_clocks_span_the_range() {
@@ -517,9 +519,8 @@ mod tests {
 
     #[test]
     fn medians() {
-        let median = |v: Vec<f64>| Sorted::new(v).median();
-        assert_eq!(median(vec![]), None);
-        assert_eq!(median(vec![3.0, 1.0, 2.0]), Some(2.0));
-        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), Some(2.5));
+        assert_eq!(median::<f64>(&[]), None);
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
     }
 }

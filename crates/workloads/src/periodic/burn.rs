@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
-use truebench_stats::median_u64;
+use truebench_stats::median;
 
 use super::now_ns;
 
@@ -153,14 +153,14 @@ pub fn calibrate(cpu: Option<u32>, warm_up: Duration) -> Calibration {
         attempts += 1;
         // Five and three bursts: the medians exist.
         let v: Vec<u64> = (0..5).map(|_| measure(guess, 20)).collect();
-        let lpm = median_u64(&v).unwrap_or(guess);
+        let lpm = median(&v).unwrap_or(guess);
         let mut checks = vec![lpm];
         let mut drift = 0.0f64;
         for _ in 0..2 {
             // A pause, as interbench does: reproducibility after the CPU went idle.
             std::thread::sleep(Duration::from_millis(100));
             let w: Vec<u64> = (0..3).map(|_| measure(lpm, 20)).collect();
-            let c = median_u64(&w).unwrap_or(lpm);
+            let c = median(&w).unwrap_or(lpm);
             drift = drift.max((c as f64 - lpm as f64).abs() / lpm as f64 * 100.0);
             checks.push(c);
         }
