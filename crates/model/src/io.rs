@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::sweep::{sweep_row, Sweep, TestRun, TestSummary};
+use crate::sweep::{sweep_kind, Sweep, TestRun, TestSummary};
 use truebench_host::inventory::StorageInfo;
 
 /// Body of an `io` document.
@@ -77,4 +77,4 @@ pub struct IoTestSummary {
     pub median_iops: Option<f64>,
 }
 
-sweep_row!(IoRow);
+sweep_kind!(IoBody, IoRow, IoTestSummary, |r| r.mb_s, median_mb_s);

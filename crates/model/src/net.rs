@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::sweep::{sweep_row, Sweep, TestRun, TestSummary};
+use crate::sweep::{sweep_kind, Sweep, TestRun, TestSummary};
 
 /// Body of a `net` document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -79,4 +79,4 @@ pub struct NetTestSummary {
     pub median_mbit_s: Option<f64>,
 }
 
-sweep_row!(NetRow);
+sweep_kind!(NetBody, NetRow, NetTestSummary, |r| r.total_mbit_s(), median_mbit_s);

@@ -35,9 +35,9 @@ pub struct Sweep {
 /// What every test row of a sweeping kind holds besides its evidence and its figures: which
 /// test of which repeat under which setting, and what it cost the CPU.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct TestRun<T = String> {
+pub struct TestRun {
     /// The test (`upload`, `download`, `duplex`; `cached`, `sequential`, `random`).
-    pub test: T,
+    pub test: String,
     /// The machine setting it ran under (`as is`; the sweep's `max`, `governor:ondemand`…).
     pub setting: String,
     /// 1-based repeat number.
@@ -54,9 +54,9 @@ pub struct TestRun<T = String> {
 
 /// What every per-test summary of a sweeping kind holds besides its medians.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct TestSummary<T = String> {
+pub struct TestSummary {
     /// The test (as a row's `test`).
-    pub test: T,
+    pub test: String,
     /// The machine setting (as a row's `setting`).
     pub setting: String,
     /// Repeats that completed and are valid: what the medians are of.
@@ -117,23 +117,54 @@ impl Ended<'_> {
 /// A test row of a sweeping kind: its shared part, how it ended, its marks. What the suites'
 /// driver, the summaries and the renderers' shared tables read and write of it.
 pub trait SweepRow {
-    /// The kind's test type.
-    type Test;
     /// The part every sweeping kind's row has.
-    fn run(&self) -> &TestRun<Self::Test>;
+    fn run(&self) -> &TestRun;
     /// How the test ended.
     fn ended(&self) -> Ended<'_>;
+    /// The figure its summary's median and spread are of (MB/s, Mbit/s).
+    fn headline(&self) -> Option<f64>;
     /// Set the findings of its phase and why they make its figures not valid.
     fn mark(&mut self, marks: Vec<String>, invalid: Option<String>);
 }
 
-/// [`SweepRow`] for a row with a `run: TestRun` and the fields `phase`, `status`, `reason`,
-/// `marks`, `invalid`.
-macro_rules! sweep_row {
-    ($row:ty) => {
+/// A per-test summary of a sweeping kind.
+pub trait SweepSummary {
+    /// The part every sweeping kind's summary has.
+    fn summary(&self) -> &TestSummary;
+    /// The median of the rows' [`SweepRow::headline`].
+    fn median(&self) -> Option<f64>;
+}
+
+/// The body of a sweeping kind: how its tests ran, its rows and its summaries.
+pub trait SweepBody {
+    /// Its row type.
+    type Row: SweepRow;
+    /// Its per-test summary type.
+    type Summary: SweepSummary;
+    /// How the tests ran.
+    fn sweep(&self) -> &Sweep;
+    /// One row per test, setting and repeat, in the order they ran.
+    fn rows(&self) -> &[Self::Row];
+    /// The rows, to mark them.
+    fn rows_mut(&mut self) -> &mut [Self::Row];
+    /// Per test and setting.
+    fn tests(&self) -> &[Self::Summary];
+
+    /// The rows of `summary`'s test and setting.
+    fn rows_of<'a>(&'a self, summary: &'a TestSummary) -> impl Iterator<Item = &'a Self::Row> {
+        self.rows()
+            .iter()
+            .filter(|r| r.run().test == summary.test && r.run().setting == summary.setting)
+    }
+}
+
+/// The sweeping kind traits for a body with `sweep`, `rows` and `tests`, its row — with a
+/// `run: TestRun` and the fields `phase`, `status`, `reason`, `marks`, `invalid` — and its
+/// summary (`summary: TestSummary`). `headline` and `median` name the figure and its median.
+macro_rules! sweep_kind {
+    ($body:ty, $row:ty, $summary:ty, |$r:ident| $headline:expr, $median:ident) => {
         impl $crate::sweep::SweepRow for $row {
-            type Test = String;
-            fn run(&self) -> &$crate::sweep::TestRun<String> {
+            fn run(&self) -> &$crate::sweep::TestRun {
                 &self.run
             }
             fn ended(&self) -> $crate::sweep::Ended<'_> {
@@ -145,11 +176,41 @@ macro_rules! sweep_row {
                     invalid: self.invalid.as_deref(),
                 }
             }
+            fn headline(&self) -> Option<f64> {
+                let $r = self;
+                $headline
+            }
             fn mark(&mut self, marks: Vec<String>, invalid: Option<String>) {
                 self.marks = marks;
                 self.invalid = invalid;
             }
         }
+
+        impl $crate::sweep::SweepSummary for $summary {
+            fn summary(&self) -> &$crate::sweep::TestSummary {
+                &self.summary
+            }
+            fn median(&self) -> Option<f64> {
+                self.$median
+            }
+        }
+
+        impl $crate::sweep::SweepBody for $body {
+            type Row = $row;
+            type Summary = $summary;
+            fn sweep(&self) -> &$crate::sweep::Sweep {
+                &self.sweep
+            }
+            fn rows(&self) -> &[$row] {
+                &self.rows
+            }
+            fn rows_mut(&mut self) -> &mut [$row] {
+                &mut self.rows
+            }
+            fn tests(&self) -> &[$summary] {
+                &self.tests
+            }
+        }
     };
 }
-pub(crate) use sweep_row;
+pub(crate) use sweep_kind;

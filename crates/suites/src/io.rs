@@ -1,26 +1,25 @@
-//! `truebench io`: storage read tests on the Session — cached, sequential and random reads,
-//! repeated in alternating order, optionally under each cpufreq setting of the sweep — each a
-//! phase marked as kernel work, with this side's per-core load and the clock reached.
+//! `truebench io`: storage read tests on the Session — cached, sequential and random reads
+//! — run by the sweep's plan (`sweep::run`: repeats in alternating order, each cpufreq setting
+//! of the sweep, each test a phase marked as kernel work with this side's per-core load and
+//! the clock reached). What is io's own: the reads, their figures, what holds the target and
+//! when the figures can only be a cache's.
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
-use truebench_monitor::detect::phases;
 
 use truebench_host::inventory::StorageInfo;
 use truebench_host::{Host, Inventory};
 use truebench_model::io::{IoBody, IoRow, IoTestSummary};
-use truebench_model::sweep::{Sweep, TestRun, TestSummary};
+use truebench_model::sweep::{Sweep, TestSummary};
 use truebench_model::{IoResult, PhaseStatus};
 use truebench_monitor::Sources;
-use truebench_stats::{median, spread_pct};
+use truebench_stats::median;
 use truebench_workloads::io::{self as wio, IoTest};
 
-use crate::governors::{time_in_state, tis_delta};
-use crate::net::{core_loads, cpu_bound};
-use crate::net_sweep::{self, Setting};
-use crate::session::{Finish, Outcome, Session, SessionOptions};
+use crate::session::{Outcome, Session, SessionOptions};
+use crate::sweep::{self, Event, Measure, Measured, Plan};
 
 #[derive(Debug, Clone)]
 pub struct IoOptions {
@@ -31,12 +30,8 @@ pub struct IoOptions {
     pub size_bytes: u64,
     pub storage: Option<StorageInfo>,
     pub warnings: Vec<String>,
-    pub tests: Vec<IoTest>,
-    pub duration: Duration,
-    pub repeat: u32,
-    pub cpu_bound_pct: f64,
-    /// From `net_sweep::parse` (`as is` first); empty: as is only.
-    pub sweep: Vec<Setting>,
+    /// The tests, their length, repeats and the sweep.
+    pub plan: Plan<IoTest>,
     pub sample_interval: Duration,
     pub truebench_version: String,
     /// An external power meter (`--power-cmd`, `--power-file`): one more power source.
@@ -49,18 +44,6 @@ pub enum IoSuiteError {
     Session(#[from] crate::session::SessionError),
     #[error("{0}")]
     Tuning(#[from] truebench_tuning::TuningError),
-}
-
-#[derive(Debug)]
-pub enum Event<'a> {
-    Test {
-        index: usize,
-        total: usize,
-        name: &'a str,
-        setting: &'a str,
-    },
-    TestEnd(&'a IoRow),
-    Note(String),
 }
 
 pub fn run(
@@ -85,156 +68,96 @@ pub fn run(
             meter: opts.meter.clone(),
             ..Default::default()
         },
-        stop.clone(),
+        stop,
     )?;
     s.tool("built-in storage reads", None, None);
-    let cpus: Vec<u32> = inv.online_cpus().map(|c| c.id).collect();
-    let (settings, sweep_note) = net_sweep::begin(&mut s, &opts.sweep)?;
-    // Both closures below report progress.
-    let events = std::cell::RefCell::new(events);
-    let rows = net_sweep::each_test(
-        &mut s,
-        &settings,
-        &opts.tests,
-        opts.repeat,
-        "io",
-        &mut |n| (events.borrow_mut())(Event::Note(n)),
-        |s, setting, t, r, (index, total)| {
-            (events.borrow_mut())(Event::Test {
-                index,
-                total,
-                name: t.name(),
-                setting: &setting.label(),
-            });
-            let row = one_test(s, opts, setting, t, r, &cpus);
-            (events.borrow_mut())(Event::TestEnd(&row));
-            row
-        },
-    );
-    let tests = summaries(&rows);
-    let figures: Vec<net_sweep::Figure<'_>> = tests
-        .iter()
-        .map(|t| net_sweep::Figure {
-            test: &t.summary.test,
-            setting: &t.summary.setting,
-            median: t.median_mb_s,
-            spread_pct: t.summary.spread_pct,
-        })
-        .collect();
-    let verdicts = net_sweep::verdicts(host, inv, &figures, "MB/s");
-    let mut warnings = opts.warnings.clone();
-    warnings.extend(cache_warnings(opts.storage.as_ref(), &tests));
-    let body = IoBody {
-        target: opts.path.display().to_string(),
-        target_kind: opts.target_kind.clone(),
-        size_bytes: opts.size_bytes,
-        storage: opts.storage.clone().map(Box::new),
-        warnings,
-        sweep: Sweep {
-            duration_s: opts.duration.as_secs_f64(),
-            repeat: opts.repeat,
-            cpu_bound_pct: opts.cpu_bound_pct,
-            settings: settings.iter().map(Setting::label).collect(),
-            sweep_note,
-            verdicts,
-        },
-        rows,
-        tests,
-    };
-    let mut result = s.finish(body, Finish { comparable: true });
-    let findings = result.envelope.findings.clone();
-    for row in result.body.rows.iter_mut() {
-        row.marks = phases::marks(&findings, &row.phase);
-        row.invalid = phases::invalid_by(&findings, &row.phase, &[]);
-    }
-    Ok(result)
+    Ok(sweep::run(s, opts, &opts.plan, events)?)
 }
 
-fn one_test(
-    s: &mut Session<'_>,
-    opts: &IoOptions,
-    setting: &Setting,
-    t: IoTest,
-    r: u32,
-    cpus: &[u32],
-) -> IoRow {
-    let (host, inv, stop) = (s.host(), s.inv(), s.stop_flag());
-    let label = setting.label();
-    let name = t.name();
-    let phase = net_sweep::phase_name("io", setting, name, r);
-    let title = format!(
-        "{name} reads of {} for {:.0} s, {label}",
-        opts.path.display(),
-        opts.duration.as_secs_f64()
-    );
-    let open = s.begin_phase(&phase, &title, Some(1), cpus.to_vec());
-    // Storage reads are kernel work: their %sys is the measurement.
-    s.mark_kernel_work();
-    let tis_before = time_in_state(host, inv);
-    let before = host.stat().ok();
-    let res = wio::run(
-        &opts.path,
-        opts.size_bytes,
-        t,
-        opts.duration.as_secs_f64(),
-        &stop,
-    );
-    let after = host.stat().ok();
-    let tis = tis_delta(&tis_before, &time_in_state(host, inv));
-    let cores = match (&before, &after) {
-        (Some(b), Some(a)) => core_loads(b, a),
-        _ => Vec::new(),
-    };
-    let mut row = IoRow {
-        run: TestRun {
-            test: name.into(),
-            setting: label,
-            repeat: r,
-            cpu_bound: cpu_bound(&cores, opts.cpu_bound_pct),
-            cores,
-            reached_mhz: net_sweep::reached_mhz(&tis),
-        },
-        phase,
-        status: PhaseStatus::Ok,
-        invalid: None,
-        reason: None,
-        direct: false,
-        block_bytes: 0,
-        mb_s: None,
-        iops: None,
-        cpu_us_per_io: None,
-        latency_p50_us: None,
-        latency_p99_us: None,
-        marks: Vec::new(),
-    };
-    let mut out = Outcome::default();
-    match res {
-        Ok(x) => {
-            row.direct = x.direct;
-            row.block_bytes = x.block_bytes;
-            row.mb_s = Some(x.mb_s);
-            row.iops = Some(x.iops);
-            row.cpu_us_per_io = x.cpu_us_per_io;
-            row.latency_p50_us = x.latency_p50_us;
-            row.latency_p99_us = x.latency_p99_us;
-            out.details = serde_json::to_value(&x).unwrap_or_default();
-        }
-        Err(e) => {
-            row.status = PhaseStatus::Failed;
-            row.reason = Some(e.to_string());
-            row.run.cpu_bound = None;
-            out.fail(e.to_string());
+impl Measure for IoOptions {
+    type Test = IoTest;
+    type Figures = wio::IoResult;
+    type Body = IoBody;
+    const KIND: &'static str = "io";
+    const UNIT: &'static str = "MB/s";
+
+    fn name(t: IoTest) -> &'static str {
+        t.name()
+    }
+
+    fn phase(&self, t: IoTest, setting: &str) -> (String, u32) {
+        let title = format!(
+            "{} reads of {} for {:.0} s, {setting}",
+            t.name(),
+            self.path.display(),
+            self.plan.duration.as_secs_f64()
+        );
+        (title, 1)
+    }
+
+    fn measure(
+        &self,
+        t: IoTest,
+        stop: &AtomicBool,
+        out: &mut Outcome,
+    ) -> Result<wio::IoResult, String> {
+        let secs = self.plan.duration.as_secs_f64();
+        let x = wio::run(&self.path, self.size_bytes, t, secs, stop).map_err(|e| e.to_string())?;
+        out.details = serde_json::to_value(&x).unwrap_or_default();
+        Ok(x)
+    }
+
+    fn row(m: Measured<IoTest, wio::IoResult>) -> IoRow {
+        // A cut-short test has no throughput; what it read per I/O still stands.
+        let whole = m.status == PhaseStatus::Ok;
+        let x = m.figures.as_ref();
+        IoRow {
+            run: m.run,
+            phase: m.phase,
+            status: m.status,
+            reason: m.reason,
+            direct: x.is_some_and(|x| x.direct),
+            block_bytes: x.map_or(0, |x| x.block_bytes),
+            mb_s: x.filter(|_| whole).map(|x| x.mb_s),
+            iops: x.filter(|_| whole).map(|x| x.iops),
+            cpu_us_per_io: x.and_then(|x| x.cpu_us_per_io),
+            latency_p50_us: x.and_then(|x| x.latency_p50_us),
+            latency_p99_us: x.and_then(|x| x.latency_p99_us),
+            marks: Vec::new(),
+            invalid: None,
         }
     }
-    let recorded = s.end_phase(open, out);
-    if recorded.status == PhaseStatus::Interrupted {
-        row.status = PhaseStatus::Interrupted;
-        row.reason = recorded.reason.clone();
-        row.mb_s = None;
-        row.iops = None;
-        row.run.cpu_bound = None;
+
+    fn summary(summary: TestSummary, done: &[&IoRow]) -> IoTestSummary {
+        let mb_s: Vec<f64> = done.iter().filter_map(|r| r.mb_s).collect();
+        let iops: Vec<f64> = done.iter().filter_map(|r| r.iops).collect();
+        IoTestSummary {
+            summary,
+            median_mb_s: median(&mb_s),
+            median_iops: median(&iops),
+        }
     }
-    row
+
+    fn step_figures(r: &IoRow) -> String {
+        r.mb_s
+            .map(|m| format!(", {m:.1} MB/s, {:.0} IOPS", r.iops.unwrap_or(0.0)))
+            .unwrap_or_default()
+    }
+
+    fn body(&self, sweep: Sweep, rows: Vec<IoRow>, tests: Vec<IoTestSummary>) -> IoBody {
+        let mut warnings = self.warnings.clone();
+        warnings.extend(cache_warnings(self.storage.as_ref(), &tests));
+        IoBody {
+            target: self.path.display().to_string(),
+            target_kind: self.target_kind.clone(),
+            size_bytes: self.size_bytes,
+            storage: self.storage.clone().map(Box::new),
+            warnings,
+            sweep,
+            rows,
+            tests,
+        }
+    }
 }
 
 /// The most a storage kind's bus can carry, MB/s (sequential reads): beyond it a figure can
@@ -286,43 +209,6 @@ pub fn cache_warnings(storage: Option<&StorageInfo>, tests: &[IoTestSummary]) ->
         }
     }
     out
-}
-
-pub fn summaries(rows: &[IoRow]) -> Vec<IoTestSummary> {
-    let mut keys: Vec<(String, String)> = Vec::new();
-    for r in rows {
-        let k = (r.run.test.clone(), r.run.setting.clone());
-        if !keys.contains(&k) {
-            keys.push(k);
-        }
-    }
-    keys.into_iter()
-        .map(|(test, setting)| {
-            let done: Vec<&IoRow> = rows
-                .iter()
-                .filter(|r| {
-                    r.run.test == test
-                        && r.run.setting == setting
-                        && r.status == PhaseStatus::Ok
-                        && r.invalid.is_none()
-                })
-                .collect();
-            let mb_s: Vec<f64> = done.iter().filter_map(|r| r.mb_s).collect();
-            let iops: Vec<f64> = done.iter().filter_map(|r| r.iops).collect();
-            IoTestSummary {
-                summary: TestSummary {
-                    runs: done.len() as u32,
-                    spread_pct: spread_pct(&mb_s),
-                    cpu_bound_runs: done.iter().filter(|r| r.run.cpu_bound.is_some()).count()
-                        as u32,
-                    test,
-                    setting,
-                },
-                median_mb_s: median(&mb_s),
-                median_iops: median(&iops),
-            }
-        })
-        .collect()
 }
 
 #[cfg(test)]

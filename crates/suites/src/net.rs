@@ -1,29 +1,29 @@
 //! `truebench net --connect`: TCP throughput tests on the Session — upload, download and full
-//! duplex, repeated in alternating order — each one phase, with this side's per-core load from
-//! `/proc/stat` over the transfer and the verdict "CPU-bound" when a core was saturated.
-//! A truebench server on this same machine (also in another network namespace of it) is part
-//! of the measurement: asked who it is, its CPU time is not counted as other processes' load.
+//! duplex — run by the sweep's plan (`sweep::run`: repeats in alternating order, each cpufreq
+//! setting of the sweep, each test one phase with this side's per-core load from `/proc/stat`
+//! and the verdict "CPU-bound" when a core was saturated). What is net's own: the peer, the
+//! transfer and its figures. A truebench server on this same machine (also in another network
+//! namespace of it) is part of the measurement: asked who it is, its CPU time is not counted
+//! as other processes' load.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
-use truebench_monitor::detect::phases;
 
-use truebench_host::parse::stat::Stat;
 use truebench_host::{Host, Inventory};
 use truebench_model::net::{NetBody, NetRow, NetTestSummary};
-use truebench_model::sweep::{CoreLoad, CpuBound, Sweep, TestRun, TestSummary};
+use truebench_model::sweep::{Sweep, TestSummary};
 use truebench_model::{self as m, NetResult, PhaseStatus};
 use truebench_monitor::evidence::parse_proc_stat;
 use truebench_monitor::Sources;
-use truebench_stats::{median, spread_pct};
+use truebench_stats::median;
 use truebench_workloads::net::{self as wnet, Direction};
+use truebench_workloads::tool::ToolOutput;
 
-use crate::governors::{time_in_state, tis_delta};
-use crate::net_sweep::{self, Setting};
-use crate::session::{Finish, Outcome, Session, SessionOptions};
+use crate::session::{Outcome, Session, SessionOptions};
+use crate::sweep::{self, Event, Measure, Measured, Plan};
 
 /// Who is on the other side.
 #[derive(Debug, Clone)]
@@ -43,17 +43,11 @@ pub enum Peer {
 #[derive(Debug, Clone)]
 pub struct NetOptions {
     pub peer: Peer,
-    /// In the order of the first repeat; later even repeats run them reversed.
-    pub tests: Vec<Direction>,
+    /// The tests (directions), their length, repeats and the sweep.
+    pub plan: Plan<Direction>,
     pub streams: u32,
-    pub duration: Duration,
     /// Send with sendfile(2) (iperf3 `-Z`).
     pub zerocopy: bool,
-    pub repeat: u32,
-    /// A core at or above this busy share is the limit.
-    pub cpu_bound_pct: f64,
-    /// Settings to sweep (from `net_sweep::parse`: `as is` first); empty: as is only.
-    pub sweep: Vec<Setting>,
     pub sample_interval: Duration,
     pub truebench_version: String,
     /// An external power meter (`--power-cmd`, `--power-file`): one more power source.
@@ -71,21 +65,6 @@ pub enum NetSuiteError {
     Io(#[from] std::io::Error),
     #[error("{0}")]
     Tuning(#[from] truebench_tuning::TuningError),
-}
-
-/// Progress for the command line.
-#[derive(Debug)]
-pub enum Event<'a> {
-    Test {
-        index: usize,
-        total: usize,
-        name: &'a str,
-        setting: &'a str,
-    },
-    /// Something to say on the way: a setting could not be applied (its tests are skipped),
-    /// the server runs on this machine.
-    Note(String),
-    TestEnd(&'a NetRow),
 }
 
 pub fn test_name(d: Direction) -> &'static str {
@@ -128,7 +107,7 @@ pub fn run(
             meter: opts.meter.clone(),
             ..Default::default()
         },
-        stop.clone(),
+        stop,
     )?;
     // Before the first phase: its boundary snapshot must already leave the server out.
     if let Peer::Truebench(a) = &opts.peer {
@@ -149,64 +128,145 @@ pub fn run(
             None,
         ),
     }
-    let cpus: Vec<u32> = inv.online_cpus().map(|c| c.id).collect();
-    let (settings, sweep_note) = net_sweep::begin(&mut s, &opts.sweep)?;
-    // Both closures below report progress.
-    let events = std::cell::RefCell::new(events);
-    let rows = net_sweep::each_test(
-        &mut s,
-        &settings,
-        &opts.tests,
-        opts.repeat,
-        "net",
-        &mut |n| (events.borrow_mut())(Event::Note(n)),
-        |s, setting, dir, r, (index, total)| {
-            (events.borrow_mut())(Event::Test {
-                index,
-                total,
-                name: test_name(dir),
-                setting: &setting.label(),
-            });
-            let row = one_test(s, opts, setting, dir, r, &cpus, &server, &peer, peer_kind);
-            (events.borrow_mut())(Event::TestEnd(&row));
-            row
-        },
-    );
-    let tests = summaries(&rows);
-    let figures: Vec<net_sweep::Figure<'_>> = tests
-        .iter()
-        .map(|t| net_sweep::Figure {
-            test: &t.summary.test,
-            setting: &t.summary.setting,
-            median: t.median_mbit_s,
-            spread_pct: t.summary.spread_pct,
-        })
-        .collect();
-    let verdicts = net_sweep::verdicts(host, inv, &figures, "Mbit/s");
-    let body = NetBody {
+    let transfer = Transfer {
+        opts,
+        server: &server,
         peer,
-        peer_kind: peer_kind.into(),
-        streams: opts.streams,
-        zerocopy: opts.zerocopy,
-        sweep: Sweep {
-            duration_s: opts.duration.as_secs_f64(),
-            repeat: opts.repeat,
-            cpu_bound_pct: opts.cpu_bound_pct,
-            settings: settings.iter().map(Setting::label).collect(),
-            sweep_note,
-            verdicts,
-        },
-        tests,
-        rows,
+        peer_kind,
     };
-    let mut result = s.finish(body, Finish { comparable: true });
-    drop(server);
-    let findings = result.envelope.findings.clone();
-    for row in result.body.rows.iter_mut() {
-        row.marks = phases::marks(&findings, &row.phase);
-        row.invalid = phases::invalid_by(&findings, &row.phase, &[]);
+    Ok(sweep::run(s, &transfer, &opts.plan, events)?)
+}
+
+/// The transfers against one peer: what `net` measures on the sweep's plan.
+struct Transfer<'a> {
+    opts: &'a NetOptions,
+    server: &'a Option<wnet::Server>,
+    peer: String,
+    peer_kind: &'static str,
+}
+
+impl Measure for Transfer<'_> {
+    type Test = Direction;
+    /// What moved, and iperf3's output when it moved it.
+    type Figures = (wnet::NetResult, Option<ToolOutput>);
+    type Body = NetBody;
+    const KIND: &'static str = "net";
+    const UNIT: &'static str = "Mbit/s";
+
+    fn name(d: Direction) -> &'static str {
+        test_name(d)
     }
-    Ok(result)
+
+    fn phase(&self, d: Direction, setting: &str) -> (String, u32) {
+        let title = format!(
+            "TCP {} with {} stream(s) for {:.0} s against {} ({}), {setting}",
+            test_name(d),
+            self.opts.streams,
+            self.opts.plan.duration.as_secs_f64(),
+            self.peer,
+            self.peer_kind
+        );
+        let per_stream = if d == Direction::Duplex { 2 } else { 1 };
+        (title, self.opts.streams * per_stream)
+    }
+
+    fn measure(
+        &self,
+        dir: Direction,
+        stop: &AtomicBool,
+        out: &mut Outcome,
+    ) -> Result<Self::Figures, String> {
+        let wopts = wnet::NetOptions {
+            streams: self.opts.streams,
+            duration: self.opts.plan.duration,
+            direction: dir,
+            zerocopy: self.opts.zerocopy,
+        };
+        let moved = match (&self.opts.peer, self.server) {
+            (
+                Peer::Iperf3 {
+                    program,
+                    host,
+                    port,
+                },
+                _,
+            ) => truebench_workloads::iperf3::run(program, host, *port, &wopts, stop)
+                .map(|(r, out)| (r, Some(out)))
+                .map_err(|e| e.to_string()),
+            (Peer::Truebench(a), _) => wnet::run(*a, &wopts, stop)
+                .map(|r| (r, None))
+                .map_err(|e| e.to_string()),
+            (Peer::Loopback, Some(sv)) => wnet::run(sv.addr, &wopts, stop)
+                .map(|r| (r, None))
+                .map_err(|e| e.to_string()),
+            (Peer::Loopback, None) => Err("the loopback server did not start".to_string()),
+        }?;
+        if let Some(o) = &moved.1 {
+            out.raw.push(m::RawOutput {
+                label: format!("iperf3 {}", test_name(dir)),
+                command: o.command_line(),
+                text: o.stdout.clone(),
+            });
+        }
+        out.details = serde_json::to_value(&moved.0).unwrap_or_default();
+        Ok(moved)
+    }
+
+    fn row(m: Measured<Direction, Self::Figures>) -> NetRow {
+        // A cut-short transfer is no figure; how long it flowed still stands.
+        let whole = m.status == PhaseStatus::Ok;
+        let res = m.figures.as_ref().map(|(r, _)| r);
+        let moved = res.filter(|_| whole);
+        NetRow {
+            run: m.run,
+            phase: m.phase,
+            status: m.status,
+            reason: m.reason,
+            seconds: res.map_or(0.0, |r| r.seconds),
+            sent_mbit_s: moved
+                .filter(|_| m.test != Direction::Download)
+                .map(|r| r.sent_bps / 1e6),
+            received_mbit_s: moved
+                .filter(|_| m.test != Direction::Upload)
+                .map(|r| r.received_bps / 1e6),
+            marks: Vec::new(),
+            invalid: None,
+        }
+    }
+
+    fn summary(summary: TestSummary, done: &[&NetRow]) -> NetTestSummary {
+        let mbit_s: Vec<f64> = done.iter().filter_map(|r| r.total_mbit_s()).collect();
+        NetTestSummary {
+            summary,
+            median_mbit_s: median(&mbit_s),
+        }
+    }
+
+    fn step_figures(r: &NetRow) -> String {
+        format!(
+            "{}{}",
+            r.total_mbit_s()
+                .map(|m| format!(", {m:.0} Mbit/s"))
+                .unwrap_or_default(),
+            r.run
+                .cpu_bound
+                .as_ref()
+                .map(|v| format!(", CPU-bound (cpu{} {:.0} %, {})", v.cpu, v.busy_pct, v.by))
+                .unwrap_or_default()
+        )
+    }
+
+    fn body(&self, sweep: Sweep, rows: Vec<NetRow>, tests: Vec<NetTestSummary>) -> NetBody {
+        NetBody {
+            peer: self.peer.clone(),
+            peer_kind: self.peer_kind.into(),
+            streams: self.opts.streams,
+            zerocopy: self.opts.zerocopy,
+            sweep,
+            rows,
+            tests,
+        }
+    }
 }
 
 /// How long the question to the server may take (it answers at once; a server that is not
@@ -244,232 +304,10 @@ pub fn local_server(host: &Host, id: &wnet::Identity) -> Option<u32> {
     same.then_some(p.pid)
 }
 
-/// One test under the current setting: a phase, the transfer, this side's per-core load
-/// and the clock reached.
-#[allow(clippy::too_many_arguments)]
-fn one_test(
-    s: &mut Session<'_>,
-    opts: &NetOptions,
-    setting: &Setting,
-    dir: Direction,
-    r: u32,
-    cpus: &[u32],
-    server: &Option<wnet::Server>,
-    peer: &str,
-    peer_kind: &str,
-) -> NetRow {
-    let (host, inv, stop) = (s.host(), s.inv(), s.stop_flag());
-    let name = test_name(dir);
-    let label = setting.label();
-    let phase = net_sweep::phase_name("net", setting, name, r);
-    let title = format!(
-        "TCP {name} with {} stream(s) for {:.0} s against {peer} ({peer_kind}), {label}",
-        opts.streams,
-        opts.duration.as_secs_f64()
-    );
-    let per_stream = if dir == Direction::Duplex { 2 } else { 1 };
-    let open = s.begin_phase(
-        &phase,
-        &title,
-        Some(opts.streams * per_stream),
-        cpus.to_vec(),
-    );
-    // TCP is kernel work: its %sys is the measurement.
-    s.mark_kernel_work();
-    let tis_before = time_in_state(host, inv);
-    let before = host.stat().ok();
-    let wopts = wnet::NetOptions {
-        streams: opts.streams,
-        duration: opts.duration,
-        direction: dir,
-        zerocopy: opts.zerocopy,
-    };
-    let moved = match (&opts.peer, server) {
-        (
-            Peer::Iperf3 {
-                program,
-                host,
-                port,
-            },
-            _,
-        ) => truebench_workloads::iperf3::run(program, host, *port, &wopts, &stop)
-            .map(|(r, out)| (r, Some(out)))
-            .map_err(|e| e.to_string()),
-        (Peer::Truebench(a), _) => wnet::run(*a, &wopts, &stop)
-            .map(|r| (r, None))
-            .map_err(|e| e.to_string()),
-        (Peer::Loopback, Some(sv)) => wnet::run(sv.addr, &wopts, &stop)
-            .map(|r| (r, None))
-            .map_err(|e| e.to_string()),
-        (Peer::Loopback, None) => Err("the loopback server did not start".to_string()),
-    };
-    let after = host.stat().ok();
-    let tis = tis_delta(&tis_before, &time_in_state(host, inv));
-    let cores = match (&before, &after) {
-        (Some(b), Some(a)) => core_loads(b, a),
-        _ => Vec::new(),
-    };
-    let mut row = NetRow {
-        run: TestRun {
-            test: name.into(),
-            setting: label,
-            repeat: r,
-            cpu_bound: cpu_bound(&cores, opts.cpu_bound_pct),
-            cores,
-            reached_mhz: net_sweep::reached_mhz(&tis),
-        },
-        phase: phase.clone(),
-        status: PhaseStatus::Ok,
-        invalid: None,
-        reason: None,
-        seconds: 0.0,
-        sent_mbit_s: None,
-        received_mbit_s: None,
-        marks: Vec::new(),
-    };
-    let mut out = Outcome::default();
-    match moved {
-        Ok((res, tool_out)) => {
-            row.seconds = res.seconds;
-            row.sent_mbit_s = (dir != Direction::Download).then_some(res.sent_bps / 1e6);
-            row.received_mbit_s = (dir != Direction::Upload).then_some(res.received_bps / 1e6);
-            if let Some(o) = tool_out {
-                out.raw.push(m::RawOutput {
-                    label: format!("iperf3 {name}"),
-                    command: o.command_line(),
-                    text: o.stdout,
-                });
-            }
-            out.details = serde_json::to_value(&res).unwrap_or_default();
-        }
-        Err(e) => {
-            row.status = PhaseStatus::Failed;
-            row.reason = Some(e.clone());
-            row.run.cpu_bound = None;
-            out.fail(e);
-        }
-    }
-    let recorded = s.end_phase(open, out);
-    if recorded.status == PhaseStatus::Interrupted {
-        row.status = PhaseStatus::Interrupted;
-        row.reason = recorded.reason.clone();
-        // A cut-short transfer is no figure.
-        row.sent_mbit_s = None;
-        row.received_mbit_s = None;
-        row.run.cpu_bound = None;
-    }
-    row
-}
-
-/// Each CPU's share of the wall time between two reads of `/proc/stat`.
-pub fn core_loads(before: &Stat, after: &Stat) -> Vec<CoreLoad> {
-    after
-        .cpus
-        .iter()
-        .filter_map(|(cpu, a)| {
-            let (_, b) = before.cpus.iter().find(|(c, _)| c == cpu)?;
-            let d = a.delta(b);
-            let total = d.total();
-            (total > 0).then(|| {
-                let pct = |v: u64| v as f64 * 100.0 / total as f64;
-                let softirq = pct(d.softirq + d.irq);
-                let process = pct(d.user + d.nice + d.system);
-                CoreLoad {
-                    cpu: *cpu,
-                    busy_pct: softirq + process,
-                    softirq_pct: softirq,
-                    process_pct: process,
-                }
-            })
-        })
-        .collect()
-}
-
-/// The busiest core when it reached `limit_pct`; named by what kept it busy.
-pub fn cpu_bound(cores: &[CoreLoad], limit_pct: f64) -> Option<CpuBound> {
-    let c = cores
-        .iter()
-        .max_by(|a, b| a.busy_pct.total_cmp(&b.busy_pct))?;
-    (c.busy_pct >= limit_pct).then(|| CpuBound {
-        cpu: c.cpu,
-        busy_pct: c.busy_pct,
-        by: if c.softirq_pct >= c.process_pct {
-            "softirq".into()
-        } else {
-            "process".into()
-        },
-    })
-}
-
-/// Median and spread per test and setting over the completed repeats.
-pub fn summaries(rows: &[NetRow]) -> Vec<NetTestSummary> {
-    let mut keys: Vec<(String, String)> = Vec::new();
-    for r in rows {
-        let k = (r.run.test.clone(), r.run.setting.clone());
-        if !keys.contains(&k) {
-            keys.push(k);
-        }
-    }
-    keys.into_iter()
-        .map(|(test, setting)| {
-            let done: Vec<&NetRow> = rows
-                .iter()
-                .filter(|r| {
-                    r.run.test == test
-                        && r.run.setting == setting
-                        && r.status == PhaseStatus::Ok
-                        && r.invalid.is_none()
-                })
-                .collect();
-            let mbit_s: Vec<f64> = done.iter().filter_map(|r| r.total_mbit_s()).collect();
-            NetTestSummary {
-                summary: TestSummary {
-                    runs: done.len() as u32,
-                    spread_pct: spread_pct(&mbit_s),
-                    cpu_bound_runs: done.iter().filter(|r| r.run.cpu_bound.is_some()).count()
-                        as u32,
-                    test,
-                    setting,
-                },
-                median_mbit_s: median(&mbit_s),
-            }
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use truebench_host::parse::stat;
-
-    fn stat_of(lines: &[&str]) -> Stat {
-        stat::parse(&lines.join("\n"))
-    }
-
-    #[test]
-    fn a_core_saturated_by_softirq_is_named() {
-        // user nice system idle iowait irq softirq steal: cpu1 spends 60 of 100 ticks in
-        // softirq and 37 in the process, cpu0 half idle.
-        let b = stat_of(&["cpu0 0 0 0 0 0 0 0 0", "cpu1 0 0 0 0 0 0 0 0"]);
-        let a = stat_of(&["cpu0 30 0 20 50 0 0 0 0", "cpu1 20 0 17 3 0 2 58 0"]);
-        let cores = core_loads(&b, &a);
-        assert_eq!(cores.len(), 2);
-        assert_eq!(cores[0].busy_pct, 50.0);
-        assert_eq!((cores[1].softirq_pct, cores[1].process_pct), (60.0, 37.0));
-        let v = cpu_bound(&cores, 95.0).unwrap();
-        assert_eq!((v.cpu, v.by.as_str()), (1, "softirq"));
-        assert_eq!(v.busy_pct, 97.0);
-        // Steal is time the VM did not get: not busy here.
-        let a2 = stat_of(&["cpu0 30 0 20 50 0 0 0 0", "cpu1 50 0 40 0 0 0 0 10"]);
-        let c2 = core_loads(&b, &a2);
-        assert_eq!(c2[1].busy_pct, 90.0);
-        assert!(cpu_bound(&c2, 95.0).is_none());
-        // A process-bound core.
-        let a3 = stat_of(&["cpu0 90 0 8 2 0 0 0 0", "cpu1 0 0 0 100 0 0 0 0"]);
-        let v3 = cpu_bound(&core_loads(&b, &a3), 95.0).unwrap();
-        assert_eq!((v3.cpu, v3.by.as_str()), (0, "process"));
-        assert!(cpu_bound(&[], 95.0).is_none());
-    }
+    use truebench_model::sweep::TestRun;
 
     fn row(test: &str, mbit: Option<f64>, status: PhaseStatus) -> NetRow {
         NetRow {
@@ -551,7 +389,7 @@ mod tests {
             row("upload", Some(950.0), PhaseStatus::Ok),
             row("upload", None, PhaseStatus::Interrupted),
         ];
-        let s = summaries(&rows);
+        let s = sweep::summaries::<Transfer<'_>>(&rows);
         assert_eq!(s.len(), 2);
         assert_eq!(
             (s[0].summary.test.as_str(), s[0].summary.runs),

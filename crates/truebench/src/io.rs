@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::frame::{MeasureArgs, Show};
-use truebench_suites::io::{self as suite, Event, IoOptions};
+use crate::sweep::SweepArgs;
+use truebench_suites::io::{self as suite, IoOptions};
 use truebench_workloads::io::{self as wio, IoTest, Scratch};
 
 #[derive(clap::Args, Debug)]
@@ -39,16 +40,8 @@ pub struct IoArgs {
     /// Seconds per test (at least 0.2).
     #[arg(long, value_name = "S", default_value_t = 5.0, value_parser = crate::values::IO_SECONDS)]
     pub duration: f64,
-    /// Run every test this many times, in alternating order, for the spread (at least 1).
-    #[arg(long, value_name = "N", default_value_t = 3, value_parser = crate::values::AT_LEAST_ONE)]
-    pub repeat: u64,
-    /// Repeat the tests under cpufreq settings (`max`, `min`, `governor:NAME`, `opps`), through
-    /// the journaled Tuning and restored; the machine as it is runs first. Needs root.
-    #[arg(long, value_name = "LIST")]
-    pub sweep: Option<String>,
-    /// A core at least this busy (%) during a test makes it CPU-bound (above 0, at most 100).
-    #[arg(long, value_name = "PCT", default_value_t = 95.0, value_parser = crate::values::PERCENT)]
-    pub cpu_bound: f64,
+    #[command(flatten)]
+    pub sweep: SweepArgs,
 }
 
 pub(crate) fn io_test(s: &str) -> Result<IoTest, String> {
@@ -63,16 +56,13 @@ pub(crate) fn io_test(s: &str) -> Result<IoTest, String> {
 pub fn run(args: IoArgs) -> anyhow::Result<i32> {
     let mut tests = args.tests.clone();
     crate::frame::dedup(&mut tests);
-    crate::cli::sweep_allowed(args.sweep.is_some(), &args.measure.tuning)?;
+    args.sweep.allowed(&args.measure)?;
     let mut frame = args.measure.open()?;
-    let sweep = match &args.sweep {
-        Some(spec) => {
-            let cpu = irq_cpu(&frame.host, &args, spec);
-            truebench_suites::net_sweep::parse(spec, &frame.inv, cpu)
-                .map_err(anyhow::Error::msg)?
-        }
-        None => Vec::new(),
-    };
+    let sweep = args
+        .sweep
+        .settings("io", "disk", &frame, &args.measure, |host| {
+            disk_irq_cpu(host, &args)
+        })?;
     // One measurement at a time: refused before a scratch file, the meter or anything else
     // is started.
     let meter = frame.lock()?;
@@ -138,49 +128,28 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
         size_bytes: size,
         storage,
         warnings,
-        tests,
-        duration: Duration::from_secs_f64(args.duration),
-        repeat: args.repeat as u32,
-        cpu_bound_pct: args.cpu_bound,
-        sweep,
+        plan: args.sweep.plan(tests, args.duration, sweep),
         sample_interval: args.measure.sample.or(Duration::from_secs(1)),
         truebench_version: env!("CARGO_PKG_VERSION").into(),
         meter,
     };
     let mut steps = args.measure.steps();
-    steps.headline(&format!(
-        "io: {}, reading {} (never writing to it); Ctrl-C keeps what was measured",
-        crate::progress::steps::plan(
-            opts.tests.len(),
-            opts.repeat,
-            opts.sweep.len(),
-            args.duration
-        ),
-        path.display()
+    let doing = format!(", reading {} (never writing to it)", path.display());
+    steps.headline(&crate::sweep::headline(
+        "io",
+        &opts.plan,
+        args.duration,
+        &doing,
+        false,
     ));
     let stop = truebench_tuning::graceful_interrupts();
-    let per_test = args.duration;
-    let mut events = |e: Event<'_>| match e {
-        Event::Test {
-            index,
-            total,
-            name,
-            setting,
-        } => steps.step(index, total, &format!("{name} ({setting})"), Some(per_test)),
-        Event::TestEnd(r) => steps.score(&format!(
-            "{}{}{}",
-            r.status,
-            r.mb_s
-                .map(|m| format!(", {m:.1} MB/s, {:.0} IOPS", r.iops.unwrap_or(0.0)))
-                .unwrap_or_default(),
-            r.reason
-                .as_ref()
-                .map(|w| format!(": {w}"))
-                .unwrap_or_default()
-        )),
-        Event::Note(n) => steps.note(&n),
-    };
-    let result = suite::run(host, inv, &opts, stop, &mut events);
+    let result = suite::run(
+        host,
+        inv,
+        &opts,
+        stop,
+        &mut crate::sweep::progress(&mut steps, args.duration),
+    );
     drop(steps);
     // The scratch file goes before anything else can fail.
     drop(scratch);
@@ -188,12 +157,8 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
     frame.finish(result, Show::Summary)
 }
 
-/// For `--sweep opps`: the CPU that takes the interrupts of the disk under the target, said on
-/// stderr; None (CPU 0's cluster) when it cannot be told.
-fn irq_cpu(host: &truebench_host::Host, args: &IoArgs, spec: &str) -> Option<u32> {
-    if !spec.split(',').any(|s| s.trim() == "opps") {
-        return None;
-    }
+/// For `--sweep opps`: the disk under the target and the CPU that takes its interrupts.
+fn disk_irq_cpu(host: &truebench_host::Host, args: &IoArgs) -> truebench_suites::sweep::IrqCpu {
     let target = match (&args.device, &args.file) {
         (Some(d), _) => d.display().to_string(),
         (None, Some(f)) if f.exists() => f.display().to_string(),
@@ -202,22 +167,7 @@ fn irq_cpu(host: &truebench_host::Host, args: &IoArgs, spec: &str) -> Option<u32
             .parent()
             .map(|p| p.display().to_string())
             .unwrap_or_default(),
-        (None, None) => return None,
+        (None, None) => return Default::default(),
     };
-    let truebench_suites::net_sweep::IrqCpu {
-        device: disk,
-        cpu: found,
-    } = truebench_suites::net_sweep::disk_irq_cpu(host, &target);
-    if !args.measure.output.json && !args.measure.output.quiet {
-        match (&disk, &found) {
-            (Some(d), Some((cpu, irqs))) => errln!(
-                "truebench: io: --sweep opps walks the cluster of cpu{cpu}, which takes {d}'s interrupts (IRQ {})",
-                irqs.join(",")
-            ),
-            _ => errln!(
-                "truebench: io: --sweep opps walks cpu0's cluster (which CPU takes the disk's interrupts could not be told)"
-            ),
-        }
-    }
-    found.map(|(cpu, _)| cpu)
+    truebench_suites::sweep::disk_irq_cpu(host, &target)
 }

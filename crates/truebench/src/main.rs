@@ -16,6 +16,7 @@ mod power;
 mod progress;
 mod recovery;
 mod serve_results;
+mod sweep;
 mod values;
 
 use clap::{CommandFactory, Parser};

@@ -6,7 +6,8 @@
 use std::time::Duration;
 
 use crate::frame::{MeasureArgs, Show};
-use truebench_suites::net::{self as suite, Event, NetOptions, Peer};
+use crate::sweep::SweepArgs;
+use truebench_suites::net::{self as suite, NetOptions, Peer};
 use truebench_workloads::net::{self as wnet, Direction};
 
 /// The port a truebench server listens on by default (iperf3's is 5201).
@@ -59,18 +60,8 @@ pub struct NetArgs {
     /// iperf3 -Z; with --iperf3, passed to it). The receiver still copies.
     #[arg(long)]
     pub zerocopy: bool,
-    /// Run every test this many times, in alternating order, for the spread (at least 1).
-    #[arg(long, value_name = "N", default_value_t = 3, value_parser = crate::values::AT_LEAST_ONE)]
-    pub repeat: u64,
-    /// Repeat the tests under each of these cpufreq settings (through the journaled Tuning,
-    /// restored afterwards, also after Ctrl-C or kill -9): `max`, `min`, `governor:NAME`,
-    /// `opps` (every OPP of the cluster of CPU 0), comma-separated; the machine as it is runs
-    /// first. Needs root and cpufreq.
-    #[arg(long, value_name = "LIST")]
-    pub sweep: Option<String>,
-    /// A core at least this busy (%) during a test makes it CPU-bound (above 0, at most 100).
-    #[arg(long, value_name = "PCT", default_value_t = 95.0, value_parser = crate::values::PERCENT)]
-    pub cpu_bound: f64,
+    #[command(flatten)]
+    pub sweep: SweepArgs,
 }
 
 pub(crate) fn direction(s: &str) -> Result<Direction, String> {
@@ -162,85 +153,44 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
         }
         (None, false) => anyhow::bail!("give --connect HOST, --loopback or --server"),
     };
-    crate::cli::sweep_allowed(args.sweep.is_some(), &args.measure.tuning)?;
+    args.sweep.allowed(&args.measure)?;
     let mut frame = args.measure.open()?;
-    let sweep = match &args.sweep {
-        Some(spec) => {
-            let quiet = args.measure.output.json || args.measure.output.quiet;
-            let cpu = irq_cpu(&frame.host, &peer, spec, quiet);
-            truebench_suites::net_sweep::parse(spec, &frame.inv, cpu)
-                .map_err(anyhow::Error::msg)?
-        }
-        None => Vec::new(),
-    };
+    let sweep = args
+        .sweep
+        .settings("net", "link", &frame, &args.measure, |host| {
+            link_irq_cpu(host, &peer)
+        })?;
     // One measurement at a time, refused before the meter or anything else starts.
     let meter = frame.lock()?;
     let (host, inv) = (&frame.host, &frame.inv);
     let opts = NetOptions {
         peer,
-        tests,
+        plan: args.sweep.plan(tests, args.duration, sweep),
         streams: args.parallel as u32,
-        duration: Duration::from_secs_f64(args.duration),
         zerocopy: args.zerocopy,
-        repeat: args.repeat as u32,
-        cpu_bound_pct: args.cpu_bound,
-        sweep,
         sample_interval: args.measure.sample.or(Duration::from_secs(1)),
         truebench_version: env!("CARGO_PKG_VERSION").into(),
         meter,
     };
     let mut steps = args.measure.steps();
-    steps.headline(&format!(
-        "net: {}; Ctrl-C keeps what was measured{}",
-        crate::progress::steps::plan(
-            opts.tests.len(),
-            opts.repeat,
-            opts.sweep.len(),
-            args.duration
-        ),
-        if opts.sweep.len() > 1 {
-            " and restores every setting"
-        } else {
-            ""
-        }
+    steps.headline(&crate::sweep::headline(
+        "net",
+        &opts.plan,
+        args.duration,
+        "",
+        true,
     ));
     let stop = truebench_tuning::graceful_interrupts();
-    let per_test = args.duration;
-    let mut events = |e: Event<'_>| match e {
-        Event::Test {
-            index,
-            total,
-            name,
-            setting,
-        } => steps.step(index, total, &format!("{name} ({setting})"), Some(per_test)),
-        Event::Note(n) => steps.note(&n),
-        Event::TestEnd(r) => steps.score(&format!(
-            "{}{}{}{}",
-            r.status,
-            r.total_mbit_s()
-                .map(|m| format!(", {m:.0} Mbit/s"))
-                .unwrap_or_default(),
-            r.run.cpu_bound
-                .as_ref()
-                .map(|v| format!(", CPU-bound (cpu{} {:.0} %, {})", v.cpu, v.busy_pct, v.by))
-                .unwrap_or_default(),
-            r.reason
-                .as_ref()
-                .map(|w| format!(": {w}"))
-                .unwrap_or_default()
-        )),
-    };
-    let result = suite::run(host, inv, &opts, stop, &mut events)?;
+    let mut progress = crate::sweep::progress(&mut steps, args.duration);
+    let result = suite::run(host, inv, &opts, stop, &mut progress)?;
+    drop(progress);
     drop(steps);
     frame.finish(result, Show::Summary)
 }
 
-/// For `--sweep opps`: the CPU that takes the interrupts of the interface the peer is reached
-/// by (IPv4 route), said on stderr; None (CPU 0's cluster) when it cannot be told.
-fn irq_cpu(host: &truebench_host::Host, peer: &Peer, spec: &str, quiet: bool) -> Option<u32> {
-    if !spec.split(',').any(|s| s.trim() == "opps") {
-        return None;
-    }
+/// For `--sweep opps`: the interface the peer is reached by (IPv4 route) and the CPU that
+/// takes its interrupts.
+fn link_irq_cpu(host: &truebench_host::Host, peer: &Peer) -> truebench_suites::sweep::IrqCpu {
     let ip = match peer {
         Peer::Truebench(a) => match a.ip() {
             std::net::IpAddr::V4(v4) => Some(v4),
@@ -249,22 +199,7 @@ fn irq_cpu(host: &truebench_host::Host, peer: &Peer, spec: &str, quiet: bool) ->
         Peer::Iperf3 { host: h, .. } => h.parse().ok(),
         Peer::Loopback => None,
     };
-    let truebench_suites::net_sweep::IrqCpu {
-        device: iface,
-        cpu: found,
-    } = truebench_suites::net_sweep::link_irq_cpu(host, ip);
-    if !quiet {
-        match (&iface, &found) {
-            (Some(i), Some((cpu, irqs))) => errln!(
-                "truebench: net: --sweep opps walks the cluster of cpu{cpu}, which takes {i}'s interrupts (IRQ {})",
-                irqs.join(",")
-            ),
-            _ => errln!(
-                "truebench: net: --sweep opps walks cpu0's cluster (which CPU takes the link's interrupts could not be told)"
-            ),
-        }
-    }
-    found.map(|(cpu, _)| cpu)
+    truebench_suites::sweep::link_irq_cpu(host, ip)
 }
 
 #[cfg(test)]

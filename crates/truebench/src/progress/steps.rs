@@ -69,16 +69,3 @@ impl Steps {
         self.p.note(text);
     }
 }
-
-/// `3 test(s) × 2 repeat(s) × 4 settings, 10 s each`: the plan of a command that repeats tests
-/// under cpufreq settings (net, io).
-pub fn plan(tests: usize, repeat: u32, settings: usize, seconds: f64) -> String {
-    format!(
-        "{tests} test(s) × {repeat} repeat(s){}, {seconds} s each",
-        if settings > 1 {
-            format!(" × {settings} settings")
-        } else {
-            String::new()
-        }
-    )
-}

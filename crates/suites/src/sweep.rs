@@ -1,8 +1,13 @@
-//! The cpufreq sweep of `truebench net --sweep`: the same tests under several machine
-//! settings (`max`, `min`, `governor:X`, every OPP of the cluster that takes the device's
-//! interrupts), each applied through the Session's Tuning and restored before the next, and
-//! the verdict "the governor does not raise the clock for I/O" (the Arndale measurements: eMMC reads went from
-//! 29 to 44 MB/s with the CPU forced to its top clock).
+//! What the kinds that sweep share (`net`, `io`): the cpufreq settings of `--sweep` (`max`,
+//! `min`, `governor:X`, every OPP of the cluster that takes the device's interrupts), each
+//! applied through the Session's Tuning and restored before the next, the clock reached, the
+//! verdict "the governor does not raise the clock for I/O" (the Arndale measurements: eMMC
+//! reads went from 29 to 44 MB/s with the CPU forced to its top clock), and in `driver.rs`
+//! the plan of phases both run, generic over what they measure.
+
+mod driver;
+
+pub use driver::{core_loads, cpu_bound, run, summaries, Event, Measure, Measured, Plan};
 
 use truebench_host::inventory::Cluster;
 use truebench_host::{Host, Inventory};
@@ -279,73 +284,6 @@ pub fn verdicts(host: &Host, inv: &Inventory, figures: &[Figure<'_>], unit: &str
         }
     }
     out
-}
-
-/// The settings a suite runs: `as is` alone without a sweep, else the sweep when the session
-/// may change settings; otherwise `as is` with the reason the sweep did not run.
-pub fn begin(
-    s: &mut Session<'_>,
-    sweep: &[Setting],
-) -> Result<(Vec<Setting>, Option<String>), truebench_tuning::TuningError> {
-    if sweep.len() <= 1 {
-        return Ok((vec![Setting::AsIs], None));
-    }
-    s.begin_tuning(true, None)?;
-    if s.tuned() {
-        return Ok((sweep.to_vec(), None));
-    }
-    Ok((
-        vec![Setting::AsIs],
-        Some(format!(
-            "The sweep did not run ({}): the tests ran as the machine is.",
-            s.tuning_reason().unwrap_or("no right to change settings")
-        )),
-    ))
-}
-
-/// Every test × repeat (alternating order) under every setting, each setting applied
-/// through the Session's Tuning and restored before the next; stops at Ctrl-C. `run` gets the
-/// test's (1-based index, total) for progress; `note` hears of a setting that could not be set.
-#[allow(clippy::too_many_arguments)]
-pub fn each_test<T: Copy, R>(
-    s: &mut Session<'_>,
-    settings: &[Setting],
-    tests: &[T],
-    repeat: u32,
-    what: &str,
-    note: &mut dyn FnMut(String),
-    mut run: impl FnMut(&mut Session<'_>, &Setting, T, u32, (usize, usize)) -> R,
-) -> Vec<R> {
-    let (host, inv) = (s.host(), s.inv());
-    let total = settings.len() * tests.len() * repeat as usize;
-    let mut rows = Vec::new();
-    let mut index = 0;
-    'outer: for setting in settings {
-        let label = setting.label();
-        if let Err(e) = apply(s, host, inv, setting) {
-            note(format!("{label}: {e}; its tests are skipped"));
-            s.note(format!("sweep setting '{label}' could not be applied: {e}"));
-            s.restore_now();
-            continue;
-        }
-        for r in 1..=repeat {
-            let mut order = tests.to_vec();
-            if r % 2 == 0 {
-                order.reverse();
-            }
-            for t in order {
-                if s.stopped() {
-                    s.interrupted(format!("before {what} test {} of {total}", index + 1));
-                    break 'outer;
-                }
-                index += 1;
-                rows.push(run(s, setting, t, r, (index, total)));
-            }
-        }
-        // Back to the machine's own settings before the next one.
-        s.restore_now();
-    }
-    rows
 }
 
 /// A test's phase name: `net-upload-1`, or with the setting `net-opp-1800-MHz-upload-1`.
