@@ -14,14 +14,14 @@ use std::time::{Duration, Instant};
 
 use truebench_host::inventory::Cluster;
 use truebench_host::{Host, Inventory};
+use truebench_model::finding::FindingKind;
 use truebench_model::governors::{
     ClusterClock, GovernorRow, GovernorSummary, GovernorsBody, LevelFigures, PolicyTimeInState,
 };
 use truebench_model::interactivity::LoopCalibration;
 use truebench_model::{GovernorsResult, PhaseStatus};
-use truebench_monitor::detect::phases;
 use truebench_monitor::freq::{FreqLog, FreqSampler};
-use truebench_monitor::FindingKind;
+use truebench_monitor_core::detect::phases;
 use truebench_workloads::periodic::taskset::{self, TaskSet, TaskSetError, TaskSetOptions};
 use truebench_workloads::periodic::{Policy, SlackStats, WorkKind};
 

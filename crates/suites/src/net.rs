@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
-use truebench_monitor::detect::phases;
+use truebench_monitor_core::detect::phases;
 
 use truebench_host::parse::stat::Stat;
 use truebench_host::{Host, Inventory};

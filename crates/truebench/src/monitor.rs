@@ -8,11 +8,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 use truebench_host::{Host, Inventory};
 use truebench_model::MonitorBody;
-use truebench_monitor::render::{Layout, Table};
+use truebench_monitor_core::render::{Layout, Table};
 use truebench_monitor::sampler::{SampleLoop, SamplerConfig};
 use truebench_monitor::profile::{self, Part};
-use truebench_monitor::timeline::json_line;
-use truebench_monitor::{ExtraSample, Sample};
+use truebench_model::timeline::json_line;
+use truebench_model::timeline::{ExtraSample, Sample};
 use truebench_render::kinds::Render;
 use truebench_suites::command::{self, CommandOptions};
 

@@ -1,7 +1,7 @@
 //! The `clocks` kind: sbc-bench's "Checking cpufreq OPP" text, byte for byte, and the
 //! renderers of a `clocks` document.
 
-use truebench_monitor::Finding;
+use truebench_model::finding::Finding;
 
 use truebench_model::clocks::{AllCores, ClockPoint, ClusterClocks, CoreClock, WalkMode};
 
@@ -133,7 +133,7 @@ pub fn text(
     }
     if !r.findings.is_empty() {
         s.push_str("Findings:\n");
-        s.push_str(&truebench_monitor::detect::render_findings(r.findings));
+        s.push_str(&truebench_monitor_core::detect::render_findings(r.findings));
     }
     s
 }

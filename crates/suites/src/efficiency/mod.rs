@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 use truebench_host::inventory::Cluster;
 use truebench_host::{Host, Inventory};
 use truebench_model::efficiency::{EfficiencyCluster, OppPoint, OppRun};
+use truebench_model::finding::FindingKind;
 use truebench_model::{EfficiencyBody, EfficiencyResult, PhaseStatus};
-use truebench_monitor::detect::phases;
-use truebench_monitor::FindingKind;
+use truebench_monitor_core::detect::phases;
 
 use crate::idle::{self, IdleConfig};
 use crate::session::{Finish, Outcome, Session, SessionOptions};
@@ -398,9 +398,9 @@ pub fn run(
         if crate::clocks::follows_opps(&walked) == Some(false) {
             let (lo, hi) = (walked.last().map_or(0.0, |p| p.0), walked[0].0);
             s.finding(
-                truebench_monitor::Finding::new(
-                    truebench_monitor::FindingKind::ClockDeviation,
-                    truebench_monitor::Severity::Critical,
+                truebench_model::finding::Finding::new(
+                    truebench_model::finding::FindingKind::ClockDeviation,
+                    truebench_model::finding::Severity::Critical,
                     format!(
                         "{}: the measured clock did not follow the OPPs set ({:.0} MHz measured at every OPP from {lo:.0} to {hi:.0} MHz) — a virtual machine, a recorded tree or firmware that ignores cpufreq: the per-OPP figures are one clock, not a walk.",
                         c.cpu_range(),

@@ -12,12 +12,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use truebench_host::{Host, Inventory};
+use truebench_model::finding::{Finding, FindingKind};
 use truebench_model::interactivity::{
     BenchmarkTable, Cell, CellLatency, InteractivityBody, LoopCalibration,
 };
 use truebench_model::{InteractivityResult, PhaseStatus};
-use truebench_monitor::detect::phases;
-use truebench_monitor::{Finding, FindingKind};
+use truebench_monitor_core::detect::phases;
 use truebench_workloads::loads::{self, LoadKind, LoadOptions};
 use truebench_workloads::periodic::{self, Pattern, TaskOutcome, WorkKind};
 

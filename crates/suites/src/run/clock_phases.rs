@@ -2,7 +2,7 @@
 
 use super::*;
 use truebench_model::phase;
-use truebench_monitor::detect::clocks::{self as clocks_judge, ClockCheck};
+use truebench_monitor_core::detect::clocks::{self as clocks_judge, ClockCheck};
 
 impl<M: Measurements + ?Sized> Run<'_, M> {
     pub(super) fn clock_options(&self) -> ClocksOptions {

@@ -18,9 +18,9 @@ use std::time::Duration;
 use truebench_model::phase;
 
 use truebench_host::{Host, Inventory};
+use truebench_model::finding::{Finding, FindingKind, Severity};
 use truebench_model::{self as m, Mode, PhaseStatus, RunResult, Scores};
-use truebench_monitor::detect::activity;
-use truebench_monitor::{Finding, FindingKind, Severity};
+use truebench_monitor_core::detect::activity;
 use truebench_tuning::TuningError;
 use truebench_workloads::aes::{self, AesOptions, BuiltinAesResult, Cipher};
 use truebench_workloads::lzma::{self, LzmaBenchOptions, LzmaBenchResult};
@@ -333,7 +333,7 @@ struct Run<'a, M: Measurements + ?Sized> {
     plan: Vec<&'static str>,
     /// The cold check's highest-OPP measurement per cluster (by its first CPU): the hot
     /// check is judged against it.
-    cold_clocks: Vec<(u32, truebench_monitor::detect::clocks::ClockCheck)>,
+    cold_clocks: Vec<(u32, truebench_monitor_core::detect::clocks::ClockCheck)>,
     /// The running phase's progress (a new one per phase).
     progress: truebench_workloads::progress::Progress,
 }

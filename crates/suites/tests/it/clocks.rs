@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use tempfile::TempDir;
 use truebench_host::{Host, Inventory};
-use truebench_monitor::Severity;
+use truebench_model::finding::Severity;
 use truebench_suites::clocks::{
     render_text, ClockProbe, ClocksOptions, ClocksReport, LoadHandle, WalkMode,
 };

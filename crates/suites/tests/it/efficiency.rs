@@ -273,7 +273,7 @@ fn every_opp_of_the_little_cluster_with_power_per_run_and_the_best_opp() {
         !r.envelope
             .findings
             .iter()
-            .any(|f| f.kind == truebench_monitor::FindingKind::ClockDeviation),
+            .any(|f| f.kind == truebench_model::finding::FindingKind::ClockDeviation),
         "{text}"
     );
     assert_eq!(b.method.as_deref(), Some("userspace"));
@@ -412,9 +412,9 @@ fn a_clock_that_ignores_the_opps_set_makes_the_walk_invalid() {
         .envelope
         .findings
         .iter()
-        .find(|f| f.kind == truebench_monitor::FindingKind::ClockDeviation)
+        .find(|f| f.kind == truebench_model::finding::FindingKind::ClockDeviation)
         .unwrap_or_else(|| panic!("{:#?}", r.envelope.findings));
-    assert_eq!(f.severity, truebench_monitor::Severity::Critical);
+    assert_eq!(f.severity, truebench_model::finding::Severity::Critical);
     assert!(
         f.message.contains("did not follow the OPPs"),
         "{}",

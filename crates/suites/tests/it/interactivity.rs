@@ -62,7 +62,7 @@ fn only_the_cell_measured_while_throttling_is_marked() {
         .envelope
         .findings
         .iter()
-        .find(|f| f.kind == truebench_monitor::FindingKind::Throttling)
+        .find(|f| f.kind == truebench_model::finding::FindingKind::Throttling)
         .unwrap_or_else(|| panic!("{:#?}", r.envelope.findings));
     assert_eq!(f.phases.len(), 1, "{:?}", f.phases);
     let mut marked = Vec::new();

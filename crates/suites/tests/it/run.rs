@@ -11,8 +11,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use truebench_model::finding::{FindingKind, Severity};
 use truebench_model::{AesSourceKind, CompressionTool, Mode, PhaseStatus, Scores};
-use truebench_monitor::{FindingKind, Severity};
 use truebench_render::text as render;
 use truebench_suites::run::{Event, RunError};
 
