@@ -3,6 +3,7 @@
 //! types are `truebench_monitor`'s — so the stored documents, the renderer and the sbc-bench
 //! conversion judge and print evidence with the same code the live run uses.
 
+pub mod clocks_text;
 pub mod detect;
 pub mod evidence;
 pub mod kmsg;

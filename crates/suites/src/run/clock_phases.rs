@@ -211,7 +211,7 @@ pub(super) fn hot_line(p: &m::clocks::ClockPoint) -> String {
     match p.opp_mhz {
         Some(o) => format!(
             "Cpufreq OPP: {o:>4}    Measured: {measured}{}",
-            truebench_render::kinds::clocks_text::deviation_column(p.deviation_pct)
+            truebench_monitor_core::clocks_text::deviation_column(p.deviation_pct)
         ),
         None => format!("Measured: {measured}"),
     }
