@@ -301,3 +301,42 @@ fn io_only_the_test_measured_while_throttling_is_marked() {
     }
     assert_eq!(marked, 1);
 }
+
+/// `review` ends through the same table as every measuring command: throttling while it
+/// monitored makes its result invalid, and it exits 3 (it exits with a command's own code only
+/// when it ran one with --exec).
+#[test]
+fn review_exits_3_when_what_it_monitored_is_invalid() {
+    let tmp = tempfile::tempdir().unwrap();
+    let board = Board::new();
+    let child = truebench(tmp.path())
+        .args([
+            "review",
+            "--sample-interval",
+            "0.2",
+            "--duration",
+            "3",
+            "--root",
+        ])
+        .arg(&board.root)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1200));
+    board.throttle();
+    let out = child.wait_with_output().unwrap();
+    let doc = stored(tmp.path());
+    assert_eq!(
+        doc["envelope"]["valid"], false,
+        "{:#}",
+        doc["envelope"]["findings"]
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!throttled_phases(&doc).is_empty());
+}
