@@ -9,7 +9,8 @@ use crate::cli::MachineArgs;
 use truebench_host::Inventory;
 use truebench_model::GovernorsBody;
 use truebench_render::kinds::Render;
-use truebench_suites::governors::{self as suite, Event, GovernorsOptions};
+use truebench_suites::governors::{self as suite, GovernorsOptions};
+use truebench_suites::progress::Event;
 use truebench_suites::interactivity::Work;
 use truebench_workloads::periodic::taskset::{self, RtAppDoc};
 
@@ -213,42 +214,20 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
     opts.meter = args.power.start()?;
     let quiet = args.json || args.quiet;
     let per_gov = duration * opts.utilisations.len() as f64 * sets as f64;
-    let mut steps = crate::progress::steps::Steps::new(args.quiet, args.json);
-    steps.headline(&format!(
+    let mut progress = crate::progress::Progress::for_command(args.quiet, args.json);
+    progress.event(Event::headline(format!(
         "governors: {} sets of {} tasks, {duration:.0} s each ({per_gov:.0} s per governor run); Ctrl-C keeps what was measured and restores every governor",
         opts.utilisations.len() as u32 * sets,
         tasks
-    ));
+    )));
     let stop = truebench_tuning::graceful_interrupts();
-    let mut events = |e: Event| match e {
-        Event::Calibrating => steps.waiting("calibrating loops per ms (a few seconds)"),
-        Event::Calibrated(c) => {
-            steps.note(&format!("{} loops per ms ({})", c.loops_per_ms, c.source))
-        }
-        Event::Governor {
-            index,
-            total,
-            name,
-            seconds,
-        } => steps.step(index, total, &name, Some(seconds)),
-        // A governor's run is one step: its sets are too many to print each.
-        Event::Set { .. } => {}
-        Event::GovernorEnd { status, miss_ratio } => steps.score(&format!(
-            "{status}{}",
-            miss_ratio
-                .map(|m| format!(", miss ratio {:.2} %", m * 100.0))
-                .unwrap_or_default()
-        )),
-        Event::Cooling(w) => steps.waiting(&w),
-        Event::Note(n) => steps.note(&n),
-    };
     if let Some(f) = &args.freq_log {
         if f.exists() {
             anyhow::bail!("--freq-log {}: exists; not overwriting", f.display());
         }
     }
-    let (result, trace) = suite::run(&host, &inv, &opts, &all, stop, &mut events)?;
-    drop(steps);
+    let (result, trace) = suite::run(&host, &inv, &opts, &all, stop, &mut |e| progress.event(e))?;
+    drop(progress);
     let mut failed_log = false;
     if let Some(f) = &args.freq_log {
         let written = std::fs::OpenOptions::new()

@@ -9,8 +9,9 @@ use crate::cli::MachineArgs;
 use truebench_host::Inventory;
 use truebench_model::InteractivityBody;
 use truebench_render::kinds::Render;
+use truebench_suites::progress::Event;
 use truebench_suites::interactivity::{
-    self as suite, Bench, CustomTask, Event, InteractivityOptions, Work,
+    self as suite, Bench, CustomTask, InteractivityOptions, Work,
 };
 use truebench_workloads::loads::LoadKind;
 
@@ -225,37 +226,14 @@ pub fn run(args: InteractivityArgs) -> anyhow::Result<i32> {
     };
     let cells = opts.benchmarks.len() * opts.loads.len();
     let quiet = args.json || args.quiet;
-    let mut steps = crate::progress::steps::Steps::new(args.quiet, args.json);
-    steps.headline(&format!(
+    let mut progress = crate::progress::Progress::for_command(args.quiet, args.json);
+    progress.event(Event::headline(format!(
         "interactivity: up to {cells} cells of {duration} s (about {} min); Ctrl-C keeps what was measured",
         ((cells as f64 * (duration + 1.0)) / 60.0).ceil()
-    ));
+    )));
     let stop = truebench_tuning::graceful_interrupts();
-    let mut events = |e: Event| match e {
-        Event::Calibrating => steps.waiting("calibrating loops per ms (a few seconds)"),
-        Event::Calibrated(c) => {
-            steps.note(&format!("{} loops per ms ({})", c.loops_per_ms, c.source))
-        }
-        Event::Cell {
-            index,
-            total,
-            bench,
-            load,
-            seconds,
-        } => steps.step(
-            index,
-            total,
-            &format!("{bench} under {load}"),
-            Some(seconds),
-        ),
-        Event::CellEnd { status, reason } => steps.score(&format!(
-            "{status}{}",
-            reason.map(|r| format!(": {r}")).unwrap_or_default()
-        )),
-        Event::Note(n) => steps.note(&n),
-    };
-    let result = suite::run(&host, &inv, &opts, stop, &mut events)?;
-    drop(steps);
+    let result = suite::run(&host, &inv, &opts, stop, &mut |e| progress.event(e))?;
+    drop(progress);
     crate::keep::store(&result, &args.store, quiet);
     let mut out = crate::out::stdout();
     if args.json {

@@ -10,7 +10,8 @@ use crate::cli::MachineArgs;
 use truebench_host::Inventory;
 use truebench_model::ThermalBody;
 use truebench_render::kinds::Render;
-use truebench_suites::thermal::{self as suite, Event, LiveLoad, Load, Start, ThermalOptions};
+use truebench_suites::progress::Event;
+use truebench_suites::thermal::{self as suite, LiveLoad, Load, Start, ThermalOptions};
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = crate::exit::HELP)]
@@ -106,28 +107,16 @@ pub fn run(args: ThermalArgs) -> anyhow::Result<i32> {
         truebench_workloads::pin::current_affinity()
     };
     let quiet = args.json || args.quiet;
-    let mut steps = crate::progress::steps::Steps::new(args.quiet, args.json);
-    steps.headline(&format!(
+    let mut progress = crate::progress::Progress::for_command(args.quiet, args.json);
+    progress.event(Event::headline(format!(
         "thermal test: {} for {:.1} min; Ctrl-C keeps what was measured",
         args.load.trim(),
         args.minutes
-    ));
+    )));
     let stop = truebench_tuning::graceful_interrupts();
-    let mut events = |e: Event| match e {
-        Event::Waiting(w) => steps.waiting(&w),
-        Event::Step { name, seconds } => match name.as_str() {
-            phase::IDLE => steps.waiting(&format!(
-                "waiting for an idle machine (up to {seconds:.0} s)"
-            )),
-            "heat" => steps.waiting(&format!("heating up with the load (up to {seconds:.0} s)")),
-            _ => steps.step(1, 1, &name, Some(seconds)),
-        },
-        Event::Score(p, _) => steps.partial(&format!("{:>6.0} s  score {:.2}", p.end_s, p.score)),
-        Event::Note(n) => steps.note(&n),
-    };
     let mut runner = LiveLoad { cpus };
-    let result = suite::run(&host, &inv, &opts, &mut runner, stop, &mut events)?;
-    drop(steps);
+    let result = suite::run(&host, &inv, &opts, &mut runner, stop, &mut |e| progress.event(e))?;
+    drop(progress);
     crate::keep::store(&result, &args.store, quiet);
     let mut out = crate::out::stdout();
     if args.json {
