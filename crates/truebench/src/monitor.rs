@@ -57,6 +57,9 @@ pub struct MonitorArgs {
     /// outputs of 7-zip (`7zz b`), openssl speed, sysbench and stress-ng --metrics are read.
     #[arg(long, value_name = "REGEX", requires = "per_cluster")]
     pub score: Option<String>,
+    /// No progress on stderr (errors and warnings still): --per-cluster says each run there.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
     #[command(flatten)]
     pub store: crate::keep::StoreArgs,
     /// Command to run while monitoring; its exit code becomes truebench's. Without it, the
@@ -258,7 +261,13 @@ fn with_command(
             .transpose()
             .map_err(anyhow::Error::msg)?,
     };
-    let result = command::run(host, inv, command, &opts, interrupted)?;
+    // The command writes to the same terminal: plain lines, no bar redrawn beneath it.
+    let mut progress = crate::progress::Progress::lines(args.quiet);
+    let result = command::run(host, inv, command, &opts, interrupted, &mut |e| {
+        progress.event(e)
+    });
+    drop(progress);
+    let result = result?;
     if let Some(e) = &result.body.error {
         errln!("truebench: cannot start {}: {e}", command[0]);
         // As a shell: 127 when there is no such command, 126 when it cannot be executed.

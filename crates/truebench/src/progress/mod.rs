@@ -100,6 +100,12 @@ impl Progress {
         Progress::new(Mode::choose(quiet, json, std::io::stderr().is_terminal()))
     }
 
+    /// Plain lines whatever stderr is: the command shares the terminal with one it runs,
+    /// whose output a bar redrawn beneath would garble.
+    pub fn lines(quiet: bool) -> Progress {
+        Progress::new(Mode::choose(quiet, true, false))
+    }
+
     fn with_targets(
         mode: Mode,
         lines: Box<dyn Write + Send>,
