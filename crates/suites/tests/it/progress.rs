@@ -128,3 +128,57 @@ fn per_cluster_runs_are_steps_with_their_ending() {
         ]
     );
 }
+
+/// net over loopback: each test × repeat a step with its estimate, ended by its result.
+#[test]
+fn net_tests_are_steps_with_their_throughput() {
+    use truebench_suites::net::{self, NetOptions, Peer};
+    use truebench_workloads::net::Direction;
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let host = Host::new(root.path());
+    let inv = Inventory::probe(&host);
+    let opts = NetOptions {
+        peer: Peer::Loopback,
+        tests: vec![Direction::Upload, Direction::Download],
+        streams: 1,
+        duration: Duration::from_millis(200),
+        zerocopy: false,
+        repeat: 2,
+        cpu_bound_pct: 90.0,
+        sweep: Vec::new(),
+        sample_interval: Duration::from_millis(100),
+        truebench_version: "test".into(),
+        meter: None,
+    };
+    let mut events = Vec::new();
+    net::run(
+        &host,
+        &inv,
+        &opts,
+        Arc::new(AtomicBool::new(false)),
+        &mut |e| events.push(e),
+    )
+    .unwrap();
+    assert_eq!(check(&events), Ok(()), "{events:#?}");
+    // The second repeat runs the tests in the other order.
+    assert_eq!(
+        steps(&events),
+        [
+            (1, 4, "upload (as is)".to_string()),
+            (2, 4, "download (as is)".to_string()),
+            (3, 4, "download (as is)".to_string()),
+            (4, 4, "upload (as is)".to_string()),
+        ]
+    );
+    assert!(events.iter().all(|e| !matches!(
+        e,
+        Event::Step { estimate, .. } if *estimate != Some(Duration::from_millis(200))
+    )));
+    let ends = scores(&events);
+    assert_eq!(ends.len(), 4, "{events:#?}");
+    assert!(
+        ends.iter()
+            .all(|t| t.starts_with("ok, ") && t.contains(" Mbit/s")),
+        "{ends:?}"
+    );
+}
