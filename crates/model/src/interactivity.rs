@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 /// Body of an `interactivity` document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct InteractivityBody {
-    // Boxed: keeps the body (and so every `Body`) small.
+    /// How many loops make a millisecond of work here (the unit of `loops` work).
+    /// Boxed: keeps the body (and so every `Body`) small.
     pub calibration: Box<LoopCalibration>,
     /// `loops` (a fixed amount of work per period: a slower clock misses deadlines) or
     /// `wall` (a fixed wall time).
@@ -22,28 +23,37 @@ pub struct InteractivityBody {
     pub memory_locked: Option<bool>,
     /// Seconds per cell.
     pub duration_s: f64,
+    /// Nice value of the benchmarked task.
     pub bench_nice: i32,
+    /// Nice value of the background loads.
     pub load_nice: i32,
+    /// Threads of the Burn load (`--burn-threads`, else the online CPUs).
     pub burn_threads: u32,
-    /// Where Write and Read put their scratch files.
+    /// Where Write and Read put their scratch files; None where not recorded.
     pub scratch_dir: Option<String>,
+    /// One table per benchmarked task, in the order they ran.
     pub benchmarks: Vec<BenchmarkTable>,
 }
 
 /// How many loops make a millisecond of work on this machine.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LoopCalibration {
+    /// Loops of the work loop per millisecond.
     pub loops_per_ms: u64,
     /// `measured`, `cached` (measured earlier on this machine) or `given` (`--loops-per-ms`).
     pub source: String,
+    /// The CPU it was measured on (first online CPU of the fastest cluster); None when
+    /// given.
     pub cpu: Option<u32>,
-    /// Each check's loops per ms.
+    /// Each check's loops per ms; empty when given.
     pub checks: Vec<u64>,
-    /// Largest difference between checks, %; over 1 % it was redone.
+    /// Largest difference between checks, %; over 1 % it was redone; None when given.
     pub drift_pct: Option<f64>,
+    /// Measurements it took; None when given or cached.
     pub attempts: Option<u32>,
     /// Whether the clock was pinned to its maximum while calibrating.
     pub clock_pinned: bool,
+    /// Where a cached value came from, or a warning that it drifted; None otherwise.
     pub note: Option<String>,
 }
 
@@ -60,6 +70,7 @@ pub struct BenchmarkTable {
     pub policy: String,
     /// False for Gaming: no deadlines, a frame rate instead.
     pub has_deadlines: bool,
+    /// One cell per load, in the order they ran.
     pub cells: Vec<Cell>,
 }
 
@@ -72,12 +83,16 @@ pub struct Cell {
     pub load_label: String,
     /// The phase of the envelope holding this cell's evidence (`audio/burn`).
     pub phase: String,
+    /// How the cell's run ended.
     pub status: crate::PhaseStatus,
+    /// Why it failed or was skipped; None when there is nothing to say.
     pub reason: Option<String>,
-    /// What the load did (`4 threads burning CPU`).
+    /// What the load did (`4 threads burning CPU`); None when it did not start.
     pub load_description: Option<String>,
+    /// The cell's figures; None when the task did not run (skipped, failed, interrupted).
     pub latency: Option<CellLatency>,
-    /// The class the task ran in when the one asked for was refused, and why.
+    /// The class the task ran in when the one asked for was refused, and why; None when
+    /// it got its class.
     pub policy_refused: Option<String>,
     /// Findings of this cell's phase (`throttling`, `background_activity`, `swapping` …):
     /// the cell's numbers were taken while that happened.
@@ -88,27 +103,40 @@ pub struct Cell {
     pub invalid: Option<String>,
 }
 
-/// A cell's figures.
+/// A cell's figures: the task's wake-up latency, µs, and how much of its work it got done.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CellLatency {
+    /// Latency samples (wake-ups) taken.
     pub samples: u64,
+    /// Mean latency, µs.
     pub mean_us: f64,
     /// Sample standard deviation (interbench prints ≈ the RMS instead, see `interbench_sd_us`).
     pub sd_us: f64,
+    /// interbench's "SD" (≈ the RMS), µs, for comparison with its tables.
     pub interbench_sd_us: f64,
+    /// Largest latency, µs.
     pub max_us: f64,
+    /// Median latency, µs.
     pub p50_us: f64,
+    /// 99th percentile latency, µs.
     pub p99_us: f64,
+    /// 99.9th percentile latency, µs.
     pub p999_us: f64,
+    /// interbench's "% desired CPU": periods whose work was done, of all periods.
     pub desired_cpu_pct: f64,
-    /// None for a task without deadlines (Gaming).
+    /// Deadlines met, % of all; None for a task without deadlines (Gaming).
     pub deadlines_met_pct: Option<f64>,
+    /// Periods that ended before their deadline.
     pub deadlines_met: u64,
+    /// Whole deadlines missed.
     pub deadlines_missed: u64,
+    /// Periods whose work was done.
     pub work_done: u64,
+    /// Periods dropped without doing their work.
     pub work_dropped: u64,
+    /// Mean time left before the deadline in the periods that met it, µs.
     pub mean_slack_us: f64,
-    /// Gaming: frames (work chunks) per second.
+    /// Gaming: frames (work chunks) per second; None for other tasks.
     pub frames_per_s: Option<f64>,
     /// CPU the engine itself used per period (time keeping), µs.
     pub engine_overhead_us: f64,

@@ -20,15 +20,25 @@ pub struct IoBody {
     pub size_bytes: u64,
     /// What holds it; None on tmpfs or network filesystems. Boxed: keeps every `Body` small.
     pub storage: Option<Box<StorageInfo>>,
+    /// Seconds each test reads.
     pub duration_s: f64,
+    /// Runs of each test per setting (`--repeat`).
     pub repeat: u32,
+    /// A core at or above this busy share during a test is the limit (`CPU-bound`), %.
     pub cpu_bound_pct: f64,
     /// Warnings about what the figures can mean (a file the page cache holds…).
     pub warnings: Vec<String>,
+    /// The settings swept (`as is`, `max`, `governor:ondemand`, `opp:1800 MHz`…); `as is`
+    /// alone without `--sweep`.
     pub settings: Vec<String>,
+    /// Why the sweep did not run (no cpufreq, no right to change settings); None when it
+    /// ran or was not asked for.
     pub sweep_note: Option<String>,
+    /// Conclusions across settings ("The governor does not raise the clock for I/O" …).
     pub verdicts: Vec<String>,
+    /// One row per test, setting and repeat, in the order they ran.
     pub rows: Vec<IoRow>,
+    /// Per test and setting: the median over the repeats and the spread.
     pub tests: Vec<IoTestSummary>,
 }
 
@@ -37,22 +47,36 @@ pub struct IoBody {
 pub struct IoRow {
     /// `cached`, `sequential`, `random`.
     pub test: String,
+    /// The machine setting it ran under (`as is`; the sweep's `max`, `governor:ondemand`…).
     pub setting: String,
+    /// 1-based repeat number.
     pub repeat: u32,
+    /// The phase of the envelope holding this test's evidence.
     pub phase: String,
+    /// How the test ended.
     pub status: crate::PhaseStatus,
+    /// Why it failed or was interrupted; None when there is nothing to say.
     pub reason: Option<String>,
-    /// O_DIRECT was in effect.
+    /// O_DIRECT was in effect (false for `cached`, and where the filesystem refused it).
     pub direct: bool,
+    /// Bytes per read.
     pub block_bytes: u64,
+    /// Throughput, MB/s (10^6 bytes/s); None when the test failed or was interrupted.
     pub mb_s: Option<f64>,
+    /// Reads per second; None as `mb_s`.
     pub iops: Option<f64>,
-    /// CPU time of the reading thread per I/O, µs.
+    /// CPU time of the reading thread per I/O, µs; None when not measured.
     pub cpu_us_per_io: Option<f64>,
+    /// Median latency per read, µs (random test only; None otherwise).
     pub latency_p50_us: Option<f64>,
+    /// 99th percentile latency per read, µs (random test only; None otherwise).
     pub latency_p99_us: Option<f64>,
+    /// Per-core load during the test (empty when `/proc/stat` was unreadable).
     pub cores: Vec<CoreLoad>,
+    /// The saturated core, when one was.
     pub cpu_bound: Option<CpuBound>,
+    /// The clock reached per policy while it ran: `(policy, MHz)`, time-weighted mean of
+    /// the time_in_state deltas (empty without cpufreq statistics).
     pub reached_mhz: Vec<(String, f64)>,
     /// Findings of this test's phase (`throttling` …).
     pub marks: Vec<String>,
@@ -65,12 +89,18 @@ pub struct IoRow {
 /// A test's figures over its repeats, per setting.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IoTestSummary {
+    /// `cached`, `sequential`, `random`.
     pub test: String,
+    /// The machine setting (as `IoRow::setting`).
     pub setting: String,
+    /// Repeats that completed and are valid: what the medians are of.
     pub runs: u32,
+    /// Median MB/s of those repeats; None without one.
     pub median_mb_s: Option<f64>,
+    /// Median reads per second of those repeats; None without one.
     pub median_iops: Option<f64>,
-    /// (max − min) / median of the MB/s of the completed repeats, %.
+    /// (max − min) / median of the MB/s of those repeats, %; None with fewer than two.
     pub spread_pct: Option<f64>,
+    /// Repeats whose test was CPU-bound.
     pub cpu_bound_runs: u32,
 }

@@ -22,8 +22,9 @@ pub struct NetBody {
     /// Data sent with sendfile(2), not copied from user space (`--zerocopy`, iperf3 `-Z`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub zerocopy: bool,
+    /// Runs of each test per setting (`--repeat`).
     pub repeat: u32,
-    /// A core at or above this busy share during a test is the limit (`CPU-bound`).
+    /// A core at or above this busy share during a test is the limit (`CPU-bound`), %.
     pub cpu_bound_pct: f64,
     /// One row per test and repeat, in the order they ran.
     pub rows: Vec<NetRow>,
@@ -33,10 +34,11 @@ pub struct NetBody {
     /// alone without `--sweep`.
     #[serde(default)]
     pub settings: Vec<String>,
-    /// Why the sweep did not run (no cpufreq, no right to change settings).
+    /// Why the sweep did not run (no cpufreq, no right to change settings); None when it
+    /// ran or was not asked for.
     #[serde(default)]
     pub sweep_note: Option<String>,
-    /// "The governor does not raise the clock for I/O" …
+    /// Conclusions across settings ("The governor does not raise the clock for I/O" …).
     #[serde(default)]
     pub verdicts: Vec<String>,
 }
@@ -52,13 +54,16 @@ pub struct NetRow {
     pub repeat: u32,
     /// The phase of the envelope holding this test's evidence.
     pub phase: String,
+    /// How the test ended.
     pub status: crate::PhaseStatus,
+    /// Why it failed or was interrupted; None when there is nothing to say.
     pub reason: Option<String>,
     /// Seconds the data flowed.
     pub seconds: f64,
     /// Mbit/s this side sent and received (10^6 bits, as iperf3); None for a direction the
     /// test does not use.
     pub sent_mbit_s: Option<f64>,
+    /// Mbit/s this side received; None for a direction the test does not use.
     pub received_mbit_s: Option<f64>,
     /// Per-core load on this side during the transfer.
     pub cores: Vec<CoreLoad>,
@@ -70,8 +75,8 @@ pub struct NetRow {
     /// `swapping` …); None when none happened while it was measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invalid: Option<String>,
-    /// The clock reached per policy while it ran: time-weighted mean of the time_in_state
-    /// deltas, MHz (empty without cpufreq statistics).
+    /// The clock reached per policy while it ran: `(policy, MHz)`, time-weighted mean of
+    /// the time_in_state deltas (empty without cpufreq statistics).
     #[serde(default)]
     pub reached_mhz: Vec<(String, f64)>,
 }
@@ -89,6 +94,7 @@ impl NetRow {
 /// One CPU's time during a test, % of the wall time (from `/proc/stat`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CoreLoad {
+    /// The CPU.
     pub cpu: u32,
     /// Everything but idle, iowait and steal.
     pub busy_pct: f64,
@@ -101,7 +107,9 @@ pub struct CoreLoad {
 /// The verdict "CPU-bound": a core at or above `NetBody::cpu_bound_pct`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CpuBound {
+    /// The busiest CPU.
     pub cpu: u32,
+    /// Its busy share, % of the wall time.
     pub busy_pct: f64,
     /// `softirq` when softirq + irq time is the larger share of the busy time, else `process`.
     pub by: String,
@@ -110,13 +118,15 @@ pub struct CpuBound {
 /// A test's figures over its repeats.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NetTestSummary {
+    /// `upload`, `download` or `duplex`.
     pub test: String,
+    /// The machine setting (as `NetRow::setting`).
     pub setting: String,
-    /// Repeats that completed.
+    /// Repeats that completed and are valid: what the median is of.
     pub runs: u32,
-    /// Median of sent + received, Mbit/s.
+    /// Median of sent + received over those repeats, Mbit/s; None without one.
     pub median_mbit_s: Option<f64>,
-    /// (max − min) / median of the completed repeats, %.
+    /// (max − min) / median of those repeats, %; None with fewer than two.
     pub spread_pct: Option<f64>,
     /// Repeats whose test was CPU-bound.
     pub cpu_bound_runs: u32,

@@ -99,6 +99,7 @@ fn per_cluster_runs_are_steps_with_their_ending() {
         per_cluster: Some(false),
         meter: None,
         score: None,
+        each_sample: None,
     };
     let cmd = ["sh", "-c", "echo 'Tot: 100 100 3000'"].map(String::from);
     let mut events = Vec::new();
