@@ -17,6 +17,7 @@ use truebench_model::net::{CoreLoad, CpuBound, NetBody, NetRow, NetTestSummary};
 use truebench_model::{self as m, NetResult, PhaseStatus};
 use truebench_monitor::evidence::parse_proc_stat;
 use truebench_monitor::Sources;
+use truebench_stats::{median, spread_pct};
 use truebench_workloads::net::{self as wnet, Direction};
 
 use crate::governors::{time_in_state, tis_delta};
@@ -420,12 +421,11 @@ pub fn summaries(rows: &[NetRow]) -> Vec<NetTestSummary> {
                         && r.invalid.is_none()
                 })
                 .collect();
-            let (median, spread) =
-                net_sweep::median_spread(done.iter().filter_map(|r| r.total_mbit_s()).collect());
+            let mbit_s: Vec<f64> = done.iter().filter_map(|r| r.total_mbit_s()).collect();
             NetTestSummary {
                 runs: done.len() as u32,
-                median_mbit_s: median,
-                spread_pct: spread,
+                median_mbit_s: median(&mbit_s),
+                spread_pct: spread_pct(&mbit_s),
                 cpu_bound_runs: done.iter().filter(|r| r.cpu_bound.is_some()).count() as u32,
                 test,
                 setting,
