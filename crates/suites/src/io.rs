@@ -19,6 +19,7 @@ use truebench_workloads::io::{self as wio, IoTest};
 use crate::governors::{time_in_state, tis_delta};
 use crate::net::{core_loads, cpu_bound};
 use crate::net_sweep::{self, Setting};
+use crate::progress::Event;
 use crate::session::{Finish, Outcome, Session, SessionOptions};
 
 #[derive(Debug, Clone)]
@@ -50,16 +51,19 @@ pub enum IoSuiteError {
     Tuning(#[from] truebench_tuning::TuningError),
 }
 
-#[derive(Debug)]
-pub enum Event<'a> {
-    Test {
-        index: usize,
-        total: usize,
-        name: &'a str,
-        setting: &'a str,
-    },
-    TestEnd(&'a IoRow),
-    Note(String),
+/// A test's result as progress: `ok, 312.4 MB/s, 2441 IOPS`.
+pub fn result_text(r: &IoRow) -> String {
+    format!(
+        "{}{}{}",
+        r.status,
+        r.mb_s
+            .map(|m| format!(", {m:.1} MB/s, {:.0} IOPS", r.iops.unwrap_or(0.0)))
+            .unwrap_or_default(),
+        r.reason
+            .as_ref()
+            .map(|w| format!(": {w}"))
+            .unwrap_or_default()
+    )
 }
 
 pub fn run(
@@ -67,7 +71,7 @@ pub fn run(
     inv: &Inventory,
     opts: &IoOptions,
     stop: Arc<AtomicBool>,
-    events: &mut dyn FnMut(Event<'_>),
+    events: &mut dyn FnMut(Event),
 ) -> Result<IoResult, IoSuiteError> {
     let mut s = Session::start(
         host,
@@ -99,14 +103,14 @@ pub fn run(
         "io",
         &mut |n| (events.borrow_mut())(Event::Note(n)),
         |s, setting, t, r, (index, total)| {
-            (events.borrow_mut())(Event::Test {
+            (events.borrow_mut())(Event::step(
                 index,
                 total,
-                name: t.name(),
-                setting: &setting.label(),
-            });
+                format!("{} ({})", t.name(), setting.label()),
+                Some(opts.duration.as_secs_f64()),
+            ));
             let row = one_test(s, opts, setting, t, r, &cpus);
-            (events.borrow_mut())(Event::TestEnd(&row));
+            (events.borrow_mut())(Event::score(result_text(&row)));
             row
         },
     );

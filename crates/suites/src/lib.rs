@@ -15,6 +15,7 @@ pub mod meter;
 pub mod net;
 pub mod net_sweep;
 pub mod per_cluster;
+pub mod progress;
 pub mod review;
 pub mod run;
 pub mod score;

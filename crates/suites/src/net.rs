@@ -22,6 +22,7 @@ use truebench_workloads::net::{self as wnet, Direction};
 
 use crate::governors::{time_in_state, tis_delta};
 use crate::net_sweep::{self, Setting};
+use crate::progress::Event;
 use crate::session::{Finish, Outcome, Session, SessionOptions};
 
 /// Who is on the other side.
@@ -72,19 +73,23 @@ pub enum NetSuiteError {
     Tuning(#[from] truebench_tuning::TuningError),
 }
 
-/// Progress for the command line.
-#[derive(Debug)]
-pub enum Event<'a> {
-    Test {
-        index: usize,
-        total: usize,
-        name: &'a str,
-        setting: &'a str,
-    },
-    /// Something to say on the way: a setting could not be applied (its tests are skipped),
-    /// the server runs on this machine.
-    Note(String),
-    TestEnd(&'a NetRow),
+/// A test's result as progress: `ok, 940 Mbit/s, CPU-bound (cpu1 97 %, softirq)`.
+pub fn result_text(r: &NetRow) -> String {
+    format!(
+        "{}{}{}{}",
+        r.status,
+        r.total_mbit_s()
+            .map(|m| format!(", {m:.0} Mbit/s"))
+            .unwrap_or_default(),
+        r.cpu_bound
+            .as_ref()
+            .map(|v| format!(", CPU-bound (cpu{} {:.0} %, {})", v.cpu, v.busy_pct, v.by))
+            .unwrap_or_default(),
+        r.reason
+            .as_ref()
+            .map(|w| format!(": {w}"))
+            .unwrap_or_default()
+    )
 }
 
 pub fn test_name(d: Direction) -> &'static str {
@@ -101,7 +106,7 @@ pub fn run(
     inv: &Inventory,
     opts: &NetOptions,
     stop: Arc<AtomicBool>,
-    events: &mut dyn FnMut(Event<'_>),
+    events: &mut dyn FnMut(Event),
 ) -> Result<NetResult, NetSuiteError> {
     // The in-process server lives until the result is assembled.
     let (server, peer, peer_kind) = match &opts.peer {
@@ -160,14 +165,14 @@ pub fn run(
         "net",
         &mut |n| (events.borrow_mut())(Event::Note(n)),
         |s, setting, dir, r, (index, total)| {
-            (events.borrow_mut())(Event::Test {
+            (events.borrow_mut())(Event::step(
                 index,
                 total,
-                name: test_name(dir),
-                setting: &setting.label(),
-            });
+                format!("{} ({})", test_name(dir), setting.label()),
+                Some(opts.duration.as_secs_f64()),
+            ));
             let row = one_test(s, opts, setting, dir, r, &cpus, &server, &peer, peer_kind);
-            (events.borrow_mut())(Event::TestEnd(&row));
+            (events.borrow_mut())(Event::score(result_text(&row)));
             row
         },
     );

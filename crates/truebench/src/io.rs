@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::frame::{MeasureArgs, Show};
-use truebench_suites::io::{self as suite, Event, IoOptions};
+use truebench_suites::io::{self as suite, IoOptions};
+use truebench_suites::progress::Event;
 use truebench_workloads::io::{self as wio, IoTest, Scratch};
 
 #[derive(clap::Args, Debug)]
@@ -147,41 +148,20 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
         truebench_version: env!("CARGO_PKG_VERSION").into(),
         meter,
     };
-    let mut steps = args.measure.steps();
-    steps.headline(&format!(
+    let mut progress = args.measure.progress();
+    progress.event(Event::headline(format!(
         "io: {}, reading {} (never writing to it); Ctrl-C keeps what was measured",
-        crate::progress::steps::plan(
+        crate::progress::plan(
             opts.tests.len(),
             opts.repeat,
             opts.sweep.len(),
             args.duration
         ),
         path.display()
-    ));
+    )));
     let stop = truebench_tuning::graceful_interrupts();
-    let per_test = args.duration;
-    let mut events = |e: Event<'_>| match e {
-        Event::Test {
-            index,
-            total,
-            name,
-            setting,
-        } => steps.step(index, total, &format!("{name} ({setting})"), Some(per_test)),
-        Event::TestEnd(r) => steps.score(&format!(
-            "{}{}{}",
-            r.status,
-            r.mb_s
-                .map(|m| format!(", {m:.1} MB/s, {:.0} IOPS", r.iops.unwrap_or(0.0)))
-                .unwrap_or_default(),
-            r.reason
-                .as_ref()
-                .map(|w| format!(": {w}"))
-                .unwrap_or_default()
-        )),
-        Event::Note(n) => steps.note(&n),
-    };
-    let result = suite::run(host, inv, &opts, stop, &mut events);
-    drop(steps);
+    let result = suite::run(host, inv, &opts, stop, &mut |e| progress.event(e));
+    drop(progress);
     // The scratch file goes before anything else can fail.
     drop(scratch);
     let result = result?;

@@ -256,7 +256,14 @@ fn with_command(
             .map_err(anyhow::Error::msg)?,
         each_sample,
     };
-    let result = command::run(host, inv, command, &opts, interrupted)?;
+    // The command writes to the same terminal: plain lines, no bar redrawn beneath it. With
+    // --json-lines stderr stays for errors.
+    let mut progress = crate::progress::Progress::lines(args.measure.output.quiet || args.json_lines);
+    let result = command::run(host, inv, command, &opts, interrupted, &mut |e| {
+        progress.event(e)
+    });
+    drop(progress);
+    let result = result?;
     if let Some(e) = &result.body.error {
         errln!("truebench: cannot start {}: {e}", command[0]);
         // As a shell: 127 when there is no such command, 126 when it cannot be executed.

@@ -6,7 +6,8 @@
 use std::time::Duration;
 
 use crate::frame::{MeasureArgs, Show};
-use truebench_suites::net::{self as suite, Event, NetOptions, Peer};
+use truebench_suites::net::{self as suite, NetOptions, Peer};
+use truebench_suites::progress::Event;
 use truebench_workloads::net::{self as wnet, Direction};
 
 /// The port a truebench server listens on by default (iperf3's is 5201).
@@ -189,10 +190,10 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
         truebench_version: env!("CARGO_PKG_VERSION").into(),
         meter,
     };
-    let mut steps = args.measure.steps();
-    steps.headline(&format!(
+    let mut progress = args.measure.progress();
+    progress.event(Event::headline(format!(
         "net: {}; Ctrl-C keeps what was measured{}",
-        crate::progress::steps::plan(
+        crate::progress::plan(
             opts.tests.len(),
             opts.repeat,
             opts.sweep.len(),
@@ -203,35 +204,10 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
         } else {
             ""
         }
-    ));
+    )));
     let stop = truebench_tuning::graceful_interrupts();
-    let per_test = args.duration;
-    let mut events = |e: Event<'_>| match e {
-        Event::Test {
-            index,
-            total,
-            name,
-            setting,
-        } => steps.step(index, total, &format!("{name} ({setting})"), Some(per_test)),
-        Event::Note(n) => steps.note(&n),
-        Event::TestEnd(r) => steps.score(&format!(
-            "{}{}{}{}",
-            r.status,
-            r.total_mbit_s()
-                .map(|m| format!(", {m:.0} Mbit/s"))
-                .unwrap_or_default(),
-            r.cpu_bound
-                .as_ref()
-                .map(|v| format!(", CPU-bound (cpu{} {:.0} %, {})", v.cpu, v.busy_pct, v.by))
-                .unwrap_or_default(),
-            r.reason
-                .as_ref()
-                .map(|w| format!(": {w}"))
-                .unwrap_or_default()
-        )),
-    };
-    let result = suite::run(host, inv, &opts, stop, &mut events)?;
-    drop(steps);
+    let result = suite::run(host, inv, &opts, stop, &mut |e| progress.event(e))?;
+    drop(progress);
     frame.finish(result, Show::Summary)
 }
 

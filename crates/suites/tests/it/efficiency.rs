@@ -250,9 +250,22 @@ fn go_with(
         ..EfficiencyOptions::default()
     };
     let host = Host::new(d);
-    let r = efficiency::run(&host, inv, &opts, &mut k, stop, &mut |_| {}).unwrap();
+    let mut events = Vec::new();
+    let r = efficiency::run(&host, inv, &opts, &mut k, stop, &mut |e| events.push(e)).unwrap();
     done.store(true, Ordering::SeqCst);
     physics.join().unwrap();
+    // Each OPP is a step (counted per cluster) that says its result.
+    assert_eq!(
+        truebench_suites::progress::check(&events),
+        Ok(()),
+        "{events:#?}"
+    );
+    let points: usize = r.body.clusters.iter().map(|c| c.points.len()).sum();
+    let ends = events
+        .iter()
+        .filter(|e| matches!(e, truebench_suites::progress::Event::Score { .. }))
+        .count();
+    assert_eq!(ends, points, "{events:#?}");
     let v = serde_json::to_value(&r).unwrap();
     let errors = truebench_fixtures::schema::validate_result(&v);
     assert!(errors.is_empty(), "{}", errors.join("\n"));
