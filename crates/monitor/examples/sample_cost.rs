@@ -4,9 +4,9 @@
 
 use std::time::{Duration, Instant};
 use truebench_host::{Host, Inventory};
+use truebench_model::timeline::Sample;
 use truebench_monitor::freq::FreqReader;
 use truebench_monitor::reader::SampleReader;
-use truebench_monitor::Sample;
 
 fn cpu_ns() -> u128 {
     let mut ts = libc::timespec {

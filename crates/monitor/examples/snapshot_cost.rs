@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 use truebench_host::{Host, Inventory};
-use truebench_monitor::evidence::{Snapshot, SnapshotOptions};
+use truebench_monitor::capture::{self, SnapshotOptions};
 
 fn main() {
     let root = std::env::args().nth(1).unwrap_or_else(|| "/".into());
@@ -15,7 +15,7 @@ fn main() {
     let t = Instant::now();
     let mut procs = 0;
     for _ in 0..N {
-        let s = Snapshot::take(&host, &inv);
+        let s = capture::snapshot(&host, &inv);
         procs = s.processes.map_or(0, |p| p.procs.len());
     }
     let full = t.elapsed() / N;
@@ -25,7 +25,7 @@ fn main() {
     };
     let t = Instant::now();
     for _ in 0..N {
-        let _ = Snapshot::take_with(&host, &inv, &opts);
+        let _ = capture::snapshot_with(&host, &inv, &opts);
     }
     let light = t.elapsed() / N;
     println!(

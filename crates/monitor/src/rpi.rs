@@ -5,13 +5,13 @@
 //! separate thread runs it at a slow cadence (each call forks and talks to the firmware
 //! mailbox; the sampler thread itself never forks) and keeps the latest `RpiSample`.
 
-use crate::timeline::RpiSample;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 use truebench_host::Host;
+use truebench_model::timeline::RpiSample;
 
 /// Where Raspberry Pi OS and older images install `vcgencmd`, relative to the root.
 const VCGENCMD: &[&str] = &["usr/bin/vcgencmd", "opt/vc/bin/vcgencmd"];

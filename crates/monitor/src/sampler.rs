@@ -6,7 +6,6 @@
 use crate::profile::{self, Part};
 use crate::reader::{SampleReader, Sources};
 use crate::rpi::RpiPoller;
-use crate::timeline::{ExtraSample, Sample, Timeline, TimelineHeader};
 use rustix::io::Errno;
 use rustix::thread::{clock_nanosleep_absolute, ClockId};
 use rustix::time::Timespec;
@@ -16,6 +15,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use truebench_host::{Host, Inventory};
+use truebench_model::timeline::{ExtraSample, Sample, Timeline, TimelineHeader};
 
 /// Called with each new sample and its extra readings (print it, send it on a channel…);
 /// `Break` ends sampling. Keep it short: the next sample waits for it.
@@ -495,7 +495,7 @@ impl Sampler {
     }
 
     /// The latest sample (a copy of that one only).
-    pub fn last_sample(&self) -> Option<crate::timeline::Sample> {
+    pub fn last_sample(&self) -> Option<truebench_model::timeline::Sample> {
         self.lock().samples.last().cloned()
     }
 

@@ -5,8 +5,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use truebench_host::{Host, Inventory};
+use truebench_model::timeline::Sample;
 use truebench_monitor::reader::{SampleReader, Sources};
-use truebench_monitor::Sample;
 
 struct Counting;
 static ALLOCS: AtomicUsize = AtomicUsize::new(0);

@@ -3,8 +3,8 @@
 
 use std::fmt::Write;
 
+use truebench_model::timeline::EnergyReport;
 use truebench_model::Envelope;
-use truebench_monitor::EnergyReport;
 
 use crate::report::svg::esc;
 

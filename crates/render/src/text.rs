@@ -7,9 +7,9 @@
 use std::fmt::Write;
 use truebench_model::phase;
 
-use truebench_monitor::detect::render_findings;
-use truebench_monitor::render::{table, Layout};
-use truebench_monitor::{Finding, FindingKind, Severity};
+use truebench_model::finding::{Finding, FindingKind, Severity};
+use truebench_monitor_core::detect::render_findings;
+use truebench_monitor_core::render::{table, Layout};
 
 use truebench_model::*;
 
@@ -430,7 +430,7 @@ fn clocks_lines(r: RunView<'_>) -> String {
 
 /// Highest SoC temperature seen during a phase.
 fn phase_temp(r: RunView<'_>, p: &PhaseResult) -> Option<f64> {
-    let ph = truebench_monitor::Phase {
+    let ph = truebench_model::timeline::Phase {
         name: p.name.clone(),
         start: p.started,
         end: p.ended,
@@ -692,7 +692,7 @@ pub fn detailed_log_for(env: &Envelope, header: &str, summary: &str) -> String {
             o.push_str(raw.text.trim_end());
             o.push('\n');
         }
-        let ph = truebench_monitor::Phase {
+        let ph = truebench_model::timeline::Phase {
             name: p.name.clone(),
             start: p.started,
             end: p.ended,

@@ -74,7 +74,7 @@ fn every_kind_renders_its_summary_markdown_html_and_figures() {
             .envelope
             .findings
             .iter()
-            .filter(|f| f.kind == truebench_monitor::FindingKind::NotChecked)
+            .filter(|f| f.kind == truebench_model::finding::FindingKind::NotChecked)
         {
             let key: String = f
                 .message

@@ -211,8 +211,8 @@ pub fn as_sbc_bench_log(r: RunView<'_>) -> sbcbench::SbcBenchLog {
     // sbc-bench prints throttling tables (and flags the clock column) only when the clock
     // was lowered.
     let throttled = r.envelope.findings.iter().any(|f| {
-        f.kind == truebench_monitor::FindingKind::Throttling
-            && f.severity > truebench_monitor::Severity::Info
+        f.kind == truebench_model::finding::FindingKind::Throttling
+            && f.severity > truebench_model::finding::Severity::Info
     });
     if throttled {
         log.throttling.push(ThrottlingTable::default());

@@ -11,8 +11,8 @@
 //! which no evidence can settle (`Label::Threshold`: "undecided (threshold)", both named).
 
 use serde::{Deserialize, Serialize};
+use truebench_model::finding::{Finding, FindingKind, Severity};
 use truebench_model::RunView;
-use truebench_monitor::{Finding, FindingKind, Severity};
 
 use crate::log::SbcBenchLog;
 use crate::verdict::{Agreement, SbcVerdict};
@@ -335,13 +335,13 @@ pub fn explain(
             let (before, after) = before_after(sbc_text(sbc))?;
             // sbc-bench flags any negative deviation in both checks; within truebench's
             // floor both sides read the same numbers with different thresholds.
-            (before.min(after) >= -truebench_monitor::detect::clocks::MIN_TOLERANCE_PCT)
+            (before.min(after) >= -truebench_monitor_core::detect::clocks::MIN_TOLERANCE_PCT)
                 .then_some(())?;
             labelled(
                 Label::Threshold,
                 "clock-deviation-threshold",
                 "all",
-                format!("sbc-bench prints the mismatch whenever both of its checks measured any clock below the OPP (here {before:+.1} % before, {after:+.1} % after); truebench's tolerance is {:.1} % or three times the measurement's own spread, and these shortfalls are within it.", truebench_monitor::detect::clocks::MIN_TOLERANCE_PCT),
+                format!("sbc-bench prints the mismatch whenever both of its checks measured any clock below the OPP (here {before:+.1} % before, {after:+.1} % after); truebench's tolerance is {:.1} % or three times the measurement's own spread, and these shortfalls are within it.", truebench_monitor_core::detect::clocks::MIN_TOLERANCE_PCT),
                 Side::Undecided,
             )
         }

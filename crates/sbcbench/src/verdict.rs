@@ -16,7 +16,7 @@
 //!   writes no bullet for them, so truebench's findings there are its own.
 
 use serde::{Deserialize, Serialize};
-use truebench_monitor::{Finding, FindingKind, Severity};
+use truebench_model::finding::{Finding, FindingKind, Severity};
 
 use crate::log::SbcBenchLog;
 use truebench_model::RunView;

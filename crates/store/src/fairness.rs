@@ -4,8 +4,8 @@
 //! compare page both build their warnings from this, with the one rule of [`differing`].
 
 use serde::{Deserialize, Serialize};
+use truebench_model::finding::{FindingKind, Severity};
 use truebench_model::*;
-use truebench_monitor::{FindingKind, Severity};
 use truebench_sbcbench::convert::is_imported;
 
 /// A fact that must be equal across compared results.

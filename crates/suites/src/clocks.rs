@@ -14,10 +14,10 @@ use std::time::Duration;
 use truebench_host::inventory::Cluster;
 use truebench_host::{Host, Inventory};
 pub use truebench_model::clocks::{AllCores, ClockPoint, ClusterClocks, CoreClock, WalkMode};
-use truebench_monitor::detect::clock_walk::{judge_walk, WalkVerdict};
-use truebench_monitor::detect::clocks::{judge_cold, ClockCheck};
-use truebench_monitor::Finding;
-use truebench_render::kinds::clocks_text;
+use truebench_model::finding::Finding;
+use truebench_monitor_core::clocks_text;
+use truebench_monitor_core::detect::clock_walk::{judge_walk, WalkVerdict};
+use truebench_monitor_core::detect::clocks::{judge_cold, ClockCheck};
 use truebench_tuning::{Tuning, TuningError};
 use truebench_workloads::clock::{self, ClockError, ClockMeasurement, ClockOptions};
 

@@ -6,15 +6,18 @@ use std::sync::Arc;
 
 use truebench_host::{Host, Inventory};
 use truebench_model::{self as m, ClocksBody, ClocksResult, PhaseStatus, Scores};
+use truebench_workloads::clock::{ClockError, ClockMeasurement};
 
 use crate::clocks::{
-    clusters_of, no_walk_reason, render_text, run_with, ClockProbe, ClocksOptions, ClocksReport,
-    WalkMode,
+    clusters_of, no_walk_reason, planned_points, render_text, run_with, ClockProbe, ClocksOptions,
+    ClocksReport, LoadHandle, WalkMode,
 };
+use crate::progress::Event;
 use crate::session::{Finish, Outcome, Session, SessionOptions};
 
-/// Walk the OPPs (or measure at the current clocks) on a Session and return the document.
-/// Settings are restored before it returns, also when `stop` is raised meanwhile.
+/// Walk the OPPs (or measure at the current clocks) on a Session and return the document;
+/// each measurement is a step of the progress told to `events`. Settings are restored before
+/// it returns, also when `stop` is raised meanwhile.
 pub fn document<P: ClockProbe + ?Sized>(
     host: &Host,
     inv: &Inventory,
@@ -22,7 +25,23 @@ pub fn document<P: ClockProbe + ?Sized>(
     probe: &mut P,
     meter: Option<Arc<crate::meter::Meter>>,
     stop: Arc<AtomicBool>,
+    events: &mut dyn FnMut(Event),
 ) -> Result<ClocksResult, crate::session::SessionError> {
+    let total = planned_points(host, inv, opts);
+    events(Event::headline(format!(
+        "clocks: {total} measurement(s), one per OPP walked{}",
+        if opts.all_cores {
+            ", then every CPU at once idle and under load"
+        } else {
+            ""
+        }
+    )));
+    let mut probe = Shown {
+        inner: probe,
+        events,
+        done: 0,
+        total,
+    };
     let mut s = Session::start(
         host,
         inv,
@@ -65,7 +84,14 @@ pub fn document<P: ClockProbe + ?Sized>(
             cpus,
             |s| {
                 let mut tuning = s.take_tuning();
-                let r = run_with(s.host(), s.inv(), opts, probe, &mut tuning, reason.clone());
+                let r = run_with(
+                    s.host(),
+                    s.inv(),
+                    opts,
+                    &mut probe,
+                    &mut tuning,
+                    reason.clone(),
+                );
                 s.give_back_tuning(tuning);
                 (outcome(&r, "OPP walk from the highest OPP"), r)
             },
@@ -113,5 +139,64 @@ pub(crate) fn outcome(report: &ClocksReport, what: &str) -> Outcome {
             all_cores: None,
         })),
         details: serde_json::to_value(report).unwrap_or_default(),
+    }
+}
+
+/// The probe the walk uses, saying each measurement as a step of the progress.
+struct Shown<'a, P: ?Sized> {
+    inner: &'a mut P,
+    events: &'a mut dyn FnMut(Event),
+    done: usize,
+    total: usize,
+}
+
+impl<P: ClockProbe + ?Sized> Shown<'_, P> {
+    fn next(&mut self, what: String) {
+        self.done += 1;
+        // The plan counts from the inventory; a walk that finds more says so in the total.
+        let total = self.total.max(self.done);
+        (self.events)(Event::step(self.done, total, what, None));
+    }
+}
+
+impl<P: ClockProbe + ?Sized> ClockProbe for Shown<'_, P> {
+    fn measure(&mut self, host: &Host, cpu: u32) -> Result<ClockMeasurement, ClockError> {
+        let cur = host
+            .read_u64(format!(
+                "sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_max_freq"
+            ))
+            .map(|k| format!(" at {} MHz", k / 1000))
+            .unwrap_or_default();
+        self.next(format!("cpu{cpu}{cur}"));
+        let r = self.inner.measure(host, cpu);
+        (self.events)(Event::score(match &r {
+            Ok(m) => format!("{:.0} MHz measured", m.mhz),
+            Err(e) => format!("failed: {e}"),
+        }));
+        r
+    }
+
+    fn measure_many(
+        &mut self,
+        host: &Host,
+        cpus: &[u32],
+    ) -> Vec<Result<ClockMeasurement, ClockError>> {
+        self.next(format!("{} CPUs at once", cpus.len()));
+        let r = self.inner.measure_many(host, cpus);
+        let ok = r.iter().filter(|m| m.is_ok()).count();
+        (self.events)(Event::score(format!("{ok} of {} measured", cpus.len())));
+        r
+    }
+
+    fn start_load(&mut self, cpus: &[u32]) -> LoadHandle {
+        self.inner.start_load(cpus)
+    }
+
+    fn firmware_mhz(&mut self, host: &Host) -> Option<f64> {
+        self.inner.firmware_mhz(host)
+    }
+
+    fn note(&self, host: &Host) -> Option<String> {
+        self.inner.note(host)
     }
 }

@@ -10,6 +10,7 @@ use truebench_host::{Host, Inventory};
 use truebench_model::{MonitorBody, MonitorResult};
 use truebench_monitor::Sources;
 
+use crate::progress::Event;
 use crate::session::{Finish, Outcome, Session, SessionOptions};
 
 #[derive(Debug, Clone)]
@@ -41,19 +42,21 @@ pub enum CommandError {
 
 /// Run `command` under the monitor. The first Ctrl-C (`stop`) is passed on to the command
 /// once; the result is kept either way. A command that cannot start is a result too (its
-/// `error`), so the evidence of the attempt is not lost.
+/// `error`), so the evidence of the attempt is not lost. With `per_cluster` each run is a
+/// step of the progress told to `events`; one run is no steps (the command shows its own).
 pub fn run(
     host: &Host,
     inv: &Inventory,
     command: &[String],
     opts: &CommandOptions,
     stop: Arc<AtomicBool>,
+    events: &mut dyn FnMut(Event),
 ) -> Result<MonitorResult, CommandError> {
     if command.is_empty() {
         return Err(CommandError::Empty);
     }
     if let Some(offline) = opts.per_cluster {
-        return crate::per_cluster::run(host, inv, command, opts, offline, stop);
+        return crate::per_cluster::run(host, inv, command, opts, offline, stop, events);
     }
     let mut s = start(host, inv, opts, stop.clone())?;
     let _ = s.begin_tuning(

@@ -14,19 +14,20 @@ use std::time::{Duration, Instant};
 
 use truebench_host::inventory::Cluster;
 use truebench_host::{Host, Inventory};
+use truebench_model::finding::FindingKind;
 use truebench_model::governors::{
     ClusterClock, GovernorRow, GovernorSummary, GovernorsBody, LevelFigures, PolicyTimeInState,
 };
-use truebench_model::interactivity::LoopCalibration;
 use truebench_model::{GovernorsResult, PhaseStatus};
-use truebench_monitor::detect::phases;
 use truebench_monitor::freq::{FreqLog, FreqSampler};
-use truebench_monitor::FindingKind;
+use truebench_monitor_core::detect::phases;
 use truebench_stats::{median, range, spread_pct, weighted_percentile};
 use truebench_workloads::periodic::taskset::{self, TaskSet, TaskSetError, TaskSetOptions};
 use truebench_workloads::periodic::{Policy, SlackStats, WorkKind};
+use truebench_workloads::progress::Progress;
 
 use crate::interactivity::{self as ia, Calibrate, Work};
+use crate::progress::Event;
 use crate::session::{Finish, Outcome, Session, SessionOptions};
 
 #[derive(Debug, Clone)]
@@ -52,29 +53,6 @@ pub struct GovernorsOptions {
     pub truebench_version: String,
     /// An external power meter (`--power-cmd`, `--power-file`): one more power source.
     pub meter: Option<std::sync::Arc<crate::meter::Meter>>,
-}
-
-#[derive(Debug, Clone)]
-pub enum Event {
-    Calibrating,
-    Calibrated(LoopCalibration),
-    Governor {
-        index: usize,
-        total: usize,
-        name: String,
-        seconds: f64,
-    },
-    /// A set of the current governor's run finished.
-    Set {
-        index: usize,
-        total: usize,
-    },
-    GovernorEnd {
-        status: PhaseStatus,
-        miss_ratio: Option<f64>,
-    },
-    Cooling(String),
-    Note(String),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -304,7 +282,7 @@ fn run_sets(
     work: WorkKind,
     dur: Duration,
     stop: &AtomicBool,
-    events: &mut dyn FnMut(Event),
+    progress: &Progress,
 ) -> RunFigures {
     let mut f = RunFigures {
         total: SlackStats::default(),
@@ -317,6 +295,11 @@ fn run_sets(
         if stop.load(Ordering::SeqCst) {
             break;
         }
+        progress.step(
+            n as u32,
+            order.len() as u32,
+            format!("task set {} of {}", n + 1, order.len()),
+        );
         let set = &sets[i];
         let specs = set.specs(work, Policy::default());
         let outs = taskset::run_set(&specs, dur, stop);
@@ -335,10 +318,6 @@ fn run_sets(
                 f.refused = o.policy_refused.clone();
             }
         }
-        events(Event::Set {
-            index: n + 1,
-            total: order.len(),
-        });
     }
     f
 }
@@ -518,14 +497,10 @@ pub fn run(
             recalibrate: opts.recalibrate,
             cache: opts.cache.clone(),
         },
-        &mut |e| match e {
-            ia::Event::Calibrating => events(Event::Calibrating),
-            ia::Event::Note(n) => events(Event::Note(n)),
-            _ => {}
-        },
+        events,
     );
     s.restore_now();
-    events(Event::Calibrated(calibration.clone()));
+    events(ia::calibrated(&calibration));
     let work = match opts.work {
         Work::Loops => WorkKind::Loops {
             loops_per_ms: calibration.loops_per_ms,
@@ -575,14 +550,18 @@ pub fn run(
             if k > 1 {
                 if let (Some(c), Some(t)) = (&sensor, cool_target) {
                     let what = cool_down(host, &c.path, t, opts.cool_timeout, &stop);
-                    events(Event::Cooling(what));
+                    events(Event::waiting(what));
                 }
             }
-            events(Event::Governor {
+            // A governor's run is one step: its sets, too many to say each, move its share.
+            let progress = Progress::default();
+            events(Event::Step {
                 index: k,
                 total,
-                name: plan.label.clone(),
-                seconds: per_run,
+                what: plan.label.clone(),
+                title: None,
+                estimate: Some(Duration::from_secs_f64(per_run)),
+                progress: Some(progress.clone()),
             });
             let applied = apply(&mut s, host, inv, plan);
             let mut order: Vec<usize> = (0..sets.len()).collect();
@@ -602,7 +581,7 @@ pub fn run(
                     work,
                     opts.set_duration,
                     &stop,
-                    events,
+                    &progress,
                 ));
                 Outcome::default()
             });
@@ -635,10 +614,13 @@ pub fn run(
                     (opts.work == Work::Loops && f.wanted_ns > 0.0).then(|| f.wanted_ns / 1e6);
                 row.policy_refused = f.refused;
             }
-            events(Event::GovernorEnd {
-                status: row.status,
-                miss_ratio: row.miss_ratio,
-            });
+            events(Event::score(format!(
+                "{}{}",
+                row.status,
+                row.miss_ratio
+                    .map(|m| format!(", miss ratio {:.2} %", m * 100.0))
+                    .unwrap_or_default()
+            )));
             rows.push(row);
         }
     }

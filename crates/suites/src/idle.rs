@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use truebench_host::parse::{loadavg, stat};
 use truebench_host::{Host, Inventory};
-use truebench_monitor::evidence::{ProcessDelta, ProcessTable};
+use truebench_monitor::capture;
+use truebench_monitor_core::evidence::ProcessDelta;
 
 #[derive(Debug, Clone)]
 pub struct IdleConfig {
@@ -249,7 +250,7 @@ pub fn wait_until_idle_or_stop(
         Some(n) => format!("{reason} ({n})"),
         None => reason,
     };
-    let procs_before = ProcessTable::read(host, exclude_pids);
+    let procs_before = capture::processes(host, exclude_pids);
     let mut readings = vec![probe.read(0.0)];
     loop {
         let verdict = decide(&readings, ncpus, cfg);
@@ -266,7 +267,7 @@ pub fn wait_until_idle_or_stop(
                 }
             }
             Verdict::Wait(reason) if waited >= cfg.timeout => {
-                let mut busy = procs_before.delta(&ProcessTable::read(host, exclude_pids));
+                let mut busy = procs_before.delta(&capture::processes(host, exclude_pids));
                 busy.retain(|p| p.total_s() > 0.0);
                 busy.sort_by(|a, b| b.total_s().total_cmp(&a.total_s()));
                 busy.truncate(10);
@@ -378,8 +379,8 @@ pub fn gate_not_reached(
     force: bool,
     what: &str,
 ) {
-    use truebench_monitor::detect::activity;
-    use truebench_monitor::{Finding, FindingKind, Severity};
+    use truebench_model::finding::{Finding, FindingKind, Severity};
+    use truebench_monitor_core::detect::activity;
     let tl = s.timeline();
     let phase = tl.phase(crate::session::IDLE_PHASE).cloned();
     let samples = phase.as_ref().map(|p| tl.samples_in(p)).unwrap_or(&[]);

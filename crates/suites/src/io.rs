@@ -18,8 +18,9 @@ use truebench_monitor::Sources;
 use truebench_stats::median;
 use truebench_workloads::io::{self as wio, IoTest};
 
+use crate::progress::Event;
 use crate::session::{Outcome, Session, SessionOptions};
-use crate::sweep::{self, Event, Measure, Measured, Plan};
+use crate::sweep::{self, Measure, Measured, Plan};
 
 #[derive(Debug, Clone)]
 pub struct IoOptions {
@@ -51,7 +52,7 @@ pub fn run(
     inv: &Inventory,
     opts: &IoOptions,
     stop: Arc<AtomicBool>,
-    events: &mut dyn FnMut(Event<'_>),
+    events: &mut dyn FnMut(Event),
 ) -> Result<IoResult, IoSuiteError> {
     let mut s = Session::start(
         host,

@@ -14,6 +14,7 @@ pub mod lock;
 pub mod meter;
 pub mod net;
 pub mod per_cluster;
+pub mod progress;
 pub mod review;
 pub mod run;
 pub mod score;

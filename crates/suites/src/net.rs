@@ -16,14 +16,15 @@ use truebench_host::{Host, Inventory};
 use truebench_model::net::{NetBody, NetRow, NetTestSummary};
 use truebench_model::sweep::{Sweep, TestSummary};
 use truebench_model::{self as m, NetResult, PhaseStatus};
-use truebench_monitor::evidence::parse_proc_stat;
 use truebench_monitor::Sources;
+use truebench_monitor_core::evidence::parse_proc_stat;
 use truebench_stats::median;
 use truebench_workloads::net::{self as wnet, Direction};
 use truebench_workloads::tool::ToolOutput;
 
+use crate::progress::Event;
 use crate::session::{Outcome, Session, SessionOptions};
-use crate::sweep::{self, Event, Measure, Measured, Plan};
+use crate::sweep::{self, Measure, Measured, Plan};
 
 /// Who is on the other side.
 #[derive(Debug, Clone)]
@@ -81,7 +82,7 @@ pub fn run(
     inv: &Inventory,
     opts: &NetOptions,
     stop: Arc<AtomicBool>,
-    events: &mut dyn FnMut(Event<'_>),
+    events: &mut dyn FnMut(Event),
 ) -> Result<NetResult, NetSuiteError> {
     // The in-process server lives until the result is assembled.
     let (server, peer, peer_kind) = match &opts.peer {

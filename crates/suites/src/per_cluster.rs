@@ -12,6 +12,7 @@ use truebench_host::{Host, Inventory};
 use truebench_model::{ClusterRun, MonitorBody, MonitorResult};
 
 use crate::command::{spawn_and_wait, start, CommandError, CommandOptions};
+use crate::progress::Event;
 use crate::session::Finish;
 
 /// CPU groups by core type in cluster order (sbc-bench's ClusterConfigByCoreType): the two
@@ -61,6 +62,7 @@ pub fn run(
     opts: &CommandOptions,
     offline: bool,
     stop: Arc<AtomicBool>,
+    events: &mut dyn FnMut(Event),
 ) -> Result<MonitorResult, CommandError> {
     let mut s = start(host, inv, opts, stop.clone())?;
     let why_not = (!offline).then(|| {
@@ -70,6 +72,15 @@ pub fn run(
     });
     let _ = s.begin_tuning(offline, why_not);
     let groups = groups(inv);
+    events(Event::headline(format!(
+        "monitor --per-cluster: the command once per type of CPU core, {} run(s){}; Ctrl-C keeps what was measured",
+        groups.len(),
+        if offline && s.tuned() {
+            ", the other CPUs offline"
+        } else {
+            ""
+        }
+    )));
     // A recorded root's CPU numbers are not this machine's: its settings are changed as on the
     // board, but the command cannot be pinned to CPUs that are not here.
     let pin = host.is_live();
@@ -131,6 +142,7 @@ pub fn run(
             duration_s: 0.0,
             score: None,
         };
+        events(Event::step(i + 1, groups.len(), label.clone(), None));
         s.phase(
             &phase,
             &format!("the command on {label}"),
@@ -151,6 +163,7 @@ pub fn run(
         if offline && !run.offline.is_empty() {
             s.restore_now();
         }
+        events(Event::score(result_text(&run)));
         let not_started = run.error.is_some();
         body.clusters.push(run);
         if not_started {
@@ -181,6 +194,25 @@ pub fn run(
         s.note(format!("Not read any more: {d}"));
     }
     Ok(s.finish(body, Finish { comparable: true }))
+}
+
+/// A run's result as progress: `exit code 0, score 3000 MIPS` (the summary's words).
+fn result_text(r: &ClusterRun) -> String {
+    let end = match (r.exit_code, r.signal, &r.error) {
+        (_, _, Some(e)) => format!("could not start: {e}"),
+        (Some(x), _, _) => format!("exit code {x}"),
+        (None, Some(sig), _) => format!("killed by signal {sig}"),
+        _ => "ending unknown".into(),
+    };
+    let score = r.score.as_ref().map_or(String::new(), |s| {
+        let v = if s.value.abs() >= 100.0 {
+            format!("{:.0}", s.value)
+        } else {
+            format!("{:.2}", s.value)
+        };
+        format!(", score {v} {}", s.unit).trim_end().to_string()
+    });
+    format!("{end}{score}")
 }
 
 /// Highest score / lowest, when two or more runs scored in one unit.

@@ -16,6 +16,7 @@ use truebench_model::{ReviewBody, ReviewResult};
 use truebench_monitor::Sources;
 use truebench_workloads::tool::{find_tool, run_tool, RunSpec};
 
+use crate::progress::Event;
 use crate::session::{tune_for_performance, Finish, Outcome, Session, SessionOptions};
 
 #[derive(Debug, Clone, Default)]
@@ -92,6 +93,7 @@ pub fn run(
     kernel: Option<KernelReport>,
     opts: &ReviewOptions,
     stop: Arc<AtomicBool>,
+    events: &mut dyn FnMut(Event),
 ) -> Result<ReviewResult, ReviewError> {
     let mut s = Session::start(
         host,
@@ -141,8 +143,27 @@ pub fn run(
         } else {
             format!("the command ({})", opts.command.join(" "))
         };
+        let until = match opts.duration {
+            _ if !opts.command.is_empty() => "while the command runs".to_string(),
+            Some(d) => format!("for {} s (Ctrl-C ends earlier)", d.as_secs_f64()),
+            None => "until Ctrl-C".to_string(),
+        };
+        events(Event::headline(format!(
+            "{}monitoring {until}…",
+            if s.tuned() {
+                "settings tuned to performance; "
+            } else {
+                ""
+            }
+        )));
+        events(Event::step(
+            1,
+            1,
+            what.clone(),
+            opts.duration.map(|d| d.as_secs_f64()),
+        ));
         let log_before = s.kernel_log_lines().len();
-        s.phase("review", &what, None, Vec::new(), |_| {
+        let p = s.phase("review", &what, None, Vec::new(), |_| {
             let t0 = Instant::now();
             let out = if opts.command.is_empty() {
                 wait(&stop, opts.duration)
@@ -157,8 +178,21 @@ pub fn run(
             body.monitored_s = t0.elapsed().as_secs_f64();
             out
         });
+        let (status, reason) = (p.status, p.reason.clone());
         let after = review::review(host, inv);
         body.status_changes = changes(&tuned_settings, &after);
+        events(Event::Score {
+            text: format!(
+                "{status}{}, {}",
+                reason.map(|r| format!(": {r}")).unwrap_or_default(),
+                match body.status_changes.len() {
+                    0 => "no setting changed".to_string(),
+                    n => format!("{n} setting(s) changed"),
+                }
+            ),
+            reason: None,
+            seconds: Some(body.monitored_s),
+        });
         let lines = s.kernel_log_lines();
         body.kernel_errors = problem_lines(&lines[log_before.min(lines.len())..]);
     }

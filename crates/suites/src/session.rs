@@ -17,13 +17,16 @@ use truebench_model::phase;
 use truebench_host::inventory::Cluster;
 use truebench_host::parse::os_release;
 use truebench_host::{Host, Inventory};
+use truebench_model::finding::Finding;
 use truebench_model::{self as m, BodyKind, PhaseStatus, Stamp, Typed};
-use truebench_monitor::detect::phases::PhaseEvidence;
-use truebench_monitor::detect::{self, throttling, Context};
-use truebench_monitor::evidence::{Snapshot, SnapshotOptions};
-use truebench_monitor::kmsg::{KernelLog, KernelLogReader};
+use truebench_monitor::capture::{self, SnapshotOptions};
+use truebench_monitor::kmsg::KernelLogReader;
 use truebench_monitor::sampler::{Sampler, SamplerConfig};
-use truebench_monitor::{Finding, Sources};
+use truebench_monitor::Sources;
+use truebench_monitor_core::detect::phases::PhaseEvidence;
+use truebench_monitor_core::detect::{self, throttling, Context};
+use truebench_monitor_core::evidence::Snapshot;
+use truebench_monitor_core::kmsg::KernelLog;
 use truebench_tuning::{Tuning, TuningError};
 
 /// How a session samples and where it reads the kernel log.
@@ -52,8 +55,9 @@ pub struct SessionOptions {
 pub struct EachSample(pub Arc<SampleFn>);
 
 /// What [`EachSample`] calls.
-pub type SampleFn =
-    dyn Fn(&truebench_monitor::Sample, &truebench_monitor::ExtraSample) + Send + Sync;
+pub type SampleFn = dyn Fn(&truebench_model::timeline::Sample, &truebench_model::timeline::ExtraSample)
+    + Send
+    + Sync;
 
 impl std::fmt::Debug for EachSample {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -240,7 +244,7 @@ impl<'a> Session<'a> {
                 ..Default::default()
             },
             opts.each_sample.clone().map(|f| {
-                Box::new(move |s: &truebench_monitor::Sample, x: &_| {
+                Box::new(move |s: &truebench_model::timeline::Sample, x: &_| {
                     (f.0)(s, x);
                     std::ops::ControlFlow::Continue(())
                 }) as truebench_monitor::sampler::OnSample
@@ -296,12 +300,12 @@ impl<'a> Session<'a> {
     }
 
     /// A copy of the timeline so far (the idle gate judges it).
-    pub fn timeline(&self) -> truebench_monitor::Timeline {
+    pub fn timeline(&self) -> truebench_model::timeline::Timeline {
         self.sampler.snapshot()
     }
 
     /// The latest sample, without copying the timeline.
-    pub fn last_sample(&self) -> Option<truebench_monitor::Sample> {
+    pub fn last_sample(&self) -> Option<truebench_model::timeline::Sample> {
         self.sampler.last_sample()
     }
 
@@ -346,7 +350,7 @@ impl<'a> Session<'a> {
             .last_sample()
             .and_then(|s| s.rpi)
             .and_then(|r| r.throttled);
-        let s = Snapshot::take_with(
+        let s = capture::snapshot_with(
             self.host,
             self.inv,
             &SnapshotOptions {
@@ -702,7 +706,7 @@ impl<'a> Session<'a> {
         let timeline = self.sampler.stop();
         let log = self.klog.collect();
         if self.snapshots.is_empty() {
-            self.snapshots.push(Snapshot::take(self.host, self.inv));
+            self.snapshots.push(capture::snapshot(self.host, self.inv));
         }
         let before_i = self.baseline.unwrap_or(0).min(self.snapshots.len() - 1);
         let refs: Vec<&Snapshot> = self.snapshots.iter().collect();
@@ -766,7 +770,7 @@ impl<'a> Session<'a> {
                 format!("interrupted (Ctrl-C or SIGTERM) during '{p}'")
             }
         });
-        let valid = complete && truebench_monitor::finding::is_valid(&findings);
+        let valid = complete && truebench_model::finding::is_valid(&findings);
         let kernel_log = match log {
             KernelLog::Lines(lines) => m::KernelLogRecord {
                 available: true,

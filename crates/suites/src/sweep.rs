@@ -7,7 +7,7 @@
 
 mod driver;
 
-pub use driver::{core_loads, cpu_bound, run, summaries, Event, Measure, Measured, Plan};
+pub use driver::{core_loads, cpu_bound, run, summaries, Measure, Measured, Plan};
 
 use truebench_host::inventory::Cluster;
 use truebench_host::{Host, Inventory};

@@ -2,10 +2,9 @@
 
 use crate::frame::{MeasureArgs, Show};
 use std::time::Duration;
-use truebench_host::Host;
-use truebench_suites::clocks::{ClockProbe, ClocksOptions, KernelProbe, LoadHandle};
+use truebench_suites::clocks::{ClocksOptions, KernelProbe};
 use truebench_suites::clocks_session;
-use truebench_workloads::clock::{self as kernel, ClockError, ClockMeasurement, ClockOptions};
+use truebench_workloads::clock::{self as kernel, ClockOptions};
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = crate::exit::HELP)]
@@ -53,80 +52,15 @@ pub fn run(args: ClocksArgs) -> anyhow::Result<i32> {
     };
     let meter = frame.lock()?;
     let (host, inv) = (&frame.host, &frame.inv);
-    let mut steps = args.measure.steps();
-    let total = truebench_suites::clocks::planned_points(host, inv, &opts);
-    steps.headline(&format!(
-        "clocks: {total} measurement(s), one per OPP walked{}",
-        if opts.all_cores { ", then every CPU at once idle and under load" } else { "" }
-    ));
-    let mut probe = Shown {
-        inner: KernelProbe::new(ClockOptions::default()),
-        steps: &mut steps,
-        done: 0,
-        total,
-    };
+    let mut progress = args.measure.progress();
+    let mut probe = KernelProbe::new(ClockOptions::default());
     // Ctrl-C: the walk is stopped between points, settings restored, the partial result kept.
     let stop = truebench_tuning::graceful_interrupts();
-    let result = clocks_session::document(host, inv, &opts, &mut probe, meter, stop)?;
-    drop(probe);
-    drop(steps);
+    let result = clocks_session::document(host, inv, &opts, &mut probe, meter, stop, &mut |e| {
+        progress.event(e)
+    })?;
+    drop(progress);
     frame.finish(result, Show::Summary)
-}
-
-/// The probe the walk uses, saying each measurement as a step of the progress.
-struct Shown<'a, P> {
-    inner: P,
-    steps: &'a mut crate::progress::steps::Steps,
-    done: usize,
-    total: usize,
-}
-
-impl<P: ClockProbe> Shown<'_, P> {
-    fn next(&mut self, what: &str) {
-        self.done += 1;
-        let total = self.total.max(self.done);
-        self.steps.step(self.done, total, what, None);
-    }
-}
-
-impl<P: ClockProbe> ClockProbe for Shown<'_, P> {
-    fn measure(&mut self, host: &Host, cpu: u32) -> Result<ClockMeasurement, ClockError> {
-        let cur = host
-            .read_u64(format!("sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_max_freq"))
-            .map(|k| format!(" at {} MHz", k / 1000))
-            .unwrap_or_default();
-        self.next(&format!("cpu{cpu}{cur}"));
-        let r = self.inner.measure(host, cpu);
-        match &r {
-            Ok(m) => self.steps.score(&format!("{:.0} MHz measured", m.mhz)),
-            Err(e) => self.steps.score(&format!("failed: {e}")),
-        }
-        r
-    }
-
-    fn measure_many(
-        &mut self,
-        host: &Host,
-        cpus: &[u32],
-    ) -> Vec<Result<ClockMeasurement, ClockError>> {
-        self.next(&format!("{} CPUs at once", cpus.len()));
-        let r = self.inner.measure_many(host, cpus);
-        let ok = r.iter().filter(|m| m.is_ok()).count();
-        self.steps.score(&format!("{ok} of {} measured", cpus.len()));
-        r
-    }
-
-    fn start_load(&mut self, cpus: &[u32]) -> LoadHandle {
-        self.inner.start_load(cpus)
-    }
-
-    fn firmware_mhz(&mut self, host: &Host) -> Option<f64> {
-        self.inner.firmware_mhz(host)
-    }
-
-    fn note(&self, host: &Host) -> Option<String> {
-        self.inner.note(host)
-    }
 }
 
 /// One measurement of the live machine, for the side-by-side benchmark against 7-Zip.

@@ -4,7 +4,8 @@
 use std::time::Duration;
 
 use crate::frame::{IdleArgs, MeasureArgs, Show};
-use truebench_suites::efficiency::{self as suite, EfficiencyOptions, Event, LiveKernels};
+use truebench_suites::efficiency::{self as suite, EfficiencyOptions, LiveKernels};
+use truebench_suites::progress::Event;
 use truebench_suites::idle::IdleConfig;
 
 #[derive(clap::Args, Debug)]
@@ -68,36 +69,13 @@ pub fn run(args: EfficiencyArgs) -> anyhow::Result<i32> {
     if args.work == "7zip" && !kernels.uses_7zip() && !quiet {
         errln!("truebench: 7-zip is not installed (`apt install 7zip`): using the built-in LZMA kernel (MB/s, not MIPS)");
     }
-    let mut steps = args.measure.steps();
-    steps.headline(&format!(
+    let mut progress = args.measure.progress();
+    progress.event(Event::headline(format!(
         "efficiency per OPP, {} run(s) each; Ctrl-C keeps what was measured and restores every setting",
         args.runs
-    ));
+    )));
     let stop = truebench_tuning::graceful_interrupts();
-    let mut events = |e: Event| match e {
-        Event::Waiting(w) => steps.waiting(&w),
-        Event::Opp {
-            cluster,
-            index,
-            total,
-            mhz,
-        } => steps.step(
-            index,
-            total,
-            &format!(
-                "cluster {cluster} at {}",
-                mhz.map_or("its current clock".into(), |m| format!("{m} MHz"))
-            ),
-            None,
-        ),
-        Event::Run {
-            score,
-            unit,
-            seconds,
-        } => steps.partial(&format!("{score:.1} {unit} in {seconds:.1} s")),
-        Event::Note(n) => steps.note(&n),
-    };
-    let result = suite::run(host, inv, &opts, &mut kernels, stop, &mut events)?;
-    drop(steps);
+    let result = suite::run(host, inv, &opts, &mut kernels, stop, &mut |e| progress.event(e))?;
+    drop(progress);
     frame.finish(result, Show::Summary)
 }

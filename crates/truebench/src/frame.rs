@@ -17,7 +17,7 @@ use truebench_suites::meter::Meter;
 use crate::cli::MachineArgs;
 use crate::keep::StoreArgs;
 use crate::power::PowerArgs;
-use crate::progress::steps::Steps;
+use crate::progress::Progress;
 
 /// The flags every measuring command takes, with the same meaning and the same help.
 #[derive(Args, Debug, Clone)]
@@ -174,8 +174,8 @@ impl MeasureArgs {
     }
 
     /// The progress on stderr as `--quiet` and `--json` want it.
-    pub fn steps(&self) -> Steps {
-        Steps::new(self.output.quiet, self.output.json)
+    pub fn progress(&self) -> Progress {
+        Progress::for_command(self.output.quiet, self.output.json)
     }
 
     /// Say `text` on stderr unless `--quiet`.

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use crate::frame::{MeasureArgs, Show};
 use truebench_host::Inventory;
-use truebench_suites::governors::{self as suite, Event, GovernorsOptions};
+use truebench_suites::governors::{self as suite, GovernorsOptions};
+use truebench_suites::progress::Event;
 use truebench_suites::interactivity::Work;
 use truebench_workloads::periodic::taskset::{self, RtAppDoc};
 
@@ -189,37 +190,15 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
     opts.meter = frame.lock()?;
     let (host, inv) = (&frame.host, &frame.inv);
     let per_gov = duration * opts.utilisations.len() as f64 * sets as f64;
-    let mut steps = args.measure.steps();
-    steps.headline(&format!(
+    let mut progress = args.measure.progress();
+    progress.event(Event::headline(format!(
         "governors: {} sets of {} tasks, {duration:.0} s each ({per_gov:.0} s per governor run); Ctrl-C keeps what was measured and restores every governor",
         opts.utilisations.len() as u32 * sets,
         tasks
-    ));
+    )));
     let stop = truebench_tuning::graceful_interrupts();
-    let mut events = |e: Event| match e {
-        Event::Calibrating => steps.waiting("calibrating loops per ms (a few seconds)"),
-        Event::Calibrated(c) => {
-            steps.note(&format!("{} loops per ms ({})", c.loops_per_ms, c.source))
-        }
-        Event::Governor {
-            index,
-            total,
-            name,
-            seconds,
-        } => steps.step(index, total, &name, Some(seconds)),
-        // A governor's run is one step: its sets are too many to print each.
-        Event::Set { .. } => {}
-        Event::GovernorEnd { status, miss_ratio } => steps.score(&format!(
-            "{status}{}",
-            miss_ratio
-                .map(|m| format!(", miss ratio {:.2} %", m * 100.0))
-                .unwrap_or_default()
-        )),
-        Event::Cooling(w) => steps.waiting(&w),
-        Event::Note(n) => steps.note(&n),
-    };
-    let (result, trace) = suite::run(host, inv, &opts, &all, stop, &mut events)?;
-    drop(steps);
+    let (result, trace) = suite::run(host, inv, &opts, &all, stop, &mut |e| progress.event(e))?;
+    drop(progress);
     let mut failed_log = false;
     if let Some(f) = &args.freq_log {
         let written = std::fs::OpenOptions::new()

@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::frame::{MeasureArgs, Show};
+use truebench_suites::progress::Event;
 use truebench_suites::interactivity::{
-    self as suite, Bench, CustomTask, Event, InteractivityOptions, Work,
+    self as suite, Bench, CustomTask, InteractivityOptions, Work,
 };
 use truebench_workloads::loads::LoadKind;
 
@@ -179,37 +180,14 @@ pub fn run(args: InteractivityArgs) -> anyhow::Result<i32> {
         meter,
     };
     let cells = opts.benchmarks.len() * opts.loads.len();
-    let mut steps = args.measure.steps();
-    steps.headline(&format!(
+    let mut progress = args.measure.progress();
+    progress.event(Event::headline(format!(
         "interactivity: up to {cells} cells of {duration} s (about {} min); Ctrl-C keeps what was measured",
         ((cells as f64 * (duration + 1.0)) / 60.0).ceil()
-    ));
+    )));
     let stop = truebench_tuning::graceful_interrupts();
-    let mut events = |e: Event| match e {
-        Event::Calibrating => steps.waiting("calibrating loops per ms (a few seconds)"),
-        Event::Calibrated(c) => {
-            steps.note(&format!("{} loops per ms ({})", c.loops_per_ms, c.source))
-        }
-        Event::Cell {
-            index,
-            total,
-            bench,
-            load,
-            seconds,
-        } => steps.step(
-            index,
-            total,
-            &format!("{bench} under {load}"),
-            Some(seconds),
-        ),
-        Event::CellEnd { status, reason } => steps.score(&format!(
-            "{status}{}",
-            reason.map(|r| format!(": {r}")).unwrap_or_default()
-        )),
-        Event::Note(n) => steps.note(&n),
-    };
-    let result = suite::run(host, inv, &opts, stop, &mut events)?;
-    drop(steps);
+    let result = suite::run(host, inv, &opts, stop, &mut |e| progress.event(e))?;
+    drop(progress);
     frame.finish(result, Show::Summary)
 }
 

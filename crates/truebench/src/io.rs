@@ -9,6 +9,7 @@ use std::time::Duration;
 use crate::frame::{MeasureArgs, Show};
 use crate::sweep::SweepArgs;
 use truebench_suites::io::{self as suite, IoOptions};
+use truebench_suites::progress::Event;
 use truebench_workloads::io::{self as wio, IoTest, Scratch};
 
 #[derive(clap::Args, Debug)]
@@ -133,24 +134,18 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
         truebench_version: env!("CARGO_PKG_VERSION").into(),
         meter,
     };
-    let mut steps = args.measure.steps();
+    let mut progress = args.measure.progress();
     let doing = format!(", reading {} (never writing to it)", path.display());
-    steps.headline(&crate::sweep::headline(
+    progress.event(Event::headline(crate::sweep::headline(
         "io",
         &opts.plan,
         args.duration,
         &doing,
         false,
-    ));
+    )));
     let stop = truebench_tuning::graceful_interrupts();
-    let result = suite::run(
-        host,
-        inv,
-        &opts,
-        stop,
-        &mut crate::sweep::progress(&mut steps, args.duration),
-    );
-    drop(steps);
+    let result = suite::run(host, inv, &opts, stop, &mut |e| progress.event(e));
+    drop(progress);
     // The scratch file goes before anything else can fail.
     drop(scratch);
     let result = result?;

@@ -9,7 +9,8 @@ use crate::cli::MachineArgs;
 use anyhow::Context;
 use truebench_host::kernel::{self, KernelContext, Releases};
 use truebench_host::Inventory;
-use truebench_monitor::kmsg::{KernelLog, KernelLogReader};
+use truebench_monitor_core::kmsg::KernelLog;
+use truebench_monitor::kmsg::KernelLogReader;
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = "\

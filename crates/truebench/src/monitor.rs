@@ -7,11 +7,11 @@ use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::time::Duration;
 use truebench_host::{Host, Inventory};
-use truebench_monitor::render::{Layout, Table};
-use truebench_monitor::sampler::{SampleLoop, SamplerConfig};
+use truebench_model::timeline::json_line;
+use truebench_model::timeline::{ExtraSample, Sample};
 use truebench_monitor::profile::{self, Part};
-use truebench_monitor::timeline::json_line;
-use truebench_monitor::{ExtraSample, Sample};
+use truebench_monitor::sampler::{SampleLoop, SamplerConfig};
+use truebench_monitor_core::render::{Layout, Table};
 use truebench_suites::command::{self, CommandOptions};
 
 #[derive(clap::Args, Debug)]
@@ -256,7 +256,14 @@ fn with_command(
             .map_err(anyhow::Error::msg)?,
         each_sample,
     };
-    let result = command::run(host, inv, command, &opts, interrupted)?;
+    // The command writes to the same terminal: plain lines, no bar redrawn beneath it. With
+    // --json-lines stderr stays for errors.
+    let mut progress = crate::progress::Progress::lines(args.measure.output.quiet || args.json_lines);
+    let result = command::run(host, inv, command, &opts, interrupted, &mut |e| {
+        progress.event(e)
+    });
+    drop(progress);
+    let result = result?;
     if let Some(e) = &result.body.error {
         errln!("truebench: cannot start {}: {e}", command[0]);
         // As a shell: 127 when there is no such command, 126 when it cannot be executed.

@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::frame::{MeasureArgs, Show};
 use crate::sweep::SweepArgs;
 use truebench_suites::net::{self as suite, NetOptions, Peer};
+use truebench_suites::progress::Event;
 use truebench_workloads::net::{self as wnet, Direction};
 
 /// The port a truebench server listens on by default (iperf3's is 5201).
@@ -172,19 +173,17 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
         truebench_version: env!("CARGO_PKG_VERSION").into(),
         meter,
     };
-    let mut steps = args.measure.steps();
-    steps.headline(&crate::sweep::headline(
+    let mut progress = args.measure.progress();
+    progress.event(Event::headline(crate::sweep::headline(
         "net",
         &opts.plan,
         args.duration,
         "",
         true,
-    ));
+    )));
     let stop = truebench_tuning::graceful_interrupts();
-    let mut progress = crate::sweep::progress(&mut steps, args.duration);
-    let result = suite::run(host, inv, &opts, stop, &mut progress)?;
+    let result = suite::run(host, inv, &opts, stop, &mut |e| progress.event(e))?;
     drop(progress);
-    drop(steps);
     frame.finish(result, Show::Summary)
 }
 

@@ -67,21 +67,12 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
     let meter = if monitors { frame.lock()? } else { None };
     let (host, inv) = (&frame.host, &frame.inv);
     let stop = truebench_tuning::graceful_interrupts();
-    if monitors && !args.measure.output.quiet {
-        let until = match (&args.exec, duration) {
-            (c, _) if !c.is_empty() => "while the command runs".to_string(),
-            (_, Some(d)) => format!("for {} s (Ctrl-C ends earlier)", d.as_secs_f64()),
-            _ => "until Ctrl-C".to_string(),
-        };
-        errln!(
-            "truebench: {}monitoring {until}…",
-            if args.tune {
-                "settings tuned to performance; "
-            } else {
-                ""
-            }
-        );
-    }
+    // --exec's command writes to the same terminal: plain lines, no bar redrawn beneath it.
+    let mut progress = if args.exec.is_empty() {
+        args.measure.progress()
+    } else {
+        crate::progress::Progress::lines(args.measure.output.quiet)
+    };
     let opts = ReviewOptions {
         tune: args.tune,
         command: args.exec.clone(),
@@ -93,7 +84,11 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
         kernel_log: None,
         meter,
     };
-    let result = suite::run(host, inv, Some(kernel), &opts, stop)?;
+    let result = suite::run(host, inv, Some(kernel), &opts, stop, &mut |e| {
+        progress.event(e)
+    });
+    drop(progress);
+    let result = result?;
     if let Some(e) = &result.body.error {
         errln!("truebench: cannot start {}: {e}", args.exec[0]);
     }

@@ -157,7 +157,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
 
 /// `./truebench-results/2026-07-01_123456-rock5b`, local time.
 fn default_dir(unix_ms: i64, hostname: Option<&str>) -> PathBuf {
-    let stamp = match truebench_monitor::render::local_tm(unix_ms) {
+    let stamp = match truebench_monitor_core::render::local_tm(unix_ms) {
         None => truebench_model::Stamp::from_unix_ms(unix_ms)
             .utc
             .replace(':', ""),

@@ -1,12 +1,11 @@
 //! What `io` and `net` share on the command line: the flags of the repeats, the cpufreq sweep
 //! and the CPU-bound verdict, the sweep's settings with the CPU that takes the device's
-//! interrupts, the plan's headline and each test as a step.
+//! interrupts and the plan's headline.
 
 use truebench_host::Host;
-use truebench_suites::sweep::{self as suite, Event, IrqCpu, Plan, Setting};
+use truebench_suites::sweep::{self as suite, IrqCpu, Plan, Setting};
 
 use crate::frame::{Frame, MeasureArgs};
-use crate::progress::steps::Steps;
 
 #[derive(clap::Args, Debug)]
 pub struct SweepArgs {
@@ -102,19 +101,4 @@ pub fn headline<T>(
             ""
         }
     )
-}
-
-/// Each test as a step of `steps` (`upload (as is)`, expected to take `seconds`), its
-/// result, and the notes on the way.
-pub fn progress(steps: &mut Steps, seconds: f64) -> impl FnMut(Event<'_>) + '_ {
-    move |e| match e {
-        Event::Test {
-            index,
-            total,
-            name,
-            setting,
-        } => steps.step(index, total, &format!("{name} ({setting})"), Some(seconds)),
-        Event::Done(text) => steps.score(&text),
-        Event::Note(n) => steps.note(&n),
-    }
 }

@@ -3,10 +3,10 @@
 //! lost clock, and the energy.
 
 use std::time::Duration;
-use truebench_model::phase;
 
 use crate::frame::{IdleArgs, MeasureArgs, Show};
-use truebench_suites::thermal::{self as suite, Event, LiveLoad, Load, Start, ThermalOptions};
+use truebench_suites::progress::Event;
+use truebench_suites::thermal::{self as suite, LiveLoad, Load, Start, ThermalOptions};
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = crate::exit::HELP)]
@@ -62,27 +62,15 @@ pub fn run(args: ThermalArgs) -> anyhow::Result<i32> {
     } else {
         truebench_workloads::pin::current_affinity()
     };
-    let mut steps = args.measure.steps();
-    steps.headline(&format!(
+    let mut progress = args.measure.progress();
+    progress.event(Event::headline(format!(
         "thermal test: {} for {:.1} min; Ctrl-C keeps what was measured",
         args.load.trim(),
         args.minutes
-    ));
+    )));
     let stop = truebench_tuning::graceful_interrupts();
-    let mut events = |e: Event| match e {
-        Event::Waiting(w) => steps.waiting(&w),
-        Event::Step { name, seconds } => match name.as_str() {
-            phase::IDLE => steps.waiting(&format!(
-                "waiting for an idle machine (up to {seconds:.0} s)"
-            )),
-            "heat" => steps.waiting(&format!("heating up with the load (up to {seconds:.0} s)")),
-            _ => steps.step(1, 1, &name, Some(seconds)),
-        },
-        Event::Score(p, _) => steps.partial(&format!("{:>6.0} s  score {:.2}", p.end_s, p.score)),
-        Event::Note(n) => steps.note(&n),
-    };
     let mut runner = LiveLoad { cpus };
-    let result = suite::run(host, inv, &opts, &mut runner, stop, &mut events)?;
-    drop(steps);
+    let result = suite::run(host, inv, &opts, &mut runner, stop, &mut |e| progress.event(e))?;
+    drop(progress);
     frame.finish(result, Show::Summary)
 }

@@ -3,8 +3,8 @@
 
 use crate::effective::{self, Effective};
 use crate::reader::ints::{IntFiles, IntId};
-use crate::timeline::{Sample, TimelineHeader};
 use truebench_host::{Host, Inventory};
+use truebench_model::timeline::{Sample, TimelineHeader};
 
 pub(crate) struct Clocks {
     /// `(cluster id, file)` of each cluster with a readable clock file.

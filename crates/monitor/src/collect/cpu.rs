@@ -1,11 +1,11 @@
 //! CPU times (`/proc/stat`), the load average and the online CPUs.
 
 use crate::reader::bytes::{count_cpulist, cpu_pct, load1, parse_stat, pread_ok};
-use crate::timeline::Sample;
 use std::fs::File;
 use truebench_host::parse::stat::CpuTimes;
 use truebench_host::procfs::{LOADAVG, STAT};
 use truebench_host::Host;
+use truebench_model::timeline::Sample;
 
 const ONLINE: &str = "sys/devices/system/cpu/online";
 

@@ -1,13 +1,13 @@
 //! Disk I/O per whole disk (`/proc/diskstats`), as deltas over each interval.
 
 use crate::reader::bytes::pread_all;
-use crate::timeline::DiskDelta;
 use std::fs::File;
 use truebench_host::inventory::Missing;
 use truebench_host::parse::bytes::counter_delta;
 use truebench_host::parse::diskstats::{self, DiskCounters};
 use truebench_host::procfs::DISKSTATS;
 use truebench_host::Host;
+use truebench_model::timeline::DiskDelta;
 
 pub(crate) struct Disks {
     file: Option<File>,

@@ -1,11 +1,11 @@
 //! Memory and swap (`/proc/meminfo`).
 
 use crate::reader::bytes::pread_ok;
-use crate::timeline::{MemorySample, Sample};
 use std::fs::File;
 use truebench_host::parse::meminfo::{Meminfo, MeminfoLayout};
 use truebench_host::procfs::MEMINFO;
 use truebench_host::Host;
+use truebench_model::timeline::{MemorySample, Sample};
 
 pub(crate) struct Memory {
     file: Option<File>,

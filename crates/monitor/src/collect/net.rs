@@ -1,13 +1,13 @@
 //! Network bytes and packets per interface (`/proc/net/dev`), as deltas over each interval.
 
 use crate::reader::bytes::pread_all;
-use crate::timeline::NetDelta;
 use std::fs::File;
 use truebench_host::inventory::Missing;
 use truebench_host::parse::bytes::counter_delta;
 use truebench_host::parse::netdev::{self, NetCounters};
 use truebench_host::procfs::NET_DEV;
 use truebench_host::Host;
+use truebench_model::timeline::NetDelta;
 
 pub(crate) struct Net {
     file: Option<File>,

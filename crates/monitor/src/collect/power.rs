@@ -9,9 +9,9 @@
 
 use crate::reader::bytes::energy_delta_uj;
 use crate::reader::ints::{IntFiles, IntId};
-use crate::timeline::{PowerKind, PowerSource, Sample};
 use truebench_host::inventory::{HwmonChip, HwmonSensor, Missing};
 use truebench_host::{Host, Inventory};
+use truebench_model::timeline::{PowerKind, PowerSource, Sample};
 
 enum Read {
     /// An energy counter, µJ, wrapping at `max` when known.

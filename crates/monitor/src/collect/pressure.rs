@@ -1,12 +1,12 @@
 //! Pressure stall information (`/proc/pressure/{cpu,memory,io}`, Linux 4.20+).
 
 use crate::reader::bytes::pread_all;
-use crate::timeline::PressureSample;
 use std::fs::File;
 use truebench_host::inventory::Missing;
 use truebench_host::parse::pressure::{self, PsiLine};
 use truebench_host::procfs::PressureKind;
 use truebench_host::Host;
+use truebench_model::timeline::PressureSample;
 
 pub(crate) struct Pressure {
     /// cpu, memory, io.

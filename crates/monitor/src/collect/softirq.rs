@@ -5,7 +5,6 @@
 
 use super::cpu::Cpu;
 use crate::reader::bytes::{pread_all, share_pct};
-use crate::timeline::{CpuSoftirq, SoftirqSample};
 use std::fs::File;
 use truebench_host::inventory::Missing;
 use truebench_host::parse::bytes::counter_delta;
@@ -13,6 +12,7 @@ use truebench_host::parse::softirqs;
 use truebench_host::parse::stat::CpuTimes;
 use truebench_host::procfs::SOFTIRQS;
 use truebench_host::Host;
+use truebench_model::timeline::{CpuSoftirq, SoftirqSample};
 
 const ROWS: [&[u8]; 3] = [b"NET_RX", b"NET_TX", b"BLOCK"];
 

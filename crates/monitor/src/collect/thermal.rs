@@ -2,9 +2,9 @@
 //! power, with the chosen SoC sensor.
 
 use crate::reader::ints::{IntFiles, IntId};
-use crate::timeline::{Sample, TimelineHeader};
 use truebench_host::inventory::HwmonChip;
 use truebench_host::{Host, Inventory};
+use truebench_model::timeline::{Sample, TimelineHeader};
 
 /// The file behind one temperature or electrical reading.
 #[derive(Debug, Clone, PartialEq)]

@@ -20,13 +20,13 @@
 
 use crate::reader::{Origin, SampleReader, SlowReader};
 use crate::rpi::{RpiPoller, THROTTLED_BITS};
-use crate::timeline::Sample;
 use std::fmt::Write as _;
 use std::fs::File;
 use std::sync::Arc;
 use std::time::Duration;
 use truebench_host::parse::cpufreq::time_in_state;
 use truebench_host::{Host, Inventory};
+use truebench_model::timeline::Sample;
 
 const CPU_DIR: &str = "sys/devices/system/cpu";
 

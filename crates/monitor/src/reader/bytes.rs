@@ -2,11 +2,11 @@
 //! caller owns, and byte parsers for the procfs lines the sampler reads every tick.
 
 use crate::profile::{self, Part};
-use crate::timeline::CpuPct;
 use std::fs::File;
 use truebench_host::parse::bytes;
 use truebench_host::parse::cursor::Cursor;
 use truebench_host::parse::stat::CpuTimes;
+use truebench_model::timeline::CpuPct;
 
 /// Read a whole small file at offset 0 into `buf` (reused); returns the bytes read.
 /// procfs seq_files and sysfs attributes regenerate their content on a read at offset 0, so

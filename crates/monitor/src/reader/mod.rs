@@ -37,16 +37,16 @@ use crate::collect::pressure::Pressure;
 use crate::collect::softirq::Softirq;
 pub(crate) use crate::collect::thermal::Origin;
 use crate::collect::thermal::Thermal;
-use crate::timeline::{
-    ExtraHeader, ExtraSample, PowerKind, PowerSeries, PowerSource, RpiSample, Sample,
-    SoftirqSample, TimelineHeader,
-};
 use ints::IntFiles;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use truebench_host::parse::bytes::f64_at_run_time;
 use truebench_host::parse::meminfo::Meminfo;
 use truebench_host::{Host, Inventory};
+use truebench_model::timeline::{
+    ExtraHeader, ExtraSample, PowerKind, PowerSeries, PowerSource, RpiSample, Sample,
+    SoftirqSample, TimelineHeader,
+};
 
 /// The optional sources a reader collects. CPU times, load, online CPUs, clocks,
 /// temperatures, hwmon readings, memory and power are always read; these cost a file read

@@ -1,6 +1,6 @@
 //! Robustness: every regular file of several machine roots is damaged in systematic ways
 //! (cut in half, emptied, digits turned to letters, NUL/0xFF bytes inserted, numbers made
-//! huge or negative) and the whole read path — `Inventory::probe`, `Snapshot::take`, the
+//! huge or negative) and the whole read path — `Inventory::probe`, `capture::snapshot`, the
 //! sample reader and every detector over a clean/damaged before/after pair — must not panic.
 //! Odd content is "unknown", never a crash.
 //!
@@ -13,11 +13,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use truebench_host::{Host, Inventory};
-use truebench_monitor::detect::detect_all;
-use truebench_monitor::evidence::Snapshot;
-use truebench_monitor::kmsg::KernelLog;
+use truebench_model::timeline::Timeline;
+use truebench_monitor::capture;
 use truebench_monitor::reader::{SampleReader, Sources};
-use truebench_monitor::timeline::Timeline;
+use truebench_monitor_core::detect::detect_all;
+use truebench_monitor_core::evidence::Snapshot;
+use truebench_monitor_core::kmsg::KernelLog;
 
 use crate::common;
 
@@ -137,7 +138,7 @@ struct Clean {
 
 fn clean(host: &Host) -> Clean {
     let inv = Inventory::probe(host);
-    let before = Snapshot::take(host, &inv);
+    let before = capture::snapshot(host, &inv);
     let reader = SampleReader::with_sources(host, &inv, Duration::from_millis(10), Sources::ALL);
     Clean {
         inv,
@@ -150,7 +151,7 @@ fn clean(host: &Host) -> Clean {
 /// fresh probes and snapshots read the damaged files, and the detectors compare every pair.
 fn exercise_damaged(host: &Host, c: &mut Clean) {
     let inv = Inventory::probe(host);
-    let after = Snapshot::take(host, &inv);
+    let after = capture::snapshot(host, &inv);
     let mut tl = Timeline::new(c.reader.header().clone());
     tl.extra_header = c.reader.extra_header().clone();
     tl.begin_phase("p", 0.0, None);

@@ -5,9 +5,9 @@
 
 use std::time::Duration;
 use truebench_host::{Host, Inventory};
+use truebench_model::timeline::PowerKind;
 use truebench_monitor::reader::{SampleReader, Sources};
 use truebench_monitor::sampler::{Sampler, SamplerConfig};
-use truebench_monitor::timeline::PowerKind;
 
 use crate::common;
 use common::{io_board, net, power_board, softirqs, write};

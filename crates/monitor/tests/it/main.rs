@@ -3,11 +3,10 @@
 
 mod common;
 mod damaged_roots;
-mod excerpts;
 mod exporter_node;
 mod extra_sources;
 mod freq_log;
+mod not_checked;
 mod reader_live;
-mod render;
 mod sampler;
 mod scenarios;

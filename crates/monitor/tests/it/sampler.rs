@@ -68,8 +68,8 @@ fn a_loop_on_this_thread_ends_by_its_callback_or_its_flag() {
     use std::ops::ControlFlow;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
+    use truebench_model::timeline::{ExtraSample, Sample};
     use truebench_monitor::sampler::{OnSample, SampleLoop};
-    use truebench_monitor::timeline::{ExtraSample, Sample};
     let host = Host::live();
     let inv = Inventory::probe(&host);
 

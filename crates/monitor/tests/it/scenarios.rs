@@ -10,12 +10,14 @@ use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
 use truebench_host::{Host, Inventory};
-use truebench_monitor::detect::{detect_all, render_findings};
-use truebench_monitor::evidence::{Snapshot, SnapshotOptions};
-use truebench_monitor::kmsg::{KernelLog, KernelLogReader};
+use truebench_model::finding::{Finding, FindingKind, Severity};
+use truebench_model::timeline::{CpuPct, RpiSample, Sample, Timeline, TimelineHeader};
+use truebench_monitor::capture::{self, SnapshotOptions};
+use truebench_monitor::kmsg::KernelLogReader;
 use truebench_monitor::sampler::{Sampler, SamplerConfig};
-use truebench_monitor::timeline::{CpuPct, RpiSample, Sample, Timeline, TimelineHeader};
-use truebench_monitor::{Finding, FindingKind, Severity};
+use truebench_monitor_core::detect::{detect_all, render_findings};
+use truebench_monitor_core::evidence::Snapshot;
+use truebench_monitor_core::kmsg::KernelLog;
 
 struct Machine {
     dir: TempDir,
@@ -77,7 +79,7 @@ impl Machine {
     }
 
     fn snapshot(&self, inv: &Inventory, t: f64) -> Snapshot {
-        Snapshot::take_with(
+        capture::snapshot_with(
             &self.host,
             inv,
             &SnapshotOptions {
@@ -624,11 +626,11 @@ fn background_activity_names_the_process_not_the_benchmark() {
         exclude_pids: vec![900],
         ..Default::default()
     };
-    let before = Snapshot::take_with(&m.host, &inv, &opts(0.0));
+    let before = capture::snapshot_with(&m.host, &inv, &opts(0.0));
     proc_stat(&m, 812, 1, "unattended-upgr", 1000 + 2400); // 24 s of CPU in 20 s
     proc_stat(&m, 901, 900, "7zz", 2000);
     proc_stat(&m, 1, 0, "systemd", 501);
-    let after = Snapshot::take_with(&m.host, &inv, &opts(21.0));
+    let after = capture::snapshot_with(&m.host, &inv, &opts(21.0));
 
     let mut tl = Timeline::new(TimelineHeader::default());
     tl.begin_phase("7-zip single core", 0.0, Some(1));
@@ -705,7 +707,7 @@ fn end_to_end_with_the_sampler_while_files_change() {
         },
         None,
     );
-    let before = Snapshot::take_with(
+    let before = capture::snapshot_with(
         &m.host,
         &inv,
         &SnapshotOptions {
@@ -730,7 +732,7 @@ fn end_to_end_with_the_sampler_while_files_change() {
     wait_for(&sampler, "7 CPUs online", |tl| {
         tl.samples.last().and_then(|s| s.cpus_online) == Some(7)
     });
-    let after = Snapshot::take_with(
+    let after = capture::snapshot_with(
         &m.host,
         &inv,
         &SnapshotOptions {

@@ -25,7 +25,7 @@ fn cell(v: Option<f64>, digits: usize) -> String {
 
 impl Render for ClocksBody {
     fn summary(r: ClocksView<'_>) -> String {
-        super::clocks_text::text(
+        truebench_monitor_core::clocks_text::text(
             &r.envelope.notes,
             &r.body.clusters,
             r.body.all_cores.as_ref(),

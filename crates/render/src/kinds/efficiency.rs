@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use truebench_model::efficiency::{EfficiencyCluster, OppPoint};
 use truebench_model::{EfficiencyBody, View};
-use truebench_monitor::timeline::per_watt_unit;
+use truebench_model::timeline::per_watt_unit;
 
 use super::interactivity::findings_tail;
 use super::{Figures, Render};

@@ -6,8 +6,8 @@ use std::fmt::Write;
 
 use truebench_model::interactivity::{BenchmarkTable, Cell};
 use truebench_model::{Envelope, InteractivityBody, PhaseStatus, View};
-use truebench_monitor::detect::render_findings;
-use truebench_monitor::{Finding, FindingKind};
+use truebench_monitor_core::detect::render_findings;
+use truebench_model::finding::{Finding, FindingKind};
 
 use super::{Figures, Render};
 use truebench_figures::interactivity::lat;

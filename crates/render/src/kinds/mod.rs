@@ -5,7 +5,6 @@
 //! [`metrics`], [`label`]) take a [`Document`] of any kind and dispatch on its body. Adding a
 //! kind: implement [`Render`] for its body type (the model's kind list makes the dispatch).
 
-pub mod clocks_text;
 pub mod readings;
 pub mod sweep;
 

@@ -2,9 +2,9 @@
 
 use std::fmt::Write;
 
-use truebench_monitor::detect::render_findings;
-use truebench_monitor::render::{table, Layout};
-use truebench_monitor::{Finding, FindingKind};
+use truebench_monitor_core::detect::render_findings;
+use truebench_monitor_core::render::{table, Layout};
+use truebench_model::finding::{Finding, FindingKind};
 
 use super::Render;
 use crate::report::svg::esc;

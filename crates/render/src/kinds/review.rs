@@ -5,8 +5,8 @@
 use std::fmt::Write;
 
 use truebench_host::review::{Setting, Severity, AREAS};
-use truebench_monitor::detect::render_findings;
-use truebench_monitor::FindingKind;
+use truebench_monitor_core::detect::render_findings;
+use truebench_model::finding::FindingKind;
 
 use super::monitor::command_line;
 use super::{Figures, Render};

@@ -12,7 +12,9 @@ pub mod svg;
 
 use std::fmt::Write;
 
-use truebench_monitor::{Finding, FindingKind, Sample, Severity};
+use truebench_model::finding::{Finding, FindingKind, Severity};
+
+use truebench_model::timeline::Sample;
 
 use crate::kinds::run::metrics;
 use svg::{bars, cluster_colour, esc, num, Bar, LineChart, Series};
@@ -274,7 +276,7 @@ fn verdicts<B>(o: &mut String, r: View<'_, B>) {
 }
 
 /// Samples of a timeline phase, t relative to its start.
-fn phase_samples<'a, B>(r: View<'a, B>, p: &truebench_monitor::Phase) -> &'a [Sample] {
+fn phase_samples<'a, B>(r: View<'a, B>, p: &truebench_model::timeline::Phase) -> &'a [Sample] {
     r.envelope.timeline.samples_in(p)
 }
 

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
+use truebench_model::timeline::{EnergyReport, PhaseEnergyRow, PowerKind};
 use truebench_model::{migrate_run, RunResult};
-use truebench_monitor::timeline::{EnergyReport, PhaseEnergyRow, PowerKind};
 
 fn quick_run() -> RunResult {
     let text = std::fs::read_to_string(

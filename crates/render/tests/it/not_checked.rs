@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
+use truebench_model::finding::{Finding, FindingKind, Severity};
 use truebench_model::{migrate_run, RunResult};
-use truebench_monitor::{Finding, FindingKind, Severity};
 
 fn quick_run() -> RunResult {
     let text = std::fs::read_to_string(

@@ -1,11 +1,12 @@
 //! Evidence for truebench's detectors from what a log recorded (snapshots, throttling tables).
 
 use truebench_host::Inventory;
+use truebench_model::finding::Finding;
 use truebench_model::phase;
-use truebench_monitor::detect::{self, clock_walk, clocks};
-use truebench_monitor::evidence::{PolicyStats, Snapshot, SwapUse};
-use truebench_monitor::kmsg::KernelLog;
-use truebench_monitor::{Finding, Timeline};
+use truebench_model::timeline::Timeline;
+use truebench_monitor_core::detect::{self, clock_walk, clocks};
+use truebench_monitor_core::evidence::{PolicyStats, Snapshot, SwapUse};
+use truebench_monitor_core::kmsg::KernelLog;
 
 use crate::log::{self, SbcBenchLog};
 use truebench_model::*;
@@ -147,7 +148,7 @@ pub fn detect(
             .any(|b| b.starts_with("No throttling"));
     if had_cpufreq {
         f.retain(|x| {
-            !(x.kind == truebench_monitor::FindingKind::NotChecked
+            !(x.kind == truebench_model::finding::FindingKind::NotChecked
                 && x.message.starts_with("No cpufreq"))
         });
     }
@@ -155,7 +156,7 @@ pub fn detect(
     if let Some(w) = zswap_warning(log) {
         for z in f
             .iter_mut()
-            .filter(|z| z.kind == truebench_monitor::FindingKind::ZswapOnZram)
+            .filter(|z| z.kind == truebench_model::finding::FindingKind::ZswapOnZram)
         {
             z.evidence = vec![
                 format!("sbc-bench's log: {w}"),

@@ -8,7 +8,7 @@
 //!   7-zip → `compression-single` / `-multi` / `-cluster`, cpuminer or stockfish → `stress`;
 //! * every `System health while running X` table → timeline samples in a phase named X;
 //! * throttling statistics, dmesg lines → `throttling`, `kernel_log`;
-//! * the detectors of `truebench_monitor::detect` run on that evidence → `findings`.
+//! * the detectors of `truebench_monitor_core::detect` run on that evidence → `findings`.
 //!
 //! The log is the source: an imported result names sbc-bench (with its version and the log
 //! file) in `tools`, and the log's own validation bullets in `notes`.
@@ -344,7 +344,7 @@ pub fn to_run_result(log: &SbcBenchLog, name: &str) -> RunResult {
         .filter(|w| log.is_missing(w))
         .collect();
     let complete = lacking.is_empty();
-    let valid = complete && truebench_monitor::finding::is_valid(&findings);
+    let valid = complete && truebench_model::finding::is_valid(&findings);
     for v in &log.validation {
         notes.push(format!("sbc-bench's validation: {v}"));
     }

@@ -1,7 +1,7 @@
 //! The monitoring tables of a log as a truebench Timeline with phases.
 
 use truebench_host::Inventory;
-use truebench_monitor::{CpuPct, Phase, RpiSample, Sample, Timeline, TimelineHeader};
+use truebench_model::timeline::{CpuPct, Phase, RpiSample, Sample, Timeline, TimelineHeader};
 
 use crate::log::{MonitorTable, SbcBenchLog};
 

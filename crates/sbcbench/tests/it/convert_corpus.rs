@@ -5,8 +5,8 @@
 use truebench_fixtures::sbc_bench as common;
 
 use std::collections::BTreeMap;
+use truebench_model::finding::FindingKind;
 use truebench_model::migrate_run;
-use truebench_monitor::FindingKind;
 use truebench_render::text as render;
 use truebench_sbcbench::convert::{is_imported, to_run_result};
 use truebench_sbcbench::parse;

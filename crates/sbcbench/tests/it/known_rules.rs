@@ -2,7 +2,7 @@
 //! when the condition it names is taken away: no label explains any disagreement of a kind.
 
 use truebench_fixtures::sbc_bench as common;
-use truebench_monitor::FindingKind;
+use truebench_model::finding::FindingKind;
 use truebench_sbcbench::convert::to_run_result;
 use truebench_sbcbench::known::Label;
 use truebench_sbcbench::verdict::{compare, VerdictComparison};

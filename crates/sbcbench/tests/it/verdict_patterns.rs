@@ -3,8 +3,8 @@
 
 use truebench_fixtures::sbc_bench as common;
 
+use truebench_model::finding::{Finding, FindingKind};
 use truebench_model::RunResult;
-use truebench_monitor::{Finding, FindingKind};
 use truebench_sbcbench::convert::to_run_result;
 use truebench_sbcbench::verdict;
 use truebench_sbcbench::{parse, SbcBenchLog};

@@ -16,12 +16,13 @@ use std::time::{Duration, Instant};
 use truebench_host::inventory::Cluster;
 use truebench_host::{Host, Inventory};
 use truebench_model::efficiency::{EfficiencyCluster, OppPoint, OppRun};
+use truebench_model::finding::FindingKind;
 use truebench_model::{EfficiencyBody, EfficiencyResult, PhaseStatus};
-use truebench_monitor::detect::phases;
-use truebench_monitor::FindingKind;
+use truebench_monitor_core::detect::phases;
 use truebench_stats::median;
 
 use crate::idle::{self, IdleConfig};
+use crate::progress::Event;
 use crate::session::{Finish, Outcome, Session, SessionOptions};
 pub use kernels::{EfficiencyKernels, LiveKernels, WorkScore};
 
@@ -98,23 +99,6 @@ impl EfficiencyOptions {
         }
         Ok(())
     }
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum Event {
-    Waiting(String),
-    Opp {
-        cluster: usize,
-        index: usize,
-        total: usize,
-        mhz: Option<u32>,
-    },
-    Run {
-        score: f64,
-        unit: String,
-        seconds: f64,
-    },
-    Note(String),
 }
 
 /// Wait until the SoC is at or below `target` (or `timeout`); what happened, for the log.
@@ -222,7 +206,7 @@ pub fn run(
         ..opts.idle.clone()
     };
     let rep = idle::gate_phase(&mut s, "idle gate", &gate, &mut |w| {
-        events(Event::Waiting(w.into()))
+        events(Event::waiting(w))
     });
     if !rep.idle && !s.stopped() {
         let n = format!(
@@ -315,12 +299,16 @@ pub fn run(
                 break;
             }
             let mhz = opp.map(|k| (k / 1000) as u32);
-            events(Event::Opp {
-                cluster: c.id,
-                index: i + 1,
-                total: opps.len(),
-                mhz,
-            });
+            events(Event::step(
+                i + 1,
+                opps.len(),
+                format!(
+                    "cluster {} at {}",
+                    c.id,
+                    mhz.map_or("its current clock".into(), |m| format!("{m} MHz"))
+                ),
+                None,
+            ));
             let mut point = OppPoint {
                 opp_mhz: mhz,
                 measured_mhz: None,
@@ -338,6 +326,7 @@ pub fn run(
                 if let Err(e) = set_opp(&mut s, c, *k, userspace) {
                     point.status = PhaseStatus::Failed;
                     point.reason = Some(e);
+                    events(Event::status(point.status, point.reason.as_deref()));
                     points.push(point);
                     continue;
                 }
@@ -346,7 +335,7 @@ pub fn run(
             let label = mhz.map_or("current".to_string(), |m| format!("{m}mhz"));
             for k in 1..=opts.runs {
                 if let Some(t) = cool_to {
-                    events(Event::Waiting(format!("cooling to {t:.1} °C")));
+                    events(Event::waiting(format!("cooling to {t:.1} °C")));
                     if let Some(w) = cool(host, inv, t, opts.cool_timeout, &stop) {
                         point.reason.get_or_insert(w);
                     }
@@ -377,11 +366,10 @@ pub fn run(
                 let seconds = t0.elapsed().as_secs_f64();
                 match got {
                     Some(w) if status == PhaseStatus::Ok => {
-                        events(Event::Run {
-                            score: w.score,
-                            unit: w.unit.clone(),
-                            seconds,
-                        });
+                        events(Event::Partial(format!(
+                            "{:.1} {} in {seconds:.1} s",
+                            w.score, w.unit
+                        )));
                         work_detail.get_or_insert_with(|| (w.detail.clone(), w.unit.clone()));
                         s.tool(&w.tool.0, w.tool.1.clone(), w.tool.2.clone());
                         point.runs.push(OppRun {
@@ -405,6 +393,7 @@ pub fn run(
                     }
                 }
             }
+            events(Event::status(point.status, point.reason.as_deref()));
             points.push(point);
         }
         // A clock that does not follow the OPPs set makes every point the same clock: the
@@ -418,9 +407,9 @@ pub fn run(
         if crate::clocks::follows_opps(&walked) == Some(false) {
             let (lo, hi) = (walked.last().map_or(0.0, |p| p.0), walked[0].0);
             s.finding(
-                truebench_monitor::Finding::new(
-                    truebench_monitor::FindingKind::ClockDeviation,
-                    truebench_monitor::Severity::Critical,
+                truebench_model::finding::Finding::new(
+                    truebench_model::finding::FindingKind::ClockDeviation,
+                    truebench_model::finding::Severity::Critical,
                     format!(
                         "{}: the measured clock did not follow the OPPs set ({:.0} MHz measured at every OPP from {lo:.0} to {hi:.0} MHz) — a virtual machine, a recorded tree or firmware that ignores cpufreq: the per-OPP figures are one clock, not a walk.",
                         c.cpu_range(),

@@ -12,15 +12,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use truebench_host::{Host, Inventory};
+use truebench_model::finding::{Finding, FindingKind};
 use truebench_model::interactivity::{
     BenchmarkTable, Cell, CellLatency, InteractivityBody, LoopCalibration,
 };
 use truebench_model::{InteractivityResult, PhaseStatus};
-use truebench_monitor::detect::phases;
-use truebench_monitor::{Finding, FindingKind};
+use truebench_monitor_core::detect::phases;
 use truebench_workloads::loads::{self, LoadKind, LoadOptions};
 use truebench_workloads::periodic::{self, Pattern, TaskOutcome, WorkKind};
 
+use crate::progress::Event;
 use crate::session::{Finish, Outcome, Session, SessionOptions};
 pub use tasks::{Bench, CustomTask};
 
@@ -60,24 +61,9 @@ pub struct InteractivityOptions {
     pub meter: Option<std::sync::Arc<crate::meter::Meter>>,
 }
 
-/// Progress for the command's output.
-#[derive(Debug, Clone)]
-pub enum Event {
-    Calibrating,
-    Calibrated(LoopCalibration),
-    /// `index` of `total` cells starts.
-    Cell {
-        index: usize,
-        total: usize,
-        bench: &'static str,
-        load: &'static str,
-        seconds: f64,
-    },
-    CellEnd {
-        status: PhaseStatus,
-        reason: Option<String>,
-    },
-    Note(String),
+/// The calibration's result as progress: `52341 loops per ms (measured)`.
+pub(crate) fn calibrated(c: &LoopCalibration) -> Event {
+    Event::note(format!("{} loops per ms ({})", c.loops_per_ms, c.source))
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -189,7 +175,7 @@ pub fn run(
     let calibration = calibrate(&mut s, inv, &wanted, events);
     // The cells run with the machine's own settings: interactivity is judged as configured.
     s.restore_now();
-    events(Event::Calibrated(calibration.clone()));
+    events(calibrated(&calibration));
     let work = match opts.work {
         Work::Loops => WorkKind::Loops {
             loops_per_ms: calibration.loops_per_ms,
@@ -278,13 +264,12 @@ pub fn run(
             });
             continue;
         }
-        events(Event::Cell {
-            index: i + 1,
-            total: cells.len(),
-            bench: bench.label(),
-            load: load.label(),
-            seconds: opts.duration.as_secs_f64(),
-        });
+        events(Event::step(
+            i + 1,
+            cells.len(),
+            format!("{} under {}", bench.label(), load.label()),
+            Some(opts.duration.as_secs_f64()),
+        ));
         let load_task = match load {
             LoadKind::Video => Bench::Video.spec(None, work, false, opts.load_nice),
             LoadKind::X => Bench::X.spec(None, work, false, opts.load_nice),
@@ -362,10 +347,7 @@ pub fn run(
         });
         cell.status = p.status;
         cell.reason = p.reason.clone();
-        events(Event::CellEnd {
-            status: cell.status,
-            reason: cell.reason.clone(),
-        });
+        events(Event::status(cell.status, cell.reason.as_deref()));
         tables.last_mut().expect("pushed").cells.push(cell);
     }
     if memory_locked == Some(true) {
@@ -475,7 +457,7 @@ pub(crate) fn calibrate(
             };
         }
     }
-    events(Event::Calibrating);
+    events(Event::waiting("calibrating loops per ms (a few seconds)"));
     let fastest = inv
         .clusters
         .iter()

@@ -2,7 +2,7 @@
 
 use super::*;
 use truebench_model::phase;
-use truebench_monitor::detect::clocks::{self as clocks_judge, ClockCheck};
+use truebench_monitor_core::detect::clocks::{self as clocks_judge, ClockCheck};
 
 impl<M: Measurements + ?Sized> Run<'_, M> {
     pub(super) fn clock_options(&self) -> ClocksOptions {
@@ -211,7 +211,7 @@ pub(super) fn hot_line(p: &m::clocks::ClockPoint) -> String {
     match p.opp_mhz {
         Some(o) => format!(
             "Cpufreq OPP: {o:>4}    Measured: {measured}{}",
-            truebench_render::kinds::clocks_text::deviation_column(p.deviation_pct)
+            truebench_monitor_core::clocks_text::deviation_column(p.deviation_pct)
         ),
         None => format!("Measured: {measured}"),
     }

@@ -4,8 +4,8 @@
 //! other and its energy is theirs together, so a per-cluster figure would be invented.
 
 use truebench_model::phase;
+use truebench_model::timeline::EnergyReport;
 use truebench_model::{CompressionTool, RunKind, RunResult, Scores};
-use truebench_monitor::EnergyReport;
 use truebench_stats::mean;
 
 /// The Results.md AES figure: AES-256-CBC on 16 KiB chunks.

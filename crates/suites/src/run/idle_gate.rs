@@ -3,6 +3,9 @@
 use super::*;
 use truebench_model::phase;
 
+/// What the idle gate's verdicts are said under.
+const IDLE_WAIT: &str = "waiting for an idle system";
+
 impl<M: Measurements + ?Sized> Run<'_, M> {
     pub(super) fn phase_idle(&mut self) -> Result<(), RunError> {
         let mut report = None;
@@ -35,16 +38,22 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                     if let Verdict::Wait(why) = v {
                         if *why != last {
                             last = why.clone();
-                            (events)(Event::Waiting(why.clone()));
+                            (events)(Event::Waiting {
+                                what: IDLE_WAIT.into(),
+                                reason: Some(why.clone()),
+                            });
                         }
                     }
                 });
             if rep.idle && !r.opts.force && r.s.has_power_source() {
                 let d = r.s.idle_power();
-                (events)(Event::Waiting(format!(
-                    "idle; measuring the idle power for {:.0} s",
-                    d.as_secs_f64()
-                )));
+                (events)(Event::Waiting {
+                    what: IDLE_WAIT.into(),
+                    reason: Some(format!(
+                        "idle; measuring the idle power for {:.0} s",
+                        d.as_secs_f64()
+                    )),
+                });
                 idle::pause(d, &stop);
             }
             let out = Outcome {

@@ -18,9 +18,9 @@ use std::time::Duration;
 use truebench_model::phase;
 
 use truebench_host::{Host, Inventory};
+use truebench_model::finding::{Finding, FindingKind, Severity};
 use truebench_model::{self as m, Mode, PhaseStatus, RunResult, Scores};
-use truebench_monitor::detect::activity;
-use truebench_monitor::{Finding, FindingKind, Severity};
+use truebench_monitor_core::detect::activity;
 use truebench_tuning::TuningError;
 use truebench_workloads::aes::{self, AesOptions, BuiltinAesResult, Cipher};
 use truebench_workloads::lzma::{self, LzmaBenchOptions, LzmaBenchResult};
@@ -33,6 +33,7 @@ use truebench_workloads::stress::{
 
 use crate::clocks::{self, ClockProbe, ClocksOptions, KernelProbe};
 use crate::idle::{self, IdleConfig, Verdict};
+use crate::progress::Event;
 use crate::session::{Finish, Outcome, Session, SessionOptions};
 
 mod aes_phases;
@@ -144,32 +145,6 @@ impl RunOptions {
             meter: None,
         }
     }
-}
-
-/// What the orchestration tells its caller (progress bars, phase lines).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Event {
-    /// Every phase planned, with its estimated duration (for an ETA over the whole run).
-    Plan(Vec<(String, Duration)>),
-    /// The idle gate's latest verdict while it waits.
-    Waiting(String),
-    PhaseStart {
-        index: usize,
-        total: usize,
-        name: String,
-        title: String,
-        estimate: Duration,
-        /// How far the phase is, from what it knows (7-zip's passes, openssl's block
-        /// sizes, the memory tests); moved on while it runs.
-        progress: truebench_workloads::progress::Progress,
-    },
-    PhaseEnd {
-        name: String,
-        status: PhaseStatus,
-        reason: Option<String>,
-        seconds: f64,
-    },
-    Note(String),
 }
 
 /// Why a kernel produced no result.
@@ -320,6 +295,29 @@ fn to_json<T: serde::Serialize>(v: &T) -> serde_json::Value {
     serde_json::to_value(v).unwrap_or(serde_json::Value::Null)
 }
 
+/// A phase's result as progress: `ok`, `FAILED` (why in brackets); a phase that went on with
+/// a reservation says it instead of "ok" (`not idle (forced): load 3.50`).
+pub fn phase_end(status: PhaseStatus, reason: Option<String>, seconds: f64) -> Event {
+    let (text, reason) = match (status, reason) {
+        (PhaseStatus::Ok, Some(r)) => (r, None),
+        (s, r) => (
+            match s {
+                PhaseStatus::Ok => "ok",
+                PhaseStatus::Skipped => "skipped",
+                PhaseStatus::Failed => "FAILED",
+                PhaseStatus::Interrupted => "interrupted",
+            }
+            .to_string(),
+            r,
+        ),
+    };
+    Event::Score {
+        text,
+        reason,
+        seconds: Some(seconds),
+    }
+}
+
 struct Run<'a, M: Measurements + ?Sized> {
     host: &'a Host,
     inv: &'a Inventory,
@@ -333,7 +331,7 @@ struct Run<'a, M: Measurements + ?Sized> {
     plan: Vec<&'static str>,
     /// The cold check's highest-OPP measurement per cluster (by its first CPU): the hot
     /// check is judged against it.
-    cold_clocks: Vec<(u32, truebench_monitor::detect::clocks::ClockCheck)>,
+    cold_clocks: Vec<(u32, truebench_monitor_core::detect::clocks::ClockCheck)>,
     /// The running phase's progress (a new one per phase).
     progress: truebench_workloads::progress::Progress,
 }
@@ -397,7 +395,15 @@ pub fn run<M: Measurements + ?Sized>(
         .iter()
         .map(|p| (p.to_string(), r.estimate(p)))
         .collect();
-    r.emit(Event::Plan(plan));
+    let total: Duration = plan.iter().map(|p| p.1).sum();
+    r.emit(Event::Plan {
+        headline: format!(
+            "{} phases, about {} (plus waiting for an idle system)",
+            plan.len(),
+            crate::progress::mmss(total)
+        ),
+        steps: plan,
+    });
     r.phase_idle()?;
     r.begin_tuning()?;
     r.phases_after_idle();
@@ -480,24 +486,19 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
         let index = self.plan.iter().position(|p| *p == name).unwrap_or(0) + 1;
         let estimate = self.estimate(name);
         self.progress = Default::default();
-        self.emit(Event::PhaseStart {
+        self.emit(Event::Step {
             index,
             total: self.plan.len(),
-            name: name.into(),
-            title: title.into(),
-            estimate,
-            progress: self.progress.clone(),
+            what: name.into(),
+            title: Some(title.into()),
+            estimate: Some(estimate),
+            progress: Some(self.progress.clone()),
         });
         let open = self.s.begin_phase(name, title, threads, cpus);
         let out = body(self);
         let p = self.s.end_phase(open, out);
         let (status, reason, seconds) = (p.status, p.reason.clone(), p.duration_s().unwrap_or(0.0));
-        self.emit(Event::PhaseEnd {
-            name: name.into(),
-            status,
-            reason,
-            seconds,
-        });
+        self.emit(phase_end(status, reason, seconds));
     }
 
     // ---------------------------------------------------------------------------------

@@ -12,12 +12,13 @@ use truebench_model::sweep::{
     CoreLoad, CpuBound, Sweep, SweepBody, SweepRow, SweepSummary, TestRun, TestSummary,
 };
 use truebench_model::{BodyKind, PhaseStatus, Typed};
-use truebench_monitor::detect::phases;
+use truebench_monitor_core::detect::phases;
 use truebench_stats::spread_pct;
 use truebench_tuning::TuningError;
 
 use super::{apply, phase_name, reached_mhz, verdicts, Figure, Setting};
 use crate::governors::{time_in_state, tis_delta};
+use crate::progress::Event;
 use crate::session::{Finish, Outcome, Session};
 
 /// What a sweeping kind runs: its tests, their length and repeats, the CPU-bound threshold
@@ -88,30 +89,13 @@ pub trait Measure {
         -> Self::Body;
 }
 
-/// Progress for the command line.
-#[derive(Debug)]
-pub enum Event<'a> {
-    /// Test `index` (1-based) of `total` starts.
-    Test {
-        index: usize,
-        total: usize,
-        name: &'a str,
-        setting: &'a str,
-    },
-    /// The test ended: `ok, 940 Mbit/s, CPU-bound (cpu1 97 %, softirq)`.
-    Done(String),
-    /// Something to say on the way: a setting could not be applied (its tests are skipped),
-    /// the server runs on this machine.
-    Note(String),
-}
-
 /// Run `plan` on the started session `s`; the result holds what completed, also after
 /// Ctrl-C.
 pub fn run<K: Measure>(
     mut s: Session<'_>,
     kind: &K,
     plan: &Plan<K::Test>,
-    events: &mut dyn FnMut(Event<'_>),
+    events: &mut dyn FnMut(Event),
 ) -> Result<Typed<K::Body>, TuningError> {
     let (host, inv) = (s.host(), s.inv());
     let cpus: Vec<u32> = inv.online_cpus().map(|c| c.id).collect();
@@ -126,14 +110,14 @@ pub fn run<K: Measure>(
         K::KIND,
         &mut |n| (events.borrow_mut())(Event::Note(n)),
         |s, setting, t, r, (index, total)| {
-            (events.borrow_mut())(Event::Test {
+            (events.borrow_mut())(Event::step(
                 index,
                 total,
-                name: K::name(t),
-                setting: &setting.label(),
-            });
+                format!("{} ({})", K::name(t), setting.label()),
+                Some(plan.duration.as_secs_f64()),
+            ));
             let row = one_test(s, kind, plan, setting, t, r, &cpus);
-            (events.borrow_mut())(Event::Done(step_result::<K>(&row)));
+            (events.borrow_mut())(Event::score(step_result::<K>(&row)));
             row
         },
     );
@@ -168,7 +152,8 @@ pub fn run<K: Measure>(
     Ok(result)
 }
 
-/// A test's result as its step says it: status, the kind's figures, why it failed.
+/// A test's result as progress: status, the kind's figures, why it failed (`ok, 940
+/// Mbit/s, CPU-bound (cpu1 97 %, softirq)`).
 fn step_result<K: Measure>(row: &RowOf<K>) -> String {
     let ended = row.ended();
     format!(

@@ -4,7 +4,7 @@
 
 use truebench_host::Inventory;
 use truebench_model::thermal::{ClockLoss, ScorePoint, ThermalCluster};
-use truebench_monitor::{Phase, Sample};
+use truebench_model::timeline::{Phase, Sample};
 use truebench_stats::mean;
 
 /// A sample this far below the starting clock counts as a lost clock (one OPP step on the

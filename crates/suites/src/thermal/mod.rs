@@ -16,12 +16,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use truebench_host::{Host, Inventory};
-use truebench_model::thermal::{ScorePoint, ThermalStart};
+use truebench_model::thermal::ThermalStart;
 use truebench_model::{ThermalBody, ThermalResult};
 
 use crate::governors::{time_in_state, tis_delta};
 use crate::idle::{self, IdleConfig};
-use crate::session::{Finish, Outcome, Session, SessionOptions, IDLE_PHASE};
+use crate::progress::Event;
+use crate::session::{Finish, Outcome, Session, SessionOptions};
 pub use load::{LiveLoad, Load, LoadRan, LoadRunner};
 
 /// How the load starts.
@@ -72,15 +73,6 @@ impl ThermalOptions {
     }
 }
 
-/// What the caller shows while it runs.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Event {
-    Waiting(String),
-    Step { name: String, seconds: f64 },
-    Score(ScorePoint, Option<String>),
-    Note(String),
-}
-
 /// The idle gate (with `--cool-to`), then the idle power while a power source is there.
 fn idle_phase(
     s: &mut Session,
@@ -111,11 +103,11 @@ fn idle_phase(
         Some(c) => format!("idle, cooling to {c:.1} °C"),
         None => "idle gate".to_string(),
     };
-    events(Event::Step {
-        name: IDLE_PHASE.into(),
-        seconds: cfg.timeout.as_secs_f64(),
-    });
-    let rep = idle::gate_phase(s, &title, &cfg, &mut |w| events(Event::Waiting(w.into())));
+    events(Event::waiting(format!(
+        "waiting for an idle machine (up to {:.0} s)",
+        cfg.timeout.as_secs_f64()
+    )));
+    let rep = idle::gate_phase(s, &title, &cfg, &mut |w| events(Event::waiting(w)));
     let start = ThermalStart {
         mode: if cool_to.is_some() { "cool" } else { "idle" }.into(),
         target_c: cool_to,
@@ -163,10 +155,10 @@ fn heat_phase(
         events(Event::Note(start.reason.clone()));
         return start;
     }
-    events(Event::Step {
-        name: "heat".into(),
-        seconds: opts.wait_timeout.as_secs_f64(),
-    });
+    events(Event::waiting(format!(
+        "heating up with the load (up to {:.0} s)",
+        opts.wait_timeout.as_secs_f64()
+    )));
     let ncpus = inv.online_cpus().count() as u32;
     let title = format!("heating to {target:.1} °C with the load");
     let hot = AtomicBool::new(false);
@@ -246,22 +238,21 @@ pub fn run(
     let mut ran = None;
     let mut tis = Vec::new();
     if !s.stopped() {
-        events(Event::Step {
-            name: "load".into(),
-            seconds,
-        });
+        events(Event::step(1, 1, "load", Some(seconds)));
         let before = time_in_state(host, inv);
         let ncpus = inv.online_cpus().count() as u32;
         let title = format!("{} for {:.1} min", opts.load.name(), opts.minutes);
-        s.phase("load", &title, Some(ncpus), Vec::new(), |s| {
+        let p = s.phase("load", &title, Some(ncpus), Vec::new(), |s| {
             // A user's command may read, write or network: its kernel time is its work.
             if matches!(opts.load, Load::Command(_)) {
                 s.mark_kernel_work();
             }
-            let unit = None::<String>;
             let r = runner.run(&opts.load, seconds, opts.interval, &stop, &mut |p| {
-                scores.push(p.clone());
-                events(Event::Score(p, unit.clone()));
+                events(Event::Partial(format!(
+                    "{:>6.0} s  score {:.2}",
+                    p.end_s, p.score
+                )));
+                scores.push(p);
             });
             match r {
                 Ok(x) => {
@@ -271,6 +262,7 @@ pub fn run(
                 Err(e) => Outcome::failed(e),
             }
         });
+        events(Event::status(p.status, p.reason.as_deref()));
         tis = tis_delta(&before, &time_in_state(host, inv));
     }
     if s.stopped() {

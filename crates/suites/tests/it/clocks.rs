@@ -13,11 +13,12 @@ use std::time::Duration;
 
 use tempfile::TempDir;
 use truebench_host::{Host, Inventory};
-use truebench_monitor::Severity;
+use truebench_model::finding::Severity;
 use truebench_suites::clocks::{
     render_text, ClockProbe, ClocksOptions, ClocksReport, LoadHandle, WalkMode,
 };
 use truebench_suites::clocks_session;
+use truebench_suites::progress::{self, Event};
 use truebench_workloads::clock::{ClockError, ClockMeasurement, Method};
 
 const CPU: &str = "sys/devices/system/cpu";
@@ -220,7 +221,24 @@ fn exec<F: FnMut(u32, u64, bool) -> f64>(
     // The path `truebench clocks` runs: the walk as a phase of a Session, which tunes and
     // restores. The walk's own report is the phase's details; the tuning is the envelope's.
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let doc = clocks_session::document(&host, &inv, opts, fake, None, stop).unwrap();
+    let mut events = Vec::new();
+    let doc =
+        clocks_session::document(&host, &inv, opts, fake, None, stop, &mut |e| events.push(e))
+            .unwrap();
+    // Every measurement is a step with its result.
+    assert_eq!(progress::check(&events), Ok(()), "{events:#?}");
+    let measured: usize = doc
+        .body
+        .clusters
+        .iter()
+        .map(|c| c.points.len())
+        .sum::<usize>()
+        + doc.body.all_cores.as_ref().map_or(0, |_| 2);
+    let steps = events
+        .iter()
+        .filter(|e| matches!(e, Event::Step { .. }))
+        .count();
+    assert_eq!(steps, measured, "{events:#?}");
     let p = doc
         .envelope
         .phases

@@ -250,9 +250,22 @@ fn go_with(
         ..EfficiencyOptions::default()
     };
     let host = Host::new(d);
-    let r = efficiency::run(&host, inv, &opts, &mut k, stop, &mut |_| {}).unwrap();
+    let mut events = Vec::new();
+    let r = efficiency::run(&host, inv, &opts, &mut k, stop, &mut |e| events.push(e)).unwrap();
     done.store(true, Ordering::SeqCst);
     physics.join().unwrap();
+    // Each OPP is a step (counted per cluster) that says its result.
+    assert_eq!(
+        truebench_suites::progress::check(&events),
+        Ok(()),
+        "{events:#?}"
+    );
+    let points: usize = r.body.clusters.iter().map(|c| c.points.len()).sum();
+    let ends = events
+        .iter()
+        .filter(|e| matches!(e, truebench_suites::progress::Event::Score { .. }))
+        .count();
+    assert_eq!(ends, points, "{events:#?}");
     let v = serde_json::to_value(&r).unwrap();
     let errors = truebench_fixtures::schema::validate_result(&v);
     assert!(errors.is_empty(), "{}", errors.join("\n"));
@@ -273,7 +286,7 @@ fn every_opp_of_the_little_cluster_with_power_per_run_and_the_best_opp() {
         !r.envelope
             .findings
             .iter()
-            .any(|f| f.kind == truebench_monitor::FindingKind::ClockDeviation),
+            .any(|f| f.kind == truebench_model::finding::FindingKind::ClockDeviation),
         "{text}"
     );
     assert_eq!(b.method.as_deref(), Some("userspace"));
@@ -412,9 +425,9 @@ fn a_clock_that_ignores_the_opps_set_makes_the_walk_invalid() {
         .envelope
         .findings
         .iter()
-        .find(|f| f.kind == truebench_monitor::FindingKind::ClockDeviation)
+        .find(|f| f.kind == truebench_model::finding::FindingKind::ClockDeviation)
         .unwrap_or_else(|| panic!("{:#?}", r.envelope.findings));
-    assert_eq!(f.severity, truebench_monitor::Severity::Critical);
+    assert_eq!(f.severity, truebench_model::finding::Severity::Critical);
     assert!(
         f.message.contains("did not follow the OPPs"),
         "{}",

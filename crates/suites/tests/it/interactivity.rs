@@ -8,7 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use truebench_host::{Host, Inventory};
-use truebench_suites::interactivity::{self, Bench, Event, InteractivityOptions, Work};
+use truebench_suites::interactivity::{self, Bench, InteractivityOptions, Work};
+use truebench_suites::progress::{self, Event};
 use truebench_workloads::loads::LoadKind;
 
 #[test]
@@ -39,14 +40,15 @@ fn only_the_cell_measured_while_throttling_is_marked() {
         meter: None,
     };
     let mut throttler = None;
+    let mut events = Vec::new();
     let r = interactivity::run(
         &host,
         &inv,
         &opts,
         Arc::new(AtomicBool::new(false)),
         &mut |e| {
-            if let Event::Cell { bench, load, .. } = e {
-                if bench == "Video" && load == "Burn" {
+            if let Event::Step { what, .. } = &e {
+                if what == "Video under Burn" {
                     let stats = stats.clone();
                     throttler = Some(std::thread::spawn(move || {
                         std::thread::sleep(Duration::from_millis(500));
@@ -54,15 +56,17 @@ fn only_the_cell_measured_while_throttling_is_marked() {
                     }));
                 }
             }
+            events.push(e);
         },
     )
     .unwrap();
     throttler.expect("a Video under Burn cell").join().unwrap();
+    assert_eq!(progress::check(&events), Ok(()), "{events:#?}");
     let f = r
         .envelope
         .findings
         .iter()
-        .find(|f| f.kind == truebench_monitor::FindingKind::Throttling)
+        .find(|f| f.kind == truebench_model::finding::FindingKind::Throttling)
         .unwrap_or_else(|| panic!("{:#?}", r.envelope.findings));
     assert_eq!(f.phases.len(), 1, "{:?}", f.phases);
     let mut marked = Vec::new();

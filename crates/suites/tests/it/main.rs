@@ -5,6 +5,7 @@ mod clocks;
 mod efficiency;
 mod interactivity;
 mod meter;
+mod progress;
 mod run;
 mod run_support;
 mod session;

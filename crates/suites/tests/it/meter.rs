@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use truebench_host::{Host, Inventory};
+use truebench_model::timeline::PowerKind;
 use truebench_monitor::reader::SampleReader;
-use truebench_monitor::timeline::PowerKind;
 use truebench_suites::meter::{Meter, MeterSpec};
 
 const MS100: Duration = Duration::from_millis(100);

@@ -11,10 +11,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use truebench_model::finding::{FindingKind, Severity};
 use truebench_model::{AesSourceKind, CompressionTool, Mode, PhaseStatus, Scores};
-use truebench_monitor::{FindingKind, Severity};
 use truebench_render::text as render;
-use truebench_suites::run::{Event, RunError};
+use truebench_suites::progress::{self, Event};
+use truebench_suites::run::RunError;
 
 use crate::run_support;
 use run_support::*;
@@ -150,12 +151,18 @@ fn clean_run_tunes_measures_every_cluster_and_restores_byte_for_byte() {
     );
 
     // Progress events: a plan, then start/end for every phase in order.
-    assert!(matches!(events[0], Event::Plan(ref p) if p.len() == 7));
+    assert!(matches!(events[0], Event::Plan { ref steps, .. } if steps.len() == 7));
     let starts = events
         .iter()
-        .filter(|e| matches!(e, Event::PhaseStart { .. }))
+        .filter(|e| matches!(e, Event::Step { .. }))
         .count();
     assert_eq!(starts, 7);
+    assert_eq!(progress::check(&events), Ok(()));
+    let ends = events
+        .iter()
+        .filter(|e| matches!(e, Event::Score { .. }))
+        .count();
+    assert_eq!(ends, 7);
 
     let summary = render::summary(r.view());
     for want in [
@@ -520,12 +527,12 @@ fn the_idle_gate_announces_its_window_and_timeout() {
         events
             .into_iter()
             .find_map(|e| match e {
-                Event::PhaseStart {
-                    name,
+                Event::Step {
+                    what,
                     title,
                     estimate,
                     ..
-                } if name == "idle" => Some((title, estimate)),
+                } if what == "idle" => Some((title.unwrap(), estimate.unwrap())),
                 _ => None,
             })
             .unwrap()

@@ -12,9 +12,8 @@ use tempfile::TempDir;
 use truebench_host::{Host, Inventory};
 use truebench_model::{Mode, RunResult};
 use truebench_suites::clocks::{ClockProbe, LoadHandle};
-use truebench_suites::run::{
-    run, Event, KernelError, Measurements, RunError, RunOptions, StressOutcome,
-};
+use truebench_suites::progress::Event;
+use truebench_suites::run::{run, KernelError, Measurements, RunError, RunOptions, StressOutcome};
 use truebench_workloads::aes::{AesOptions, AesRow, AesTable, BuiltinAesResult, Cipher};
 use truebench_workloads::clock::{ClockError, ClockMeasurement, Method};
 use truebench_workloads::lzma::{LzmaBenchOptions, LzmaBenchResult};

@@ -155,8 +155,8 @@ fn append(root: &std::path::Path, rel: &str, text: &str) {
 /// in 'a' and 'd' stay clean and those of 'b' and 'c' are invalid — with the reason.
 #[test]
 fn findings_carry_the_phases_they_happened_in() {
-    use truebench_monitor::detect::phases::{invalid_by, marks};
-    use truebench_monitor::FindingKind;
+    use truebench_model::finding::FindingKind;
+    use truebench_monitor_core::detect::phases::{invalid_by, marks};
     let root = truebench_fixtures::root("rk3588-rock5b");
     let r = root.path();
     put(r, "dev/kmsg", "");

@@ -13,7 +13,8 @@ use truebench_host::{Host, Inventory};
 use truebench_model::thermal::ScorePoint;
 use truebench_model::{PhaseStatus, ThermalBody, ThermalResult};
 use truebench_render::kinds::Render;
-use truebench_suites::thermal::{self, Event, Load, LoadRan, LoadRunner, Start, ThermalOptions};
+use truebench_suites::progress::{self, Event};
+use truebench_suites::thermal::{self, Load, LoadRan, LoadRunner, Start, ThermalOptions};
 
 const INA: &str = "sys/class/hwmon/hwmon9";
 
@@ -166,6 +167,7 @@ fn go(
     let host = Host::new(root);
     let mut events = Vec::new();
     let r = thermal::run(&host, inv, o, s, stop, &mut |e: Event| events.push(e)).unwrap();
+    assert_eq!(progress::check(&events), Ok(()), "{events:#?}");
     let v = serde_json::to_value(&r).unwrap();
     let errors = truebench_fixtures::schema::validate_result(&v);
     assert!(errors.is_empty(), "{}", errors.join("\n"));

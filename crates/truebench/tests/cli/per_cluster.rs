@@ -219,3 +219,46 @@ fn the_score_per_core_type_and_their_ratio() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--score ("));
 }
+
+/// Each run is a step of the progress on stderr, with its ending; nothing with --quiet.
+#[test]
+fn each_run_is_a_step_on_stderr_and_quiet_says_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "--root",
+            root.path().to_str().unwrap(),
+            "--per-cluster",
+            "--interval",
+            "0.2",
+            "--no-store",
+        ];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--", "true"]);
+        monitor(tmp.path(), &args)
+    };
+    let out = run(&[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    for want in [
+        "truebench: monitor --per-cluster: the command once per type of CPU core, 2 run(s); Ctrl-C keeps what was measured",
+        "truebench: [1/2] Cortex-A55 (cpu0-cpu3)",
+        "truebench: [2/2] Cortex-A76 (cpu4-cpu7)",
+    ] {
+        assert!(lines.contains(&want), "{want:?} in\n{err}");
+    }
+    let ends: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| l.contains(": exit code 0 in "))
+        .collect();
+    assert_eq!(ends.len(), 2, "{err}");
+    assert!(ends[0].starts_with("truebench: [1/2] Cortex-A55 (cpu0-cpu3): exit code 0 in "));
+    // Plain lines: the command shares the terminal.
+    assert!(!err.contains('\r') && !err.contains('\x1b'), "{err:?}");
+    let quiet = run(&["--quiet"]);
+    assert_eq!(quiet.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&quiet.stderr), "");
+}

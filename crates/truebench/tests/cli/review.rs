@@ -312,3 +312,43 @@ fn what_changed_while_monitoring() {
     assert!(errors.contains("usb 8-1: reset SuperSpeed"), "{errors}");
     assert!(!errors.contains("Booting"), "{errors}");
 }
+
+/// -R with --duration: the plan, the monitoring as step 1 of 1 and its result on stderr;
+/// nothing with --quiet.
+#[test]
+fn tuned_monitoring_is_a_step_on_stderr_and_quiet_says_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = truebench_fixtures::root("rk3588-rock5b");
+    let before = tree(root.path());
+    let run = |extra: &[&str]| {
+        truebench(tmp.path())
+            .arg("--root")
+            .arg(root.path())
+            .args(["-R", "--duration", "1", "--interval", "0.2", "--no-store"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = run(&[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(measured(&out), "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(
+        lines[..2],
+        [
+            "truebench: settings tuned to performance; monitoring for 1 s (Ctrl-C ends earlier)…",
+            "truebench: [1/1] monitoring (about 1.0 s)",
+        ],
+        "{err}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("truebench: [1/1] monitoring: ok, ") && l.ends_with(" s")),
+        "{err}"
+    );
+    assert_eq!(tree(root.path()), before, "every setting restored");
+    let quiet = run(&["--quiet"]);
+    assert!(measured(&quiet));
+    assert_eq!(String::from_utf8_lossy(&quiet.stderr), "");
+}

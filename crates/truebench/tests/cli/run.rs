@@ -173,7 +173,7 @@ fn quick_run_on_this_machine_end_to_end() {
         .envelope
         .findings
         .iter()
-        .any(|f| f.severity == truebench_monitor::Severity::Critical);
+        .any(|f| f.severity == truebench_model::finding::Severity::Critical);
     assert_eq!(r.envelope.valid, !critical);
     for p in &r.envelope.phases {
         assert_eq!(
@@ -439,7 +439,7 @@ fn without_root_unattended_runs_untuned_and_exits_3_when_invalid() {
         .envelope
         .findings
         .iter()
-        .find(|f| f.kind == truebench_monitor::FindingKind::OomKill)
+        .find(|f| f.kind == truebench_model::finding::FindingKind::OomKill)
         .expect("oom_kill finding");
     assert!(oom
         .evidence

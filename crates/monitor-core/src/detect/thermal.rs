@@ -3,7 +3,7 @@
 
 use super::capped;
 use super::kernel_log::{contains_ci, matching};
-use crate::finding::{Finding, FindingKind, Severity};
+use truebench_model::finding::{Finding, FindingKind, Severity};
 
 /// Messages meaning the clock was cut or the machine is about to shut down.
 const SEVERE: [&str; 4] = [

@@ -4,12 +4,12 @@
 use std::path::PathBuf;
 
 use truebench_host::{Host, Inventory};
-use truebench_monitor::detect::{
+use truebench_model::finding::{FindingKind, Severity};
+use truebench_model::timeline::{CpuPct, RpiSample, Sample, Timeline, TimelineHeader};
+use truebench_monitor_core::detect::{
     activity, cores, kernel_log, memory, power, rpi, thermal, throttling,
 };
-use truebench_monitor::evidence::PolicyStats;
-use truebench_monitor::timeline::{CpuPct, RpiSample, Sample, Timeline, TimelineHeader};
-use truebench_monitor::{FindingKind, Severity};
+use truebench_monitor_core::evidence::PolicyStats;
 
 fn excerpt(name: &str) -> String {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -107,7 +107,7 @@ fn killed_cores_in_samsung_prefixed_log() {
     assert_eq!(cpus, [2]);
     assert_eq!(ev.len(), 9, "{ev:?}");
     assert!(ev[0].ends_with("CPU2: shutdown"));
-    let snap = truebench_monitor::evidence::Snapshot::default();
+    let snap = truebench_monitor_core::evidence::Snapshot::default();
     let f = cores::killed_cores(&snap, &snap, &l);
     assert_eq!(f.len(), 1);
     assert_eq!(f[0].kind, FindingKind::KilledCores);

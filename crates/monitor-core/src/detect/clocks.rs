@@ -17,7 +17,7 @@
 //! ([`FindingKind::ClockAbove`]): firmware, not cpufreq, sets the clock (Raspberry Pi).
 //! Never critical: the benchmark numbers stay true, only the label is wrong.
 
-use crate::finding::{Finding, FindingKind, Severity};
+use truebench_model::finding::{Finding, FindingKind, Severity};
 
 /// The smallest deviation reported, %: well above a cycle-counting measurement's noise
 /// (sbc-bench's three readings agree within ~0.3 %) and the PLL/OPP rounding of real boards.

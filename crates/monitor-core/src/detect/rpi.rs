@@ -22,8 +22,8 @@
 //! number only.
 
 use crate::evidence::Snapshot;
-use crate::finding::{Finding, FindingKind, Severity};
-use crate::timeline::Timeline;
+use truebench_model::finding::{Finding, FindingKind, Severity};
+use truebench_model::timeline::Timeline;
 
 /// What one bit means, and which finding kind it raises.
 pub struct Bit {
@@ -227,7 +227,7 @@ pub fn detect(before: &Snapshot, after: &Snapshot, tl: &Timeline) -> Vec<Finding
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timeline::{RpiSample, Sample, TimelineHeader};
+    use truebench_model::timeline::{RpiSample, Sample, TimelineHeader};
 
     #[test]
     fn decode_known_values() {

@@ -19,9 +19,9 @@ pub mod throttling;
 use truebench_host::Inventory;
 
 use crate::evidence::Snapshot;
-use crate::finding::{Finding, FindingKind, Severity};
 use crate::kmsg::KernelLog;
-use crate::timeline::{Sample, Timeline};
+use truebench_model::finding::{Finding, FindingKind, Severity};
+use truebench_model::timeline::{Sample, Timeline};
 
 /// What the detectors judge: the evidence of one measurement and its phases.
 pub struct Context<'a> {
@@ -262,42 +262,6 @@ mod tests {
         assert_eq!(fmt_sample(&s), "t=    2.5s 61.2°C");
         s.cluster_mhz = vec![Some(1800), None];
         assert_eq!(fmt_sample(&s), "t=    2.5s 1800/-MHz 61.2°C");
-    }
-
-    #[test]
-    fn missing_sensor_cpufreq_and_samples_are_not_checked() {
-        let host = truebench_host::Host::new("/nonexistent-root");
-        let inv = Inventory::probe(&host);
-        let snap = Snapshot::take(&host, &inv);
-        let f = not_checked(&inv, &snap, &Timeline::default());
-        let text: Vec<&str> = f.iter().map(|f| f.message.as_str()).collect();
-        assert!(f.iter().all(|f| f.kind == FindingKind::NotChecked));
-        assert_eq!(f.len(), 3, "{text:?}");
-        assert!(text[0].starts_with("No temperature sensor"), "{text:?}");
-        assert!(text[1].starts_with("No cpufreq"), "{text:?}");
-        assert!(text[2].starts_with("No monitoring sample"), "{text:?}");
-
-        // A sample with a temperature proves a sensor; a phase within one sample is too short.
-        let mut tl = Timeline::default();
-        tl.samples.push(Sample {
-            t: 1.0,
-            soc_temp_c: Some(50.0),
-            ..Default::default()
-        });
-        tl.phases.push(crate::timeline::Phase {
-            name: "aes".into(),
-            start: 0.5,
-            end: Some(1.5),
-            threads: Some(1),
-            ..Default::default()
-        });
-        let f = not_checked(&inv, &snap, &tl);
-        let text: Vec<&str> = f.iter().map(|f| f.message.as_str()).collect();
-        assert_eq!(f.len(), 2, "{text:?}");
-        assert!(
-            text[1].contains("1 phase(s) shorter than the sampling interval: aes"),
-            "{text:?}"
-        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
-//! The `clocks` kind: sbc-bench's "Checking cpufreq OPP" text, byte for byte, and the
-//! renderers of a `clocks` document.
+//! sbc-bench's "Checking cpufreq OPP" text of a clock check, byte for byte: what the clocks
+//! suite writes into its phase's output and what the `clocks` kind's summary prints.
 
-use truebench_monitor::Finding;
+use truebench_model::finding::Finding;
 
 use truebench_model::clocks::{AllCores, ClockPoint, ClusterClocks, CoreClock, WalkMode};
 
@@ -133,7 +133,7 @@ pub fn text(
     }
     if !r.findings.is_empty() {
         s.push_str("Findings:\n");
-        s.push_str(&truebench_monitor::detect::render_findings(r.findings));
+        s.push_str(&crate::detect::render_findings(r.findings));
     }
     s
 }

@@ -7,8 +7,8 @@
 use super::capped;
 use super::kernel_log::number_between;
 use crate::evidence::{Snapshot, ONLINE_FILE};
-use crate::finding::{Finding, FindingKind, Severity};
 use truebench_host::parse::cpulist;
+use truebench_model::finding::{Finding, FindingKind, Severity};
 
 /// CPUs named by `CPUn: shutdown` or `psci: CPUn killed` lines, and those lines.
 pub fn killed_in_log(lines: &[String]) -> (Vec<u32>, Vec<String>) {

@@ -33,8 +33,8 @@ use truebench_host::Inventory;
 
 use super::{capped, fmt_sample};
 use crate::evidence::{ProcessDelta, ProcessTable};
-use crate::finding::{Finding, FindingKind, Severity};
-use crate::timeline::{Phase, Sample, Timeline};
+use truebench_model::finding::{Finding, FindingKind, Severity};
+use truebench_model::timeline::{Phase, Sample, Timeline};
 
 /// Peak excess tolerated, in % of one core.
 pub const PEAK_CORE_PCT: f64 = 20.0;
@@ -336,7 +336,7 @@ pub fn background_activity(
 /// process tables (truebench's tree, which holds the command, is not in them); with
 /// `kernel_work`, `ksoftirqd` does the phase's own softirq work.
 fn others_by_process_table(
-    p: &crate::timeline::Phase,
+    p: &truebench_model::timeline::Phase,
     n: f64,
     samples: &[Sample],
     tables: &[(f64, &ProcessTable)],
@@ -554,7 +554,7 @@ pub fn not_idle(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timeline::{CpuPct, TimelineHeader};
+    use truebench_model::timeline::{CpuPct, TimelineHeader};
 
     fn s(t: f64, cpu: f64, sys: f64) -> Sample {
         Sample {

@@ -1,8 +1,8 @@
 //! Real sbc-bench monitoring lines (tests/data/sbc-bench-monitoring.txt, see its README) are
 //! parsed back into samples and rendered again: header and every line must come out equal.
 
-use truebench_monitor::render::{ClusterShape, Layout};
-use truebench_monitor::{CpuPct, RpiSample, Sample};
+use truebench_model::timeline::{CpuPct, RpiSample, Sample};
+use truebench_monitor_core::render::{ClusterShape, Layout};
 
 fn shape(id: usize, first_cpu: u32, max: u32) -> ClusterShape {
     ClusterShape {

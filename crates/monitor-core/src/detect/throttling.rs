@@ -26,8 +26,8 @@ use truebench_host::Inventory;
 
 use super::{capped, cluster_label};
 use crate::evidence::{PolicyStats, Snapshot};
-use crate::finding::{Finding, FindingKind, Severity};
-use crate::timeline::Timeline;
+use truebench_model::finding::{Finding, FindingKind, Severity};
+use truebench_model::timeline::Timeline;
 
 /// Time spent per OPP between two readings of one policy.
 #[derive(Debug, Clone, PartialEq)]

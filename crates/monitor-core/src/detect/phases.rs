@@ -12,8 +12,8 @@
 use truebench_host::Inventory;
 
 use crate::evidence::Snapshot;
-use crate::finding::{Finding, FindingKind, Severity};
-use crate::timeline::Timeline;
+use truebench_model::finding::{Finding, FindingKind, Severity};
+use truebench_model::timeline::Timeline;
 
 use super::{cores, memory, power, rpi, thermal, throttling};
 

@@ -13,9 +13,9 @@
 //! `CPU n/a`. Missing values print as sbc-bench prints empty shell variables: blanks.
 //! Unlike sbc-bench no trailing blanks are printed for empty optional columns.
 
-use crate::timeline::Sample;
 use std::fmt::Write;
 use truebench_host::Inventory;
+use truebench_model::timeline::Sample;
 
 /// What one clock column shows.
 #[derive(Debug, Clone, PartialEq)]
@@ -286,7 +286,7 @@ pub fn table(layout: &Layout, samples: &[Sample]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timeline::CpuPct;
+    use truebench_model::timeline::CpuPct;
 
     fn shape(id: usize, first_cpu: u32, max: u32) -> ClusterShape {
         ClusterShape {

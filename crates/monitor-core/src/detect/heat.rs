@@ -23,8 +23,8 @@
 use truebench_host::Inventory;
 
 use super::{capped, cluster_label, fmt_sample};
-use crate::finding::{Finding, FindingKind, Severity};
-use crate::timeline::{Sample, Timeline};
+use truebench_model::finding::{Finding, FindingKind, Severity};
+use truebench_model::timeline::{Sample, Timeline};
 
 /// Smallest temperature rise since the clock's peak that counts as "got hotter", °C.
 pub const MIN_RISE_C: f64 = 3.0;
@@ -264,7 +264,7 @@ pub fn hot_clock_drops(inv: &Inventory, tl: &Timeline) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::timeline::{CpuPct, TimelineHeader};
+    use truebench_model::timeline::{CpuPct, TimelineHeader};
 
     fn inv(arch: &str) -> Inventory {
         let mut inv = Inventory::probe(&truebench_host::Host::new("/nonexistent-root"));

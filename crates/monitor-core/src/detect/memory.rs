@@ -5,8 +5,8 @@ use truebench_host::Inventory;
 use super::capped;
 use super::kernel_log::matching;
 use crate::evidence::{Snapshot, VMSTAT_FILE, ZSWAP_DIR};
-use crate::finding::{Finding, FindingKind, Severity};
-use crate::timeline::Timeline;
+use truebench_model::finding::{Finding, FindingKind, Severity};
+use truebench_model::timeline::Timeline;
 
 fn human_kb(kb: u64) -> String {
     if kb >= 1024 * 1024 {

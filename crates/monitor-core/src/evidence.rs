@@ -1,18 +1,14 @@
 //! Evidence snapshots: the counters read before and after a run (and at phase boundaries)
-//! whose differences the detectors turn into findings.
-//!
-//! A snapshot is cheap enough to take at every phase boundary (a few dozen sysfs files plus
-//! one `proc/[pid]/stat` per process) but is *not* a sampler tick: it lists every process.
+//! whose differences the detectors turn into findings. The types and what is computed from
+//! them; taking a snapshot reads the machine and is `truebench_monitor::capture`'s.
 //!
 //! Time: `unix_ms` is always set; `t` is the timeline second (`Sample::t`) when the caller
 //! knows it. Detectors that need timeline time use [`Snapshot::timeline_t`], which falls back
 //! to aligning `unix_ms` with the timeline's own samples.
 
 use serde::{Deserialize, Serialize};
-use truebench_host::parse::{cpufreq, cpulist, stat, swaps};
-use truebench_host::{Host, Inventory};
 
-use crate::timeline::Timeline;
+use truebench_model::timeline::Timeline;
 
 /// One cpufreq policy's statistics.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -164,41 +160,6 @@ pub fn parse_proc_stat(text: &str) -> Option<ProcessTimes> {
 }
 
 impl ProcessTable {
-    /// Read every `proc/[pid]/stat`. Processes that vanish while we list are skipped.
-    pub fn read(host: &Host, exclude: &[u32]) -> ProcessTable {
-        let live = host.is_live();
-        let clk_tck = if live {
-            // SAFETY: sysconf has no preconditions.
-            let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-            if t > 0 {
-                t as u64
-            } else {
-                100
-            }
-        } else {
-            100
-        };
-        let self_pid = live.then(std::process::id);
-        let mut procs: Vec<ProcessTimes> = host
-            .list("proc")
-            .into_iter()
-            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
-            .filter_map(|n| host.read(format!("proc/{n}/stat")).ok())
-            .filter_map(|t| parse_proc_stat(&t))
-            .collect();
-        procs.sort_by_key(|p| p.pid);
-        let mut ex: Vec<u32> = exclude.to_vec();
-        ex.extend(self_pid);
-        ex.sort_unstable();
-        ex.dedup();
-        ProcessTable {
-            clk_tck,
-            self_pid,
-            exclude: ex,
-            procs,
-        }
-    }
-
     pub fn get(&self, pid: u32) -> Option<&ProcessTimes> {
         self.procs
             .binary_search_by_key(&pid, |p| p.pid)
@@ -260,20 +221,6 @@ impl ProcessTable {
     }
 }
 
-/// What the caller can add to a snapshot.
-#[derive(Debug, Clone, Default)]
-pub struct SnapshotOptions {
-    /// Timeline seconds (`Sample::t`) at which the snapshot is taken.
-    pub t: Option<f64>,
-    /// `vcgencmd get_throttled`, when the caller (the sampler's vcgencmd thread) has it.
-    pub rpi_throttled: Option<u32>,
-    /// Process trees that are not background (the benchmark's pids). truebench's own pid is
-    /// always excluded on the live machine.
-    pub exclude_pids: Vec<u32>,
-    /// Do not list processes (saves the `proc/[pid]/stat` walk).
-    pub skip_processes: bool,
-}
-
 /// The counters detectors compare before and after.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Snapshot {
@@ -311,18 +258,10 @@ pub struct Snapshot {
     pub missing: Vec<String>,
 }
 
-const CPU_DIR: &str = "sys/devices/system/cpu";
 /// Root-relative files the detectors also name in their evidence (as `/{path}`).
 pub const ONLINE_FILE: &str = "sys/devices/system/cpu/online";
 pub const VMSTAT_FILE: &str = "proc/vmstat";
 pub const ZSWAP_DIR: &str = "sys/module/zswap/parameters";
-
-fn now_unix_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
 
 /// `50005`, `0x50005`, `throttled=0x50005` → bits. The sysfs file prints hex without `0x`.
 pub fn parse_throttled(text: &str) -> Option<u32> {
@@ -335,220 +274,7 @@ pub fn parse_throttled(text: &str) -> Option<u32> {
     u32::from_str_radix(hex, 16).ok()
 }
 
-/// The firmware's `get_throttled` file: `soc:firmware` on Pi 1–4 kernels, below
-/// `soc@107c000000` on a Pi 5 — so search the platform bus rather than fix one path.
-fn throttled_file(host: &Host) -> Option<String> {
-    let fixed = "sys/devices/platform/soc/soc:firmware/get_throttled";
-    if host.exists(fixed) {
-        return Some(fixed.to_string());
-    }
-    let base = "sys/devices/platform";
-    for soc in host.list(base).into_iter().filter(|n| n.starts_with("soc")) {
-        let d = format!("{base}/{soc}");
-        for fw in host
-            .list(&d)
-            .into_iter()
-            .filter(|n| n.ends_with("firmware"))
-        {
-            let f = format!("{d}/{fw}/get_throttled");
-            if host.exists(&f) {
-                return Some(f);
-            }
-        }
-    }
-    None
-}
-
 impl Snapshot {
-    /// Take a snapshot with default options (no timeline time, no vcgencmd value, only
-    /// truebench's own processes excluded).
-    pub fn take(host: &Host, inv: &Inventory) -> Snapshot {
-        Snapshot::take_with(host, inv, &SnapshotOptions::default())
-    }
-
-    pub fn take_with(host: &Host, inv: &Inventory, opts: &SnapshotOptions) -> Snapshot {
-        let mut s = Snapshot {
-            unix_ms: now_unix_ms(),
-            t: opts.t,
-            ..Default::default()
-        };
-        s.read_policies(host, inv);
-        s.read_cooling(host);
-        s.read_throttle_counts(host, inv);
-        match host.read(ONLINE_FILE) {
-            Ok(t) => s.cpus_online = Some(cpulist::parse(&t)),
-            Err(e) => s.missing.push(format!("online CPUs: {e}")),
-        }
-        match host.read("proc/stat") {
-            Ok(t) => {
-                s.cpu_ticks = stat::parse(&t)
-                    .cpus
-                    .into_iter()
-                    .map(|(cpu, c)| CpuTicks {
-                        cpu,
-                        idle: c.idle + c.iowait,
-                        total: c.total(),
-                    })
-                    .collect()
-            }
-            Err(e) => s.missing.push(format!("CPU times: {e}")),
-        }
-        s.read_swap(host);
-        s.read_rpi(host, inv, opts.rpi_throttled);
-        if let Some(c) = &inv.thermal.chosen {
-            s.soc_sensor = Some(c.name.clone());
-            s.soc_temp_c = host.read_i64(&c.path).map(|m| m as f64 / 1000.0);
-        }
-        if !opts.skip_processes {
-            s.processes = Some(ProcessTable::read(host, &opts.exclude_pids));
-        }
-        s
-    }
-
-    fn read_policies(&mut self, host: &Host, inv: &Inventory) {
-        for cl in &inv.clusters {
-            for &pol in &cl.policies {
-                let dir = match (&cl.policy_dir, cl.policy) {
-                    // The cluster's own directory may be a legacy cpuN/cpufreq path.
-                    (Some(d), Some(p)) if p == pol => d.clone(),
-                    _ => format!("{CPU_DIR}/cpufreq/policy{pol}"),
-                };
-                let tis = host
-                    .read(format!("{dir}/stats/time_in_state"))
-                    .map(|t| cpufreq::time_in_state(&t))
-                    .unwrap_or_default();
-                self.policies.push(PolicyStats {
-                    policy: pol,
-                    cluster: Some(cl.id),
-                    governor: host.read_trimmed(format!("{dir}/scaling_governor")),
-                    scaling_max_khz: host.read_u64(format!("{dir}/scaling_max_freq")),
-                    cpuinfo_max_khz: host.read_u64(format!("{dir}/cpuinfo_max_freq")),
-                    total_trans: host.read_u64(format!("{dir}/stats/total_trans")),
-                    time_in_state: tis,
-                    dir,
-                });
-            }
-        }
-    }
-
-    fn read_cooling(&mut self, host: &Host) {
-        let base = "sys/class/thermal";
-        for name in host.list(base) {
-            if !name.starts_with("cooling_device") {
-                continue;
-            }
-            let d = format!("{base}/{name}");
-            let tis = host
-                .read(format!("{d}/stats/time_in_state_ms"))
-                .map(|t| {
-                    t.lines()
-                        .filter_map(|l| {
-                            // `state0\t12345` (ms)
-                            let mut it = l.split_whitespace();
-                            let st = it.next()?.strip_prefix("state")?.parse().ok()?;
-                            Some((st, it.next()?.parse().ok()?))
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            self.cooling.push(CoolingDevice {
-                kind: host.read_trimmed(format!("{d}/type")),
-                cur_state: host.read_u64(format!("{d}/cur_state")),
-                max_state: host.read_u64(format!("{d}/max_state")),
-                total_trans: host.read_u64(format!("{d}/stats/total_trans")),
-                time_in_state_ms: tis,
-                name,
-            });
-        }
-    }
-
-    fn read_throttle_counts(&mut self, host: &Host, inv: &Inventory) {
-        for cpu in &inv.cpus {
-            let d = format!("{CPU_DIR}/cpu{}/thermal_throttle", cpu.id);
-            let core = host.read_u64(format!("{d}/core_throttle_count"));
-            let package = host.read_u64(format!("{d}/package_throttle_count"));
-            if core.is_some() || package.is_some() {
-                self.throttle_counts.push(ThrottleCount {
-                    cpu: cpu.id,
-                    core,
-                    package,
-                    core_ms: host.read_u64(format!("{d}/core_throttle_total_time_ms")),
-                    package_ms: host.read_u64(format!("{d}/package_throttle_total_time_ms")),
-                });
-            }
-        }
-    }
-
-    fn read_swap(&mut self, host: &Host) {
-        match host.read("proc/swaps") {
-            Ok(t) => {
-                self.swaps = swaps::parse(&t)
-                    .into_iter()
-                    .map(|e| SwapUse {
-                        filename: e.filename,
-                        kind: e.kind,
-                        size_kb: e.size_kb,
-                        used_kb: e.used_kb,
-                    })
-                    .collect()
-            }
-            Err(e) => self.missing.push(format!("swap: {e}")),
-        }
-        self.zram_swap = self.swaps.iter().any(SwapUse::is_zram);
-        match host.meminfo() {
-            Ok(mi) => {
-                self.swap_total_kb = mi.swap_total_kb;
-                self.swap_free_kb = mi.swap_free_kb;
-            }
-            Err(e) => self.missing.push(format!("memory: {e}")),
-        }
-        if let Ok(t) = host.read(VMSTAT_FILE) {
-            for l in t.lines() {
-                let mut it = l.split_whitespace();
-                match (it.next(), it.next().and_then(|v| v.parse().ok())) {
-                    (Some("pswpin"), v) => self.pswpin = v,
-                    (Some("pswpout"), v) => self.pswpout = v,
-                    _ => {}
-                }
-            }
-        }
-        let zp = ZSWAP_DIR;
-        self.zswap_enabled = host
-            .read_trimmed(format!("{zp}/enabled"))
-            .map(|v| matches!(v.as_str(), "Y" | "y" | "1"));
-        self.zswap_compressor = host.read_trimmed(format!("{zp}/compressor"));
-    }
-
-    fn read_rpi(&mut self, host: &Host, inv: &Inventory, given: Option<u32>) {
-        if let Some(v) = given {
-            self.rpi_throttled = Some(v);
-            self.rpi_throttled_source = Some("vcgencmd get_throttled".into());
-        } else if let Some(f) = throttled_file(host) {
-            match host.read(&f) {
-                Ok(t) => match parse_throttled(&t) {
-                    Some(v) => {
-                        self.rpi_throttled = Some(v);
-                        self.rpi_throttled_source = Some(format!("/{f}"));
-                    }
-                    None => self
-                        .missing
-                        .push(format!("/{f}: unexpected content {:?}", t.trim())),
-                },
-                Err(e) => self.missing.push(format!("get_throttled: {e}")),
-            }
-        }
-        if let Some(chip) = inv
-            .thermal
-            .hwmon
-            .iter()
-            .find(|c| c.name.as_deref() == Some("rpi_volt"))
-        {
-            self.rpi_undervoltage_alarm = host
-                .read_u64(format!("{}/in0_lcrit_alarm", chip.path))
-                .map(|v| v != 0);
-        }
-    }
-
     /// Seconds on the timeline's clock: `t` when given, else `unix_ms` aligned through the
     /// timeline's first sample (both clocks tick at the same rate over a run).
     pub fn timeline_t(&self, tl: &Timeline) -> Option<f64> {

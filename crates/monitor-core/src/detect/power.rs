@@ -6,7 +6,7 @@
 use super::capped;
 use super::kernel_log::matching;
 use crate::evidence::Snapshot;
-use crate::finding::{Finding, FindingKind, Severity};
+use truebench_model::finding::{Finding, FindingKind, Severity};
 
 pub fn undervoltage_log(lines: &[String]) -> Vec<Finding> {
     let events = matching(lines, &["undervoltage detected", "under-voltage detected"]);

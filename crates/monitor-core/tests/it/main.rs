@@ -1,0 +1,4 @@
+//! This crate's integration tests in one binary: one link instead of one per file.
+
+mod excerpts;
+mod render;
