@@ -1,22 +1,19 @@
 //! The `io` kind (`truebench io`): what holds the target, a row per test, repeat and setting
-//! (MB/s, IOPS, CPU per I/O, latency, busiest core, clock reached, CPU-bound), the median per
-//! test and setting, and the sweep's verdict.
+//! (MB/s, IOPS, CPU per I/O, latency; the columns every sweeping kind has from `sweep.rs`),
+//! the median per test and setting, and the sweep's verdict.
 
 use std::fmt::Write;
 
+use truebench_model::io::{IoRow, IoTestSummary};
 use truebench_model::{IoBody, View};
 
 use super::interactivity::findings_tail;
-use super::sweep;
+use super::sweep::{self, num, SweepTable};
 use super::{Figures, Render};
 use crate::report::svg::esc;
 use crate::text::{detailed_log_for, header_for};
 
 type IView<'a> = View<'a, IoBody>;
-
-fn num(v: Option<f64>, digits: usize) -> String {
-    v.map_or("-".into(), |x| format!("{x:.digits$}"))
-}
 
 /// What the target is and what holds it.
 pub fn target_line(b: &IoBody) -> String {
@@ -53,54 +50,70 @@ pub fn target_line(b: &IoBody) -> String {
     o
 }
 
-pub fn table(b: &IoBody) -> String {
-    let mut o = format!(
-        "{:<16} {:<10} {:>3} {:<11} {:>10} {:>9} {:>8} {:>13}  {:<38} {}\n",
-        "Setting",
-        "Test",
-        "#",
-        "Status",
-        "MB/s",
-        "IOPS",
-        "CPU µs",
-        "p50/p99 µs",
-        "Busiest core",
-        "Verdict"
-    );
-    for r in &b.rows {
+impl SweepTable for IoBody {
+    const UNIT: &'static str = "MB/s";
+    const DIGITS: usize = 1;
+    const BUSIEST_WIDTH: usize = 38;
+    const REASON_INDENT: usize = 17;
+    const HTML_HEADS: &'static str =
+        "<th>MB/s</th><th>IOPS</th><th>CPU µs per I/O</th><th>Latency p50/p99 (µs)</th>";
+    const EACH_CORE: bool = false;
+    const HTML_MEDIAN_HEADS: &'static str = "<th>MB/s (median)</th><th>IOPS</th>";
+    const CPU_BOUND_RUNS: bool = false;
+    const MARKDOWN_HEAD: &'static str =
+        "| Test | Setting | MB/s (median) | IOPS | Spread |\n| --- | --- | ---: | ---: | ---: |\n";
+
+    fn text_heads() -> String {
+        format!(
+            "{:>10} {:>9} {:>8} {:>13}",
+            "MB/s", "IOPS", "CPU µs", "p50/p99 µs"
+        )
+    }
+
+    fn text_cells(r: &IoRow) -> String {
         let lat = match (r.latency_p50_us, r.latency_p99_us) {
             (Some(a), Some(b)) => format!("{a:.0}/{b:.0}"),
             _ => "-".into(),
         };
-        let _ = writeln!(
-            o,
-            "{:<16} {:<10} {:>3} {:<11} {:>10} {:>9} {:>8} {:>13}  {:<38} {}{}{}",
-            r.run.setting,
-            r.run.test,
-            r.run.repeat,
-            r.status.shown(r.invalid.as_deref()),
+        format!(
+            "{:>10} {:>9} {:>8} {:>13}",
             num(r.mb_s, 1),
             num(r.iops, 0),
             num(r.cpu_us_per_io, 1),
-            lat,
-            sweep::busiest(&r.run.cores),
-            sweep::verdict(&r.run.cpu_bound, r.status),
-            if r.run.reached_mhz.is_empty() {
-                String::new()
-            } else {
-                format!("; clock reached {} MHz", sweep::reached(&r.run.reached_mhz))
-            },
-            if r.marks.is_empty() {
-                String::new()
-            } else {
-                format!("  [{}]", r.marks.join(", "))
-            }
-        );
-        if let Some(why) = &r.reason {
-            let _ = writeln!(o, "{:<17}{why}", "");
-        }
+            lat
+        )
     }
-    o
+
+    fn text_medians(t: &IoTestSummary) -> String {
+        format!(
+            "{:>10} MB/s {:>9} IOPS",
+            num(t.median_mb_s, 1),
+            num(t.median_iops, 0)
+        )
+    }
+
+    fn html_cells(r: &IoRow) -> String {
+        format!(
+            "<td>{}</td><td>{}</td><td>{}</td><td>{} / {}</td>",
+            num(r.mb_s, 1),
+            num(r.iops, 0),
+            num(r.cpu_us_per_io, 1),
+            num(r.latency_p50_us, 0),
+            num(r.latency_p99_us, 0)
+        )
+    }
+
+    fn html_medians(t: &IoTestSummary) -> String {
+        format!(
+            "<td>{}</td><td>{}</td>",
+            num(t.median_mb_s, 1),
+            num(t.median_iops, 0)
+        )
+    }
+
+    fn markdown_medians(t: &IoTestSummary) -> String {
+        format!("{} | {}", num(t.median_mb_s, 1), num(t.median_iops, 0))
+    }
 }
 
 impl Render for IoBody {
@@ -116,24 +129,7 @@ impl Render for IoBody {
             let _ = writeln!(o, "Warning: {w}");
         }
         o.push('\n');
-        o.push_str(&table(b));
-        o.push_str("\nPer test (median of the completed repeats):\n");
-        for t in &b.tests {
-            let _ = writeln!(
-                o,
-                "  {:<16} {:<10} {:>10} MB/s {:>9} IOPS{}",
-                t.summary.setting,
-                t.summary.test,
-                num(t.median_mb_s, 1),
-                num(t.median_iops, 0),
-                super::sweep::runs_note(t.summary.spread_pct, t.summary.runs, t.summary.cpu_bound_runs)
-            );
-        }
-        for v in &b.sweep.verdicts {
-            let _ = writeln!(o, "\n{v}");
-        }
-        o.push('\n');
-        o.push_str(&findings_tail(r.envelope));
+        o.push_str(&sweep::summary_tail(b, "", &findings_tail(r.envelope)));
         o
     }
 
@@ -154,63 +150,7 @@ impl Render for IoBody {
         for w in b.warnings.iter().chain(b.sweep.sweep_note.iter()) {
             let _ = write!(head, "<p><b>Warning:</b> {}</p>", esc(w));
         }
-        head.push_str("<table class=\"num\"><thead><tr><th>Setting</th><th>Test</th><th>#</th><th>Status</th><th>MB/s</th><th>IOPS</th><th>CPU µs per I/O</th><th>Latency p50/p99 (µs)</th><th>Busiest core</th><th>Clock reached (MHz)</th><th>Verdict</th><th>Marks</th></tr></thead><tbody>");
-        for row in &b.rows {
-            let _ = write!(
-                head,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} / {}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(&row.run.setting),
-                esc(&row.run.test),
-                row.run.repeat,
-                row.status.shown(row.invalid.as_deref()),
-                num(row.mb_s, 1),
-                num(row.iops, 0),
-                num(row.cpu_us_per_io, 1),
-                num(row.latency_p50_us, 0),
-                num(row.latency_p99_us, 0),
-                esc(&sweep::busiest(&row.run.cores)),
-                esc(&sweep::reached(&row.run.reached_mhz)),
-                esc(&sweep::verdict(&row.run.cpu_bound, row.status)),
-                esc(&sweep::marks(&row.marks, row.invalid.as_deref()))
-            );
-        }
-        head.push_str("</tbody></table><h3>Throughput per setting</h3><table class=\"num\"><thead><tr><th>Test</th><th>Setting</th><th>MB/s (median)</th><th>IOPS</th><th>Spread</th><th>Clock reached (MHz)</th></tr></thead><tbody>");
-        for t in &b.tests {
-            let clock = b
-                .rows
-                .iter()
-                .find(|r| r.run.test == t.summary.test && r.run.setting == t.summary.setting && !r.run.reached_mhz.is_empty())
-                .map_or("-".into(), |r| sweep::reached(&r.run.reached_mhz));
-            let _ = write!(
-                head,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(&t.summary.test),
-                esc(&t.summary.setting),
-                num(t.median_mb_s, 1),
-                num(t.median_iops, 0),
-                t.summary.spread_pct.map_or("-".into(), |s| format!("{s:.1} %")),
-                esc(&clock)
-            );
-        }
-        head.push_str("</tbody></table>");
-        // Throughput against the setting, one chart per test, with the clock reached.
-        let figures: Vec<sweep::SettingFigure<'_>> = b
-            .tests
-            .iter()
-            .map(|t| sweep::SettingFigure {
-                test: &t.summary.test,
-                setting: &t.summary.setting,
-                value: t.median_mb_s,
-                reached_mhz: b
-                    .rows
-                    .iter()
-                    .find(|r| {
-                        r.run.test == t.summary.test && r.run.setting == t.summary.setting && !r.run.reached_mhz.is_empty()
-                    })
-                    .map_or(&[][..], |r| &r.run.reached_mhz),
-            })
-            .collect();
-        head.push_str(&sweep::setting_bars(&figures, "MB/s", 1));
+        head.push_str(&sweep::html_tables(b));
         for v in &b.sweep.verdicts {
             let _ = write!(head, "<p>{}</p>", esc(v));
         }
@@ -223,20 +163,6 @@ impl Render for IoBody {
     }
 
     fn markdown(r: IView<'_>) -> String {
-        let mut o = String::from(
-            "| Test | Setting | MB/s (median) | IOPS | Spread |\n| --- | --- | ---: | ---: | ---: |\n",
-        );
-        for t in &r.body.tests {
-            let _ = writeln!(
-                o,
-                "| {} | {} | {} | {} | {} |",
-                t.summary.test,
-                t.summary.setting,
-                num(t.median_mb_s, 1),
-                num(t.median_iops, 0),
-                t.summary.spread_pct.map_or("-".into(), |s| format!("{s:.1} %"))
-            );
-        }
-        o
+        sweep::markdown(r.body)
     }
 }

@@ -1,57 +1,65 @@
-//! The `net` kind (`truebench net --connect`): a row per test and repeat (throughput each way,
-//! the busiest core and what kept it busy, the verdict "CPU-bound"), the median per test, and
-//! in the HTML page the throughput per test with each core's load.
+//! The `net` kind (`truebench net --connect`): a row per test and repeat (throughput each way;
+//! the columns every sweeping kind has — the busiest core and what kept it busy, the verdict
+//! "CPU-bound" — from `sweep.rs`), the median per test, and in the HTML page the throughput
+//! per test with each core's load.
 
 use std::fmt::Write;
 
+use truebench_model::net::{NetRow, NetTestSummary};
 use truebench_model::{NetBody, View};
 
 use super::interactivity::findings_tail;
-use super::sweep;
+use super::sweep::{self, num, SweepTable};
 use super::{Figures, Render};
 use crate::report::svg::esc;
 use crate::text::{detailed_log_for, header_for};
 
 type NView<'a> = View<'a, NetBody>;
 
-fn mbit(v: Option<f64>) -> String {
-    v.map_or("-".into(), |x| format!("{x:.0}"))
-}
+impl SweepTable for NetBody {
+    const UNIT: &'static str = "Mbit/s";
+    const DIGITS: usize = 0;
+    const BUSIEST_WIDTH: usize = 40;
+    const REASON_INDENT: usize = 15;
+    const HTML_HEADS: &'static str = "<th>Sent (Mbit/s)</th><th>Received (Mbit/s)</th>";
+    const EACH_CORE: bool = true;
+    const HTML_MEDIAN_HEADS: &'static str = "<th>Mbit/s (median)</th>";
+    const CPU_BOUND_RUNS: bool = true;
+    // Without the Setting column its rows have: kept as it has always been written.
+    const MARKDOWN_HEAD: &'static str =
+        "| Test | Mbit/s (median) | Spread | CPU-bound |\n| --- | ---: | ---: | ---: |\n";
 
-/// The table of tests.
-pub fn table(b: &NetBody) -> String {
-    let mut o = format!(
-        "{:<16} {:<10} {:>3} {:<11} {:>12} {:>12}  {:<40} {}\n",
-        "Setting", "Test", "#", "Status", "Sent Mbit/s", "Recv Mbit/s", "Busiest core", "Verdict"
-    );
-    for r in &b.rows {
-        let _ = writeln!(
-            o,
-            "{:<16} {:<10} {:>3} {:<11} {:>12} {:>12}  {:<40} {}{}{}",
-            r.run.setting,
-            r.run.test,
-            r.run.repeat,
-            r.status.shown(r.invalid.as_deref()),
-            mbit(r.sent_mbit_s),
-            mbit(r.received_mbit_s),
-            sweep::busiest(&r.run.cores),
-            sweep::verdict(&r.run.cpu_bound, r.status),
-            if r.run.reached_mhz.is_empty() {
-                String::new()
-            } else {
-                format!("; clock reached {} MHz", sweep::reached(&r.run.reached_mhz))
-            },
-            if r.marks.is_empty() {
-                String::new()
-            } else {
-                format!("  [{}]", r.marks.join(", "))
-            }
-        );
-        if let Some(why) = &r.reason {
-            let _ = writeln!(o, "{:<15}{why}", "");
-        }
+    fn text_heads() -> String {
+        format!("{:>12} {:>12}", "Sent Mbit/s", "Recv Mbit/s")
     }
-    o
+
+    fn text_cells(r: &NetRow) -> String {
+        format!(
+            "{:>12} {:>12}",
+            num(r.sent_mbit_s, 0),
+            num(r.received_mbit_s, 0)
+        )
+    }
+
+    fn text_medians(t: &NetTestSummary) -> String {
+        format!("{:>10} Mbit/s", num(t.median_mbit_s, 0))
+    }
+
+    fn html_cells(r: &NetRow) -> String {
+        format!(
+            "<td>{}</td><td>{}</td>",
+            num(r.sent_mbit_s, 0),
+            num(r.received_mbit_s, 0)
+        )
+    }
+
+    fn html_medians(t: &NetTestSummary) -> String {
+        format!("<td>{}</td>", num(t.median_mbit_s, 0))
+    }
+
+    fn markdown_medians(t: &NetTestSummary) -> String {
+        num(t.median_mbit_s, 0)
+    }
 }
 
 /// How the data was sent, where not by plain writes.
@@ -73,23 +81,11 @@ impl Render for NetBody {
         if let Some(n) = &b.sweep.sweep_note {
             let _ = writeln!(o, "{n}\n");
         }
-        o.push_str(&table(b));
-        o.push_str("\nPer test (sent + received, median of the completed repeats):\n");
-        for t in &b.tests {
-            let _ = writeln!(
-                o,
-                "  {:<16} {:<10} {:>10} Mbit/s{}",
-                t.summary.setting,
-                t.summary.test,
-                mbit(t.median_mbit_s),
-                super::sweep::runs_note(t.summary.spread_pct, t.summary.runs, t.summary.cpu_bound_runs)
-            );
-        }
-        for v in &b.sweep.verdicts {
-            let _ = writeln!(o, "\n{v}");
-        }
-        o.push('\n');
-        o.push_str(&findings_tail(r.envelope));
+        o.push_str(&sweep::summary_tail(
+            b,
+            "sent + received, ",
+            &findings_tail(r.envelope),
+        ));
         o
     }
 
@@ -113,73 +109,7 @@ impl Render for NetBody {
             b.sweep.repeat,
             b.sweep.cpu_bound_pct
         );
-        head.push_str("<table class=\"num\"><thead><tr><th>Setting</th><th>Test</th><th>#</th><th>Status</th><th>Sent (Mbit/s)</th><th>Received (Mbit/s)</th><th>Per core: busy (softirq / process) %</th><th>Clock reached (MHz)</th><th>Verdict</th><th>Marks</th></tr></thead><tbody>");
-        for row in &b.rows {
-            let cores: Vec<String> = row
-                .run.cores
-                .iter()
-                .map(|c| {
-                    format!(
-                        "cpu{} {:.0} ({:.0} / {:.0})",
-                        c.cpu, c.busy_pct, c.softirq_pct, c.process_pct
-                    )
-                })
-                .collect();
-            let _ = write!(
-                head,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(&row.run.setting),
-                esc(&row.run.test),
-                row.run.repeat,
-                row.status.shown(row.invalid.as_deref()),
-                mbit(row.sent_mbit_s),
-                mbit(row.received_mbit_s),
-                esc(&cores.join(", ")),
-                esc(&sweep::reached(&row.run.reached_mhz)),
-                esc(&sweep::verdict(&row.run.cpu_bound, row.status)),
-                esc(&sweep::marks(&row.marks, row.invalid.as_deref()))
-            );
-        }
-        head.push_str("</tbody></table>");
-        // Throughput against the setting, with the clock each setting really reached.
-        head.push_str("<h3>Throughput per setting</h3><table class=\"num\"><thead><tr><th>Test</th><th>Setting</th><th>Mbit/s (median)</th><th>Spread</th><th>Clock reached (MHz)</th><th>CPU-bound</th></tr></thead><tbody>");
-        for t in &b.tests {
-            let clock = b
-                .rows
-                .iter()
-                .find(|r| r.run.test == t.summary.test && r.run.setting == t.summary.setting && !r.run.reached_mhz.is_empty())
-                .map_or("-".into(), |r| sweep::reached(&r.run.reached_mhz));
-            let _ = write!(
-                head,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} of {}</td></tr>",
-                esc(&t.summary.test),
-                esc(&t.summary.setting),
-                mbit(t.median_mbit_s),
-                t.summary.spread_pct.map_or("-".into(), |s| format!("{s:.1} %")),
-                esc(&clock),
-                t.summary.cpu_bound_runs,
-                t.summary.runs
-            );
-        }
-        head.push_str("</tbody></table>");
-        // Throughput against the setting, one chart per test, with the clock reached.
-        let figures: Vec<sweep::SettingFigure<'_>> = b
-            .tests
-            .iter()
-            .map(|t| sweep::SettingFigure {
-                test: &t.summary.test,
-                setting: &t.summary.setting,
-                value: t.median_mbit_s,
-                reached_mhz: b
-                    .rows
-                    .iter()
-                    .find(|r| {
-                        r.run.test == t.summary.test && r.run.setting == t.summary.setting && !r.run.reached_mhz.is_empty()
-                    })
-                    .map_or(&[][..], |r| &r.run.reached_mhz),
-            })
-            .collect();
-        head.push_str(&sweep::setting_bars(&figures, "Mbit/s", 0));
+        head.push_str(&sweep::html_tables(b));
         for v in b.sweep.verdicts.iter().chain(b.sweep.sweep_note.iter()) {
             let _ = write!(head, "<p>{}</p>", esc(v));
         }
@@ -192,21 +122,6 @@ impl Render for NetBody {
     }
 
     fn markdown(r: NView<'_>) -> String {
-        let mut o = String::from(
-            "| Test | Mbit/s (median) | Spread | CPU-bound |\n| --- | ---: | ---: | ---: |\n",
-        );
-        for t in &r.body.tests {
-            let _ = writeln!(
-                o,
-                "| {} | {} | {} | {} | {} of {} |",
-                t.summary.test,
-                t.summary.setting,
-                mbit(t.median_mbit_s),
-                t.summary.spread_pct.map_or("-".into(), |s| format!("{s:.1} %")),
-                t.summary.cpu_bound_runs,
-                t.summary.runs
-            );
-        }
-        o
+        sweep::markdown(r.body)
     }
 }
