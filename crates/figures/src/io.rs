@@ -1,6 +1,7 @@
 //! The figures of a `io` result.
 
 use crate::{Figures, Metric};
+use truebench_model::sweep::SweepBody;
 use truebench_model::{IoBody, View};
 
 type IView<'a> = View<'a, IoBody>;
@@ -17,7 +18,7 @@ impl Figures for IoBody {
                 if let Some(i) = t.median_iops {
                     v.push_str(&format!(", {} IOPS", fig(i)));
                 }
-                let rows: Vec<_> = b.rows.iter().filter(|x| x.run.test == t.summary.test && x.run.setting == t.summary.setting).collect();
+                let rows: Vec<_> = b.rows_of(&t.summary).collect();
                 let invalid = rows.iter().find_map(|x| x.invalid.clone());
                 let note = if t.summary.cpu_bound_runs > 0 {
                     format!("CPU-bound in {} of {} run(s)", t.summary.cpu_bound_runs, t.summary.runs)

@@ -1,6 +1,7 @@
 //! The figures of a `net` result.
 
 use crate::{Figures, Metric};
+use truebench_model::sweep::SweepBody;
 use truebench_model::{NetBody, View};
 
 type NView<'a> = View<'a, NetBody>;
@@ -14,7 +15,7 @@ impl Figures for NetBody {
             .map(|t| {
                 let label = crate::setting_label(&t.summary.test, &t.summary.setting);
                 let v = t.median_mbit_s.map_or("–".into(), |m| format!("{} Mbit/s", fig(m)));
-                let rows: Vec<_> = b.rows.iter().filter(|x| x.run.test == t.summary.test && x.run.setting == t.summary.setting).collect();
+                let rows: Vec<_> = b.rows_of(&t.summary).collect();
                 let invalid = rows.iter().find_map(|x| x.invalid.clone());
                 let bound = rows.iter().find_map(|x| x.run.cpu_bound.as_ref());
                 let note = match bound {
