@@ -50,8 +50,9 @@ pub struct Envelope {
 }
 
 impl Envelope {
-    pub fn phase(&self, name: &str) -> Option<&PhaseResult> {
-        self.phases.iter().find(|p| p.name == name)
+    /// The phase `phase` (the first of that name).
+    pub fn phase(&self, phase: impl crate::PhaseId) -> Option<&PhaseResult> {
+        self.phases.iter().find(|p| phase.is(&p.name))
     }
 }
 

@@ -6,6 +6,106 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::evidence::{phase_id, words, NotOne, RowEvidence};
+
+/// How much work a periodic task does per period.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WorkModel {
+    /// A fixed number of loops: a slower clock misses deadlines.
+    Loops,
+    /// A fixed wall time.
+    Wall,
+}
+words!(WorkModel, "work model", {
+    Loops => "loops",
+    Wall => "wall",
+});
+
+/// Where the loops per millisecond came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CalibrationSource {
+    Measured,
+    /// Measured earlier on this machine.
+    Cached,
+    /// `--loops-per-ms`.
+    Given,
+}
+words!(CalibrationSource, "calibration source", {
+    Measured => "measured",
+    Cached => "cached",
+    Given => "given",
+});
+
+/// A benchmarked task (interbench's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Benchmark {
+    Audio,
+    Video,
+    X,
+    Gaming,
+    Custom,
+}
+words!(Benchmark, "benchmark", {
+    Audio => "audio",
+    Video => "video",
+    X => "x",
+    Gaming => "gaming",
+    Custom => "custom",
+});
+
+/// A background load (interbench's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Load {
+    None,
+    Video,
+    X,
+    Burn,
+    Write,
+    Read,
+    Compile,
+    Memload,
+    Hack,
+    Custom,
+}
+words!(Load, "load", {
+    None => "none",
+    Video => "video",
+    X => "x",
+    Burn => "burn",
+    Write => "write",
+    Read => "read",
+    Compile => "compile",
+    Memload => "memload",
+    Hack => "hack",
+    Custom => "custom",
+});
+
+/// The phase of one cell: a benchmark under a load (`audio/burn`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CellPhase {
+    pub bench: Benchmark,
+    pub load: Load,
+}
+phase_id!(CellPhase, "`BENCHMARK/LOAD`");
+
+impl std::fmt::Display for CellPhase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.bench, self.load)
+    }
+}
+
+impl std::str::FromStr for CellPhase {
+    type Err = NotOne;
+    fn from_str(s: &str) -> Result<CellPhase, NotOne> {
+        let not = || NotOne::new("interactivity phase", s);
+        let (bench, load) = s.split_once('/').ok_or_else(not)?;
+        Ok(CellPhase {
+            bench: bench.parse().map_err(|_| not())?,
+            load: load.parse().map_err(|_| not())?,
+        })
+    }
+}
+
 /// Body of an `interactivity` document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct InteractivityBody {
@@ -13,7 +113,7 @@ pub struct InteractivityBody {
     pub calibration: Box<LoopCalibration>,
     /// `loops` (a fixed amount of work per period: a slower clock misses deadlines) or
     /// `wall` (a fixed wall time).
-    pub work: String,
+    pub work: WorkModel,
     /// What `work` means, in words, as the output names it.
     pub work_description: String,
     /// Benchmarked tasks asked for real-time scheduling (`--realtime`); latencies in µs.
@@ -35,7 +135,7 @@ pub struct InteractivityBody {
 pub struct LoopCalibration {
     pub loops_per_ms: u64,
     /// `measured`, `cached` (measured earlier on this machine) or `given` (`--loops-per-ms`).
-    pub source: String,
+    pub source: CalibrationSource,
     pub cpu: Option<u32>,
     /// Each check's loops per ms.
     pub checks: Vec<u64>,
@@ -51,7 +151,7 @@ pub struct LoopCalibration {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BenchmarkTable {
     /// `audio`, `video`, `x`, `gaming`, `custom`.
-    pub name: String,
+    pub name: Benchmark,
     /// `Audio`.
     pub label: String,
     /// `2.5 ms of work every 50 ms`.
@@ -67,25 +167,17 @@ pub struct BenchmarkTable {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Cell {
     /// `none`, `burn`, …
-    pub load: String,
+    pub load: Load,
     /// `None`, `Burn`, …
     pub load_label: String,
-    /// The phase of the envelope holding this cell's evidence (`audio/burn`).
-    pub phase: String,
-    pub status: crate::PhaseStatus,
-    pub reason: Option<String>,
+    /// Its phase (`audio/burn`), how it ended, the findings of its time.
+    #[serde(flatten)]
+    pub evidence: RowEvidence<CellPhase>,
     /// What the load did (`4 threads burning CPU`).
     pub load_description: Option<String>,
     pub latency: Option<CellLatency>,
     /// The class the task ran in when the one asked for was refused, and why.
     pub policy_refused: Option<String>,
-    /// Findings of this cell's phase (`throttling`, `background_activity`, `swapping` …):
-    /// the cell's numbers were taken while that happened.
-    pub marks: Vec<String>,
-    /// Why its figures are not valid: the critical findings of its phase (`throttling`,
-    /// `swapping` …); None when none happened while it was measured.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub invalid: Option<String>,
 }
 
 /// A cell's figures.

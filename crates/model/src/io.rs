@@ -6,7 +6,45 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::net::{CoreLoad, CpuBound};
+use crate::evidence::{words, RowEvidence};
+use crate::net::{CoreLoad, CpuBound, SweepTest, TestPhase};
+
+/// A test of `io`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IoTest {
+    /// Reads the page cache holds.
+    Cached,
+    /// Sequential O_DIRECT reads.
+    Sequential,
+    /// 4 KiB random O_DIRECT reads.
+    Random,
+}
+words!(IoTest, "io test", {
+    Cached => "cached",
+    Sequential => "sequential",
+    Random => "random",
+});
+
+impl SweepTest for IoTest {
+    const PREFIX: &'static str = "io";
+}
+
+/// The phase of an `io` test (`io-sequential-1`).
+pub type IoPhase = TestPhase<IoTest>;
+
+/// What was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TargetKind {
+    File,
+    BlockDevice,
+    /// Written by truebench, removed afterwards.
+    ScratchFile,
+}
+words!(TargetKind, "target kind", {
+    File => "file",
+    BlockDevice => "block device",
+    ScratchFile => "scratch file",
+});
 use truebench_host::inventory::StorageInfo;
 
 /// Body of an `io` document.
@@ -15,7 +53,7 @@ pub struct IoBody {
     /// The file or block device read.
     pub target: String,
     /// `file`, `block device` or `scratch file` (written by truebench, removed afterwards).
-    pub target_kind: String,
+    pub target_kind: TargetKind,
     /// Bytes read from (the first `size_bytes` of the target).
     pub size_bytes: u64,
     /// What holds it; None on tmpfs or network filesystems. Boxed: keeps every `Body` small.
@@ -36,12 +74,12 @@ pub struct IoBody {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IoRow {
     /// `cached`, `sequential`, `random`.
-    pub test: String,
+    pub test: IoTest,
     pub setting: String,
     pub repeat: u32,
-    pub phase: String,
-    pub status: crate::PhaseStatus,
-    pub reason: Option<String>,
+    /// Its phase, how it ended, the findings of its time.
+    #[serde(flatten)]
+    pub evidence: RowEvidence<IoPhase>,
     /// O_DIRECT was in effect.
     pub direct: bool,
     pub block_bytes: u64,
@@ -54,18 +92,12 @@ pub struct IoRow {
     pub cores: Vec<CoreLoad>,
     pub cpu_bound: Option<CpuBound>,
     pub reached_mhz: Vec<(String, f64)>,
-    /// Findings of this test's phase (`throttling` …).
-    pub marks: Vec<String>,
-    /// Why its figures are not valid: the critical findings of its phase (`throttling`,
-    /// `swapping` …); None when none happened while it was measured.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub invalid: Option<String>,
 }
 
 /// A test's figures over its repeats, per setting.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IoTestSummary {
-    pub test: String,
+    pub test: IoTest,
     pub setting: String,
     pub runs: u32,
     pub median_mb_s: Option<f64>,

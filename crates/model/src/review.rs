@@ -5,6 +5,19 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::evidence::{is_phase, words};
+
+/// The phase of a `review`: the monitoring (while a command ran, until Ctrl-C or for
+/// `--duration`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReviewPhase {
+    Monitoring,
+}
+words!(ReviewPhase, "review phase", {
+    Monitoring => "review",
+});
+is_phase!(ReviewPhase);
+
 use truebench_host::kernel::KernelReport;
 use truebench_host::review::Setting;
 

@@ -4,22 +4,57 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The names of `run`'s phases: the one place they are spelled. The suite plans them, the
-/// sbc-bench import maps its tables to them, renderers and the history look scores up by
-/// them.
-pub mod phase {
+use crate::evidence::PhaseId;
+
+/// The phases of `run`, in the order they run: the one place their names are spelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RunPhase {
     /// The idle gate (also the idle power of `thermal` and `efficiency`).
-    pub const IDLE: &str = "idle";
-    pub const CLOCKS_COLD: &str = "clocks-cold";
-    pub const MEMORY: &str = "memory";
-    pub const AES: &str = "aes";
-    pub const COMPRESSION_SINGLE: &str = "compression-single";
-    pub const COMPRESSION_MULTI: &str = "compression-multi";
-    pub const AES_PARALLEL: &str = "aes-parallel";
-    pub const COMPRESSION_CLUSTER: &str = "compression-cluster";
-    pub const STRESS: &str = "stress";
-    pub const CLOCKS_ALL: &str = "clocks-all";
-    pub const CLOCKS_HOT: &str = "clocks-hot";
+    Idle,
+    ClocksCold,
+    Memory,
+    Aes,
+    CompressionSingle,
+    CompressionMulti,
+    AesParallel,
+    CompressionCluster,
+    Stress,
+    ClocksAll,
+    ClocksHot,
+}
+
+crate::evidence::words!(RunPhase, "run phase", {
+    Idle => "idle",
+    ClocksCold => "clocks-cold",
+    Memory => "memory",
+    Aes => "aes",
+    CompressionSingle => "compression-single",
+    CompressionMulti => "compression-multi",
+    AesParallel => "aes-parallel",
+    CompressionCluster => "compression-cluster",
+    Stress => "stress",
+    ClocksAll => "clocks-all",
+    ClocksHot => "clocks-hot",
+});
+crate::evidence::is_phase!(RunPhase);
+
+/// `run`'s phases by name: the suite plans them, the sbc-bench import maps its tables to
+/// them, renderers and the history look scores up by them.
+pub mod phase {
+    use super::RunPhase;
+
+    /// The idle gate (also the idle power of `thermal` and `efficiency`).
+    pub const IDLE: RunPhase = RunPhase::Idle;
+    pub const CLOCKS_COLD: RunPhase = RunPhase::ClocksCold;
+    pub const MEMORY: RunPhase = RunPhase::Memory;
+    pub const AES: RunPhase = RunPhase::Aes;
+    pub const COMPRESSION_SINGLE: RunPhase = RunPhase::CompressionSingle;
+    pub const COMPRESSION_MULTI: RunPhase = RunPhase::CompressionMulti;
+    pub const AES_PARALLEL: RunPhase = RunPhase::AesParallel;
+    pub const COMPRESSION_CLUSTER: RunPhase = RunPhase::CompressionCluster;
+    pub const STRESS: RunPhase = RunPhase::Stress;
+    pub const CLOCKS_ALL: RunPhase = RunPhase::ClocksAll;
+    pub const CLOCKS_HOT: RunPhase = RunPhase::ClocksHot;
 }
 
 /// Body of a `run` document.
@@ -31,7 +66,8 @@ pub struct RunBody {
     pub scores: Vec<PhaseScores>,
 }
 
-/// The figures of one phase (`phase` is the envelope's phase of the same name).
+/// The figures of one phase (`phase` is the envelope's phase of the same name: a
+/// [`RunPhase`] in a `run`, the walk in a `clocks` document).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PhaseScores {
     pub phase: String,
@@ -46,23 +82,23 @@ impl RunBody {
         }
     }
 
-    /// Scores of every phase named `name` (`compression-cluster` may repeat).
-    pub fn scores<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Scores> + 'a {
+    /// Scores of every phase `phase` (`compression-cluster` may repeat).
+    pub fn scores<'a>(&'a self, phase: impl PhaseId + 'a) -> impl Iterator<Item = &'a Scores> + 'a {
         self.scores
             .iter()
-            .filter(move |p| p.phase == name)
+            .filter(move |p| phase.is(&p.phase))
             .map(|p| &p.scores)
     }
 
-    /// The clock walk of phase `name` (`clocks-cold`, `clocks-all`, `clocks-hot`).
-    pub fn clocks(&self, name: &str) -> Option<&ClockScores> {
+    /// The clock walk of phase `phase` (`clocks-cold`, `clocks-all`, `clocks-hot`).
+    pub fn clocks(&self, phase: impl PhaseId) -> Option<&ClockScores> {
         self.scores
             .iter()
-            .filter(|p| p.phase == name)
+            .filter(|p| phase.is(&p.phase))
             .find_map(|p| match &p.scores {
-            Scores::Clocks(c) => Some(c),
-            _ => None,
-        })
+                Scores::Clocks(c) => Some(c),
+                _ => None,
+            })
     }
 
     pub fn memory(&self) -> Option<&MemoryScores> {
@@ -79,23 +115,23 @@ impl RunBody {
         })
     }
 
-    /// The AES table of phase `name` (`aes`, `aes-parallel`).
-    pub fn aes(&self, name: &str) -> Option<&AesScores> {
+    /// The AES table of phase `phase` (`aes`, `aes-parallel`).
+    pub fn aes(&self, phase: impl PhaseId) -> Option<&AesScores> {
         self.scores
             .iter()
-            .filter(|p| p.phase == name)
+            .filter(|p| phase.is(&p.phase))
             .find_map(|p| match &p.scores {
-            Scores::Aes(a) => Some(a),
-            _ => None,
-        })
+                Scores::Aes(a) => Some(a),
+                _ => None,
+            })
     }
 
-    /// The 7-zip (or liblzma) runs of phase `name`.
+    /// The 7-zip (or liblzma) runs of phase `phase`.
     pub fn compression<'a>(
         &'a self,
-        name: &'a str,
+        phase: impl PhaseId + 'a,
     ) -> impl Iterator<Item = &'a CompressionScores> + 'a {
-        self.scores(name).filter_map(|s| match s {
+        self.scores(phase).filter_map(|s| match s {
             Scores::Compression(c) => Some(c),
             _ => None,
         })
@@ -308,10 +344,26 @@ pub struct CompressionRun {
     pub ratio: Option<f64>,
 }
 
+/// What loaded the machine in the stress phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StressTool {
+    /// truebench's SIMD kernel (GFLOP/s).
+    Builtin,
+    /// Stockfish's bench (nodes/s).
+    Stockfish,
+    /// cpuminer (kH/s), in imported sbc-bench logs.
+    Cpuminer,
+}
+crate::evidence::words!(StressTool, "stress tool", {
+    Builtin => "built-in",
+    Stockfish => "stockfish",
+    Cpuminer => "cpuminer",
+});
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StressScores {
-    /// `stockfish` or `built-in`.
-    pub tool: String,
+    /// `stockfish`, `built-in` or, imported, `cpuminer`.
+    pub tool: StressTool,
     pub version: Option<String>,
     /// `GFLOP/s` (built-in) or `nodes/s` (stockfish).
     pub unit: String,

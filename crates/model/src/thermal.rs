@@ -5,13 +5,61 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::evidence::{is_phase, words};
 use crate::governors::PolicyTimeInState;
+
+/// The phases of a `thermal` measurement: the idle gate, the heating (`--heat-to`), the
+/// load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ThermalPhase {
+    Idle,
+    Heat,
+    Load,
+}
+words!(ThermalPhase, "thermal phase", {
+    Idle => "idle",
+    Heat => "heat",
+    Load => "load",
+});
+is_phase!(ThermalPhase);
+
+/// What loaded the machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ThermalLoad {
+    /// The built-in stress kernel (GFLOP/s).
+    Stress,
+    /// 7-zip's benchmark (MIPS).
+    SevenZip,
+    /// A command of the user's, run again and again (runs/min).
+    Command,
+}
+words!(ThermalLoad, "thermal load", {
+    Stress => "stress",
+    SevenZip => "7zip",
+    Command => "command",
+});
+
+/// How the load started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StartMode {
+    /// Cooled to `--cool-to` first.
+    Cool,
+    /// Heated to `--heat-to` with the load itself first.
+    Heat,
+    /// After the idle gate only.
+    Idle,
+}
+words!(StartMode, "start mode", {
+    Cool => "cool",
+    Heat => "heat",
+    Idle => "idle",
+});
 
 /// Body of a `thermal` document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ThermalBody {
     /// `stress`, `7zip` or `command`.
-    pub load: String,
+    pub load: ThermalLoad,
     /// What ran (`built-in stress (avx2+fma) on CPUs 0-3`, `7zz b -mmt4`, `sh -c '…'`).
     pub load_detail: String,
     /// Unit of `scores` (`GFLOP/s`, `MIPS`, `runs/min`).
@@ -38,7 +86,7 @@ pub struct ThermalBody {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ThermalStart {
     /// `cool` (`--cool-to`), `heat` (`--heat-to`) or `idle` (the idle gate only).
-    pub mode: String,
+    pub mode: StartMode,
     pub target_c: Option<f64>,
     /// The target was reached (always true for `idle` when the machine was idle).
     pub reached: bool,

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use truebench_host::{Host, Inventory};
+use truebench_model::monitor::MonitorPhase;
 use truebench_model::{ClusterRun, MonitorBody, MonitorResult};
 
 use crate::command::{spawn_and_wait, start, CommandError, CommandOptions};
@@ -113,7 +114,7 @@ pub fn run(
                 }
             }
         }
-        let phase = format!("cluster{i}");
+        let phase = MonitorPhase::Cluster(i);
         let threads = opts
             .threads
             .map(|t| t.min(cpus.len() as u32))
@@ -122,7 +123,7 @@ pub fn run(
             label: label.clone(),
             cpus: cpus.clone(),
             offline: taken,
-            phase: phase.clone(),
+            phase,
             exit_code: None,
             signal: None,
             error: None,
@@ -130,7 +131,7 @@ pub fn run(
             score: None,
         };
         s.phase(
-            &phase,
+            phase,
             &format!("the command on {label}"),
             threads,
             cpus.clone(),

@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use crate::cli::MachineArgs;
 use truebench_host::Inventory;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use truebench_model::efficiency::WorkSource;
 use truebench_model::EfficiencyBody;
 use truebench_render::kinds::Render;
 use truebench_suites::efficiency::{self as suite, EfficiencyOptions, Event, LiveKernels};
@@ -37,8 +39,9 @@ pub struct EfficiencyArgs {
     pub min_khz: Option<u64>,
     /// The work: `7zip` (7-zip's benchmark on the cluster, MIPS; the default when 7-zip is
     /// installed) or `lzma` (the built-in LZMA kernel, MB/s).
-    #[arg(long, value_name = "7zip|lzma", default_value = "7zip", value_parser = ["7zip", "lzma"])]
-    pub work: String,
+    #[arg(long, value_name = "7zip|lzma", default_value = "7zip",
+        value_parser = PossibleValuesParser::new(["7zip", "lzma"]).try_map(|s| s.parse::<WorkSource>()))]
+    pub work: WorkSource,
     /// Do not set OPPs: one point per cluster at its current clock.
     /// (--no-tune is the old spelling, still taken.) Env NOTUNING too.
     #[arg(long, alias = "no-tune")]
@@ -120,8 +123,8 @@ pub fn run(args: EfficiencyArgs) -> anyhow::Result<i32> {
     };
     let _lock = crate::exit::lock()?;
     let quiet = args.json || args.quiet;
-    let mut kernels = LiveKernels::new(args.work == "7zip");
-    if args.work == "7zip" && !kernels.uses_7zip() && !quiet {
+    let mut kernels = LiveKernels::new(args.work);
+    if args.work == WorkSource::SevenZip && !kernels.uses_7zip() && !quiet {
         errln!("truebench: 7-zip is not installed (`apt install 7zip`): using the built-in LZMA kernel (MB/s, not MIPS)");
     }
     let mut steps = crate::progress::steps::Steps::new(args.quiet, args.json);

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use crate::cli::MachineArgs;
 use truebench_host::Inventory;
+use truebench_model::io::TargetKind;
 use truebench_model::IoBody;
 use truebench_render::kinds::Render;
 use truebench_suites::io::{self as suite, Event, IoOptions};
@@ -135,13 +136,13 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
                     d.display()
                 );
             }
-            (d.clone(), "block device", None)
+            (d.clone(), TargetKind::BlockDevice, None)
         }
         (None, Some(f)) if f.exists() => {
             if !f.is_file() {
                 anyhow::bail!("--file {}: not a regular file", f.display());
             }
-            (f.clone(), "file", None)
+            (f.clone(), TargetKind::File, None)
         }
         (None, Some(f)) => {
             let mib = args.size.unwrap_or(256);
@@ -152,7 +153,7 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
                 );
             }
             let s = Scratch::create(f, mib << 20)?;
-            (f.clone(), "scratch file", Some(s))
+            (f.clone(), TargetKind::ScratchFile, Some(s))
         }
         (None, None) => anyhow::bail!("give --device DEV or --file PATH"),
     };
@@ -187,7 +188,7 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
     let _lock = crate::exit::lock()?;
     let opts = IoOptions {
         path: path.clone(),
-        target_kind: kind.into(),
+        target_kind: kind,
         size_bytes: size,
         storage,
         warnings,
@@ -223,11 +224,11 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
         } => steps.step(index, total, &format!("{name} ({setting})"), Some(per_test)),
         Event::TestEnd(r) => steps.score(&format!(
             "{}{}{}",
-            r.status,
+            r.evidence.status,
             r.mb_s
                 .map(|m| format!(", {m:.1} MB/s, {:.0} IOPS", r.iops.unwrap_or(0.0)))
                 .unwrap_or_default(),
-            r.reason
+            r.evidence.reason
                 .as_ref()
                 .map(|w| format!(": {w}"))
                 .unwrap_or_default()
@@ -251,7 +252,7 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
         .body
         .rows
         .iter()
-        .any(|r| r.status == truebench_model::PhaseStatus::Failed);
+        .any(|r| r.evidence.status == truebench_model::PhaseStatus::Failed);
     Ok(crate::exit::of(&result.envelope, failed))
 }
 

@@ -239,7 +239,7 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
         Event::Note(n) => steps.note(&n),
         Event::TestEnd(r) => steps.score(&format!(
             "{}{}{}{}",
-            r.status,
+            r.evidence.status,
             r.total_mbit_s()
                 .map(|m| format!(", {m:.0} Mbit/s"))
                 .unwrap_or_default(),
@@ -247,7 +247,7 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
                 .as_ref()
                 .map(|v| format!(", CPU-bound (cpu{} {:.0} %, {})", v.cpu, v.busy_pct, v.by))
                 .unwrap_or_default(),
-            r.reason
+            r.evidence.reason
                 .as_ref()
                 .map(|w| format!(": {w}"))
                 .unwrap_or_default()
@@ -267,7 +267,7 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
         .body
         .rows
         .iter()
-        .any(|r| r.status == truebench_model::PhaseStatus::Failed);
+        .any(|r| r.evidence.status == truebench_model::PhaseStatus::Failed);
     Ok(crate::exit::of(&result.envelope, failed))
 }
 

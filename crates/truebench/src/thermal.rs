@@ -4,7 +4,8 @@
 
 use std::io::Write;
 use std::time::Duration;
-use truebench_model::phase;
+use truebench_model::thermal::ThermalPhase;
+use truebench_model::PhaseId;
 
 use crate::cli::MachineArgs;
 use truebench_host::Inventory;
@@ -115,11 +116,13 @@ pub fn run(args: ThermalArgs) -> anyhow::Result<i32> {
     let stop = truebench_tuning::graceful_interrupts();
     let mut events = |e: Event| match e {
         Event::Waiting(w) => steps.waiting(&w),
-        Event::Step { name, seconds } => match name.as_str() {
-            phase::IDLE => steps.waiting(&format!(
+        Event::Step { name, seconds } => match name.parse() {
+            Ok(ThermalPhase::Idle) => steps.waiting(&format!(
                 "waiting for an idle machine (up to {seconds:.0} s)"
             )),
-            "heat" => steps.waiting(&format!("heating up with the load (up to {seconds:.0} s)")),
+            Ok(ThermalPhase::Heat) => {
+                steps.waiting(&format!("heating up with the load (up to {seconds:.0} s)"))
+            }
             _ => steps.step(1, 1, &name, Some(seconds)),
         },
         Event::Score(p, _) => steps.partial(&format!("{:>6.0} s  score {:.2}", p.end_s, p.score)),
@@ -140,6 +143,8 @@ pub fn run(args: ThermalArgs) -> anyhow::Result<i32> {
         .envelope
         .phases
         .iter()
-        .any(|p| p.status == truebench_model::PhaseStatus::Failed && p.name != phase::IDLE);
+        .any(|p| {
+            p.status == truebench_model::PhaseStatus::Failed && !ThermalPhase::Idle.is(&p.name)
+        });
     Ok(crate::exit::of(&result.envelope, failed))
 }

@@ -189,8 +189,8 @@ impl Timeline {
         &self.extra[lo..hi]
     }
 
-    pub fn phase(&self, name: &str) -> Option<&Phase> {
-        self.phases.iter().find(|p| p.name == name)
+    pub fn phase(&self, phase: impl crate::PhaseId) -> Option<&Phase> {
+        self.phases.iter().find(|p| phase.is(&p.name))
     }
 }
 

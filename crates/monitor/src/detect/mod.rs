@@ -19,7 +19,7 @@ pub mod throttling;
 use truebench_host::Inventory;
 
 use crate::evidence::Snapshot;
-use crate::finding::{Finding, FindingKind, Severity};
+use crate::finding::{Basis, Finding, FindingKind, Severity};
 use crate::kmsg::KernelLog;
 use crate::timeline::{Sample, Timeline};
 
@@ -105,7 +105,7 @@ pub fn not_checked(inv: &Inventory, before: &Snapshot, tl: &Timeline) -> Vec<Fin
     if !cpufreq {
         f.push(nc(
             "No cpufreq: clocks lowered by the kernel (throttling to lower OPPs, capped maximum clocks) were not checked.".into(),
-        ));
+        ).on(Basis::NoCpufreq));
     }
     if tl.samples.is_empty() {
         f.push(nc(

@@ -16,12 +16,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use truebench_host::{Host, Inventory};
-use truebench_model::thermal::{ScorePoint, ThermalStart};
+use truebench_model::thermal::{ScorePoint, StartMode, ThermalPhase, ThermalStart};
+use truebench_model::PhaseId;
 use truebench_model::{ThermalBody, ThermalResult};
 
 use crate::governors::{time_in_state, tis_delta};
 use crate::idle::{self, IdleConfig};
-use crate::session::{Finish, Outcome, Session, SessionOptions, IDLE_PHASE};
+use crate::session::{Finish, Outcome, Session, SessionOptions};
 pub use load::{LiveLoad, Load, LoadRan, LoadRunner};
 
 /// How the load starts.
@@ -112,12 +113,16 @@ fn idle_phase(
         None => "idle gate".to_string(),
     };
     events(Event::Step {
-        name: IDLE_PHASE.into(),
+        name: ThermalPhase::Idle.to_string(),
         seconds: cfg.timeout.as_secs_f64(),
     });
     let rep = idle::gate_phase(s, &title, &cfg, &mut |w| events(Event::Waiting(w.into())));
     let start = ThermalStart {
-        mode: if cool_to.is_some() { "cool" } else { "idle" }.into(),
+        mode: if cool_to.is_some() {
+            StartMode::Cool
+        } else {
+            StartMode::Idle
+        },
         target_c: cool_to,
         reached: rep.idle,
         waited_s: rep.waited.as_secs_f64(),
@@ -151,7 +156,7 @@ fn heat_phase(
     let (host, inv, stop) = (s.host(), s.inv(), s.stop_flag());
     let t0 = Instant::now();
     let mut start = ThermalStart {
-        mode: "heat".into(),
+        mode: StartMode::Heat,
         target_c: Some(target),
         reached: false,
         waited_s: 0.0,
@@ -164,13 +169,13 @@ fn heat_phase(
         return start;
     }
     events(Event::Step {
-        name: "heat".into(),
+        name: ThermalPhase::Heat.to_string(),
         seconds: opts.wait_timeout.as_secs_f64(),
     });
     let ncpus = inv.online_cpus().count() as u32;
     let title = format!("heating to {target:.1} °C with the load");
     let hot = AtomicBool::new(false);
-    s.phase("heat", &title, Some(ncpus), Vec::new(), |_| {
+    s.phase(ThermalPhase::Heat, &title, Some(ncpus), Vec::new(), |_| {
         let out = std::thread::scope(|sc| {
             // The watcher ends the load when the SoC is hot enough, on timeout or Ctrl-C.
             sc.spawn(|| {
@@ -247,13 +252,13 @@ pub fn run(
     let mut tis = Vec::new();
     if !s.stopped() {
         events(Event::Step {
-            name: "load".into(),
+            name: ThermalPhase::Load.to_string(),
             seconds,
         });
         let before = time_in_state(host, inv);
         let ncpus = inv.online_cpus().count() as u32;
         let title = format!("{} for {:.1} min", opts.load.name(), opts.minutes);
-        s.phase("load", &title, Some(ncpus), Vec::new(), |s| {
+        s.phase(ThermalPhase::Load, &title, Some(ncpus), Vec::new(), |s| {
             // A user's command may read, write or network: its kernel time is its work.
             if matches!(opts.load, Load::Command(_)) {
                 s.mark_kernel_work();
@@ -280,7 +285,7 @@ pub fn run(
         s.tool(&r.tool.0, r.tool.1.clone(), r.tool.2.clone());
     }
     let body = ThermalBody {
-        load: opts.load.name().into(),
+        load: opts.load.kind(),
         load_detail: ran.as_ref().map_or_else(
             || match &opts.load {
                 Load::Command(c) => format!("sh -c '{c}'"),
@@ -322,7 +327,7 @@ pub fn blame(
     let others = findings.iter().find(|f| {
         f.kind == FindingKind::BackgroundActivity
             && f.severity >= Severity::Warning
-            && f.during("load")
+            && f.during(ThermalPhase::Load)
     })?;
     Some(format!(
         "the score fell {:.1} % while other processes took CPU time ({}): {}",
@@ -346,13 +351,23 @@ fn per_watt(r: &mut ThermalResult) {
         return;
     }
     let mean = r.body.scores.iter().map(|s| s.score).sum::<f64>() / n as f64;
-    e.add_per_watt("load", &format!("{} (mean score)", r.body.load), mean, unit);
+    e.add_per_watt(
+        ThermalPhase::Load,
+        &format!("{} (mean score)", r.body.load),
+        mean,
+        unit,
+    );
 }
 
 /// The figures that need the finished timeline.
 fn fill(r: &mut ThermalResult, inv: &Inventory) {
     let tl = &r.envelope.timeline;
-    let Some(p) = tl.phases.iter().rev().find(|p| p.name == "load") else {
+    let Some(p) = tl
+        .phases
+        .iter()
+        .rev()
+        .find(|p| ThermalPhase::Load.is(&p.name))
+    else {
         return;
     };
     let samples = tl.samples_in(p);
@@ -378,6 +393,7 @@ fn fill(r: &mut ThermalResult, inv: &Inventory) {
 mod tests {
     use super::blame;
     use truebench_model::finding::{Finding, FindingKind, Severity};
+    use truebench_model::thermal::ThermalPhase;
 
     #[test]
     fn a_fall_beside_other_work_is_blamed_on_it() {
@@ -386,7 +402,7 @@ mod tests {
             Severity::Warning,
             "Other processes (top: cc1) used 48.0 % of all CPUs during 'load': …",
         )
-        .in_phase("load");
+        .in_phase(ThermalPhase::Load);
         let n = blame(Some(-26.7), std::slice::from_ref(&others), false).unwrap();
         assert!(n.contains("fell 26.7 %") && n.contains("cc1"), "{n}");
         assert!(n.contains("not heat's"), "{n}");
@@ -400,7 +416,7 @@ mod tests {
         assert_eq!(blame(Some(-26.7), &[], false), None);
         let elsewhere = others.clone();
         let mut elsewhere = elsewhere;
-        elsewhere.phases = vec!["idle".into()];
+        elsewhere.phases = vec![ThermalPhase::Idle.to_string()];
         assert_eq!(blame(Some(-26.7), &[elsewhere], false), None);
     }
 }

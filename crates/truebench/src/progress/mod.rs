@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use truebench_model::phase;
-use truebench_model::PhaseStatus;
+use truebench_model::{PhaseId, PhaseStatus};
 use truebench_suites::run::Event;
 
 /// How progress is shown.
@@ -472,7 +472,7 @@ impl Progress {
                 estimate,
                 progress,
             } => {
-                let waits = name == phase::IDLE;
+                let waits = phase::IDLE.is(&name);
                 self.begin(
                     index,
                     total,
