@@ -9,11 +9,16 @@ use truebench_host::Inventory;
 
 use super::time::Stamp;
 
+/// What every result document carries, whatever its kind measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Envelope {
+    /// Version of the truebench binary that measured (`0.1.0`).
     pub truebench_version: String,
+    /// When the measurement started.
     pub started: Stamp,
+    /// When the document was assembled, after the last phase and the restore.
     pub ended: Stamp,
+    /// Wall time from start to end, seconds (waits such as the idle gate included).
     pub duration_s: f64,
     /// False when the measurement was interrupted (Ctrl-C, SIGTERM) or a phase could not finish.
     pub complete: bool,
@@ -24,13 +29,18 @@ pub struct Envelope {
     /// False when the figures are not comparable with full measurements of the same kind
     /// (shortened phases, `--quick`).
     pub comparable: bool,
-    /// `proc/sys/kernel/hostname`.
+    /// `proc/sys/kernel/hostname`; None when unreadable.
     pub hostname: Option<String>,
-    /// `UBUNTU_CODENAME`, else `VERSION_CODENAME` of os-release (the Results.md row uses it).
+    /// `UBUNTU_CODENAME`, else `VERSION_CODENAME` of os-release (the Results.md row uses it);
+    /// None when os-release has neither.
     pub os_codename: Option<String>,
+    /// The machine as probed at the start (what `truebench info --json` prints).
     pub inventory: Inventory,
+    /// What was done to the machine's settings, and what was put back.
     pub tuning: TuningRecord,
+    /// Every external tool and built-in kernel that produced a score, once each.
     pub tools: Vec<Tool>,
+    /// The steps of the measurement in the order they ran.
     pub phases: Vec<PhaseResult>,
     /// Every detector over the whole measurement, most severe first.
     pub findings: Vec<Finding>,
@@ -40,17 +50,20 @@ pub struct Envelope {
     /// without a power source (why: `timeline.extra_header.missing`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub energy: Option<EnergyReport>,
+    /// The kernel log written while the measurement ran.
     pub kernel_log: KernelLogRecord,
     /// The time spent at each OPP over the measured phases, one table per cpufreq policy that
     /// left its top OPP (sbc-bench's throttling statistics; the renderers print its layout);
     /// empty without statistics or time below the top.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub throttling: Vec<crate::throttling::ThrottlingTable>,
+    /// What a reader must know about the figures (built-in AES for a missing openssl, a
+    /// recorded root, a setting that could not be restored).
     pub notes: Vec<String>,
 }
 
 impl Envelope {
-    /// The phase `phase` (the first of that name).
+    /// The first phase that is `phase`.
     pub fn phase(&self, phase: impl crate::PhaseId) -> Option<&PhaseResult> {
         self.phases.iter().find(|p| phase.is(&p.name))
     }
@@ -69,21 +82,27 @@ pub struct TuningRecord {
     pub changes: Vec<TuningChange>,
     /// Root-relative paths put back at the end.
     pub restored: Vec<String>,
+    /// Settings that could not be put back (should stay empty).
     pub restore_failed: Vec<RestoreFailure>,
 }
 
+/// One write to a setting.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TuningChange {
     /// Root-relative path (`sys/devices/system/cpu/cpufreq/policy0/scaling_governor`).
     pub path: String,
+    /// The value written (`performance`).
     pub value: String,
     /// None when the write succeeded.
     pub error: Option<String>,
 }
 
+/// A setting whose original value could not be written back.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RestoreFailure {
+    /// Root-relative path of the setting.
     pub path: String,
+    /// The error of the restoring write.
     pub reason: String,
 }
 
@@ -99,19 +118,22 @@ pub struct Tool {
     pub path: Option<String>,
 }
 
+/// The kernel log of the measurement's time.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct KernelLogRecord {
     /// The kernel log could be followed (`dev/kmsg` readable).
     pub available: bool,
-    /// Why not.
+    /// Why not; None when it was available.
     pub reason: Option<String>,
     /// Lines logged while the run went on, as dmesg prints them.
     pub lines: Vec<String>,
 }
 
+/// How a phase (or a row measured in one) ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PhaseStatus {
+    /// Ran to its end.
     Ok,
     /// Not run (not in this mode, no tool, nothing to measure): `reason` says why.
     Skipped,
@@ -159,14 +181,21 @@ pub struct PhaseResult {
     pub title: String,
     /// Timeline seconds (as `Timeline::phases`).
     pub started: f64,
+    /// Timeline seconds at its end; None when it had not ended.
     pub ended: Option<f64>,
+    /// Wall clock at its start, Unix milliseconds.
     pub started_unix_ms: i64,
+    /// Wall clock at its end, Unix milliseconds; None when it had not ended.
     pub ended_unix_ms: Option<i64>,
-    /// Threads the phase keeps busy (what background activity is judged against).
+    /// Threads the phase keeps busy (what background activity is judged against); None:
+    /// not judged (the idle gate).
     pub threads: Option<u32>,
     /// CPUs it ran on.
     pub cpus: Vec<u32>,
+    /// How it ended.
     pub status: PhaseStatus,
+    /// Why it was skipped, failed or interrupted, or why a gate did not pass; None when
+    /// there is nothing to say.
     pub reason: Option<String>,
     /// Tool output and built-in kernel text, in order.
     pub raw: Vec<RawOutput>,
@@ -182,11 +211,13 @@ pub struct PhaseResult {
 }
 
 impl PhaseResult {
+    /// Seconds from start to end; None while it has not ended.
     pub fn duration_s(&self) -> Option<f64> {
         self.ended.map(|e| e - self.started)
     }
 }
 
+/// The output of one tool run or built-in kernel, as it printed it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RawOutput {
     /// `openssl speed aes-256-cbc on cpu0`.
@@ -194,5 +225,6 @@ pub struct RawOutput {
     /// The command line as run (`taskset -c 0 /usr/bin/7zz b -mmt1`), or the built-in kernel
     /// and its settings.
     pub command: String,
+    /// Its complete output (stdout then stderr), or the kernel's text.
     pub text: String,
 }

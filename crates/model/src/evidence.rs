@@ -40,6 +40,7 @@ impl<T: PhaseId + ?Sized> PhaseId for &T {
 pub struct NotOne {
     /// What was expected (`thermal phase`).
     pub what: &'static str,
+    /// What was given.
     pub name: String,
 }
 
@@ -105,10 +106,22 @@ macro_rules! phase_id {
 }
 pub(crate) use phase_id;
 
-/// A fixed vocabulary from one table of its JSON names: `ALL`, `as_str`, `Display`,
-/// `FromStr`, serde as those names, and an enumeration of them in the schema.
+/// A fixed vocabulary, declared once with its JSON names (the serde names, not always
+/// snake_case): the enum, `ALL`, `as_str`, `Display`, `FromStr`, serde as those names, and
+/// in the schema one documented constant per value.
 macro_rules! words {
-    ($t:ident, $what:literal, { $($v:ident => $s:literal,)* }) => {
+    (
+        $(#[doc = $doc:literal])*
+        $vis:vis enum $t:ident($what:literal) {
+            $($(#[doc = $vdoc:literal])* $v:ident => $s:literal,)*
+        }
+    ) => {
+        $(#[doc = $doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        $vis enum $t {
+            $($(#[doc = $vdoc])* $v,)*
+        }
+
         impl $t {
             /// Every value, in the vocabulary's order.
             pub const ALL: &'static [$t] = &[$($t::$v),*];
@@ -138,10 +151,32 @@ macro_rules! words {
             }
         }
 
-        $crate::evidence::string_form!($t, {"type": "string", "enum": [$($s),*]});
+        $crate::evidence::string_form!($t, {
+            "description": $crate::evidence::doc(&[$($doc),*]),
+            "oneOf": [$($crate::evidence::word($s, &[$($vdoc),*])),*]
+        });
     };
 }
 pub(crate) use words;
+
+/// A doc comment's lines as schemars writes them: each trimmed, joined by newlines.
+pub(crate) fn doc(lines: &[&str]) -> String {
+    lines
+        .iter()
+        .map(|l| l.trim())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One value of a vocabulary in the schema: the constant, with its doc comment when it has
+/// one.
+pub(crate) fn word(name: &str, lines: &[&str]) -> serde_json::Value {
+    let mut v = serde_json::json!({"const": name, "type": "string"});
+    if !lines.is_empty() {
+        v["description"] = doc(lines).into();
+    }
+    v
+}
 
 /// What every row of a kind's table carries about the phase it was measured in: which
 /// phase, how it ended and what happened meanwhile. Flattened into the row: its fields are
@@ -151,6 +186,7 @@ pub struct RowEvidence<P> {
     /// The phase of the envelope holding this row's evidence (its timeline, energy and
     /// findings).
     pub phase: P,
+    /// How its phase ended.
     pub status: PhaseStatus,
     /// Why it was skipped, failed or interrupted.
     pub reason: Option<String>,
@@ -193,12 +229,14 @@ impl<P> RowEvidence<P> {
 mod tests {
     use super::*;
 
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    enum Word {
-        A,
-        Bee,
+    words! {
+        /// A test vocabulary.
+        enum Word("word") {
+            A => "a",
+            /// Two words.
+            Bee => "b c",
+        }
     }
-    words!(Word, "word", { A => "a", Bee => "b c", });
     is_phase!(Word);
 
     #[test]

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::evidence::PhaseId;
 
-/// Stable names used in JSON (`"kind": "throttling"`).
+/// What a finding is about; stable names used in JSON (`"kind": "throttling"`).
 #[derive(
     Debug,
     Clone,
@@ -20,15 +20,25 @@ use crate::evidence::PhaseId;
 )]
 #[serde(rename_all = "snake_case")]
 pub enum FindingKind {
+    /// Time below the top clock (cpufreq statistics, Raspberry Pi throttled bits).
     Throttling,
+    /// The Raspberry Pi firmware capped the ARM clock.
     FrequencyCapping,
+    /// The supply sagged (kernel log, Raspberry Pi alarm): the firmware lowers clocks.
     Undervoltage,
+    /// CPUs switched off by the kernel or firmware (`CPUn: shutdown`, `psci: CPUn killed`).
     KilledCores,
+    /// Swap in use grew, or pages were swapped out, while measuring.
     Swapping,
+    /// zswap enabled on top of zram swap: swapped pages are compressed twice.
     ZswapOnZram,
+    /// The kernel's oom-killer killed a process.
     OomKill,
+    /// Other processes used CPU time the measurement needed.
     BackgroundActivity,
+    /// The kernel was busy (%sys) where the measurement spends almost none.
     SystemActivity,
+    /// The measured clock is below the advertised one beyond the tolerance.
     ClockDeviation,
     /// The measured clock is above the advertised one (firmware sets the clock).
     ClockAbove,
@@ -38,13 +48,16 @@ pub enum FindingKind {
     /// The clock fell under the same load without heat to explain it: a power limit or a
     /// turbo budget (or a reported clock that jitters), not thermal throttling.
     PowerLimit,
+    /// A thermal trip point was crossed or a critical temperature reported (kernel log).
     ThermalTrip,
+    /// The idle gate found the machine busy before the measurement.
     NotIdle,
     /// Something could not be checked (no permission for the kernel log, no cpufreq stats…).
     NotChecked,
 }
 
 impl FindingKind {
+    /// The JSON name (`throttling`, `zswap_on_zram`, …).
     pub fn as_str(&self) -> &'static str {
         match self {
             FindingKind::Throttling => "throttling",
@@ -83,8 +96,11 @@ impl FindingKind {
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
+    /// Context for the reader.
     Info,
+    /// Needs a look; the result stays valid.
     Warning,
+    /// Makes the result invalid.
     Critical,
 }
 
@@ -116,9 +132,12 @@ pub enum Basis {
     NoCpufreq,
 }
 
+/// What a detector concluded, how bad it is, and the evidence.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Finding {
+    /// What it is about.
     pub kind: FindingKind,
+    /// How bad it is.
     pub severity: Severity,
     /// One sentence: what happened and what to do about it.
     pub message: String,
@@ -140,6 +159,7 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// A finding with no evidence, not tied to a phase.
     pub fn new(kind: FindingKind, severity: Severity, message: impl Into<String>) -> Self {
         Finding {
             kind,
@@ -190,6 +210,7 @@ impl Finding {
         self.phases.iter().any(|p| phase.is(p))
     }
 
+    /// Add evidence lines.
     pub fn with_evidence(mut self, lines: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.evidence.extend(lines.into_iter().map(Into::into));
         self

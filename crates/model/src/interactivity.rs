@@ -8,82 +8,76 @@ use serde::{Deserialize, Serialize};
 
 use crate::evidence::{phase_id, words, NotOne, RowEvidence};
 
-/// How much work a periodic task does per period.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum WorkModel {
-    /// A fixed number of loops: a slower clock misses deadlines.
-    Loops,
-    /// A fixed wall time.
-    Wall,
+words! {
+    /// How much work a periodic task does per period.
+    pub enum WorkModel("work model") {
+        /// A fixed number of loops: a slower clock misses deadlines.
+        Loops => "loops",
+        /// A fixed wall time.
+        Wall => "wall",
+    }
 }
-words!(WorkModel, "work model", {
-    Loops => "loops",
-    Wall => "wall",
-});
 
-/// Where the loops per millisecond came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CalibrationSource {
-    Measured,
-    /// Measured earlier on this machine.
-    Cached,
-    /// `--loops-per-ms`.
-    Given,
+words! {
+    /// Where the loops per millisecond came from.
+    pub enum CalibrationSource("calibration source") {
+        /// Measured now.
+        Measured => "measured",
+        /// Measured earlier on this machine.
+        Cached => "cached",
+        /// `--loops-per-ms`.
+        Given => "given",
+    }
 }
-words!(CalibrationSource, "calibration source", {
-    Measured => "measured",
-    Cached => "cached",
-    Given => "given",
-});
 
-/// A benchmarked task (interbench's).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Benchmark {
-    Audio,
-    Video,
-    X,
-    Gaming,
-    Custom,
+words! {
+    /// A benchmarked task (interbench's).
+    pub enum Benchmark("benchmark") {
+        /// 5 % of a CPU every 50 ms.
+        Audio => "audio",
+        /// 40 % of a CPU at 60 Hz.
+        Video => "video",
+        /// A window system: 0 to 100 % of 100 ms frames.
+        X => "x",
+        /// All the CPU it gets, no deadlines: frames per second.
+        Gaming => "gaming",
+        /// `--custom-cpu` every `--custom-interval`.
+        Custom => "custom",
+    }
 }
-words!(Benchmark, "benchmark", {
-    Audio => "audio",
-    Video => "video",
-    X => "x",
-    Gaming => "gaming",
-    Custom => "custom",
-});
 
-/// A background load (interbench's).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Load {
-    None,
-    Video,
-    X,
-    Burn,
-    Write,
-    Read,
-    Compile,
-    Memload,
-    Hack,
-    Custom,
+words! {
+    /// A background load (interbench's).
+    pub enum Load("load") {
+        /// No load.
+        None => "none",
+        /// The Video task as a load.
+        Video => "video",
+        /// The X task as a load.
+        X => "x",
+        /// Threads burning CPU.
+        Burn => "burn",
+        /// Writing a scratch file.
+        Write => "write",
+        /// Reading a scratch file.
+        Read => "read",
+        /// Burn, Write and Read at once, as a compile does.
+        Compile => "compile",
+        /// Allocating more than the free memory: swapping is its purpose.
+        Memload => "memload",
+        /// A storm of small messages between thread pairs (hackbench).
+        Hack => "hack",
+        /// The Custom task as a load.
+        Custom => "custom",
+    }
 }
-words!(Load, "load", {
-    None => "none",
-    Video => "video",
-    X => "x",
-    Burn => "burn",
-    Write => "write",
-    Read => "read",
-    Compile => "compile",
-    Memload => "memload",
-    Hack => "hack",
-    Custom => "custom",
-});
 
 /// The phase of one cell: a benchmark under a load (`audio/burn`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CellPhase {
+    /// The benchmarked task.
     pub bench: Benchmark,
+    /// The load it ran under.
     pub load: Load,
 }
 phase_id!(CellPhase, "`BENCHMARK/LOAD`");
@@ -109,7 +103,8 @@ impl std::str::FromStr for CellPhase {
 /// Body of an `interactivity` document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct InteractivityBody {
-    // Boxed: keeps the body (and so every `Body`) small.
+    /// How many loops make a millisecond of work here (the unit of `loops` work).
+    /// Boxed: keeps the body (and so every `Body`) small.
     pub calibration: Box<LoopCalibration>,
     /// `loops` (a fixed amount of work per period: a slower clock misses deadlines) or
     /// `wall` (a fixed wall time).
@@ -122,28 +117,37 @@ pub struct InteractivityBody {
     pub memory_locked: Option<bool>,
     /// Seconds per cell.
     pub duration_s: f64,
+    /// Nice value of the benchmarked task.
     pub bench_nice: i32,
+    /// Nice value of the background loads.
     pub load_nice: i32,
+    /// Threads of the Burn load (`--burn-threads`, else the online CPUs).
     pub burn_threads: u32,
-    /// Where Write and Read put their scratch files.
+    /// Where Write and Read put their scratch files; None where not recorded.
     pub scratch_dir: Option<String>,
+    /// One table per benchmarked task, in the order they ran.
     pub benchmarks: Vec<BenchmarkTable>,
 }
 
 /// How many loops make a millisecond of work on this machine.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LoopCalibration {
+    /// Loops of the work loop per millisecond.
     pub loops_per_ms: u64,
     /// `measured`, `cached` (measured earlier on this machine) or `given` (`--loops-per-ms`).
     pub source: CalibrationSource,
+    /// The CPU it was measured on (first online CPU of the fastest cluster); None when
+    /// given.
     pub cpu: Option<u32>,
-    /// Each check's loops per ms.
+    /// Each check's loops per ms; empty when given.
     pub checks: Vec<u64>,
-    /// Largest difference between checks, %; over 1 % it was redone.
+    /// Largest difference between checks, %; over 1 % it was redone; None when given.
     pub drift_pct: Option<f64>,
+    /// Measurements it took; None when given or cached.
     pub attempts: Option<u32>,
     /// Whether the clock was pinned to its maximum while calibrating.
     pub clock_pinned: bool,
+    /// Where a cached value came from, or a warning that it drifted; None otherwise.
     pub note: Option<String>,
 }
 
@@ -160,6 +164,7 @@ pub struct BenchmarkTable {
     pub policy: String,
     /// False for Gaming: no deadlines, a frame rate instead.
     pub has_deadlines: bool,
+    /// One cell per load, in the order they ran.
     pub cells: Vec<Cell>,
 }
 
@@ -173,34 +178,49 @@ pub struct Cell {
     /// Its phase (`audio/burn`), how it ended, the findings of its time.
     #[serde(flatten)]
     pub evidence: RowEvidence<CellPhase>,
-    /// What the load did (`4 threads burning CPU`).
+    /// What the load did (`4 threads burning CPU`); None when it did not start.
     pub load_description: Option<String>,
+    /// The cell's figures; None when the task did not run (skipped, failed, interrupted).
     pub latency: Option<CellLatency>,
-    /// The class the task ran in when the one asked for was refused, and why.
+    /// The class the task ran in when the one asked for was refused, and why; None when
+    /// it got its class.
     pub policy_refused: Option<String>,
 }
 
-/// A cell's figures.
+/// A cell's figures: the task's wake-up latency, µs, and how much of its work it got done.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CellLatency {
+    /// Latency samples (wake-ups) taken.
     pub samples: u64,
+    /// Mean latency, µs.
     pub mean_us: f64,
     /// Sample standard deviation (interbench prints ≈ the RMS instead, see `interbench_sd_us`).
     pub sd_us: f64,
+    /// interbench's "SD" (≈ the RMS), µs, for comparison with its tables.
     pub interbench_sd_us: f64,
+    /// Largest latency, µs.
     pub max_us: f64,
+    /// Median latency, µs.
     pub p50_us: f64,
+    /// 99th percentile latency, µs.
     pub p99_us: f64,
+    /// 99.9th percentile latency, µs.
     pub p999_us: f64,
+    /// interbench's "% desired CPU": periods whose work was done, of all periods.
     pub desired_cpu_pct: f64,
-    /// None for a task without deadlines (Gaming).
+    /// Deadlines met, % of all; None for a task without deadlines (Gaming).
     pub deadlines_met_pct: Option<f64>,
+    /// Periods that ended before their deadline.
     pub deadlines_met: u64,
+    /// Whole deadlines missed.
     pub deadlines_missed: u64,
+    /// Periods whose work was done.
     pub work_done: u64,
+    /// Periods dropped without doing their work.
     pub work_dropped: u64,
+    /// Mean time left before the deadline in the periods that met it, µs.
     pub mean_slack_us: f64,
-    /// Gaming: frames (work chunks) per second.
+    /// Gaming: frames (work chunks) per second; None for other tasks.
     pub frames_per_s: Option<f64>,
     /// CPU the engine itself used per period (time keeping), µs.
     pub engine_overhead_us: f64,

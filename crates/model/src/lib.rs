@@ -26,6 +26,7 @@ mod envelope;
 pub mod evidence;
 pub mod finding;
 mod migrate;
+mod outcome;
 pub mod throttling;
 mod time;
 pub mod timeline;
@@ -36,6 +37,7 @@ pub use envelope::*;
 pub use evidence::{PhaseId, RowEvidence};
 pub use migrate::{migrate, migrate_run, migrate_typed, MigrateError};
 pub use monitor::ClusterRun;
+pub use outcome::{Outcome, StartFailure};
 pub use run::*;
 pub use time::{rfc3339_utc, unix_s_utc, Stamp};
 
@@ -78,10 +80,14 @@ macro_rules! define_kinds {
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
         #[serde(tag = "kind", content = "body", rename_all = "snake_case")]
         pub enum Body {
-            $($variant($module::$t),)*
+            $(
+                #[doc = concat!("`kind` is `", $kind, "`; `body` holds its figures.")]
+                $variant($module::$t),
+            )*
         }
 
         impl Body {
+            /// The `kind` string of the document (`run`).
             pub fn kind(&self) -> &'static str {
                 match self {
                     $(Body::$variant(_) => $kind,)*
@@ -103,12 +109,15 @@ macro_rules! define_kinds {
 pub struct Document {
     /// [`SCHEMA_VERSION`] of the writer.
     pub schema_version: u32,
+    /// The kind (`kind`) and its figures (`body`), flattened into the document.
     #[serde(flatten)]
     pub body: Body,
+    /// What every kind shares: times, machine, tuning, phases, evidence, validity.
     pub envelope: Envelope,
 }
 
 impl Document {
+    /// The `kind` string of the document (`run`).
     pub fn kind(&self) -> &'static str {
         self.body.kind()
     }
@@ -136,11 +145,13 @@ impl Document {
 pub trait BodyKind: Sized + Clone {
     /// The `kind` string of the document (`run`).
     const KIND: &'static str;
+    /// The body as the [`Body`] variant of its kind.
     fn into_body(self) -> Body;
     /// The body back, or the other kind's body unchanged (moved once per document: its
     /// size does not matter here).
     #[allow(clippy::result_large_err)]
     fn from_body(body: Body) -> Result<Self, Body>;
+    /// The body when `body` is of this kind, else None.
     fn of(body: &Body) -> Option<&Self>;
 }
 
@@ -173,7 +184,9 @@ for_each_kind!(define_kinds);
 /// deserializes from) the same JSON as [`Document`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Typed<B> {
+    /// What every kind shares.
     pub envelope: Envelope,
+    /// The figures of kind `B`.
     pub body: B,
 }
 
@@ -202,7 +215,9 @@ pub type EfficiencyResult = Typed<EfficiencyBody>;
 /// being taken apart or copied. Field access reads like [`Typed`]'s (`r.envelope.phases`).
 #[derive(Debug, PartialEq)]
 pub struct View<'a, B> {
+    /// What every kind shares.
     pub envelope: &'a Envelope,
+    /// The figures of kind `B`.
     pub body: &'a B,
 }
 
@@ -217,6 +232,7 @@ impl<B> Copy for View<'_, B> {}
 pub type RunView<'a> = View<'a, RunBody>;
 
 impl<B> Typed<B> {
+    /// The document borrowed as a [`View`].
     pub fn view(&self) -> View<'_, B> {
         View {
             envelope: &self.envelope,
@@ -236,6 +252,7 @@ impl Document {
 }
 
 impl<B: BodyKind> Typed<B> {
+    /// The document of any kind, at the current [`SCHEMA_VERSION`].
     pub fn into_document(self) -> Document {
         Document {
             schema_version: SCHEMA_VERSION,
@@ -244,6 +261,7 @@ impl<B: BodyKind> Typed<B> {
         }
     }
 
+    /// [`Typed::into_document`] of a copy.
     pub fn to_document(&self) -> Document {
         self.clone().into_document()
     }

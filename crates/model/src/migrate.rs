@@ -8,23 +8,32 @@ use crate::{throttling, BodyKind, Document, RunBody, RunResult, Typed, SCHEMA_VE
 /// Why a document could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum MigrateError {
+    /// No numeric `schema_version`: not a result document.
     #[error("not a truebench result: no numeric `schema_version` field")]
     NoVersion,
+    /// A version above [`SCHEMA_VERSION`]: written by a newer truebench.
     #[error(
         "schema_version {0} was written by a newer truebench; this build reads versions up to {SCHEMA_VERSION}: upgrade truebench"
     )]
     Newer(u64),
+    /// A version no truebench ever wrote (0).
     #[error("schema_version {0} is not a version truebench ever wrote")]
     Unknown(u64),
+    /// A known version whose content does not fit it.
     #[error("schema_version {version}: {source}")]
     Invalid {
+        /// The document's `schema_version`.
         version: u64,
+        /// What did not fit.
         #[source]
         source: serde_json::Error,
     },
+    /// A valid document of another kind than the caller needs.
     #[error("this is a {found} result, not a {wanted} result")]
     WrongKind {
+        /// The document's kind.
         found: &'static str,
+        /// The kind asked for.
         wanted: &'static str,
     },
 }

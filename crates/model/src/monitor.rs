@@ -10,7 +10,9 @@ use crate::evidence::{phase_id, NotOne};
 /// each type of core (`cluster0`, `cluster1` …, in the order of the runs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MonitorPhase {
+    /// The command, once.
     Command,
+    /// Its run on the n-th type of core (`clusterN`).
     Cluster(usize),
 }
 phase_id!(MonitorPhase, "`command`, `clusterN`");
@@ -45,10 +47,13 @@ pub struct MonitorBody {
     pub command: Vec<String>,
     /// The command's exit code; None when it was killed by a signal or could not start.
     pub exit_code: Option<i32>,
-    /// The signal that ended it (`9`), if any.
+    /// The signal that ended it (`9`); None when it exited by itself or did not start.
     pub signal: Option<i32>,
-    /// Why it could not start (`No such file or directory`).
+    /// Why it could not start (`No such file or directory`); None when it started.
     pub error: Option<String>,
+    /// What kind of failure kept it from starting (the exit code follows a shell's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_failure: Option<crate::StartFailure>,
     /// Wall time of the command, seconds.
     pub duration_s: f64,
     /// Seconds between samples.
@@ -77,12 +82,19 @@ pub struct ClusterRun {
     pub offline: Vec<u32>,
     /// The envelope phase holding its evidence.
     pub phase: MonitorPhase,
+    /// The command's exit code; None when it was killed by a signal or could not start.
     pub exit_code: Option<i32>,
+    /// The signal that ended it, if any.
     pub signal: Option<i32>,
+    /// Why it could not start; None when it started.
     pub error: Option<String>,
+    /// What kind of failure kept it from starting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_failure: Option<crate::StartFailure>,
+    /// Wall time of this run, seconds.
     pub duration_s: f64,
     /// The score the command printed on these CPUs (`--score REGEX`, or a known format:
-    /// 7-zip, openssl speed, sysbench, stress-ng).
+    /// 7-zip, openssl speed, sysbench, stress-ng); absent when none was found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<CommandScore>,
 }
@@ -90,6 +102,7 @@ pub struct ClusterRun {
 /// A score read from a command's output.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CommandScore {
+    /// The number, in `unit`.
     pub value: f64,
     /// `MIPS`, `kB/s`, `events/s`, `bogo ops/s`, or empty for a `--score` capture.
     pub unit: String,

@@ -9,49 +9,39 @@ use serde::{Deserialize, Serialize};
 
 use crate::evidence::{words, NotOne, RowEvidence};
 
-/// A test of `net`: the direction data flows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum NetTest {
-    /// This side sends.
-    Upload,
-    /// This side receives.
-    Download,
-    /// Both at once.
-    Duplex,
+words! {
+    /// A test of `net`: the direction data flows.
+    pub enum NetTest("net test") {
+        /// This side sends.
+        Upload => "upload",
+        /// This side receives.
+        Download => "download",
+        /// Both at once.
+        Duplex => "duplex",
+    }
 }
-words!(NetTest, "net test", {
-    Upload => "upload",
-    Download => "download",
-    Duplex => "duplex",
-});
 
-/// What answered on the other side.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PeerKind {
-    /// A `truebench net --server`.
-    Truebench,
-    /// truebench's own server in this process (`--loopback`).
-    Loopback,
-    /// An iperf3 server, driven through `iperf3 -J`.
-    Iperf3,
+words! {
+    /// What answered on the other side.
+    pub enum PeerKind("peer kind") {
+        /// A `truebench net --server`.
+        Truebench => "truebench",
+        /// truebench's own server in this process (`--loopback`).
+        Loopback => "truebench (in-process)",
+        /// An iperf3 server, driven through `iperf3 -J`.
+        Iperf3 => "iperf3",
+    }
 }
-words!(PeerKind, "peer kind", {
-    Truebench => "truebench",
-    Loopback => "truebench (in-process)",
-    Iperf3 => "iperf3",
-});
 
-/// What kept a saturated core busy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum BusyBy {
-    /// softirq + irq time was the larger share of the busy time.
-    Softirq,
-    Process,
+words! {
+    /// What kept a saturated core busy.
+    pub enum BusyBy("busy share") {
+        /// softirq + irq time was the larger share of the busy time.
+        Softirq => "softirq",
+        /// The processes' time (user + nice + system) was.
+        Process => "process",
+    }
 }
-words!(BusyBy, "busy share", {
-    Softirq => "softirq",
-    Process => "process",
-});
 
 /// A test of a kind that sweeps settings (`net`, `io`): its name is part of its phases'.
 pub trait SweepTest: Copy + PartialEq + std::fmt::Display + std::str::FromStr {
@@ -70,6 +60,7 @@ pub struct TestPhase<T> {
     /// The setting's label with every character but letters and digits as `-`
     /// (`opp-1800-MHz`); None for the machine as it is.
     pub setting: Option<String>,
+    /// The test.
     pub test: T,
     /// 1-based.
     pub repeat: u32,
@@ -176,8 +167,9 @@ pub struct NetBody {
     /// Data sent with sendfile(2), not copied from user space (`--zerocopy`, iperf3 `-Z`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub zerocopy: bool,
+    /// Runs of each test per setting (`--repeat`).
     pub repeat: u32,
-    /// A core at or above this busy share during a test is the limit (`CPU-bound`).
+    /// A core at or above this busy share during a test is the limit (`CPU-bound`), %.
     pub cpu_bound_pct: f64,
     /// One row per test and repeat, in the order they ran.
     pub rows: Vec<NetRow>,
@@ -187,10 +179,11 @@ pub struct NetBody {
     /// alone without `--sweep`.
     #[serde(default)]
     pub settings: Vec<String>,
-    /// Why the sweep did not run (no cpufreq, no right to change settings).
+    /// Why the sweep did not run (no cpufreq, no right to change settings); None when it
+    /// ran or was not asked for.
     #[serde(default)]
     pub sweep_note: Option<String>,
-    /// "The governor does not raise the clock for I/O" …
+    /// Conclusions across settings ("The governor does not raise the clock for I/O" …).
     #[serde(default)]
     pub verdicts: Vec<String>,
 }
@@ -212,13 +205,14 @@ pub struct NetRow {
     /// Mbit/s this side sent and received (10^6 bits, as iperf3); None for a direction the
     /// test does not use.
     pub sent_mbit_s: Option<f64>,
+    /// Mbit/s this side received; None for a direction the test does not use.
     pub received_mbit_s: Option<f64>,
     /// Per-core load on this side during the transfer.
     pub cores: Vec<CoreLoad>,
     /// The saturated core, when one was.
     pub cpu_bound: Option<CpuBound>,
-    /// The clock reached per policy while it ran: time-weighted mean of the time_in_state
-    /// deltas, MHz (empty without cpufreq statistics).
+    /// The clock reached per policy while it ran: `(policy, MHz)`, time-weighted mean of
+    /// the time_in_state deltas (empty without cpufreq statistics).
     #[serde(default)]
     pub reached_mhz: Vec<(String, f64)>,
 }
@@ -236,6 +230,7 @@ impl NetRow {
 /// One CPU's time during a test, % of the wall time (from `/proc/stat`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CoreLoad {
+    /// The CPU.
     pub cpu: u32,
     /// Everything but idle, iowait and steal.
     pub busy_pct: f64,
@@ -248,7 +243,9 @@ pub struct CoreLoad {
 /// The verdict "CPU-bound": a core at or above `NetBody::cpu_bound_pct`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CpuBound {
+    /// The busiest CPU.
     pub cpu: u32,
+    /// Its busy share, % of the wall time.
     pub busy_pct: f64,
     /// `softirq` when softirq + irq time is the larger share of the busy time, else `process`.
     pub by: BusyBy,
@@ -257,13 +254,15 @@ pub struct CpuBound {
 /// A test's figures over its repeats.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NetTestSummary {
+    /// `upload`, `download` or `duplex`.
     pub test: NetTest,
+    /// The machine setting (as `NetRow::setting`).
     pub setting: String,
-    /// Repeats that completed.
+    /// Repeats that completed and are valid: what the median is of.
     pub runs: u32,
-    /// Median of sent + received, Mbit/s.
+    /// Median of sent + received over those repeats, Mbit/s; None without one.
     pub median_mbit_s: Option<f64>,
-    /// (max − min) / median of the completed repeats, %.
+    /// (max − min) / median of those repeats, %; None with fewer than two.
     pub spread_pct: Option<f64>,
     /// Repeats whose test was CPU-bound.
     pub cpu_bound_runs: u32,

@@ -6,28 +6,26 @@
 use serde::{Deserialize, Serialize};
 
 use crate::evidence::{is_phase, words};
-
-/// The phase of a `review`: the monitoring (while a command ran, until Ctrl-C or for
-/// `--duration`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ReviewPhase {
-    Monitoring,
-}
-words!(ReviewPhase, "review phase", {
-    Monitoring => "review",
-});
-is_phase!(ReviewPhase);
-
 use truebench_host::kernel::KernelReport;
 use truebench_host::review::Setting;
+
+words! {
+    /// The phase of a `review`: the monitoring (while a command ran, until Ctrl-C or for
+    /// `--duration`).
+    pub enum ReviewPhase("review phase") {
+        /// The monitoring (`review`).
+        Monitoring => "review",
+    }
+}
+is_phase!(ReviewPhase);
 
 /// Body of a `review` document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ReviewBody {
     /// Every setting as found, before anything was tuned.
     pub settings: Vec<Setting>,
-    /// The kernel: version, origin, support (sbc-bench's review has its "Kernel info").
-    /// Boxed: keeps every `Body` small.
+    /// The kernel: version, origin, support (sbc-bench's review has its "Kernel info");
+    /// None when the caller did not report it. Boxed: keeps every `Body` small.
     pub kernel: Option<Box<KernelReport>>,
     /// Settings were switched to performance (`-R`) through the journaled Tuning.
     pub tuned: bool,
@@ -36,10 +34,16 @@ pub struct ReviewBody {
     /// The command monitored (`--exec`); empty when monitoring until Ctrl-C or `--duration`,
     /// or when only the settings were reported.
     pub command: Vec<String>,
+    /// The command's exit code; None without a command, or when it was killed by a signal
+    /// or could not start.
     pub exit_code: Option<i32>,
+    /// The signal that ended the command; None when none did.
     pub signal: Option<i32>,
-    /// Why the command could not start.
+    /// Why the command could not start; None when it started or there was none.
     pub error: Option<String>,
+    /// What kind of failure kept it from starting (the exit code follows a shell's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_failure: Option<crate::StartFailure>,
     /// Seconds monitored (0 when only the settings were reported).
     pub monitored_s: f64,
     /// Settings that changed by themselves while monitoring (a link renegotiated, a USB device
@@ -52,9 +56,14 @@ pub struct ReviewBody {
 /// One setting whose value differs between two readings; `None` when it was not there.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SettingChange {
+    /// The setting's area (`cpufreq`, `pcie`, `network`…).
     pub area: String,
+    /// What it belongs to (`policy0 (cpu0-3)`, `eth0`).
     pub subject: String,
+    /// The setting (`governor`, `link`…).
     pub name: String,
+    /// The value before; None when the setting was not there.
     pub before: Option<String>,
+    /// The value after; None when the setting went away.
     pub after: Option<String>,
 }

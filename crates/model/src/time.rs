@@ -7,12 +7,14 @@ use serde::{Deserialize, Serialize};
 /// A moment: Unix milliseconds and the same as RFC 3339 UTC text.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Stamp {
+    /// Milliseconds since the Unix epoch.
     pub unix_ms: i64,
-    /// `2026-07-01T12:34:56.789Z`
+    /// The same moment as RFC 3339 UTC text (`2026-07-01T12:34:56.789Z`).
     pub utc: String,
 }
 
 impl Stamp {
+    /// The moment `unix_ms` with its text.
     pub fn from_unix_ms(unix_ms: i64) -> Stamp {
         Stamp {
             unix_ms,
@@ -20,6 +22,7 @@ impl Stamp {
         }
     }
 
+    /// This moment on the wall clock.
     pub fn now() -> Stamp {
         Stamp::from_unix_ms(Timestamp::now().as_millisecond())
     }

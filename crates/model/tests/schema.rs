@@ -31,6 +31,99 @@ fn checked_in_schema_is_current() {
     );
 }
 
+/// Every definition and every property of the generated schema has a description, so a
+/// field added without a doc comment fails here even where the `missing_docs` lint does not
+/// reach (the machine's types come from truebench-host).
+#[test]
+fn every_definition_and_property_is_described() {
+    let schema = model::json_schema();
+    let defs = schema["$defs"].as_object().expect("$defs");
+    let mut seen = std::collections::BTreeSet::new();
+    let mut missing = Vec::new();
+    undescribed(&schema, &schema, "#", false, &mut seen, &mut missing);
+    // Definitions no $ref reaches are published too.
+    for name in defs.keys() {
+        if seen.insert(name.clone()) {
+            let def = &defs[name];
+            let path = format!("#/$defs/{name}");
+            undescribed(&schema, def, &path, false, &mut seen, &mut missing);
+        }
+    }
+    for (name, def) in defs {
+        if def.get("description").is_none() {
+            missing.push(format!("#/$defs/{name}"));
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "{} without a description (give the Rust item a doc comment, then rewrite the schema):\n{}",
+        missing.len(),
+        missing.join("\n")
+    );
+}
+
+/// Adds to `out` the path of every property under `node` without a description, following
+/// `$ref`s into `schema`'s definitions (each once). `in_variant`: `node` is an enum variant
+/// with a description of its own, which describes its serde tag (a `const`) and content (a
+/// bare `$ref`): schemars puts a variant's doc comment there, not on those two.
+fn undescribed(
+    schema: &serde_json::Value,
+    node: &serde_json::Value,
+    path: &str,
+    in_variant: bool,
+    seen: &mut std::collections::BTreeSet<String>,
+    out: &mut Vec<String>,
+) {
+    let Some(obj) = node.as_object() else {
+        for (i, v) in node.as_array().into_iter().flatten().enumerate() {
+            undescribed(schema, v, &format!("{path}/{i}"), false, seen, out);
+        }
+        return;
+    };
+    if let Some(name) = obj
+        .get("$ref")
+        .and_then(|r| r.as_str())
+        .and_then(|r| r.strip_prefix("#/$defs/"))
+    {
+        if seen.insert(name.to_string()) {
+            let def = &schema["$defs"][name];
+            assert!(def.is_object(), "{path}: $ref to a missing #/$defs/{name}");
+            undescribed(schema, def, &format!("#/$defs/{name}"), false, seen, out);
+        }
+    }
+    for (key, value) in obj {
+        match key.as_str() {
+            "$defs" => {}
+            "properties" => {
+                for (name, p) in value.as_object().into_iter().flatten() {
+                    let tag_or_content = p.get("const").is_some()
+                        || p.as_object()
+                            .is_some_and(|o| o.len() == 1 && o.contains_key("$ref"));
+                    if p.get("description").is_none() && !(in_variant && tag_or_content) {
+                        out.push(format!("{path}/properties/{name}"));
+                    }
+                    let sub = format!("{path}/properties/{name}");
+                    undescribed(schema, p, &sub, false, seen, out);
+                }
+            }
+            "oneOf" | "anyOf" => {
+                for (i, v) in value.as_array().into_iter().flatten().enumerate() {
+                    let described = v.get("description").is_some();
+                    undescribed(
+                        schema,
+                        v,
+                        &format!("{path}/{key}/{i}"),
+                        described,
+                        seen,
+                        out,
+                    );
+                }
+            }
+            _ => undescribed(schema, value, &format!("{path}/{key}"), false, seen, out),
+        }
+    }
+}
+
 #[test]
 fn version_1_documents_migrate_and_validate() {
     for name in [

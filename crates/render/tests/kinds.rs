@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{doc, DOCS};
+use common::{doc, docs};
 use std::path::Path;
 use truebench_render::kinds;
 
@@ -18,9 +18,24 @@ fn snapshot(name: &str, text: &str) {
     settings.bind(|| insta::assert_snapshot!(name.to_string(), text));
 }
 
+/// The list of kinds is the test's: a kind without a recorded document fails here, naming it.
+#[test]
+fn every_kind_has_a_recorded_document() {
+    let have: Vec<String> = docs()
+        .iter()
+        .map(|n| doc(n).body.kind().to_string())
+        .collect();
+    for kind in truebench_model::KINDS {
+        assert!(
+            have.iter().any(|k| k == kind),
+            "no recorded document of kind {kind} in tests/data/kinds (have {have:?})"
+        );
+    }
+}
+
 #[test]
 fn every_kind_renders_its_summary_markdown_html_and_figures() {
-    for name in DOCS {
+    for name in &docs() {
         let d = doc(name);
         snapshot(&format!("{name}-summary"), &kinds::summary(&d));
         snapshot(&format!("{name}-markdown"), &kinds::markdown(&d));

@@ -28,6 +28,8 @@ pub struct CommandOptions {
     /// With `per_cluster`: where the command prints its score (`--score REGEX`); None: the
     /// known formats (7-zip, openssl speed, sysbench, stress-ng).
     pub score: Option<crate::score::ScorePattern>,
+    /// Each sample as it is taken (`--json-lines` prints it while the command runs).
+    pub each_sample: Option<crate::session::EachSample>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -64,6 +66,7 @@ pub fn run(
         exit_code: None,
         signal: None,
         error: None,
+        start_failure: None,
         duration_s: 0.0,
         interval_s: opts.interval.as_secs_f64(),
         threads: opts.threads,
@@ -81,6 +84,7 @@ pub fn run(
             body.exit_code = ended.exit_code;
             body.signal = ended.signal;
             body.error = ended.error.clone();
+            body.start_failure = ended.start_failure;
             body.duration_s = t0.elapsed().as_secs_f64();
             ended.outcome
         },
@@ -107,6 +111,7 @@ pub(crate) fn start<'a>(
             // The evidence of a command includes its I/O, network and stall time.
             sources: Sources::ALL,
             meter: opts.meter.clone(),
+            each_sample: opts.each_sample.clone(),
             ..Default::default()
         },
         stop,
@@ -119,6 +124,8 @@ pub(crate) struct Ended {
     pub exit_code: Option<i32>,
     pub signal: Option<i32>,
     pub error: Option<String>,
+    /// Why it could not be started, as a shell tells it apart.
+    pub start_failure: Option<truebench_model::StartFailure>,
     pub outcome: Outcome,
     /// With `capture`: the end of what it printed (stdout and stderr), for its score.
     pub output: String,
@@ -139,6 +146,7 @@ pub(crate) fn spawn_and_wait(
         exit_code: None,
         signal: None,
         error: None,
+        start_failure: None,
         outcome: Outcome::default(),
         output: String::new(),
     };
@@ -194,6 +202,7 @@ pub(crate) fn spawn_and_wait(
         }
         Err(e) => {
             ended.error = Some(e.to_string());
+            ended.start_failure = Some(truebench_model::StartFailure::of(e.kind()));
             ended
                 .outcome
                 .fail(format!("cannot start {}: {e}", command[0]));

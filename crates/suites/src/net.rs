@@ -1,6 +1,8 @@
 //! `truebench net --connect`: TCP throughput tests on the Session — upload, download and full
 //! duplex, repeated in alternating order — each one phase, with this side's per-core load from
 //! `/proc/stat` over the transfer and the verdict "CPU-bound" when a core was saturated.
+//! A truebench server on this same machine (also in another network namespace of it) is part
+//! of the measurement: asked who it is, its CPU time is not counted as other processes' load.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -14,6 +16,7 @@ use truebench_model::net::{
     BusyBy, CoreLoad, CpuBound, NetBody, NetRow, NetTest, NetTestSummary, PeerKind,
 };
 use truebench_model::{self as m, NetResult, PhaseStatus, RowEvidence};
+use truebench_monitor::evidence::parse_proc_stat;
 use truebench_monitor::Sources;
 use truebench_workloads::net::{self as wnet, Direction};
 
@@ -78,7 +81,8 @@ pub enum Event<'a> {
         name: &'a str,
         setting: &'a str,
     },
-    /// A setting could not be applied: its tests are skipped.
+    /// Something to say on the way: a setting could not be applied (its tests are skipped),
+    /// the server runs on this machine.
     Note(String),
     TestEnd(&'a NetRow),
 }
@@ -130,6 +134,17 @@ pub fn run(
         },
         stop.clone(),
     )?;
+    // Before the first phase: its boundary snapshot must already leave the server out.
+    if let Peer::Truebench(a) = &opts.peer {
+        let local = wnet::hello::ask(*a, ASK_TIMEOUT).and_then(|id| local_server(host, &id));
+        if let Some(pid) = local {
+            let n = format!(
+                "the server, pid {pid} on this machine, is part of the measurement: its CPU time is not counted as other processes' load"
+            );
+            events(Event::Note(n.clone()));
+            s.part_of_measurement(pid, n);
+        }
+    }
     match &opts.peer {
         Peer::Iperf3 { program, .. } => s.tool("iperf3", None, Some(program.display().to_string())),
         _ => s.tool(
@@ -193,6 +208,41 @@ pub fn run(
         session::mark(&mut row.evidence, &findings, &[], &[]);
     }
     Ok(result)
+}
+
+/// How long the question to the server may take (it answers at once; a server that is not
+/// there fails the tests anyway).
+const ASK_TIMEOUT: Duration = Duration::from_secs(5);
+const BOOT_ID: &str = "proc/sys/kernel/random/boot_id";
+
+/// Who this process is, as a `net --server` tells a client that asks: read through `host`,
+/// so a server on a recorded machine (`--root`) matches no client.
+pub fn server_identity(host: &Host) -> wnet::Identity {
+    let mut id = wnet::Identity::this_process();
+    if let Some(me) = host
+        .read(format!("proc/{}/stat", id.pid))
+        .ok()
+        .and_then(|t| parse_proc_stat(&t))
+    {
+        id.start = Some(me.start);
+        id.comm = Some(me.comm);
+    }
+    id.boot_id = host.read_trimmed(BOOT_ID);
+    id
+}
+
+/// The pid of the server that said `id` when it runs on this machine, in this pid namespace:
+/// the same boot, and that pid's start time and name are the ones it gave (another pid
+/// namespace's number, or a pid since reused, does not match). None for a server elsewhere.
+pub fn local_server(host: &Host, id: &wnet::Identity) -> Option<u32> {
+    let boot = host.read_trimmed(BOOT_ID)?;
+    if id.boot_id.as_deref() != Some(boot.as_str()) {
+        return None;
+    }
+    let p = parse_proc_stat(&host.read(format!("proc/{}/stat", id.pid)).ok()?)?;
+    let same =
+        p.pid == id.pid && id.start == Some(p.start) && id.comm.as_deref() == Some(p.comm.as_str());
+    same.then_some(p.pid)
 }
 
 /// One test under the current setting: a phase, the transfer, this side's per-core load
@@ -428,6 +478,56 @@ mod tests {
             cores: vec![],
             cpu_bound: None,
             reached_mhz: vec![],
+        }
+    }
+
+    #[test]
+    fn a_server_is_local_only_on_this_boot_with_its_pid_start_and_name() {
+        let root = tempfile::tempdir().unwrap();
+        let put = |rel: &str, text: &str| {
+            let p = root.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        put(BOOT_ID, "5e1f0c9e-77aa-4b1b-8d43-2f7c1e0a9b00\n");
+        put(
+            "proc/4242/stat",
+            "4242 (truebench) S 1 4242 4242 0 -1 4194560 900 0 0 0 150 40 0 0 20 0 9 0 777000 0 0",
+        );
+        let host = Host::new(root.path());
+        let said = wnet::Identity {
+            pid: 4242,
+            start: Some(777000),
+            boot_id: Some("5e1f0c9e-77aa-4b1b-8d43-2f7c1e0a9b00".into()),
+            comm: Some("truebench".into()),
+        };
+        assert_eq!(local_server(&host, &said), Some(4242));
+        let unlike = |f: &dyn Fn(&mut wnet::Identity)| {
+            let mut id = said.clone();
+            f(&mut id);
+            local_server(&host, &id)
+        };
+        // Another machine, or this one booted again.
+        assert_eq!(unlike(&|i| i.boot_id = Some("other".into())), None);
+        assert_eq!(unlike(&|i| i.boot_id = None), None);
+        // The number of a process in another pid namespace, or a pid since reused.
+        assert_eq!(unlike(&|i| i.start = Some(1)), None);
+        assert_eq!(unlike(&|i| i.comm = Some("sshd".into())), None);
+        assert_eq!(unlike(&|i| i.pid = 4243), None);
+        // What a server says of itself is what a client reads of it.
+        let me = server_identity(&host);
+        assert_eq!(me.pid, std::process::id());
+        assert_eq!(me.boot_id, said.boot_id);
+        assert_eq!(
+            (me.start, me.comm),
+            (None, None),
+            "not in the recorded tree"
+        );
+        // On the live machine this process is found as itself.
+        let live = Host::new("/");
+        let me = server_identity(&live);
+        if me.boot_id.is_some() {
+            assert_eq!(local_server(&live, &me), Some(std::process::id()), "{me:?}");
         }
     }
 

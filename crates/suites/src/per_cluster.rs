@@ -88,6 +88,7 @@ pub fn run(
         exit_code: None,
         signal: None,
         error: None,
+        start_failure: None,
         duration_s: 0.0,
         interval_s: opts.interval.as_secs_f64(),
         threads: opts.threads,
@@ -127,6 +128,7 @@ pub fn run(
             exit_code: None,
             signal: None,
             error: None,
+            start_failure: None,
             duration_s: 0.0,
             score: None,
         };
@@ -142,6 +144,7 @@ pub fn run(
                 run.exit_code = ended.exit_code;
                 run.signal = ended.signal;
                 run.error = ended.error.clone();
+                run.start_failure = ended.start_failure;
                 run.duration_s = t0.elapsed().as_secs_f64();
                 ended.outcome
             },
@@ -165,6 +168,7 @@ pub fn run(
         body.exit_code = r.exit_code;
         body.signal = r.signal;
         body.error = r.error.clone();
+        body.start_failure = r.start_failure;
     }
     body.duration_s = t_all.elapsed().as_secs_f64();
     body.score_ratio = score_ratio(&body.clusters);

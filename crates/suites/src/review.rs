@@ -129,6 +129,7 @@ pub fn run(
         exit_code: None,
         signal: None,
         error: None,
+        start_failure: None,
         monitored_s: 0.0,
         status_changes: Vec::new(),
         kernel_errors: Vec::new(),
@@ -150,6 +151,7 @@ pub fn run(
                 body.exit_code = ended.exit_code;
                 body.signal = ended.signal;
                 body.error = ended.error;
+                body.start_failure = ended.start_failure;
                 ended.outcome
             };
             body.monitored_s = t0.elapsed().as_secs_f64();

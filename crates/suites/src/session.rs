@@ -40,6 +40,25 @@ pub struct SessionOptions {
     /// How much of the end of the `idle` phase is the machine's idle power (see
     /// `IDLE_PHASE`); the idle gate keeps sampling that long when there is a power source.
     pub idle_power: Duration,
+    /// Called with each sample as it is taken (see [`EachSample`]).
+    pub each_sample: Option<EachSample>,
+}
+
+/// Called on the sampler's thread with each sample as it is taken, before it joins the
+/// timeline (`monitor --json-lines -- CMD` prints it then, not when the command ended). Keep
+/// it short: the next sample waits for it. The closing sample taken when the session ends is
+/// not passed: it is the timeline's last.
+#[derive(Clone)]
+pub struct EachSample(pub Arc<SampleFn>);
+
+/// What [`EachSample`] calls.
+pub type SampleFn =
+    dyn Fn(&truebench_monitor::Sample, &truebench_monitor::ExtraSample) + Send + Sync;
+
+impl std::fmt::Debug for EachSample {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EachSample")
+    }
 }
 
 impl Default for SessionOptions {
@@ -51,6 +70,7 @@ impl Default for SessionOptions {
             truebench_version: env!("CARGO_PKG_VERSION").to_string(),
             meter: None,
             idle_power: Duration::from_secs_f64(IDLE_POWER_S),
+            each_sample: None,
         }
     }
 }
@@ -186,6 +206,9 @@ pub struct Session<'a> {
     findings: Vec<Finding>,
     notes: Vec<String>,
     interrupted_in: Option<String>,
+    /// Processes outside truebench's tree that are part of the measurement (see
+    /// [`Session::part_of_measurement`]).
+    peers: Vec<u32>,
 }
 
 impl<'a> Session<'a> {
@@ -216,7 +239,12 @@ impl<'a> Session<'a> {
                     .map(|m| m as Arc<dyn truebench_monitor::reader::ExternalPower>),
                 ..Default::default()
             },
-            None,
+            opts.each_sample.clone().map(|f| {
+                Box::new(move |s: &truebench_monitor::Sample, x: &_| {
+                    (f.0)(s, x);
+                    std::ops::ControlFlow::Continue(())
+                }) as truebench_monitor::sampler::OnSample
+            }),
         );
         Ok(Session {
             host,
@@ -239,6 +267,7 @@ impl<'a> Session<'a> {
             findings: Vec::new(),
             notes: Vec::new(),
             interrupted_in: None,
+            peers: Vec::new(),
         })
     }
 
@@ -323,6 +352,7 @@ impl<'a> Session<'a> {
             &SnapshotOptions {
                 t: Some(self.sampler.now()),
                 rpi_throttled: rpi,
+                exclude_pids: self.peers.clone(),
                 ..Default::default()
             },
         );
@@ -350,6 +380,17 @@ impl<'a> Session<'a> {
     /// A finding a phase established itself (clock deviation, forced start…).
     pub fn finding(&mut self, f: Finding) {
         self.findings.push(f);
+    }
+
+    /// Count process `pid` and its descendants as part of the measurement, as truebench's own
+    /// tree is: a peer the measurement drives on this machine (a `net --server` here), whose
+    /// CPU time is then not another process's load. Said in the notes (`why`); for the
+    /// phases begun from now on.
+    pub fn part_of_measurement(&mut self, pid: u32, why: impl Into<String>) {
+        if !self.peers.contains(&pid) {
+            self.peers.push(pid);
+            self.notes.push(why.into());
+        }
     }
 
     pub fn note(&mut self, n: impl Into<String>) {

@@ -38,45 +38,29 @@ pub fn notuning_env() -> bool {
 
 /// `--sweep` sets cpufreq governors and clocks: refused under `--no-tuning` or `NOTUNING`
 /// (net and io, which change nothing else).
-pub fn sweep_allowed(sweep: bool, no_tuning: bool) -> anyhow::Result<()> {
-    if sweep && (no_tuning || notuning_env()) {
-        anyhow::bail!(
-            "--sweep changes cpufreq settings, which --no-tuning (or NOTUNING) forbids: give one of them"
-        );
+pub fn sweep_allowed(sweep: bool, tuning: &crate::frame::TuningArgs) -> anyhow::Result<()> {
+    if sweep {
+        tuning_allowed("--sweep changes cpufreq settings", tuning)?;
     }
     Ok(())
 }
 
-/// The monitoring's sampling interval, the same flag on every measuring command (`monitor`
-/// and `review` call theirs `--interval`, with this name as an alias).
-#[derive(Args, Debug, Clone, Default)]
-pub struct SampleArgs {
-    /// Seconds between monitoring samples — clocks, load, temperatures, power: the
-    /// resolution of the evidence (default: the command's own, 1 s for most; 0.5 s for
-    /// `run --quick`, 0.25 s for `clocks`).
-    #[arg(long, value_name = "S")]
-    pub sample_interval: Option<f64>,
-}
-
-impl SampleArgs {
-    /// The interval asked for, or `default`; an error naming the value when it is no
-    /// number of seconds between 0.01 and 60.
-    pub fn or(&self, default: std::time::Duration) -> anyhow::Result<std::time::Duration> {
-        match self.sample_interval {
-            None => Ok(default),
-            Some(s) if s.is_finite() && (0.01..=60.0).contains(&s) => {
-                Ok(std::time::Duration::from_secs_f64(s))
-            }
-            Some(s) => anyhow::bail!("--sample-interval {s}: expected seconds between 0.01 and 60"),
-        }
+/// A flag that changes settings (`what` says which), refused under `--no-tuning` or
+/// `NOTUNING`.
+pub fn tuning_allowed(what: &str, tuning: &crate::frame::TuningArgs) -> anyhow::Result<()> {
+    if tuning.allowed() {
+        return Ok(());
     }
+    Err(anyhow::anyhow!(
+        "{what}, which --no-tuning (or NOTUNING) forbids: give one of them"
+    ))
 }
 
 /// Options every command that reads the machine shares.
 #[derive(Args, Debug, Clone)]
 pub struct MachineArgs {
     /// Read the machine below this directory instead of / (a recorded /proc + /sys tree).
-    #[arg(long, value_name = "DIR", default_value = "/")]
+    #[arg(long, value_name = "DIR", default_value = "/", value_parser = crate::values::Directory)]
     pub root: PathBuf,
     /// Read this file instead of /proc/cpuinfo (sbc-bench's CPUINFOFILE).
     #[arg(long, value_name = "FILE", env = "CPUINFOFILE")]
@@ -85,9 +69,6 @@ pub struct MachineArgs {
 
 impl MachineArgs {
     pub fn host(&self) -> anyhow::Result<Host> {
-        if !self.root.is_dir() {
-            anyhow::bail!("--root {}: not a directory", self.root.display());
-        }
         // Name what the user wrote: the flag, or sbc-bench's variable.
         let given = |c: &std::path::Path| {
             let flag = std::env::args_os().any(|a| a.to_string_lossy().starts_with("--cpuinfo"));

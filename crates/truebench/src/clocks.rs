@@ -1,9 +1,8 @@
 //! `truebench clocks`: measured vs advertised clock for every OPP of every cluster.
 
-use crate::cli::MachineArgs;
+use crate::frame::{MeasureArgs, Show};
 use std::time::Duration;
-use truebench_host::{Host, Inventory};
-use truebench_render::kinds::Render as RunRender;
+use truebench_host::Host;
 use truebench_suites::clocks::{ClockProbe, ClocksOptions, KernelProbe, LoadHandle};
 use truebench_suites::clocks_session;
 use truebench_workloads::clock::{self as kernel, ClockError, ClockMeasurement, ClockOptions};
@@ -12,11 +11,7 @@ use truebench_workloads::clock::{self as kernel, ClockError, ClockMeasurement, C
 #[command(after_help = crate::exit::HELP)]
 pub struct ClocksArgs {
     #[command(flatten)]
-    pub machine: MachineArgs,
-    #[command(flatten)]
-    pub power: crate::power::PowerArgs,
-    #[command(flatten)]
-    pub sample: crate::cli::SampleArgs,
+    pub measure: MeasureArgs,
     /// Skip OPPs above K kHz (sbc-bench's MaxKHz).
     #[arg(long, value_name = "K", env = "MaxKHz")]
     pub max_khz: Option<u64>,
@@ -27,23 +22,11 @@ pub struct ClocksArgs {
     /// (sbc-bench's extensive mode).
     #[arg(long)]
     pub all_cores: bool,
-    /// Seconds of load before the under-load measurement of --all-cores.
-    #[arg(long, value_name = "S", default_value_t = 5.0)]
+    /// Seconds of load before the under-load measurement of --all-cores (0 to 86400).
+    #[arg(long, value_name = "S", default_value_t = 5.0, value_parser = crate::values::HOLD)]
     pub load_secs: f64,
-    /// Never change cpufreq settings: measure each cluster at its current clock (env
-    /// NOTUNING too).
-    #[arg(long)]
-    pub no_tuning: bool,
-    /// Print the result document as JSON on stdout instead of text.
-    #[arg(long)]
-    pub json: bool,
-    /// No progress on stderr (errors and warnings still); without it, progress goes to
-    /// stderr with --json too.
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
-    #[command(flatten)]
-    pub store: crate::keep::StoreArgs,
-    /// Measure one CPU once and print one `key=value` line (for bench/clock_vs_7zip.sh).
+    /// Measure one CPU once and print one `key=value` line (for bench/clock_vs_7zip.sh). Not
+    /// a measurement of the machine: no lock, no evidence, nothing stored.
     #[arg(long, hide = true)]
     pub bench_probe: bool,
     /// CPU for --bench-probe (default: the first this process may run on).
@@ -56,25 +39,22 @@ pub struct ClocksArgs {
 }
 
 pub fn run(args: ClocksArgs) -> anyhow::Result<i32> {
-    let host = args.machine.host()?;
+    let mut frame = args.measure.open()?;
     if args.bench_probe {
         return bench_probe(&args);
     }
-    if !(args.load_secs.is_finite() && args.load_secs >= 0.0) {
-        anyhow::bail!("--load-secs {}: not a number of seconds", args.load_secs);
-    }
-    let inv = Inventory::probe(&host);
     let opts = ClocksOptions {
         max_khz: args.max_khz,
         min_khz: args.min_khz,
         all_cores: args.all_cores,
         load_heat: Duration::from_secs_f64(args.load_secs),
-        tune: !(args.no_tuning || crate::cli::notuning_env()),
-        sample_interval: args.sample.or(Duration::from_millis(250))?,
+        tune: args.measure.tune(),
+        sample_interval: args.measure.sample.or(Duration::from_millis(250)),
     };
-    let _lock = crate::exit::lock()?;
-    let mut steps = crate::progress::steps::Steps::new(args.quiet, args.json);
-    let total = truebench_suites::clocks::planned_points(&host, &inv, &opts);
+    let meter = frame.lock()?;
+    let (host, inv) = (&frame.host, &frame.inv);
+    let mut steps = args.measure.steps();
+    let total = truebench_suites::clocks::planned_points(host, inv, &opts);
     steps.headline(&format!(
         "clocks: {total} measurement(s), one per OPP walked{}",
         if opts.all_cores { ", then every CPU at once idle and under load" } else { "" }
@@ -87,23 +67,10 @@ pub fn run(args: ClocksArgs) -> anyhow::Result<i32> {
     };
     // Ctrl-C: the walk is stopped between points, settings restored, the partial result kept.
     let stop = truebench_tuning::graceful_interrupts();
-    let meter = args.power.start()?;
-    let result = clocks_session::document(&host, &inv, &opts, &mut probe, meter, stop)?;
+    let result = clocks_session::document(host, inv, &opts, &mut probe, meter, stop)?;
     drop(probe);
     drop(steps);
-    crate::keep::store(&result, &args.store, args.json);
-    if args.json {
-        outln!("{}", serde_json::to_string_pretty(&result)?)?;
-    } else {
-        out!("{}", RunRender::summary(result.view()))?;
-    }
-    let measured = result
-        .body
-        .clusters
-        .iter()
-        .flat_map(|c| &c.points)
-        .any(|p| p.measured_mhz.is_some());
-    Ok(crate::exit::of(&result.envelope, !measured))
+    frame.finish(result, Show::Summary)
 }
 
 /// The probe the walk uses, saying each measurement as a step of the progress.

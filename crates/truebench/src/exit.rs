@@ -11,7 +11,7 @@
 //!
 //! `monitor -- COMMAND` exits with the command's own code (126/127 when it could not be run).
 
-use truebench_model::Envelope;
+use truebench_model::{Document, Outcome};
 use truebench_suites::lock::{self, LockError, MeasurementLock};
 
 pub const VALID: i32 = 0;
@@ -24,17 +24,14 @@ pub const INTERRUPTED: i32 = 130;
 /// The table as `--help` shows it.
 pub const HELP: &str = "Exit codes: 0 valid, 1 a test failed, 2 usage or I/O error, 3 ran but invalid (see the findings), 4 another measurement is running, 130 interrupted (partial result kept); monitor -- COMMAND exits with the command's code.";
 
-/// The code of a finished measurement: interrupted first, then a failed test, then
-/// validity.
-pub fn of(envelope: &Envelope, failed: bool) -> i32 {
-    if !envelope.complete {
-        INTERRUPTED
-    } else if failed {
-        FAILED
-    } else if !envelope.valid {
-        INVALID
-    } else {
-        VALID
+/// The code of a finished measurement, from its document ([`Document::outcome`]: interrupted
+/// first, then a failed test or phase, then validity) — the same rule for every kind.
+pub fn of(doc: &Document) -> i32 {
+    match doc.outcome() {
+        Outcome::Interrupted => INTERRUPTED,
+        Outcome::Failed => FAILED,
+        Outcome::Invalid => INVALID,
+        Outcome::Valid => VALID,
     }
 }
 

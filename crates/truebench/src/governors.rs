@@ -5,10 +5,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::cli::MachineArgs;
+use crate::frame::{MeasureArgs, Show};
 use truebench_host::Inventory;
-use truebench_model::GovernorsBody;
-use truebench_render::kinds::Render;
 use truebench_suites::governors::{self as suite, Event, GovernorsOptions};
 use truebench_suites::interactivity::Work;
 use truebench_workloads::periodic::taskset::{self, RtAppDoc};
@@ -17,7 +15,7 @@ use truebench_workloads::periodic::taskset::{self, RtAppDoc};
 #[command(after_help = crate::exit::HELP)]
 pub struct GovernorsArgs {
     #[command(flatten)]
-    pub machine: MachineArgs,
+    pub measure: MeasureArgs,
     /// Governors to compare, comma-separated (default: every one in
     /// scaling_available_governors; `userspace` runs pinned at the top and at a middle OPP,
     /// `userspace@max`/`userspace@mid` one of them).
@@ -25,28 +23,28 @@ pub struct GovernorsArgs {
     pub governors: Vec<String>,
     /// Utilisation levels in CPUs: FROM:TO:STEPS or a list (default 1.0 to twice the CPUs,
     /// 10 levels, as the study).
-    #[arg(long, value_name = "SPEC")]
-    pub utilisations: Option<String>,
+    #[arg(long, value_name = "SPEC", value_parser = utilisations)]
+    pub utilisations: Option<Utilisations>,
     /// Tasks per set (default 10, more when the highest utilisation needs them: no task may
     /// ask for more than one CPU).
-    #[arg(long, value_name = "N")]
-    pub tasks: Option<usize>,
-    /// Sets per utilisation level.
-    #[arg(long, value_name = "N", default_value_t = 4)]
-    pub sets: u32,
-    /// Seconds each set runs.
-    #[arg(long, value_name = "S", default_value_t = 10.0)]
+    #[arg(long, value_name = "N", value_parser = crate::values::AT_LEAST_ONE)]
+    pub tasks: Option<u64>,
+    /// Sets per utilisation level (at least 1).
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = crate::values::AT_LEAST_ONE)]
+    pub sets: u64,
+    /// Seconds each set runs (at least 0.5).
+    #[arg(long, value_name = "S", default_value_t = 10.0, value_parser = crate::values::TEST_SECONDS)]
     pub duration: f64,
     /// Shortest and longest period in ms, log-uniform between (MIN:MAX).
-    #[arg(long, value_name = "MIN:MAX", default_value = "5:500")]
-    pub periods: String,
+    #[arg(long, value_name = "MIN:MAX", default_value = "5:500", value_parser = periods)]
+    pub periods: (f64, f64),
     /// Seed of the task sets and of the run order (the same seed gives the same sets on any
     /// machine).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,
     /// Run every governor this many times (in a new shuffled order each time) for the spread.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub repeat: u32,
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = crate::values::AT_LEAST_ONE)]
+    pub repeat: u64,
     /// A few minutes in all: 3 levels, 1 set each, 3 s per set.
     #[arg(long, conflicts_with_all = ["duration", "sets"])]
     pub quick: bool,
@@ -55,49 +53,40 @@ pub struct GovernorsArgs {
     #[arg(long)]
     pub wall_time: bool,
     /// Use this many loops per millisecond instead of calibrating.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::values::AT_LEAST_ONE)]
     pub loops_per_ms: Option<u64>,
     /// Calibrate again even when this machine's calibration is cached.
     #[arg(long)]
     pub recalibrate: bool,
     /// Between governors wait for the SoC to cool to C °C (default: the starting temperature
-    /// + 1 °C).
-    #[arg(long, value_name = "C")]
+    /// + 1 °C; -40 to 150).
+    #[arg(long, value_name = "C", value_parser = crate::values::CELSIUS)]
     pub cool_to: Option<f64>,
-    /// Longest wait for cooling between governors, seconds.
-    #[arg(long, value_name = "S", default_value_t = 300.0)]
+    /// Longest wait for cooling between governors, seconds (0 to 86400).
+    #[arg(long, value_name = "S", default_value_t = 300.0, value_parser = crate::values::TIMEOUT)]
     pub cool_timeout: f64,
-    /// Do not switch governors (one run under the current policy) and do not pin the clock
-    /// while calibrating.
-    /// (--no-tune is the old spelling, still taken.) Env NOTUNING too.
-    #[arg(long, alias = "no-tune")]
-    pub no_tuning: bool,
     /// Write the task sets as rt-app JSON files into DIR (one per set) and exit without
     /// running them.
     #[arg(long, value_name = "DIR")]
     pub export_rt_app: Option<PathBuf>,
     /// Write the frequency log (every policy at 20 Hz during each governor's run) as CSV:
     /// `t_s,governor,policyN_khz…` (never over an existing file).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = crate::values::NewFile)]
     pub freq_log: Option<PathBuf>,
-    /// Print the result document as JSON on stdout instead of text.
-    #[arg(long)]
-    pub json: bool,
-    #[command(flatten)]
-    pub power: crate::power::PowerArgs,
-    #[command(flatten)]
-    pub sample: crate::cli::SampleArgs,
-    /// No progress on stderr (errors and warnings still); without it, progress goes to
-    /// stderr with --json too.
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
-    #[command(flatten)]
-    pub store: crate::keep::StoreArgs,
 }
 
-fn parse_periods(s: &str) -> anyhow::Result<(f64, f64)> {
-    let bad =
-        || anyhow::anyhow!("--periods {s}: expected MIN:MAX in ms with 0 < MIN ≤ MAX, e.g. 5:500");
+/// Utilisation levels in CPUs, as `--utilisations` gives them.
+#[derive(Debug, Clone)]
+pub struct Utilisations(Vec<f64>);
+
+fn utilisations(s: &str) -> Result<Utilisations, String> {
+    taskset::parse_utilisations(s)
+        .map(Utilisations)
+        .map_err(|e| e.to_string())
+}
+
+fn periods(s: &str) -> Result<(f64, f64), String> {
+    let bad = || "expected MIN:MAX in ms with 0 < MIN ≤ MAX, e.g. 5:500".to_string();
     let (a, b) = s.split_once(':').ok_or_else(bad)?;
     let (a, b): (f64, f64) = (
         a.trim().parse().map_err(|_| bad())?,
@@ -132,29 +121,13 @@ fn export(dir: &Path, sets: &[taskset::TaskSet], seconds: u64) -> anyhow::Result
 }
 
 pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
-    let periods = parse_periods(&args.periods)?;
     let (sets, duration) = if args.quick {
         (1, 3.0)
     } else {
-        (args.sets, args.duration)
+        (args.sets as u32, args.duration)
     };
-    if !(duration.is_finite() && duration >= 0.5) {
-        anyhow::bail!("--duration {duration}: must be at least 0.5 seconds");
-    }
-    if sets == 0 || args.tasks == Some(0) || args.repeat == 0 {
-        anyhow::bail!("--sets, --tasks and --repeat must be at least 1");
-    }
-    if args.loops_per_ms == Some(0) {
-        anyhow::bail!("--loops-per-ms 0: must be a positive number of loops");
-    }
-    if !(args.cool_timeout.is_finite() && args.cool_timeout >= 0.0) {
-        anyhow::bail!(
-            "--cool-timeout {}: must be 0 or more seconds",
-            args.cool_timeout
-        );
-    }
-    let host = args.machine.host()?;
-    let inv = Inventory::probe(&host);
+    let mut frame = args.measure.open()?;
+    let (host, inv) = (&frame.host, &frame.inv);
     // The task sets run on this machine's CPUs: sized by them, also with --root of a recorded
     // tree (whose CPUs only lend their cpufreq settings).
     let ncpus = if host.is_live() {
@@ -165,24 +138,28 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
             .count()
     }
     .max(1);
-    let spec = match (&args.utilisations, args.quick) {
-        (Some(s), _) => s.clone(),
-        (None, true) => format!("1.0:{}:3", 2 * ncpus),
-        (None, false) => format!("1.0:{}:10", 2 * ncpus),
+    let utilisations = match (&args.utilisations, args.quick) {
+        (Some(u), _) => u.0.clone(),
+        // The study's range: from one CPU to twice the CPUs.
+        (None, quick) => {
+            let spec = format!("1.0:{}:{}", 2 * ncpus, if quick { 3 } else { 10 });
+            taskset::parse_utilisations(&spec)
+                .map_err(|e| anyhow::anyhow!("the default utilisations {spec}: {e}"))?
+        }
     };
-    let utilisations =
-        taskset::parse_utilisations(&spec).map_err(|e| anyhow::anyhow!("--utilisations: {e}"))?;
     let top = utilisations.iter().copied().fold(0.0, f64::max);
-    let tasks = args.tasks.unwrap_or_else(|| suite::default_tasks(top));
+    let tasks = args
+        .tasks
+        .map_or_else(|| suite::default_tasks(top), |t| t as usize);
     let opts = GovernorsOptions {
         governors: (!args.governors.is_empty()).then(|| args.governors.clone()),
         utilisations,
         tasks,
         sets,
         set_duration: Duration::from_secs_f64(duration),
-        period_ms: periods,
+        period_ms: args.periods,
         seed: args.seed,
-        repeat: args.repeat,
+        repeat: args.repeat as u32,
         work: if args.wall_time {
             Work::Wall
         } else {
@@ -193,8 +170,8 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
         cache: crate::interactivity::cache_path(),
         cool_to: args.cool_to,
         cool_timeout: Duration::from_secs_f64(args.cool_timeout),
-        tune: !(args.no_tuning || crate::cli::notuning_env()),
-        sample_interval: args.sample.or(Duration::from_secs(1))?,
+        tune: args.measure.tune(),
+        sample_interval: args.measure.sample.or(Duration::from_secs(1)),
         truebench_version: env!("CARGO_PKG_VERSION").into(),
         meter: None,
     };
@@ -208,12 +185,11 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
         );
         return Ok(0);
     }
-    let _lock = crate::exit::lock()?;
     let mut opts = opts;
-    opts.meter = args.power.start()?;
-    let quiet = args.json || args.quiet;
+    opts.meter = frame.lock()?;
+    let (host, inv) = (&frame.host, &frame.inv);
     let per_gov = duration * opts.utilisations.len() as f64 * sets as f64;
-    let mut steps = crate::progress::steps::Steps::new(args.quiet, args.json);
+    let mut steps = args.measure.steps();
     steps.headline(&format!(
         "governors: {} sets of {} tasks, {duration:.0} s each ({per_gov:.0} s per governor run); Ctrl-C keeps what was measured and restores every governor",
         opts.utilisations.len() as u32 * sets,
@@ -242,12 +218,7 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
         Event::Cooling(w) => steps.waiting(&w),
         Event::Note(n) => steps.note(&n),
     };
-    if let Some(f) = &args.freq_log {
-        if f.exists() {
-            anyhow::bail!("--freq-log {}: exists; not overwriting", f.display());
-        }
-    }
-    let (result, trace) = suite::run(&host, &inv, &opts, &all, stop, &mut events)?;
+    let (result, trace) = suite::run(host, inv, &opts, &all, stop, &mut events)?;
     drop(steps);
     let mut failed_log = false;
     if let Some(f) = &args.freq_log {
@@ -261,18 +232,14 @@ pub fn run(args: GovernorsArgs) -> anyhow::Result<i32> {
             failed_log = true;
         }
     }
-    crate::keep::store(&result, &args.store, quiet);
-    let mut out = crate::out::stdout();
-    if args.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&result)?)?;
+    let complete = result.envelope.complete;
+    let code = frame.finish(result, Show::Summary)?;
+    // The frequency log asked for is part of the result: not written is an I/O error.
+    Ok(if failed_log && complete {
+        crate::exit::ERROR
     } else {
-        write!(out, "{}", GovernorsBody::summary(result.view()))?;
-    }
-    out.flush()?;
-    if failed_log && result.envelope.complete {
-        return Ok(crate::exit::ERROR);
-    }
-    Ok(crate::exit::of(&result.envelope, false))
+        code
+    })
 }
 
 #[cfg(test)]
@@ -298,9 +265,21 @@ mod tests {
 
     #[test]
     fn periods_parse_or_name_the_value() {
-        assert_eq!(parse_periods("5:500").unwrap(), (5.0, 500.0));
+        #[derive(clap::Parser)]
+        struct T {
+            #[command(flatten)]
+            a: GovernorsArgs,
+        }
+        let parse = |v: &str| {
+            let argv: Vec<String> = ["t", "--periods", v].map(String::from).to_vec();
+            <T as clap::Parser>::try_parse_from(&argv).map_err(|e| {
+                let cmd = <T as clap::CommandFactory>::command();
+                crate::values::refusal_text(&e, &argv, &cmd).unwrap_or_else(|| e.to_string())
+            })
+        };
+        assert_eq!(parse("5:500").unwrap().a.periods, (5.0, 500.0));
         for bad in ["5", "0:5", "9:5", "a:b"] {
-            let e = parse_periods(bad).unwrap_err().to_string();
+            let e = parse(bad).map(|_| ()).unwrap_err();
             assert!(e.contains(&format!("--periods {bad}")), "{e}");
         }
     }

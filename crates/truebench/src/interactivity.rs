@@ -1,14 +1,10 @@
 //! `truebench interactivity`: interbench's interactivity benchmark on the periodic-task
 //! engine — simulated Audio/Video/X/Gaming/Custom tasks alone and under background loads.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::cli::MachineArgs;
-use truebench_host::Inventory;
-use truebench_model::InteractivityBody;
-use truebench_render::kinds::Render;
+use crate::frame::{MeasureArgs, Show};
 use truebench_suites::interactivity::{
     self as suite, Bench, CustomTask, Event, InteractivityOptions, Work,
 };
@@ -18,28 +14,20 @@ use truebench_workloads::loads::LoadKind;
 #[command(after_help = crate::exit::HELP)]
 pub struct InteractivityArgs {
     #[command(flatten)]
-    pub machine: MachineArgs,
-    #[command(flatten)]
-    pub power: crate::power::PowerArgs,
-    #[command(flatten)]
-    pub sample: crate::cli::SampleArgs,
-    /// No progress on stderr (errors and warnings still); without it, progress goes to
-    /// stderr with --json too.
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
+    pub measure: MeasureArgs,
     /// Simulated tasks to benchmark, comma-separated: audio, video, x, gaming, custom
     /// (default: audio,video,x,gaming; custom needs --custom-cpu and --custom-interval).
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
-    pub benchmarks: Vec<String>,
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = bench)]
+    pub benchmarks: Vec<Bench>,
     /// Background loads, comma-separated: none, video, x, burn, write, read, compile,
     /// memload, hack, custom (default: all but hack and custom, as interbench).
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
-    pub loads: Vec<String>,
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = load)]
+    pub loads: Vec<LoadKind>,
     /// Leave these benchmarks or loads out (comma-separated names of either).
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
-    pub exclude: Vec<String>,
-    /// Seconds per cell (interbench: 30).
-    #[arg(long, value_name = "S", default_value_t = 30.0)]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = excluded)]
+    pub exclude: Vec<(Option<Bench>, Option<LoadKind>)>,
+    /// Seconds per cell (interbench: 30; at least 0.5).
+    #[arg(long, value_name = "S", default_value_t = 30.0, value_parser = crate::values::TEST_SECONDS)]
     pub duration: f64,
     /// A few minutes in all: 3 s per cell.
     #[arg(long, conflicts_with = "duration")]
@@ -64,11 +52,11 @@ pub struct InteractivityArgs {
         allow_negative_numbers = true
     )]
     pub nice_load: i32,
-    /// Custom task: % of one CPU it uses…
-    #[arg(long, value_name = "PCT")]
+    /// Custom task: % of one CPU it uses (above 0, at most 100)…
+    #[arg(long, value_name = "PCT", value_parser = crate::values::PERCENT)]
     pub custom_cpu: Option<f64>,
-    /// …every this many microseconds.
-    #[arg(long, value_name = "US")]
+    /// …every this many microseconds (at least 100).
+    #[arg(long, value_name = "US", value_parser = crate::values::PERIOD_US)]
     pub custom_interval: Option<u64>,
     /// Threads of the Burn load (default: online CPUs).
     #[arg(long, value_name = "N")]
@@ -78,45 +66,46 @@ pub struct InteractivityArgs {
     #[arg(long)]
     pub wall_time: bool,
     /// Use this many loops per millisecond instead of calibrating (interbench -l).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::values::AT_LEAST_ONE)]
     pub loops_per_ms: Option<u64>,
     /// Calibrate again even when this machine's calibration is cached (interbench -b).
     #[arg(long)]
     pub recalibrate: bool,
     /// Directory for the Write and Read loads' scratch files (removed afterwards); on a disk,
     /// not tmpfs.
-    #[arg(long, value_name = "DIR", default_value = "/var/tmp")]
+    #[arg(long, value_name = "DIR", default_value = "/var/tmp", value_parser = crate::values::Directory)]
     pub scratch_dir: PathBuf,
-    /// Do not pin the clock to its maximum while calibrating.
-    /// (--no-tune is the old spelling, still taken.) Env NOTUNING too.
-    #[arg(long, alias = "no-tune")]
-    pub no_tuning: bool,
-    /// Print the result document as JSON on stdout instead of text.
-    #[arg(long)]
-    pub json: bool,
-    #[command(flatten)]
-    pub store: crate::keep::StoreArgs,
+}
+
+const BENCHES: &str = "expected audio, video, x, gaming or custom";
+const LOADS: &str =
+    "expected none, video, x, burn, write, read, compile, memload, hack or custom";
+
+fn bench(s: &str) -> Result<Bench, String> {
+    Bench::parse(s).ok_or_else(|| format!("unknown; {BENCHES}"))
+}
+
+fn load(s: &str) -> Result<LoadKind, String> {
+    LoadKind::parse(s).ok_or_else(|| format!("unknown; {LOADS}"))
+}
+
+/// A name of a benchmark, a load, or both (`x`, `video`).
+fn excluded(s: &str) -> Result<(Option<Bench>, Option<LoadKind>), String> {
+    match (Bench::parse(s), LoadKind::parse(s)) {
+        (None, None) => Err("neither a benchmark nor a load".into()),
+        both => Ok(both),
+    }
 }
 
 fn parse_lists(args: &InteractivityArgs) -> anyhow::Result<(Vec<Bench>, Vec<LoadKind>)> {
-    let mut benches = Vec::new();
-    for b in &args.benchmarks {
-        benches.push(Bench::parse(b).ok_or_else(|| {
-            anyhow::anyhow!("--benchmarks {b}: unknown; expected audio, video, x, gaming or custom")
-        })?);
-    }
+    let mut benches = args.benchmarks.clone();
     if benches.is_empty() {
         benches = vec![Bench::Audio, Bench::Video, Bench::X, Bench::Gaming];
         if args.custom_cpu.is_some() {
             benches.push(Bench::Custom);
         }
     }
-    let mut loads = Vec::new();
-    for l in &args.loads {
-        loads.push(LoadKind::parse(l).ok_or_else(|| {
-            anyhow::anyhow!("--loads {l}: unknown; expected none, video, x, burn, write, read, compile, memload, hack or custom")
-        })?);
-    }
+    let mut loads = args.loads.clone();
     if loads.is_empty() {
         loads = LoadKind::ALL
             .into_iter()
@@ -126,29 +115,16 @@ fn parse_lists(args: &InteractivityArgs) -> anyhow::Result<(Vec<Bench>, Vec<Load
             loads.push(LoadKind::Custom);
         }
     }
-    for x in &args.exclude {
-        let (b, l) = (Bench::parse(x), LoadKind::parse(x));
-        if b.is_none() && l.is_none() {
-            anyhow::bail!("--exclude {x}: neither a benchmark nor a load");
-        }
+    for &(b, l) in &args.exclude {
         benches.retain(|y| Some(*y) != b);
         loads.retain(|y| Some(*y) != l);
     }
     if benches.is_empty() || loads.is_empty() {
         anyhow::bail!("nothing to measure: every benchmark or every load is excluded");
     }
-    dedup(&mut benches);
-    dedup(&mut loads);
+    crate::frame::dedup(&mut benches);
+    crate::frame::dedup(&mut loads);
     Ok((benches, loads))
-}
-
-fn dedup<T: PartialEq + Copy>(v: &mut Vec<T>) {
-    let mut seen = Vec::new();
-    v.retain(|x| {
-        let new = !seen.contains(x);
-        seen.push(*x);
-        new
-    });
 }
 
 /// `$XDG_CACHE_HOME/truebench/calibration.json`, else `~/.cache/…`.
@@ -162,44 +138,23 @@ pub(crate) fn cache_path() -> Option<PathBuf> {
 
 pub fn run(args: InteractivityArgs) -> anyhow::Result<i32> {
     let (benchmarks, loads) = parse_lists(&args)?;
+    // A relation of two flags, which no parser of one value can hold.
+    anyhow::ensure!(
+        args.custom_cpu.is_some() == args.custom_interval.is_some(),
+        "--custom-cpu and --custom-interval go together"
+    );
     let custom = match (args.custom_cpu, args.custom_interval) {
-        (Some(c), Some(i)) => {
-            if !(c > 0.0 && c <= 100.0) {
-                anyhow::bail!("--custom-cpu {c}: must be above 0 and at most 100 (% of one CPU)");
-            }
-            if i < 100 {
-                anyhow::bail!("--custom-interval {i}: must be at least 100 µs");
-            }
-            Some(CustomTask {
-                cpu_pct: c,
-                interval_us: i,
-            })
-        }
-        (None, None) => None,
-        _ => anyhow::bail!("--custom-cpu and --custom-interval go together"),
+        (Some(c), Some(i)) => Some(CustomTask {
+            cpu_pct: c,
+            interval_us: i,
+        }),
+        _ => None,
     };
     let duration = if args.quick { 3.0 } else { args.duration };
-    if !(duration.is_finite() && duration >= 0.5) {
-        anyhow::bail!("--duration {duration}: must be at least 0.5 seconds");
-    }
-    if args.loops_per_ms == Some(0) {
-        anyhow::bail!("--loops-per-ms 0: must be a positive number of loops");
-    }
-    if !args.scratch_dir.is_dir() {
-        anyhow::bail!(
-            "--scratch-dir {}: not a directory",
-            args.scratch_dir.display()
-        );
-    }
-    let host = args.machine.host()?;
-    if !host.is_live() {
-        anyhow::bail!(
-            "--root {}: interactivity measures this machine; a recorded root cannot run tasks",
-            host.root().display()
-        );
-    }
-    let inv = Inventory::probe(&host);
-    let _lock = crate::exit::lock()?;
+    let mut frame = args.measure.open()?;
+    frame.require_live("interactivity measures this machine; a recorded root cannot run tasks")?;
+    let meter = frame.lock()?;
+    let (host, inv) = (&frame.host, &frame.inv);
     let opts = InteractivityOptions {
         benchmarks,
         loads,
@@ -218,14 +173,13 @@ pub fn run(args: InteractivityArgs) -> anyhow::Result<i32> {
         recalibrate: args.recalibrate,
         cache: cache_path(),
         scratch_dir: args.scratch_dir.clone(),
-        tune: !(args.no_tuning || crate::cli::notuning_env()),
-        sample_interval: args.sample.or(Duration::from_secs(1))?,
+        tune: args.measure.tune(),
+        sample_interval: args.measure.sample.or(Duration::from_secs(1)),
         truebench_version: env!("CARGO_PKG_VERSION").into(),
-        meter: args.power.start()?,
+        meter,
     };
     let cells = opts.benchmarks.len() * opts.loads.len();
-    let quiet = args.json || args.quiet;
-    let mut steps = crate::progress::steps::Steps::new(args.quiet, args.json);
+    let mut steps = args.measure.steps();
     steps.headline(&format!(
         "interactivity: up to {cells} cells of {duration} s (about {} min); Ctrl-C keeps what was measured",
         ((cells as f64 * (duration + 1.0)) / 60.0).ceil()
@@ -254,17 +208,9 @@ pub fn run(args: InteractivityArgs) -> anyhow::Result<i32> {
         )),
         Event::Note(n) => steps.note(&n),
     };
-    let result = suite::run(&host, &inv, &opts, stop, &mut events)?;
+    let result = suite::run(host, inv, &opts, stop, &mut events)?;
     drop(steps);
-    crate::keep::store(&result, &args.store, quiet);
-    let mut out = crate::out::stdout();
-    if args.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&result)?)?;
-    } else {
-        write!(out, "{}", InteractivityBody::summary(result.view()))?;
-    }
-    out.flush()?;
-    Ok(crate::exit::of(&result.envelope, false))
+    frame.finish(result, Show::Summary)
 }
 
 #[cfg(test)]
@@ -272,15 +218,24 @@ mod tests {
     use super::*;
     use clap::Parser;
 
+    #[derive(clap::Parser)]
+    struct T {
+        #[command(flatten)]
+        a: InteractivityArgs,
+    }
+
     fn args(a: &[&str]) -> InteractivityArgs {
-        #[derive(clap::Parser)]
-        struct T {
-            #[command(flatten)]
-            a: InteractivityArgs,
-        }
         let mut v = vec!["t"];
         v.extend_from_slice(a);
         T::parse_from(v).a
+    }
+
+    /// A refused value as `main` prints it.
+    fn refusal(a: &[&str]) -> String {
+        let v: Vec<String> = std::iter::once("t").chain(a.iter().copied()).map(String::from).collect();
+        let e = T::try_parse_from(&v).map(|_| ()).unwrap_err();
+        let cmd = <T as clap::CommandFactory>::command();
+        crate::values::refusal_text(&e, &v, &cmd).unwrap_or_else(|| e.to_string())
     }
 
     #[test]
@@ -305,8 +260,8 @@ mod tests {
         assert_eq!(b, [Bench::Audio]);
         // `x` names a load too: excluded there as well; duplicates dropped.
         assert_eq!(l, [LoadKind::None, LoadKind::Burn]);
-        let e = parse_lists(&args(&["--loads", "disco"])).unwrap_err();
-        assert!(e.to_string().contains("--loads disco"), "{e}");
+        let e = refusal(&["--loads", "disco"]);
+        assert!(e.contains("--loads disco"), "{e}");
         let e = parse_lists(&args(&["--exclude", "audio,video,x,gaming"])).unwrap_err();
         assert!(e.to_string().contains("nothing to measure"), "{e}");
     }

@@ -3,15 +3,11 @@
 //! the CPU each costs, and optionally the cpufreq sweep. Never writes to a device; a scratch
 //! file is written only where `--file` names a path that does not exist, and removed.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::cli::MachineArgs;
-use truebench_host::Inventory;
+use crate::frame::{MeasureArgs, Show};
 use truebench_model::io::TargetKind;
-use truebench_model::IoBody;
-use truebench_render::kinds::Render;
 use truebench_suites::io::{self as suite, Event, IoOptions};
 use truebench_workloads::io::{self as wio, IoTest, Scratch};
 
@@ -20,105 +16,73 @@ use truebench_workloads::io::{self as wio, IoTest, Scratch};
 #[command(group(clap::ArgGroup::new("target").required(true).args(["device", "file"])))]
 pub struct IoArgs {
     #[command(flatten)]
-    pub machine: MachineArgs,
-    #[command(flatten)]
-    pub power: crate::power::PowerArgs,
-    #[command(flatten)]
-    pub sample: crate::cli::SampleArgs,
-    /// Change no setting: the measurement runs as the machine is, and --sweep (which sets
-    /// cpufreq governors and clocks) is refused. (--no-tune is taken too.) Env NOTUNING too.
-    #[arg(long, alias = "no-tune")]
-    pub no_tuning: bool,
-    /// No progress on stderr (errors and warnings still); without it, progress goes to
-    /// stderr with --json too.
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
+    pub measure: MeasureArgs,
     /// Block device to read (read only; needs root or the `disk` group).
-    #[arg(long, value_name = "DEV")]
+    #[arg(long, value_name = "DEV", value_parser = crate::values::BlockDevice)]
     pub device: Option<PathBuf>,
     /// File to read; when it does not exist, a scratch file of --size MiB is written there
     /// and removed afterwards (also on Ctrl-C). An existing file is only read.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_parser = crate::values::FileOrAbsent)]
     pub file: Option<PathBuf>,
-    /// MiB to read from (default: the whole file or device; 256 for a scratch file).
-    #[arg(long, value_name = "MIB")]
+    /// MiB to read from (at least 1; default: the whole file or device; 256 for a scratch
+    /// file).
+    #[arg(long, value_name = "MIB", value_parser = crate::values::AT_LEAST_ONE)]
     pub size: Option<u64>,
     /// Tests, comma-separated: cached, sequential, random.
     #[arg(
         long,
         value_name = "LIST",
         value_delimiter = ',',
-        default_value = "cached,sequential,random"
+        default_value = "cached,sequential,random",
+        value_parser = io_test
     )]
-    pub tests: Vec<String>,
-    /// Seconds per test.
-    #[arg(long, value_name = "S", default_value_t = 5.0)]
+    pub tests: Vec<IoTest>,
+    /// Seconds per test (at least 0.2).
+    #[arg(long, value_name = "S", default_value_t = 5.0, value_parser = crate::values::IO_SECONDS)]
     pub duration: f64,
-    /// Run every test this many times, in alternating order, for the spread.
-    #[arg(long, value_name = "N", default_value_t = 3)]
-    pub repeat: u32,
+    /// Run every test this many times, in alternating order, for the spread (at least 1).
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = crate::values::AT_LEAST_ONE)]
+    pub repeat: u64,
     /// Repeat the tests under cpufreq settings (`max`, `min`, `governor:NAME`, `opps`), through
     /// the journaled Tuning and restored; the machine as it is runs first. Needs root.
     #[arg(long, value_name = "LIST")]
     pub sweep: Option<String>,
-    /// A core at least this busy (%) during a test makes it CPU-bound.
-    #[arg(long, value_name = "PCT", default_value_t = 95.0)]
+    /// A core at least this busy (%) during a test makes it CPU-bound (above 0, at most 100).
+    #[arg(long, value_name = "PCT", default_value_t = 95.0, value_parser = crate::values::PERCENT)]
     pub cpu_bound: f64,
-    /// Print the result document as JSON on stdout instead of text.
-    #[arg(long)]
-    pub json: bool,
-    #[command(flatten)]
-    pub store: crate::keep::StoreArgs,
 }
 
-fn parse_tests(list: &[String]) -> anyhow::Result<Vec<IoTest>> {
-    let mut out = Vec::new();
-    for t in list {
-        let x = match t.trim() {
-            "cached" => IoTest::Cached,
-            "sequential" | "seq" => IoTest::Sequential,
-            "random" | "rand" => IoTest::Random,
-            other => anyhow::bail!("--tests {other}: expected cached, sequential or random"),
-        };
-        if !out.contains(&x) {
-            out.push(x);
-        }
+pub(crate) fn io_test(s: &str) -> Result<IoTest, String> {
+    match s.trim() {
+        "cached" => Ok(IoTest::Cached),
+        "sequential" | "seq" => Ok(IoTest::Sequential),
+        "random" | "rand" => Ok(IoTest::Random),
+        _ => Err("expected cached, sequential or random".into()),
     }
-    if out.is_empty() {
-        anyhow::bail!("--tests: name at least one of cached, sequential, random");
-    }
-    Ok(out)
 }
 
 pub fn run(args: IoArgs) -> anyhow::Result<i32> {
-    let tests = parse_tests(&args.tests)?;
-    if !(args.duration.is_finite() && args.duration >= 0.2) {
-        anyhow::bail!("--duration {}: must be at least 0.2 seconds", args.duration);
-    }
-    if args.repeat == 0 || args.size == Some(0) {
-        anyhow::bail!("--repeat and --size must be at least 1");
-    }
-    if !(args.cpu_bound > 0.0 && args.cpu_bound <= 100.0) {
-        anyhow::bail!(
-            "--cpu-bound {}: expected a share in (0, 100] %",
-            args.cpu_bound
-        );
-    }
-    let host = args.machine.host()?;
-    let inv = Inventory::probe(&host);
-    crate::cli::sweep_allowed(args.sweep.is_some(), args.no_tuning)?;
+    let mut tests = args.tests.clone();
+    crate::frame::dedup(&mut tests);
+    crate::cli::sweep_allowed(args.sweep.is_some(), &args.measure.tuning)?;
+    let mut frame = args.measure.open()?;
     let sweep = match &args.sweep {
         Some(spec) => {
-            let cpu = irq_cpu(&host, &args, spec);
-            truebench_suites::net_sweep::parse(spec, &inv, cpu).map_err(anyhow::Error::msg)?
+            let cpu = irq_cpu(&frame.host, &args, spec);
+            truebench_suites::net_sweep::parse(spec, &frame.inv, cpu)
+                .map_err(anyhow::Error::msg)?
         }
         None => Vec::new(),
     };
+    // One measurement at a time: refused before a scratch file, the meter or anything else
+    // is started.
+    let meter = frame.lock()?;
+    let (host, inv) = (&frame.host, &frame.inv);
     // The target: a device or an existing file are only read; a new file is a scratch file.
     // A scratch file a killed run left at this path is ours to remove (never a user's file:
     // only one with our marker naming a dead process).
     if let Some(f) = &args.file {
-        if Scratch::remove_stale(f) && !args.json {
+        if Scratch::remove_stale(f) && !args.measure.output.json && !args.measure.output.quiet {
             errln!(
                 "truebench: io: removed {}, left by a killed run",
                 f.display()
@@ -126,27 +90,11 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
         }
     }
     let (path, kind, scratch) = match (&args.device, &args.file) {
-        (Some(d), _) => {
-            let meta = std::fs::metadata(d)
-                .map_err(|e| anyhow::anyhow!("--device {}: {e}", d.display()))?;
-            use std::os::unix::fs::FileTypeExt;
-            if !meta.file_type().is_block_device() {
-                anyhow::bail!(
-                    "--device {}: not a block device (use --file for files)",
-                    d.display()
-                );
-            }
-            (d.clone(), TargetKind::BlockDevice, None)
-        }
-        (None, Some(f)) if f.exists() => {
-            if !f.is_file() {
-                anyhow::bail!("--file {}: not a regular file", f.display());
-            }
-            (f.clone(), TargetKind::File, None)
-        }
+        (Some(d), _) => (d.clone(), TargetKind::BlockDevice, None),
+        (None, Some(f)) if f.exists() => (f.clone(), TargetKind::File, None),
         (None, Some(f)) => {
             let mib = args.size.unwrap_or(256);
-            if !args.json {
+            if !args.measure.output.json && !args.measure.output.quiet {
                 errln!(
                     "truebench: io: writing a {mib} MiB scratch file {} (removed afterwards)…",
                     f.display()
@@ -155,12 +103,13 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
             let s = Scratch::create(f, mib << 20)?;
             (f.clone(), TargetKind::ScratchFile, Some(s))
         }
-        (None, None) => anyhow::bail!("give --device DEV or --file PATH"),
+        // clap requires one of them; said anyway rather than assumed.
+        (None, None) => return Err(anyhow::anyhow!("give --device DEV or --file PATH")),
     };
     let whole = wio::size_of(&path)?;
     let size = args.size.map_or(whole, |m| (m << 20).min(whole));
     let abs = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-    let storage = truebench_host::inventory::storage_under(&host, &abs.to_string_lossy());
+    let storage = truebench_host::inventory::storage_under(host, &abs.to_string_lossy());
     let mut warnings = Vec::new();
     let direct = wio::direct_supported(&path)?;
     if !direct {
@@ -184,8 +133,6 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
                 .into(),
         );
     }
-    // One measurement at a time, refused before the meter or anything else starts.
-    let _lock = crate::exit::lock()?;
     let opts = IoOptions {
         path: path.clone(),
         target_kind: kind,
@@ -194,15 +141,14 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
         warnings,
         tests,
         duration: Duration::from_secs_f64(args.duration),
-        repeat: args.repeat,
+        repeat: args.repeat as u32,
         cpu_bound_pct: args.cpu_bound,
         sweep,
-        sample_interval: args.sample.or(Duration::from_secs(1))?,
+        sample_interval: args.measure.sample.or(Duration::from_secs(1)),
         truebench_version: env!("CARGO_PKG_VERSION").into(),
-        meter: args.power.start()?,
+        meter,
     };
-    let quiet = args.json || args.quiet;
-    let mut steps = crate::progress::steps::Steps::new(args.quiet, args.json);
+    let mut steps = args.measure.steps();
     steps.headline(&format!(
         "io: {}, reading {} (never writing to it); Ctrl-C keeps what was measured",
         crate::progress::steps::plan(
@@ -235,25 +181,12 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
         )),
         Event::Note(n) => steps.note(&n),
     };
-    let result = suite::run(&host, &inv, &opts, stop, &mut events);
+    let result = suite::run(host, inv, &opts, stop, &mut events);
     drop(steps);
     // The scratch file goes before anything else can fail.
     drop(scratch);
     let result = result?;
-    crate::keep::store(&result, &args.store, quiet);
-    let mut out = crate::out::stdout();
-    if args.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&result)?)?;
-    } else {
-        write!(out, "{}", IoBody::summary(result.view()))?;
-    }
-    out.flush()?;
-    let failed = result
-        .body
-        .rows
-        .iter()
-        .any(|r| r.evidence.status == truebench_model::PhaseStatus::Failed);
-    Ok(crate::exit::of(&result.envelope, failed))
+    frame.finish(result, Show::Summary)
 }
 
 /// For `--sweep opps`: the CPU that takes the interrupts of the disk under the target, said on
@@ -276,7 +209,7 @@ fn irq_cpu(host: &truebench_host::Host, args: &IoArgs, spec: &str) -> Option<u32
         device: disk,
         cpu: found,
     } = truebench_suites::net_sweep::disk_irq_cpu(host, &target);
-    if !args.json {
+    if !args.measure.output.json && !args.measure.output.quiet {
         match (&disk, &found) {
             (Some(d), Some((cpu, irqs))) => errln!(
                 "truebench: io: --sweep opps walks the cluster of cpu{cpu}, which takes {d}'s interrupts (IRQ {})",

@@ -10,13 +10,15 @@ mod out;
 mod cli;
 mod exit;
 mod files;
+mod frame;
 mod keep;
 mod power;
 mod progress;
 mod recovery;
 mod serve_results;
+mod values;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 /// Every command, once: its help, its variant and its module (`src/<module>.rs` with an
 /// `Args` struct and `run(args) -> anyhow::Result<i32>`). Adding a command is one entry in
@@ -109,7 +111,10 @@ commands! {
 fn main() {
     // Before anything can change a setting: SIGINT/SIGTERM/SIGHUP and panics restore.
     truebench_tuning::install_handlers();
-    let cli = cli::Cli::parse();
+    let cli = match cli::Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => parse_error(e),
+    };
     let result = cli::run(cli);
     let code = match (out::finish(), result) {
         // The reader of standard output went away (`| head`): stop without a word.
@@ -129,4 +134,19 @@ fn main() {
     };
     // truebench_tuning::exit waits for a signal handler that is restoring settings.
     truebench_tuning::exit(code);
+}
+
+/// A bad command line: a refused value as `truebench: error: --flag VALUE: expected …` (exit
+/// 2), everything else (help, version, unknown flags) as clap prints it.
+fn parse_error(e: clap::Error) -> ! {
+    let argv: Vec<String> = std::env::args().collect();
+    match values::refusal_text(&e, &argv, &cli::Cli::command()) {
+        Some(text) => {
+            errln!("truebench: error: {text}");
+            errln!("For more information, try '--help'.");
+            let _ = out::finish();
+            truebench_tuning::exit(exit::ERROR)
+        }
+        None => e.exit(),
+    }
 }

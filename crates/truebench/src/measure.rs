@@ -129,10 +129,10 @@ pub enum Kernel {
         /// Pin to this CPU.
         #[arg(long, value_name = "N")]
         cpu: Option<u32>,
-        #[arg(long, value_name = "MS", default_value_t = 10.0)]
+        #[arg(long, value_name = "MS", default_value_t = 10.0, value_parser = crate::values::POSITIVE_MS)]
         work_ms: f64,
-        #[arg(long, value_name = "N", default_value_t = 50)]
-        repeat: u32,
+        #[arg(long, value_name = "N", default_value_t = 50, value_parser = crate::values::AT_LEAST_ONE)]
+        repeat: u64,
         #[arg(long, value_name = "MS", default_value_t = 10)]
         pause_ms: u64,
     },
@@ -144,12 +144,12 @@ pub enum Kernel {
         #[arg(long, value_name = "ADDR")]
         connect: Option<String>,
         /// upload (client → server), download or duplex (both at once).
-        #[arg(long, default_value = "upload")]
-        direction: String,
+        #[arg(long, default_value = "upload", value_parser = crate::net::direction)]
+        direction: truebench_workloads::net::Direction,
         /// Parallel streams (iperf3 -P).
-        #[arg(long, value_name = "N", default_value_t = 1)]
-        parallel: u32,
-        #[arg(long, value_name = "S", default_value_t = 10.0)]
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = crate::values::AT_LEAST_ONE)]
+        parallel: u64,
+        #[arg(long, value_name = "S", default_value_t = 10.0, value_parser = crate::values::POSITIVE_SECONDS)]
         seconds: f64,
         /// Send with sendfile(2) (iperf3 -Z).
         #[arg(long)]
@@ -162,11 +162,11 @@ pub enum Kernel {
         #[arg(long, value_name = "PATH")]
         path: std::path::PathBuf,
         /// cached, sequential or random.
-        #[arg(long, default_value = "sequential")]
-        test: String,
+        #[arg(long, default_value = "sequential", value_parser = crate::io::io_test)]
+        test: truebench_workloads::io::IoTest,
         #[arg(long, value_name = "MIB")]
         size: Option<u64>,
-        #[arg(long, value_name = "S", default_value_t = 3.0)]
+        #[arg(long, value_name = "S", default_value_t = 3.0, value_parser = crate::values::POSITIVE_SECONDS)]
         seconds: f64,
     },
     /// `stockfish bench` back to back.
@@ -360,16 +360,8 @@ pub fn run(args: MeasureArgs) -> anyhow::Result<i32> {
             size,
             seconds,
         } => {
-            use truebench_workloads::io::{self, IoTest};
-            let t = match test.as_str() {
-                "cached" => IoTest::Cached,
-                "sequential" => IoTest::Sequential,
-                "random" => IoTest::Random,
-                other => anyhow::bail!("--test {other}: expected cached, sequential or random"),
-            };
-            if !(seconds.is_finite() && seconds > 0.0) {
-                anyhow::bail!("--seconds {seconds}: must be positive");
-            }
+            use truebench_workloads::io;
+            let t = test;
             let whole = io::size_of(&path)?;
             let bytes = size.map_or(whole, |m| (m << 20).min(whole));
             let stop = truebench_tuning::graceful_interrupts();
@@ -402,7 +394,7 @@ pub fn run(args: MeasureArgs) -> anyhow::Result<i32> {
             seconds,
             zerocopy,
         } => {
-            use truebench_workloads::net::{self, Direction, NetOptions};
+            use truebench_workloads::net::{self, NetOptions};
             if let Some(addr) = server {
                 let srv = net::Server::start(&addr)?;
                 errln!(
@@ -415,19 +407,10 @@ pub fn run(args: MeasureArgs) -> anyhow::Result<i32> {
             let Some(addr) = connect else {
                 anyhow::bail!("measure net: give --server ADDR or --connect ADDR");
             };
-            let direction = match direction.as_str() {
-                "upload" => Direction::Upload,
-                "download" => Direction::Download,
-                "duplex" => Direction::Duplex,
-                d => anyhow::bail!("--direction {d}: expected upload, download or duplex"),
-            };
-            if !(seconds.is_finite() && seconds > 0.0) || parallel == 0 {
-                anyhow::bail!("--seconds and --parallel must be positive");
-            }
             let r = net::run(
                 net::resolve(&addr)?,
                 &NetOptions {
-                    streams: parallel,
+                    streams: parallel as u32,
                     duration: std::time::Duration::from_secs_f64(seconds),
                     direction,
                     zerocopy,
@@ -451,9 +434,7 @@ pub fn run(args: MeasureArgs) -> anyhow::Result<i32> {
             pause_ms,
         } => {
             use truebench_workloads::periodic::burn;
-            if !(work_ms.is_finite() && work_ms > 0.0) || repeat == 0 {
-                anyhow::bail!("--work-ms {work_ms} --repeat {repeat}: both must be positive");
-            }
+            let repeat = repeat as u32;
             let (cal, ratios) = truebench_workloads::pin::run_pinned(cpu, move || {
                 let cal = burn::calibrate(cpu, std::time::Duration::from_secs(1));
                 let pause = std::time::Duration::from_millis(pause_ms);
@@ -511,9 +492,11 @@ pub fn run(args: MeasureArgs) -> anyhow::Result<i32> {
             no_pm_qos,
         } => {
             use truebench_workloads::periodic::{self, Pattern, Policy, TaskSpec, WorkKind};
-            if interval_us == 0 || work_us >= interval_us {
-                anyhow::bail!("--interval-us {interval_us} --work-us {work_us}: the period must be positive and longer than the work");
-            }
+            // A relation of two values, which no parser of one can hold.
+            anyhow::ensure!(
+                work_us < interval_us,
+                "the period (--interval-us {interval_us}) must be longer than the work (--work-us {work_us})"
+            );
             let spec = TaskSpec {
                 name: "periodic".into(),
                 pattern: Pattern::Periodic {

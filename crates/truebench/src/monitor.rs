@@ -1,42 +1,29 @@
 //! `truebench monitor`: sbc-bench's `-m` monitoring lines, or — with a command — the evidence
 //! around a run of it (sbc-bench's `ExecuteCommand` with `-R`).
 
-use crate::cli::MachineArgs;
+use crate::frame::{Frame, MeasureArgs, Say, Show};
 use std::io::Write;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::time::Duration;
 use truebench_host::{Host, Inventory};
-use truebench_model::MonitorBody;
 use truebench_monitor::render::{Layout, Table};
 use truebench_monitor::sampler::{SampleLoop, SamplerConfig};
 use truebench_monitor::profile::{self, Part};
 use truebench_monitor::timeline::json_line;
 use truebench_monitor::{ExtraSample, Sample};
-use truebench_render::kinds::Render;
 use truebench_suites::command::{self, CommandOptions};
 
 #[derive(clap::Args, Debug)]
 #[command(after_help = crate::exit::HELP)]
+// sbc-bench users type `-m 5` as `--interval 5`: the shared flag takes that name too.
+#[command(mut_arg("sample_interval", |a| a.visible_alias("interval")))]
 pub struct MonitorArgs {
     #[command(flatten)]
-    pub machine: MachineArgs,
-    #[command(flatten)]
-    pub power: crate::power::PowerArgs,
-    /// Seconds between samples; fractions allowed (0.1 = ten per second).
-    #[arg(
-        long,
-        value_name = "S", visible_alias = "sample-interval",
-        default_value_t = 5.0,
-        allow_negative_numbers = true
-    )]
-    pub interval: f64,
+    pub measure: MeasureArgs,
     /// Print one JSON object per sample on stdout instead of the table, and nothing else.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "json")]
     pub json_lines: bool,
-    /// Print the result document as JSON on stdout instead of text.
-    #[arg(long, conflicts_with = "json_lines")]
-    pub json: bool,
     /// Threads the command is expected to keep busy (1 for a single-threaded benchmark):
     /// enables the background-activity check, which needs to know what the command uses.
     #[arg(long, value_name = "N")]
@@ -57,8 +44,6 @@ pub struct MonitorArgs {
     /// outputs of 7-zip (`7zz b`), openssl speed, sysbench and stress-ng --metrics are read.
     #[arg(long, value_name = "REGEX", requires = "per_cluster")]
     pub score: Option<String>,
-    #[command(flatten)]
-    pub store: crate::keep::StoreArgs,
     /// Command to run while monitoring; its exit code becomes truebench's. Without it, the
     /// environment variable ExecuteCommand (a shell command line) is run with `sh -c`.
     #[arg(last = true, value_name = "COMMAND")]
@@ -66,15 +51,11 @@ pub struct MonitorArgs {
 }
 
 pub fn run(args: MonitorArgs) -> anyhow::Result<i32> {
-    if !(args.interval.is_finite() && args.interval >= 0.001) {
-        anyhow::bail!(
-            "--interval {}: must be at least 0.001 seconds",
-            args.interval
-        );
+    if args.offline {
+        crate::cli::tuning_allowed("--offline takes CPUs offline", &args.measure.tuning)?;
     }
-    let host = args.machine.host()?;
-    let inv = Inventory::probe(&host);
-    let interval = Duration::from_secs_f64(args.interval);
+    let frame = args.measure.open()?;
+    let interval = args.measure.sample.or(Duration::from_secs(5));
     let command: Vec<String> = if !args.command.is_empty() {
         args.command.clone()
     } else {
@@ -84,14 +65,16 @@ pub fn run(args: MonitorArgs) -> anyhow::Result<i32> {
         }
     };
     if command.is_empty() {
-        if args.json {
-            anyhow::bail!(
+        if args.measure.output.json {
+            return Err(anyhow::anyhow!(
                 "--json prints the result of a monitored command (monitor --json -- CMD); to watch, use --json-lines"
-            );
+            ));
         }
-        watch(&host, &inv, interval, args.json_lines, args.power.start()?)
+        // Watching measures nothing: no lock, so it can watch a measurement.
+        let meter = frame.meter_without_lock()?;
+        watch(&frame.host, &frame.inv, interval, args.json_lines, meter)
     } else {
-        with_command(&host, &inv, interval, &args, &command)
+        with_command(frame, interval, &args, &command)
     }
 }
 
@@ -224,20 +207,20 @@ fn shell_quote(a: &str) -> String {
 }
 
 fn with_command(
-    host: &Host,
-    inv: &Inventory,
+    mut frame: Frame,
     interval: Duration,
     args: &MonitorArgs,
     command: &[String],
 ) -> anyhow::Result<i32> {
     // A monitored command is a measurement: one at a time, refused before anything starts.
-    let _lock = crate::exit::lock()?;
+    let meter = frame.lock()?;
+    let (host, inv) = (&frame.host, &frame.inv);
     let cmdline = command
         .iter()
         .map(|a| shell_quote(a))
         .collect::<Vec<_>>()
         .join(" ");
-    if !args.json_lines && !args.json {
+    if !args.json_lines && !args.measure.output.json {
         out!("{}", hardware_header(host, inv))?;
         outln!("Running: {cmdline}\n")?;
         let _ = crate::out::stdout().flush();
@@ -245,26 +228,50 @@ fn with_command(
     // Ctrl-C reaches the child through the terminal's process group; the first one only sets
     // this flag for us, so the report is still printed.
     let interrupted = truebench_tuning::graceful_interrupts();
+    // --json-lines: each sample's line as it is taken, one write(2), whatever stdout is (a
+    // pipe or a file as well as a terminal); the closing sample goes with the summary.
+    let streamed = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let each_sample = args.json_lines.then(|| {
+        let n = streamed.clone();
+        truebench_suites::session::EachSample(std::sync::Arc::new(move |s, x| {
+            let mut line = Vec::with_capacity(1024);
+            json_line(&mut line, s, x);
+            line.push(b'\n');
+            // A reader gone is noticed when the summary is written.
+            let _ = crate::out::write_direct(&line);
+            n.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }))
+    });
     let opts = CommandOptions {
         interval,
         threads: args.threads,
         kernel_log: args.kernel_log.clone(),
         per_cluster: args.per_cluster.then_some(args.offline),
-        meter: args.power.start()?,
+        meter,
         score: args
             .score
             .as_deref()
             .map(truebench_suites::score::ScorePattern::new)
             .transpose()
             .map_err(anyhow::Error::msg)?,
+        each_sample,
     };
     let result = command::run(host, inv, command, &opts, interrupted)?;
     if let Some(e) = &result.body.error {
         errln!("truebench: cannot start {}: {e}", command[0]);
         // As a shell: 127 when there is no such command, 126 when it cannot be executed.
-        return Ok(if e.contains("os error 2)") { 127 } else { 126 });
+        return Ok(result
+            .body
+            .start_failure
+            .map_or(126, |f| f.shell_code()));
     }
-    crate::keep::store(&result, &args.store, args.json_lines);
+    // With --json-lines, stdout is the samples' stream and stderr stays for errors.
+    let say = if args.json_lines {
+        Say::Never
+    } else {
+        Say::UnlessQuiet
+    };
+    let _ = frame.store(&result.to_document(), say);
     let code = match (result.body.exit_code, result.body.signal) {
         (Some(c), _) => c,
         (None, Some(sig)) => 128 + sig,
@@ -275,7 +282,8 @@ fn with_command(
         let tl = &result.envelope.timeline;
         let mut line = Vec::new();
         let none = ExtraSample::default();
-        for (i, s) in tl.samples.iter().enumerate() {
+        let written = streamed.load(std::sync::atomic::Ordering::SeqCst);
+        for (i, s) in tl.samples.iter().enumerate().skip(written) {
             line.clear();
             json_line(&mut line, s, tl.extra.get(i).unwrap_or(&none));
             line.push(b'\n');
@@ -293,11 +301,11 @@ fn with_command(
             "valid": result.envelope.valid,
         });
         writeln!(out, "{summary}")?;
-    } else if args.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&result)?)?;
+        out.flush()?;
     } else {
-        write!(out, "{}", MonitorBody::summary(result.view()))?;
+        drop(out);
+        frame.print(&result.into_document(), Show::Summary)?;
     }
-    out.flush()?;
+    // A monitored command's code is its own, as from a shell.
     Ok(code)
 }

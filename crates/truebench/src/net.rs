@@ -3,13 +3,9 @@
 //! `--server` serves other truebench clients; `--connect` tests against a truebench server
 //! (or an iperf3 server with `--iperf3`); `--loopback` tests against a server in this process.
 
-use std::io::Write;
 use std::time::Duration;
 
-use crate::cli::MachineArgs;
-use truebench_host::Inventory;
-use truebench_model::NetBody;
-use truebench_render::kinds::Render;
+use crate::frame::{MeasureArgs, Show};
 use truebench_suites::net::{self as suite, Event, NetOptions, Peer};
 use truebench_workloads::net::{self as wnet, Direction};
 
@@ -21,20 +17,9 @@ pub const DEFAULT_PORT: u16 = 5202;
 #[command(group(clap::ArgGroup::new("role").required(true).args(["server", "connect", "loopback"])))]
 pub struct NetArgs {
     #[command(flatten)]
-    pub machine: MachineArgs,
-    #[command(flatten)]
-    pub power: crate::power::PowerArgs,
-    #[command(flatten)]
-    pub sample: crate::cli::SampleArgs,
-    /// Change no setting: the measurement runs as the machine is, and --sweep (which sets
-    /// cpufreq governors and clocks) is refused. (--no-tune is taken too.) Env NOTUNING too.
-    #[arg(long, alias = "no-tune")]
-    pub no_tuning: bool,
-    /// No progress on stderr (errors and warnings still); without it, progress goes to
-    /// stderr with --json too.
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
-    /// Serve tests for `truebench net --connect` clients until Ctrl-C.
+    pub measure: MeasureArgs,
+    /// Serve tests for `truebench net --connect` clients until Ctrl-C. Not a measurement
+    /// itself (its clients measure): it takes no lock, so a client on this machine can.
     #[arg(long)]
     pub server: bool,
     /// Address to listen on with --server.
@@ -46,8 +31,8 @@ pub struct NetArgs {
     )]
     pub listen: String,
     /// Test against the server at HOST[:PORT] (default port 5202, or 5201 with --iperf3).
-    #[arg(long, value_name = "HOST[:PORT]")]
-    pub connect: Option<String>,
+    #[arg(long, value_name = "HOST[:PORT]", value_parser = host_port)]
+    pub connect: Option<HostPort>,
     /// Test against a server started in this process on 127.0.0.1 (the machine's own network
     /// stack: what the CPU costs without a wire).
     #[arg(long)]
@@ -60,85 +45,87 @@ pub struct NetArgs {
         long,
         value_name = "LIST",
         value_delimiter = ',',
-        default_value = "upload,download,duplex"
+        default_value = "upload,download,duplex",
+        value_parser = direction
     )]
-    pub tests: Vec<String>,
-    /// Seconds each test moves data.
-    #[arg(long, value_name = "S", default_value_t = 10.0)]
+    pub tests: Vec<Direction>,
+    /// Seconds each test moves data (at least 0.5).
+    #[arg(long, value_name = "S", default_value_t = 10.0, value_parser = crate::values::TEST_SECONDS)]
     pub duration: f64,
-    /// Parallel TCP streams per test, started together (iperf3 -P).
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub parallel: u32,
+    /// Parallel TCP streams per test, started together (iperf3 -P; at least 1).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = crate::values::AT_LEAST_ONE)]
+    pub parallel: u64,
     /// Send with sendfile(2) from a memory file: the data is not copied from user space (as
     /// iperf3 -Z; with --iperf3, passed to it). The receiver still copies.
     #[arg(long)]
     pub zerocopy: bool,
-    /// Run every test this many times, in alternating order, for the spread.
-    #[arg(long, value_name = "N", default_value_t = 3)]
-    pub repeat: u32,
+    /// Run every test this many times, in alternating order, for the spread (at least 1).
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = crate::values::AT_LEAST_ONE)]
+    pub repeat: u64,
     /// Repeat the tests under each of these cpufreq settings (through the journaled Tuning,
     /// restored afterwards, also after Ctrl-C or kill -9): `max`, `min`, `governor:NAME`,
     /// `opps` (every OPP of the cluster of CPU 0), comma-separated; the machine as it is runs
     /// first. Needs root and cpufreq.
     #[arg(long, value_name = "LIST")]
     pub sweep: Option<String>,
-    /// A core at least this busy (%) during a test makes it CPU-bound.
-    #[arg(long, value_name = "PCT", default_value_t = 95.0)]
+    /// A core at least this busy (%) during a test makes it CPU-bound (above 0, at most 100).
+    #[arg(long, value_name = "PCT", default_value_t = 95.0, value_parser = crate::values::PERCENT)]
     pub cpu_bound: f64,
-    /// Print the result document as JSON on stdout instead of text.
-    #[arg(long)]
-    pub json: bool,
-    #[command(flatten)]
-    pub store: crate::keep::StoreArgs,
 }
 
-fn parse_tests(list: &[String]) -> anyhow::Result<Vec<Direction>> {
-    let mut out = Vec::new();
-    for t in list {
-        let d = match t.trim() {
-            "upload" | "up" => Direction::Upload,
-            "download" | "down" => Direction::Download,
-            "duplex" | "both" => Direction::Duplex,
-            other => {
-                anyhow::bail!("--tests {other}: expected upload, download or duplex")
-            }
-        };
-        if !out.contains(&d) {
-            out.push(d);
-        }
+pub(crate) fn direction(s: &str) -> Result<Direction, String> {
+    match s.trim() {
+        "upload" | "up" => Ok(Direction::Upload),
+        "download" | "down" => Ok(Direction::Download),
+        "duplex" | "both" => Ok(Direction::Duplex),
+        _ => Err("expected upload, download or duplex".into()),
     }
-    if out.is_empty() {
-        anyhow::bail!("--tests: name at least one of upload, download, duplex");
-    }
-    Ok(out)
 }
 
-/// HOST[:PORT] with the default port; `[v6]:port` and bare IPv6 addresses too.
-fn split_host_port(s: &str, default_port: u16) -> anyhow::Result<(String, u16)> {
-    let bad = || anyhow::anyhow!("--connect {s}: expected HOST or HOST:PORT");
+/// `--connect HOST[:PORT]`: the port, when given; the default depends on the server's kind.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostPort {
+    host: String,
+    port: Option<u16>,
+}
+
+impl HostPort {
+    fn with_default(&self, port: u16) -> (String, u16) {
+        (self.host.clone(), self.port.unwrap_or(port))
+    }
+}
+
+/// HOST[:PORT]; `[v6]:port` and bare IPv6 addresses too.
+fn host_port(s: &str) -> Result<HostPort, String> {
+    let bad = || "expected HOST or HOST:PORT".to_string();
+    let at = |host: &str, port| HostPort {
+        host: host.to_string(),
+        port,
+    };
     if s.is_empty() {
         return Err(bad());
     }
     if let Some(rest) = s.strip_prefix('[') {
         let (h, tail) = rest.split_once(']').ok_or_else(bad)?;
-        let port = match tail.strip_prefix(':') {
-            Some(p) => p.parse().map_err(|_| bad())?,
-            None if tail.is_empty() => default_port,
-            None => return Err(bad()),
+        return match tail.strip_prefix(':') {
+            Some(p) => Ok(at(h, Some(p.parse().map_err(|_| bad())?))),
+            None if tail.is_empty() => Ok(at(h, None)),
+            None => Err(bad()),
         };
-        return Ok((h.to_string(), port));
     }
     match s.rsplit_once(':') {
         // More than one colon and no brackets: a bare IPv6 address.
-        Some((h, _)) if h.contains(':') => Ok((s.to_string(), default_port)),
-        Some((h, p)) => Ok((h.to_string(), p.parse().map_err(|_| bad())?)),
-        None => Ok((s.to_string(), default_port)),
+        Some((h, _)) if h.contains(':') => Ok(at(s, None)),
+        Some((h, p)) => Ok(at(h, Some(p.parse().map_err(|_| bad())?))),
+        None => Ok(at(s, None)),
     }
 }
 
 pub fn run(args: NetArgs) -> anyhow::Result<i32> {
     if args.server {
-        let srv = wnet::Server::start(&args.listen)?;
+        // It tells a client on this machine who it is: its CPU time is then the measurement's.
+        let me = suite::server_identity(&args.measure.machine.host()?);
+        let srv = wnet::Server::start_as(&args.listen, me)?;
         errln!(
             "truebench: serving TCP throughput tests on {} (Ctrl-C ends); clients: truebench net --connect HOST:{}",
             srv.addr,
@@ -147,23 +134,12 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
         srv.wait(&truebench_tuning::graceful_interrupts());
         return Ok(0);
     }
-    let tests = parse_tests(&args.tests)?;
-    if !(args.duration.is_finite() && args.duration >= 0.5) {
-        anyhow::bail!("--duration {}: must be at least 0.5 seconds", args.duration);
-    }
-    if args.parallel == 0 || args.repeat == 0 {
-        anyhow::bail!("--parallel and --repeat must be at least 1");
-    }
-    if !(args.cpu_bound > 0.0 && args.cpu_bound <= 100.0) {
-        anyhow::bail!(
-            "--cpu-bound {}: expected a share in (0, 100] %",
-            args.cpu_bound
-        );
-    }
+    let mut tests = args.tests.clone();
+    crate::frame::dedup(&mut tests);
     let peer = match (&args.connect, args.loopback) {
         (_, true) => Peer::Loopback,
         (Some(c), false) if args.iperf3 => {
-            let (host, port) = split_host_port(c, 5201)?;
+            let (host, port) = c.with_default(5201);
             let program = truebench_workloads::tool::find_tool(&["iperf3"]).ok_or_else(|| {
                 anyhow::anyhow!(
                     "--iperf3: no iperf3 program found on PATH (Debian: apt-get install iperf3)"
@@ -176,7 +152,7 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
             }
         }
         (Some(c), false) => {
-            let (host, port) = split_host_port(c, DEFAULT_PORT)?;
+            let (host, port) = c.with_default(DEFAULT_PORT);
             let addr = if host.contains(':') {
                 format!("[{host}]:{port}")
             } else {
@@ -186,33 +162,34 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
         }
         (None, false) => anyhow::bail!("give --connect HOST, --loopback or --server"),
     };
-    let host = args.machine.host()?;
-    let inv = Inventory::probe(&host);
-    crate::cli::sweep_allowed(args.sweep.is_some(), args.no_tuning)?;
+    crate::cli::sweep_allowed(args.sweep.is_some(), &args.measure.tuning)?;
+    let mut frame = args.measure.open()?;
     let sweep = match &args.sweep {
         Some(spec) => {
-            let cpu = irq_cpu(&host, &peer, spec, args.json);
-            truebench_suites::net_sweep::parse(spec, &inv, cpu).map_err(anyhow::Error::msg)?
+            let quiet = args.measure.output.json || args.measure.output.quiet;
+            let cpu = irq_cpu(&frame.host, &peer, spec, quiet);
+            truebench_suites::net_sweep::parse(spec, &frame.inv, cpu)
+                .map_err(anyhow::Error::msg)?
         }
         None => Vec::new(),
     };
     // One measurement at a time, refused before the meter or anything else starts.
-    let _lock = crate::exit::lock()?;
+    let meter = frame.lock()?;
+    let (host, inv) = (&frame.host, &frame.inv);
     let opts = NetOptions {
         peer,
         tests,
-        streams: args.parallel,
+        streams: args.parallel as u32,
         duration: Duration::from_secs_f64(args.duration),
         zerocopy: args.zerocopy,
-        repeat: args.repeat,
+        repeat: args.repeat as u32,
         cpu_bound_pct: args.cpu_bound,
         sweep,
-        sample_interval: args.sample.or(Duration::from_secs(1))?,
+        sample_interval: args.measure.sample.or(Duration::from_secs(1)),
         truebench_version: env!("CARGO_PKG_VERSION").into(),
-        meter: args.power.start()?,
+        meter,
     };
-    let quiet = args.json || args.quiet;
-    let mut steps = crate::progress::steps::Steps::new(args.quiet, args.json);
+    let mut steps = args.measure.steps();
     steps.headline(&format!(
         "net: {}; Ctrl-C keeps what was measured{}",
         crate::progress::steps::plan(
@@ -253,22 +230,9 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
                 .unwrap_or_default()
         )),
     };
-    let result = suite::run(&host, &inv, &opts, stop, &mut events)?;
+    let result = suite::run(host, inv, &opts, stop, &mut events)?;
     drop(steps);
-    crate::keep::store(&result, &args.store, quiet);
-    let mut out = crate::out::stdout();
-    if args.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&result)?)?;
-    } else {
-        write!(out, "{}", NetBody::summary(result.view()))?;
-    }
-    out.flush()?;
-    let failed = result
-        .body
-        .rows
-        .iter()
-        .any(|r| r.evidence.status == truebench_model::PhaseStatus::Failed);
-    Ok(crate::exit::of(&result.envelope, failed))
+    frame.finish(result, Show::Summary)
 }
 
 /// For `--sweep opps`: the CPU that takes the interrupts of the interface the peer is reached
@@ -307,25 +271,47 @@ fn irq_cpu(host: &truebench_host::Host, peer: &Peer, spec: &str, quiet: bool) ->
 mod tests {
     use super::*;
 
+    #[derive(clap::Parser, Debug)]
+    struct T {
+        #[command(flatten)]
+        a: NetArgs,
+    }
+
+    /// The arguments, or the refusal as `main` prints it.
+    fn parse(a: &[&str]) -> Result<NetArgs, String> {
+        let argv: Vec<String> = std::iter::once("t")
+            .chain(a.iter().copied())
+            .map(String::from)
+            .collect();
+        <T as clap::Parser>::try_parse_from(&argv)
+            .map(|t| t.a)
+            .map_err(|e| {
+                let cmd = <T as clap::CommandFactory>::command();
+                crate::values::refusal_text(&e, &argv, &cmd).unwrap_or_else(|| e.to_string())
+            })
+    }
+
     #[test]
     fn addresses_take_the_default_port() {
-        let f = |s| split_host_port(s, 5202).unwrap();
+        let f = |s| host_port(s).unwrap().with_default(5202);
         assert_eq!(f("board"), ("board".into(), 5202));
         assert_eq!(f("10.0.0.2:9000"), ("10.0.0.2".into(), 9000));
         assert_eq!(f("[fe80::1]:7"), ("fe80::1".into(), 7));
         assert_eq!(f("[fe80::1]"), ("fe80::1".into(), 5202));
         assert_eq!(f("fe80::1"), ("fe80::1".into(), 5202));
         for bad in ["", "h:port", "[::1", "[::1]x"] {
-            let e = split_host_port(bad, 1).unwrap_err().to_string();
+            let e = parse(&["--connect", bad]).map(|_| ()).unwrap_err();
             assert!(e.contains(&format!("--connect {bad}")), "{e}");
         }
     }
 
     #[test]
     fn tests_parse_or_name_the_value() {
-        let t = parse_tests(&["duplex".into(), "up".into(), "duplex".into()]).unwrap();
+        let a = parse(&["--loopback", "--tests", "duplex,up,duplex"]).unwrap();
+        let mut t = a.tests.clone();
+        crate::frame::dedup(&mut t);
         assert_eq!(t, [Direction::Duplex, Direction::Upload]);
-        let e = parse_tests(&["sideways".into()]).unwrap_err().to_string();
+        let e = parse(&["--loopback", "--tests", "sideways"]).map(|_| ()).unwrap_err();
         assert!(e.contains("--tests sideways"), "{e}");
     }
 }

@@ -20,31 +20,31 @@ pub struct PowerArgs {
     /// number: watts).
     #[arg(long, value_name = "FILE")]
     pub power_file: Option<PathBuf>,
-    /// Seconds between readings of --power-cmd / --power-file.
-    #[arg(long, value_name = "S", default_value_t = 1.0)]
+    /// Seconds between readings of --power-cmd / --power-file (0.05 to 3600).
+    #[arg(long, value_name = "S", default_value_t = 1.0, value_parser = crate::values::POWER_INTERVAL)]
     pub power_interval: f64,
 }
 
 impl PowerArgs {
     /// Start the meter and wait for its first reading: a meter that gives none is an error
-    /// (a run without the energy that was asked for would be a surprise).
-    pub fn start(&self) -> anyhow::Result<Option<Arc<Meter>>> {
+    /// (a run without the energy that was asked for would be a surprise). Only the frame
+    /// calls this (`Frame::lock`), after the measurement lock is held. Its first reading is
+    /// said on stderr unless `quiet`.
+    pub(crate) fn start(&self, quiet: bool) -> anyhow::Result<Option<Arc<Meter>>> {
         let spec = match (&self.power_cmd, &self.power_file) {
             (Some(c), _) => MeterSpec::Command(c.clone()),
             (None, Some(f)) => MeterSpec::File(f.clone()),
             (None, None) => return Ok(None),
         };
-        let s = self.power_interval;
-        if !(s.is_finite() && (0.05..=3600.0).contains(&s)) {
-            anyhow::bail!("--power-interval {s}: expected seconds between 0.05 and 3600");
-        }
-        let interval = Duration::from_secs_f64(s);
+        let interval = Duration::from_secs_f64(self.power_interval);
         let name = spec.name();
         let meter = Meter::start(spec, interval);
         let wait = (interval * 3).max(Duration::from_secs(5));
         match meter.first_reading(wait) {
             Ok(w) => {
-                errln!("truebench: {name}: {w:.2} W now");
+                if !quiet {
+                    errln!("truebench: {name}: {w:.2} W now");
+                }
                 Ok(Some(Arc::new(meter)))
             }
             Err(why) => anyhow::bail!(

@@ -5,10 +5,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::cli::MachineArgs;
-use truebench_host::Inventory;
+use crate::frame::{MeasureArgs, Show};
 use truebench_model::Document;
-use truebench_render::kinds::Render;
 use truebench_suites::review::{self as suite, ReviewOptions};
 
 #[derive(clap::Args, Debug)]
@@ -21,23 +19,20 @@ kill -9. Warnings (WARN) are settings that cost performance or hide a problem.
 
 Exit codes: as every command (0 valid, 1 a test failed, 2 usage or I/O error, 3 ran but \
 invalid, 4 another measurement is running, 130 interrupted); with --exec, the command's code.")]
+// sbc-bench's review monitors with `--interval`: the shared flag takes that name too.
+#[command(mut_arg("sample_interval", |a| a.visible_alias("interval")))]
 pub struct ReviewArgs {
     #[command(flatten)]
-    pub machine: MachineArgs,
-    #[command(flatten)]
-    pub power: crate::power::PowerArgs,
+    pub measure: MeasureArgs,
     /// Switch to performance, monitor, restore (sbc-bench -R). Needs root.
     #[arg(short = 'R', long)]
     pub tune: bool,
     /// Monitor until Ctrl-C without tuning.
     #[arg(long, conflicts_with = "tune")]
     pub monitor: bool,
-    /// Monitor this many seconds instead of until Ctrl-C.
-    #[arg(long, value_name = "S")]
+    /// Monitor this many seconds instead of until Ctrl-C (above 0).
+    #[arg(long, value_name = "S", value_parser = crate::values::POSITIVE_SECONDS)]
     pub duration: Option<f64>,
-    /// Seconds between monitoring samples.
-    #[arg(long, value_name = "S", visible_alias = "sample-interval", default_value_t = 1.0)]
-    pub interval: f64,
     /// Judge the kernel's support against this release list (see `truebench kernel --help`).
     #[arg(long, value_name = "FILE")]
     pub releases: Option<PathBuf>,
@@ -48,15 +43,6 @@ pub struct ReviewArgs {
     /// Markdown for a published review instead of text.
     #[arg(long, conflicts_with = "json")]
     pub markdown: bool,
-    /// Print the result document as JSON on stdout instead of text.
-    #[arg(long)]
-    pub json: bool,
-    /// No progress on stderr (errors and warnings still); without it, progress goes to
-    /// stderr with --json too.
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
-    #[command(flatten)]
-    pub store: crate::keep::StoreArgs,
     /// Run this command and monitor while it runs (sbc-bench's ExecuteCommand); everything
     /// after --exec is the command.
     #[arg(long, value_name = "CMD", num_args = 1.., allow_hyphen_values = true)]
@@ -64,33 +50,24 @@ pub struct ReviewArgs {
 }
 
 pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
-    let host = args.machine.host()?;
-    if !(args.interval > 0.0 && args.interval.is_finite()) {
-        anyhow::bail!("--interval {}: expected seconds above 0", args.interval);
+    if args.tune {
+        crate::cli::tuning_allowed("-R switches settings to performance", &args.measure.tuning)?;
     }
-    let duration = match args.duration {
-        Some(d) if !(d > 0.0 && d.is_finite()) => {
-            anyhow::bail!("--duration {d}: expected seconds above 0")
-        }
-        d => d.map(Duration::from_secs_f64),
-    };
-    let inv = Inventory::probe(&host);
+    let duration = args.duration.map(Duration::from_secs_f64);
+    let mut frame = args.measure.open()?;
     let kernel = crate::kernel::report(
-        &host,
-        &inv,
+        &frame.host,
+        &frame.inv,
         args.releases.as_deref(),
         args.kernel_log.as_deref(),
         jiff::Zoned::now().date(),
     )?;
     let monitors = args.tune || args.monitor || duration.is_some() || !args.exec.is_empty();
-    // Monitoring (and tuning) is a measurement: one at a time.
-    let _lock = if monitors {
-        Some(crate::exit::lock()?)
-    } else {
-        None
-    };
+    // Monitoring (and tuning) is a measurement: one at a time, the meter only under the lock.
+    let meter = if monitors { frame.lock()? } else { None };
+    let (host, inv) = (&frame.host, &frame.inv);
     let stop = truebench_tuning::graceful_interrupts();
-    if monitors && !args.quiet {
+    if monitors && !args.measure.output.quiet {
         let until = match (&args.exec, duration) {
             (c, _) if !c.is_empty() => "while the command runs".to_string(),
             (_, Some(d)) => format!("for {} s (Ctrl-C ends earlier)", d.as_secs_f64()),
@@ -110,40 +87,35 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
         command: args.exec.clone(),
         duration,
         monitor: args.monitor,
-        interval: Duration::from_secs_f64(args.interval),
+        interval: args.measure.sample.or(Duration::from_secs(1)),
         // The kernel log file replays its lines from the start for the review's own report;
         // while monitoring only new lines count.
         kernel_log: None,
-        meter: if monitors { args.power.start()? } else { None },
+        meter,
     };
-    let result = suite::run(&host, &inv, Some(kernel), &opts, stop)?;
+    let result = suite::run(host, inv, Some(kernel), &opts, stop)?;
     if let Some(e) = &result.body.error {
         errln!("truebench: cannot start {}: {e}", args.exec[0]);
     }
-    crate::keep::store(&result, &args.store, args.json);
-    let doc: Document = result.clone().into_document();
-    if args.json {
-        outln!("{}", serde_json::to_string_pretty(&doc)?)?;
-    } else if args.markdown {
-        out!("{}", truebench_render::kinds::markdown(&doc))?;
+    let command = (
+        !args.exec.is_empty(),
+        result.body.start_failure,
+        result.body.exit_code,
+        result.body.signal,
+    );
+    let doc: Document = result.into_document();
+    let show = if args.markdown {
+        Show::Text(truebench_render::kinds::markdown(&doc))
     } else {
-        let view = truebench_model::View {
-            envelope: &result.envelope,
-            body: &result.body,
-        };
-        out!("{}", truebench_model::ReviewBody::summary(view))?;
-    }
-    Ok(
-        match (
-            result.body.exit_code,
-            result.body.signal,
-            &result.body.error,
-        ) {
-            (_, _, Some(e)) if e.contains("os error 2") => 127,
-            (_, _, Some(_)) => 126,
-            (Some(c), _, _) => c,
-            (None, Some(s), _) => 128 + s,
-            _ => 0,
-        },
-    )
+        Show::Summary
+    };
+    let code = frame.finish(doc, show)?;
+    Ok(match command {
+        // A command run with --exec ends as from a shell, its code becoming ours.
+        (true, Some(failure), _, _) => failure.shell_code(),
+        (true, None, Some(c), _) => c,
+        (true, None, None, Some(s)) => 128 + s,
+        // Otherwise the table's code, as every measuring command.
+        _ => code,
+    })
 }

@@ -2,13 +2,11 @@
 //! (or the JSON document, or the Results.md row); stderr the progress (`progress.rs`); the
 //! results folder the JSON and the detailed log.
 
-use crate::cli::MachineArgs;
+use crate::frame::{IdleArgs, MeasureArgs, Say, Show};
 use crate::progress::{Mode, Progress};
 use anyhow::Context;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
-use truebench_host::Inventory;
 use truebench_model::{self as model, RunResult};
 use truebench_suites::run::{self as suite, LiveMeasurements, RunOptions};
 
@@ -16,9 +14,9 @@ use truebench_suites::run::{self as suite, LiveMeasurements, RunOptions};
 #[command(after_help = crate::exit::HELP)]
 pub struct RunArgs {
     #[command(flatten)]
-    pub power: crate::power::PowerArgs,
+    pub measure: MeasureArgs,
     #[command(flatten)]
-    pub machine: MachineArgs,
+    pub idle: IdleArgs,
     /// Every phase shortened (about a minute): for CI and a first look; NOT comparable.
     #[arg(long, conflicts_with = "extensive")]
     pub quick: bool,
@@ -31,29 +29,13 @@ pub struct RunArgs {
     /// (env MODE=unattended).
     #[arg(long)]
     pub unattended: bool,
-    /// Do not change any setting (governors, devfreq, ASPM, OPP walk); env NOTUNING.
-    #[arg(long)]
-    pub no_tuning: bool,
-    /// Start even when the system is not idle; the result gets a not_idle finding.
-    #[arg(long)]
-    pub force: bool,
-    /// Give up waiting for an idle system after S seconds.
-    #[arg(long, value_name = "S", default_value_t = 300.0)]
-    pub idle_timeout: f64,
-    /// Before starting, wait until the SoC has cooled to C °C (instead of until it stops
-    /// cooling).
-    #[arg(long, value_name = "C")]
+    /// Before starting, wait until the SoC has cooled to C °C (-40 to 150; instead of until
+    /// it stops cooling).
+    #[arg(long, value_name = "C", value_parser = crate::values::CELSIUS)]
     pub cool_to: Option<f64>,
-    /// Print the result document as JSON on stdout instead of text.
-    #[arg(long, conflicts_with = "row")]
-    pub json: bool,
     /// Print only the Results.md row on stdout.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "json")]
     pub row: bool,
-    /// No progress on stderr (errors and warnings still); without it, progress goes to
-    /// stderr with --json too.
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
     /// Where result.json and detailed.log go (default ./truebench-results/DATE-HOST/).
     #[arg(long, value_name = "DIR")]
     pub results_dir: Option<PathBuf>,
@@ -63,23 +45,13 @@ pub struct RunArgs {
     /// Skip OPPs below K kHz (sbc-bench's MinKHz).
     #[arg(long, value_name = "K", env = "MinKHz")]
     pub min_khz: Option<u64>,
-    #[command(flatten)]
-    pub sample: crate::cli::SampleArgs,
     /// Length of the extensive stress phase, seconds.
-    #[arg(long, value_name = "S", hide = true)]
+    #[arg(long, value_name = "S", hide = true, value_parser = crate::values::HOLD)]
     pub stress_seconds: Option<f64>,
-    #[command(flatten)]
-    pub store: crate::keep::StoreArgs,
 }
 
-fn positive(name: &str, v: f64) -> anyhow::Result<Duration> {
-    if !(v.is_finite() && v >= 0.0) {
-        anyhow::bail!("{name} {v}: not a number of seconds");
-    }
-    Ok(Duration::from_secs_f64(v))
-}
-
-fn options(args: &RunArgs) -> anyhow::Result<RunOptions> {
+/// The run's options from its flags; the meter is the frame's, started under the lock.
+fn options(args: &RunArgs) -> RunOptions {
     let env_mode = std::env::var("MODE")
         .unwrap_or_default()
         .to_ascii_lowercase();
@@ -91,36 +63,29 @@ fn options(args: &RunArgs) -> anyhow::Result<RunOptions> {
         model::Mode::Standard
     };
     let mut o = RunOptions::new(mode);
-    o.meter = args.power.start()?;
-    let notuning = std::env::var("NOTUNING").is_ok_and(|v| !v.is_empty());
-    if args.no_tuning || notuning {
+    if let Some(why) = args.measure.tuning.forbidden() {
         o.tune = false;
-        o.no_tuning_reason = Some(if args.no_tuning {
-            "--no-tuning was given".into()
-        } else {
-            "NOTUNING is set".into()
-        });
+        o.no_tuning_reason = Some(why.into());
     }
-    o.force = args.force;
-    o.idle.timeout = positive("--idle-timeout", args.idle_timeout)?;
+    o.force = args.idle.force;
+    o.idle.timeout = args.idle.timeout_or(300.0);
     o.idle.cool_to = args.cool_to;
     o.max_khz = args.max_khz;
     o.min_khz = args.min_khz;
-    if args.sample.sample_interval.is_some() {
-        o.sample_interval = args.sample.or(o.sample_interval)?;
-    }
+    o.sample_interval = args.measure.sample.or(o.sample_interval);
     if let Some(s) = args.stress_seconds {
-        o.stress_seconds = positive("--stress-seconds", s)?.as_secs_f64();
+        o.stress_seconds = s;
         o.stress_interval = o.stress_interval.min(o.stress_seconds / 3.0).max(0.1);
     }
-    Ok(o)
+    o
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<i32> {
-    let opts = options(&args)?;
-    let host = args.machine.host()?;
+    let mut opts = options(&args);
+    let mut frame = args.measure.open()?;
     // Every run measures this machine's CPUs, whatever --root says: one at a time.
-    let _lock = crate::exit::lock()?;
+    opts.meter = frame.lock()?;
+    let host = &frame.host;
     // The folder is checked before the first phase: a run whose result cannot be kept is
     // minutes wasted.
     let dir = match &args.results_dir {
@@ -131,15 +96,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         ),
     };
     let dir = prepare_folder(&dir, args.results_dir.is_none())?;
-    let inv = Inventory::probe(&host);
+    let inv = &frame.inv;
     // The first Ctrl-C only asks the run to stop: it restores, writes the partial result and
     // exits 130. A second one restores and exits at once.
     let stop = truebench_tuning::graceful_interrupts();
-    let quiet = args.quiet;
-    let mode = Mode::choose(quiet, args.json, std::io::stderr().is_terminal());
+    let quiet = args.measure.output.quiet;
+    let mode = Mode::choose(quiet, args.measure.output.json, std::io::stderr().is_terminal());
     let mut progress = Progress::new(mode);
-    let mut measurements = LiveMeasurements::new(&host);
-    let result = suite::run(&host, &inv, &opts, &mut measurements, stop, &mut |e| {
+    let mut measurements = LiveMeasurements::new(host);
+    let result = suite::run(host, inv, &opts, &mut measurements, stop, &mut |e| {
         progress.event(e)
     });
     progress.finish();
@@ -154,18 +119,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             crate::out::chain(e)
         ),
     }
-    let mut stored = false;
-    if !args.store.no_store {
-        match truebench_store::store_result(&result, args.store.db.as_deref()) {
-            Ok((path, ins)) => {
-                stored = true;
-                if !quiet || written.is_err() {
-                    errln!("truebench: stored in the history as #{} ({})", ins.id, path);
-                }
-            }
-            Err(e) => errln!("truebench: warning: not stored in the history: {e}"),
-        }
-    }
+    // Said also under --quiet when the folder failed: then the history is where it is.
+    let say = if written.is_err() {
+        Say::Always
+    } else {
+        Say::UnlessQuiet
+    };
+    let stored = frame.store(&result.to_document(), say).is_some();
     if written.is_err() && !stored {
         // Neither the folder nor the history has it: the result must not be lost.
         match keep_in_temp(&result) {
@@ -176,27 +136,22 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             ),
         }
     }
-
-    let mut out = crate::out::stdout();
-    if args.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&result)?)?;
-    } else if args.row {
-        writeln!(out, "{}", truebench_render::text::row(result.view()))?;
+    let show = if args.row {
+        Show::Text(format!("{}\n", truebench_render::text::row(result.view())))
+    } else if written.is_ok() {
+        Show::SummaryThen(format!(
+            "Full results (every raw output, monitoring per phase, kernel log): {}",
+            dir.join("detailed.log").display()
+        ))
     } else {
-        write!(out, "{}", truebench_render::summary(result.view()))?;
-        if written.is_ok() {
-            writeln!(
-                out,
-                "\nFull results (every raw output, monitoring per phase, kernel log): {}",
-                dir.join("detailed.log").display()
-            )?;
-        }
-    }
-    out.flush()?;
-    Ok(if written.is_err() && result.envelope.complete {
+        Show::Summary
+    };
+    let doc = result.into_document();
+    frame.print(&doc, show)?;
+    Ok(if written.is_err() && doc.envelope.complete {
         crate::exit::ERROR
     } else {
-        crate::exit::of(&result.envelope, false)
+        crate::exit::of(&doc)
     })
 }
 

@@ -7,6 +7,7 @@
 //! are known for sure without a trailer: what the client wrote (upload, as iperf3's sender
 //! figure; the difference to the receiver is at most the socket buffers, a fraction of a per
 //! cent over seconds at these rates) and what the client read (download, receiver-side).
+//! Before the tests a client may ask the server where it runs ([`hello`]).
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
@@ -16,6 +17,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
+
+pub mod hello;
+pub use hello::Identity;
 
 const MAGIC: &[u8; 6] = b"TBNET1";
 const HEADER: usize = 16;
@@ -130,8 +134,14 @@ pub struct Server {
 }
 
 impl Server {
-    /// Listen on `addr` (port 0: any free port; see [`Server::addr`]).
+    /// Listen on `addr` (port 0: any free port; see [`Server::addr`]); a client that asks
+    /// is told this process's pid only.
     pub fn start(addr: &str) -> Result<Server, NetError> {
+        Server::start_as(addr, Identity::this_process())
+    }
+
+    /// [`Server::start`], telling a client that asks who this process is (`me`).
+    pub fn start_as(addr: &str, me: Identity) -> Result<Server, NetError> {
         let l = TcpListener::bind(addr).map_err(|source| NetError::Listen {
             addr: addr.into(),
             source,
@@ -149,7 +159,7 @@ impl Server {
         let s = stop.clone();
         let accept = std::thread::Builder::new()
             .name("tb-net-accept".into())
-            .spawn(move || accept_loop(&l, &s))
+            .spawn(move || accept_loop(&l, &s, &Arc::new(me)))
             .ok();
         Ok(Server {
             addr: local,
@@ -180,16 +190,16 @@ impl Drop for Server {
     }
 }
 
-fn accept_loop(l: &TcpListener, stop: &Arc<AtomicBool>) {
+fn accept_loop(l: &TcpListener, stop: &Arc<AtomicBool>, me: &Arc<Identity>) {
     let mut conns: Vec<JoinHandle<()>> = Vec::new();
     while !stop.load(Ordering::SeqCst) {
         match l.accept() {
             Ok((c, _)) => {
-                let s = stop.clone();
+                let (s, me) = (stop.clone(), me.clone());
                 if let Ok(t) = std::thread::Builder::new()
                     .name("tb-net-conn".into())
                     .spawn(move || {
-                        let _ = serve_one(c, &s);
+                        let _ = serve_one(c, &s, &me);
                     })
                 {
                     conns.push(t);
@@ -207,13 +217,17 @@ fn accept_loop(l: &TcpListener, stop: &Arc<AtomicBool>) {
     }
 }
 
-/// One stream on the server: read the header, then sink and/or source data.
-fn serve_one(mut c: TcpStream, stop: &Arc<AtomicBool>) -> std::io::Result<()> {
+/// One stream on the server: read the header, then sink and/or source data (or say who
+/// this server is).
+fn serve_one(mut c: TcpStream, stop: &Arc<AtomicBool>, me: &Identity) -> std::io::Result<()> {
     c.set_nonblocking(false)?;
 
     c.set_read_timeout(Some(Duration::from_secs(5)))?;
     let mut h = [0u8; HEADER];
     c.read_exact(&mut h)?;
+    if &h[..6] == MAGIC && h[6] == hello::HELLO {
+        return hello::answer(c, me);
+    }
     // Anything else (a port scanner, another protocol) is closed at once.
     let (Some(dir), true) = (Direction::from_code(h[6]), &h[..6] == MAGIC) else {
         return Ok(());

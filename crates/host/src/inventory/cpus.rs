@@ -11,27 +11,38 @@ use std::collections::BTreeMap;
 
 const CPU_DIR: &str = "sys/devices/system/cpu";
 
+/// One present CPU.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Cpu {
+    /// CPU number.
     pub id: u32,
+    /// Online (`sys/devices/system/cpu/online`, else `cpuN/online`, else listed in cpuinfo).
     pub online: bool,
-    /// Index into `Inventory::clusters`.
+    /// Index into `Inventory::clusters`; None when it belongs to none.
     pub cluster: Option<usize>,
-    /// cpufreq policy number (`policyN`).
+    /// cpufreq policy number (`policyN`); None without cpufreq.
     pub policy: Option<u32>,
+    /// `Cortex-A76`, `Intel Core i7-8650U (P-core)`…; None when unknown.
     pub core_type: Option<String>,
-    /// ARM `rNpM`; x86 `family F model M stepping S`; RISC-V mimpid.
+    /// ARM `rNpM`; x86 `family F model M stepping S`; RISC-V mimpid; None when unknown.
     pub stepping: Option<String>,
+    /// Topology `physical_package_id`; None when unknown.
     pub package: Option<u32>,
+    /// Topology `core_id`; None when unknown.
     pub core_id: Option<u32>,
     /// `cpu_capacity` (ARM/RISC-V asymmetric systems: 1024 = biggest core).
     pub capacity: Option<u32>,
 }
 
+/// CPUs of one core type sharing a cpufreq policy (without cpufreq: one core type and
+/// package).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Cluster {
+    /// Cluster number, ordered by first CPU.
     pub id: usize,
+    /// Member CPU numbers.
     pub cpus: Vec<u32>,
+    /// Core type, as in `Cpu::core_type`.
     pub core_type: Option<String>,
     /// The policy the cluster's first CPU belongs to.
     pub policy: Option<u32>,
@@ -39,14 +50,19 @@ pub struct Cluster {
     pub policies: Vec<u32>,
     /// sysfs directory of the policy, relative to the root.
     pub policy_dir: Option<String>,
+    /// `scaling_driver`; None without cpufreq.
     pub driver: Option<String>,
+    /// `scaling_governor`; None without cpufreq.
     pub governor: Option<String>,
+    /// `scaling_available_governors`.
     pub governors: Vec<String>,
-    /// Hardware limits (`cpuinfo_min_freq`/`cpuinfo_max_freq`).
+    /// Hardware lower limit (`cpuinfo_min_freq`), MHz.
     pub min_mhz: Option<u32>,
+    /// Hardware upper limit (`cpuinfo_max_freq`), MHz.
     pub max_mhz: Option<u32>,
-    /// Current software limits (`scaling_min_freq`/`scaling_max_freq`).
+    /// Current software lower limit (`scaling_min_freq`), MHz.
     pub scaling_min_mhz: Option<u32>,
+    /// Current software upper limit (`scaling_max_freq`), MHz.
     pub scaling_max_mhz: Option<u32>,
     /// `scaling_available_frequencies` ∪ `scaling_boost_frequencies`, ascending.
     pub opps_mhz: Vec<u32>,

@@ -5,22 +5,31 @@ use crate::parse::{bracketed_choice, meminfo, swaps};
 use crate::Host;
 use serde::{Deserialize, Serialize};
 
+/// RAM and page size.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Memory {
+    /// `MemTotal`, kB.
     pub total_kb: Option<u64>,
+    /// `MemAvailable` when probed, kB.
     pub available_kb: Option<u64>,
+    /// Base page size, bytes.
     pub page_size: Option<u64>,
     /// How the page size was found.
     pub page_size_source: Option<String>,
 }
 
+/// One line of `/proc/swaps`, with what lies under it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SwapDevice {
+    /// The swap's path (`/dev/zram0`, `/swapfile`).
     pub filename: String,
     /// `zram`, `partition` or `file`.
     pub kind: String,
+    /// Size, kB.
     pub size_kb: u64,
+    /// In use, kB.
     pub used_kb: u64,
+    /// Swap priority (higher is used first).
     pub priority: i64,
     /// zram compression algorithm.
     pub algorithm: Option<String>,
@@ -30,18 +39,27 @@ pub struct SwapDevice {
     pub storage: Option<String>,
 }
 
+/// The zswap compressed swap cache (`sys/module/zswap/parameters`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Zswap {
+    /// `enabled` is Y.
     pub enabled: bool,
+    /// `compressor`; None when unreadable.
     pub compressor: Option<String>,
+    /// `max_pool_percent`: the pool's limit, % of RAM; None when unreadable.
     pub max_pool_percent: Option<u64>,
 }
 
+/// Swap as probed.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Swap {
+    /// Every swap device or file.
     pub devices: Vec<SwapDevice>,
+    /// zswap's settings; None when the kernel has no zswap.
     pub zswap: Option<Zswap>,
+    /// `SwapTotal`, kB.
     pub total_kb: Option<u64>,
+    /// `SwapTotal` − `SwapFree`, kB.
     pub used_kb: Option<u64>,
 }
 

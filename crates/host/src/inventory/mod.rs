@@ -29,26 +29,40 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub struct Missing {
     /// What is unknown: "cpufreq", "thermal", "device", …
     pub what: String,
+    /// Why: the path and the error, or what was absent.
     pub reason: String,
 }
 
+/// The machine as `truebench info --json` prints it (docs/schema/info.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Inventory {
+    /// [`SCHEMA_VERSION`] of this document.
     pub schema_version: u32,
     /// The root this picture was read from (`/` for the live machine).
     pub root: String,
     /// Device-tree model, else DMI vendor and product.
     pub device: Option<String>,
+    /// The SoC guessed and the rule that matched (on x86 the CPU model); None when unknown.
     pub soc: Option<SocGuess>,
+    /// Kernel release and version line.
     pub kernel: Kernel,
+    /// Kernel and userland architecture.
     pub arch: Arch,
+    /// `PRETTY_NAME` of os-release; None when unreadable.
     pub distro: Option<String>,
+    /// The VM, container or WSL layers it runs in.
     pub virtualization: Virtualization,
+    /// One entry per present CPU, in CPU order.
     pub cpus: Vec<Cpu>,
+    /// CPUs of one core type sharing a cpufreq policy, ordered by first CPU.
     pub clusters: Vec<Cluster>,
+    /// Thermal zones, hwmon chips and the chosen SoC temperature.
     pub thermal: Thermal,
+    /// RAM and page size.
     pub memory: Memory,
+    /// Swap devices and zswap.
     pub swap: Swap,
+    /// Everything that could not be read, and why.
     pub missing: Vec<Missing>,
 }
 

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::memory::{device_of_file, disk_of_partition, storage_kind};
 use crate::Host;
 
+/// The storage under a path: disk, kind, driver and queue settings.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StorageInfo {
     /// `/dev/mmcblk0p2` or the block device given.
@@ -16,12 +17,15 @@ pub struct StorageInfo {
     pub kind: Option<String>,
     /// The disk's driver (`mmcblk`, `nvme`, `virtio_blk`, `usb-storage`, `uas`).
     pub driver: Option<String>,
+    /// The disk's `device/model` (else `device/name`); None when sysfs has neither.
     pub model: Option<String>,
     /// The active I/O scheduler (`mq-deadline`).
     pub scheduler: Option<String>,
+    /// `queue/read_ahead_kb`; None when unreadable.
     pub read_ahead_kb: Option<u64>,
     /// USB only: the negotiated speed, Mbit/s (480 = USB 2, 5000 = USB 3).
     pub usb_mbit_s: Option<u64>,
+    /// `queue/rotational`: a spinning disk; None when unreadable.
     pub rotational: Option<bool>,
 }
 

@@ -8,6 +8,7 @@ use crate::soc::{self, SocEvidence, SocGuess};
 use crate::Host;
 use serde::{Deserialize, Serialize};
 
+/// The running kernel as `/proc` names it.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Kernel {
     /// `6.1.0-13-arm64`
@@ -16,6 +17,7 @@ pub struct Kernel {
     pub version: Option<String>,
 }
 
+/// Kernel and userland architecture.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Arch {
     /// Kernel architecture as `uname -m` prints it (`aarch64`, `armv7l`, `x86_64`).
@@ -27,20 +29,27 @@ pub struct Arch {
     pub userland: Option<String>,
 }
 
+/// What the machine runs in: bare metal, a VM, a container, WSL.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Virtualization {
     /// `none`, `vm`, `container` or `wsl` — the innermost layer we run in.
     pub kind: String,
+    /// That layer's name (`kvm`, `docker`); None when nothing was found.
     pub name: Option<String>,
+    /// What showed it (a file and its value), or that no signature was found.
     pub evidence: Option<String>,
     /// Every layer found, innermost first (a container inside a VM has two).
     pub layers: Vec<VirtLayer>,
 }
 
+/// One layer of virtualization.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct VirtLayer {
+    /// `vm`, `container` or `wsl`.
     pub kind: String,
+    /// Its name (`kvm`, `docker`, `lxc`).
     pub name: String,
+    /// What showed it.
     pub evidence: String,
 }
 

@@ -8,32 +8,44 @@ use serde::{Deserialize, Serialize};
 /// Readings outside this range are sensor garbage (unconnected inputs read -273 or 255 °C).
 const PLAUSIBLE_C: std::ops::RangeInclusive<f64> = -40.0..=150.0;
 
+/// A thermal zone's trip point.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TripPoint {
+    /// `trip_point_N_type` (`passive`, `active`, `hot`, `critical`); None when unreadable.
     pub kind: Option<String>,
+    /// `trip_point_N_temp`, °C; None when unreadable.
     pub temp_c: Option<f64>,
+    /// `trip_point_N_hyst`, °C; None when unreadable.
     pub hyst_c: Option<f64>,
 }
 
+/// One `sys/class/thermal/thermal_zone*`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ThermalZone {
     /// `thermal_zone0`
     pub name: String,
     /// Path of the zone directory, relative to the root.
     pub path: String,
+    /// The zone's `type` (`cpu-thermal`, `x86_pkg_temp`); None when unreadable.
     pub kind: Option<String>,
+    /// Temperature when probed, °C; None when unreadable or implausible.
     pub temp_c: Option<f64>,
+    /// The zone's governor (`step_wise`); None when unreadable.
     pub policy: Option<String>,
+    /// `enabled` or `disabled`; None when unreadable.
     pub mode: Option<String>,
+    /// Its trip points, in file order.
     pub trips: Vec<TripPoint>,
 }
 
+/// One input of an hwmon chip.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HwmonSensor {
     /// temp, in, curr, power, fan, energy, humidity
     pub kind: String,
     /// File stem, e.g. `temp1`.
     pub input: String,
+    /// Its `_label` file (`Tctl`, `VDD_IN`); None without one.
     pub label: Option<String>,
     /// In °C, V, A, W, RPM, J or %RH.
     pub value: Option<f64>,
@@ -41,19 +53,24 @@ pub struct HwmonSensor {
     pub path: String,
 }
 
+/// One `sys/class/hwmon/hwmon*` chip.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HwmonChip {
     /// `hwmon0`
     pub dir: String,
+    /// Path of the chip's directory, relative to the root.
     pub path: String,
+    /// The chip's `name` (`k10temp`, `ina3221`); None when unreadable.
     pub name: Option<String>,
     /// The device behind the chip (`nvme0`, `0000:00:18.3`, `cpu_thermal`), when linked.
     pub device: Option<String>,
+    /// Its readable inputs.
     pub sensors: Vec<HwmonSensor>,
     /// Alarm flags (`in0_lcrit_alarm` = 1 on a Raspberry Pi with under-voltage).
     pub alarms: Vec<(String, u64)>,
 }
 
+/// The sensor taken as "the SoC temperature".
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ChosenSensor {
     /// "zone" or "hwmon"
@@ -62,14 +79,20 @@ pub struct ChosenSensor {
     pub name: String,
     /// The file holding millidegrees, relative to the root.
     pub path: String,
+    /// Its temperature when probed, °C.
     pub temp_c: f64,
+    /// Why this sensor won (the matching rule and the sensor's type).
     pub reason: String,
 }
 
+/// Temperature and other sensors.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Thermal {
+    /// The SoC temperature sensor; None without a plausible reading.
     pub chosen: Option<ChosenSensor>,
+    /// Every thermal zone.
     pub zones: Vec<ThermalZone>,
+    /// Every hwmon chip.
     pub hwmon: Vec<HwmonChip>,
 }
 

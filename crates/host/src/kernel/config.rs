@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
+/// The kernel build options that matter for benchmarks.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ConfigHints {
     /// Where the options were read: `/proc/config.gz`, `/boot/config-6.1.0-13-arm64`, or

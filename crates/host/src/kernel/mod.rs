@@ -23,30 +23,43 @@ use std::io::Read;
 /// Version of the JSON document `truebench kernel --json` prints.
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// What kernel this is, where it comes from and whether its series is maintained.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct KernelReport {
+    /// [`SCHEMA_VERSION`] of this report.
     pub schema_version: u32,
+    /// The root it was read from (`/` for the live machine).
     pub root: String,
     /// `uname -r`.
     pub release: Option<String>,
     /// `/proc/version` as read.
     pub version_line: Option<String>,
+    /// What the version line says about the build.
     pub build: BuildLine,
     /// The kernel.org version it is based on, and where that was read: the release string,
     /// Debian's package version in `/proc/version`, Ubuntu's `/proc/version_signature`.
     pub upstream: Option<String>,
+    /// Where `upstream` was read; None when it is unknown.
     pub upstream_source: Option<String>,
+    /// Kernel architecture as `uname -m` prints it; None when unknown.
     pub arch: Option<String>,
+    /// Userland architecture in Debian's names; None when unknown.
     pub userland: Option<String>,
+    /// The SoC guessed for the machine; None when unknown.
     pub soc: Option<String>,
+    /// Build options that matter for benchmarks.
     pub config: ConfigHints,
+    /// Where the kernel comes from.
     pub origin: Origin,
+    /// Whether kernel.org still maintains its series.
     pub support: Support,
     /// What to act on, most important first.
     pub notes: Vec<String>,
+    /// What could not be read, and why.
     pub missing: Vec<Missing>,
 }
 
+/// The kernel series' standing in the release list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SupportStatus {
@@ -67,25 +80,32 @@ pub enum SupportStatus {
     Unknown,
 }
 
+/// The kernel's series judged against a dated list of kernel.org releases.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Support {
     /// The list used: "built-in list" or the file given.
     pub list: String,
+    /// The date the list was made, `YYYY-MM-DD`; None when it has none.
     pub list_as_of: Option<String>,
     /// The date the status was judged on.
     pub today: String,
+    /// The kernel's series (`6.1`); None without a version.
     pub series: Option<String>,
+    /// The series is a long-term one; None when it is not in the list.
     pub lts: Option<bool>,
+    /// The verdict.
     pub status: SupportStatus,
     /// End of life: past (announced) or future (kernel.org's projection).
     pub eol: Option<String>,
-    /// The newest release of the series in the list, and its date.
+    /// The newest release of the series in the list; None when it is not listed.
     pub latest: Option<String>,
+    /// The date of `latest`, `YYYY-MM-DD`; None when unknown.
     pub latest_date: Option<String>,
     /// Stable revisions between this kernel and `latest`.
     pub revisions_behind: Option<u32>,
     /// The newest mainline series in the list.
     pub newest: Option<String>,
+    /// The release date of `newest`, `YYYY-MM-DD`; None when unknown.
     pub newest_released: Option<String>,
     /// Mainline releases between this series and `newest`.
     pub releases_behind: Option<u32>,

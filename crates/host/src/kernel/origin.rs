@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 
 const TABLE: &str = include_str!("../../data/kernel_origins.tsv");
 
+/// Where a kernel comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OriginKind {
@@ -30,8 +31,10 @@ pub enum OriginKind {
     Undecided,
 }
 
+/// A kernel's origin and the rule that decided it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Origin {
+    /// Which kind of tree.
     pub kind: OriginKind,
     /// Who made it (`Rockchip`, `Debian`, `Raspberry Pi`), when known.
     pub vendor: Option<String>,

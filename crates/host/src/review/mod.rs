@@ -20,6 +20,7 @@ pub use firmware::{parse_config_txt, THROTTLED_BITS};
 pub use smart::smart_setting;
 pub use storage::{mmc_cid_signs, MmcCid};
 
+/// How a setting as found bears on performance.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
 )]
@@ -43,7 +44,9 @@ pub struct Setting {
     pub subject: String,
     /// `governor`, `io_is_busy`, `link`, `scheduler`…
     pub name: String,
+    /// The value as read (`performance`, `5.0 GT/s x1`).
     pub value: String,
+    /// How it bears on performance.
     pub severity: Severity,
     /// Why it matters, and what to do when it is a warning.
     pub why: Option<String>,

@@ -34,6 +34,7 @@ pub struct SocEvidence {
     Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
 )]
 pub struct SocGuess {
+    /// The SoC (`Rockchip RK3588`), or "one of …" when several fit.
     pub name: String,
     /// Which rule matched, human-readable, e.g. "device-tree compatible \"rockchip,rk3588\"".
     pub evidence: String,

@@ -16,50 +16,62 @@ use super::{Phase, Timeline};
 pub struct PerWatt {
     /// What was scored (`7-zip, all cores`).
     pub what: String,
+    /// The score, in `score_unit`.
     pub score: f64,
     /// The score's unit (`MIPS`, `MB/s`).
     pub score_unit: String,
     /// score / mean watts (`MIPS/W`; MB/s per W is `MB/J`).
     pub value: f64,
+    /// Unit of `value` and `above_idle` (`MIPS/W`, `MB/J`).
     pub unit: String,
-    /// score / watts above idle: what the work itself cost.
+    /// score / watts above idle: what the work itself cost; None without idle power or
+    /// under 0.05 W above it.
     pub above_idle: Option<f64>,
 }
 
 /// One phase with the chosen source.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PhaseEnergyRow {
+    /// The phase's name.
     pub phase: String,
     /// Position in `Timeline::phases`.
     pub index: usize,
-    /// Integrated over the phase (not one reading).
+    /// Integrated over the phase (not one reading), J.
     pub joules: f64,
+    /// joules / seconds, W.
     pub mean_watts: f64,
     /// Seconds with a known power.
     pub seconds: f64,
-    /// mean_watts − idle watts.
+    /// mean_watts − idle watts, W; None without idle power.
     pub above_idle_watts: Option<f64>,
-    /// (mean_watts − idle watts) × seconds.
+    /// (mean_watts − idle watts) × seconds, J; None without idle power.
     pub above_idle_joules: Option<f64>,
+    /// The phase's scores per watt (empty when its kind scores none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub per_watt: Vec<PerWatt>,
 }
 
+/// The energy a result shows, from the best power source (see the module).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EnergyReport {
     /// The source every figure here comes from (`external meter (--power-cmd …)`,
     /// `ina219 in1×curr1`, `RAPL package-0 + package-1`).
     pub source: String,
+    /// How that source is measured.
     pub kind: PowerKind,
     /// `Timeline` power sources added up for it.
     pub parts: Vec<String>,
     /// What that source sees, for a reader of the figures.
     pub covers: String,
-    /// Mean power over the last `idle_seconds` of the idle phase.
+    /// Mean power over the last `idle_seconds` of the idle phase, W; None without an idle
+    /// phase or enough readings in it (`idle_note` says which).
     pub idle_watts: Option<f64>,
+    /// Seconds with a known power in that window (at most the idle window); None as
+    /// `idle_watts`.
     pub idle_seconds: Option<f64>,
-    /// Why there is no idle power, or what to keep in mind about it.
+    /// Why there is no idle power, or what to keep in mind about it; None when nothing.
     pub idle_note: Option<String>,
+    /// Every ended phase but the idle one with readings, in the order they ran.
     pub phases: Vec<PhaseEnergyRow>,
     /// The other power sources of the timeline (their joules per phase are in
     /// `Timeline::energy`).
@@ -67,10 +79,12 @@ pub struct EnergyReport {
 }
 
 impl EnergyReport {
+    /// The first row of phase `phase`.
     pub fn phase(&self, phase: impl crate::PhaseId) -> Option<&PhaseEnergyRow> {
         self.phases.iter().find(|p| phase.is(&p.phase))
     }
 
+    /// The first row of phase `phase`, to change.
     pub fn phase_mut(&mut self, phase: impl crate::PhaseId) -> Option<&mut PhaseEnergyRow> {
         self.phases.iter_mut().find(|p| phase.is(&p.phase))
     }

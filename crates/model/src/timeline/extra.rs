@@ -29,6 +29,7 @@ pub struct ExtraHeader {
 }
 
 impl ExtraHeader {
+    /// True when nothing extra was read or missed (documents before these sources).
     pub fn is_empty(&self) -> bool {
         self == &ExtraHeader::default()
     }
@@ -59,15 +60,17 @@ impl PowerKind {
     }
 }
 
+/// One source of power readings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PowerSource {
     /// `intel-rapl:0 package-0`, `ina219 in1×curr1`, `ina3221 VDD_IN`…
     pub name: String,
+    /// How it is measured.
     pub kind: PowerKind,
     /// Root-relative files read for it.
     pub files: Vec<String>,
     /// A source whose energy is already part of this one (a RAPL sub-zone of its package):
-    /// do not add the two.
+    /// do not add the two. None for a top-level source.
     pub part_of: Option<String>,
 }
 
@@ -75,10 +78,15 @@ pub struct PowerSource {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct MemorySample {
+    /// `MemAvailable`, kB.
     pub available_kb: Option<u64>,
+    /// `MemFree`, kB.
     pub free_kb: Option<u64>,
+    /// `Cached`, kB.
     pub cached_kb: Option<u64>,
+    /// `Dirty`, kB.
     pub dirty_kb: Option<u64>,
+    /// `Writeback`, kB.
     pub writeback_kb: Option<u64>,
 }
 
@@ -87,10 +95,15 @@ pub struct MemorySample {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct PressureSample {
+    /// Some task waited for a CPU, %.
     pub cpu_some: Option<f64>,
+    /// Some task stalled on memory, %.
     pub memory_some: Option<f64>,
+    /// Every non-idle task stalled on memory at once, %.
     pub memory_full: Option<f64>,
+    /// Some task stalled on I/O, %.
     pub io_some: Option<f64>,
+    /// Every non-idle task stalled on I/O at once, %.
     pub io_full: Option<f64>,
 }
 
@@ -100,11 +113,13 @@ pub struct PressureSample {
 )]
 #[serde(default)]
 pub struct DiskDelta {
-    /// Requests completed.
+    /// Read requests completed.
     pub reads: u64,
+    /// Write requests completed.
     pub writes: u64,
-    /// Sectors × 512.
+    /// Bytes read (sectors × 512).
     pub read_bytes: u64,
+    /// Bytes written (sectors × 512).
     pub write_bytes: u64,
     /// Time with I/O in flight, ms (io_ms / (dt_s × 1000) = utilisation).
     pub io_ms: u64,
@@ -116,9 +131,13 @@ pub struct DiskDelta {
 )]
 #[serde(default)]
 pub struct NetDelta {
+    /// Bytes received.
     pub rx_bytes: u64,
+    /// Bytes sent.
     pub tx_bytes: u64,
+    /// Packets received.
     pub rx_packets: u64,
+    /// Packets sent.
     pub tx_packets: u64,
 }
 
@@ -128,12 +147,15 @@ pub struct NetDelta {
 pub struct CpuSoftirq {
     /// Time in softirq context, percent of the CPU's time (/proc/stat `softirq` column).
     pub pct: Option<f64>,
-    /// Softirqs run (/proc/softirqs counts).
+    /// `NET_RX` softirqs run (/proc/softirqs counts).
     pub net_rx: Option<u64>,
+    /// `NET_TX` softirqs run.
     pub net_tx: Option<u64>,
+    /// `BLOCK` softirqs run.
     pub block: Option<u64>,
 }
 
+/// Softirq work over the interval: all CPUs, and each CPU.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct SoftirqSample {
@@ -150,18 +172,23 @@ pub struct SoftirqSample {
 pub struct ExtraSample {
     /// Seconds covered by the deltas and interval means, ending at the sample's `t`.
     pub dt_s: f64,
+    /// Memory detail; absent when not read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory: Option<MemorySample>,
+    /// Pressure stall shares; absent without PSI.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pressure: Option<PressureSample>,
     /// Watts per `ExtraHeader::power` source: the interval's mean for counters, the reading
     /// for instantaneous sources.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub power_w: Vec<Option<f64>>,
+    /// Per `ExtraHeader::disks` disk.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub disks: Vec<Option<DiskDelta>>,
+    /// Per `ExtraHeader::net` interface.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub net: Vec<Option<NetDelta>>,
+    /// Softirq work; absent when not read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub softirq: Option<SoftirqSample>,
 }
@@ -171,8 +198,9 @@ pub struct ExtraSample {
 pub struct SourceEnergy {
     /// `PowerSource::name`.
     pub source: String,
+    /// Energy over the phase's seconds with a known power, J.
     pub joules: f64,
-    /// joules / seconds.
+    /// joules / seconds, W.
     pub mean_watts: f64,
     /// Seconds of the phase with a known power (less than the phase when readings failed or
     /// the phase started before the first sample).
@@ -186,5 +214,6 @@ pub struct PhaseEnergy {
     pub phase: String,
     /// Position in `Timeline::phases`.
     pub index: usize,
+    /// One entry per power source with readings in the phase.
     pub sources: Vec<SourceEnergy>,
 }

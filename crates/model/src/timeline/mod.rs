@@ -25,13 +25,19 @@ use serde::{Deserialize, Serialize};
 /// online CPUs (100 = every CPU busy). `cpu` is everything but idle and iowait.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CpuPct {
+    /// Busy: everything but idle and iowait, %.
     pub cpu: f64,
+    /// Kernel (system) time, %.
     pub sys: f64,
+    /// User time, %.
     pub usr: f64,
+    /// User time at a positive nice value, %.
     pub nice: f64,
+    /// Time idle waiting for I/O (iowait), %.
     pub io: f64,
-    /// irq + softirq
+    /// irq + softirq, %.
     pub irq: f64,
+    /// Time taken by the hypervisor for other guests (steal), %.
     pub steal: f64,
 }
 
@@ -63,7 +69,10 @@ pub struct Sample {
     pub cluster_mhz: Vec<Option<u32>>,
     /// Measured (effective) clock per cluster from cycle counters, MHz, where available.
     pub measured_mhz: Vec<Option<f64>>,
+    /// The 1-minute load average (`/proc/loadavg`).
     pub load1: Option<f64>,
+    /// How CPU time was spent over the interval before the sample; None for the first
+    /// sample (no interval yet) or when `/proc/stat` was unreadable.
     pub cpu: Option<CpuPct>,
     /// The chosen SoC temperature, °C.
     pub soc_temp_c: Option<f64>,
@@ -73,8 +82,12 @@ pub struct Sample {
     pub electrical: Vec<Option<f64>>,
     /// RAPL package power over the interval, W (energy_uj delta, wrap-around handled).
     pub rapl_watts: Option<f64>,
+    /// Swap in use, kB (`/proc/meminfo` SwapTotal − SwapFree).
     pub swap_used_kb: Option<u64>,
+    /// CPUs online (`sys/devices/system/cpu/online`).
     pub cpus_online: Option<u32>,
+    /// The latest Raspberry Pi firmware readings; None on other machines (or before the
+    /// first).
     pub rpi: Option<RpiSample>,
 }
 
@@ -100,9 +113,13 @@ pub struct TimelineHeader {
 /// builders can write `..Default::default()` and keep compiling when a field is added.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Phase {
+    /// The phase's name (as the envelope's `PhaseResult::name`).
     pub name: String,
+    /// Start, timeline seconds.
     pub start: f64,
+    /// End, timeline seconds; None while it is open.
     pub end: Option<f64>,
+    /// Threads it keeps busy; None: unknown (activity not judged against it).
     pub threads: Option<u32>,
     /// The phase's own work runs in the kernel (TCP, storage): its `%sys` is the
     /// measurement, not a disturbance.
@@ -110,10 +127,14 @@ pub struct Phase {
     pub kernel_work: bool,
 }
 
+/// Every sample of a measurement with its phase marks, and the readings beside them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Timeline {
+    /// What the per-sample vectors mean.
     pub header: TimelineHeader,
+    /// The samples in time order.
     pub samples: Vec<Sample>,
+    /// The phases in the order they began.
     pub phases: Vec<Phase>,
     /// What `extra` holds (power sources, disks, interfaces…).
     #[serde(default, skip_serializing_if = "ExtraHeader::is_empty")]
@@ -132,6 +153,7 @@ pub struct Timeline {
 }
 
 impl Timeline {
+    /// An empty timeline with `header`.
     pub fn new(header: TimelineHeader) -> Self {
         Timeline {
             header,
@@ -189,6 +211,7 @@ impl Timeline {
         &self.extra[lo..hi]
     }
 
+    /// The first phase that is `phase`.
     pub fn phase(&self, phase: impl crate::PhaseId) -> Option<&Phase> {
         self.phases.iter().find(|p| phase.is(&p.name))
     }

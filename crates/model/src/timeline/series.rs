@@ -35,6 +35,7 @@ pub struct PowerSeries {
 }
 
 impl PowerSeries {
+    /// No readings yet, read every `interval_s` seconds.
     pub fn new(interval_s: f64) -> PowerSeries {
         PowerSeries {
             interval_s,
@@ -51,6 +52,7 @@ impl PowerSeries {
         self.value.push(value.filter(|v| v.is_finite()));
     }
 
+    /// True without a reading.
     pub fn is_empty(&self) -> bool {
         self.t.is_empty()
     }

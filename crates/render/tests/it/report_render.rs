@@ -72,6 +72,7 @@ fn other_kinds(run: &RunResult) -> Vec<(String, Document)> {
             exit_code: Some(0),
             signal: None,
             error: None,
+            start_failure: None,
             duration_s: 42.0,
             interval_s: 1.0,
             threads: Some(2),

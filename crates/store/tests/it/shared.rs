@@ -143,6 +143,7 @@ pub fn every_kind(db: &Path) {
             exit_code: Some(0),
             signal: None,
             error: None,
+            start_failure: None,
             duration_s: 3.01,
             interval_s: 1.0,
             threads: None,

@@ -66,6 +66,38 @@ impl Default for EfficiencyOptions {
     }
 }
 
+/// Options the machine or each other cannot satisfy, refused before anything starts.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum OptionsError {
+    #[error("--min-khz {min} is above --max-khz {max}")]
+    EmptyRange { min: u64, max: u64 },
+    #[error("--clusters {id}: no such cluster (this machine has {have})")]
+    NoCluster { id: usize, have: String },
+}
+
+impl EfficiencyOptions {
+    /// The clock range is not empty and every cluster asked for exists on `inv`.
+    pub fn check(&self, inv: &Inventory) -> Result<(), OptionsError> {
+        if let (Some(min), Some(max)) = (self.min_khz, self.max_khz) {
+            if min > max {
+                return Err(OptionsError::EmptyRange { min, max });
+            }
+        }
+        for &id in self.clusters.iter().flatten() {
+            if !inv.clusters.iter().any(|c| c.id == id) {
+                let have: Vec<String> = inv.clusters.iter().map(|c| c.id.to_string()).collect();
+                let have = if have.is_empty() {
+                    "no cpufreq clusters".to_string()
+                } else {
+                    have.join(", ")
+                };
+                return Err(OptionsError::NoCluster { id, have });
+            }
+        }
+        Ok(())
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     Waiting(String),

@@ -17,6 +17,7 @@ fn body() -> MonitorBody {
         exit_code: Some(0),
         signal: None,
         error: None,
+        start_failure: None,
         duration_s: 0.0,
         interval_s: 0.05,
         threads: None,

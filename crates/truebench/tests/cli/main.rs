@@ -6,6 +6,7 @@ mod clocks;
 mod common;
 mod contract;
 mod efficiency;
+mod ending;
 mod errors;
 mod export;
 mod generate;

@@ -301,3 +301,116 @@ fn io_only_the_test_measured_while_throttling_is_marked() {
     }
     assert_eq!(marked, 1);
 }
+
+/// `review` ends through the same table as every measuring command: throttling while it
+/// monitored makes its result invalid, and it exits 3 (it exits with a command's own code only
+/// when it ran one with --exec).
+#[test]
+fn review_exits_3_when_what_it_monitored_is_invalid() {
+    let tmp = tempfile::tempdir().unwrap();
+    let board = Board::new();
+    let child = truebench(tmp.path())
+        .args([
+            "review",
+            "--sample-interval",
+            "0.2",
+            "--duration",
+            "3",
+            "--root",
+        ])
+        .arg(&board.root)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1200));
+    board.throttle();
+    let out = child.wait_with_output().unwrap();
+    let doc = stored(tmp.path());
+    assert_eq!(
+        doc["envelope"]["valid"], false,
+        "{:#}",
+        doc["envelope"]["findings"]
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!throttled_phases(&doc).is_empty());
+}
+
+/// Where each kind proves that throttling marks only what was measured while it happened:
+/// the list of kinds is checked against it, so a new kind fails here until its marks test
+/// exists (its rows are its own, so the scenario is written per kind).
+const MARKS_PROVEN: &[(&str, &str)] = &[
+    (
+        "run",
+        "suites it::run::a_phase_measured_while_throttled_is_marked_and_its_scores_invalid",
+    ),
+    (
+        "clocks",
+        "marks::clocks_the_walk_measured_while_throttling_is_marked",
+    ),
+    (
+        "monitor",
+        "marks::monitor_the_command_during_which_it_throttled_is_marked",
+    ),
+    (
+        "interactivity",
+        "suites it::interactivity::only_the_cell_measured_while_throttling_is_marked",
+    ),
+    (
+        "governors",
+        "governors::a_governor_row_measured_while_throttling_is_invalid",
+    ),
+    (
+        "net",
+        "marks::net_only_the_test_measured_while_throttling_is_marked",
+    ),
+    (
+        "io",
+        "marks::io_only_the_test_measured_while_throttling_is_marked",
+    ),
+    (
+        "review",
+        "marks::review_tuned_the_monitored_command_is_marked",
+    ),
+    (
+        "thermal",
+        "marks::thermal_only_the_load_phase_is_marked_not_the_idle_gate",
+    ),
+    (
+        "efficiency",
+        "suites it::efficiency::a_run_measured_while_throttled_marks_its_point_invalid",
+    ),
+];
+
+#[test]
+fn every_kind_has_its_marks_test() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for kind in common::kinds::all() {
+        let (_, test) = MARKS_PROVEN
+            .iter()
+            .find(|(k, _)| k == kind)
+            .unwrap_or_else(|| panic!("kind {kind}: no marks test named in MARKS_PROVEN"));
+        // The test named exists where it is said to be.
+        let (file, name) = match test.strip_prefix("suites it::") {
+            Some(rest) => {
+                let (module, name) = rest.split_once("::").unwrap();
+                (root.join(format!("suites/tests/it/{module}.rs")), name)
+            }
+            None => {
+                let (module, name) = test.split_once("::").unwrap();
+                (root.join(format!("truebench/tests/cli/{module}.rs")), name)
+            }
+        };
+        let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{kind}: {e}"));
+        assert!(
+            text.contains(&format!("fn {name}()")),
+            "{kind}: {} has no fn {name}",
+            file.display()
+        );
+    }
+}

@@ -256,6 +256,60 @@ fn a_command_in_json_lines_mode_ends_with_a_summary_object() {
     assert!(v.len() >= 3, "{} lines", v.len());
 }
 
+/// `--json-lines -- CMD` with stdout a pipe: the samples' lines come while the command runs,
+/// not all at its end. The command marks its end in a file: a line read before the file
+/// exists was written while it ran, whatever the machine's load.
+#[test]
+fn a_command_in_json_lines_mode_streams_its_samples() {
+    let _turn = serial();
+    let root = truebench_fixtures::root("empty");
+    let tmp = tempfile::tempdir().unwrap();
+    let ended = tmp.path().join("ended");
+    let mut child = truebench()
+        .args(["monitor", "--interval", "0.2", "--json-lines", "--no-store"])
+        .arg("--root")
+        .arg(root.path())
+        .args(["--", "sh", "-c", "sleep 3; : > \"$0\""])
+        .arg(&ended)
+        .env("TMPDIR", tmp.path())
+        .env("TRUEBENCH_LOCK_DIR", tmp.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = Vec::new();
+    let mut while_running = 0;
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        if !ended.exists() {
+            while_running += 1;
+        }
+        lines.push(line);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(ended.exists(), "the command ran to its end");
+    assert!(
+        while_running >= 2,
+        "{while_running} line(s) before the command ended:\n{}",
+        lines.join("\n")
+    );
+    let v = json_lines(&(lines.join("\n") + "\n"));
+    assert!(v.iter().all(|o| o.is_object()), "{lines:?}");
+    // Every sample once, in order (those streamed are not written again at the end), then
+    // the summary.
+    let (summary, samples) = v.split_last().unwrap();
+    assert_eq!(summary["kind"], "monitor", "{summary}");
+    let t: Vec<f64> = samples.iter().map(|s| s["t"].as_f64().unwrap()).collect();
+    assert!(t.windows(2).all(|w| w[0] < w[1]), "{t:?}");
+    assert!(samples.len() >= while_running, "{t:?}");
+}
+
 #[test]
 fn bad_interval_is_an_error_naming_the_value() {
     let out = truebench()

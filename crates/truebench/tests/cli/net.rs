@@ -314,6 +314,107 @@ fn between_two_namespaces_over_veth() {
     assert!(nets.contains(&format!("{}v", ns.names[0])), "{nets}");
 }
 
+/// Start `truebench net --server` through `launcher` (`env`, or `ip netns exec NS`: both exec
+/// the binary under their own pid) and wait until it says it serves: the server and its pid.
+fn start_server(mut launcher: Command, tmp: &Path, listen: &str) -> (Killed, u32) {
+    let mut child = launcher
+        .arg(BIN)
+        .args(["net", "--server", "--listen", listen])
+        .env("TMPDIR", tmp)
+        .env("TRUEBENCH_LOCK_DIR", tmp)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let stderr = child.stderr.take().unwrap();
+    let server = Killed(child);
+    let mut said = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(stderr), &mut said).unwrap();
+    assert!(said.contains("serving"), "the server said: {said:?}");
+    (server, pid)
+}
+
+/// A `net --connect` result against a server on this machine: the server's CPU time is the
+/// measurement's, said in the notes; no background finding names it. Other processes of this
+/// shared machine may be busy: only a critical finding of their own makes it invalid (exit 3).
+fn the_server_is_not_background(out: &std::process::Output, server: u32) {
+    assert!(measured(out), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc = json(out);
+    check_rows(&doc, &["upload"]);
+    let notes = doc["envelope"]["notes"].to_string();
+    assert!(
+        notes.contains(&format!(
+            "the server, pid {server} on this machine, is part of the measurement"
+        )),
+        "{notes}"
+    );
+    let findings = doc["envelope"]["findings"].as_array().unwrap();
+    let named = format!("(pid {server})");
+    for f in findings {
+        if f["kind"] == "background_activity" {
+            assert!(
+                !f.to_string().contains(&named),
+                "the server is named: {f:#}"
+            );
+        }
+    }
+    if out.status.code() == Some(3) {
+        assert!(
+            findings.iter().any(|f| f["severity"] == "critical"),
+            "invalid without a critical finding: {findings:#?}"
+        );
+    } else {
+        assert_eq!(doc["envelope"]["valid"], true);
+    }
+}
+
+#[test]
+fn a_server_on_this_machine_is_part_of_the_measurement() {
+    let tmp = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let (server, pid) = start_server(Command::new("env"), tmp.path(), &addr);
+    let out = truebench(tmp.path())
+        .args(["net", "--connect", &addr, "--tests", "upload"])
+        .args(["--duration", "1", "--repeat", "1", "--json", "--no-store"])
+        .output()
+        .unwrap();
+    drop(server);
+    the_server_is_not_background(&out, pid);
+}
+
+/// The same with the server in another network namespace of this machine (its pids are
+/// this one's).
+#[test]
+fn a_server_in_another_namespace_of_this_machine_is_part_of_the_measurement() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ns = match Namespaces::create(&format!("p{}", std::process::id() % 10_000)) {
+        Ok(ns) => ns,
+        Err(e) => truebench_fixtures::skip!(
+            "cannot create network namespaces (needs root and iproute2): {e}"
+        ),
+    };
+    let (server, pid) = start_server(ns.exec(1), tmp.path(), "10.203.0.2:5202");
+    let lock = tmp.path().join("lock");
+    std::fs::create_dir_all(&lock).unwrap();
+    let out = ns
+        .exec(0)
+        .arg(BIN)
+        .args(["net", "--connect", "10.203.0.2", "--tests", "upload"])
+        .args(["--duration", "1", "--repeat", "1", "--json", "--no-store"])
+        .env("TMPDIR", &lock)
+        .env("TRUEBENCH_LOCK_DIR", &lock)
+        .output()
+        .unwrap();
+    drop(server);
+    the_server_is_not_background(&out, pid);
+}
+
 #[test]
 fn against_an_iperf3_server() {
     let tmp = tempfile::tempdir().unwrap();

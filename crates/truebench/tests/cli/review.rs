@@ -175,7 +175,8 @@ fn a_duration_and_bad_values() {
         ),
         (
             vec!["--interval=-1"],
-            "--interval -1: expected seconds above 0",
+            // One rule for the sampling interval on every command.
+            "--interval -1: expected seconds between 0.01 and 3600",
         ),
         (vec!["--releases", "/nonexistent/list"], "/nonexistent/list"),
     ] {

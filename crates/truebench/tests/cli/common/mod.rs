@@ -44,3 +44,5 @@ pub fn tuning_this_machine() -> std::sync::MutexGuard<'static, ()> {
     static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
     TURN.lock().unwrap_or_else(|e| e.into_inner())
 }
+
+pub mod kinds;

@@ -1,0 +1,143 @@
+//! How a measurement ended, decided once from its document for every kind: the exit code's
+//! table reads these, so "failed", "invalid" and "interrupted" mean the same for every command.
+
+use crate::{Body, Document, PhaseId, PhaseStatus};
+
+/// What the table of exit codes is decided from, in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Stopped before its end (Ctrl-C, SIGTERM); what completed was kept.
+    Interrupted,
+    /// It ran, but a test or phase failed (nothing to measure with, a tool broke).
+    Failed,
+    /// It ran, but a critical finding makes the result invalid.
+    Invalid,
+    /// Complete, nothing failed, valid.
+    Valid,
+}
+
+impl Document {
+    /// A measuring phase (the idle gate only waits, and its verdict is a finding) or a row of
+    /// the body ended failed.
+    pub fn failed(&self) -> bool {
+        let phase = self
+            .envelope
+            .phases
+            .iter()
+            .any(|p| p.status == PhaseStatus::Failed && !crate::phase::IDLE.is(&p.name));
+        phase || self.body.failed_rows()
+    }
+
+    /// How the measurement ended.
+    pub fn outcome(&self) -> Outcome {
+        if !self.envelope.complete {
+            Outcome::Interrupted
+        } else if self.failed() {
+            Outcome::Failed
+        } else if !self.envelope.valid {
+            Outcome::Invalid
+        } else {
+            Outcome::Valid
+        }
+    }
+}
+
+impl Body {
+    /// A row of the body ended failed — also one that never became a phase (an OPP that could
+    /// not be set). Every kind is named: a new kind must say what its rows are.
+    pub fn failed_rows(&self) -> bool {
+        let failed = |s: &PhaseStatus| *s == PhaseStatus::Failed;
+        match self {
+            Body::Run(_) | Body::Clocks(_) | Body::Monitor(_) | Body::Review(_) => false,
+            Body::Thermal(_) => false,
+            Body::Interactivity(b) => b
+                .benchmarks
+                .iter()
+                .flat_map(|t| &t.cells)
+                .any(|c| failed(&c.evidence.status)),
+            Body::Governors(b) => b.rows.iter().any(|r| failed(&r.evidence.status)),
+            Body::Net(b) => b.rows.iter().any(|r| failed(&r.evidence.status)),
+            Body::Io(b) => b.rows.iter().any(|r| failed(&r.evidence.status)),
+            Body::Efficiency(b) => b
+                .clusters
+                .iter()
+                .flat_map(|c| &c.points)
+                .any(|p| failed(&p.status)),
+        }
+    }
+}
+
+/// Why a command could not be started, told apart as a shell does for its exit code.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum StartFailure {
+    /// No such program (a shell's 127).
+    NotFound,
+    /// It is there but could not be executed: no permission, not an executable (126).
+    NotExecutable,
+}
+
+impl StartFailure {
+    /// The failure of a spawn that ended with an error of `kind`.
+    pub fn of(kind: std::io::ErrorKind) -> StartFailure {
+        match kind {
+            std::io::ErrorKind::NotFound => StartFailure::NotFound,
+            _ => StartFailure::NotExecutable,
+        }
+    }
+
+    /// The exit code a shell gives: 127 not found, 126 not executable.
+    pub fn shell_code(self) -> i32 {
+        match self {
+            StartFailure::NotFound => 127,
+            StartFailure::NotExecutable => 126,
+        }
+    }
+}
+
+impl<B: crate::BodyKind> From<crate::Typed<B>> for Document {
+    fn from(t: crate::Typed<B>) -> Document {
+        t.into_document()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc() -> Document {
+        let text = include_str!("../tests/data/v1/quick-run-x86-vm.json");
+        crate::migrate_run(serde_json::from_str(text).unwrap())
+            .unwrap()
+            .into_document()
+    }
+
+    #[test]
+    fn the_outcome_is_decided_in_the_tables_order() {
+        let mut d = doc();
+        d.envelope.valid = true;
+        assert_eq!(d.outcome(), Outcome::Valid);
+        d.envelope.valid = false;
+        assert_eq!(d.outcome(), Outcome::Invalid);
+        d.envelope.phases[2].status = PhaseStatus::Failed;
+        assert_eq!(d.outcome(), Outcome::Failed);
+        d.envelope.complete = false;
+        assert_eq!(d.outcome(), Outcome::Interrupted);
+    }
+
+    #[test]
+    fn a_failed_idle_gate_is_no_failed_measurement() {
+        let mut d = doc();
+        d.envelope.valid = true;
+        let idle = d
+            .envelope
+            .phases
+            .iter_mut()
+            .find(|p| crate::phase::IDLE.is(&p.name))
+            .unwrap();
+        idle.status = PhaseStatus::Failed;
+        assert_eq!(d.outcome(), Outcome::Valid);
+    }
+}

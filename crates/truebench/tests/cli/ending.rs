@@ -1,0 +1,97 @@
+//! The one way every measuring command ends: with `--quiet` nothing but warnings and errors
+//! on stderr (no progress, no "stored" message, no meter reading); on stdout the kind's
+//! summary as the shared renderer makes it from the stored document — its headline first —
+//! and the external meter's energy per phase in that document,
+//! and an exit code from the one table (`monitor -- CMD`: the command's). Every kind, from
+//! the list of kinds.
+
+use crate::common;
+use common::{kinds, truebench};
+
+#[test]
+fn every_measuring_command_ends_alike_and_obeys_quiet() {
+    // run tunes this machine when it may: the tests that do take turns.
+    let _turn = common::tuning_this_machine();
+    let scratch_dir = tempfile::tempdir_in("/var/tmp").unwrap();
+    let mut failures = Vec::new();
+    for &kind in kinds::all() {
+        let tmp = tempfile::tempdir().unwrap();
+        let scratch = scratch_dir.path().join(format!("scratch-{kind}"));
+        let out = truebench(tmp.path())
+            .args(kinds::quick(kind, &scratch))
+            .args([
+                "--quiet",
+                "--power-cmd",
+                "echo 5.0",
+                "--power-interval",
+                "0.2",
+            ])
+            .args(["--results-dir"].iter().filter(|_| kind == "run"))
+            .args(
+                [tmp.path().join("results")]
+                    .iter()
+                    .filter(|_| kind == "run"),
+            )
+            .args(kinds::tail(kind))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        if !common::measured(&out) {
+            failures.push(format!("{kind}: exit {:?}\n{stderr}", out.status.code()));
+            continue;
+        }
+        let said: Vec<&str> = stderr
+            .lines()
+            .filter(|l| !l.contains("warning:") && !l.contains("error:"))
+            .collect();
+        if !said.is_empty() {
+            failures.push(format!("{kind}: --quiet, yet stderr has {said:#?}"));
+        }
+        // The stored document, rendered by the shared renderer, is what was printed.
+        let dir = tmp.path().join("export");
+        let exported = truebench(tmp.path())
+            .arg("export")
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(exported.status.success(), "{kind}: {exported:?}");
+        let files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(files.len(), 1, "{kind}: {files:?}");
+        let bytes = std::fs::read(&files[0]).unwrap();
+        // Its energy: the meter's 5 W × each phase's duration.
+        crate::power::check(kind, &serde_json::from_slice(&bytes).unwrap());
+        let doc: truebench_model::Document = serde_json::from_slice(&bytes).unwrap();
+        let summary = truebench_render::kinds::summary(&doc);
+        // monitor prints the machine's header before, run where its files are after.
+        if !stdout.contains(&summary) {
+            failures.push(format!(
+                "{kind}: stdout is not the shared summary\n--- printed\n{stdout}\n--- summary\n{summary}"
+            ));
+        }
+        if kind != "run" && !summary.starts_with("Headline:") {
+            failures.push(format!("{kind}: no headline in\n{summary}"));
+        }
+        let code = out.status.code().unwrap();
+        if kind == "monitor" {
+            // A monitored command's code is its own, as from a shell (here `sleep`'s 0).
+            if code != 0 {
+                failures.push(format!("{kind}: exit {code}, the command's was 0"));
+            }
+            continue;
+        }
+        let table = match doc.outcome() {
+            truebench_model::Outcome::Valid => 0,
+            truebench_model::Outcome::Invalid => 3,
+            truebench_model::Outcome::Failed => 1,
+            truebench_model::Outcome::Interrupted => 130,
+        };
+        if code != table {
+            failures.push(format!("{kind}: exit {code}, the table says {table}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
