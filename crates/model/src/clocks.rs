@@ -146,9 +146,7 @@ impl ClockPoint {
     /// A point measured at `opp_mhz` from its samples (their median is the measured clock),
     /// with the deviation computed; no error, nothing rejected.
     pub fn at_opp(opp_mhz: u32, samples_mhz: Vec<f64>, duration_ms: f64) -> ClockPoint {
-        let mut sorted = samples_mhz.clone();
-        sorted.sort_by(f64::total_cmp);
-        let measured = sorted.get(sorted.len() / 2).copied();
+        let measured = truebench_stats::median(&samples_mhz);
         ClockPoint {
             opp_mhz: Some(opp_mhz),
             opp_khz: Some(opp_mhz as u64 * 1000),

@@ -3,6 +3,8 @@
 
 use std::fmt::Write as _;
 
+use truebench_stats::median;
+
 use crate::{clip, esc};
 
 /// One result on a chart.
@@ -12,20 +14,6 @@ pub struct Dot<'a> {
     /// Relative to the SoC page.
     pub href: String,
     pub valid: bool,
-}
-
-pub fn median(values: &[f64]) -> Option<f64> {
-    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    })
 }
 
 /// A dot plot: a row per result (sorted by value), the scale from zero, the median as a
@@ -108,67 +96,9 @@ pub fn dots(id: &str, title: &str, unit: &str, dots: &mut [Dot<'_>]) -> String {
     o
 }
 
-/// Spearman's rank correlation of paired values (ties share their mean rank); None below
-/// three pairs or without variation.
-pub fn rank_correlation(pairs: &[(f64, f64)]) -> Option<f64> {
-    if pairs.len() < 3 {
-        return None;
-    }
-    let ranks = |v: Vec<f64>| -> Vec<f64> {
-        let mut idx: Vec<usize> = (0..v.len()).collect();
-        idx.sort_by(|a, b| v[*a].total_cmp(&v[*b]));
-        let mut r = vec![0.0; v.len()];
-        let mut i = 0;
-        while i < idx.len() {
-            let mut j = i;
-            while j + 1 < idx.len() && v[idx[j + 1]] == v[idx[i]] {
-                j += 1;
-            }
-            let mean = (i + j) as f64 / 2.0 + 1.0;
-            for k in &idx[i..=j] {
-                r[*k] = mean;
-            }
-            i = j + 1;
-        }
-        r
-    };
-    let a = ranks(pairs.iter().map(|p| p.0).collect());
-    let b = ranks(pairs.iter().map(|p| p.1).collect());
-    let n = a.len() as f64;
-    let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
-    let cov: f64 = a.iter().zip(&b).map(|(x, y)| (x - ma) * (y - mb)).sum();
-    let va: f64 = a.iter().map(|x| (x - ma).powi(2)).sum();
-    let vb: f64 = b.iter().map(|y| (y - mb).powi(2)).sum();
-    if va == 0.0 || vb == 0.0 {
-        return None;
-    }
-    Some(cov / (va * vb).sqrt())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn medians() {
-        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
-        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
-        assert_eq!(median(&[]), None);
-    }
-
-    #[test]
-    fn rank_correlations() {
-        let up = [(1.0, 10.0), (2.0, 20.0), (3.0, 25.0), (4.0, 100.0)];
-        assert!((rank_correlation(&up).unwrap() - 1.0).abs() < 1e-9);
-        let down = [(1.0, 4.0), (2.0, 3.0), (3.0, 2.0)];
-        assert!((rank_correlation(&down).unwrap() + 1.0).abs() < 1e-9);
-        // Ties share their rank; no variation: nothing to say.
-        assert_eq!(
-            rank_correlation(&[(1.0, 1.0), (1.0, 2.0), (1.0, 3.0)]),
-            None
-        );
-        assert_eq!(rank_correlation(&[(1.0, 1.0), (2.0, 2.0)]), None);
-    }
 
     #[test]
     fn a_chart_names_every_result_and_the_median() {

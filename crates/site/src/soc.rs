@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::charts::{dots, median, rank_correlation, Dot};
+use truebench_stats::{median, rank_correlation};
+
+use crate::charts::{dots, Dot};
 use crate::{esc, Row, Stored};
 
 /// The chip a SoC name names, for grouping: sbc-bench's guesses carry chip ids, revisions and

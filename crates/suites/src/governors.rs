@@ -22,6 +22,7 @@ use truebench_model::interactivity::LoopCalibration;
 use truebench_model::{GovernorsResult, PhaseStatus};
 use truebench_monitor::freq::{FreqLog, FreqSampler};
 use truebench_monitor::FindingKind;
+use truebench_stats::{median, range, spread_pct, weighted_percentile};
 use truebench_workloads::periodic::taskset::{self, TaskSet, TaskSetError, TaskSetOptions};
 use truebench_workloads::periodic::{Policy, SlackStats, WorkKind};
 
@@ -377,26 +378,22 @@ impl FreqTrace {
     }
 }
 
-/// Time-weighted mean and quantiles of a policy's clock within `[a, b)`, from the fast log.
+/// Time-weighted mean and percentiles (nearest rank over the time at each clock) of a
+/// policy's clock within `[a, b)`, from the fast log.
 fn policy_clock(log: &FreqLog, p: usize, a: f64, b: f64) -> ClusterClock {
-    let r = log.residency(p, a, b);
-    let secs: f64 = r.iter().map(|x| x.1).sum();
-    let q = |f: f64| {
-        let mut acc = 0.0;
-        r.iter()
-            .find(|(_, s)| {
-                acc += s;
-                acc >= f * secs
-            })
-            .map(|(k, _)| *k as f64 / 1000.0)
-    };
+    let r: Vec<(f64, f64)> = log
+        .residency(p, a, b)
+        .into_iter()
+        .map(|(khz, s)| (f64::from(khz), s))
+        .collect();
+    let q = |pct: f64| weighted_percentile(&r, pct).map(|k| k / 1000.0);
     ClusterClock {
         cluster: 0,
         samples: log.t.iter().filter(|&&t| t >= a && t < b).count() as u64,
         mean_mhz: log.mean_khz(p, a, b).map(|k| k / 1000.0),
-        p10_mhz: q(0.1),
-        p50_mhz: q(0.5),
-        p90_mhz: q(0.9),
+        p10_mhz: q(10.0),
+        p50_mhz: q(50.0),
+        p90_mhz: q(90.0),
     }
 }
 
@@ -700,16 +697,7 @@ pub fn summarise(rows: &[GovernorRow]) -> Vec<GovernorSummary> {
                 done.iter().filter_map(|r| f(r)).collect()
             };
             let miss = of(&|r| r.miss_ratio);
-            let (median_miss_ratio, _) = crate::net_sweep::median_spread(miss.clone());
-            let miss_ratio_spread = (miss.len() > 1).then(|| {
-                let hi = miss.iter().copied().fold(f64::MIN, f64::max);
-                let lo = miss.iter().copied().fold(f64::MAX, f64::min);
-                hi - lo
-            });
-            let (median_work_time_ratio, work_time_ratio_spread_pct) =
-                crate::net_sweep::median_spread(of(&|r| r.work_time_ratio));
-            let (median_work_ms_per_j, _) =
-                crate::net_sweep::median_spread(of(&|r| r.work_ms_per_j));
+            let work_time = of(&|r| r.work_time_ratio);
             GovernorSummary {
                 governor: g.to_string(),
                 runs: done.len() as u32,
@@ -719,11 +707,12 @@ pub fn summarise(rows: &[GovernorRow]) -> Vec<GovernorSummary> {
                         r.evidence.status == PhaseStatus::Ok && r.evidence.invalid.is_some()
                     })
                     .count() as u32,
-                median_miss_ratio,
-                miss_ratio_spread,
-                median_work_time_ratio,
-                work_time_ratio_spread_pct,
-                median_work_ms_per_j,
+                median_miss_ratio: median(&miss),
+                // A ratio's spread in percentage points: max − min.
+                miss_ratio_spread: range(&miss),
+                median_work_time_ratio: median(&work_time),
+                work_time_ratio_spread_pct: spread_pct(&work_time),
+                median_work_ms_per_j: median(&of(&|r| r.work_ms_per_j)),
             }
         })
         .collect()
@@ -772,5 +761,32 @@ mod tests {
         assert!((s[1].median_miss_ratio.unwrap() - 0.35).abs() < 1e-12);
         assert!((s[1].miss_ratio_spread.unwrap() - 0.10).abs() < 1e-12);
         assert_eq!(s[1].median_work_ms_per_j, None);
+    }
+
+    #[test]
+    fn a_policy_s_clock_percentiles_weigh_the_time_at_each_clock() {
+        // 0.1 s at 408 MHz, then 0.3 s at 1800 MHz: a quarter of the time at the bottom.
+        let log = FreqLog {
+            policies: vec![0],
+            interval_s: 0.1,
+            t: vec![0.0, 0.1, 0.2, 0.3],
+            khz: vec![
+                Some(408_000),
+                Some(1_800_000),
+                Some(1_800_000),
+                Some(1_800_000),
+            ],
+        };
+        let c = policy_clock(&log, 0, 0.0, 1.0);
+        assert_eq!(c.samples, 4);
+        assert_eq!(
+            (c.p10_mhz, c.p50_mhz, c.p90_mhz),
+            (Some(408.0), Some(1800.0), Some(1800.0))
+        );
+        let m = c.mean_mhz.unwrap();
+        assert!((m - (408.0 + 3.0 * 1800.0) / 4.0).abs() < 1e-9, "{m}");
+        // Nothing within the window: no clock.
+        let none = policy_clock(&log, 0, 5.0, 6.0);
+        assert_eq!((none.samples, none.p50_mhz), (0, None));
     }
 }

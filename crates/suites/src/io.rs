@@ -12,6 +12,7 @@ use truebench_host::{Host, Inventory};
 use truebench_model::io::{self as mio, IoBody, IoRow, IoTestSummary, TargetKind};
 use truebench_model::{IoResult, PhaseStatus, RowEvidence};
 use truebench_monitor::Sources;
+use truebench_stats::{median, spread_pct};
 use truebench_workloads::io::{self as wio, IoTest};
 
 use crate::governors::{time_in_state, tis_delta};
@@ -304,14 +305,13 @@ pub fn summaries(rows: &[IoRow]) -> Vec<IoTestSummary> {
                         && r.evidence.invalid.is_none()
                 })
                 .collect();
-            let (m, spread) =
-                net_sweep::median_spread(done.iter().filter_map(|r| r.mb_s).collect());
-            let (iops, _) = net_sweep::median_spread(done.iter().filter_map(|r| r.iops).collect());
+            let mb_s: Vec<f64> = done.iter().filter_map(|r| r.mb_s).collect();
+            let iops: Vec<f64> = done.iter().filter_map(|r| r.iops).collect();
             IoTestSummary {
                 runs: done.len() as u32,
-                median_mb_s: m,
-                median_iops: iops,
-                spread_pct: spread,
+                median_mb_s: median(&mb_s),
+                median_iops: median(&iops),
+                spread_pct: spread_pct(&mb_s),
                 cpu_bound_runs: done.iter().filter(|r| r.cpu_bound.is_some()).count() as u32,
                 test,
                 setting,

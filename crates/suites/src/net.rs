@@ -18,6 +18,7 @@ use truebench_model::net::{
 use truebench_model::{self as m, NetResult, PhaseStatus, RowEvidence};
 use truebench_monitor::evidence::parse_proc_stat;
 use truebench_monitor::Sources;
+use truebench_stats::{median, spread_pct};
 use truebench_workloads::net::{self as wnet, Direction};
 
 use crate::governors::{time_in_state, tis_delta};
@@ -416,12 +417,11 @@ pub fn summaries(rows: &[NetRow]) -> Vec<NetTestSummary> {
                         && r.evidence.invalid.is_none()
                 })
                 .collect();
-            let (median, spread) =
-                net_sweep::median_spread(done.iter().filter_map(|r| r.total_mbit_s()).collect());
+            let mbit_s: Vec<f64> = done.iter().filter_map(|r| r.total_mbit_s()).collect();
             NetTestSummary {
                 runs: done.len() as u32,
-                median_mbit_s: median,
-                spread_pct: spread,
+                median_mbit_s: median(&mbit_s),
+                spread_pct: spread_pct(&mbit_s),
                 cpu_bound_runs: done.iter().filter(|r| r.cpu_bound.is_some()).count() as u32,
                 test,
                 setting,

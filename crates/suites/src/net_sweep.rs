@@ -355,23 +355,6 @@ pub fn phase<T: SweepTest>(setting: &Setting, test: T, repeat: u32) -> TestPhase
     TestPhase::new(label.as_deref(), test, repeat)
 }
 
-/// Median and spread ((max − min) / median, %, from two values on) of the completed repeats.
-pub fn median_spread(mut v: Vec<f64>) -> (Option<f64>, Option<f64>) {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    let median = (n > 0).then(|| {
-        if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            (v[n / 2 - 1] + v[n / 2]) / 2.0
-        }
-    });
-    let spread = median
-        .filter(|m| *m > 0.0 && n > 1)
-        .map(|m| (v[n - 1] - v[0]) / m * 100.0);
-    (median, spread)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,6 +374,10 @@ mod tests {
 
     #[test]
     fn medians_spreads_and_phase_names() {
+        // A test's summary: the median of its completed repeats and their spread ((max −
+        // min) / median, %, from two values on).
+        let median_spread =
+            |v: Vec<f64>| (truebench_stats::median(&v), truebench_stats::spread_pct(&v));
         assert_eq!(
             median_spread(vec![1000.0, 900.0, 950.0]),
             (Some(950.0), Some(100.0 / 950.0 * 100.0))

@@ -24,10 +24,10 @@ pub struct EfficiencyArgs {
     pub runs: u64,
     /// Start every run at or below C °C (-40 to 150; default: the temperature after the idle
     /// gate + 2 °C), so heat from the top OPPs does not leak into the next ones.
-    #[arg(long, value_name = "C", value_parser = crate::values::CELSIUS)]
+    #[arg(long, value_name = "C", value_parser = crate::values::CELSIUS, allow_negative_numbers = true)]
     pub cool_to: Option<f64>,
     /// Longest wait for cooling before a run, seconds (0 to 86400).
-    #[arg(long, value_name = "S", default_value_t = 300.0, value_parser = crate::values::TIMEOUT)]
+    #[arg(long, value_name = "S", default_value_t = 300.0, value_parser = crate::values::TIMEOUT, allow_negative_numbers = true)]
     pub cool_timeout: f64,
     /// Skip OPPs above this clock (kHz, as sbc-bench's MaxKHz).
     #[arg(long, value_name = "KHZ")]

@@ -110,7 +110,7 @@ pub struct IdleArgs {
     /// waits for one), seconds, 0 to 86400 (default 300; `thermal` with --cool-to or
     /// --heat-to: 900). Not idle by then: the measurement goes on and its verdict says the
     /// start is unknown.
-    #[arg(long, alias = "wait-timeout", value_name = "S", value_parser = crate::values::TIMEOUT)]
+    #[arg(long, alias = "wait-timeout", value_name = "S", value_parser = crate::values::TIMEOUT, allow_negative_numbers = true)]
     pub idle_timeout: Option<f64>,
     /// Start after one look at the machine, idle or not (the verdict says so).
     #[arg(long)]

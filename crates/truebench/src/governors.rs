@@ -60,10 +60,10 @@ pub struct GovernorsArgs {
     pub recalibrate: bool,
     /// Between governors wait for the SoC to cool to C °C (default: the starting temperature
     /// + 1 °C; -40 to 150).
-    #[arg(long, value_name = "C", value_parser = crate::values::CELSIUS)]
+    #[arg(long, value_name = "C", value_parser = crate::values::CELSIUS, allow_negative_numbers = true)]
     pub cool_to: Option<f64>,
     /// Longest wait for cooling between governors, seconds (0 to 86400).
-    #[arg(long, value_name = "S", default_value_t = 300.0, value_parser = crate::values::TIMEOUT)]
+    #[arg(long, value_name = "S", default_value_t = 300.0, value_parser = crate::values::TIMEOUT, allow_negative_numbers = true)]
     pub cool_timeout: f64,
     /// Write the task sets as rt-app JSON files into DIR (one per set) and exit without
     /// running them.

@@ -135,29 +135,29 @@ pub struct Select {
     #[arg(long, value_name = "TEXT")]
     pub device: Option<String>,
     /// Only results started since: a date (`2024-03-01`, UTC) or an age (`7d`, `12h`).
-    #[arg(long, value_name = "WHEN")]
-    pub since: Option<String>,
+    #[arg(long, value_name = "WHEN", value_parser = since)]
+    pub since: Option<Since>,
+}
+
+/// `--since WHEN` as Unix milliseconds, an age counted back from when the flag was read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Since(pub i64);
+
+fn since(s: &str) -> Result<Since, String> {
+    parse_since(s, Stamp::now().unix_ms)
+        .map(Since)
+        .ok_or_else(|| "expected a date (2024-03-01) or an age (7d, 12h)".into())
 }
 
 impl Select {
-    /// The store's filter; an unreadable `--since` is an error naming it.
+    /// The store's filter.
     pub fn filter(&self) -> anyhow::Result<Filter> {
         Ok(Filter {
             device: self.device.clone(),
-            since_unix_ms: since_arg(self.since.as_deref())?,
+            since_unix_ms: self.since.map(|s| s.0),
             kind: self.kind.clone(),
         })
     }
-}
-
-pub fn since_arg(since: Option<&str>) -> anyhow::Result<Option<i64>> {
-    since
-        .map(|s| {
-            parse_since(s, Stamp::now().unix_ms).ok_or_else(|| {
-                anyhow::anyhow!("--since {s}: expected a date (2024-03-01) or an age (7d, 12h)")
-            })
-        })
-        .transpose()
 }
 
 pub fn run(args: HistoryArgs) -> anyhow::Result<i32> {

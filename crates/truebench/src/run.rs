@@ -31,7 +31,7 @@ pub struct RunArgs {
     pub unattended: bool,
     /// Before starting, wait until the SoC has cooled to C °C (-40 to 150; instead of until
     /// it stops cooling).
-    #[arg(long, value_name = "C", value_parser = crate::values::CELSIUS)]
+    #[arg(long, value_name = "C", value_parser = crate::values::CELSIUS, allow_negative_numbers = true)]
     pub cool_to: Option<f64>,
     /// Print only the Results.md row on stdout.
     #[arg(long, conflicts_with = "json")]

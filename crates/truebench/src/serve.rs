@@ -14,8 +14,8 @@ pub struct ServeArgs {
     pub machine: MachineArgs,
     /// Address and port to listen on (port 0 = any free port; the chosen one is printed);
     /// `:PORT` (node_exporter's style) listens on every interface.
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9102")]
-    pub listen: String,
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9102", value_parser = listen)]
+    pub listen: Listen,
     /// History whose latest result of each kind is exported too (`truebench_result_*`;
     /// default $XDG_DATA_HOME/truebench/history.sqlite; nothing while it does not exist).
     /// A postgresql://USER@HOST/DB URL uses that PostgreSQL database instead.
@@ -26,8 +26,8 @@ pub struct ServeArgs {
 pub fn run(args: ServeArgs) -> anyhow::Result<i32> {
     let host = args.machine.host()?;
     let inv = Inventory::probe(&host);
-    let listener = TcpListener::bind(&listen_addrs(&args.listen)?[..])
-        .with_context(|| format!("--listen {}", args.listen))?;
+    let listener = TcpListener::bind(&args.listen.addrs[..])
+        .with_context(|| format!("--listen {}", args.listen.text))?;
     let addr = listener.local_addr()?;
     // Scrapes within 100 ms share one reading of the machine.
     let mut exporter = Exporter::new(&host, &inv);
@@ -52,20 +52,32 @@ pub fn run(args: ServeArgs) -> anyhow::Result<i32> {
     Ok(0)
 }
 
+/// `--listen` as given and the addresses it names.
+#[derive(Debug, Clone)]
+pub struct Listen {
+    text: String,
+    addrs: Vec<SocketAddr>,
+}
+
+fn listen(s: &str) -> Result<Listen, String> {
+    Ok(Listen {
+        text: s.to_string(),
+        addrs: listen_addrs(s)?,
+    })
+}
+
 /// `:9556` means every interface on that port, as in node_exporter's `--web.listen-address`:
 /// IPv6 and IPv4 (`[::]`), or IPv4 alone where IPv6 is off.
-fn listen_addrs(listen: &str) -> anyhow::Result<Vec<SocketAddr>> {
+fn listen_addrs(listen: &str) -> Result<Vec<SocketAddr>, String> {
     let Some(port) = listen.strip_prefix(':') else {
         return listen
             .to_socket_addrs()
             .map(|a| a.collect())
-            .with_context(|| {
-                format!("--listen {listen}: expected ADDRESS:PORT (127.0.0.1:9102) or :PORT")
-            });
+            .map_err(|e| format!("expected ADDRESS:PORT (127.0.0.1:9102) or :PORT ({e})"));
     };
     let port: u16 = port
         .parse()
-        .map_err(|_| anyhow::anyhow!("--listen {listen}: {port} is not a port number"))?;
+        .map_err(|_| format!("{port} is not a port number"))?;
     Ok(vec![
         SocketAddr::from((Ipv6Addr::UNSPECIFIED, port)),
         SocketAddr::from((Ipv4Addr::UNSPECIFIED, port)),

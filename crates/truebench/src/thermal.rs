@@ -17,11 +17,11 @@ pub struct ThermalArgs {
     pub idle: IdleArgs,
     /// Before the load, wait (idle) until the SoC is at or below C °C (sbc-bench -t C; -40 to
     /// 150).
-    #[arg(long, value_name = "C", conflicts_with = "heat_to", value_parser = crate::values::CELSIUS)]
+    #[arg(long, value_name = "C", conflicts_with = "heat_to", value_parser = crate::values::CELSIUS, allow_negative_numbers = true)]
     pub cool_to: Option<f64>,
     /// Before the load, run it until the SoC reaches C °C, then start counting (sbc-bench
     /// -T C; -40 to 150): the test then shows the machine already hot.
-    #[arg(long, value_name = "C", value_parser = crate::values::CELSIUS)]
+    #[arg(long, value_name = "C", value_parser = crate::values::CELSIUS, allow_negative_numbers = true)]
     pub heat_to: Option<f64>,
     /// Minutes of load (0.01 to 1440).
     #[arg(long, value_name = "N", default_value_t = 5.0, value_parser = crate::values::MINUTES)]

@@ -314,6 +314,10 @@ pub fn refusal_text(e: &Error, argv: &[String], cmd: &clap::Command) -> Option<S
     let expected = match (string(ContextKind::Custom), e.get(ContextKind::ValidValue)) {
         (Some(c), _) => c,
         (None, Some(ContextValue::Strings(v))) => format!("expected one of {}", v.join(", ")),
+        // A parser that is a function: its own error says what was expected.
+        _ if std::error::Error::source(e).is_some() => std::error::Error::source(e)
+            .map(|s| s.to_string())
+            .unwrap_or_default(),
         // A parser of clap's own (a number that is no number): its message says it.
         _ => {
             let text = e.render().to_string();

@@ -459,7 +459,9 @@ fn measure_here(
         }
     }
     samples.sort_by(|a, b| b.total_cmp(a));
-    let mhz = median(&samples);
+    // Never empty: zero samples is refused before measuring, and the loop ends with as many
+    // as asked or an error.
+    let mhz = truebench_stats::median(&samples).unwrap_or(0.0);
     let cycles = n as f64 * (LONG_CHAIN - SHORT_CHAIN) as f64 * method.cycles_per_step();
     let mean_diff = (sum_long as f64 - sum_short as f64) / count_all.max(1) as f64;
     let effective_mhz = if mean_diff > 0.0 {
@@ -564,19 +566,6 @@ fn kth_smallest(v: &[u64], k: usize) -> Option<u64> {
     let i = k.min(w.len()) - 1;
     let (_, x, _) = w.select_nth_unstable(i);
     Some(*x)
-}
-
-fn median(v: &[f64]) -> f64 {
-    let mut w = v.to_vec();
-    w.sort_by(|a, b| a.total_cmp(b));
-    let n = w.len();
-    if n == 0 {
-        0.0
-    } else if n % 2 == 1 {
-        w[n / 2]
-    } else {
-        (w[n / 2 - 1] + w[n / 2]) / 2.0
-    }
 }
 
 /// Iterations so that the long loop takes about `target_ns`.

@@ -7,7 +7,7 @@
 //! - **sequential**: 2 MiB reads with `O_DIRECT` from the start on (`hdparm -t --direct`);
 //! - **random**: 4 KiB reads with `O_DIRECT` at random 4 KiB-aligned offsets, one at a time
 //!   (fio `--rw=randread --bs=4k --ioengine=psync --iodepth=1 --direct=1`), with latency
-//!   percentiles.
+//!   percentiles (nearest rank, `truebench_stats::percentile`).
 //!
 //! Reads only. A scratch file is written only when the caller asks for one ([`Scratch`]), and
 //! removed when it is dropped.
@@ -22,7 +22,9 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::stats::SplitMix64;
+use truebench_stats::Sorted;
+
+use crate::rng::SplitMix64;
 
 /// One sequential or cached read, as hdparm.
 pub const SEQ_BLOCK: usize = 2 * 1024 * 1024;
@@ -358,10 +360,7 @@ pub fn run(
         (Some(a), Some(b)) if ios > 0 => Some((b - a) * 1e6 / ios as f64),
         _ => None,
     };
-    lat.sort_by(f64::total_cmp);
-    let pct = |p: f64| -> Option<f64> {
-        (!lat.is_empty()).then(|| lat[((lat.len() - 1) as f64 * p).round() as usize])
-    };
+    let lat = Sorted::new(lat);
     Ok(IoResult {
         test,
         direct,
@@ -372,9 +371,9 @@ pub fn run(
         mb_s: bytes as f64 / secs / 1e6,
         iops: ios as f64 / secs,
         cpu_us_per_io: cpu,
-        latency_p50_us: pct(0.5),
-        latency_p99_us: pct(0.99),
-        latency_max_us: lat.last().copied(),
+        latency_p50_us: lat.percentile(50.0),
+        latency_p99_us: lat.percentile(99.0),
+        latency_max_us: lat.max(),
     })
 }
 

@@ -13,7 +13,7 @@ use std::time::Instant;
 use liblzma::stream::{Action, LzmaOptions, Status, Stream};
 
 use crate::pin::{run_pinned, PinError};
-use crate::stats::SplitMix64;
+use crate::rng::SplitMix64;
 
 /// Why the built-in benchmark failed.
 #[derive(Debug, thiserror::Error)]

@@ -23,7 +23,8 @@ use std::time::Instant;
 use truebench_host::Host;
 
 use crate::pin::{run_pinned, PinError};
-use crate::stats::{spread_pct_of_best, spread_suffix, SplitMix64};
+use crate::rng::SplitMix64;
+use spread::{spread_pct_of_best, spread_suffix};
 
 const KIB: u64 = 1024;
 const MIB: u64 = 1024 * 1024;
@@ -609,7 +610,7 @@ fn bandwidth_pinned(
             for _ in 0..PILOT_TURNS {
                 for ((_, f), p) in candidates.iter_mut().zip(pilots.iter_mut()) {
                     let v = sample(&pilot, bytes, &mut **f);
-                    p.mb_s = p.mb_s.max(crate::stats::max(&v));
+                    p.mb_s = p.mb_s.max(spread::max(&v));
                 }
             }
         }
@@ -623,7 +624,7 @@ fn bandwidth_pinned(
         let samples = sample(opts, bytes, &mut **f);
         out.push(Bandwidth {
             test,
-            mb_s: crate::stats::max(&samples),
+            mb_s: spread::max(&samples),
             spread_pct: spread_pct_of_best(&samples),
             samples_mb_s: samples,
             bytes: bytes as u64,
@@ -652,9 +653,7 @@ fn sample(opts: &MemoryOptions, bytes: usize, mut f: impl FnMut()) -> Vec<f64> {
             }
         };
         samples.push(bytes as f64 * calls as f64 / secs / 1e6);
-        if samples.len() >= opts.min_samples.max(2) as usize
-            && crate::stats::sample_stddev(&samples) < crate::stats::max(&samples) / 1000.0
-        {
+        if samples.len() >= opts.min_samples.max(2) as usize && spread::agree(&samples) {
             break;
         }
     }
@@ -662,6 +661,7 @@ fn sample(opts: &MemoryOptions, bytes: usize, mut f: impl FnMut()) -> Vec<f64> {
 }
 
 mod nt;
+mod spread;
 pub mod standard;
 
 mod read {

@@ -89,18 +89,21 @@ impl Bench {
 
     /// Mean compression speed over the dictionary lines, KiB/s.
     pub fn compress_speed_kib_s(&self) -> Option<f64> {
-        mean(self.lines.iter().filter_map(|l| l.compress.speed_kib_s))
+        truebench_stats::mean(
+            self.lines
+                .iter()
+                .filter_map(|l| l.compress.speed_kib_s.map(|s| s as f64)),
+        )
     }
 
     /// Mean decompression speed over the dictionary lines, KiB/s.
     pub fn decompress_speed_kib_s(&self) -> Option<f64> {
-        mean(self.lines.iter().filter_map(|l| l.decompress.speed_kib_s))
+        truebench_stats::mean(
+            self.lines
+                .iter()
+                .filter_map(|l| l.decompress.speed_kib_s.map(|s| s as f64)),
+        )
     }
-}
-
-fn mean(it: impl Iterator<Item = u64>) -> Option<f64> {
-    let v: Vec<u64> = it.collect();
-    (!v.is_empty()).then(|| v.iter().sum::<u64>() as f64 / v.len() as f64)
 }
 
 /// Why an output could not be read.

@@ -184,10 +184,8 @@ pub(super) fn timeline(
         .map(|w| w[1].t - w[0].t)
         .filter(|g| *g > 0.0)
         .collect();
-    if !gaps.is_empty() {
-        let mut g = gaps.clone();
-        g.sort_by(f64::total_cmp);
-        tl.header.interval_s = g[g.len() / 2];
+    if let Some(m) = truebench_stats::median(&gaps) {
+        tl.header.interval_s = m;
     }
     Built {
         timeline: tl,

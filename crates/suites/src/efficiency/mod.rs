@@ -18,6 +18,7 @@ use truebench_host::{Host, Inventory};
 use truebench_model::efficiency::{EfficiencyCluster, OppMethod, OppPoint, OppRun, OppRunPhase};
 use truebench_model::{EfficiencyBody, EfficiencyResult, PhaseStatus, RowEvidence};
 use truebench_monitor::FindingKind;
+use truebench_stats::median;
 
 use crate::idle::{self, IdleConfig};
 use crate::session::{self, Finish, Outcome, Session, SessionOptions};
@@ -188,19 +189,6 @@ fn opps_of(c: &Cluster) -> Vec<u64> {
         .collect();
     v.dedup();
     v
-}
-
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    })
 }
 
 /// Run the walk. `kernels` measure the clock and run the work (`LiveKernels` for real).
@@ -528,8 +516,10 @@ fn fill(r: &mut EfficiencyResult) {
                 })
                 .collect();
             p.invalid = (!invalid.is_empty()).then(|| invalid.join("; "));
-            p.score = median(p.runs.iter().map(|r| r.score).collect());
-            p.watts = median(p.runs.iter().filter_map(|r| r.watts).collect());
+            let scores: Vec<f64> = p.runs.iter().map(|r| r.score).collect();
+            let watts: Vec<f64> = p.runs.iter().filter_map(|r| r.watts).collect();
+            p.score = median(&scores);
+            p.watts = median(&watts);
             p.temp_max_c = p.runs.iter().filter_map(|r| r.temp_max_c).reduce(f64::max);
             if let (Some(sc), Some(w)) = (p.score, p.watts) {
                 p.per_watt = (w > 0.0).then(|| sc / w);
@@ -548,8 +538,9 @@ fn fill(r: &mut EfficiencyResult) {
 
 #[cfg(test)]
 mod tests {
-    use super::{median, opps_of};
+    use super::opps_of;
     use truebench_host::inventory::Cluster;
+    use truebench_stats::median;
 
     #[test]
     fn without_a_table_eight_clocks_span_the_range() {
@@ -574,8 +565,8 @@ mod tests {
 
     #[test]
     fn medians() {
-        assert_eq!(median(vec![]), None);
-        assert_eq!(median(vec![3.0, 1.0, 2.0]), Some(2.0));
-        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), Some(2.5));
+        assert_eq!(median::<f64>(&[]), None);
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
     }
 }

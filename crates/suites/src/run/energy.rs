@@ -6,6 +6,7 @@
 use truebench_model::phase;
 use truebench_model::{CompressionTool, RunKind, RunPhase, RunResult, Scores};
 use truebench_monitor::EnergyReport;
+use truebench_stats::mean;
 
 /// The Results.md AES figure: AES-256-CBC on 16 KiB chunks.
 const AES_CIPHER: &str = "aes-256-cbc";
@@ -19,17 +20,16 @@ fn compression(report: &mut EnergyReport, phase: RunPhase, s: &Scores, kind: Run
     if runs.is_empty() || (kind == RunKind::Single && runs.len() > 1) {
         return;
     }
-    let mean = |v: Vec<f64>| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
     match c.tool {
         CompressionTool::SevenZip => {
             let mips = runs.iter().filter_map(|r| r.total_mips).map(|m| m as f64);
-            if let Some(m) = mean(mips.collect()) {
+            if let Some(m) = mean(mips) {
                 report.add_per_watt(phase, &format!("7-zip, {what}"), m, "MIPS");
             }
         }
         CompressionTool::BuiltinLzma => {
             let mb = runs.iter().filter_map(|r| r.compress_mb_s);
-            if let Some(m) = mean(mb.collect()) {
+            if let Some(m) = mean(mb) {
                 report.add_per_watt(phase, &format!("LZMA compression, {what}"), m, "MB/s");
             }
         }

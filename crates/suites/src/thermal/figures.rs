@@ -5,6 +5,7 @@
 use truebench_host::Inventory;
 use truebench_model::thermal::{ClockLoss, ScorePoint, ThermalCluster};
 use truebench_monitor::{Phase, Sample};
+use truebench_stats::mean;
 
 /// A sample this far below the starting clock counts as a lost clock (one OPP step on the
 /// boards with the finest tables is ~4 %; 2 % keeps reporting jitter out).
@@ -27,15 +28,6 @@ pub fn temperatures(samples: &[Sample]) -> (Option<f64>, Option<f64>, Option<f64
 pub fn change_pct(scores: &[ScorePoint]) -> Option<f64> {
     let (a, b) = (scores.first()?, scores.last()?);
     (scores.len() > 1 && a.score > 0.0).then(|| (b.score - a.score) / a.score * 100.0)
-}
-
-fn mean(v: impl Iterator<Item = f64>) -> Option<f64> {
-    let (mut s, mut n) = (0.0, 0usize);
-    for x in v {
-        s += x;
-        n += 1;
-    }
-    (n > 0).then(|| s / n as f64)
 }
 
 /// Per cluster over the load phase `p` whose samples are `samples`.

@@ -15,8 +15,8 @@ use std::ffi::c_void;
 use std::hint::black_box;
 use std::time::Instant;
 
+use super::spread::{agree, max, spread_pct_of_best};
 use super::{Bandwidth, BandwidthTest, Mapping, MemoryError, MemoryOptions, MIB};
-use crate::stats::{max, sample_stddev, spread_pct_of_best};
 
 /// tinymembench's `SIZE`.
 pub const STANDARD_BYTES: usize = 32 * MIB as usize;
@@ -113,7 +113,7 @@ pub fn repeats(seconds: f64, max_repeats: u32, bytes: usize, f: &mut dyn FnMut()
 /// tinymembench's end of sampling: three or more repeats whose sample standard deviation is
 /// below a thousandth of the best.
 fn settled(speeds: &[f64]) -> bool {
-    speeds.len() > 2 && sample_stddev(speeds) < max(speeds) / 1000.0
+    speeds.len() > 2 && agree(speeds)
 }
 
 #[cfg(test)]

@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
+use truebench_stats::median;
+
 use super::now_ns;
 
 /// `n` iterations of an empty loop the compiler cannot remove: interbench's `burn_loops`,
@@ -137,11 +139,6 @@ pub fn accuracy(loops_per_ms: u64, work_ms: f64, repeat: u32, pause: Duration) -
         .collect()
 }
 
-fn median(v: &mut [u64]) -> u64 {
-    v.sort_unstable();
-    v[v.len() / 2]
-}
-
 /// Calibrate on the calling thread (pin it first): warm up for `warm_up` so the clock climbs
 /// to its maximum, take the median of five 20 ms bursts, pause, check twice more; redo when a
 /// check drifts more than 1 %.
@@ -154,15 +151,16 @@ pub fn calibrate(cpu: Option<u32>, warm_up: Duration) -> Calibration {
     let mut attempts = 0;
     loop {
         attempts += 1;
-        let mut v: Vec<u64> = (0..5).map(|_| measure(guess, 20)).collect();
-        let lpm = median(&mut v);
+        // Five and three bursts: the medians exist.
+        let v: Vec<u64> = (0..5).map(|_| measure(guess, 20)).collect();
+        let lpm = median(&v).unwrap_or(guess);
         let mut checks = vec![lpm];
         let mut drift = 0.0f64;
         for _ in 0..2 {
             // A pause, as interbench does: reproducibility after the CPU went idle.
             std::thread::sleep(Duration::from_millis(100));
-            let mut w: Vec<u64> = (0..3).map(|_| measure(lpm, 20)).collect();
-            let c = median(&mut w);
+            let w: Vec<u64> = (0..3).map(|_| measure(lpm, 20)).collect();
+            let c = median(&w).unwrap_or(lpm);
             drift = drift.max((c as f64 - lpm as f64).abs() / lpm as f64 * 100.0);
             checks.push(c);
         }

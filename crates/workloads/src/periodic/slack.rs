@@ -68,14 +68,11 @@ impl SlackStats {
         (n > 0).then(|| self.negative() as f64 / n as f64)
     }
 
-    /// The slack at quantile `q` (0…100) over both signs, ns; None without periods.
+    /// The slack at quantile `q` (0…100) over both signs, ns (nearest rank, as
+    /// `truebench_stats::percentile`); None without periods.
     pub fn percentile_ns(&self, q: f64) -> Option<i64> {
-        let n = self.count();
-        if n == 0 {
-            return None;
-        }
         // Rank from the most negative: the late histogram read backwards, then the early one.
-        let rank = ((q / 100.0) * n as f64).ceil().clamp(1.0, n as f64) as u64;
+        let rank = truebench_stats::nearest_rank(self.count(), q)?;
         let late = self.late.len();
         if rank <= late {
             // The rank-th most negative is the (late − rank + 1)-th smallest lateness.

@@ -1,13 +1,14 @@
 //! Per-task statistics of the periodic engine: wake-up latencies in a high-resolution
 //! histogram plus exact running moments, deadlines met and missed, work done and dropped.
 //!
-//! The standard deviation is the sample standard deviation (Welford's running update, exact
-//! for any number of samples). interbench computes `(Σx² − mean²/n) / (n − 1)`, which is
+//! The standard deviation is the sample standard deviation (`truebench_stats::Moments`:
+//! Welford's running update, exact for any number of samples). interbench computes `(Σx² − mean²/n) / (n − 1)`, which is
 //! ≈ Σx²/(n−1): the root mean square, not the spread; [`PeriodStats::interbench_sd_ns`]
 //! reproduces it for side-by-side comparisons.
 
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
+use truebench_stats::Moments;
 
 /// Largest latency the histogram holds exactly, ns (100 s); larger ones are clamped to it and
 /// counted in `clamped`.
@@ -17,9 +18,7 @@ const MAX_NS: u64 = 100_000_000_000;
 #[derive(Debug, Clone)]
 pub struct PeriodStats {
     hist: Histogram<u64>,
-    n: u64,
-    mean: f64,
-    m2: f64,
+    moments: Moments,
     sum_sq: f64,
     max_ns: u64,
     clamped: u64,
@@ -37,9 +36,7 @@ impl Default for PeriodStats {
         PeriodStats {
             // 3 significant digits from 1 ns to 100 s.
             hist: Histogram::new_with_bounds(1, MAX_NS, 3).expect("valid histogram bounds"),
-            n: 0,
-            mean: 0.0,
-            m2: 0.0,
+            moments: Moments::default(),
             sum_sq: 0.0,
             max_ns: 0,
             clamped: 0,
@@ -61,11 +58,8 @@ impl PeriodStats {
         }
         // Within bounds by construction: cannot fail.
         let _ = self.hist.record(v);
-        self.n += 1;
         let x = ns as f64;
-        let d = x - self.mean;
-        self.mean += d / self.n as f64;
-        self.m2 += d * (x - self.mean);
+        self.moments.push(x);
         self.sum_sq += x * x;
         self.max_ns = self.max_ns.max(ns);
     }
@@ -83,35 +77,35 @@ impl PeriodStats {
     }
 
     pub fn samples(&self) -> u64 {
-        self.n
+        self.moments.count()
     }
+    /// Mean latency, ns; 0 without samples.
     pub fn mean_ns(&self) -> f64 {
-        self.mean
+        self.moments.mean().unwrap_or(0.0)
     }
     /// Sample standard deviation (n − 1), ns; 0 below two samples.
     pub fn sd_ns(&self) -> f64 {
-        if self.n < 2 {
-            0.0
-        } else {
-            (self.m2 / (self.n - 1) as f64).sqrt()
-        }
+        self.moments.sample_sd().unwrap_or(0.0)
     }
     /// interbench's figure: `sqrt((Σx² − mean²/n) / (n − 1))`, ≈ the root mean square.
     pub fn interbench_sd_ns(&self) -> f64 {
-        if self.n < 2 {
+        let n = self.samples();
+        if n < 2 {
             return 0.0;
         }
-        let n = self.n as f64;
-        ((self.sum_sq - self.mean * self.mean / n) / (n - 1.0))
+        let (n, mean) = (n as f64, self.mean_ns());
+        ((self.sum_sq - mean * mean / n) / (n - 1.0))
             .max(0.0)
             .sqrt()
     }
     pub fn max_ns(&self) -> u64 {
         self.max_ns
     }
-    /// The latency at `q` (0…100), ns; 0 without samples.
+    /// The latency at `q` (0…100), ns; 0 without samples. Nearest rank (hdrhistogram's
+    /// definition, the same as `truebench_stats::percentile`), read as the highest value of
+    /// its bucket (3 significant digits).
     pub fn percentile_ns(&self, q: f64) -> u64 {
-        if self.n == 0 {
+        if self.samples() == 0 {
             0
         } else {
             self.hist.value_at_quantile(q / 100.0)
@@ -151,7 +145,7 @@ impl PeriodStats {
     pub fn summary(&self) -> LatencySummary {
         let us = |ns: f64| ns / 1000.0;
         LatencySummary {
-            samples: self.n,
+            samples: self.samples(),
             mean_us: us(self.mean_ns()),
             sd_us: us(self.sd_ns()),
             interbench_sd_us: us(self.interbench_sd_ns()),

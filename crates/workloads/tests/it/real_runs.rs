@@ -83,11 +83,7 @@ fn memory_quick_run_is_plausible() {
     // Non-decreasing overall: DRAM at the end is well above L1 at the start, and the
     // upper third of the curve lies above the lower third.
     let third = ns.len() / 3;
-    let median = |v: &[f64]| {
-        let mut v = v.to_vec();
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
+    let median = |v: &[f64]| truebench_stats::median(v).unwrap();
     assert!(*ns.last().unwrap() > 2.0 * first, "{ns:?}");
     assert!(
         median(&ns[ns.len() - third..]) > median(&ns[..third]),
