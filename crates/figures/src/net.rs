@@ -12,10 +12,10 @@ impl Figures for NetBody {
         b.tests
             .iter()
             .map(|t| {
-                let label = crate::setting_label(&t.test, &t.setting);
+                let label = crate::setting_label(t.test.as_str(), &t.setting);
                 let v = t.median_mbit_s.map_or("–".into(), |m| format!("{} Mbit/s", fig(m)));
                 let rows: Vec<_> = b.rows.iter().filter(|x| x.test == t.test && x.setting == t.setting).collect();
-                let invalid = rows.iter().find_map(|x| x.invalid.clone());
+                let invalid = rows.iter().find_map(|x| x.evidence.invalid.clone());
                 let bound = rows.iter().find_map(|x| x.cpu_bound.as_ref());
                 let note = match bound {
                     Some(cb) if t.cpu_bound_runs > 0 => format!(
@@ -44,7 +44,7 @@ impl Figures for NetBody {
     fn metrics(r: NView<'_>) -> Vec<Metric> {
         let mut out = Vec::new();
         for t in &r.body.tests {
-            let key = crate::setting_key(&t.test, &t.setting);
+            let key = crate::setting_key(t.test.as_str(), &t.setting);
             if let Some(m) = t.median_mbit_s {
                 out.push(Metric::number(format!("{key}_mbit_s"), m, Some("Mbit/s")));
             }

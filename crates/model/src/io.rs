@@ -6,8 +6,40 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::net::{CoreLoad, CpuBound};
+use crate::evidence::{words, RowEvidence};
+use crate::net::{CoreLoad, CpuBound, SweepTest, TestPhase};
 use truebench_host::inventory::StorageInfo;
+
+words! {
+    /// A test of `io`.
+    pub enum IoTest("io test") {
+        /// Reads the page cache holds.
+        Cached => "cached",
+        /// Sequential O_DIRECT reads.
+        Sequential => "sequential",
+        /// 4 KiB random O_DIRECT reads.
+        Random => "random",
+    }
+}
+
+impl SweepTest for IoTest {
+    const PREFIX: &'static str = "io";
+}
+
+/// The phase of an `io` test (`io-sequential-1`).
+pub type IoPhase = TestPhase<IoTest>;
+
+words! {
+    /// What was read.
+    pub enum TargetKind("target kind") {
+        /// An existing file.
+        File => "file",
+        /// A block device (`/dev/mmcblk0`).
+        BlockDevice => "block device",
+        /// Written by truebench, removed afterwards.
+        ScratchFile => "scratch file",
+    }
+}
 
 /// Body of an `io` document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -15,7 +47,7 @@ pub struct IoBody {
     /// The file or block device read.
     pub target: String,
     /// `file`, `block device` or `scratch file` (written by truebench, removed afterwards).
-    pub target_kind: String,
+    pub target_kind: TargetKind,
     /// Bytes read from (the first `size_bytes` of the target).
     pub size_bytes: u64,
     /// What holds it; None on tmpfs or network filesystems. Boxed: keeps every `Body` small.
@@ -46,17 +78,14 @@ pub struct IoBody {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IoRow {
     /// `cached`, `sequential`, `random`.
-    pub test: String,
+    pub test: IoTest,
     /// The machine setting it ran under (`as is`; the sweep's `max`, `governor:ondemand`…).
     pub setting: String,
     /// 1-based repeat number.
     pub repeat: u32,
-    /// The phase of the envelope holding this test's evidence.
-    pub phase: String,
-    /// How the test ended.
-    pub status: crate::PhaseStatus,
-    /// Why it failed or was interrupted; None when there is nothing to say.
-    pub reason: Option<String>,
+    /// Its phase, how it ended, the findings of its time.
+    #[serde(flatten)]
+    pub evidence: RowEvidence<IoPhase>,
     /// O_DIRECT was in effect (false for `cached`, and where the filesystem refused it).
     pub direct: bool,
     /// Bytes per read.
@@ -78,19 +107,13 @@ pub struct IoRow {
     /// The clock reached per policy while it ran: `(policy, MHz)`, time-weighted mean of
     /// the time_in_state deltas (empty without cpufreq statistics).
     pub reached_mhz: Vec<(String, f64)>,
-    /// Findings of this test's phase (`throttling` …).
-    pub marks: Vec<String>,
-    /// Why its figures are not valid: the critical findings of its phase (`throttling`,
-    /// `swapping` …); None when none happened while it was measured.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub invalid: Option<String>,
 }
 
 /// A test's figures over its repeats, per setting.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IoTestSummary {
     /// `cached`, `sequential`, `random`.
-    pub test: String,
+    pub test: IoTest,
     /// The machine setting (as `IoRow::setting`).
     pub setting: String,
     /// Repeats that completed and are valid: what the medians are of.

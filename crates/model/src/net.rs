@@ -7,6 +7,151 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::evidence::{words, NotOne, RowEvidence};
+
+words! {
+    /// A test of `net`: the direction data flows.
+    pub enum NetTest("net test") {
+        /// This side sends.
+        Upload => "upload",
+        /// This side receives.
+        Download => "download",
+        /// Both at once.
+        Duplex => "duplex",
+    }
+}
+
+words! {
+    /// What answered on the other side.
+    pub enum PeerKind("peer kind") {
+        /// A `truebench net --server`.
+        Truebench => "truebench",
+        /// truebench's own server in this process (`--loopback`).
+        Loopback => "truebench (in-process)",
+        /// An iperf3 server, driven through `iperf3 -J`.
+        Iperf3 => "iperf3",
+    }
+}
+
+words! {
+    /// What kept a saturated core busy.
+    pub enum BusyBy("busy share") {
+        /// softirq + irq time was the larger share of the busy time.
+        Softirq => "softirq",
+        /// The processes' time (user + nice + system) was.
+        Process => "process",
+    }
+}
+
+/// A test of a kind that sweeps settings (`net`, `io`): its name is part of its phases'.
+pub trait SweepTest: Copy + PartialEq + std::fmt::Display + std::str::FromStr {
+    /// The kind's prefix of its phase names (`net`).
+    const PREFIX: &'static str;
+}
+
+impl SweepTest for NetTest {
+    const PREFIX: &'static str = "net";
+}
+
+/// The phase of one test of one repeat under one setting: `net-upload-1`, with a swept
+/// setting `net-opp-1800-MHz-upload-1`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TestPhase<T> {
+    /// The setting's label with every character but letters and digits as `-`
+    /// (`opp-1800-MHz`); None for the machine as it is.
+    pub setting: Option<String>,
+    /// The test.
+    pub test: T,
+    /// 1-based.
+    pub repeat: u32,
+}
+
+/// The phase of a `net` test.
+pub type NetPhase = TestPhase<NetTest>;
+
+impl<T: SweepTest> TestPhase<T> {
+    /// The phase of `test`'s repeat `repeat` under the setting labelled `setting` (None:
+    /// the machine as it is).
+    pub fn new(setting: Option<&str>, test: T, repeat: u32) -> TestPhase<T> {
+        let slug = |l: &str| -> String {
+            l.chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                .collect()
+        };
+        TestPhase {
+            setting: setting.map(slug),
+            test,
+            repeat,
+        }
+    }
+}
+
+impl<T: SweepTest> std::fmt::Display for TestPhase<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(T::PREFIX)?;
+        if let Some(s) = &self.setting {
+            write!(f, "-{s}")?;
+        }
+        write!(f, "-{}-{}", self.test, self.repeat)
+    }
+}
+
+impl<T: SweepTest> std::str::FromStr for TestPhase<T> {
+    type Err = NotOne;
+    fn from_str(s: &str) -> Result<TestPhase<T>, NotOne> {
+        let not = || NotOne::new("test phase", s);
+        let rest = s
+            .strip_prefix(T::PREFIX)
+            .and_then(|r| r.strip_prefix('-'))
+            .ok_or_else(not)?;
+        let (rest, repeat) = rest.rsplit_once('-').ok_or_else(not)?;
+        let repeat = repeat.parse().map_err(|_| not())?;
+        // Test names have no `-`: what is before the last one is the setting.
+        let (setting, test) = match rest.rsplit_once('-') {
+            Some((setting, test)) if !setting.is_empty() => (Some(setting.to_string()), test),
+            Some(_) => return Err(not()),
+            None => (None, rest),
+        };
+        Ok(TestPhase {
+            setting,
+            test: test.parse().map_err(|_| not())?,
+            repeat,
+        })
+    }
+}
+
+impl<T: SweepTest> crate::evidence::PhaseId for TestPhase<T> {
+    fn is(&self, name: &str) -> bool {
+        name.parse::<TestPhase<T>>().is_ok_and(|p| p == *self)
+    }
+}
+
+impl<T: SweepTest> Serialize for TestPhase<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de, T: SweepTest> Deserialize<'de> for TestPhase<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+impl<T> schemars::JsonSchema for TestPhase<T> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "TestPhase".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "description": "`KIND-TEST-REPEAT`, `KIND-SETTING-TEST-REPEAT`"})
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+}
+
 /// Body of a `net` document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NetBody {
@@ -14,7 +159,7 @@ pub struct NetBody {
     pub peer: String,
     /// `truebench` (a `truebench net --server`), `truebench (in-process)` (`--loopback`) or
     /// `iperf3` (an iperf3 server, driven through `iperf3 -J`).
-    pub peer_kind: String,
+    pub peer_kind: PeerKind,
     /// Seconds each test moves data.
     pub duration_s: f64,
     /// Parallel TCP streams per test, started together.
@@ -47,17 +192,14 @@ pub struct NetBody {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NetRow {
     /// `upload` (this side sends), `download` (this side receives) or `duplex` (both at once).
-    pub test: String,
+    pub test: NetTest,
     /// The machine setting it ran under (`as is`; the sweep's `max`, `governor:ondemand`…).
     pub setting: String,
     /// 1-based.
     pub repeat: u32,
-    /// The phase of the envelope holding this test's evidence.
-    pub phase: String,
-    /// How the test ended.
-    pub status: crate::PhaseStatus,
-    /// Why it failed or was interrupted; None when there is nothing to say.
-    pub reason: Option<String>,
+    /// Its phase, how it ended, the findings of its time.
+    #[serde(flatten)]
+    pub evidence: RowEvidence<NetPhase>,
     /// Seconds the data flowed.
     pub seconds: f64,
     /// Mbit/s this side sent and received (10^6 bits, as iperf3); None for a direction the
@@ -69,12 +211,6 @@ pub struct NetRow {
     pub cores: Vec<CoreLoad>,
     /// The saturated core, when one was.
     pub cpu_bound: Option<CpuBound>,
-    /// Findings about this test's phase (`throttling` …).
-    pub marks: Vec<String>,
-    /// Why its figures are not valid: the critical findings of its phase (`throttling`,
-    /// `swapping` …); None when none happened while it was measured.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub invalid: Option<String>,
     /// The clock reached per policy while it ran: `(policy, MHz)`, time-weighted mean of
     /// the time_in_state deltas (empty without cpufreq statistics).
     #[serde(default)]
@@ -112,14 +248,14 @@ pub struct CpuBound {
     /// Its busy share, % of the wall time.
     pub busy_pct: f64,
     /// `softirq` when softirq + irq time is the larger share of the busy time, else `process`.
-    pub by: String,
+    pub by: BusyBy,
 }
 
 /// A test's figures over its repeats.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NetTestSummary {
     /// `upload`, `download` or `duplex`.
-    pub test: String,
+    pub test: NetTest,
     /// The machine setting (as `NetRow::setting`).
     pub setting: String,
     /// Repeats that completed and are valid: what the median is of.

@@ -6,12 +6,11 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
-use truebench_monitor_core::detect::phases;
 
 use truebench_host::inventory::StorageInfo;
 use truebench_host::{Host, Inventory};
-use truebench_model::io::{IoBody, IoRow, IoTestSummary};
-use truebench_model::{IoResult, PhaseStatus};
+use truebench_model::io::{self as mio, IoBody, IoRow, IoTestSummary, TargetKind};
+use truebench_model::{IoResult, PhaseStatus, RowEvidence};
 use truebench_monitor::Sources;
 use truebench_stats::{median, spread_pct};
 use truebench_workloads::io::{self as wio, IoTest};
@@ -20,14 +19,14 @@ use crate::governors::{time_in_state, tis_delta};
 use crate::net::{core_loads, cpu_bound};
 use crate::net_sweep::{self, Setting};
 use crate::progress::Event;
-use crate::session::{Finish, Outcome, Session, SessionOptions};
+use crate::session::{self, Finish, Outcome, Session, SessionOptions};
 
 #[derive(Debug, Clone)]
 pub struct IoOptions {
     /// File or block device to read.
     pub path: PathBuf,
     /// `file`, `block device` or `scratch file`.
-    pub target_kind: String,
+    pub target_kind: TargetKind,
     pub size_bytes: u64,
     pub storage: Option<StorageInfo>,
     pub warnings: Vec<String>,
@@ -55,11 +54,12 @@ pub enum IoSuiteError {
 pub fn result_text(r: &IoRow) -> String {
     format!(
         "{}{}{}",
-        r.status,
+        r.evidence.status,
         r.mb_s
             .map(|m| format!(", {m:.1} MB/s, {:.0} IOPS", r.iops.unwrap_or(0.0)))
             .unwrap_or_default(),
-        r.reason
+        r.evidence
+            .reason
             .as_ref()
             .map(|w| format!(": {w}"))
             .unwrap_or_default()
@@ -118,7 +118,7 @@ pub fn run(
     let figures: Vec<net_sweep::Figure<'_>> = tests
         .iter()
         .map(|t| net_sweep::Figure {
-            test: &t.test,
+            test: t.test.as_str(),
             setting: &t.setting,
             median: t.median_mb_s,
             spread_pct: t.spread_pct,
@@ -129,7 +129,7 @@ pub fn run(
     warnings.extend(cache_warnings(opts.storage.as_ref(), &tests));
     let body = IoBody {
         target: opts.path.display().to_string(),
-        target_kind: opts.target_kind.clone(),
+        target_kind: opts.target_kind,
         size_bytes: opts.size_bytes,
         storage: opts.storage.clone().map(Box::new),
         duration_s: opts.duration.as_secs_f64(),
@@ -145,8 +145,7 @@ pub fn run(
     let mut result = s.finish(body, Finish { comparable: true });
     let findings = result.envelope.findings.clone();
     for row in result.body.rows.iter_mut() {
-        row.marks = phases::marks(&findings, &row.phase);
-        row.invalid = phases::invalid_by(&findings, &row.phase, &[]);
+        session::mark(&mut row.evidence, &findings, &[], &[]);
     }
     Ok(result)
 }
@@ -162,7 +161,7 @@ fn one_test(
     let (host, inv, stop) = (s.host(), s.inv(), s.stop_flag());
     let label = setting.label();
     let name = t.name();
-    let phase = net_sweep::phase_name("io", setting, name, r);
+    let phase = net_sweep::phase(setting, io_test(t), r);
     let title = format!(
         "{name} reads of {} for {:.0} s, {label}",
         opts.path.display(),
@@ -187,13 +186,10 @@ fn one_test(
         _ => Vec::new(),
     };
     let mut row = IoRow {
-        test: name.into(),
+        test: io_test(t),
         setting: label,
         repeat: r,
-        phase,
-        status: PhaseStatus::Ok,
-        invalid: None,
-        reason: None,
+        evidence: RowEvidence::new(phase, PhaseStatus::Ok),
         direct: false,
         block_bytes: 0,
         mb_s: None,
@@ -204,7 +200,6 @@ fn one_test(
         cpu_bound: cpu_bound(&cores, opts.cpu_bound_pct),
         cores,
         reached_mhz: net_sweep::reached_mhz(&tis),
-        marks: Vec::new(),
     };
     let mut out = Outcome::default();
     match res {
@@ -219,21 +214,30 @@ fn one_test(
             out.details = serde_json::to_value(&x).unwrap_or_default();
         }
         Err(e) => {
-            row.status = PhaseStatus::Failed;
-            row.reason = Some(e.to_string());
+            row.evidence.status = PhaseStatus::Failed;
+            row.evidence.reason = Some(e.to_string());
             row.cpu_bound = None;
             out.fail(e.to_string());
         }
     }
     let recorded = s.end_phase(open, out);
     if recorded.status == PhaseStatus::Interrupted {
-        row.status = PhaseStatus::Interrupted;
-        row.reason = recorded.reason.clone();
+        row.evidence.status = PhaseStatus::Interrupted;
+        row.evidence.reason = recorded.reason.clone();
         row.mb_s = None;
         row.iops = None;
         row.cpu_bound = None;
     }
     row
+}
+
+/// The test a kernel's test is, as the result names it.
+pub fn io_test(t: IoTest) -> mio::IoTest {
+    match t {
+        IoTest::Cached => mio::IoTest::Cached,
+        IoTest::Sequential => mio::IoTest::Sequential,
+        IoTest::Random => mio::IoTest::Random,
+    }
 }
 
 /// The most a storage kind's bus can carry, MB/s (sequential reads): beyond it a figure can
@@ -265,7 +269,7 @@ pub fn cache_warnings(storage: Option<&StorageInfo>, tests: &[IoTestSummary]) ->
     let mut out = Vec::new();
     let direct: Vec<&IoTestSummary> = tests
         .iter()
-        .filter(|t| t.test != IoTest::Cached.name() && t.median_mb_s.is_some())
+        .filter(|t| t.test != mio::IoTest::Cached && t.median_mb_s.is_some())
         .collect();
     if st.kind.as_deref() == Some("virtual disk") && !direct.is_empty() {
         out.push(format!(
@@ -288,9 +292,9 @@ pub fn cache_warnings(storage: Option<&StorageInfo>, tests: &[IoTestSummary]) ->
 }
 
 pub fn summaries(rows: &[IoRow]) -> Vec<IoTestSummary> {
-    let mut keys: Vec<(String, String)> = Vec::new();
+    let mut keys: Vec<(mio::IoTest, String)> = Vec::new();
     for r in rows {
-        let k = (r.test.clone(), r.setting.clone());
+        let k = (r.test, r.setting.clone());
         if !keys.contains(&k) {
             keys.push(k);
         }
@@ -302,8 +306,8 @@ pub fn summaries(rows: &[IoRow]) -> Vec<IoTestSummary> {
                 .filter(|r| {
                     r.test == test
                         && r.setting == setting
-                        && r.status == PhaseStatus::Ok
-                        && r.invalid.is_none()
+                        && r.evidence.status == PhaseStatus::Ok
+                        && r.evidence.invalid.is_none()
                 })
                 .collect();
             let mb_s: Vec<f64> = done.iter().filter_map(|r| r.mb_s).collect();
@@ -327,7 +331,7 @@ mod tests {
 
     fn summary(test: &str, mb_s: f64) -> IoTestSummary {
         IoTestSummary {
-            test: test.into(),
+            test: test.parse().unwrap(),
             setting: "as is".into(),
             runs: 3,
             median_mb_s: Some(mb_s),

@@ -9,12 +9,13 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
-use truebench_monitor_core::detect::phases;
 
 use truebench_host::parse::stat::Stat;
 use truebench_host::{Host, Inventory};
-use truebench_model::net::{CoreLoad, CpuBound, NetBody, NetRow, NetTestSummary};
-use truebench_model::{self as m, NetResult, PhaseStatus};
+use truebench_model::net::{
+    BusyBy, CoreLoad, CpuBound, NetBody, NetRow, NetTest, NetTestSummary, PeerKind,
+};
+use truebench_model::{self as m, NetResult, PhaseStatus, RowEvidence};
 use truebench_monitor::Sources;
 use truebench_monitor_core::evidence::parse_proc_stat;
 use truebench_stats::{median, spread_pct};
@@ -23,7 +24,7 @@ use truebench_workloads::net::{self as wnet, Direction};
 use crate::governors::{time_in_state, tis_delta};
 use crate::net_sweep::{self, Setting};
 use crate::progress::Event;
-use crate::session::{Finish, Outcome, Session, SessionOptions};
+use crate::session::{self, Finish, Outcome, Session, SessionOptions};
 
 /// Who is on the other side.
 #[derive(Debug, Clone)]
@@ -77,7 +78,7 @@ pub enum NetSuiteError {
 pub fn result_text(r: &NetRow) -> String {
     format!(
         "{}{}{}{}",
-        r.status,
+        r.evidence.status,
         r.total_mbit_s()
             .map(|m| format!(", {m:.0} Mbit/s"))
             .unwrap_or_default(),
@@ -85,7 +86,8 @@ pub fn result_text(r: &NetRow) -> String {
             .as_ref()
             .map(|v| format!(", CPU-bound (cpu{} {:.0} %, {})", v.cpu, v.busy_pct, v.by))
             .unwrap_or_default(),
-        r.reason
+        r.evidence
+            .reason
             .as_ref()
             .map(|w| format!(": {w}"))
             .unwrap_or_default()
@@ -93,10 +95,15 @@ pub fn result_text(r: &NetRow) -> String {
 }
 
 pub fn test_name(d: Direction) -> &'static str {
+    net_test(d).as_str()
+}
+
+/// The test a direction is, as the result names it.
+pub fn net_test(d: Direction) -> NetTest {
     match d {
-        Direction::Upload => "upload",
-        Direction::Download => "download",
-        Direction::Duplex => "duplex",
+        Direction::Upload => NetTest::Upload,
+        Direction::Download => NetTest::Download,
+        Direction::Duplex => NetTest::Duplex,
     }
 }
 
@@ -113,10 +120,10 @@ pub fn run(
         Peer::Loopback => {
             let s = wnet::Server::start("127.0.0.1:0")?;
             let a = s.addr;
-            (Some(s), a.to_string(), "truebench (in-process)")
+            (Some(s), a.to_string(), PeerKind::Loopback)
         }
-        Peer::Truebench(a) => (None, a.to_string(), "truebench"),
-        Peer::Iperf3 { host, port, .. } => (None, format!("{host}:{port}"), "iperf3"),
+        Peer::Truebench(a) => (None, a.to_string(), PeerKind::Truebench),
+        Peer::Iperf3 { host, port, .. } => (None, format!("{host}:{port}"), PeerKind::Iperf3),
     };
     let mut s = Session::start(
         host,
@@ -180,7 +187,7 @@ pub fn run(
     let figures: Vec<net_sweep::Figure<'_>> = tests
         .iter()
         .map(|t| net_sweep::Figure {
-            test: &t.test,
+            test: t.test.as_str(),
             setting: &t.setting,
             median: t.median_mbit_s,
             spread_pct: t.spread_pct,
@@ -189,7 +196,7 @@ pub fn run(
     let verdicts = net_sweep::verdicts(host, inv, &figures, "Mbit/s");
     let body = NetBody {
         peer,
-        peer_kind: peer_kind.into(),
+        peer_kind,
         duration_s: opts.duration.as_secs_f64(),
         streams: opts.streams,
         zerocopy: opts.zerocopy,
@@ -205,8 +212,7 @@ pub fn run(
     drop(server);
     let findings = result.envelope.findings.clone();
     for row in result.body.rows.iter_mut() {
-        row.marks = phases::marks(&findings, &row.phase);
-        row.invalid = phases::invalid_by(&findings, &row.phase, &[]);
+        session::mark(&mut row.evidence, &findings, &[], &[]);
     }
     Ok(result)
 }
@@ -258,12 +264,12 @@ fn one_test(
     cpus: &[u32],
     server: &Option<wnet::Server>,
     peer: &str,
-    peer_kind: &str,
+    peer_kind: PeerKind,
 ) -> NetRow {
     let (host, inv, stop) = (s.host(), s.inv(), s.stop_flag());
     let name = test_name(dir);
     let label = setting.label();
-    let phase = net_sweep::phase_name("net", setting, name, r);
+    let phase = net_sweep::phase(setting, net_test(dir), r);
     let title = format!(
         "TCP {name} with {} stream(s) for {:.0} s against {peer} ({peer_kind}), {label}",
         opts.streams,
@@ -312,19 +318,15 @@ fn one_test(
         _ => Vec::new(),
     };
     let mut row = NetRow {
-        test: name.into(),
+        test: net_test(dir),
         setting: label,
         repeat: r,
-        phase: phase.clone(),
-        status: PhaseStatus::Ok,
-        invalid: None,
-        reason: None,
+        evidence: RowEvidence::new(phase, PhaseStatus::Ok),
         seconds: 0.0,
         sent_mbit_s: None,
         received_mbit_s: None,
         cpu_bound: cpu_bound(&cores, opts.cpu_bound_pct),
         cores,
-        marks: Vec::new(),
         reached_mhz: net_sweep::reached_mhz(&tis),
     };
     let mut out = Outcome::default();
@@ -343,16 +345,16 @@ fn one_test(
             out.details = serde_json::to_value(&res).unwrap_or_default();
         }
         Err(e) => {
-            row.status = PhaseStatus::Failed;
-            row.reason = Some(e.clone());
+            row.evidence.status = PhaseStatus::Failed;
+            row.evidence.reason = Some(e.clone());
             row.cpu_bound = None;
             out.fail(e);
         }
     }
     let recorded = s.end_phase(open, out);
     if recorded.status == PhaseStatus::Interrupted {
-        row.status = PhaseStatus::Interrupted;
-        row.reason = recorded.reason.clone();
+        row.evidence.status = PhaseStatus::Interrupted;
+        row.evidence.reason = recorded.reason.clone();
         // A cut-short transfer is no figure.
         row.sent_mbit_s = None;
         row.received_mbit_s = None;
@@ -390,22 +392,22 @@ pub fn cpu_bound(cores: &[CoreLoad], limit_pct: f64) -> Option<CpuBound> {
     let c = cores
         .iter()
         .max_by(|a, b| a.busy_pct.total_cmp(&b.busy_pct))?;
-    (c.busy_pct >= limit_pct).then(|| CpuBound {
+    (c.busy_pct >= limit_pct).then_some(CpuBound {
         cpu: c.cpu,
         busy_pct: c.busy_pct,
         by: if c.softirq_pct >= c.process_pct {
-            "softirq".into()
+            BusyBy::Softirq
         } else {
-            "process".into()
+            BusyBy::Process
         },
     })
 }
 
 /// Median and spread per test and setting over the completed repeats.
 pub fn summaries(rows: &[NetRow]) -> Vec<NetTestSummary> {
-    let mut keys: Vec<(String, String)> = Vec::new();
+    let mut keys: Vec<(NetTest, String)> = Vec::new();
     for r in rows {
-        let k = (r.test.clone(), r.setting.clone());
+        let k = (r.test, r.setting.clone());
         if !keys.contains(&k) {
             keys.push(k);
         }
@@ -417,8 +419,8 @@ pub fn summaries(rows: &[NetRow]) -> Vec<NetTestSummary> {
                 .filter(|r| {
                     r.test == test
                         && r.setting == setting
-                        && r.status == PhaseStatus::Ok
-                        && r.invalid.is_none()
+                        && r.evidence.status == PhaseStatus::Ok
+                        && r.evidence.invalid.is_none()
                 })
                 .collect();
             let mbit_s: Vec<f64> = done.iter().filter_map(|r| r.total_mbit_s()).collect();
@@ -438,6 +440,7 @@ pub fn summaries(rows: &[NetRow]) -> Vec<NetTestSummary> {
 mod tests {
     use super::*;
     use truebench_host::parse::stat;
+    use truebench_model::net::NetPhase;
 
     fn stat_of(lines: &[&str]) -> Stat {
         stat::parse(&lines.join("\n"))
@@ -469,20 +472,17 @@ mod tests {
     }
 
     fn row(test: &str, mbit: Option<f64>, status: PhaseStatus) -> NetRow {
+        let test: NetTest = test.parse().unwrap();
         NetRow {
-            test: test.into(),
+            test,
             setting: "as is".into(),
             repeat: 1,
-            phase: "p".into(),
-            status,
-            invalid: None,
-            reason: None,
+            evidence: RowEvidence::new(NetPhase::new(None, test, 1), status),
             seconds: 1.0,
             sent_mbit_s: mbit,
             received_mbit_s: None,
             cores: vec![],
             cpu_bound: None,
-            marks: vec![],
             reached_mhz: vec![],
         }
     }

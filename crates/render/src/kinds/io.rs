@@ -78,25 +78,25 @@ pub fn table(b: &IoBody) -> String {
             r.setting,
             r.test,
             r.repeat,
-            r.status.shown(r.invalid.as_deref()),
+            r.evidence.shown(),
             num(r.mb_s, 1),
             num(r.iops, 0),
             num(r.cpu_us_per_io, 1),
             lat,
             sweep::busiest(&r.cores),
-            sweep::verdict(&r.cpu_bound, r.status),
+            sweep::verdict(&r.cpu_bound, r.evidence.status),
             if r.reached_mhz.is_empty() {
                 String::new()
             } else {
                 format!("; clock reached {} MHz", sweep::reached(&r.reached_mhz))
             },
-            if r.marks.is_empty() {
+            if r.evidence.marks.is_empty() {
                 String::new()
             } else {
-                format!("  [{}]", r.marks.join(", "))
+                format!("  [{}]", r.evidence.marks.join(", "))
             }
         );
-        if let Some(why) = &r.reason {
+        if let Some(why) = &r.evidence.reason {
             let _ = writeln!(o, "{:<17}{why}", "");
         }
     }
@@ -160,9 +160,9 @@ impl Render for IoBody {
                 head,
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} / {}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 esc(&row.setting),
-                esc(&row.test),
+                esc(row.test.as_str()),
                 row.repeat,
-                row.status.shown(row.invalid.as_deref()),
+                row.evidence.shown(),
                 num(row.mb_s, 1),
                 num(row.iops, 0),
                 num(row.cpu_us_per_io, 1),
@@ -170,8 +170,8 @@ impl Render for IoBody {
                 num(row.latency_p99_us, 0),
                 esc(&sweep::busiest(&row.cores)),
                 esc(&sweep::reached(&row.reached_mhz)),
-                esc(&sweep::verdict(&row.cpu_bound, row.status)),
-                esc(&sweep::marks(&row.marks, row.invalid.as_deref()))
+                esc(&sweep::verdict(&row.cpu_bound, row.evidence.status)),
+                esc(&sweep::marks(&row.evidence.marks, row.evidence.invalid.as_deref()))
             );
         }
         head.push_str("</tbody></table><h3>Throughput per setting</h3><table class=\"num\"><thead><tr><th>Test</th><th>Setting</th><th>MB/s (median)</th><th>IOPS</th><th>Spread</th><th>Clock reached (MHz)</th></tr></thead><tbody>");
@@ -184,7 +184,7 @@ impl Render for IoBody {
             let _ = write!(
                 head,
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(&t.test),
+                esc(t.test.as_str()),
                 esc(&t.setting),
                 num(t.median_mb_s, 1),
                 num(t.median_iops, 0),
@@ -198,7 +198,7 @@ impl Render for IoBody {
             .tests
             .iter()
             .map(|t| sweep::SettingFigure {
-                test: &t.test,
+                test: t.test.as_str(),
                 setting: &t.setting,
                 value: t.median_mb_s,
                 reached_mhz: b

@@ -31,23 +31,23 @@ pub fn table(b: &NetBody) -> String {
             r.setting,
             r.test,
             r.repeat,
-            r.status.shown(r.invalid.as_deref()),
+            r.evidence.shown(),
             mbit(r.sent_mbit_s),
             mbit(r.received_mbit_s),
             sweep::busiest(&r.cores),
-            sweep::verdict(&r.cpu_bound, r.status),
+            sweep::verdict(&r.cpu_bound, r.evidence.status),
             if r.reached_mhz.is_empty() {
                 String::new()
             } else {
                 format!("; clock reached {} MHz", sweep::reached(&r.reached_mhz))
             },
-            if r.marks.is_empty() {
+            if r.evidence.marks.is_empty() {
                 String::new()
             } else {
-                format!("  [{}]", r.marks.join(", "))
+                format!("  [{}]", r.evidence.marks.join(", "))
             }
         );
-        if let Some(why) = &r.reason {
+        if let Some(why) = &r.evidence.reason {
             let _ = writeln!(o, "{:<15}{why}", "");
         }
     }
@@ -106,7 +106,7 @@ impl Render for NetBody {
         let mut head = format!(
             "<section><h2>TCP throughput</h2><p>Against {} ({}), {} stream(s){}, {:.0} s per test, {} repeat(s). A core at {:.0} % busy or more is the limit.</p>",
             esc(&b.peer),
-            esc(&b.peer_kind),
+            esc(b.peer_kind.as_str()),
             b.streams,
             zerocopy(b),
             b.duration_s,
@@ -129,15 +129,15 @@ impl Render for NetBody {
                 head,
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 esc(&row.setting),
-                esc(&row.test),
+                esc(row.test.as_str()),
                 row.repeat,
-                row.status.shown(row.invalid.as_deref()),
+                row.evidence.shown(),
                 mbit(row.sent_mbit_s),
                 mbit(row.received_mbit_s),
                 esc(&cores.join(", ")),
                 esc(&sweep::reached(&row.reached_mhz)),
-                esc(&sweep::verdict(&row.cpu_bound, row.status)),
-                esc(&sweep::marks(&row.marks, row.invalid.as_deref()))
+                esc(&sweep::verdict(&row.cpu_bound, row.evidence.status)),
+                esc(&sweep::marks(&row.evidence.marks, row.evidence.invalid.as_deref()))
             );
         }
         head.push_str("</tbody></table>");
@@ -152,7 +152,7 @@ impl Render for NetBody {
             let _ = write!(
                 head,
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} of {}</td></tr>",
-                esc(&t.test),
+                esc(t.test.as_str()),
                 esc(&t.setting),
                 mbit(t.median_mbit_s),
                 t.spread_pct.map_or("-".into(), |s| format!("{s:.1} %")),
@@ -167,7 +167,7 @@ impl Render for NetBody {
             .tests
             .iter()
             .map(|t| sweep::SettingFigure {
-                test: &t.test,
+                test: t.test.as_str(),
                 setting: &t.setting,
                 value: t.median_mbit_s,
                 reached_mhz: b
