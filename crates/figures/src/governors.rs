@@ -34,9 +34,9 @@ impl Figures for GovernorsBody {
                     governor: g.governor.clone(),
                     miss: g.miss_ratio,
                     work_per_j: g.work_ms_per_j,
-                    invalid: g.invalid.clone().or_else(|| {
-                        (g.status != truebench_model::PhaseStatus::Ok)
-                            .then(|| g.status.as_str().to_string())
+                    invalid: g.evidence.invalid.clone().or_else(|| {
+                        (g.evidence.status != truebench_model::PhaseStatus::Ok)
+                            .then(|| g.evidence.status.as_str().to_string())
                     }),
                     note: String::new(),
                 })

@@ -2,7 +2,7 @@
 
 use crate::{Figures, Metric};
 use truebench_model::{InteractivityBody, View};
-use truebench_model::interactivity::{Cell, CellLatency};
+use truebench_model::interactivity::{Cell, CellLatency, Load};
 
 type IView<'a> = View<'a, InteractivityBody>;
 
@@ -29,7 +29,7 @@ impl Figures for InteractivityBody {
                     }
                 });
             let Some((c, l)) = worst else {
-                out.push(Headline::new(t.name.clone(), "not measured"));
+                out.push(Headline::new(t.name.to_string(), "not measured"));
                 continue;
             };
             let (value, note) = match l.deadlines_met_pct {
@@ -44,7 +44,7 @@ impl Figures for InteractivityBody {
             };
             out.push(
                 Headline::new(
-                    if c.load == "None" || c.load_label == "None" {
+                    if c.load == Load::None {
                         format!("{}, no load", t.name)
                     } else {
                         format!("{} under {}", t.name, c.load_label)
@@ -52,7 +52,7 @@ impl Figures for InteractivityBody {
                     value,
                 )
                     .note(note)
-                    .invalid(c.invalid.as_deref()),
+                    .invalid(c.evidence.invalid.as_deref()),
             );
         }
         out

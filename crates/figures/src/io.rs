@@ -13,13 +13,13 @@ impl Figures for IoBody {
         b.tests
             .iter()
             .map(|t| {
-                let label = crate::setting_label(&t.summary.test, &t.summary.setting);
+                let label = crate::setting_label(t.summary.test.as_str(), &t.summary.setting);
                 let mut v = t.median_mb_s.map_or("–".into(), |m| format!("{} MB/s", fig(m)));
                 if let Some(i) = t.median_iops {
                     v.push_str(&format!(", {} IOPS", fig(i)));
                 }
                 let rows: Vec<_> = b.rows_of(&t.summary).collect();
-                let invalid = rows.iter().find_map(|x| x.invalid.clone());
+                let invalid = rows.iter().find_map(|x| x.evidence.invalid.clone());
                 let note = if t.summary.cpu_bound_runs > 0 {
                     format!("CPU-bound in {} of {} run(s)", t.summary.cpu_bound_runs, t.summary.runs)
                 } else {
@@ -43,7 +43,7 @@ impl Figures for IoBody {
     fn metrics(r: IView<'_>) -> Vec<Metric> {
         let mut out = Vec::new();
         for t in &r.body.tests {
-            let key = crate::setting_key(&t.summary.test, &t.summary.setting);
+            let key = crate::setting_key(t.summary.test.as_str(), &t.summary.setting);
             if let Some(m) = t.median_mb_s {
                 out.push(Metric::number(format!("{key}_mb_s"), m, Some("MB/s")));
             }

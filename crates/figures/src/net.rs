@@ -13,10 +13,10 @@ impl Figures for NetBody {
         b.tests
             .iter()
             .map(|t| {
-                let label = crate::setting_label(&t.summary.test, &t.summary.setting);
+                let label = crate::setting_label(t.summary.test.as_str(), &t.summary.setting);
                 let v = t.median_mbit_s.map_or("–".into(), |m| format!("{} Mbit/s", fig(m)));
                 let rows: Vec<_> = b.rows_of(&t.summary).collect();
-                let invalid = rows.iter().find_map(|x| x.invalid.clone());
+                let invalid = rows.iter().find_map(|x| x.evidence.invalid.clone());
                 let bound = rows.iter().find_map(|x| x.run.cpu_bound.as_ref());
                 let note = match bound {
                     Some(cb) if t.summary.cpu_bound_runs > 0 => format!(
@@ -45,7 +45,7 @@ impl Figures for NetBody {
     fn metrics(r: NView<'_>) -> Vec<Metric> {
         let mut out = Vec::new();
         for t in &r.body.tests {
-            let key = crate::setting_key(&t.summary.test, &t.summary.setting);
+            let key = crate::setting_key(t.summary.test.as_str(), &t.summary.setting);
             if let Some(m) = t.median_mbit_s {
                 out.push(Metric::number(format!("{key}_mbit_s"), m, Some("Mbit/s")));
             }

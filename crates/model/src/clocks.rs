@@ -3,6 +3,17 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::evidence::{is_phase, words};
+
+words! {
+    /// The phase of a `clocks` measurement: the walk over every cluster's OPPs.
+    pub enum ClocksPhase("clocks phase") {
+        /// The walk (`clocks`).
+        Walk => "clocks",
+    }
+}
+is_phase!(ClocksPhase);
+
 /// Body of a `clocks` document. The walk's findings, notes and tuning are in the envelope.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClocksBody {

@@ -6,11 +6,83 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::evidence::{phase_id, words, NotOne, RowEvidence};
+
+words! {
+    /// The work run at each OPP.
+    pub enum WorkSource("work source") {
+        /// 7-zip's benchmark on the cluster (MIPS).
+        SevenZip => "7zip",
+        /// The built-in LZMA kernel (MB/s).
+        Lzma => "lzma",
+    }
+}
+
+words! {
+    /// How an OPP was set.
+    pub enum OppMethod("OPP method") {
+        /// The userspace governor's scaling_setspeed.
+        Userspace => "userspace",
+        /// scaling_min_freq = scaling_max_freq, where there is no userspace governor.
+        MinMax => "min=max",
+    }
+}
+
+/// The phase of one run at one OPP of one cluster: `c0-1800mhz-run2`, `c0-current-run1`
+/// when OPPs could not be set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OppRunPhase {
+    /// The cluster's id (as `EfficiencyCluster::cluster`).
+    pub cluster: usize,
+    /// None: the current clock.
+    pub opp_mhz: Option<u32>,
+    /// 1-based.
+    pub run: u32,
+}
+phase_id!(OppRunPhase, "`cCLUSTER-MHZmhz-runN`, `cCLUSTER-current-runN`");
+
+impl std::fmt::Display for OppRunPhase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "c{}-", self.cluster)?;
+        match self.opp_mhz {
+            Some(m) => write!(f, "{m}mhz")?,
+            None => f.write_str("current")?,
+        }
+        write!(f, "-run{}", self.run)
+    }
+}
+
+impl std::str::FromStr for OppRunPhase {
+    type Err = NotOne;
+    fn from_str(s: &str) -> Result<OppRunPhase, NotOne> {
+        let not = || NotOne::new("efficiency phase", s);
+        let rest = s.strip_prefix('c').ok_or_else(not)?;
+        let (cluster, rest) = rest.split_once('-').ok_or_else(not)?;
+        let (opp, run) = rest.split_once("-run").ok_or_else(not)?;
+        let opp_mhz = match opp {
+            "current" => None,
+            m => Some(
+                m.strip_suffix("mhz")
+                    .and_then(|m| m.parse().ok())
+                    .ok_or_else(not)?,
+            ),
+        };
+        Ok(OppRunPhase {
+            cluster: cluster.parse().map_err(|_| not())?,
+            opp_mhz,
+            run: run.parse().map_err(|_| not())?,
+        })
+    }
+}
+
 /// Body of an `efficiency` document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EfficiencyBody {
     /// What ran at each OPP (`7zz b -mmt4 -md22, pinned to the cluster`, `built-in LZMA`).
     pub work: String,
+    /// Which work that was; None before schema version 5 and when nothing ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<WorkSource>,
     /// Unit of the scores (`MIPS`, `MB/s`).
     pub unit: String,
     /// Runs of the work at each OPP.
@@ -18,7 +90,7 @@ pub struct EfficiencyBody {
     /// How an OPP was set: `userspace` (governor userspace, scaling_setspeed) or `min=max`
     /// (scaling_min_freq = scaling_max_freq, where there is no userspace governor); None
     /// when no OPP was set.
-    pub method: Option<String>,
+    pub method: Option<OppMethod>,
     /// Every run starts at or below this SoC temperature, °C (None: no sensor).
     pub cool_to_c: Option<f64>,
     /// OPPs could be set; when not, why (no cpufreq, no right to) and each cluster has one
@@ -81,8 +153,10 @@ pub struct OppPoint {
 /// One run of the work at one OPP.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OppRun {
-    /// The envelope phase of this run (its timeline, energy and findings).
-    pub phase: String,
+    /// Its phase (its timeline, energy and findings), how it ended, the findings of its time
+    /// (`throttling` …): any throttling makes it invalid.
+    #[serde(flatten)]
+    pub evidence: RowEvidence<OppRunPhase>,
     /// The work's score, in `EfficiencyBody::unit`.
     pub score: f64,
     /// Wall time of the run, seconds.
@@ -95,7 +169,4 @@ pub struct OppRun {
     pub temp_start_c: Option<f64>,
     /// Highest SoC temperature during the run, °C; None without a sensor.
     pub temp_max_c: Option<f64>,
-    /// Findings of this run's phase (`throttling` …).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub marks: Vec<String>,
 }

@@ -63,9 +63,9 @@ pub struct Envelope {
 }
 
 impl Envelope {
-    /// The first phase named `name`.
-    pub fn phase(&self, name: &str) -> Option<&PhaseResult> {
-        self.phases.iter().find(|p| p.name == name)
+    /// The first phase that is `phase`.
+    pub fn phase(&self, phase: impl crate::PhaseId) -> Option<&PhaseResult> {
+        self.phases.iter().find(|p| phase.is(&p.name))
     }
 }
 

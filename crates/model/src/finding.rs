@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::evidence::PhaseId;
+
 /// What a finding is about; stable names used in JSON (`"kind": "throttling"`).
 #[derive(
     Debug,
@@ -102,6 +104,34 @@ pub enum Severity {
     Critical,
 }
 
+/// What a finding's verdict rests on, where a reader that weighs verdicts needs to know (the
+/// sbc-bench comparison explains a disagreement by it): the typed form of what its message
+/// and evidence say in words.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Basis {
+    /// The clock measured after the benchmarks, hot.
+    HotClock,
+    /// Monitoring samples with the Raspberry Pi firmware's clock (`measure_clock arm`): the
+    /// real clock, which the kernel's does not show.
+    FirmwareClock,
+    /// No cpufreq, or no cpufreq statistics: what a `not_checked` finding could not check
+    /// with.
+    NoCpufreq,
+}
+
 /// What a detector concluded, how bad it is, and the evidence.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Finding {
@@ -122,6 +152,10 @@ pub struct Finding {
     /// give an interval `[r, r+1)` that holds the tolerance. Always an info finding.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub undecidable: bool,
+    /// What its verdict rests on, where that matters (see [`Basis`]); empty for most
+    /// findings and for every finding of documents before schema version 5.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub basis: Vec<Basis>,
 }
 
 impl Finding {
@@ -134,6 +168,7 @@ impl Finding {
             evidence: Vec::new(),
             phases: Vec::new(),
             undecidable: false,
+            basis: Vec::new(),
         }
     }
 
@@ -143,22 +178,36 @@ impl Finding {
         self
     }
 
-    /// Tie the finding to phase `name` (once).
-    pub fn in_phase(mut self, name: &str) -> Self {
-        self.add_phase(name);
+    /// Resting on `b` (once).
+    pub fn on(mut self, b: Basis) -> Self {
+        if !self.basis.contains(&b) {
+            self.basis.push(b);
+        }
         self
     }
 
-    /// Tie the finding to phase `name` (once).
-    pub fn add_phase(&mut self, name: &str) {
-        if !self.phases.iter().any(|p| p == name) {
-            self.phases.push(name.to_string());
+    /// Whether it rests on `b`.
+    pub fn rests_on(&self, b: Basis) -> bool {
+        self.basis.contains(&b)
+    }
+
+    /// Tie the finding to phase `phase` (once).
+    pub fn in_phase(mut self, phase: impl std::fmt::Display) -> Self {
+        self.add_phase(phase);
+        self
+    }
+
+    /// Tie it to phase `phase` (once): by the phase's name, the envelope's.
+    pub fn add_phase(&mut self, phase: impl std::fmt::Display) {
+        let name = phase.to_string();
+        if !self.phases.contains(&name) {
+            self.phases.push(name);
         }
     }
 
-    /// True when it happened in phase `name`.
-    pub fn during(&self, name: &str) -> bool {
-        self.phases.iter().any(|p| p == name)
+    /// True when it happened in phase `phase`.
+    pub fn during(&self, phase: impl PhaseId) -> bool {
+        self.phases.iter().any(|p| phase.is(p))
     }
 
     /// Add evidence lines.

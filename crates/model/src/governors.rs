@@ -7,7 +7,59 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::interactivity::LoopCalibration;
+use crate::evidence::{phase_id, NotOne, RowEvidence};
+use crate::interactivity::{LoopCalibration, WorkModel};
+
+/// The phase of one governor's run: `governor/schedutil#2` (`#repeat` when the study
+/// repeats), `governor/current` without switching.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct GovernorPhase {
+    /// The governor as its row names it (`schedutil`, `userspace@max`, `current`).
+    pub governor: String,
+    /// 1-based; None when every governor ran once.
+    pub repeat: Option<u32>,
+}
+phase_id!(GovernorPhase, "`governor/NAME`, `governor/NAME#REPEAT`");
+
+impl GovernorPhase {
+    /// The run of `governor`, its repeat when the study repeats.
+    pub fn new(governor: &str, repeat: Option<u32>) -> GovernorPhase {
+        GovernorPhase {
+            governor: governor.into(),
+            repeat,
+        }
+    }
+
+    /// The run as a chart's band names it: `schedutil#2`.
+    pub fn label(&self) -> String {
+        match self.repeat {
+            Some(r) => format!("{}#{r}", self.governor),
+            None => self.governor.clone(),
+        }
+    }
+}
+
+impl std::fmt::Display for GovernorPhase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "governor/{}", self.label())
+    }
+}
+
+impl std::str::FromStr for GovernorPhase {
+    type Err = NotOne;
+    fn from_str(s: &str) -> Result<GovernorPhase, NotOne> {
+        let not = || NotOne::new("governors phase", s);
+        let g = s.strip_prefix("governor/").ok_or_else(not)?;
+        let (governor, repeat) = match g.rsplit_once('#') {
+            Some((g, r)) => (g, Some(r.parse().map_err(|_| not())?)),
+            None => (g, None),
+        };
+        if governor.is_empty() {
+            return Err(not());
+        }
+        Ok(GovernorPhase::new(governor, repeat))
+    }
+}
 
 /// Body of a `governors` document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -17,7 +69,7 @@ pub struct GovernorsBody {
     pub calibration: Box<LoopCalibration>,
     /// `loops` (fixed work: a slow clock misses deadlines) or `wall` (fixed wall time, the
     /// original study's model).
-    pub work: String,
+    pub work: WorkModel,
     /// Seed of the task sets and of the run order (`--seed`).
     pub seed: u64,
     /// How utilisations are split among a set's tasks (`UUniFast-discard`).
@@ -79,12 +131,10 @@ pub struct GovernorRow {
     pub governor: String,
     /// 1-based repeat number.
     pub repeat: u32,
-    /// The phase of the envelope holding this run's evidence.
-    pub phase: String,
-    /// How the run ended.
-    pub status: crate::PhaseStatus,
-    /// Why it failed or was skipped; None when there is nothing to say.
-    pub reason: Option<String>,
+    /// Its phase, how it ended, the findings of its time: a throttled row is not
+    /// comparable (any throttling makes it invalid).
+    #[serde(flatten)]
+    pub evidence: RowEvidence<GovernorPhase>,
     /// Periods with a negative slack (deadline missed) over every set.
     pub negative: u64,
     /// Periods (slacks) over every set.
@@ -123,12 +173,6 @@ pub struct GovernorRow {
     /// without either.
     #[serde(default)]
     pub work_ms_per_j: Option<f64>,
-    /// Findings of this run's phase (`throttling` … ): a throttled row is not comparable.
-    pub marks: Vec<String>,
-    /// Why its figures are not valid: the critical findings of its phase (`throttling`,
-    /// `swapping` …); None when none happened while it was measured.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub invalid: Option<String>,
     /// The class a task got when the one it asked for was refused, and why; None when
     /// every task got its class.
     pub policy_refused: Option<String>,
@@ -136,13 +180,16 @@ pub struct GovernorRow {
 
 impl GovernorRow {
     /// A row before its run: no figures yet, `status` as given.
-    pub fn new(governor: &str, repeat: u32, phase: &str, status: crate::PhaseStatus) -> Self {
+    pub fn new(
+        governor: &str,
+        repeat: u32,
+        phase: GovernorPhase,
+        status: crate::PhaseStatus,
+    ) -> Self {
         GovernorRow {
             governor: governor.into(),
             repeat,
-            phase: phase.into(),
-            status,
-            reason: None,
+            evidence: RowEvidence::new(phase, status),
             negative: 0,
             periods: 0,
             miss_ratio: None,
@@ -158,8 +205,6 @@ impl GovernorRow {
             energy_j: None,
             work_ms: None,
             work_ms_per_j: None,
-            marks: Vec::new(),
-            invalid: None,
             policy_refused: None,
         }
     }

@@ -6,6 +6,100 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::evidence::{phase_id, words, NotOne, RowEvidence};
+
+words! {
+    /// How much work a periodic task does per period.
+    pub enum WorkModel("work model") {
+        /// A fixed number of loops: a slower clock misses deadlines.
+        Loops => "loops",
+        /// A fixed wall time.
+        Wall => "wall",
+    }
+}
+
+words! {
+    /// Where the loops per millisecond came from.
+    pub enum CalibrationSource("calibration source") {
+        /// Measured now.
+        Measured => "measured",
+        /// Measured earlier on this machine.
+        Cached => "cached",
+        /// `--loops-per-ms`.
+        Given => "given",
+    }
+}
+
+words! {
+    /// A benchmarked task (interbench's).
+    pub enum Benchmark("benchmark") {
+        /// 5 % of a CPU every 50 ms.
+        Audio => "audio",
+        /// 40 % of a CPU at 60 Hz.
+        Video => "video",
+        /// A window system: 0 to 100 % of 100 ms frames.
+        X => "x",
+        /// All the CPU it gets, no deadlines: frames per second.
+        Gaming => "gaming",
+        /// `--custom-cpu` every `--custom-interval`.
+        Custom => "custom",
+    }
+}
+
+words! {
+    /// A background load (interbench's).
+    pub enum Load("load") {
+        /// No load.
+        None => "none",
+        /// The Video task as a load.
+        Video => "video",
+        /// The X task as a load.
+        X => "x",
+        /// Threads burning CPU.
+        Burn => "burn",
+        /// Writing a scratch file.
+        Write => "write",
+        /// Reading a scratch file.
+        Read => "read",
+        /// Burn, Write and Read at once, as a compile does.
+        Compile => "compile",
+        /// Allocating more than the free memory: swapping is its purpose.
+        Memload => "memload",
+        /// A storm of small messages between thread pairs (hackbench).
+        Hack => "hack",
+        /// The Custom task as a load.
+        Custom => "custom",
+    }
+}
+
+/// The phase of one cell: a benchmark under a load (`audio/burn`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CellPhase {
+    /// The benchmarked task.
+    pub bench: Benchmark,
+    /// The load it ran under.
+    pub load: Load,
+}
+phase_id!(CellPhase, "`BENCHMARK/LOAD`");
+
+impl std::fmt::Display for CellPhase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.bench, self.load)
+    }
+}
+
+impl std::str::FromStr for CellPhase {
+    type Err = NotOne;
+    fn from_str(s: &str) -> Result<CellPhase, NotOne> {
+        let not = || NotOne::new("interactivity phase", s);
+        let (bench, load) = s.split_once('/').ok_or_else(not)?;
+        Ok(CellPhase {
+            bench: bench.parse().map_err(|_| not())?,
+            load: load.parse().map_err(|_| not())?,
+        })
+    }
+}
+
 /// Body of an `interactivity` document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct InteractivityBody {
@@ -14,7 +108,7 @@ pub struct InteractivityBody {
     pub calibration: Box<LoopCalibration>,
     /// `loops` (a fixed amount of work per period: a slower clock misses deadlines) or
     /// `wall` (a fixed wall time).
-    pub work: String,
+    pub work: WorkModel,
     /// What `work` means, in words, as the output names it.
     pub work_description: String,
     /// Benchmarked tasks asked for real-time scheduling (`--realtime`); latencies in µs.
@@ -41,7 +135,7 @@ pub struct LoopCalibration {
     /// Loops of the work loop per millisecond.
     pub loops_per_ms: u64,
     /// `measured`, `cached` (measured earlier on this machine) or `given` (`--loops-per-ms`).
-    pub source: String,
+    pub source: CalibrationSource,
     /// The CPU it was measured on (first online CPU of the fastest cluster); None when
     /// given.
     pub cpu: Option<u32>,
@@ -61,7 +155,7 @@ pub struct LoopCalibration {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BenchmarkTable {
     /// `audio`, `video`, `x`, `gaming`, `custom`.
-    pub name: String,
+    pub name: Benchmark,
     /// `Audio`.
     pub label: String,
     /// `2.5 ms of work every 50 ms`.
@@ -78,15 +172,12 @@ pub struct BenchmarkTable {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Cell {
     /// `none`, `burn`, …
-    pub load: String,
+    pub load: Load,
     /// `None`, `Burn`, …
     pub load_label: String,
-    /// The phase of the envelope holding this cell's evidence (`audio/burn`).
-    pub phase: String,
-    /// How the cell's run ended.
-    pub status: crate::PhaseStatus,
-    /// Why it failed or was skipped; None when there is nothing to say.
-    pub reason: Option<String>,
+    /// Its phase (`audio/burn`), how it ended, the findings of its time.
+    #[serde(flatten)]
+    pub evidence: RowEvidence<CellPhase>,
     /// What the load did (`4 threads burning CPU`); None when it did not start.
     pub load_description: Option<String>,
     /// The cell's figures; None when the task did not run (skipped, failed, interrupted).
@@ -94,13 +185,6 @@ pub struct Cell {
     /// The class the task ran in when the one asked for was refused, and why; None when
     /// it got its class.
     pub policy_refused: Option<String>,
-    /// Findings of this cell's phase (`throttling`, `background_activity`, `swapping` …):
-    /// the cell's numbers were taken while that happened.
-    pub marks: Vec<String>,
-    /// Why its figures are not valid: the critical findings of its phase (`throttling`,
-    /// `swapping` …); None when none happened while it was measured.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub invalid: Option<String>,
 }
 
 /// A cell's figures: the task's wake-up latency, µs, and how much of its work it got done.

@@ -6,8 +6,40 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::sweep::{sweep_kind, Sweep, TestRun, TestSummary};
+use crate::evidence::{words, RowEvidence};
+use crate::sweep::{sweep_kind, Sweep, SweepTest, TestPhase, TestRun, TestSummary};
 use truebench_host::inventory::StorageInfo;
+
+words! {
+    /// A test of `io`.
+    pub enum IoTest("io test") {
+        /// Reads the page cache holds.
+        Cached => "cached",
+        /// Sequential O_DIRECT reads.
+        Sequential => "sequential",
+        /// 4 KiB random O_DIRECT reads.
+        Random => "random",
+    }
+}
+
+impl SweepTest for IoTest {
+    const PREFIX: &'static str = "io";
+}
+
+/// The phase of an `io` test (`io-sequential-1`).
+pub type IoPhase = TestPhase<IoTest>;
+
+words! {
+    /// What was read.
+    pub enum TargetKind("target kind") {
+        /// An existing file.
+        File => "file",
+        /// A block device (`/dev/mmcblk0`).
+        BlockDevice => "block device",
+        /// Written by truebench, removed afterwards.
+        ScratchFile => "scratch file",
+    }
+}
 
 /// Body of an `io` document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -15,7 +47,7 @@ pub struct IoBody {
     /// The file or block device read.
     pub target: String,
     /// `file`, `block device` or `scratch file` (written by truebench, removed afterwards).
-    pub target_kind: String,
+    pub target_kind: TargetKind,
     /// Bytes read from (the first `size_bytes` of the target).
     pub size_bytes: u64,
     /// What holds it; None on tmpfs or network filesystems. Boxed: keeps every `Body` small.
@@ -36,13 +68,10 @@ pub struct IoBody {
 pub struct IoRow {
     /// Which test, repeat and setting; per-core load, CPU-bound verdict, clock reached.
     #[serde(flatten)]
-    pub run: TestRun,
-    /// The phase of the envelope holding this test's evidence.
-    pub phase: String,
-    /// How the test ended.
-    pub status: crate::PhaseStatus,
-    /// Why it failed or was interrupted; None when there is nothing to say.
-    pub reason: Option<String>,
+    pub run: TestRun<IoTest>,
+    /// Its phase, how it ended, the findings of its time.
+    #[serde(flatten)]
+    pub evidence: RowEvidence<IoPhase>,
     /// O_DIRECT was in effect (false for `cached`, and where the filesystem refused it).
     pub direct: bool,
     /// Bytes per read.
@@ -57,12 +86,6 @@ pub struct IoRow {
     pub latency_p50_us: Option<f64>,
     /// 99th percentile latency per read, µs (random test only; None otherwise).
     pub latency_p99_us: Option<f64>,
-    /// Findings of this test's phase (`throttling` …).
-    pub marks: Vec<String>,
-    /// Why its figures are not valid: the critical findings of its phase (`throttling`,
-    /// `swapping` …); None when none happened while it was measured.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub invalid: Option<String>,
 }
 
 /// A test's figures over its repeats, per setting.
@@ -70,11 +93,11 @@ pub struct IoRow {
 pub struct IoTestSummary {
     /// Which test and setting; runs, spread, CPU-bound runs.
     #[serde(flatten)]
-    pub summary: TestSummary,
+    pub summary: TestSummary<IoTest>,
     /// Median MB/s of those repeats; None without one.
     pub median_mb_s: Option<f64>,
     /// Median reads per second of those repeats; None without one.
     pub median_iops: Option<f64>,
 }
 
-sweep_kind!(IoBody, IoRow, IoTestSummary, |r| r.mb_s, median_mb_s);
+sweep_kind!(IoBody, IoRow, IoTestSummary, IoTest, |r| r.mb_s, median_mb_s);

@@ -23,6 +23,7 @@
 //! in [`PhaseResult::details`] for traceability.
 
 mod envelope;
+pub mod evidence;
 pub mod finding;
 mod migrate;
 mod outcome;
@@ -34,6 +35,7 @@ pub mod timeline;
 use serde::{Deserialize, Serialize};
 
 pub use envelope::*;
+pub use evidence::{PhaseId, RowEvidence};
 pub use migrate::{migrate, migrate_run, migrate_typed, MigrateError};
 pub use monitor::ClusterRun;
 pub use outcome::{Outcome, StartFailure};
@@ -43,8 +45,9 @@ pub use time::{rfc3339_utc, unix_s_utc, Stamp};
 /// Version of the document. Bump on an incompatible change and teach [`migrate`] the old one.
 /// 1: the `run` result alone (flat); 2: `{schema_version, kind, envelope, body}`; 3: the
 /// throttling statistics as tables; 4: `run`'s scores in its body, its clock walks in the
-/// `clocks` kind's types.
-pub const SCHEMA_VERSION: u32 = 4;
+/// `clocks` kind's types; 5: each `efficiency` run carries its status and validity like
+/// every other kind's rows, findings may say what they rest on (`basis`).
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// Every kind of measurement, once: `module::BodyType as Variant = "kind"`. This list is the
 /// only registration a new kind needs in the model: it declares the module (`module.rs`) and
@@ -327,7 +330,7 @@ mod tests {
     #[test]
     fn scores_are_tagged_by_kind() {
         let s = Scores::Stress(StressScores {
-            tool: "built-in".into(),
+            tool: StressTool::Builtin,
             version: None,
             unit: "GFLOP/s".into(),
             intervals: vec![],

@@ -61,6 +61,9 @@ pub fn migrate(mut value: Value) -> Result<Document, MigrateError> {
     if version <= 3 {
         value = v3_to_v4(value);
     }
+    if version <= 4 {
+        v4_to_v5(&mut value);
+    }
     if let Some(v) = value.get_mut("schema_version") {
         *v = SCHEMA_VERSION.into();
     }
@@ -148,6 +151,32 @@ fn v3_to_v4(mut value: Value) -> Value {
     value
 }
 
+/// Version 4's `efficiency` runs had a phase and marks only (a run is kept only when it
+/// completed): they get the status and reason every other kind's rows carry. Findings got an
+/// optional `basis`, which older ones simply lack.
+fn v4_to_v5(value: &mut Value) {
+    if value.get("kind").and_then(Value::as_str) != Some(crate::EfficiencyBody::KIND) {
+        return;
+    }
+    let Some(clusters) = value
+        .pointer_mut("/body/clusters")
+        .and_then(Value::as_array_mut)
+    else {
+        return;
+    };
+    let points = clusters
+        .iter_mut()
+        .filter_map(|c| c.get_mut("points").and_then(Value::as_array_mut))
+        .flatten();
+    let runs = points
+        .filter_map(|p| p.get_mut("runs").and_then(Value::as_array_mut))
+        .flatten();
+    for r in runs.filter_map(Value::as_object_mut) {
+        r.entry("status").or_insert(json!("ok"));
+        r.entry("reason").or_insert(Value::Null);
+    }
+}
+
 fn clocks_v3_to_v4(scores: &mut Value) {
     let Some(o) = scores.as_object_mut() else {
         return;
@@ -220,6 +249,20 @@ mod tests {
             "points": [{"opp_mhz": u64::MAX}]}]});
         clocks_v3_to_v4(&mut v);
         assert!(v["clusters"][0]["points"][0]["opp_khz"].is_null());
+    }
+
+    #[test]
+    fn version_4_efficiency_runs_get_a_status() {
+        let mut v = json!({"schema_version": 4, "kind": "efficiency", "body": {"clusters": [
+            {"points": [{"runs": [{"phase": "c0-1800mhz-run1", "score": 1.0}]}]}]}});
+        v4_to_v5(&mut v);
+        let run = &v["body"]["clusters"][0]["points"][0]["runs"][0];
+        assert_eq!(run["status"], "ok");
+        assert!(run["reason"].is_null());
+        assert_eq!(run["phase"], "c0-1800mhz-run1");
+        let mut other = json!({"kind": "net", "body": {"clusters": 1}});
+        v4_to_v5(&mut other);
+        assert_eq!(other["body"]["clusters"], 1);
     }
 
     #[test]

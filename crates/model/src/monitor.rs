@@ -4,6 +4,42 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::evidence::{phase_id, NotOne};
+
+/// The phases of a `monitor` measurement: the command, or with `--per-cluster` its run on
+/// each type of core (`cluster0`, `cluster1` …, in the order of the runs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MonitorPhase {
+    /// The command, once.
+    Command,
+    /// Its run on the n-th type of core (`clusterN`).
+    Cluster(usize),
+}
+phase_id!(MonitorPhase, "`command`, `clusterN`");
+
+impl std::fmt::Display for MonitorPhase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MonitorPhase::Command => f.write_str("command"),
+            MonitorPhase::Cluster(i) => write!(f, "cluster{i}"),
+        }
+    }
+}
+
+impl std::str::FromStr for MonitorPhase {
+    type Err = NotOne;
+    fn from_str(s: &str) -> Result<MonitorPhase, NotOne> {
+        if s == "command" {
+            return Ok(MonitorPhase::Command);
+        }
+        s.strip_prefix("cluster")
+            .filter(|i| i.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|i| i.parse().ok())
+            .map(MonitorPhase::Cluster)
+            .ok_or_else(|| NotOne::new("monitor phase", s))
+    }
+}
+
 /// Body of a `monitor` document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MonitorBody {
@@ -45,7 +81,7 @@ pub struct ClusterRun {
     /// The CPUs taken offline meanwhile (restored afterwards).
     pub offline: Vec<u32>,
     /// The envelope phase holding its evidence.
-    pub phase: String,
+    pub phase: MonitorPhase,
     /// The command's exit code; None when it was killed by a signal or could not start.
     pub exit_code: Option<i32>,
     /// The signal that ended it, if any.

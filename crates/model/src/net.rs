@@ -7,7 +7,39 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::sweep::{sweep_kind, Sweep, TestRun, TestSummary};
+use crate::evidence::{words, RowEvidence};
+use crate::sweep::{sweep_kind, Sweep, SweepTest, TestPhase, TestRun, TestSummary};
+
+words! {
+    /// A test of `net`: the direction data flows.
+    pub enum NetTest("net test") {
+        /// This side sends.
+        Upload => "upload",
+        /// This side receives.
+        Download => "download",
+        /// Both at once.
+        Duplex => "duplex",
+    }
+}
+
+words! {
+    /// What answered on the other side.
+    pub enum PeerKind("peer kind") {
+        /// A `truebench net --server`.
+        Truebench => "truebench",
+        /// truebench's own server in this process (`--loopback`).
+        Loopback => "truebench (in-process)",
+        /// An iperf3 server, driven through `iperf3 -J`.
+        Iperf3 => "iperf3",
+    }
+}
+
+impl SweepTest for NetTest {
+    const PREFIX: &'static str = "net";
+}
+
+/// The phase of a `net` test.
+pub type NetPhase = TestPhase<NetTest>;
 
 /// Body of a `net` document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -16,7 +48,7 @@ pub struct NetBody {
     pub peer: String,
     /// `truebench` (a `truebench net --server`), `truebench (in-process)` (`--loopback`) or
     /// `iperf3` (an iperf3 server, driven through `iperf3 -J`).
-    pub peer_kind: String,
+    pub peer_kind: PeerKind,
     /// Parallel TCP streams per test, started together.
     pub streams: u32,
     /// Data sent with sendfile(2), not copied from user space (`--zerocopy`, iperf3 `-Z`).
@@ -37,13 +69,10 @@ pub struct NetRow {
     /// Which test (`upload`: this side sends, `download`: this side receives, `duplex`: both
     /// at once), repeat and setting; per-core load, CPU-bound verdict, clock reached.
     #[serde(flatten)]
-    pub run: TestRun,
-    /// The phase of the envelope holding this test's evidence.
-    pub phase: String,
-    /// How the test ended.
-    pub status: crate::PhaseStatus,
-    /// Why it failed or was interrupted; None when there is nothing to say.
-    pub reason: Option<String>,
+    pub run: TestRun<NetTest>,
+    /// Its phase, how it ended, the findings of its time.
+    #[serde(flatten)]
+    pub evidence: RowEvidence<NetPhase>,
     /// Seconds the data flowed.
     pub seconds: f64,
     /// Mbit/s this side sent and received (10^6 bits, as iperf3); None for a direction the
@@ -51,12 +80,6 @@ pub struct NetRow {
     pub sent_mbit_s: Option<f64>,
     /// Mbit/s this side received; None for a direction the test does not use.
     pub received_mbit_s: Option<f64>,
-    /// Findings about this test's phase (`throttling` …).
-    pub marks: Vec<String>,
-    /// Why its figures are not valid: the critical findings of its phase (`throttling`,
-    /// `swapping` …); None when none happened while it was measured.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub invalid: Option<String>,
 }
 
 impl NetRow {
@@ -74,9 +97,16 @@ impl NetRow {
 pub struct NetTestSummary {
     /// Which test and setting; runs, spread, CPU-bound runs.
     #[serde(flatten)]
-    pub summary: TestSummary,
+    pub summary: TestSummary<NetTest>,
     /// Median of sent + received over those repeats, Mbit/s; None without one.
     pub median_mbit_s: Option<f64>,
 }
 
-sweep_kind!(NetBody, NetRow, NetTestSummary, |r| r.total_mbit_s(), median_mbit_s);
+sweep_kind!(
+    NetBody,
+    NetRow,
+    NetTestSummary,
+    NetTest,
+    |r| r.total_mbit_s(),
+    median_mbit_s
+);

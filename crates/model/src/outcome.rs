@@ -1,7 +1,7 @@
 //! How a measurement ended, decided once from its document for every kind: the exit code's
 //! table reads these, so "failed", "invalid" and "interrupted" mean the same for every command.
 
-use crate::{Body, Document, PhaseStatus};
+use crate::{Body, Document, PhaseId, PhaseStatus};
 
 /// What the table of exit codes is decided from, in this order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,7 +24,7 @@ impl Document {
             .envelope
             .phases
             .iter()
-            .any(|p| p.status == PhaseStatus::Failed && p.name != crate::phase::IDLE);
+            .any(|p| p.status == PhaseStatus::Failed && !crate::phase::IDLE.is(&p.name));
         phase || self.body.failed_rows()
     }
 
@@ -54,10 +54,10 @@ impl Body {
                 .benchmarks
                 .iter()
                 .flat_map(|t| &t.cells)
-                .any(|c| failed(&c.status)),
-            Body::Governors(b) => b.rows.iter().any(|r| failed(&r.status)),
-            Body::Net(b) => b.rows.iter().any(|r| failed(&r.status)),
-            Body::Io(b) => b.rows.iter().any(|r| failed(&r.status)),
+                .any(|c| failed(&c.evidence.status)),
+            Body::Governors(b) => b.rows.iter().any(|r| failed(&r.evidence.status)),
+            Body::Net(b) => b.rows.iter().any(|r| failed(&r.evidence.status)),
+            Body::Io(b) => b.rows.iter().any(|r| failed(&r.evidence.status)),
             Body::Efficiency(b) => b
                 .clusters
                 .iter()
@@ -135,7 +135,7 @@ mod tests {
             .envelope
             .phases
             .iter_mut()
-            .find(|p| p.name == crate::phase::IDLE)
+            .find(|p| crate::phase::IDLE.is(&p.name))
             .unwrap();
         idle.status = PhaseStatus::Failed;
         assert_eq!(d.outcome(), Outcome::Valid);

@@ -5,8 +5,19 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::evidence::{is_phase, words};
 use truebench_host::kernel::KernelReport;
 use truebench_host::review::Setting;
+
+words! {
+    /// The phase of a `review`: the monitoring (while a command ran, until Ctrl-C or for
+    /// `--duration`).
+    pub enum ReviewPhase("review phase") {
+        /// The monitoring (`review`).
+        Monitoring => "review",
+    }
+}
+is_phase!(ReviewPhase);
 
 /// Body of a `review` document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

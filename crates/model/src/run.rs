@@ -4,32 +4,64 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The names of `run`'s phases: the one place they are spelled. The suite plans them, the
-/// sbc-bench import maps its tables to them, renderers and the history look scores up by
-/// them.
+use crate::evidence::PhaseId;
+
+crate::evidence::words! {
+    /// The phases of `run`, in the order they run: the one place their names are spelled.
+    pub enum RunPhase("run phase") {
+        /// The idle gate (also the idle power of `thermal` and `efficiency`).
+        Idle => "idle",
+        /// The OPP walk, idle and cold: measured against advertised clock at every OPP.
+        ClocksCold => "clocks-cold",
+        /// Memory bandwidth and latency, pinned to the first CPU of each cluster.
+        Memory => "memory",
+        /// AES per cluster, pinned to its first CPU.
+        Aes => "aes",
+        /// 7-zip single-threaded, pinned to the first CPU of each cluster.
+        CompressionSingle => "compression-single",
+        /// 7-zip on all cores.
+        CompressionMulti => "compression-multi",
+        /// AES on all cores at once (extensive mode).
+        AesParallel => "aes-parallel",
+        /// 7-zip on the cores of one cluster, one phase per cluster (extensive mode).
+        CompressionCluster => "compression-cluster",
+        /// A sustained load scored per interval (extensive mode).
+        Stress => "stress",
+        /// Every CPU's clock at once, idle and under load (extensive mode).
+        ClocksAll => "clocks-all",
+        /// The highest OPP measured hot, under load on the other CPUs, after the benchmarks.
+        ClocksHot => "clocks-hot",
+    }
+}
+crate::evidence::is_phase!(RunPhase);
+
+/// `run`'s phases by name: the suite plans them, the sbc-bench import maps its tables to
+/// them, renderers and the history look scores up by them.
 pub mod phase {
+    use super::RunPhase;
+
     /// The idle gate (also the idle power of `thermal` and `efficiency`).
-    pub const IDLE: &str = "idle";
+    pub const IDLE: RunPhase = RunPhase::Idle;
     /// The OPP walk, idle and cold: measured against advertised clock at every OPP.
-    pub const CLOCKS_COLD: &str = "clocks-cold";
+    pub const CLOCKS_COLD: RunPhase = RunPhase::ClocksCold;
     /// Memory bandwidth and latency, pinned to the first CPU of each cluster.
-    pub const MEMORY: &str = "memory";
+    pub const MEMORY: RunPhase = RunPhase::Memory;
     /// AES per cluster, pinned to its first CPU.
-    pub const AES: &str = "aes";
+    pub const AES: RunPhase = RunPhase::Aes;
     /// 7-zip single-threaded, pinned to the first CPU of each cluster.
-    pub const COMPRESSION_SINGLE: &str = "compression-single";
+    pub const COMPRESSION_SINGLE: RunPhase = RunPhase::CompressionSingle;
     /// 7-zip on all cores.
-    pub const COMPRESSION_MULTI: &str = "compression-multi";
+    pub const COMPRESSION_MULTI: RunPhase = RunPhase::CompressionMulti;
     /// AES on all cores at once (extensive mode).
-    pub const AES_PARALLEL: &str = "aes-parallel";
+    pub const AES_PARALLEL: RunPhase = RunPhase::AesParallel;
     /// 7-zip on the cores of one cluster, one phase per cluster (extensive mode).
-    pub const COMPRESSION_CLUSTER: &str = "compression-cluster";
+    pub const COMPRESSION_CLUSTER: RunPhase = RunPhase::CompressionCluster;
     /// A sustained load scored per interval (extensive mode).
-    pub const STRESS: &str = "stress";
+    pub const STRESS: RunPhase = RunPhase::Stress;
     /// Every CPU's clock at once, idle and under load (extensive mode).
-    pub const CLOCKS_ALL: &str = "clocks-all";
+    pub const CLOCKS_ALL: RunPhase = RunPhase::ClocksAll;
     /// The highest OPP measured hot, under load on the other CPUs, after the benchmarks.
-    pub const CLOCKS_HOT: &str = "clocks-hot";
+    pub const CLOCKS_HOT: RunPhase = RunPhase::ClocksHot;
 }
 
 /// Body of a `run` document.
@@ -42,7 +74,8 @@ pub struct RunBody {
     pub scores: Vec<PhaseScores>,
 }
 
-/// The figures of one phase (`phase` is the envelope's phase of the same name).
+/// The figures of one phase (`phase` is the envelope's phase of the same name: a
+/// [`RunPhase`] in a `run`, the walk in a `clocks` document).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PhaseScores {
     /// Name of the envelope's phase whose evidence the figures stand on.
@@ -60,23 +93,23 @@ impl RunBody {
         }
     }
 
-    /// Scores of every phase named `name` (`compression-cluster` may repeat).
-    pub fn scores<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Scores> + 'a {
+    /// Scores of every phase `phase` (`compression-cluster` may repeat).
+    pub fn scores<'a>(&'a self, phase: impl PhaseId + 'a) -> impl Iterator<Item = &'a Scores> + 'a {
         self.scores
             .iter()
-            .filter(move |p| p.phase == name)
+            .filter(move |p| phase.is(&p.phase))
             .map(|p| &p.scores)
     }
 
-    /// The clock walk of phase `name` (`clocks-cold`, `clocks-all`, `clocks-hot`).
-    pub fn clocks(&self, name: &str) -> Option<&ClockScores> {
+    /// The clock walk of phase `phase` (`clocks-cold`, `clocks-all`, `clocks-hot`).
+    pub fn clocks(&self, phase: impl PhaseId) -> Option<&ClockScores> {
         self.scores
             .iter()
-            .filter(|p| p.phase == name)
+            .filter(|p| phase.is(&p.phase))
             .find_map(|p| match &p.scores {
-            Scores::Clocks(c) => Some(c),
-            _ => None,
-        })
+                Scores::Clocks(c) => Some(c),
+                _ => None,
+            })
     }
 
     /// The memory phase's figures.
@@ -95,23 +128,23 @@ impl RunBody {
         })
     }
 
-    /// The AES table of phase `name` (`aes`, `aes-parallel`).
-    pub fn aes(&self, name: &str) -> Option<&AesScores> {
+    /// The AES table of phase `phase` (`aes`, `aes-parallel`).
+    pub fn aes(&self, phase: impl PhaseId) -> Option<&AesScores> {
         self.scores
             .iter()
-            .filter(|p| p.phase == name)
+            .filter(|p| phase.is(&p.phase))
             .find_map(|p| match &p.scores {
-            Scores::Aes(a) => Some(a),
-            _ => None,
-        })
+                Scores::Aes(a) => Some(a),
+                _ => None,
+            })
     }
 
-    /// The 7-zip (or liblzma) runs of phase `name`.
+    /// The 7-zip (or liblzma) runs of phase `phase`.
     pub fn compression<'a>(
         &'a self,
-        name: &'a str,
+        phase: impl PhaseId + 'a,
     ) -> impl Iterator<Item = &'a CompressionScores> + 'a {
-        self.scores(name).filter_map(|s| match s {
+        self.scores(phase).filter_map(|s| match s {
             Scores::Compression(c) => Some(c),
             _ => None,
         })
@@ -389,11 +422,23 @@ pub struct CompressionRun {
     pub ratio: Option<f64>,
 }
 
+crate::evidence::words! {
+    /// What loaded the machine in the stress phase.
+    pub enum StressTool("stress tool") {
+        /// truebench's SIMD kernel (GFLOP/s).
+        Builtin => "built-in",
+        /// Stockfish's bench (nodes/s).
+        Stockfish => "stockfish",
+        /// cpuminer (kH/s), in imported sbc-bench logs.
+        Cpuminer => "cpuminer",
+    }
+}
+
 /// A sustained load scored interval by interval: a falling series is throttling.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StressScores {
-    /// `stockfish` or `built-in`.
-    pub tool: String,
+    /// `stockfish`, `built-in` or, imported, `cpuminer`.
+    pub tool: StressTool,
     /// stockfish's version line or the built-in kernel's implementation; None when unknown.
     pub version: Option<String>,
     /// `GFLOP/s` (built-in) or `nodes/s` (stockfish).

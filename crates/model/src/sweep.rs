@@ -1,13 +1,14 @@
 //! What the kinds that run tests × repeats × cpufreq settings (`net`, `io`) share: how the
-//! tests ran ([`Sweep`], flattened into the body), the part of a test row that is not the
-//! kind's figures ([`TestRun`]: test, setting, repeat, per-core load, CPU-bound verdict, clock
-//! reached), the part of a per-test summary that is not its medians ([`TestSummary`]), and
-//! what shared code reads of a row ([`SweepRow`]). Each is flattened: the JSON keeps every
-//! field where the kind's own row, summary or body has it.
+//! tests ran ([`Sweep`], flattened into the body), the part of a test row that is not its
+//! evidence or the kind's figures ([`TestRun`]: test, setting, repeat, per-core load,
+//! CPU-bound verdict, clock reached), the part of a per-test summary that is not its medians
+//! ([`TestSummary`]), a test's phase ([`TestPhase`]), and what shared code reads of a body,
+//! row and summary ([`SweepBody`], [`SweepRow`], [`SweepSummary`]). Each part is flattened:
+//! the JSON keeps every field where the kind's own row, summary or body has it.
 
 use serde::{Deserialize, Serialize};
 
-use crate::PhaseStatus;
+use crate::evidence::{words, NotOne, RowEvidence};
 
 /// How a sweeping kind's tests ran: their length, repeats, the CPU-bound threshold, the
 /// settings swept and the conclusions across them.
@@ -35,9 +36,9 @@ pub struct Sweep {
 /// What every test row of a sweeping kind holds besides its evidence and its figures: which
 /// test of which repeat under which setting, and what it cost the CPU.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct TestRun {
+pub struct TestRun<T> {
     /// The test (`upload`, `download`, `duplex`; `cached`, `sequential`, `random`).
-    pub test: String,
+    pub test: T,
     /// The machine setting it ran under (`as is`; the sweep's `max`, `governor:ondemand`…).
     pub setting: String,
     /// 1-based repeat number.
@@ -54,9 +55,9 @@ pub struct TestRun {
 
 /// What every per-test summary of a sweeping kind holds besides its medians.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct TestSummary {
+pub struct TestSummary<T> {
     /// The test (as a row's `test`).
-    pub test: String,
+    pub test: T,
     /// The machine setting (as a row's `setting`).
     pub setting: String,
     /// Repeats that completed and are valid: what the medians are of.
@@ -89,48 +90,142 @@ pub struct CpuBound {
     /// Its busy share, % of the wall time.
     pub busy_pct: f64,
     /// `softirq` when softirq + irq time is the larger share of the busy time, else `process`.
-    pub by: String,
+    pub by: BusyBy,
 }
 
-/// How a row's test ended, as shared code reads it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Ended<'a> {
-    /// The phase of the envelope holding the row's evidence.
-    pub phase: &'a str,
-    /// How the test ended.
-    pub status: PhaseStatus,
-    /// Why it failed or was interrupted.
-    pub reason: Option<&'a str>,
-    /// Findings of its phase.
-    pub marks: &'a [String],
-    /// Why its figures are not valid.
-    pub invalid: Option<&'a str>,
-}
-
-impl Ended<'_> {
-    /// Completed and valid: a repeat the medians are of.
-    pub fn counts(&self) -> bool {
-        self.status == PhaseStatus::Ok && self.invalid.is_none()
+words! {
+    /// What kept a saturated core busy.
+    pub enum BusyBy("busy share") {
+        /// softirq + irq time was the larger share of the busy time.
+        Softirq => "softirq",
+        /// The processes' time (user + nice + system) was.
+        Process => "process",
     }
 }
 
-/// A test row of a sweeping kind: its shared part, how it ended, its marks. What the suites'
-/// driver, the summaries and the renderers' shared tables read and write of it.
+/// A test of a kind that sweeps settings (`net`, `io`): its name is part of its phases'.
+pub trait SweepTest: Copy + PartialEq + std::fmt::Display + std::str::FromStr {
+    /// The kind's prefix of its phase names (`net`).
+    const PREFIX: &'static str;
+}
+
+/// The phase of one test of one repeat under one setting: `net-upload-1`, with a swept
+/// setting `net-opp-1800-MHz-upload-1`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TestPhase<T> {
+    /// The setting's label with every character but letters and digits as `-`
+    /// (`opp-1800-MHz`); None for the machine as it is.
+    pub setting: Option<String>,
+    /// The test.
+    pub test: T,
+    /// 1-based.
+    pub repeat: u32,
+}
+
+impl<T: SweepTest> TestPhase<T> {
+    /// The phase of `test`'s repeat `repeat` under the setting labelled `setting` (None:
+    /// the machine as it is).
+    pub fn new(setting: Option<&str>, test: T, repeat: u32) -> TestPhase<T> {
+        let slug = |l: &str| -> String {
+            l.chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                .collect()
+        };
+        TestPhase {
+            setting: setting.map(slug),
+            test,
+            repeat,
+        }
+    }
+}
+
+impl<T: SweepTest> std::fmt::Display for TestPhase<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(T::PREFIX)?;
+        if let Some(s) = &self.setting {
+            write!(f, "-{s}")?;
+        }
+        write!(f, "-{}-{}", self.test, self.repeat)
+    }
+}
+
+impl<T: SweepTest> std::str::FromStr for TestPhase<T> {
+    type Err = NotOne;
+    fn from_str(s: &str) -> Result<TestPhase<T>, NotOne> {
+        let not = || NotOne::new("test phase", s);
+        let rest = s
+            .strip_prefix(T::PREFIX)
+            .and_then(|r| r.strip_prefix('-'))
+            .ok_or_else(not)?;
+        let (rest, repeat) = rest.rsplit_once('-').ok_or_else(not)?;
+        let repeat = repeat.parse().map_err(|_| not())?;
+        // Test names have no `-`: what is before the last one is the setting.
+        let (setting, test) = match rest.rsplit_once('-') {
+            Some((setting, test)) if !setting.is_empty() => (Some(setting.to_string()), test),
+            Some(_) => return Err(not()),
+            None => (None, rest),
+        };
+        Ok(TestPhase {
+            setting,
+            test: test.parse().map_err(|_| not())?,
+            repeat,
+        })
+    }
+}
+
+impl<T: SweepTest> crate::evidence::PhaseId for TestPhase<T> {
+    fn is(&self, name: &str) -> bool {
+        name.parse::<TestPhase<T>>().is_ok_and(|p| p == *self)
+    }
+}
+
+impl<T: SweepTest> Serialize for TestPhase<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de, T: SweepTest> Deserialize<'de> for TestPhase<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+impl<T> schemars::JsonSchema for TestPhase<T> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "TestPhase".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "description": "`KIND-TEST-REPEAT`, `KIND-SETTING-TEST-REPEAT`"})
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+}
+
+/// A test row of a sweeping kind: its shared part, its evidence, its headline figure. What
+/// the suites' driver, the summaries and the renderers' shared tables read of it.
 pub trait SweepRow {
+    /// The kind's test.
+    type Test: SweepTest;
     /// The part every sweeping kind's row has.
-    fn run(&self) -> &TestRun;
-    /// How the test ended.
-    fn ended(&self) -> Ended<'_>;
+    fn run(&self) -> &TestRun<Self::Test>;
+    /// Its phase, how it ended, its marks.
+    fn evidence(&self) -> &RowEvidence<TestPhase<Self::Test>>;
+    /// The same, to mark it.
+    fn evidence_mut(&mut self) -> &mut RowEvidence<TestPhase<Self::Test>>;
     /// The figure its summary's median and spread are of (MB/s, Mbit/s).
     fn headline(&self) -> Option<f64>;
-    /// Set the findings of its phase and why they make its figures not valid.
-    fn mark(&mut self, marks: Vec<String>, invalid: Option<String>);
 }
 
 /// A per-test summary of a sweeping kind.
 pub trait SweepSummary {
+    /// The kind's test.
+    type Test: SweepTest;
     /// The part every sweeping kind's summary has.
-    fn summary(&self) -> &TestSummary;
+    fn summary(&self) -> &TestSummary<Self::Test>;
     /// The median of the rows' [`SweepRow::headline`].
     fn median(&self) -> Option<f64>;
 }
@@ -140,7 +235,7 @@ pub trait SweepBody {
     /// Its row type.
     type Row: SweepRow;
     /// Its per-test summary type.
-    type Summary: SweepSummary;
+    type Summary: SweepSummary<Test = <Self::Row as SweepRow>::Test>;
     /// How the tests ran.
     fn sweep(&self) -> &Sweep;
     /// One row per test, setting and repeat, in the order they ran.
@@ -151,43 +246,43 @@ pub trait SweepBody {
     fn tests(&self) -> &[Self::Summary];
 
     /// The rows of `summary`'s test and setting.
-    fn rows_of<'a>(&'a self, summary: &'a TestSummary) -> impl Iterator<Item = &'a Self::Row> {
+    fn rows_of<'a>(
+        &'a self,
+        summary: &'a TestSummary<<Self::Row as SweepRow>::Test>,
+    ) -> impl Iterator<Item = &'a Self::Row> {
         self.rows()
             .iter()
             .filter(|r| r.run().test == summary.test && r.run().setting == summary.setting)
     }
 }
 
-/// The sweeping kind traits for a body with `sweep`, `rows` and `tests`, its row — with a
-/// `run: TestRun` and the fields `phase`, `status`, `reason`, `marks`, `invalid` — and its
-/// summary (`summary: TestSummary`). `headline` and `median` name the figure and its median.
+/// The sweeping kind traits for a body with `sweep`, `rows` and `tests`, its row (with
+/// `run: TestRun` and `evidence: RowEvidence`) and its summary (`summary: TestSummary`), of
+/// the kind's test type. `headline` and `median` name the figure and its median.
 macro_rules! sweep_kind {
-    ($body:ty, $row:ty, $summary:ty, |$r:ident| $headline:expr, $median:ident) => {
+    ($body:ty, $row:ty, $summary:ty, $test:ty, |$r:ident| $headline:expr, $median:ident) => {
         impl $crate::sweep::SweepRow for $row {
-            fn run(&self) -> &$crate::sweep::TestRun {
+            type Test = $test;
+            fn run(&self) -> &$crate::sweep::TestRun<$test> {
                 &self.run
             }
-            fn ended(&self) -> $crate::sweep::Ended<'_> {
-                $crate::sweep::Ended {
-                    phase: &self.phase,
-                    status: self.status,
-                    reason: self.reason.as_deref(),
-                    marks: &self.marks,
-                    invalid: self.invalid.as_deref(),
-                }
+            fn evidence(&self) -> &$crate::evidence::RowEvidence<$crate::sweep::TestPhase<$test>> {
+                &self.evidence
+            }
+            fn evidence_mut(
+                &mut self,
+            ) -> &mut $crate::evidence::RowEvidence<$crate::sweep::TestPhase<$test>> {
+                &mut self.evidence
             }
             fn headline(&self) -> Option<f64> {
                 let $r = self;
                 $headline
             }
-            fn mark(&mut self, marks: Vec<String>, invalid: Option<String>) {
-                self.marks = marks;
-                self.invalid = invalid;
-            }
         }
 
         impl $crate::sweep::SweepSummary for $summary {
-            fn summary(&self) -> &$crate::sweep::TestSummary {
+            type Test = $test;
+            fn summary(&self) -> &$crate::sweep::TestSummary<$test> {
                 &self.summary
             }
             fn median(&self) -> Option<f64> {

@@ -5,13 +5,52 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::evidence::{is_phase, words};
 use crate::governors::PolicyTimeInState;
+
+words! {
+    /// The phases of a `thermal` measurement: the idle gate, the heating (`--heat-to`), the
+    /// load.
+    pub enum ThermalPhase("thermal phase") {
+        /// The idle gate (cooling to `--cool-to`).
+        Idle => "idle",
+        /// Heating to `--heat-to` with the load.
+        Heat => "heat",
+        /// The load, for `--minutes`.
+        Load => "load",
+    }
+}
+is_phase!(ThermalPhase);
+
+words! {
+    /// What loaded the machine.
+    pub enum ThermalLoad("thermal load") {
+        /// The built-in stress kernel (GFLOP/s).
+        Stress => "stress",
+        /// 7-zip's benchmark (MIPS).
+        SevenZip => "7zip",
+        /// A command of the user's, run again and again (runs/min).
+        Command => "command",
+    }
+}
+
+words! {
+    /// How the load started.
+    pub enum StartMode("start mode") {
+        /// Cooled to `--cool-to` first.
+        Cool => "cool",
+        /// Heated to `--heat-to` with the load itself first.
+        Heat => "heat",
+        /// After the idle gate only.
+        Idle => "idle",
+    }
+}
 
 /// Body of a `thermal` document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ThermalBody {
     /// `stress`, `7zip` or `command`.
-    pub load: String,
+    pub load: ThermalLoad,
     /// What ran (`built-in stress (avx2+fma) on CPUs 0-3`, `7zz b -mmt4`, `sh -c '…'`).
     pub load_detail: String,
     /// Unit of `scores` (`GFLOP/s`, `MIPS`, `runs/min`); None when the load gave no score.
@@ -43,7 +82,7 @@ pub struct ThermalBody {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ThermalStart {
     /// `cool` (`--cool-to`), `heat` (`--heat-to`) or `idle` (the idle gate only).
-    pub mode: String,
+    pub mode: StartMode,
     /// The temperature waited for, °C; None for `idle` without `--cool-to`.
     pub target_c: Option<f64>,
     /// The target was reached (always true for `idle` when the machine was idle).

@@ -224,7 +224,7 @@ fn interactivity_bars_say_what_their_colours_mean() {
     let truebench_model::Body::Interactivity(b) = &mut d.body else {
         panic!("not an interactivity document");
     };
-    b.benchmarks[0].cells[0].marks = vec!["throttling".into()];
+    b.benchmarks[0].cells[0].evidence.marks = vec!["throttling".into()];
     let page = kinds::html_page(&d);
     assert!(
         page.contains("measured while something was marked"),

@@ -11,6 +11,7 @@
 //! which no evidence can settle (`Label::Threshold`: "undecided (threshold)", both named).
 
 use serde::{Deserialize, Serialize};
+use truebench_model::finding::Basis;
 use truebench_model::finding::{Finding, FindingKind, Severity};
 use truebench_model::RunView;
 
@@ -236,7 +237,7 @@ pub fn explain(
         }
         (FindingKind::Throttling, Agreement::OnlyTruebench) => {
             let f = tb?;
-            if f.evidence.iter().any(|e| e.starts_with("hot, after")) {
+            if f.rests_on(Basis::HotClock) {
                 return known(
                     "throttling-by-cpufreq-statistics-only",
                     "all",
@@ -244,7 +245,7 @@ pub fn explain(
                     Side::Truebench,
                 );
             }
-            if f.evidence.iter().any(|e| e.contains("(firmware ")) && !log.at_least("0.4.1") {
+            if f.rests_on(Basis::FirmwareClock) && !log.at_least("0.4.1") {
                 return known(
                     "pi-firmware-clock-not-judged",
                     "0.4 (before its `1400/1200MHz` check)",

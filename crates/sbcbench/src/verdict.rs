@@ -16,7 +16,7 @@
 //!   writes no bullet for them, so truebench's findings there are its own.
 
 use serde::{Deserialize, Serialize};
-use truebench_model::finding::{Finding, FindingKind, Severity};
+use truebench_model::finding::{Basis, Finding, FindingKind, Severity};
 
 use crate::log::SbcBenchLog;
 use truebench_model::RunView;
@@ -127,11 +127,9 @@ fn is_flag(f: &Finding) -> bool {
         )
 }
 
-/// The phase named in a finding's message (`during '7-zip multi core benchmark'`).
+/// The phase a finding was judged in (`7-zip multi core benchmark`).
 fn phase_in(f: &Finding) -> Option<&str> {
-    let i = f.message.find("during '")? + "during '".len();
-    let rest = &f.message[i..];
-    Some(&rest[..rest.find('\'')?])
+    f.phases.first().map(String::as_str)
 }
 
 fn bullet<'a>(log: &'a SbcBenchLog, prefixes: &[&str]) -> Option<&'a String> {
@@ -341,7 +339,7 @@ fn why(
         (FindingKind::SystemActivity, Agreement::OnlyTruebench) => {
             let multi = tb
                 .and_then(phase_in)
-                .and_then(|p| r.envelope.timeline.phases.iter().find(|x| x.name == p))
+                .and_then(|p| r.envelope.timeline.phase(p))
                 .and_then(|p| p.threads)
                 .is_some_and(|t| t > 1);
             if multi {
@@ -362,7 +360,7 @@ fn why(
             worst_top_deviation(r).map_or("unknown".into(), |d| format!("{d:+.1} %"))
         ),
         (FindingKind::ClockDeviation, Agreement::OnlyTruebench) => {
-            let hot = tb_msg.contains("after the benchmarks");
+            let hot = tb.is_some_and(|f| f.rests_on(Basis::HotClock));
             if hot {
                 format!(
                     "Measured after the benchmarks while hot: the clock was lowered by throttling at that moment; sbc-bench compares the overall maxima only.{tb_ev}"

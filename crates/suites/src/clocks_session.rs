@@ -5,6 +5,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use truebench_host::{Host, Inventory};
+use truebench_model::clocks::ClocksPhase;
 use truebench_model::{self as m, ClocksBody, ClocksResult, PhaseStatus, Scores};
 use truebench_workloads::clock::{ClockError, ClockMeasurement};
 
@@ -78,7 +79,7 @@ pub fn document<P: ClockProbe + ?Sized>(
         .collect();
     let r = s
         .phase(
-            "clocks",
+            ClocksPhase::Walk,
             "clock check (measured vs advertised for every OPP)",
             Some(1),
             cpus,

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use truebench_host::{Host, Inventory};
+use truebench_model::monitor::MonitorPhase;
 use truebench_model::{MonitorBody, MonitorResult};
 use truebench_monitor::Sources;
 
@@ -76,7 +77,7 @@ pub fn run(
         score_ratio: None,
     };
     s.phase(
-        "command",
+        MonitorPhase::Command,
         &format!("the command ({})", command.join(" ")),
         opts.threads,
         Vec::new(),

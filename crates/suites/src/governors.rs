@@ -16,11 +16,11 @@ use truebench_host::inventory::Cluster;
 use truebench_host::{Host, Inventory};
 use truebench_model::finding::FindingKind;
 use truebench_model::governors::{
-    ClusterClock, GovernorRow, GovernorSummary, GovernorsBody, LevelFigures, PolicyTimeInState,
+    ClusterClock, GovernorPhase, GovernorRow, GovernorSummary, GovernorsBody, LevelFigures,
+    PolicyTimeInState,
 };
 use truebench_model::{GovernorsResult, PhaseStatus};
 use truebench_monitor::freq::{FreqLog, FreqSampler};
-use truebench_monitor_core::detect::phases;
 use truebench_stats::{median, range, spread_pct, weighted_percentile};
 use truebench_workloads::periodic::taskset::{self, TaskSet, TaskSetError, TaskSetOptions};
 use truebench_workloads::periodic::{Policy, SlackStats, WorkKind};
@@ -28,7 +28,7 @@ use truebench_workloads::progress::Progress;
 
 use crate::interactivity::{self as ia, Calibrate, Work};
 use crate::progress::Event;
-use crate::session::{Finish, Outcome, Session, SessionOptions};
+use crate::session::{self, Finish, Outcome, Session, SessionOptions};
 
 #[derive(Debug, Clone)]
 pub struct GovernorsOptions {
@@ -328,7 +328,7 @@ fn run_sets(
 pub struct FreqTrace {
     pub log: FreqLog,
     /// (phase, start, end).
-    pub spans: Vec<(String, f64, f64)>,
+    pub spans: Vec<(GovernorPhase, f64, f64)>,
 }
 
 impl FreqTrace {
@@ -344,7 +344,7 @@ impl FreqTrace {
             let Some((g, ..)) = self.spans.iter().find(|(_, a, b)| t >= *a && t < *b) else {
                 continue;
             };
-            o.push_str(&format!("{t:.3},{}", g.trim_start_matches("governor/")));
+            o.push_str(&format!("{t:.3},{}", g.label()));
             for v in self.log.row(i) {
                 o.push(',');
                 if let Some(k) = v {
@@ -379,7 +379,7 @@ fn policy_clock(log: &FreqLog, p: usize, a: f64, b: f64) -> ClusterClock {
 /// Each row's clock per cluster from the fast log (the cluster's first policy).
 fn fill_clocks(r: &mut GovernorsResult, inv: &Inventory, trace: &FreqTrace) {
     for row in &mut r.body.rows {
-        let Some((_, a, b)) = trace.spans.iter().find(|(p, ..)| *p == row.phase) else {
+        let Some((_, a, b)) = trace.spans.iter().find(|(p, ..)| *p == row.evidence.phase) else {
             continue;
         };
         let clocks: Vec<ClusterClock> = inv
@@ -405,7 +405,7 @@ fn fill_clocks(r: &mut GovernorsResult, inv: &Inventory, trace: &FreqTrace) {
 fn fill_from_envelope(r: &mut GovernorsResult) {
     let env = r.envelope.clone();
     for row in &mut r.body.rows {
-        let Some(p) = env.phases.iter().find(|p| p.name == row.phase) else {
+        let Some(p) = env.phase(&row.evidence.phase) else {
             continue;
         };
         let (a, b) = (p.started, p.ended.unwrap_or(f64::INFINITY));
@@ -419,23 +419,31 @@ fn fill_from_envelope(r: &mut GovernorsResult) {
         row.energy_j = env
             .energy
             .as_ref()
-            .and_then(|e| e.phase(&row.phase))
+            .and_then(|e| e.phase(&row.evidence.phase))
             .map(|e| e.joules);
         row.work_ms_per_j = row
             .work_ms
             .zip(row.energy_j)
             .filter(|(_, j)| *j > 0.0)
             .map(|(w, j)| w / j);
-        row.marks = phases::marks(&env.findings, &row.phase);
         // The study's rule: a run during which the machine throttled is not comparable.
-        row.invalid = phases::invalid_by(&env.findings, &row.phase, &[FindingKind::Throttling]);
+        session::mark(
+            &mut row.evidence,
+            &env.findings,
+            &[FindingKind::Throttling],
+            &[],
+        );
     }
     // rt-app's efficiency from the first powersave and performance rows that completed.
     let ratio = |g: &str| {
         r.body
             .rows
             .iter()
-            .find(|x| x.governor == g && x.status == PhaseStatus::Ok && x.invalid.is_none())
+            .find(|x| {
+                x.governor == g
+                    && x.evidence.status == PhaseStatus::Ok
+                    && x.evidence.invalid.is_none()
+            })
             .and_then(|x| x.work_time_ratio)
     };
     if let (Some(ps), Some(perf)) = (ratio("powersave"), ratio("performance")) {
@@ -536,13 +544,10 @@ pub fn run(
     for rep in 1..=opts.repeat {
         for plan in &plans {
             k += 1;
-            let phase = if opts.repeat > 1 {
-                format!("governor/{}#{rep}", plan.label)
-            } else {
-                format!("governor/{}", plan.label)
-            };
-            let mut row = GovernorRow::new(&plan.label, rep, &phase, PhaseStatus::Interrupted);
-            row.reason = Some("not started: interrupted before".into());
+            let phase = GovernorPhase::new(&plan.label, (opts.repeat > 1).then_some(rep));
+            let mut row =
+                GovernorRow::new(&plan.label, rep, phase.clone(), PhaseStatus::Interrupted);
+            row.evidence.reason = Some("not started: interrupted before".into());
             if s.stopped() {
                 rows.push(row);
                 continue;
@@ -585,9 +590,9 @@ pub fn run(
                 ));
                 Outcome::default()
             });
-            row.status = p.status;
-            row.reason = p.reason.clone();
-            spans.push((phase.clone(), started, f0.elapsed().as_secs_f64()));
+            row.evidence.status = p.status;
+            row.evidence.reason = p.reason.clone();
+            spans.push((phase, started, f0.elapsed().as_secs_f64()));
             row.time_in_state = tis_delta(&before, &time_in_state(host, inv));
             if let Some(f) = figures {
                 let sum = f.total.summary();
@@ -616,7 +621,7 @@ pub fn run(
             }
             events(Event::score(format!(
                 "{}{}",
-                row.status,
+                row.evidence.status,
                 row.miss_ratio
                     .map(|m| format!(", miss ratio {:.2} %", m * 100.0))
                     .unwrap_or_default()
@@ -626,10 +631,7 @@ pub fn run(
     }
     let body = GovernorsBody {
         calibration: Box::new(calibration),
-        work: match opts.work {
-            Work::Loops => "loops".into(),
-            Work::Wall => "wall".into(),
-        },
+        work: opts.work,
         seed: opts.seed,
         split: "UUniFast-discard".into(),
         tasks_per_set: opts.tasks as u32,
@@ -671,7 +673,7 @@ pub fn summarise(rows: &[GovernorRow]) -> Vec<GovernorSummary> {
             let done: Vec<&GovernorRow> = mine
                 .iter()
                 .copied()
-                .filter(|r| r.status == PhaseStatus::Ok && r.invalid.is_none())
+                .filter(|r| r.evidence.status == PhaseStatus::Ok && r.evidence.invalid.is_none())
                 .collect();
             let of = |f: &dyn Fn(&GovernorRow) -> Option<f64>| -> Vec<f64> {
                 done.iter().filter_map(|r| f(r)).collect()
@@ -683,7 +685,9 @@ pub fn summarise(rows: &[GovernorRow]) -> Vec<GovernorSummary> {
                 runs: done.len() as u32,
                 invalid_runs: mine
                     .iter()
-                    .filter(|r| r.status == PhaseStatus::Ok && r.invalid.is_some())
+                    .filter(|r| {
+                        r.evidence.status == PhaseStatus::Ok && r.evidence.invalid.is_some()
+                    })
                     .count() as u32,
                 median_miss_ratio: median(&miss),
                 // A ratio's spread in percentage points: max − min.
@@ -704,20 +708,20 @@ mod tests {
         let mut r = GovernorRow::new(
             g,
             repeat,
-            &format!("governor/{g}#{repeat}"),
+            GovernorPhase::new(g, Some(repeat)),
             PhaseStatus::Ok,
         );
         r.periods = 100;
         r.miss_ratio = Some(miss);
         r.work_time_ratio = Some(wtr);
-        r.invalid = invalid.then(|| "throttling".into());
+        r.evidence.invalid = invalid.then(|| "throttling".into());
         r
     }
 
     #[test]
     fn repeats_give_the_median_and_spread_of_the_valid_runs() {
         let mut interrupted = row("powersave", 4, 0.9, 3.0, false);
-        interrupted.status = PhaseStatus::Interrupted;
+        interrupted.evidence.status = PhaseStatus::Interrupted;
         let rows = [
             row("schedutil", 1, 0.02, 1.10, false),
             row("powersave", 1, 0.30, 2.00, false),

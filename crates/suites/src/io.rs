@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use truebench_host::inventory::StorageInfo;
 use truebench_host::{Host, Inventory};
-use truebench_model::io::{IoBody, IoRow, IoTestSummary};
+use truebench_model::io::{self as mio, IoBody, IoRow, IoTestSummary, TargetKind};
 use truebench_model::sweep::{Sweep, TestSummary};
 use truebench_model::{IoResult, PhaseStatus};
 use truebench_monitor::Sources;
@@ -20,14 +20,14 @@ use truebench_workloads::io::{self as wio, IoTest};
 
 use crate::progress::Event;
 use crate::session::{Outcome, Session, SessionOptions};
-use crate::sweep::{self, Measure, Measured, Plan};
+use crate::sweep::{self, Measure, MeasuredOf, Plan};
 
 #[derive(Debug, Clone)]
 pub struct IoOptions {
     /// File or block device to read.
     pub path: PathBuf,
     /// `file`, `block device` or `scratch file`.
-    pub target_kind: String,
+    pub target_kind: TargetKind,
     pub size_bytes: u64,
     pub storage: Option<StorageInfo>,
     pub warnings: Vec<String>,
@@ -82,8 +82,8 @@ impl Measure for IoOptions {
     const KIND: &'static str = "io";
     const UNIT: &'static str = "MB/s";
 
-    fn name(t: IoTest) -> &'static str {
-        t.name()
+    fn test(t: IoTest) -> mio::IoTest {
+        io_test(t)
     }
 
     fn phase(&self, t: IoTest, setting: &str) -> (String, u32) {
@@ -108,15 +108,13 @@ impl Measure for IoOptions {
         Ok(x)
     }
 
-    fn row(m: Measured<IoTest, wio::IoResult>) -> IoRow {
+    fn row(m: MeasuredOf<Self>) -> IoRow {
         // A cut-short test has no throughput; what it read per I/O still stands.
-        let whole = m.status == PhaseStatus::Ok;
+        let whole = m.evidence.status == PhaseStatus::Ok;
         let x = m.figures.as_ref();
         IoRow {
             run: m.run,
-            phase: m.phase,
-            status: m.status,
-            reason: m.reason,
+            evidence: m.evidence,
             direct: x.is_some_and(|x| x.direct),
             block_bytes: x.map_or(0, |x| x.block_bytes),
             mb_s: x.filter(|_| whole).map(|x| x.mb_s),
@@ -124,12 +122,10 @@ impl Measure for IoOptions {
             cpu_us_per_io: x.and_then(|x| x.cpu_us_per_io),
             latency_p50_us: x.and_then(|x| x.latency_p50_us),
             latency_p99_us: x.and_then(|x| x.latency_p99_us),
-            marks: Vec::new(),
-            invalid: None,
         }
     }
 
-    fn summary(summary: TestSummary, done: &[&IoRow]) -> IoTestSummary {
+    fn summary(summary: TestSummary<mio::IoTest>, done: &[&IoRow]) -> IoTestSummary {
         let mb_s: Vec<f64> = done.iter().filter_map(|r| r.mb_s).collect();
         let iops: Vec<f64> = done.iter().filter_map(|r| r.iops).collect();
         IoTestSummary {
@@ -150,7 +146,7 @@ impl Measure for IoOptions {
         warnings.extend(cache_warnings(self.storage.as_ref(), &tests));
         IoBody {
             target: self.path.display().to_string(),
-            target_kind: self.target_kind.clone(),
+            target_kind: self.target_kind,
             size_bytes: self.size_bytes,
             storage: self.storage.clone().map(Box::new),
             warnings,
@@ -158,6 +154,15 @@ impl Measure for IoOptions {
             rows,
             tests,
         }
+    }
+}
+
+/// The test a kernel's test is, as the result names it.
+pub fn io_test(t: IoTest) -> mio::IoTest {
+    match t {
+        IoTest::Cached => mio::IoTest::Cached,
+        IoTest::Sequential => mio::IoTest::Sequential,
+        IoTest::Random => mio::IoTest::Random,
     }
 }
 
@@ -190,7 +195,7 @@ pub fn cache_warnings(storage: Option<&StorageInfo>, tests: &[IoTestSummary]) ->
     let mut out = Vec::new();
     let direct: Vec<&IoTestSummary> = tests
         .iter()
-        .filter(|t| t.summary.test != IoTest::Cached.name() && t.median_mb_s.is_some())
+        .filter(|t| t.summary.test != mio::IoTest::Cached && t.median_mb_s.is_some())
         .collect();
     if st.kind.as_deref() == Some("virtual disk") && !direct.is_empty() {
         out.push(format!(
@@ -219,7 +224,7 @@ mod tests {
     fn summary(test: &str, mb_s: f64) -> IoTestSummary {
         IoTestSummary {
             summary: TestSummary {
-                test: test.into(),
+                test: test.parse().unwrap(),
                 setting: "as is".into(),
                 runs: 3,
                 spread_pct: None,

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use truebench_host::{Host, Inventory};
-use truebench_model::net::{NetBody, NetRow, NetTestSummary};
+use truebench_model::net::{NetBody, NetRow, NetTest, NetTestSummary, PeerKind};
 use truebench_model::sweep::{Sweep, TestSummary};
 use truebench_model::{self as m, NetResult, PhaseStatus};
 use truebench_monitor::Sources;
@@ -24,7 +24,7 @@ use truebench_workloads::tool::ToolOutput;
 
 use crate::progress::Event;
 use crate::session::{Outcome, Session, SessionOptions};
-use crate::sweep::{self, Measure, Measured, Plan};
+use crate::sweep::{self, Measure, MeasuredOf, Plan};
 
 /// Who is on the other side.
 #[derive(Debug, Clone)]
@@ -69,10 +69,15 @@ pub enum NetSuiteError {
 }
 
 pub fn test_name(d: Direction) -> &'static str {
+    net_test(d).as_str()
+}
+
+/// The test a direction is, as the result names it.
+pub fn net_test(d: Direction) -> NetTest {
     match d {
-        Direction::Upload => "upload",
-        Direction::Download => "download",
-        Direction::Duplex => "duplex",
+        Direction::Upload => NetTest::Upload,
+        Direction::Download => NetTest::Download,
+        Direction::Duplex => NetTest::Duplex,
     }
 }
 
@@ -89,10 +94,10 @@ pub fn run(
         Peer::Loopback => {
             let s = wnet::Server::start("127.0.0.1:0")?;
             let a = s.addr;
-            (Some(s), a.to_string(), "truebench (in-process)")
+            (Some(s), a.to_string(), PeerKind::Loopback)
         }
-        Peer::Truebench(a) => (None, a.to_string(), "truebench"),
-        Peer::Iperf3 { host, port, .. } => (None, format!("{host}:{port}"), "iperf3"),
+        Peer::Truebench(a) => (None, a.to_string(), PeerKind::Truebench),
+        Peer::Iperf3 { host, port, .. } => (None, format!("{host}:{port}"), PeerKind::Iperf3),
     };
     let mut s = Session::start(
         host,
@@ -143,7 +148,7 @@ struct Transfer<'a> {
     opts: &'a NetOptions,
     server: &'a Option<wnet::Server>,
     peer: String,
-    peer_kind: &'static str,
+    peer_kind: PeerKind,
 }
 
 impl Measure for Transfer<'_> {
@@ -154,8 +159,8 @@ impl Measure for Transfer<'_> {
     const KIND: &'static str = "net";
     const UNIT: &'static str = "Mbit/s";
 
-    fn name(d: Direction) -> &'static str {
-        test_name(d)
+    fn test(d: Direction) -> NetTest {
+        net_test(d)
     }
 
     fn phase(&self, d: Direction, setting: &str) -> (String, u32) {
@@ -213,16 +218,14 @@ impl Measure for Transfer<'_> {
         Ok(moved)
     }
 
-    fn row(m: Measured<Direction, Self::Figures>) -> NetRow {
+    fn row(m: MeasuredOf<Self>) -> NetRow {
         // A cut-short transfer is no figure; how long it flowed still stands.
-        let whole = m.status == PhaseStatus::Ok;
+        let whole = m.evidence.status == PhaseStatus::Ok;
         let res = m.figures.as_ref().map(|(r, _)| r);
         let moved = res.filter(|_| whole);
         NetRow {
             run: m.run,
-            phase: m.phase,
-            status: m.status,
-            reason: m.reason,
+            evidence: m.evidence,
             seconds: res.map_or(0.0, |r| r.seconds),
             sent_mbit_s: moved
                 .filter(|_| m.test != Direction::Download)
@@ -230,12 +233,10 @@ impl Measure for Transfer<'_> {
             received_mbit_s: moved
                 .filter(|_| m.test != Direction::Upload)
                 .map(|r| r.received_bps / 1e6),
-            marks: Vec::new(),
-            invalid: None,
         }
     }
 
-    fn summary(summary: TestSummary, done: &[&NetRow]) -> NetTestSummary {
+    fn summary(summary: TestSummary<NetTest>, done: &[&NetRow]) -> NetTestSummary {
         let mbit_s: Vec<f64> = done.iter().filter_map(|r| r.total_mbit_s()).collect();
         NetTestSummary {
             summary,
@@ -260,7 +261,7 @@ impl Measure for Transfer<'_> {
     fn body(&self, sweep: Sweep, rows: Vec<NetRow>, tests: Vec<NetTestSummary>) -> NetBody {
         NetBody {
             peer: self.peer.clone(),
-            peer_kind: self.peer_kind.into(),
+            peer_kind: self.peer_kind,
             streams: self.opts.streams,
             zerocopy: self.opts.zerocopy,
             sweep,
@@ -308,26 +309,25 @@ pub fn local_server(host: &Host, id: &wnet::Identity) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use truebench_model::net::NetPhase;
     use truebench_model::sweep::TestRun;
+    use truebench_model::RowEvidence;
 
     fn row(test: &str, mbit: Option<f64>, status: PhaseStatus) -> NetRow {
+        let test: NetTest = test.parse().unwrap();
         NetRow {
             run: TestRun {
-                test: test.into(),
+                test,
                 setting: "as is".into(),
                 repeat: 1,
                 cores: vec![],
                 cpu_bound: None,
                 reached_mhz: vec![],
             },
-            phase: "p".into(),
-            status,
-            invalid: None,
-            reason: None,
+            evidence: RowEvidence::new(NetPhase::new(None, test, 1), status),
             seconds: 1.0,
             sent_mbit_s: mbit,
             received_mbit_s: None,
-            marks: vec![],
         }
     }
 

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use truebench_host::{Host, Inventory};
+use truebench_model::monitor::MonitorPhase;
 use truebench_model::{ClusterRun, MonitorBody, MonitorResult};
 
 use crate::command::{spawn_and_wait, start, CommandError, CommandOptions};
@@ -125,7 +126,7 @@ pub fn run(
                 }
             }
         }
-        let phase = format!("cluster{i}");
+        let phase = MonitorPhase::Cluster(i);
         let threads = opts
             .threads
             .map(|t| t.min(cpus.len() as u32))
@@ -134,7 +135,7 @@ pub fn run(
             label: label.clone(),
             cpus: cpus.clone(),
             offline: taken,
-            phase: phase.clone(),
+            phase,
             exit_code: None,
             signal: None,
             error: None,
@@ -144,7 +145,7 @@ pub fn run(
         };
         events(Event::step(i + 1, groups.len(), label.clone(), None));
         s.phase(
-            &phase,
+            phase,
             &format!("the command on {label}"),
             threads,
             cpus.clone(),

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use truebench_host::kernel::KernelReport;
 use truebench_host::review::{self, Setting};
 use truebench_host::{Host, Inventory};
-use truebench_model::review::SettingChange;
+use truebench_model::review::{ReviewPhase, SettingChange};
 use truebench_model::{ReviewBody, ReviewResult};
 use truebench_monitor::Sources;
 use truebench_workloads::tool::{find_tool, run_tool, RunSpec};
@@ -163,7 +163,7 @@ pub fn run(
             opts.duration.map(|d| d.as_secs_f64()),
         ));
         let log_before = s.kernel_log_lines().len();
-        let p = s.phase("review", &what, None, Vec::new(), |_| {
+        let p = s.phase(ReviewPhase::Monitoring, &what, None, Vec::new(), |_| {
             let t0 = Instant::now();
             let out = if opts.command.is_empty() {
                 wait(&stop, opts.duration)

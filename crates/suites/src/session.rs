@@ -17,8 +17,8 @@ use truebench_model::phase;
 use truebench_host::inventory::Cluster;
 use truebench_host::parse::os_release;
 use truebench_host::{Host, Inventory};
-use truebench_model::finding::Finding;
-use truebench_model::{self as m, BodyKind, PhaseStatus, Stamp, Typed};
+use truebench_model::finding::{Finding, FindingKind};
+use truebench_model::{self as m, BodyKind, PhaseId, PhaseStatus, RowEvidence, Stamp, Typed};
 use truebench_monitor::capture::{self, SnapshotOptions};
 use truebench_monitor::kmsg::KernelLogReader;
 use truebench_monitor::sampler::{Sampler, SamplerConfig};
@@ -407,10 +407,11 @@ impl<'a> Session<'a> {
     }
 
     /// Run one phase: mark it on the timeline, snapshot its boundaries, record the outcome.
-    /// Returns the phase as recorded.
+    /// `name` is the kind's phase identity; its string is the envelope's phase name. Returns
+    /// the phase as recorded.
     pub fn phase<T, B: PhaseBody<T>>(
         &mut self,
-        name: &str,
+        name: impl std::fmt::Display,
         title: &str,
         threads: Option<u32>,
         cpus: Vec<u32>,
@@ -428,19 +429,20 @@ impl<'a> Session<'a> {
     /// session: snapshot, mark the phase on the timeline.
     pub fn begin_phase(
         &mut self,
-        name: &str,
+        name: impl std::fmt::Display,
         title: &str,
         threads: Option<u32>,
         cpus: Vec<u32>,
     ) -> OpenPhase {
+        let name = name.to_string();
         self.snapshot();
         let snapshot = self.snapshots.len() - 1;
         let log_from = self.klog.poll();
         let started = self.sampler.now();
         let started_unix_ms = Stamp::now().unix_ms;
-        self.sampler.mark_phase(name, threads);
+        self.sampler.mark_phase(&name, threads);
         OpenPhase {
-            name: name.into(),
+            name,
             title: title.into(),
             threads,
             cpus,
@@ -740,8 +742,7 @@ impl<'a> Session<'a> {
         detect::phases::attribute(self.inv, &timeline, &evidence, &mut findings);
         drop(evidence);
         for p in &mut self.phases {
-            p.marks = detect::phases::marks(&findings, &p.name);
-            p.invalid = detect::phases::invalid_by(&findings, &p.name, &[]);
+            (p.marks, p.invalid) = marks_of(&findings, p.name.as_str(), &[], &[]);
         }
 
         let before = refs[before_i];
@@ -842,7 +843,40 @@ fn throttling_table(inv: &Inventory, t: &throttling::OppTable) -> m::throttling:
 
 /// The phase whose power is the machine's idle power (the idle gate of `run`, the cool-down
 /// of `thermal` and `efficiency`).
-pub const IDLE_PHASE: &str = phase::IDLE;
+pub const IDLE_PHASE: m::RunPhase = phase::IDLE;
+/// Mark a row from the findings of its phase: every kind of finding in it (`marks`) and,
+/// as `invalid`, the critical ones and the warnings of a kind in `strict`; a kind in `exempt`
+/// never makes it invalid (swapping under a load whose purpose it is).
+pub fn mark<P: PhaseId>(
+    row: &mut RowEvidence<P>,
+    findings: &[Finding],
+    strict: &[FindingKind],
+    exempt: &[FindingKind],
+) {
+    (row.marks, row.invalid) = marks_of(findings, &row.phase, strict, exempt);
+}
+
+/// [`mark`]'s two figures for phase `phase`.
+fn marks_of(
+    findings: &[Finding],
+    phase: impl PhaseId,
+    strict: &[FindingKind],
+    exempt: &[FindingKind],
+) -> (Vec<String>, Option<String>) {
+    let marks = detect::phases::marks(findings, &phase);
+    let invalid = if exempt.is_empty() {
+        detect::phases::invalid_by(findings, &phase, strict)
+    } else {
+        let judged: Vec<Finding> = findings
+            .iter()
+            .filter(|f| !exempt.contains(&f.kind))
+            .cloned()
+            .collect();
+        detect::phases::invalid_by(&judged, &phase, strict)
+    };
+    (marks, invalid)
+}
+
 /// Seconds of idle power measured at its end by default (`SessionOptions::idle_power`).
 pub const IDLE_POWER_S: f64 = 10.0;
 

@@ -7,11 +7,12 @@
 
 mod driver;
 
-pub use driver::{core_loads, cpu_bound, run, summaries, Measure, Measured, Plan};
+pub use driver::{core_loads, cpu_bound, run, summaries, Measure, Measured, MeasuredOf, Plan};
 
 use truebench_host::inventory::Cluster;
 use truebench_host::{Host, Inventory};
 use truebench_model::governors::PolicyTimeInState;
+use truebench_model::sweep::{SweepTest, TestPhase};
 
 use crate::session::Session;
 
@@ -286,22 +287,17 @@ pub fn verdicts(host: &Host, inv: &Inventory, figures: &[Figure<'_>], unit: &str
     out
 }
 
-/// A test's phase name: `net-upload-1`, or with the setting `net-opp-1800-MHz-upload-1`.
-pub fn phase_name(prefix: &str, setting: &Setting, test: &str, repeat: u32) -> String {
-    if *setting == Setting::AsIs {
-        return format!("{prefix}-{test}-{repeat}");
-    }
-    let slug: String = setting
-        .label()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    format!("{prefix}-{slug}-{test}-{repeat}")
+/// A test's phase: `net-upload-1`, or with the setting `net-opp-1800-MHz-upload-1`.
+pub fn phase<T: SweepTest>(setting: &Setting, test: T, repeat: u32) -> TestPhase<T> {
+    let label = (*setting != Setting::AsIs).then(|| setting.label());
+    TestPhase::new(label.as_deref(), test, repeat)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use truebench_model::io::IoTest;
+    use truebench_model::net::NetTest;
 
     fn tests_of<'a>(rows: &[(&'a str, &'a str, f64, f64)]) -> Vec<Figure<'a>> {
         rows.iter()
@@ -328,11 +324,11 @@ mod tests {
         assert_eq!(median_spread(vec![]), (None, None));
         assert_eq!(median_spread(vec![1.0, 3.0]).0, Some(2.0));
         assert_eq!(
-            phase_name("net", &Setting::AsIs, "upload", 2),
+            phase(&Setting::AsIs, NetTest::Upload, 2).to_string(),
             "net-upload-2"
         );
         assert_eq!(
-            phase_name("io", &Setting::Opp(0, 1_800_000), "random", 1),
+            phase(&Setting::Opp(0, 1_800_000), IoTest::Random, 1).to_string(),
             "io-opp-1800-MHz-random-1"
         );
     }

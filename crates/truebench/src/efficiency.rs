@@ -4,6 +4,8 @@
 use std::time::Duration;
 
 use crate::frame::{IdleArgs, MeasureArgs, Show};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use truebench_model::efficiency::WorkSource;
 use truebench_suites::efficiency::{self as suite, EfficiencyOptions, LiveKernels};
 use truebench_suites::progress::Event;
 use truebench_suites::idle::IdleConfig;
@@ -36,8 +38,9 @@ pub struct EfficiencyArgs {
     pub min_khz: Option<u64>,
     /// The work: `7zip` (7-zip's benchmark on the cluster, MIPS; the default when 7-zip is
     /// installed) or `lzma` (the built-in LZMA kernel, MB/s).
-    #[arg(long, value_name = "7zip|lzma", default_value = "7zip", value_parser = ["7zip", "lzma"])]
-    pub work: String,
+    #[arg(long, value_name = "7zip|lzma", default_value = "7zip",
+        value_parser = PossibleValuesParser::new(["7zip", "lzma"]).try_map(|s| s.parse::<WorkSource>()))]
+    pub work: WorkSource,
 }
 
 pub fn run(args: EfficiencyArgs) -> anyhow::Result<i32> {
@@ -65,8 +68,8 @@ pub fn run(args: EfficiencyArgs) -> anyhow::Result<i32> {
     opts.meter = frame.lock()?;
     let (host, inv) = (&frame.host, &frame.inv);
     let quiet = args.measure.output.json || args.measure.output.quiet;
-    let mut kernels = LiveKernels::new(args.work == "7zip");
-    if args.work == "7zip" && !kernels.uses_7zip() && !quiet {
+    let mut kernels = LiveKernels::new(args.work);
+    if args.work == WorkSource::SevenZip && !kernels.uses_7zip() && !quiet {
         errln!("truebench: 7-zip is not installed (`apt install 7zip`): using the built-in LZMA kernel (MB/s, not MIPS)");
     }
     let mut progress = args.measure.progress();

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use crate::frame::{MeasureArgs, Show};
 use crate::sweep::SweepArgs;
+use truebench_model::io::TargetKind;
 use truebench_suites::io::{self as suite, IoOptions};
 use truebench_suites::progress::Event;
 use truebench_workloads::io::{self as wio, IoTest, Scratch};
@@ -80,8 +81,8 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
         }
     }
     let (path, kind, scratch) = match (&args.device, &args.file) {
-        (Some(d), _) => (d.clone(), "block device", None),
-        (None, Some(f)) if f.exists() => (f.clone(), "file", None),
+        (Some(d), _) => (d.clone(), TargetKind::BlockDevice, None),
+        (None, Some(f)) if f.exists() => (f.clone(), TargetKind::File, None),
         (None, Some(f)) => {
             let mib = args.size.unwrap_or(256);
             if !args.measure.output.json && !args.measure.output.quiet {
@@ -91,7 +92,7 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
                 );
             }
             let s = Scratch::create(f, mib << 20)?;
-            (f.clone(), "scratch file", Some(s))
+            (f.clone(), TargetKind::ScratchFile, Some(s))
         }
         // clap requires one of them; said anyway rather than assumed.
         (None, None) => return Err(anyhow::anyhow!("give --device DEV or --file PATH")),
@@ -125,7 +126,7 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
     }
     let opts = IoOptions {
         path: path.clone(),
-        target_kind: kind.into(),
+        target_kind: kind,
         size_bytes: size,
         storage,
         warnings,

@@ -79,19 +79,25 @@ pub struct EnergyReport {
 }
 
 impl EnergyReport {
-    /// The first row of phase `name`.
-    pub fn phase(&self, name: &str) -> Option<&PhaseEnergyRow> {
-        self.phases.iter().find(|p| p.phase == name)
+    /// The first row of phase `phase`.
+    pub fn phase(&self, phase: impl crate::PhaseId) -> Option<&PhaseEnergyRow> {
+        self.phases.iter().find(|p| phase.is(&p.phase))
     }
 
-    /// The first row of phase `name`, to change.
-    pub fn phase_mut(&mut self, name: &str) -> Option<&mut PhaseEnergyRow> {
-        self.phases.iter_mut().find(|p| p.phase == name)
+    /// The first row of phase `phase`, to change.
+    pub fn phase_mut(&mut self, phase: impl crate::PhaseId) -> Option<&mut PhaseEnergyRow> {
+        self.phases.iter_mut().find(|p| phase.is(&p.phase))
     }
 
-    /// Add a score per watt to phase `name` (nothing when the phase has no energy).
-    pub fn add_per_watt(&mut self, name: &str, what: &str, score: f64, score_unit: &str) {
-        let Some(p) = self.phase_mut(name) else {
+    /// Add a score per watt to phase `phase` (nothing when the phase has no energy).
+    pub fn add_per_watt(
+        &mut self,
+        phase: impl crate::PhaseId,
+        what: &str,
+        score: f64,
+        score_unit: &str,
+    ) {
+        let Some(p) = self.phase_mut(phase) else {
             return;
         };
         if !(score.is_finite() && p.mean_watts > 0.0) {
@@ -169,7 +175,11 @@ fn choose(power: &[PowerSource]) -> Option<(String, PowerKind, Vec<usize>, Strin
 impl Timeline {
     /// The energy report, or None without any power source. The idle power is the mean
     /// over the last `idle_window_s` of the last ended phase named `idle_phase`.
-    pub fn energy_report(&self, idle_phase: &str, idle_window_s: f64) -> Option<EnergyReport> {
+    pub fn energy_report(
+        &self,
+        idle_phase: impl crate::PhaseId + std::fmt::Display,
+        idle_window_s: f64,
+    ) -> Option<EnergyReport> {
         let power = &self.extra_header.power;
         let (source, kind, parts, covers) = choose(power)?;
         let names: Vec<&str> = parts.iter().map(|&i| power[i].name.as_str()).collect();
@@ -197,7 +207,7 @@ impl Timeline {
             .phases
             .iter()
             .rev()
-            .find(|p| p.name == idle_phase && p.end.is_some());
+            .find(|p| idle_phase.is(&p.name) && p.end.is_some());
         let (mut idle_watts, mut idle_seconds, mut idle_note) = (None, None, None);
         match idle {
             None => {
@@ -236,7 +246,7 @@ impl Timeline {
 
         let mut phases = Vec::new();
         for (index, p) in self.phases.iter().enumerate() {
-            if p.end.is_none() || p.name == idle_phase {
+            if p.end.is_none() || idle_phase.is(&p.name) {
                 continue;
             }
             let Some((joules, mean_watts, seconds)) = measure(p) else {

@@ -211,9 +211,9 @@ impl Timeline {
         &self.extra[lo..hi]
     }
 
-    /// The first phase named `name`.
-    pub fn phase(&self, name: &str) -> Option<&Phase> {
-        self.phases.iter().find(|p| p.name == name)
+    /// The first phase that is `phase`.
+    pub fn phase(&self, phase: impl crate::PhaseId) -> Option<&Phase> {
+        self.phases.iter().find(|p| phase.is(&p.name))
     }
 }
 

@@ -221,7 +221,7 @@ pub fn background_activity(
             // A monitored command's parallelism is not known: judged by the CPU time of the
             // processes outside truebench's tree (the command and its children are inside
             // it). The idle gate has its own verdict.
-            if p.name != truebench_model::phase::IDLE {
+            if !truebench_model::PhaseId::is(&truebench_model::phase::IDLE, &p.name) {
                 out.extend(others_by_process_table(p, n, samples, tables, false));
             }
             continue;

@@ -12,7 +12,7 @@
 //!   1.5 % floor of the top-OPP check (which alone cannot tell a small cap from noise).
 
 use crate::detect::clocks::ClockCheck;
-use truebench_model::finding::{Finding, FindingKind, Severity};
+use truebench_model::finding::{Basis, Finding, FindingKind, Severity};
 
 /// Least-squares line `measured = slope × opp + offset`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -161,7 +161,8 @@ pub fn judge_walk(
             ),
             top.evidence("cold, before the benchmarks"),
             hot.evidence("hot, after the benchmarks"),
-        ]),
+        ])
+        .on(Basis::HotClock),
     ))
 }
 

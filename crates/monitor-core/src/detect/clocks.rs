@@ -17,7 +17,7 @@
 //! ([`FindingKind::ClockAbove`]): firmware, not cpufreq, sets the clock (Raspberry Pi).
 //! Never critical: the benchmark numbers stay true, only the label is wrong.
 
-use truebench_model::finding::{Finding, FindingKind, Severity};
+use truebench_model::finding::{Basis, Finding, FindingKind, Severity};
 
 /// The smallest deviation reported, %: well above a cycle-counting measurement's noise
 /// (sbc-bench's three readings agree within ~0.3 %) and the PLL/OPP rounding of real boards.
@@ -104,7 +104,8 @@ pub fn judge_cold(label: &str, cold: &ClockCheck, hot: Option<&ClockCheck>) -> O
                 Severity::Info,
                 format!("{label}: the measurement before the benchmarks read {m:.0} MHz at the {o:.0} MHz OPP, the one after them {:.0} MHz: the first was disturbed, so the advertised clock was judged by the second.", h.measured_mhz),
             )
-            .with_evidence([cold.evidence(COLD), h.evidence(HOT)]),
+            .with_evidence([cold.evidence(COLD), h.evidence(HOT)])
+            .on(Basis::HotClock),
         );
     }
     let (kind, sev, msg) = if cold.short() {
@@ -150,7 +151,8 @@ pub fn judge_hot(label: &str, cold: Option<&ClockCheck>, hot: &ClockCheck) -> Op
                 Severity::Info,
                 format!("{label}: measured hot at {m:.0} MHz, {:.1} % below the advertised {o:.0} MHz; without a cold measurement a fake clock and throttling cannot be told apart.", -dev),
             )
-            .with_evidence([hot.evidence(HOT)]),
+            .with_evidence([hot.evidence(HOT)])
+            .on(Basis::HotClock),
         );
     };
     // Lowered while hot only when the hot clock is below the cold one by more than the noise
@@ -174,7 +176,8 @@ pub fn judge_hot(label: &str, cold: Option<&ClockCheck>, hot: &ClockCheck) -> Op
                 cold.measured_mhz
             ),
         )
-        .with_evidence([cold.evidence(COLD), hot.evidence(HOT)]),
+        .with_evidence([cold.evidence(COLD), hot.evidence(HOT)])
+        .on(Basis::HotClock),
     )
 }
 

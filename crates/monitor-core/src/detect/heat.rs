@@ -23,7 +23,7 @@
 use truebench_host::Inventory;
 
 use super::{capped, cluster_label, fmt_sample};
-use truebench_model::finding::{Finding, FindingKind, Severity};
+use truebench_model::finding::{Basis, Finding, FindingKind, Severity};
 use truebench_model::timeline::{Sample, Timeline};
 
 /// Smallest temperature rise since the clock's peak that counts as "got hotter", °C.
@@ -221,17 +221,23 @@ pub fn hot_clock_drops(inv: &Inventory, tl: &Timeline) -> Vec<Finding> {
                 ));
             }
             ev.extend(capped(thermal.iter().map(|d| line(d)).collect(), 12));
-            out.push(
-                Finding::new(
-                    FindingKind::Throttling,
-                    sev,
-                    format!(
-                        "The clock of {who} fell to {:.0} % of its earlier value under the same load while the SoC got hotter (≥ {hot:.0}°C): thermal throttling; improve cooling and run again.",
-                        worst * 100.0
-                    ),
-                )
-                .with_evidence(ev),
-            );
+            let mut f = Finding::new(
+                FindingKind::Throttling,
+                sev,
+                format!(
+                    "The clock of {who} fell to {:.0} % of its earlier value under the same load while the SoC got hotter (≥ {hot:.0}°C): thermal throttling; improve cooling and run again.",
+                    worst * 100.0
+                ),
+            )
+            .with_evidence(ev);
+            // Its sample lines show the firmware's clock (a Pi's real one) when there was one.
+            if thermal
+                .iter()
+                .any(|d| d.s.rpi.and_then(|r| r.arm_mhz).is_some())
+            {
+                f = f.on(Basis::FirmwareClock);
+            }
+            out.push(f);
             continue;
         }
         let worst = all.iter().map(|d| d.ratio).fold(1.0f64, f64::min);

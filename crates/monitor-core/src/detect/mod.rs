@@ -20,7 +20,7 @@ use truebench_host::Inventory;
 
 use crate::evidence::Snapshot;
 use crate::kmsg::KernelLog;
-use truebench_model::finding::{Finding, FindingKind, Severity};
+use truebench_model::finding::{Basis, Finding, FindingKind, Severity};
 use truebench_model::timeline::{Sample, Timeline};
 
 /// What the detectors judge: the evidence of one measurement and its phases.
@@ -105,7 +105,7 @@ pub fn not_checked(inv: &Inventory, before: &Snapshot, tl: &Timeline) -> Vec<Fin
     if !cpufreq {
         f.push(nc(
             "No cpufreq: clocks lowered by the kernel (throttling to lower OPPs, capped maximum clocks) were not checked.".into(),
-        ));
+        ).on(Basis::NoCpufreq));
     }
     if tl.samples.is_empty() {
         f.push(nc(

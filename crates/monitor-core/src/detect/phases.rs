@@ -14,6 +14,7 @@ use truebench_host::Inventory;
 use crate::evidence::Snapshot;
 use truebench_model::finding::{Finding, FindingKind, Severity};
 use truebench_model::timeline::Timeline;
+use truebench_model::PhaseId;
 
 use super::{cores, memory, power, rpi, thermal, throttling};
 
@@ -88,12 +89,12 @@ fn slice(tl: &Timeline, start: f64, end: f64) -> Timeline {
     }
 }
 
-/// The kinds of the findings in phase `name`, sorted (not-checked notes left out): what a
+/// The kinds of the findings in phase `phase`, sorted (not-checked notes left out): what a
 /// row or cell measured in it is marked with.
-pub fn marks(findings: &[Finding], name: &str) -> Vec<String> {
+pub fn marks(findings: &[Finding], phase: impl PhaseId) -> Vec<String> {
     let mut m: Vec<String> = findings
         .iter()
-        .filter(|f| f.kind != FindingKind::NotChecked && f.during(name))
+        .filter(|f| f.kind != FindingKind::NotChecked && f.during(&phase))
         .map(|f| f.kind.as_str().to_string())
         .collect();
     m.sort();
@@ -101,13 +102,17 @@ pub fn marks(findings: &[Finding], name: &str) -> Vec<String> {
     m
 }
 
-/// Why a row or cell measured in phase `name` is not valid: the kinds of the critical
+/// Why a row or cell measured in phase `phase` is not valid: the kinds of the critical
 /// findings in it (`throttling, swapping`), and of the warnings of a kind in `strict` (the
 /// governor study holds any throttling against a row); None when there are none.
-pub fn invalid_by(findings: &[Finding], name: &str, strict: &[FindingKind]) -> Option<String> {
+pub fn invalid_by(
+    findings: &[Finding],
+    phase: impl PhaseId,
+    strict: &[FindingKind],
+) -> Option<String> {
     let mut k: Vec<&str> = findings
         .iter()
-        .filter(|f| f.during(name))
+        .filter(|f| f.during(&phase))
         .filter(|f| {
             f.severity == Severity::Critical
                 || (f.severity == Severity::Warning && strict.contains(&f.kind))

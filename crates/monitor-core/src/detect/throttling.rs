@@ -26,7 +26,7 @@ use truebench_host::Inventory;
 
 use super::{capped, cluster_label};
 use crate::evidence::{PolicyStats, Snapshot};
-use truebench_model::finding::{Finding, FindingKind, Severity};
+use truebench_model::finding::{Basis, Finding, FindingKind, Severity};
 use truebench_model::timeline::Timeline;
 
 /// Time spent per OPP between two readings of one policy.
@@ -432,7 +432,7 @@ pub fn detect(inv: &Inventory, before: &Snapshot, after: &Snapshot, tl: &Timelin
             FindingKind::NotChecked,
             Severity::Info,
             "No cpufreq statistics (kernel without CONFIG_CPU_FREQ_STAT): short throttling between samples cannot be seen, only what the monitoring samples show.",
-        ));
+        ).on(Basis::NoCpufreq));
     }
     if is_pi
         && before.rpi_throttled.is_none()

@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use truebench_model::governors::GovernorRow;
+use truebench_model::governors::{GovernorPhase, GovernorRow};
 use truebench_model::{GovernorsBody, View};
 
 use super::interactivity::findings_tail;
@@ -75,7 +75,7 @@ pub fn table(b: &GovernorsBody) -> String {
             o,
             "{:<16} {:<11} {:>22} {:>9} {:>10} {:>11} {:>6}  {}{}{}",
             name(b, r),
-            r.status.shown(r.invalid.as_deref()),
+            r.evidence.shown(),
             format!("{} ({}/{})", pct(r.miss_ratio), r.negative, r.periods),
             opt(r.work_time_ratio, 3),
             opt(r.efficiency, 2),
@@ -84,13 +84,13 @@ pub fn table(b: &GovernorsBody) -> String {
             opt(r.max_temp_c, 1),
             clocks(r),
             energy(r),
-            if r.marks.is_empty() {
+            if r.evidence.marks.is_empty() {
                 String::new()
             } else {
-                format!("  [{}]", r.marks.join(", "))
+                format!("  [{}]", r.evidence.marks.join(", "))
             }
         );
-        if let Some(why) = &r.reason {
+        if let Some(why) = &r.evidence.reason {
             let _ = writeln!(o, "{:<17}{why}", "");
         }
     }
@@ -181,13 +181,9 @@ fn clock_chart(r: GView<'_>) -> String {
     chart.bands = tl
         .phases
         .iter()
-        .filter(|p| p.name.starts_with("governor/"))
-        .map(|p| {
-            (
-                p.start,
-                p.end.unwrap_or(p.start),
-                p.name.trim_start_matches("governor/").to_string(),
-            )
+        .filter_map(|p| {
+            let run: GovernorPhase = p.name.parse().ok()?;
+            Some((p.start, p.end.unwrap_or(p.start), run.label()))
         })
         .collect();
     for c in 0..n {
@@ -278,7 +274,7 @@ impl Render for GovernorsBody {
             b.tasks_per_set,
             esc(&set_secs(b.set_duration_s)),
             b.seed,
-            esc(&b.work),
+            esc(b.work.as_str()),
             b.switch_note
                 .as_ref()
                 .map(|n| format!(" {}", esc(n)))
@@ -329,7 +325,7 @@ impl Render for GovernorsBody {
                 head,
                 "<tr><td>{}</td><td>{}</td><td>{} ({}/{})</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 esc(&name(b, row)),
-                row.status.shown(row.invalid.as_deref()),
+                row.evidence.shown(),
                 pct(row.miss_ratio),
                 row.negative,
                 row.periods,
@@ -340,7 +336,7 @@ impl Render for GovernorsBody {
                 esc(&clocks(row)),
                 opt(row.energy_j, 1),
                 opt(row.work_ms_per_j, 1),
-                esc(&row.marks.join(", "))
+                esc(&row.evidence.marks.join(", "))
             );
         }
         head.push_str("</tbody></table>");

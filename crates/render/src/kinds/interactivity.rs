@@ -30,7 +30,7 @@ fn unit(b: &InteractivityBody) -> (&'static str, f64) {
 }
 
 fn marks(c: &Cell) -> String {
-    let m = super::sweep::marks(&c.marks, c.invalid.as_deref());
+    let m = super::sweep::marks(&c.evidence.marks, c.evidence.invalid.as_deref());
     if m.is_empty() {
         String::new()
     } else {
@@ -60,7 +60,7 @@ pub fn table(b: &InteractivityBody, t: &BenchmarkTable) -> String {
         last
     );
     for c in &t.cells {
-        match (&c.latency, c.status.as_str()) {
+        match (&c.latency, c.evidence.status.as_str()) {
             (Some(l), _) => {
                 let tail = if t.has_deadlines {
                     l.deadlines_met_pct
@@ -80,10 +80,10 @@ pub fn table(b: &InteractivityBody, t: &BenchmarkTable) -> String {
                     l.p99_us,
                     l.p999_us,
                     marks(c),
-                    if c.status == PhaseStatus::Ok {
+                    if c.evidence.status == PhaseStatus::Ok {
                         String::new()
                     } else {
-                        format!("  ({})", c.status)
+                        format!("  ({})", c.evidence.status)
                     }
                 );
             }
@@ -92,7 +92,7 @@ pub fn table(b: &InteractivityBody, t: &BenchmarkTable) -> String {
                     o,
                     "{:<9}{status}{}",
                     c.load_label,
-                    c.reason
+                    c.evidence.reason
                         .as_ref()
                         .map(|r| format!(": {r}"))
                         .unwrap_or_default()
@@ -168,7 +168,7 @@ impl Render for InteractivityBody {
             "<section><h2>Interactivity</h2><p>{} — {} loops per ms ({}). {:.0} s per cell. SD is the sample standard deviation; percentiles in µs.</p>",
             esc(&b.work_description),
             b.calibration.loops_per_ms,
-            esc(&b.calibration.source),
+            esc(b.calibration.source.as_str()),
             b.duration_s
         );
         for t in &b.benchmarks {
@@ -180,7 +180,7 @@ impl Render for InteractivityBody {
                     Some(Bar {
                         label: c.load_label.clone(),
                         value: l.p99_us,
-                        colour: if c.marks.is_empty() {
+                        colour: if c.evidence.marks.is_empty() {
                             CLEAN.into()
                         } else {
                             MARKED.into()
@@ -234,7 +234,7 @@ impl Render for InteractivityBody {
                             l.p50_us,
                             l.p99_us,
                             l.p999_us,
-                            esc(&super::sweep::marks(&c.marks, c.invalid.as_deref()))
+                            esc(&super::sweep::marks(&c.evidence.marks, c.evidence.invalid.as_deref()))
                         );
                     }
                     None => {
@@ -242,8 +242,9 @@ impl Render for InteractivityBody {
                             head,
                             "<tr><td>{}</td><td colspan=\"6\">{}{}</td></tr>",
                             esc(&c.load_label),
-                            c.status,
+                            c.evidence.status,
                             esc(&c
+                                .evidence
                                 .reason
                                 .as_ref()
                                 .map(|r| format!(": {r}"))
@@ -295,7 +296,7 @@ impl Render for InteractivityBody {
                         );
                     }
                     None => {
-                        let _ = writeln!(o, "| {} | {} | | | | |", c.load_label, c.status);
+                        let _ = writeln!(o, "| {} | {} | | | | |", c.load_label, c.evidence.status);
                     }
                 }
             }

@@ -153,7 +153,7 @@ impl Render for MonitorBody {
         if !r.body.clusters.is_empty() {
             head.push_str("<section><h2>Per core type</h2><table><thead><tr><th>CPUs</th><th>Duration (s)</th><th>Ended</th><th>Score</th><th>Marks</th></tr></thead><tbody>");
             for c in &r.body.clusters {
-                let phase = r.envelope.phases.iter().find(|p| p.name == c.phase);
+                let phase = r.envelope.phase(c.phase);
                 let _ = write!(
                     head,
                     "<tr><td>{}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}</td></tr>",

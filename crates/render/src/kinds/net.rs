@@ -102,7 +102,7 @@ impl Render for NetBody {
         let mut head = format!(
             "<section><h2>TCP throughput</h2><p>Against {} ({}), {} stream(s){}, {:.0} s per test, {} repeat(s). A core at {:.0} % busy or more is the limit.</p>",
             esc(&b.peer),
-            esc(&b.peer_kind),
+            esc(b.peer_kind.as_str()),
             b.streams,
             zerocopy(b),
             b.sweep.duration_s,

@@ -5,9 +5,7 @@
 
 use std::fmt::Write;
 
-use truebench_model::sweep::{
-    CoreLoad, CpuBound, SweepBody, SweepRow, SweepSummary, TestRun, TestSummary,
-};
+use truebench_model::sweep::{CoreLoad, CpuBound, SweepBody, SweepRow, SweepSummary, TestSummary};
 use truebench_model::PhaseStatus;
 
 use crate::report::svg::{bars, cluster_colour, esc, Bar};
@@ -50,7 +48,7 @@ pub fn num(v: Option<f64>, digits: usize) -> String {
 }
 
 /// `3.1 %`, or `-`.
-fn spread(t: &TestSummary) -> String {
+fn spread<T>(t: &TestSummary<T>) -> String {
     t.spread_pct.map_or("-".into(), |s| format!("{s:.1} %"))
 }
 
@@ -68,29 +66,29 @@ pub fn table<B: SweepTable>(b: &B) -> String {
         "Verdict"
     );
     for r in b.rows() {
-        let (run, ended) = (r.run(), r.ended());
+        let (run, e) = (r.run(), r.evidence());
         let _ = writeln!(
             o,
             "{:<16} {:<10} {:>3} {:<11} {}  {:<w$} {}{}{}",
             run.setting,
             run.test,
             run.repeat,
-            ended.status.shown(ended.invalid),
+            e.shown(),
             B::text_cells(r),
             busiest(&run.cores),
-            verdict(&run.cpu_bound, ended.status),
+            verdict(&run.cpu_bound, e.status),
             if run.reached_mhz.is_empty() {
                 String::new()
             } else {
                 format!("; clock reached {} MHz", reached(&run.reached_mhz))
             },
-            if ended.marks.is_empty() {
+            if e.marks.is_empty() {
                 String::new()
             } else {
-                format!("  [{}]", ended.marks.join(", "))
+                format!("  [{}]", e.marks.join(", "))
             }
         );
-        if let Some(why) = ended.reason {
+        if let Some(why) = &e.reason {
             let _ = writeln!(o, "{:<i$}{why}", "", i = B::REASON_INDENT);
         }
     }
@@ -122,11 +120,14 @@ pub fn summary_tail<B: SweepTable>(b: &B, what: &str, findings: &str) -> String 
 }
 
 /// The clock a test reached under its setting: its first row's that has one.
-fn clock_of<'a, B: SweepBody>(b: &'a B, t: &'a TestSummary) -> &'a [(String, f64)] {
+fn clock_of<'a, B: SweepBody>(
+    b: &'a B,
+    t: &'a TestSummary<<B::Row as SweepRow>::Test>,
+) -> &'a [(String, f64)] {
     b.rows_of(t)
-        .map(|r| r.run())
-        .find(|r| !r.reached_mhz.is_empty())
-        .map_or(&[][..], |r: &TestRun| &r.reached_mhz)
+        .map(|r| &r.run().reached_mhz)
+        .find(|r| !r.is_empty())
+        .map_or(&[][..], |r| r)
 }
 
 /// The HTML tables: a row per test, repeat and setting; the medians per setting; a chart per
@@ -142,7 +143,7 @@ pub fn html_tables<B: SweepTable>(b: &B) -> String {
         B::HTML_HEADS
     );
     for row in b.rows() {
-        let (run, ended) = (row.run(), row.ended());
+        let (run, e) = (row.run(), row.evidence());
         let cores = if B::EACH_CORE {
             each_core(&run.cores)
         } else {
@@ -152,14 +153,14 @@ pub fn html_tables<B: SweepTable>(b: &B) -> String {
             o,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(&run.setting),
-            esc(&run.test),
+            esc(&run.test.to_string()),
             run.repeat,
-            ended.status.shown(ended.invalid),
+            e.shown(),
             B::html_cells(row),
             esc(&cores),
             esc(&reached(&run.reached_mhz)),
-            esc(&verdict(&run.cpu_bound, ended.status)),
-            esc(&marks(ended.marks, ended.invalid))
+            esc(&verdict(&run.cpu_bound, e.status)),
+            esc(&marks(&e.marks, e.invalid.as_deref()))
         );
     }
     let _ = write!(
@@ -173,7 +174,7 @@ pub fn html_tables<B: SweepTable>(b: &B) -> String {
         let _ = write!(
             o,
             "<tr><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td>",
-            esc(&s.test),
+            esc(&s.test.to_string()),
             esc(&s.setting),
             B::html_medians(t),
             spread(s),
@@ -185,11 +186,17 @@ pub fn html_tables<B: SweepTable>(b: &B) -> String {
         o.push_str("</tr>");
     }
     o.push_str("</tbody></table>");
+    let names: Vec<String> = b
+        .tests()
+        .iter()
+        .map(|t| t.summary().test.to_string())
+        .collect();
     let figures: Vec<SettingFigure<'_>> = b
         .tests()
         .iter()
-        .map(|t| SettingFigure {
-            test: &t.summary().test,
+        .zip(&names)
+        .map(|(t, test)| SettingFigure {
+            test,
             setting: &t.summary().setting,
             value: t.median(),
             reached_mhz: clock_of(b, t.summary()),

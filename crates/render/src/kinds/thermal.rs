@@ -4,7 +4,8 @@
 
 use std::fmt::Write;
 
-use truebench_model::thermal::ThermalCluster;
+use truebench_model::thermal::{StartMode, ThermalCluster, ThermalPhase};
+use truebench_model::PhaseId;
 use truebench_model::{ThermalBody, View};
 
 use super::interactivity::findings_tail;
@@ -28,9 +29,9 @@ fn score(v: f64) -> String {
 
 fn start_line(b: &ThermalBody) -> String {
     let s = &b.start;
-    let what = match (s.mode.as_str(), s.target_c) {
-        ("cool", Some(t)) => format!("cooled idle to ≤ {t:.1} °C"),
-        ("heat", Some(t)) => format!("heated with the load to ≥ {t:.1} °C"),
+    let what = match (s.mode, s.target_c) {
+        (StartMode::Cool, Some(t)) => format!("cooled idle to ≤ {t:.1} °C"),
+        (StartMode::Heat, Some(t)) => format!("heated with the load to ≥ {t:.1} °C"),
         _ => "idle gate".to_string(),
     };
     format!(
@@ -153,7 +154,7 @@ impl Render for ThermalBody {
         let others = r.envelope.findings.iter().any(|f| {
             f.kind == truebench_model::finding::FindingKind::BackgroundActivity
                 && f.severity > truebench_model::finding::Severity::Info
-                && f.during("load")
+                && f.during(ThermalPhase::Load)
         });
         let mut chart = LineChart::new(
             if others {
@@ -178,7 +179,12 @@ impl Render for ThermalBody {
         chart.y_min = Some(0.0);
         head.push_str(&chart.render());
         let tl = &r.envelope.timeline;
-        if let Some(p) = tl.phases.iter().rev().find(|p| p.name == "load") {
+        if let Some(p) = tl
+            .phases
+            .iter()
+            .rev()
+            .find(|p| ThermalPhase::Load.is(&p.name))
+        {
             let samples = tl.samples_in(p);
             let mut clock = LineChart::new("Clock per cluster", "seconds into the load", "MHz");
             for c in &b.clusters {

@@ -497,11 +497,11 @@ fn timeline<B>(o: &mut String, r: View<'_, B>) {
     }
     for p in &tl.phases {
         let samples = phase_samples(r, p);
+        // An imported log's timeline names its phases by the envelope phases' titles.
         let title = r
             .envelope
-            .phases
-            .iter()
-            .find(|x| x.name == p.name || x.title == p.name)
+            .phase(p.name.as_str())
+            .or_else(|| r.envelope.phases.iter().find(|x| x.title == p.name))
             .map(|x| x.title.clone())
             .filter(|t| *t != p.name)
             .map(|t| format!("{} — {t}", p.name))

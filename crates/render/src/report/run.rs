@@ -373,7 +373,7 @@ pub(super) fn stress(o: &mut String, r: RunView<'_>) {
     );
     c.width = 760.0;
     c.series.push(Series::new(
-        &s.tool,
+        s.tool.as_str(),
         svg::CPU_COLOUR,
         &s.unit,
         s.intervals
@@ -384,7 +384,7 @@ pub(super) fn stress(o: &mut String, r: RunView<'_>) {
     let _ = write!(
         o,
         "<section><h2>Sustained load</h2><p class=\"muted\">{}{}</p>{}</section>",
-        esc(s.version.as_deref().unwrap_or(&s.tool)),
+        esc(s.version.as_deref().unwrap_or(s.tool.as_str())),
         s.change_pct
             .map(|p| format!(": {p:+.1} % from the first to the last interval"))
             .unwrap_or_default(),

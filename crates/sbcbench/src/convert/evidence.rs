@@ -149,7 +149,7 @@ pub fn detect(
     if had_cpufreq {
         f.retain(|x| {
             !(x.kind == truebench_model::finding::FindingKind::NotChecked
-                && x.message.starts_with("No cpufreq"))
+                && x.rests_on(truebench_model::finding::Basis::NoCpufreq))
         });
     }
     // sbc-bench's own words on zswap over zram are the better evidence.
@@ -223,17 +223,17 @@ fn walk_checks(p: &PhaseScores) -> Vec<(String, Vec<clocks::ClockCheck>)> {
 fn clock_findings(scores: &[PhaseScores]) -> Vec<Finding> {
     let cold: Vec<(String, clocks::ClockCheck)> = scores
         .iter()
-        .filter(|p| p.phase != phase::CLOCKS_HOT)
+        .filter(|p| !phase::CLOCKS_HOT.is(&p.phase))
         .flat_map(top_checks)
         .collect();
     let hot: Vec<(String, clocks::ClockCheck)> = scores
         .iter()
-        .filter(|p| p.phase == phase::CLOCKS_HOT)
+        .filter(|p| phase::CLOCKS_HOT.is(&p.phase))
         .flat_map(top_checks)
         .collect();
     let walks: Vec<(String, Vec<clocks::ClockCheck>)> = scores
         .iter()
-        .filter(|p| p.phase != phase::CLOCKS_HOT)
+        .filter(|p| !phase::CLOCKS_HOT.is(&p.phase))
         .flat_map(walk_checks)
         .collect();
     let find = |v: &[(String, clocks::ClockCheck)], cpus: &str| {

@@ -102,7 +102,7 @@ use scores::*;
 use timeline::*;
 
 fn phase(
-    name: &str,
+    name: RunPhase,
     title: &str,
     span: Option<(f64, f64, i64, i64)>,
     threads: Option<u32>,
@@ -113,7 +113,7 @@ fn phase(
     let (start, end, ms0, ms1) = span.unwrap_or((0.0, 0.0, 0, 0));
     let ok = scores.is_some();
     let p = PhaseResult {
-        name: name.into(),
+        name: name.to_string(),
         title: title.into(),
         started: start,
         ended: Some(end),
@@ -300,7 +300,7 @@ pub fn to_run_result(log: &SbcBenchLog, name: &str) -> RunResult {
         );
     }
     if let Some(s) = stress_scores(log) {
-        let title = if s.tool == "cpuminer" {
+        let title = if s.tool == StressTool::Cpuminer {
             "cpuminer"
         } else {
             "stockfish"

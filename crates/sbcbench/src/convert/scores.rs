@@ -385,7 +385,7 @@ pub(super) fn stress_scores(log: &SbcBenchLog) -> Option<StressScores> {
             })
             .collect();
         return Some(StressScores {
-            tool: "cpuminer".into(),
+            tool: StressTool::Cpuminer,
             version: c.version.clone(),
             unit: "kH/s".into(),
             intervals,
@@ -418,7 +418,7 @@ pub(super) fn stress_scores(log: &SbcBenchLog) -> Option<StressScores> {
         })
         .collect();
     Some(StressScores {
-        tool: "stockfish".into(),
+        tool: StressTool::Stockfish,
         version: Some(s.heading.clone()),
         unit: "nodes/s".into(),
         intervals,

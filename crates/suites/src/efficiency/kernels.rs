@@ -6,6 +6,7 @@
 use std::sync::atomic::AtomicBool;
 
 use truebench_host::Host;
+use truebench_model::efficiency::WorkSource;
 use truebench_workloads::clock::{self, ClockOptions};
 use truebench_workloads::lzma::{self, LzmaBenchOptions};
 use truebench_workloads::sevenzip::{self, SevenZipOptions};
@@ -21,6 +22,8 @@ pub struct WorkScore {
     pub detail: String,
     /// (name, version, path) for the envelope's tools.
     pub tool: (String, Option<String>, Option<String>),
+    /// Which work it was.
+    pub source: WorkSource,
 }
 
 pub trait EfficiencyKernels {
@@ -39,11 +42,11 @@ pub struct LiveKernels {
 }
 
 impl LiveKernels {
-    /// 7-zip when `prefer_7zip` and it is installed, else the built-in LZMA kernel.
-    pub fn new(prefer_7zip: bool) -> LiveKernels {
+    /// 7-zip when it is `wanted` and installed, else the built-in LZMA kernel.
+    pub fn new(wanted: WorkSource) -> LiveKernels {
         LiveKernels {
             probe: KernelProbe::new(ClockOptions::default()),
-            sevenzip: prefer_7zip && sevenzip::find().is_some(),
+            sevenzip: wanted == WorkSource::SevenZip && sevenzip::find().is_some(),
         }
     }
 
@@ -100,6 +103,7 @@ impl EfficiencyKernels for LiveKernels {
                     r.output.command_line()
                 ),
                 tool: ("7-zip".into(), b.version.clone(), Some(r.program.clone())),
+                source: WorkSource::SevenZip,
             });
         }
         let mut o = LzmaBenchOptions::quick();
@@ -118,6 +122,7 @@ impl EfficiencyKernels for LiveKernels {
                 o.seconds
             ),
             tool: ("built-in lzma".into(), Some(r.implementation.clone()), None),
+            source: WorkSource::Lzma,
         })
     }
 }

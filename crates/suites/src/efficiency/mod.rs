@@ -15,15 +15,14 @@ use std::time::{Duration, Instant};
 
 use truebench_host::inventory::Cluster;
 use truebench_host::{Host, Inventory};
-use truebench_model::efficiency::{EfficiencyCluster, OppPoint, OppRun};
+use truebench_model::efficiency::{EfficiencyCluster, OppMethod, OppPoint, OppRun, OppRunPhase};
 use truebench_model::finding::FindingKind;
-use truebench_model::{EfficiencyBody, EfficiencyResult, PhaseStatus};
-use truebench_monitor_core::detect::phases;
+use truebench_model::{EfficiencyBody, EfficiencyResult, PhaseStatus, RowEvidence};
 use truebench_stats::median;
 
 use crate::idle::{self, IdleConfig};
 use crate::progress::Event;
-use crate::session::{Finish, Outcome, Session, SessionOptions};
+use crate::session::{self, Finish, Outcome, Session, SessionOptions};
 pub use kernels::{EfficiencyKernels, LiveKernels, WorkScore};
 
 #[derive(Debug, Clone)]
@@ -288,8 +287,11 @@ pub fn run(
             });
         }
         if switched && !opps.is_empty() {
-            method
-                .get_or_insert_with(|| if userspace { "userspace" } else { "min=max" }.to_string());
+            method.get_or_insert(if userspace {
+                OppMethod::Userspace
+            } else {
+                OppMethod::MinMax
+            });
             others_to_lowest(&mut s, inv, c);
         }
         let cpu = c.cpus.first().copied().unwrap_or(0);
@@ -332,7 +334,6 @@ pub fn run(
                 }
             }
             point.measured_mhz = kernels.clock(host, cpu);
-            let label = mhz.map_or("current".to_string(), |m| format!("{m}mhz"));
             for k in 1..=opts.runs {
                 if let Some(t) = cool_to {
                     events(Event::waiting(format!("cooling to {t:.1} °C")));
@@ -343,7 +344,11 @@ pub fn run(
                 if s.stopped() {
                     break;
                 }
-                let name = format!("c{}-{label}-run{k}", c.id);
+                let phase = OppRunPhase {
+                    cluster: c.id,
+                    opp_mhz: mhz,
+                    run: k,
+                };
                 let title = format!(
                     "cluster {} at {}, run {k} of {}",
                     c.id,
@@ -352,7 +357,7 @@ pub fn run(
                 );
                 let t0 = Instant::now();
                 let p = s.phase(
-                    &name,
+                    phase,
                     &title,
                     Some(c.cpus.len() as u32),
                     c.cpus.clone(),
@@ -370,17 +375,17 @@ pub fn run(
                             "{:.1} {} in {seconds:.1} s",
                             w.score, w.unit
                         )));
-                        work_detail.get_or_insert_with(|| (w.detail.clone(), w.unit.clone()));
+                        work_detail
+                            .get_or_insert_with(|| (w.detail.clone(), w.unit.clone(), w.source));
                         s.tool(&w.tool.0, w.tool.1.clone(), w.tool.2.clone());
                         point.runs.push(OppRun {
-                            phase: name,
+                            evidence: RowEvidence::new(phase, PhaseStatus::Ok),
                             score: w.score,
                             seconds,
                             joules: None,
                             watts: None,
                             temp_start_c: None,
                             temp_max_c: None,
-                            marks: Vec::new(),
                         });
                     }
                     _ => {
@@ -439,9 +444,13 @@ pub fn run(
         // Stopped between runs (while cooling or setting an OPP): no phase saw it.
         s.interrupted("before the walk ended");
     }
-    let (work, unit) = work_detail.unwrap_or_else(|| ("nothing ran".into(), String::new()));
+    let (work, unit, source) = match work_detail {
+        Some((w, u, s)) => (w, u, Some(s)),
+        None => ("nothing ran".into(), String::new(), None),
+    };
     let body = EfficiencyBody {
         work,
+        source,
         unit,
         runs_per_opp: opts.runs,
         method,
@@ -463,11 +472,12 @@ fn fill(r: &mut EfficiencyResult) {
     for c in &mut r.body.clusters {
         for p in &mut c.points {
             for run in &mut p.runs {
-                if let Some(e) = env.energy.as_ref().and_then(|e| e.phase(&run.phase)) {
+                let phase = run.evidence.phase;
+                if let Some(e) = env.energy.as_ref().and_then(|e| e.phase(phase)) {
                     run.joules = Some(e.joules);
                     run.watts = Some(e.mean_watts);
                 }
-                if let Some(ph) = env.timeline.phase(&run.phase) {
+                if let Some(ph) = env.timeline.phase(phase) {
                     let temps: Vec<f64> = env
                         .timeline
                         .samples_in(ph)
@@ -477,17 +487,21 @@ fn fill(r: &mut EfficiencyResult) {
                     run.temp_start_c = temps.first().copied();
                     run.temp_max_c = temps.iter().copied().reduce(f64::max);
                 }
-                run.marks = phases::marks(&env.findings, &run.phase);
+                // A run measured while the machine throttled (or worse) is not valid.
+                session::mark(
+                    &mut run.evidence,
+                    &env.findings,
+                    &[FindingKind::Throttling],
+                    &[],
+                );
             }
-            // A run measured while the machine throttled (or worse) makes the point invalid,
-            // and an invalid point is never the best.
+            // An invalid run makes the point invalid, and an invalid point is never the best.
             let invalid: Vec<String> = p
                 .runs
                 .iter()
                 .filter_map(|r| {
-                    let why =
-                        phases::invalid_by(&env.findings, &r.phase, &[FindingKind::Throttling])?;
-                    Some(format!("{}: {why}", r.phase))
+                    let why = r.evidence.invalid.as_ref()?;
+                    Some(format!("{}: {why}", r.evidence.phase))
                 })
                 .collect();
             p.invalid = (!invalid.is_empty()).then(|| invalid.join("; "));

@@ -12,27 +12,22 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use truebench_host::{Host, Inventory};
-use truebench_model::finding::{Finding, FindingKind};
+use truebench_model::finding::FindingKind;
 use truebench_model::interactivity::{
-    BenchmarkTable, Cell, CellLatency, InteractivityBody, LoopCalibration,
+    BenchmarkTable, CalibrationSource, Cell, CellLatency, CellPhase, InteractivityBody, Load,
+    LoopCalibration,
 };
-use truebench_model::{InteractivityResult, PhaseStatus};
-use truebench_monitor_core::detect::phases;
+use truebench_model::{InteractivityResult, PhaseStatus, RowEvidence};
 use truebench_workloads::loads::{self, LoadKind, LoadOptions};
 use truebench_workloads::periodic::{self, Pattern, TaskOutcome, WorkKind};
 
 use crate::progress::Event;
-use crate::session::{Finish, Outcome, Session, SessionOptions};
+use crate::session::{self, Finish, Outcome, Session, SessionOptions};
 pub use tasks::{Bench, CustomTask};
 
-/// How the work per period is given.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Work {
-    /// Calibrated loops: a fixed amount of work (interbench's model; the default).
-    Loops,
-    /// A fixed wall time.
-    Wall,
-}
+/// How the work per period is given: calibrated loops, a fixed amount of work (interbench's
+/// model; the default), or a fixed wall time.
+pub use truebench_model::interactivity::WorkModel as Work;
 
 #[derive(Debug, Clone)]
 pub struct InteractivityOptions {
@@ -238,9 +233,9 @@ pub fn run(
         let spec = bench
             .spec(opts.custom, work, opts.realtime, opts.bench_nice)
             .expect("custom checked above");
-        if tables.last().is_none_or(|t| t.name != bench.name()) {
+        if tables.last().is_none_or(|t| t.name != bench.model()) {
             tables.push(BenchmarkTable {
-                name: bench.name().into(),
+                name: bench.model(),
                 label: bench.label().into(),
                 description: Bench::describe(&spec.pattern),
                 policy: spec.policy.to_string(),
@@ -248,19 +243,19 @@ pub fn run(
                 cells: Vec::new(),
             });
         }
-        let phase = format!("{}/{}", bench.name(), load.name());
+        let phase = CellPhase {
+            bench: bench.model(),
+            load: tasks::load(load),
+        };
         if s.stopped() {
             tables.last_mut().expect("pushed").cells.push(Cell {
-                load: load.name().into(),
+                load: tasks::load(load),
                 load_label: load.label().into(),
-                phase,
-                status: PhaseStatus::Interrupted,
-                reason: Some("not started: interrupted before".into()),
+                evidence: RowEvidence::new(phase, PhaseStatus::Interrupted)
+                    .because("not started: interrupted before"),
                 load_description: None,
                 latency: None,
                 policy_refused: None,
-                marks: Vec::new(),
-                invalid: None,
             });
             continue;
         }
@@ -285,20 +280,16 @@ pub fn run(
             nice: opts.load_nice,
         };
         let mut cell = Cell {
-            load: load.name().into(),
+            load: tasks::load(load),
             load_label: load.label().into(),
-            phase: phase.clone(),
-            status: PhaseStatus::Ok,
-            reason: None,
+            evidence: RowEvidence::new(phase, PhaseStatus::Ok),
             load_description: None,
             latency: None,
             policy_refused: None,
-            marks: Vec::new(),
-            invalid: None,
         };
         let title = format!("{} under the {} load", bench.label(), load.label());
         let stop2 = stop.clone();
-        let p = s.phase(&phase, &title, busy_threads(load, burn), Vec::new(), |_| {
+        let p = s.phase(phase, &title, busy_threads(load, burn), Vec::new(), |_| {
             if matches!(load, LoadKind::Write | LoadKind::Read | LoadKind::Compile)
                 && file_bytes.is_none()
             {
@@ -345,9 +336,12 @@ pub fn run(
                 Ok(Err(_)) => Outcome::failed("the task's thread panicked"),
             }
         });
-        cell.status = p.status;
-        cell.reason = p.reason.clone();
-        events(Event::status(cell.status, cell.reason.as_deref()));
+        cell.evidence.status = p.status;
+        cell.evidence.reason = p.reason.clone();
+        events(Event::status(
+            cell.evidence.status,
+            cell.evidence.reason.as_deref(),
+        ));
         tables.last_mut().expect("pushed").cells.push(cell);
     }
     if memory_locked == Some(true) {
@@ -363,10 +357,7 @@ pub fn run(
     }
     let body = InteractivityBody {
         calibration: Box::new(calibration),
-        work: match opts.work {
-            Work::Loops => "loops".into(),
-            Work::Wall => "wall".into(),
-        },
+        work: opts.work,
         work_description: work.describe(),
         realtime: opts.realtime,
         memory_locked,
@@ -388,15 +379,12 @@ fn mark_cells(r: &mut InteractivityResult) {
     let findings = r.envelope.findings.clone();
     for t in &mut r.body.benchmarks {
         for c in &mut t.cells {
-            c.marks = phases::marks(&findings, &c.phase);
-            let own: Vec<Finding> = findings
-                .iter()
-                .filter(|f| {
-                    !(c.load == LoadKind::Memload.name() && f.kind == FindingKind::Swapping)
-                })
-                .cloned()
-                .collect();
-            c.invalid = phases::invalid_by(&own, &c.phase, &[]);
+            let exempt: &[FindingKind] = if c.load == Load::Memload {
+                &[FindingKind::Swapping]
+            } else {
+                &[]
+            };
+            session::mark(&mut c.evidence, &findings, &[], exempt);
         }
     }
 }
@@ -420,7 +408,7 @@ pub(crate) fn calibrate(
     if let Some(n) = opts.given {
         return LoopCalibration {
             loops_per_ms: n,
-            source: "given".into(),
+            source: CalibrationSource::Given,
             cpu: None,
             checks: Vec::new(),
             drift_pct: None,
@@ -442,7 +430,7 @@ pub(crate) fn calibrate(
         if let Some(e) = cache.find(&id) {
             return LoopCalibration {
                 loops_per_ms: e.loops_per_ms,
-                source: "cached".into(),
+                source: CalibrationSource::Cached,
                 cpu: e.cpu,
                 checks: e.checks.clone(),
                 drift_pct: Some(e.drift_pct),
@@ -510,7 +498,7 @@ pub(crate) fn calibrate(
     }
     LoopCalibration {
         loops_per_ms: cal.loops_per_ms,
-        source: "measured".into(),
+        source: CalibrationSource::Measured,
         cpu,
         checks: cal.checks,
         drift_pct: Some(cal.drift_pct),

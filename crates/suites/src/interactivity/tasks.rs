@@ -1,7 +1,25 @@
 //! interbench's simulated interactive tasks as periodic-task specs.
 
 use serde::{Deserialize, Serialize};
+use truebench_model::interactivity::{Benchmark, Load};
+use truebench_workloads::loads::LoadKind;
 use truebench_workloads::periodic::{Late, Pattern, Policy, TaskSpec, WorkKind};
+
+/// A load as the result names it.
+pub fn load(k: LoadKind) -> Load {
+    match k {
+        LoadKind::None => Load::None,
+        LoadKind::Video => Load::Video,
+        LoadKind::X => Load::X,
+        LoadKind::Burn => Load::Burn,
+        LoadKind::Write => Load::Write,
+        LoadKind::Read => Load::Read,
+        LoadKind::Compile => Load::Compile,
+        LoadKind::Memload => Load::Memload,
+        LoadKind::Hack => Load::Hack,
+        LoadKind::Custom => Load::Custom,
+    }
+}
 
 /// The benchmarked tasks, in interbench's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -51,6 +69,17 @@ impl Bench {
             Bench::X => "X",
             Bench::Gaming => "Gaming",
             Bench::Custom => "Custom",
+        }
+    }
+
+    /// The benchmark as the result names it.
+    pub fn model(self) -> Benchmark {
+        match self {
+            Bench::Audio => Benchmark::Audio,
+            Bench::Video => Benchmark::Video,
+            Bench::X => Benchmark::X,
+            Bench::Gaming => Benchmark::Gaming,
+            Bench::Custom => Benchmark::Custom,
         }
     }
 

@@ -5,14 +5,14 @@
 
 use truebench_model::phase;
 use truebench_model::timeline::EnergyReport;
-use truebench_model::{CompressionTool, RunKind, RunResult, Scores};
+use truebench_model::{CompressionTool, RunKind, RunPhase, RunResult, Scores};
 use truebench_stats::mean;
 
 /// The Results.md AES figure: AES-256-CBC on 16 KiB chunks.
 const AES_CIPHER: &str = "aes-256-cbc";
 const AES_SIZE: u32 = 16384;
 
-fn compression(report: &mut EnergyReport, phase: &str, s: &Scores, kind: RunKind, what: &str) {
+fn compression(report: &mut EnergyReport, phase: RunPhase, s: &Scores, kind: RunKind, what: &str) {
     let Scores::Compression(c) = s else {
         return;
     };
@@ -36,7 +36,7 @@ fn compression(report: &mut EnergyReport, phase: &str, s: &Scores, kind: RunKind
     }
 }
 
-fn aes(report: &mut EnergyReport, phase: &str, s: &Scores, what: &str) {
+fn aes(report: &mut EnergyReport, phase: RunPhase, s: &Scores, what: &str) {
     let Scores::Aes(a) = s else {
         return;
     };
@@ -70,15 +70,18 @@ pub(super) fn per_watt(r: &mut RunResult) {
         if r.body.scores(&p.phase).count() > 1 {
             continue;
         }
-        match p.phase.as_str() {
+        let Ok(phase) = p.phase.parse::<RunPhase>() else {
+            continue;
+        };
+        match phase {
             phase::COMPRESSION_MULTI => {
-                compression(&mut report, &p.phase, s, RunKind::Multi, "all cores")
+                compression(&mut report, phase, s, RunKind::Multi, "all cores")
             }
             phase::COMPRESSION_SINGLE => {
-                compression(&mut report, &p.phase, s, RunKind::Single, "one core")
+                compression(&mut report, phase, s, RunKind::Single, "one core")
             }
-            phase::AES => aes(&mut report, &p.phase, s, "one core"),
-            phase::AES_PARALLEL => aes(&mut report, &p.phase, s, "all cores"),
+            phase::AES => aes(&mut report, phase, s, "one core"),
+            phase::AES_PARALLEL => aes(&mut report, phase, s, "all cores"),
             _ => {}
         }
     }

@@ -19,7 +19,7 @@ use truebench_model::phase;
 
 use truebench_host::{Host, Inventory};
 use truebench_model::finding::{Finding, FindingKind, Severity};
-use truebench_model::{self as m, Mode, PhaseStatus, RunResult, Scores};
+use truebench_model::{self as m, Mode, PhaseStatus, RunPhase, RunResult, Scores};
 use truebench_monitor_core::detect::activity;
 use truebench_tuning::TuningError;
 use truebench_workloads::aes::{self, AesOptions, BuiltinAesResult, Cipher};
@@ -328,7 +328,7 @@ struct Run<'a, M: Measurements + ?Sized> {
     /// The shared core: sampler, snapshots, tuning, findings, the envelope.
     s: Session<'a>,
     groups: Vec<Group>,
-    plan: Vec<&'static str>,
+    plan: Vec<RunPhase>,
     /// The cold check's highest-OPP measurement per cluster (by its first CPU): the hot
     /// check is judged against it.
     cold_clocks: Vec<(u32, truebench_monitor_core::detect::clocks::ClockCheck)>,
@@ -393,7 +393,7 @@ pub fn run<M: Measurements + ?Sized>(
     let plan: Vec<(String, Duration)> = r
         .plan
         .iter()
-        .map(|p| (p.to_string(), r.estimate(p)))
+        .map(|&p| (p.to_string(), r.estimate(p)))
         .collect();
     let total: Duration = plan.iter().map(|p| p.1).sum();
     r.emit(Event::Plan {
@@ -419,7 +419,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
         (self.events)(e);
     }
 
-    fn estimate(&self, name: &str) -> Duration {
+    fn estimate(&self, name: RunPhase) -> Duration {
         let o = self.opts;
         let n = self.groups.len() as f64;
         let quick = o.mode == Mode::Quick;
@@ -449,10 +449,10 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                 } else {
                     (o.aes_ciphers.len() * 6) as f64 * o.builtin_aes_seconds
                 };
-                if name == phase::AES {
-                    per * n
-                } else {
-                    per
+                // One cluster after another, or all at once.
+                match name {
+                    phase::AES => per * n,
+                    _ => per,
                 }
             }
             phase::COMPRESSION_SINGLE => n * if sevenzip { zip_single } else { lzma_one },
@@ -469,7 +469,6 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
             phase::STRESS => o.stress_seconds,
             phase::CLOCKS_ALL => 7.0,
             phase::CLOCKS_HOT => n * (o.hot_settle.as_secs_f64() + 0.3),
-            _ => 1.0,
         };
         Duration::from_secs_f64(s)
     }
@@ -477,7 +476,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
     /// Run one phase: mark it on the timeline, snapshot its boundaries, record the outcome.
     fn phase(
         &mut self,
-        name: &str,
+        name: RunPhase,
         title: &str,
         threads: Option<u32>,
         cpus: Vec<u32>,
@@ -489,7 +488,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
         self.emit(Event::Step {
             index,
             total: self.plan.len(),
-            what: name.into(),
+            what: name.to_string(),
             title: Some(title.into()),
             estimate: Some(estimate),
             progress: Some(self.progress.clone()),
@@ -506,7 +505,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
     // aes_phases.rs, compression_phases.rs, stress_phase.rs; live.rs runs the real kernels)
 
     fn phases_after_idle(&mut self) {
-        let steps: Vec<&'static str> = self.plan[1..].to_vec();
+        let steps: Vec<RunPhase> = self.plan[1..].to_vec();
         for name in steps {
             if self.stopped() {
                 self.s.interrupted(format!("before '{name}'"));

@@ -2,6 +2,7 @@
 
 use super::*;
 use truebench_model::phase;
+use truebench_model::StressTool;
 
 impl<M: Measurements + ?Sized> Run<'_, M> {
     pub(super) fn phase_stress(&mut self) {
@@ -27,7 +28,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                             text: s.series_text(),
                         }],
                         scores: Some(Scores::Stress(m::StressScores {
-                            tool: "built-in".into(),
+                            tool: StressTool::Builtin,
                             version: Some(s.implementation.clone()),
                             unit: s.unit.clone(),
                             intervals: s
@@ -79,7 +80,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                             })
                             .collect(),
                         scores: Some(Scores::Stress(m::StressScores {
-                            tool: "stockfish".into(),
+                            tool: StressTool::Stockfish,
                             version: s.version_line.clone(),
                             unit: "nodes/s".into(),
                             intervals,

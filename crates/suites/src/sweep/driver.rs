@@ -9,17 +9,17 @@ use std::time::Duration;
 
 use truebench_host::parse::stat::Stat;
 use truebench_model::sweep::{
-    CoreLoad, CpuBound, Sweep, SweepBody, SweepRow, SweepSummary, TestRun, TestSummary,
+    BusyBy, CoreLoad, CpuBound, Sweep, SweepBody, SweepRow, SweepSummary, TestPhase, TestRun,
+    TestSummary,
 };
-use truebench_model::{BodyKind, PhaseStatus, Typed};
-use truebench_monitor_core::detect::phases;
+use truebench_model::{BodyKind, PhaseStatus, RowEvidence, Typed};
 use truebench_stats::spread_pct;
 use truebench_tuning::TuningError;
 
-use super::{apply, phase_name, reached_mhz, verdicts, Figure, Setting};
+use super::{apply, phase, reached_mhz, verdicts, Figure, Setting};
 use crate::governors::{time_in_state, tis_delta};
 use crate::progress::Event;
-use crate::session::{Finish, Outcome, Session};
+use crate::session::{self, Finish, Outcome, Session};
 
 /// What a sweeping kind runs: its tests, their length and repeats, the CPU-bound threshold
 /// and the sweep's settings.
@@ -36,14 +36,14 @@ pub struct Plan<T> {
 }
 
 /// One test as it ended, for the kind to make its row of.
-pub struct Measured<T, F> {
+pub struct Measured<T, M, F> {
+    /// The test as the kind's measurement knows it.
     pub test: T,
     /// Test, setting, repeat, per-core load, CPU-bound verdict (None unless it completed),
     /// clock reached.
-    pub run: TestRun,
-    pub phase: String,
-    pub status: PhaseStatus,
-    pub reason: Option<String>,
+    pub run: TestRun<M>,
+    /// Its phase, how it ended and why.
+    pub evidence: RowEvidence<TestPhase<M>>,
     /// What the kind's measurement gave; None when it failed. Also there when the test was
     /// interrupted: which of its figures a cut-short test keeps is the kind's to say.
     pub figures: Option<F>,
@@ -51,10 +51,14 @@ pub struct Measured<T, F> {
 
 type RowOf<K> = <<K as Measure>::Body as SweepBody>::Row;
 type SummaryOf<K> = <<K as Measure>::Body as SweepBody>::Summary;
+/// The test as the result names it.
+type TestOf<K> = <RowOf<K> as SweepRow>::Test;
+/// What [`Measure::row`] gets.
+pub type MeasuredOf<K> = Measured<<K as Measure>::Test, TestOf<K>, <K as Measure>::Figures>;
 
 /// What one sweeping kind measures and how it records it.
 pub trait Measure {
-    /// One test (`Direction`, `IoTest`).
+    /// One test as the kind's measurement knows it (`Direction`, the kernel's `IoTest`).
     type Test: Copy;
     /// What measuring one test gives.
     type Figures;
@@ -65,8 +69,8 @@ pub trait Measure {
     /// The unit of the headline figure, as the verdicts say it (`Mbit/s`).
     const UNIT: &'static str;
 
-    /// The test's name in rows and phases (`upload`).
-    fn name(t: Self::Test) -> &'static str;
+    /// The test as the result names it, in rows and phases (`upload`).
+    fn test(t: Self::Test) -> TestOf<Self>;
     /// The title of its phase under the setting labelled `setting`, and its threads.
     fn phase(&self, t: Self::Test, setting: &str) -> (String, u32);
     /// Run one test until done or `stop`; what it leaves for traceability (raw output, the
@@ -78,10 +82,10 @@ pub trait Measure {
         out: &mut Outcome,
     ) -> Result<Self::Figures, String>;
     /// The row of one test.
-    fn row(m: Measured<Self::Test, Self::Figures>) -> RowOf<Self>;
+    fn row(m: MeasuredOf<Self>) -> RowOf<Self>;
     /// The summary of a test under a setting: `summary` with the medians of `done`, its
     /// completed, valid repeats.
-    fn summary(summary: TestSummary, done: &[&RowOf<Self>]) -> SummaryOf<Self>;
+    fn summary(summary: TestSummary<TestOf<Self>>, done: &[&RowOf<Self>]) -> SummaryOf<Self>;
     /// The figures of a row as its step's result says them (`, 940 Mbit/s`).
     fn step_figures(row: &RowOf<Self>) -> String;
     /// The body of the result.
@@ -113,7 +117,7 @@ pub fn run<K: Measure>(
             (events.borrow_mut())(Event::step(
                 index,
                 total,
-                format!("{} ({})", K::name(t), setting.label()),
+                format!("{} ({})", K::test(t), setting.label()),
                 Some(plan.duration.as_secs_f64()),
             ));
             let row = one_test(s, kind, plan, setting, t, r, &cpus);
@@ -122,10 +126,12 @@ pub fn run<K: Measure>(
         },
     );
     let tests = summaries::<K>(&rows);
+    let names: Vec<String> = tests.iter().map(|t| t.summary().test.to_string()).collect();
     let figures: Vec<Figure<'_>> = tests
         .iter()
-        .map(|t| Figure {
-            test: &t.summary().test,
+        .zip(&names)
+        .map(|(t, test)| Figure {
+            test,
             setting: &t.summary().setting,
             median: t.median(),
             spread_pct: t.summary().spread_pct,
@@ -143,11 +149,7 @@ pub fn run<K: Measure>(
     let mut result = s.finish(body, Finish { comparable: true });
     let findings = &result.envelope.findings;
     for row in result.body.rows_mut() {
-        let phase = row.ended().phase.to_string();
-        row.mark(
-            phases::marks(findings, &phase),
-            phases::invalid_by(findings, &phase, &[]),
-        );
+        session::mark(row.evidence_mut(), findings, &[], &[]);
     }
     Ok(result)
 }
@@ -155,12 +157,15 @@ pub fn run<K: Measure>(
 /// A test's result as progress: status, the kind's figures, why it failed (`ok, 940
 /// Mbit/s, CPU-bound (cpu1 97 %, softirq)`).
 fn step_result<K: Measure>(row: &RowOf<K>) -> String {
-    let ended = row.ended();
+    let e = row.evidence();
     format!(
         "{}{}{}",
-        ended.status,
+        e.status,
         K::step_figures(row),
-        ended.reason.map(|w| format!(": {w}")).unwrap_or_default()
+        e.reason
+            .as_ref()
+            .map(|w| format!(": {w}"))
+            .unwrap_or_default()
     )
 }
 
@@ -243,8 +248,8 @@ fn one_test<K: Measure>(
 ) -> RowOf<K> {
     let (host, inv, stop) = (s.host(), s.inv(), s.stop_flag());
     let label = setting.label();
-    let name = K::name(t);
-    let phase = phase_name(K::KIND, setting, name, r);
+    let test = K::test(t);
+    let phase = phase(setting, test, r);
     let (title, threads) = kind.phase(t, &label);
     let open = s.begin_phase(&phase, &title, Some(threads), cpus.to_vec());
     // TCP and storage reads are kernel work: their %sys is the measurement.
@@ -273,28 +278,28 @@ fn one_test<K: Measure>(
         PhaseStatus::Ok => cpu_bound(&cores, plan.cpu_bound_pct),
         _ => None,
     };
+    let mut evidence = RowEvidence::new(phase, status);
+    evidence.reason = reason;
     K::row(Measured {
         test: t,
         run: TestRun {
-            test: name.into(),
+            test,
             setting: label,
             repeat: r,
             cores,
             cpu_bound,
             reached_mhz: reached_mhz(&tis),
         },
-        phase,
-        status,
-        reason,
+        evidence,
         figures: figures.ok(),
     })
 }
 
 /// Median and spread per test and setting over the completed, valid repeats.
 pub fn summaries<K: Measure>(rows: &[RowOf<K>]) -> Vec<SummaryOf<K>> {
-    let mut keys: Vec<(&str, &str)> = Vec::new();
+    let mut keys: Vec<(TestOf<K>, &str)> = Vec::new();
     for r in rows {
-        let k = (r.run().test.as_str(), r.run().setting.as_str());
+        let k = (r.run().test, r.run().setting.as_str());
         if !keys.contains(&k) {
             keys.push(k);
         }
@@ -304,12 +309,16 @@ pub fn summaries<K: Measure>(rows: &[RowOf<K>]) -> Vec<SummaryOf<K>> {
             let done: Vec<&RowOf<K>> = rows
                 .iter()
                 .filter(|r| {
-                    r.run().test == test && r.run().setting == setting && r.ended().counts()
+                    let e = r.evidence();
+                    r.run().test == test
+                        && r.run().setting == setting
+                        && e.status == PhaseStatus::Ok
+                        && e.invalid.is_none()
                 })
                 .collect();
             let headline: Vec<f64> = done.iter().filter_map(|r| r.headline()).collect();
             let summary = TestSummary {
-                test: test.into(),
+                test,
                 setting: setting.into(),
                 runs: done.len() as u32,
                 spread_pct: spread_pct(&headline),
@@ -349,13 +358,13 @@ pub fn cpu_bound(cores: &[CoreLoad], limit_pct: f64) -> Option<CpuBound> {
     let c = cores
         .iter()
         .max_by(|a, b| a.busy_pct.total_cmp(&b.busy_pct))?;
-    (c.busy_pct >= limit_pct).then(|| CpuBound {
+    (c.busy_pct >= limit_pct).then_some(CpuBound {
         cpu: c.cpu,
         busy_pct: c.busy_pct,
         by: if c.softirq_pct >= c.process_pct {
-            "softirq".into()
+            BusyBy::Softirq
         } else {
-            "process".into()
+            BusyBy::Process
         },
     })
 }
@@ -380,7 +389,7 @@ mod tests {
         assert_eq!(cores[0].busy_pct, 50.0);
         assert_eq!((cores[1].softirq_pct, cores[1].process_pct), (60.0, 37.0));
         let v = cpu_bound(&cores, 95.0).unwrap();
-        assert_eq!((v.cpu, v.by.as_str()), (1, "softirq"));
+        assert_eq!((v.cpu, v.by), (1, BusyBy::Softirq));
         assert_eq!(v.busy_pct, 97.0);
         // Steal is time the VM did not get: not busy here.
         let a2 = stat_of(&["cpu0 30 0 20 50 0 0 0 0", "cpu1 50 0 40 0 0 0 0 10"]);
@@ -390,7 +399,7 @@ mod tests {
         // A process-bound core.
         let a3 = stat_of(&["cpu0 90 0 8 2 0 0 0 0", "cpu1 0 0 0 100 0 0 0 0"]);
         let v3 = cpu_bound(&core_loads(&b, &a3), 95.0).unwrap();
-        assert_eq!((v3.cpu, v3.by.as_str()), (0, "process"));
+        assert_eq!((v3.cpu, v3.by), (0, BusyBy::Process));
         assert!(cpu_bound(&[], 95.0).is_none());
     }
 }

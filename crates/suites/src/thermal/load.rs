@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use truebench_model::thermal::ScorePoint;
+use truebench_model::thermal::{ScorePoint, ThermalLoad};
 use truebench_workloads::sevenzip::{self, SevenZipOptions};
 use truebench_workloads::stress::{self, StressOptions};
 
@@ -32,12 +32,17 @@ impl Load {
         }
     }
 
-    pub fn name(&self) -> &'static str {
+    /// Which load it is, as the result stores it.
+    pub fn kind(&self) -> ThermalLoad {
         match self {
-            Load::Stress => "stress",
-            Load::SevenZip => "7zip",
-            Load::Command(_) => "command",
+            Load::Stress => ThermalLoad::Stress,
+            Load::SevenZip => ThermalLoad::SevenZip,
+            Load::Command(_) => ThermalLoad::Command,
         }
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.kind().as_str()
     }
 }
 

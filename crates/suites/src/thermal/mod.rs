@@ -16,7 +16,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use truebench_host::{Host, Inventory};
-use truebench_model::thermal::ThermalStart;
+use truebench_model::thermal::{StartMode, ThermalPhase, ThermalStart};
+use truebench_model::PhaseId;
 use truebench_model::{ThermalBody, ThermalResult};
 
 use crate::governors::{time_in_state, tis_delta};
@@ -109,7 +110,11 @@ fn idle_phase(
     )));
     let rep = idle::gate_phase(s, &title, &cfg, &mut |w| events(Event::waiting(w)));
     let start = ThermalStart {
-        mode: if cool_to.is_some() { "cool" } else { "idle" }.into(),
+        mode: if cool_to.is_some() {
+            StartMode::Cool
+        } else {
+            StartMode::Idle
+        },
         target_c: cool_to,
         reached: rep.idle,
         waited_s: rep.waited.as_secs_f64(),
@@ -143,7 +148,7 @@ fn heat_phase(
     let (host, inv, stop) = (s.host(), s.inv(), s.stop_flag());
     let t0 = Instant::now();
     let mut start = ThermalStart {
-        mode: "heat".into(),
+        mode: StartMode::Heat,
         target_c: Some(target),
         reached: false,
         waited_s: 0.0,
@@ -162,7 +167,7 @@ fn heat_phase(
     let ncpus = inv.online_cpus().count() as u32;
     let title = format!("heating to {target:.1} °C with the load");
     let hot = AtomicBool::new(false);
-    s.phase("heat", &title, Some(ncpus), Vec::new(), |_| {
+    s.phase(ThermalPhase::Heat, &title, Some(ncpus), Vec::new(), |_| {
         let out = std::thread::scope(|sc| {
             // The watcher ends the load when the SoC is hot enough, on timeout or Ctrl-C.
             sc.spawn(|| {
@@ -242,7 +247,7 @@ pub fn run(
         let before = time_in_state(host, inv);
         let ncpus = inv.online_cpus().count() as u32;
         let title = format!("{} for {:.1} min", opts.load.name(), opts.minutes);
-        let p = s.phase("load", &title, Some(ncpus), Vec::new(), |s| {
+        let p = s.phase(ThermalPhase::Load, &title, Some(ncpus), Vec::new(), |s| {
             // A user's command may read, write or network: its kernel time is its work.
             if matches!(opts.load, Load::Command(_)) {
                 s.mark_kernel_work();
@@ -272,7 +277,7 @@ pub fn run(
         s.tool(&r.tool.0, r.tool.1.clone(), r.tool.2.clone());
     }
     let body = ThermalBody {
-        load: opts.load.name().into(),
+        load: opts.load.kind(),
         load_detail: ran.as_ref().map_or_else(
             || match &opts.load {
                 Load::Command(c) => format!("sh -c '{c}'"),
@@ -314,7 +319,7 @@ pub fn blame(
     let others = findings.iter().find(|f| {
         f.kind == FindingKind::BackgroundActivity
             && f.severity >= Severity::Warning
-            && f.during("load")
+            && f.during(ThermalPhase::Load)
     })?;
     Some(format!(
         "the score fell {:.1} % while other processes took CPU time ({}): {}",
@@ -338,13 +343,23 @@ fn per_watt(r: &mut ThermalResult) {
         return;
     }
     let mean = r.body.scores.iter().map(|s| s.score).sum::<f64>() / n as f64;
-    e.add_per_watt("load", &format!("{} (mean score)", r.body.load), mean, unit);
+    e.add_per_watt(
+        ThermalPhase::Load,
+        &format!("{} (mean score)", r.body.load),
+        mean,
+        unit,
+    );
 }
 
 /// The figures that need the finished timeline.
 fn fill(r: &mut ThermalResult, inv: &Inventory) {
     let tl = &r.envelope.timeline;
-    let Some(p) = tl.phases.iter().rev().find(|p| p.name == "load") else {
+    let Some(p) = tl
+        .phases
+        .iter()
+        .rev()
+        .find(|p| ThermalPhase::Load.is(&p.name))
+    else {
         return;
     };
     let samples = tl.samples_in(p);
@@ -370,6 +385,7 @@ fn fill(r: &mut ThermalResult, inv: &Inventory) {
 mod tests {
     use super::blame;
     use truebench_model::finding::{Finding, FindingKind, Severity};
+    use truebench_model::thermal::ThermalPhase;
 
     #[test]
     fn a_fall_beside_other_work_is_blamed_on_it() {
@@ -378,7 +394,7 @@ mod tests {
             Severity::Warning,
             "Other processes (top: cc1) used 48.0 % of all CPUs during 'load': …",
         )
-        .in_phase("load");
+        .in_phase(ThermalPhase::Load);
         let n = blame(Some(-26.7), std::slice::from_ref(&others), false).unwrap();
         assert!(n.contains("fell 26.7 %") && n.contains("cc1"), "{n}");
         assert!(n.contains("not heat's"), "{n}");
@@ -392,7 +408,7 @@ mod tests {
         assert_eq!(blame(Some(-26.7), &[], false), None);
         let elsewhere = others.clone();
         let mut elsewhere = elsewhere;
-        elsewhere.phases = vec!["idle".into()];
+        elsewhere.phases = vec![ThermalPhase::Idle.to_string()];
         assert_eq!(blame(Some(-26.7), &[elsewhere], false), None);
     }
 }

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use truebench_host::{Host, Inventory};
+use truebench_model::efficiency::WorkSource;
 use truebench_model::{EfficiencyBody, EfficiencyResult};
 use truebench_render::kinds::Render;
 use truebench_suites::efficiency::{self, EfficiencyKernels, EfficiencyOptions, WorkScore};
@@ -128,6 +129,7 @@ impl EfficiencyKernels for Scripted {
             unit: "MIPS".into(),
             detail: "scripted work".into(),
             tool: ("scripted".into(), None, None),
+            source: WorkSource::SevenZip,
         })
     }
 }
@@ -289,7 +291,7 @@ fn every_opp_of_the_little_cluster_with_power_per_run_and_the_best_opp() {
             .any(|f| f.kind == truebench_model::finding::FindingKind::ClockDeviation),
         "{text}"
     );
-    assert_eq!(b.method.as_deref(), Some("userspace"));
+    assert_eq!(b.method.map(|m| m.as_str()), Some("userspace"));
     let c = &b.clusters[0];
     // RK3588's A55 table: 408 … 1800 MHz, lowest first, two runs each.
     let mhz: Vec<u32> = c.points.iter().filter_map(|p| p.opp_mhz).collect();
@@ -343,7 +345,7 @@ fn without_a_userspace_governor_min_equals_max_pins_each_opp() {
     let (d, inv) = board(false);
     let before = cpufreq(d.path());
     let (r, _) = go(d.path(), &inv, vec![2], None);
-    assert_eq!(r.body.method.as_deref(), Some("min=max"));
+    assert_eq!(r.body.method.map(|m| m.as_str()), Some("min=max"));
     let c = &r.body.clusters[0];
     assert_eq!(c.cluster, 2);
     assert_eq!(c.points.len(), 14, "{:#?}", c.points);
@@ -394,12 +396,12 @@ fn a_run_measured_while_throttled_marks_its_point_invalid() {
         let throttled = p.opp_mhz == Some(816);
         for run in &p.runs {
             assert_eq!(
-                run.marks.iter().any(|m| m == "throttling"),
+                run.evidence.marks.iter().any(|m| m == "throttling"),
                 throttled,
                 "{} at {:?}: {:?}",
-                run.phase,
+                run.evidence.phase,
                 p.opp_mhz,
-                run.marks
+                run.evidence.marks
             );
         }
         assert_eq!(p.invalid.is_some(), throttled, "{p:?}");

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use truebench_host::{Host, Inventory};
+use truebench_model::PhaseId;
 use truebench_suites::interactivity::{self, Bench, InteractivityOptions, Work};
 use truebench_suites::progress::{self, Event};
 use truebench_workloads::loads::LoadKind;
@@ -72,11 +73,15 @@ fn only_the_cell_measured_while_throttling_is_marked() {
     let mut marked = Vec::new();
     for b in &r.body.benchmarks {
         for c in &b.cells {
-            let during = c.phase == f.phases[0];
-            assert_eq!(c.marks.iter().any(|m| m == "throttling"), during, "{c:#?}");
-            assert_eq!(c.invalid.is_some(), during, "{c:#?}");
+            let during = c.evidence.phase.is(&f.phases[0]);
+            assert_eq!(
+                c.evidence.marks.iter().any(|m| m == "throttling"),
+                during,
+                "{c:#?}"
+            );
+            assert_eq!(c.evidence.invalid.is_some(), during, "{c:#?}");
             if during {
-                marked.push((b.name.clone(), c.load.clone()));
+                marked.push((b.name.to_string(), c.load.to_string()));
             }
         }
     }

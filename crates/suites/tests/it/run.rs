@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use truebench_model::finding::{FindingKind, Severity};
-use truebench_model::{AesSourceKind, CompressionTool, Mode, PhaseStatus, Scores};
+use truebench_model::{AesSourceKind, CompressionTool, Mode, PhaseId, PhaseStatus, Scores};
 use truebench_render::text as render;
 use truebench_suites::progress::{self, Event};
 use truebench_suites::run::RunError;
@@ -721,7 +721,7 @@ fn a_phase_measured_while_throttled_is_marked_and_its_scores_invalid() {
     );
     let r = r.unwrap();
     for p in &r.envelope.phases {
-        let hit = p.name == truebench_model::phase::COMPRESSION_MULTI;
+        let hit = truebench_model::phase::COMPRESSION_MULTI.is(&p.name);
         assert_eq!(
             p.marks.iter().any(|m| m == "throttling"),
             hit,
@@ -737,7 +737,10 @@ fn a_phase_measured_while_throttled_is_marked_and_its_scores_invalid() {
         .iter()
         .find(|f| f.kind == FindingKind::Throttling)
         .unwrap();
-    assert_eq!(f.phases, [truebench_model::phase::COMPRESSION_MULTI]);
+    assert_eq!(
+        f.phases,
+        [truebench_model::phase::COMPRESSION_MULTI.to_string()]
+    );
     let text = render::summary(r.view());
     assert!(
         text.contains("INVALID scores") && text.contains("compression-multi: throttling"),

@@ -188,7 +188,7 @@ fn clock_loss_temperature_score_and_energy_follow_the_scripted_board() {
     let b = &r.body;
     let text = ThermalBody::summary(r.view());
     assert!(r.envelope.complete, "{text}");
-    assert_eq!(b.start.mode, "cool");
+    assert_eq!(b.start.mode.as_str(), "cool");
     assert!(b.start.reached, "{:?}", b.start);
     // 3 s at 15 °C/s from 45 °C: the load ends near 90 °C.
     let (t0, tmax) = (b.temp_start_c.unwrap(), b.temp_max_c.unwrap());
@@ -240,7 +240,11 @@ fn heat_to_runs_the_load_until_the_soc_is_hot_then_counts() {
     let names: Vec<&str> = r.envelope.phases.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["idle", "heat", "load"]);
     let b = &r.body;
-    assert!(b.start.reached && b.start.mode == "heat", "{:?}", b.start);
+    assert!(
+        b.start.reached && b.start.mode.as_str() == "heat",
+        "{:?}",
+        b.start
+    );
     // About 1 s of heating at 15 °C/s; the load starts hot.
     assert!(b.start.waited_s < 5.0, "{:?}", b.start);
     assert!(b.temp_start_c.unwrap() >= 60.0, "{:?}", b.temp_start_c);
