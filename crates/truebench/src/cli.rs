@@ -60,7 +60,7 @@ pub fn tuning_allowed(what: &str, tuning: &crate::frame::TuningArgs) -> anyhow::
 #[derive(Args, Debug, Clone)]
 pub struct MachineArgs {
     /// Read the machine below this directory instead of / (a recorded /proc + /sys tree).
-    #[arg(long, value_name = "DIR", default_value = "/", value_parser = crate::values::Directory)]
+    #[arg(long, value_name = "DIR", default_value = "/", value_parser = crate::values::DIRECTORY)]
     pub root: PathBuf,
     /// Read this file instead of /proc/cpuinfo (sbc-bench's CPUINFOFILE).
     #[arg(long, value_name = "FILE", env = "CPUINFOFILE")]

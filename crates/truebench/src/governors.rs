@@ -72,7 +72,7 @@ pub struct GovernorsArgs {
     pub export_rt_app: Option<PathBuf>,
     /// Write the frequency log (every policy at 20 Hz during each governor's run) as CSV:
     /// `t_s,governor,policyN_khz…` (never over an existing file).
-    #[arg(long, value_name = "FILE", value_parser = crate::values::NewFile)]
+    #[arg(long, value_name = "FILE", value_parser = crate::values::NEW_FILE)]
     pub freq_log: Option<PathBuf>,
 }
 

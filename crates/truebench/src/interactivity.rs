@@ -74,7 +74,7 @@ pub struct InteractivityArgs {
     pub recalibrate: bool,
     /// Directory for the Write and Read loads' scratch files (removed afterwards); on a disk,
     /// not tmpfs.
-    #[arg(long, value_name = "DIR", default_value = "/var/tmp", value_parser = crate::values::Directory)]
+    #[arg(long, value_name = "DIR", default_value = "/var/tmp", value_parser = crate::values::DIRECTORY)]
     pub scratch_dir: PathBuf,
 }
 

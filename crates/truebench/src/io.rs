@@ -20,11 +20,11 @@ pub struct IoArgs {
     #[command(flatten)]
     pub measure: MeasureArgs,
     /// Block device to read (read only; needs root or the `disk` group).
-    #[arg(long, value_name = "DEV", value_parser = crate::values::BlockDevice)]
+    #[arg(long, value_name = "DEV", value_parser = crate::values::BLOCK_DEVICE)]
     pub device: Option<PathBuf>,
     /// File to read; when it does not exist, a scratch file of --size MiB is written there
     /// and removed afterwards (also on Ctrl-C). An existing file is only read.
-    #[arg(long, value_name = "PATH", value_parser = crate::values::FileOrAbsent)]
+    #[arg(long, value_name = "PATH", value_parser = crate::values::FILE_OR_ABSENT)]
     pub file: Option<PathBuf>,
     /// MiB to read from (at least 1; default: the whole file or device; 256 for a scratch
     /// file).

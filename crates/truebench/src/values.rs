@@ -7,7 +7,7 @@
 //! here, and its help text says the range.
 
 use std::ffi::OsStr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::builder::TypedValueParser;
 use clap::error::{ContextKind, ContextValue, Error, ErrorKind};
@@ -173,11 +173,11 @@ impl TypedValueParser for NotEmpty {
     }
 }
 
-/// A path that is a directory.
+/// A path that passes a check of the file system (`Err` says what it is instead).
 #[derive(Debug, Clone, Copy)]
-pub struct Directory;
+pub struct PathThat(fn(&Path) -> Result<(), String>);
 
-impl TypedValueParser for Directory {
+impl TypedValueParser for PathThat {
     type Value = PathBuf;
 
     fn parse_ref(
@@ -187,98 +187,43 @@ impl TypedValueParser for Directory {
         value: &OsStr,
     ) -> Result<PathBuf, Error> {
         let p = PathBuf::from(value);
-        if !p.is_dir() {
-            return Err(refused(
-                cmd,
-                arg,
-                &value.to_string_lossy(),
-                "not a directory",
-            ));
-        }
+        (self.0)(&p).map_err(|why| refused(cmd, arg, &value.to_string_lossy(), &why))?;
         Ok(p)
     }
 }
 
-/// A path that is a regular file or does not exist yet (a scratch file is made there).
-#[derive(Debug, Clone, Copy)]
-pub struct FileOrAbsent;
-
-impl TypedValueParser for FileOrAbsent {
-    type Value = PathBuf;
-
-    fn parse_ref(
-        &self,
-        cmd: &clap::Command,
-        arg: Option<&clap::Arg>,
-        value: &OsStr,
-    ) -> Result<PathBuf, Error> {
-        let p = PathBuf::from(value);
-        match std::fs::metadata(&p) {
-            Ok(m) if !m.is_file() => Err(refused(
-                cmd,
-                arg,
-                &value.to_string_lossy(),
-                "not a regular file",
-            )),
-            _ => Ok(p),
-        }
+/// A directory.
+pub const DIRECTORY: PathThat = PathThat(|p| {
+    if p.is_dir() {
+        Ok(())
+    } else {
+        Err("not a directory".into())
     }
-}
+});
 
-/// A block device (a path to it).
-#[derive(Debug, Clone, Copy)]
-pub struct BlockDevice;
+/// A regular file, or nothing yet (a scratch file is made there).
+pub const FILE_OR_ABSENT: PathThat = PathThat(|p| match std::fs::metadata(p) {
+    Ok(m) if !m.is_file() => Err("not a regular file".into()),
+    _ => Ok(()),
+});
 
-impl TypedValueParser for BlockDevice {
-    type Value = PathBuf;
-
-    fn parse_ref(
-        &self,
-        cmd: &clap::Command,
-        arg: Option<&clap::Arg>,
-        value: &OsStr,
-    ) -> Result<PathBuf, Error> {
-        use std::os::unix::fs::FileTypeExt;
-        let p = PathBuf::from(value);
-        let shown = value.to_string_lossy();
-        match std::fs::metadata(&p) {
-            Err(e) => Err(refused(cmd, arg, &shown, &e.to_string())),
-            Ok(m) if !m.file_type().is_block_device() => Err(refused(
-                cmd,
-                arg,
-                &shown,
-                "not a block device (use --file for files)",
-            )),
-            Ok(_) => Ok(p),
+/// A block device.
+pub const BLOCK_DEVICE: PathThat = PathThat(|p| {
+    use std::os::unix::fs::FileTypeExt;
+    match std::fs::metadata(p) {
+        Err(e) => Err(e.to_string()),
+        Ok(m) if !m.file_type().is_block_device() => {
+            Err("not a block device (use --file for files)".into())
         }
+        Ok(_) => Ok(()),
     }
-}
+});
 
-/// A path where nothing is yet: a file truebench creates and never overwrites.
-#[derive(Debug, Clone, Copy)]
-pub struct NewFile;
-
-impl TypedValueParser for NewFile {
-    type Value = PathBuf;
-
-    fn parse_ref(
-        &self,
-        cmd: &clap::Command,
-        arg: Option<&clap::Arg>,
-        value: &OsStr,
-    ) -> Result<PathBuf, Error> {
-        let p = PathBuf::from(value);
-        if std::fs::symlink_metadata(&p).is_ok() {
-            return Err(refused(
-                cmd,
-                arg,
-                &value.to_string_lossy(),
-                "exists; not overwriting",
-            ));
-        }
-        Ok(p)
-    }
-}
+/// Nothing yet: a file truebench creates and never overwrites (a link counts as something).
+pub const NEW_FILE: PathThat = PathThat(|p| match std::fs::symlink_metadata(p) {
+    Ok(_) => Err("exists; not overwriting".into()),
+    Err(_) => Ok(()),
+});
 
 /// A refusal carrying the flag, the value and the expectation, for `main` to print as
 /// `--flag VALUE: expected …`.
