@@ -79,14 +79,13 @@ impl Measure for IoOptions {
     type Test = IoTest;
     type Figures = wio::IoResult;
     type Body = IoBody;
-    const KIND: &'static str = "io";
     const UNIT: &'static str = "MB/s";
 
     fn test(t: IoTest) -> mio::IoTest {
         io_test(t)
     }
 
-    fn phase(&self, t: IoTest, setting: &str) -> (String, u32) {
+    fn title(&self, t: IoTest, setting: &str) -> (String, u32) {
         let title = format!(
             "{} reads of {} for {:.0} s, {setting}",
             t.name(),

@@ -156,14 +156,13 @@ impl Measure for Transfer<'_> {
     /// What moved, and iperf3's output when it moved it.
     type Figures = (wnet::NetResult, Option<ToolOutput>);
     type Body = NetBody;
-    const KIND: &'static str = "net";
     const UNIT: &'static str = "Mbit/s";
 
     fn test(d: Direction) -> NetTest {
         net_test(d)
     }
 
-    fn phase(&self, d: Direction, setting: &str) -> (String, u32) {
+    fn title(&self, d: Direction, setting: &str) -> (String, u32) {
         let title = format!(
             "TCP {} with {} stream(s) for {:.0} s against {} ({}), {setting}",
             test_name(d),

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use truebench_host::parse::stat::Stat;
 use truebench_model::sweep::{
-    BusyBy, CoreLoad, CpuBound, Sweep, SweepBody, SweepRow, SweepSummary, TestPhase, TestRun,
-    TestSummary,
+    BusyBy, CoreLoad, CpuBound, Sweep, SweepBody, SweepRow, SweepSummary, SweepTest, TestPhase,
+    TestRun, TestSummary,
 };
 use truebench_model::{BodyKind, PhaseStatus, RowEvidence, Typed};
 use truebench_stats::spread_pct;
@@ -64,15 +64,13 @@ pub trait Measure {
     type Figures;
     /// The kind's body.
     type Body: BodyKind + SweepBody;
-    /// The kind: its phases' prefix (`net-upload-1`).
-    const KIND: &'static str;
     /// The unit of the headline figure, as the verdicts say it (`Mbit/s`).
     const UNIT: &'static str;
 
     /// The test as the result names it, in rows and phases (`upload`).
     fn test(t: Self::Test) -> TestOf<Self>;
     /// The title of its phase under the setting labelled `setting`, and its threads.
-    fn phase(&self, t: Self::Test, setting: &str) -> (String, u32);
+    fn title(&self, t: Self::Test, setting: &str) -> (String, u32);
     /// Run one test until done or `stop`; what it leaves for traceability (raw output, the
     /// kernel's full result) goes into `out`. Err: why it failed.
     fn measure(
@@ -104,27 +102,7 @@ pub fn run<K: Measure>(
     let (host, inv) = (s.host(), s.inv());
     let cpus: Vec<u32> = inv.online_cpus().map(|c| c.id).collect();
     let (settings, sweep_note) = begin(&mut s, &plan.sweep)?;
-    // Both closures below report progress.
-    let events = std::cell::RefCell::new(events);
-    let rows = each_test(
-        &mut s,
-        &settings,
-        &plan.tests,
-        plan.repeat,
-        K::KIND,
-        &mut |n| (events.borrow_mut())(Event::Note(n)),
-        |s, setting, t, r, (index, total)| {
-            (events.borrow_mut())(Event::step(
-                index,
-                total,
-                format!("{} ({})", K::test(t), setting.label()),
-                Some(plan.duration.as_secs_f64()),
-            ));
-            let row = one_test(s, kind, plan, setting, t, r, &cpus);
-            (events.borrow_mut())(Event::score(step_result::<K>(&row)));
-            row
-        },
-    );
+    let rows = each_test(&mut s, kind, plan, &settings, &cpus, events);
     let tests = summaries::<K>(&rows);
     let names: Vec<String> = tests.iter().map(|t| t.summary().test.to_string()).collect();
     let figures: Vec<Figure<'_>> = tests
@@ -192,41 +170,49 @@ fn begin(
 }
 
 /// Every test × repeat (alternating order) under every setting, each setting applied
-/// through the Session's Tuning and restored before the next; stops at Ctrl-C. `run` gets the
-/// test's (1-based index, total) for progress; `note` hears of a setting that could not be set.
-fn each_test<T: Copy, R>(
+/// through the Session's Tuning and restored before the next, each test a step of the
+/// progress; stops at Ctrl-C. A setting that cannot be set is said, and its tests skipped.
+fn each_test<K: Measure>(
     s: &mut Session<'_>,
+    kind: &K,
+    plan: &Plan<K::Test>,
     settings: &[Setting],
-    tests: &[T],
-    repeat: u32,
-    what: &str,
-    note: &mut dyn FnMut(String),
-    mut run: impl FnMut(&mut Session<'_>, &Setting, T, u32, (usize, usize)) -> R,
-) -> Vec<R> {
+    cpus: &[u32],
+    events: &mut dyn FnMut(Event),
+) -> Vec<RowOf<K>> {
     let (host, inv) = (s.host(), s.inv());
-    let total = settings.len() * tests.len() * repeat as usize;
+    let total = settings.len() * plan.tests.len() * plan.repeat as usize;
     let mut rows = Vec::new();
     let mut index = 0;
     'outer: for setting in settings {
         let label = setting.label();
         if let Err(e) = apply(s, host, inv, setting) {
-            note(format!("{label}: {e}; its tests are skipped"));
+            events(Event::Note(format!("{label}: {e}; its tests are skipped")));
             s.note(format!("sweep setting '{label}' could not be applied: {e}"));
             s.restore_now();
             continue;
         }
-        for r in 1..=repeat {
-            let mut order = tests.to_vec();
+        for r in 1..=plan.repeat {
+            let mut order = plan.tests.clone();
             if r % 2 == 0 {
                 order.reverse();
             }
             for t in order {
                 if s.stopped() {
-                    s.interrupted(format!("before {what} test {} of {total}", index + 1));
+                    let kind_name = <TestOf<K> as SweepTest>::PREFIX;
+                    s.interrupted(format!("before {kind_name} test {} of {total}", index + 1));
                     break 'outer;
                 }
                 index += 1;
-                rows.push(run(s, setting, t, r, (index, total)));
+                events(Event::step(
+                    index,
+                    total,
+                    format!("{} ({label})", K::test(t)),
+                    Some(plan.duration.as_secs_f64()),
+                ));
+                let row = one_test(s, kind, plan, setting, t, r, cpus);
+                events(Event::score(step_result::<K>(&row)));
+                rows.push(row);
             }
         }
         // Back to the machine's own settings before the next one.
@@ -250,7 +236,7 @@ fn one_test<K: Measure>(
     let label = setting.label();
     let test = K::test(t);
     let phase = phase(setting, test, r);
-    let (title, threads) = kind.phase(t, &label);
+    let (title, threads) = kind.title(t, &label);
     let open = s.begin_phase(&phase, &title, Some(threads), cpus.to_vec());
     // TCP and storage reads are kernel work: their %sys is the measurement.
     s.mark_kernel_work();
