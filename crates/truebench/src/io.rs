@@ -62,7 +62,7 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
     let mut frame = args.measure.open()?;
     let sweep = args
         .sweep
-        .settings("io", "disk", &frame, &args.measure, |host| {
+        .settings("io", "disk", &frame, |host| {
             disk_irq_cpu(host, &args)
         })?;
     // One measurement at a time: refused before a scratch file, the meter or anything else

@@ -158,7 +158,7 @@ pub fn run(args: NetArgs) -> anyhow::Result<i32> {
     let mut frame = args.measure.open()?;
     let sweep = args
         .sweep
-        .settings("net", "link", &frame, &args.measure, |host| {
+        .settings("net", "link", &frame, |host| {
             link_irq_cpu(host, &peer)
         })?;
     // One measurement at a time, refused before the meter or anything else starts.

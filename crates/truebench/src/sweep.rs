@@ -37,7 +37,6 @@ impl SweepArgs {
         kind: &str,
         device: &str,
         frame: &Frame,
-        measure: &MeasureArgs,
         irq: impl FnOnce(&Host) -> IrqCpu,
     ) -> anyhow::Result<Vec<Setting>> {
         let Some(spec) = &self.sweep else {
@@ -45,7 +44,8 @@ impl SweepArgs {
         };
         let cpu = if spec.split(',').any(|s| s.trim() == "opps") {
             let IrqCpu { device: dev, cpu } = irq(&frame.host);
-            if !measure.output.json && !measure.output.quiet {
+            let output = &frame.args().output;
+            if !output.json && !output.quiet {
                 match (&dev, &cpu) {
                     (Some(d), Some((cpu, irqs))) => errln!(
                         "truebench: {kind}: --sweep opps walks the cluster of cpu{cpu}, which takes {d}'s interrupts (IRQ {})",
