@@ -170,3 +170,12 @@ pub struct OppRun {
     /// Highest SoC temperature during the run, °C; None without a sensor.
     pub temp_max_c: Option<f64>,
 }
+
+impl crate::FailedRows for EfficiencyBody {
+    fn failed_rows(&self) -> bool {
+        self.clusters
+            .iter()
+            .flat_map(|c| &c.points)
+            .any(|p| crate::outcome::failed(p.status))
+    }
+}

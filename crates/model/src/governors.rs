@@ -248,3 +248,11 @@ pub struct PolicyTimeInState {
     /// (kHz, seconds) pairs, ascending clock.
     pub seconds: Vec<(u64, f64)>,
 }
+
+impl crate::FailedRows for GovernorsBody {
+    fn failed_rows(&self) -> bool {
+        self.rows
+            .iter()
+            .any(|r| crate::outcome::failed(r.evidence.status))
+    }
+}

@@ -225,3 +225,12 @@ pub struct CellLatency {
     /// CPU the engine itself used per period (time keeping), µs.
     pub engine_overhead_us: f64,
 }
+
+impl crate::FailedRows for InteractivityBody {
+    fn failed_rows(&self) -> bool {
+        self.benchmarks
+            .iter()
+            .flat_map(|t| &t.cells)
+            .any(|c| crate::outcome::failed(c.evidence.status))
+    }
+}

@@ -101,3 +101,11 @@ pub struct IoTestSummary {
 }
 
 sweep_kind!(IoBody, IoRow, IoTestSummary, IoTest, |r| r.mb_s, median_mb_s);
+
+impl crate::FailedRows for IoBody {
+    fn failed_rows(&self) -> bool {
+        self.rows
+            .iter()
+            .any(|r| crate::outcome::failed(r.evidence.status))
+    }
+}

@@ -38,7 +38,7 @@ pub use envelope::*;
 pub use evidence::{PhaseId, RowEvidence};
 pub use migrate::{migrate, migrate_run, migrate_typed, MigrateError};
 pub use monitor::ClusterRun;
-pub use outcome::{Outcome, StartFailure};
+pub use outcome::{FailedRows, Outcome, StartFailure};
 pub use run::*;
 pub use time::{rfc3339_utc, unix_s_utc, Stamp};
 

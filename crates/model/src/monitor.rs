@@ -109,3 +109,10 @@ pub struct CommandScore {
     /// Where it came from: `7-zip Tot: rating`, `--score REGEX`…
     pub source: String,
 }
+
+impl crate::FailedRows for MonitorBody {
+    fn failed_rows(&self) -> bool {
+        // A monitored command's end is its own exit code, not a row.
+        false
+    }
+}

@@ -110,3 +110,11 @@ sweep_kind!(
     |r| r.total_mbit_s(),
     median_mbit_s
 );
+
+impl crate::FailedRows for NetBody {
+    fn failed_rows(&self) -> bool {
+        self.rows
+            .iter()
+            .any(|r| crate::outcome::failed(r.evidence.status))
+    }
+}

@@ -42,29 +42,31 @@ impl Document {
     }
 }
 
-impl Body {
-    /// A row of the body ended failed — also one that never became a phase (an OPP that could
-    /// not be set). Every kind is named: a new kind must say what its rows are.
-    pub fn failed_rows(&self) -> bool {
-        let failed = |s: &PhaseStatus| *s == PhaseStatus::Failed;
-        match self {
-            Body::Run(_) | Body::Clocks(_) | Body::Monitor(_) | Body::Review(_) => false,
-            Body::Thermal(_) => false,
-            Body::Interactivity(b) => b
-                .benchmarks
-                .iter()
-                .flat_map(|t| &t.cells)
-                .any(|c| failed(&c.evidence.status)),
-            Body::Governors(b) => b.rows.iter().any(|r| failed(&r.evidence.status)),
-            Body::Net(b) => b.rows.iter().any(|r| failed(&r.evidence.status)),
-            Body::Io(b) => b.rows.iter().any(|r| failed(&r.evidence.status)),
-            Body::Efficiency(b) => b
-                .clusters
-                .iter()
-                .flat_map(|c| &c.points)
-                .any(|p| failed(&p.status)),
+/// A kind's rows, as the exit table reads them: every body says, in its own module, whether
+/// one of its rows ended failed — also one that never became a phase (an OPP that could not
+/// be set). A new kind that does not say it does not compile.
+pub trait FailedRows {
+    /// A row of the body ended failed.
+    fn failed_rows(&self) -> bool;
+}
+
+macro_rules! dispatch_failed_rows {
+    ($($module:ident::$t:ident as $variant:ident = $kind:literal,)*) => {
+        impl Body {
+            /// A row of the body ended failed (the kind's [`FailedRows`]).
+            pub fn failed_rows(&self) -> bool {
+                match self {
+                    $(Body::$variant(b) => FailedRows::failed_rows(b),)*
+                }
+            }
         }
-    }
+    };
+}
+crate::for_each_kind!(dispatch_failed_rows);
+
+/// A row's status is failed.
+pub(crate) fn failed(s: PhaseStatus) -> bool {
+    s == PhaseStatus::Failed
 }
 
 /// Why a command could not be started, told apart as a shell does for its exit code.

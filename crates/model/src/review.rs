@@ -67,3 +67,10 @@ pub struct SettingChange {
     /// The value after; None when the setting went away.
     pub after: Option<String>,
 }
+
+impl crate::FailedRows for ReviewBody {
+    fn failed_rows(&self) -> bool {
+        // Settings are read, not measured; monitoring is one phase.
+        false
+    }
+}

@@ -460,3 +460,10 @@ pub struct StressInterval {
     /// Score over the interval, in `unit`.
     pub score: f64,
 }
+
+impl crate::FailedRows for RunBody {
+    fn failed_rows(&self) -> bool {
+        // Its phases are the envelope's, which the outcome reads.
+        false
+    }
+}

@@ -141,3 +141,10 @@ pub struct ClockLoss {
     /// The clock it fell to, MHz.
     pub to_mhz: f64,
 }
+
+impl crate::FailedRows for ThermalBody {
+    fn failed_rows(&self) -> bool {
+        // Its phases are the envelope's; scores are points in time, not rows.
+        false
+    }
+}
