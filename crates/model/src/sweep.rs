@@ -226,8 +226,9 @@ pub trait SweepSummary {
     type Test: SweepTest;
     /// The part every sweeping kind's summary has.
     fn summary(&self) -> &TestSummary<Self::Test>;
-    /// The median of the rows' [`SweepRow::headline`].
-    fn median(&self) -> Option<f64>;
+    /// The stored median of the rows' [`SweepRow::headline`] (computed by `truebench_stats::median`
+    /// when the summary was made; this only reads it).
+    fn headline_median(&self) -> Option<f64>;
 }
 
 /// The body of a sweeping kind: how its tests ran, its rows and its summaries.
@@ -285,7 +286,7 @@ macro_rules! sweep_kind {
             fn summary(&self) -> &$crate::sweep::TestSummary<$test> {
                 &self.summary
             }
-            fn median(&self) -> Option<f64> {
+            fn headline_median(&self) -> Option<f64> {
                 self.$median
             }
         }

@@ -198,7 +198,7 @@ pub fn html_tables<B: SweepTable>(b: &B) -> String {
         .map(|(t, test)| SettingFigure {
             test,
             setting: &t.summary().setting,
-            value: t.median(),
+            value: t.headline_median(),
             reached_mhz: clock_of(b, t.summary()),
         })
         .collect();

@@ -111,7 +111,7 @@ pub fn run<K: Measure>(
         .map(|(t, test)| Figure {
             test,
             setting: &t.summary().setting,
-            median: t.median(),
+            median: t.headline_median(),
             spread_pct: t.summary().spread_pct,
         })
         .collect();
