@@ -278,15 +278,16 @@ fn with_command(
     } else {
         Say::UnlessQuiet
     };
-    let _ = frame.store(&result.to_document(), say);
     let code = match (result.body.exit_code, result.body.signal) {
         (Some(c), _) => c,
         (None, Some(sig)) => 128 + sig,
         (None, None) => 1,
     };
+    let doc = result.into_document();
+    let _ = frame.store(&doc, say);
     let mut out = crate::out::stdout();
     if args.json_lines {
-        let tl = &result.envelope.timeline;
+        let tl = &doc.envelope.timeline;
         let mut line = Vec::new();
         let none = ExtraSample::default();
         let written = streamed.load(std::sync::atomic::Ordering::SeqCst);
@@ -304,14 +305,14 @@ fn with_command(
             "extra_header": tl.extra_header,
             "phases": tl.phases,
             "energy": tl.energy,
-            "findings": result.envelope.findings,
-            "valid": result.envelope.valid,
+            "findings": doc.envelope.findings,
+            "valid": doc.envelope.valid,
         });
         writeln!(out, "{summary}")?;
         out.flush()?;
     } else {
         drop(out);
-        frame.print(&result.into_document(), Show::Summary)?;
+        frame.print(&doc, Show::Summary)?;
     }
     // A monitored command's code is its own, as from a shell.
     Ok(code)

@@ -125,10 +125,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     } else {
         Say::UnlessQuiet
     };
-    let stored = frame.store(&result.to_document(), say).is_some();
+    let row = args
+        .row
+        .then(|| format!("{}\n", truebench_render::text::row(result.view())));
+    let doc = result.into_document();
+    let stored = frame.store(&doc, say).is_some();
     if written.is_err() && !stored {
         // Neither the folder nor the history has it: the result must not be lost.
-        match keep_in_temp(&result) {
+        match keep_in_temp(&doc) {
             Ok(p) => errln!("truebench: the result was kept in {}", p.display()),
             Err(e) => errln!(
                 "truebench: error: the result could not be kept anywhere: {}",
@@ -136,8 +140,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             ),
         }
     }
-    let show = if args.row {
-        Show::Text(format!("{}\n", truebench_render::text::row(result.view())))
+    let show = if let Some(row) = row {
+        Show::Text(row)
     } else if written.is_ok() {
         Show::SummaryThen(format!(
             "Full results (every raw output, monitoring per phase, kernel log): {}",
@@ -146,7 +150,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     } else {
         Show::Summary
     };
-    let doc = result.into_document();
     frame.print(&doc, show)?;
     Ok(if written.is_err() && doc.envelope.complete {
         crate::exit::ERROR
@@ -218,7 +221,7 @@ fn prepare_folder(dir: &Path, default: bool) -> anyhow::Result<PathBuf> {
 /// The result in a file of the temporary directory, when nowhere else took it: a new file
 /// with an unpredictable name (created exclusively, mode 0600), so a link planted in a shared
 /// `/tmp` is never followed and no file is overwritten.
-fn keep_in_temp(r: &RunResult) -> anyhow::Result<PathBuf> {
+fn keep_in_temp(r: &truebench_model::Document) -> anyhow::Result<PathBuf> {
     let dir = std::env::temp_dir();
     let mut f = tempfile::Builder::new()
         .prefix(&format!("truebench-result-{}-", r.envelope.started.unix_ms))
