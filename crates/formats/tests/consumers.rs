@@ -326,3 +326,21 @@ fn node_exporter_serves_the_textfile_and_promtool_accepts_it() {
         }
     }
 }
+
+/// The integration examples in docs/farms: the LAVA job and test definition pass
+/// lava-common's own schemas, the GitLab file's JUnit report is written by its script.
+/// (Every truebench command in them is parsed by the CLI's own flags in the truebench
+/// crate's tests; the systemd units by systemd-analyze in its CLI tests.)
+#[test]
+fn the_farm_examples_pass_their_engines_schemas() {
+    let (Some(py), Some(packages)) = (farm::python(), farm::lava_packages()) else {
+        skip!(
+            "no farm venv or unpacked lava-common under {} (.ci/run installs them)",
+            farm::dir().display()
+        );
+    };
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/farms");
+    let v = check(&py, "docs", &docs, &[("LAVA_PACKAGES", packages)]);
+    assert_eq!(v["job_definitions"][0], "docs/farms/lava/truebench.yaml");
+    assert_eq!(v["gitlab_jobs"].as_array().unwrap().len(), 2, "{v}");
+}

@@ -68,3 +68,103 @@ pub fn textfile(dir: &Path, id: Option<i64>, doc: &Document) -> anyhow::Result<P
     let text = truebench_formats::textfile([(id.as_str(), doc)]);
     write_atomic(dir, &format!("truebench_{}.prom", doc.kind()), &text, true)
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    /// Shell words of one command, up to the first operator (`>`, `|`, `;`, `&&`, `||`):
+    /// quotes removed, variables left as written (a flag's value is a value either way).
+    fn words(cmd: &str) -> Vec<String> {
+        let (mut out, mut cur, mut quote, mut any) = (Vec::new(), String::new(), None, false);
+        for c in cmd.chars() {
+            match (quote, c) {
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), c) => cur.push(c),
+                (None, '\'' | '"') => {
+                    quote = Some(c);
+                    any = true;
+                }
+                (None, c) if c.is_whitespace() => {
+                    if any || !cur.is_empty() {
+                        out.push(std::mem::take(&mut cur));
+                        any = false;
+                    }
+                }
+                (None, '>' | '|' | ';' | '&') => break,
+                (None, c) => cur.push(c),
+            }
+        }
+        if any || !cur.is_empty() {
+            out.push(cur);
+        }
+        out
+    }
+
+    /// Every truebench command in the files of docs/farms: `truebench …` or
+    /// `/usr/local/bin/truebench …` where a command stands.
+    fn commands() -> Vec<(String, Vec<String>)> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/farms");
+        // A command's place: a line, a YAML list item, a Jenkins `sh '…'`, an `ExecStart=`.
+        let re = regex::Regex::new(
+            r"^\s*(?:-\s+)?(?:sh\s+')?(?:ExecStart=)?(?:/usr/local/bin/)?truebench\s+([a-z][a-z-]*(?:\s[^'\n]*)?)(?:'|$)",
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        let mut stack = vec![dir];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                    continue;
+                }
+                let text = std::fs::read_to_string(&p).unwrap();
+                for line in text.lines().filter(|l| {
+                    let t = l.trim_start();
+                    !t.starts_with('#') && !t.starts_with("//")
+                }) {
+                    for c in re.captures_iter(line) {
+                        let mut w = vec!["truebench".to_string()];
+                        w.extend(words(&c[1]));
+                        out.push((p.display().to_string(), w));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_command_in_the_farm_examples_parses() {
+        let cmds = commands();
+        // info and run in the LAVA definition, GitLab, Jenkins; run in the systemd unit.
+        assert!(cmds.len() >= 7, "{cmds:?}");
+        for (file, argv) in &cmds {
+            if let Err(e) = crate::cli::Cli::try_parse_from(argv) {
+                panic!("{file}: {argv:?}: {e}");
+            }
+        }
+        let formats: Vec<&str> = cmds
+            .iter()
+            .filter_map(|(_, a)| {
+                a.iter()
+                    .position(|w| w == "--format")
+                    .map(|i| a[i + 1].as_str())
+            })
+            .collect();
+        for f in ["lava", "junit"] {
+            assert!(
+                formats.contains(&f),
+                "no example uses --format {f}: {formats:?}"
+            );
+        }
+        assert!(cmds
+            .iter()
+            .any(|(_, a)| a.iter().any(|w| w == "--textfile")));
+        assert_eq!(
+            words(r#"run --db "$X" --format junit > t.xml || test"#),
+            ["run", "--db", "$X", "--format", "junit"]
+        );
+    }
+}

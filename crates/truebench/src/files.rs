@@ -127,7 +127,10 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let big = d.path().join("big.log");
         // Sparse: the size says it all, nothing is written or read.
-        std::fs::File::create(&big).unwrap().set_len(MAX_INPUT + 1).unwrap();
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(MAX_INPUT + 1)
+            .unwrap();
         let e = read_input(&big).unwrap_err().to_string();
         assert!(e.contains("256 MiB"), "{e}");
         std::fs::write(d.path().join("small"), b"x").unwrap();

@@ -6,6 +6,10 @@ as JSON on stdout, for the Rust test to compare with the cases it rendered.
     check.py lava FILE       LAVA's dispatcher parses the signal lines; LAVA_PACKAGES names
                              the unpacked lava-dispatcher/lava-common dist-packages folder,
                              LAVA_HELPERS its lava_test_shell folder (lava-test-case)
+    check.py docs DIR        the integration examples in docs/farms: the LAVA job and test
+                             definition validated by lava-common's own schemas, the GitLab
+                             CI file parsed and its JUnit report traced to the command that
+                             writes it (LAVA_PACKAGES as above)
 """
 import json
 import os
@@ -140,6 +144,50 @@ def lava(path):
     return {"sets": sets, "results": rec.results_seen, "helper_lines": same}
 
 
+def docs(path):
+    import yaml
+
+    sys.path.insert(0, os.environ["LAVA_PACKAGES"])
+    import lava_common.schemas as job_schema
+    from lava_common.schemas.test import testdef as testdef_schema
+
+    out = {}
+    with open(os.path.join(path, "lava", "truebench.yaml")) as f:
+        testdef = yaml.safe_load(f)
+    testdef_schema.validate(testdef)
+    # The strict schema of an inline definition too (it allows no unknown keys).
+    from voluptuous import Schema
+
+    Schema(testdef_schema.testdef())(testdef)
+    steps = testdef["run"]["steps"]
+    if not any("--format lava" in s for s in steps):
+        raise SystemExit("the test definition does not ask for LAVA's signals")
+    out["testdef_steps"] = testdef["install"]["steps"] + steps
+    with open(os.path.join(path, "lava", "job.yaml")) as f:
+        job = yaml.safe_load(f)
+    job_schema.validate(job, strict=True)
+    test = [a["test"] for a in job["actions"] if "test" in a][0]
+    defs = [d["path"] for d in test["definitions"]]
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+    for d in defs:
+        if not os.path.exists(os.path.join(repo, d)):
+            raise SystemExit("the job names %s, which is not in the repository" % d)
+    out["job_definitions"] = defs
+    with open(os.path.join(path, "gitlab-ci.yml")) as f:
+        gitlab = yaml.safe_load(f)
+    template = gitlab[".truebench"]
+    report = template["artifacts"]["reports"]["junit"]
+    script = template["script"]
+    if not any("--format junit" in s and "> " + report in s for s in script):
+        raise SystemExit("no script line writes the JUnit report %s" % report)
+    jobs = [k for k, v in gitlab.items() if isinstance(v, dict) and v.get("extends") == ".truebench"]
+    if not jobs:
+        raise SystemExit("no job extends .truebench")
+    out["gitlab_script"] = script
+    out["gitlab_jobs"] = jobs
+    return out
+
+
 if __name__ == "__main__":
     what, path = sys.argv[1], sys.argv[2]
-    print(json.dumps({"junit": junit, "kcidb": kcidb, "lava": lava}[what](path)))
+    print(json.dumps({"junit": junit, "kcidb": kcidb, "lava": lava, "docs": docs}[what](path)))

@@ -193,3 +193,40 @@ fn export_writes_every_format_whole_and_never_over_a_file() {
     let n = prom[0].as_ref().unwrap().file_name();
     assert!(!n.to_string_lossy().contains('-'), "{n:?}");
 }
+
+/// The systemd units of the Prometheus example pass systemd's own checks (with the built
+/// binary standing in for /usr/local/bin/truebench).
+#[test]
+fn the_systemd_example_passes_systemd_analyze() {
+    let Some(analyze) = truebench_fixtures::farm::program("/usr/bin/systemd-analyze") else {
+        truebench_fixtures::skip!("systemd-analyze is not installed (.ci/run installs systemd)");
+    };
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/farms/prometheus");
+    let d = tempfile::tempdir().unwrap();
+    for unit in ["truebench.service", "truebench.timer"] {
+        let text = std::fs::read_to_string(src.join(unit))
+            .unwrap()
+            .replace("/usr/local/bin/truebench", BIN);
+        std::fs::write(d.path().join(unit), text).unwrap();
+    }
+    let out = Command::new(analyze)
+        .args(["verify", "--man=no"])
+        .arg(d.path().join("truebench.service"))
+        .arg(d.path().join("truebench.timer"))
+        .output()
+        .unwrap();
+    let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success() && said.trim().is_empty(), "{said}");
+    // A broken unit is refused: the check can fail.
+    std::fs::write(
+        d.path().join("truebench.service"),
+        "[Service]\nType=sometimes\nExecStart=relative/path\n",
+    )
+    .unwrap();
+    let out = Command::new("/usr/bin/systemd-analyze")
+        .args(["verify", "--man=no"])
+        .arg(d.path().join("truebench.service"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "a broken unit passed");
+}
