@@ -462,7 +462,11 @@ fn regressions_are_listed_with_what_differs() {
             .args(["import", p.to_str().unwrap()])
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let run = |args: &[&str]| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_truebench"))
@@ -470,20 +474,40 @@ fn regressions_are_listed_with_what_differs() {
             .args(args)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let text = run(&["history", "--regressions"]);
-    assert!(text.starts_with("#2 run 2022-02-03 on bigboy against #1"), "{text}");
-    assert!(text.contains("sevenzip_multi: improvement of +7.9 %"), "{text}");
-    assert!(text.contains("kernel 5.16.0-rc2-00344-gc5c17547b778 → 5.16.0"), "{text}");
+    assert!(
+        text.starts_with("#2 run 2022-02-03 on bigboy against #1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("sevenzip_multi: improvement of +7.9 %"),
+        "{text}"
+    );
+    assert!(
+        text.contains("kernel 5.16.0-rc2-00344-gc5c17547b778 → 5.16.0"),
+        "{text}"
+    );
     assert!(text.contains("memory 31744 MiB → 130048 MiB"), "{text}");
     assert!(!text.contains("#3 "), "{text}");
-    let json: serde_json::Value = serde_json::from_str(&run(&["history", "--regressions", "--json"])).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&run(&["history", "--regressions", "--json"])).unwrap();
     assert_eq!(json[0]["id"], 2);
     assert_eq!(json[0]["baseline_id"], 1);
     assert_eq!(json[0]["changes"][0]["verdict"], "improvement");
     // --since chooses what is judged, not the history it is judged against.
-    let later = run(&["history", "--regressions", "--since", "2022-02-01", "--json"]);
+    let later = run(&[
+        "history",
+        "--regressions",
+        "--since",
+        "2022-02-01",
+        "--json",
+    ]);
     assert!(later.contains("\"baseline_id\": 1"), "{later}");
 }
