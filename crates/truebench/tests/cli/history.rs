@@ -501,6 +501,12 @@ fn regressions_are_listed_with_what_differs() {
     assert_eq!(json[0]["id"], 2);
     assert_eq!(json[0]["baseline_id"], 1);
     assert_eq!(json[0]["changes"][0]["verdict"], "improvement");
+    // compare says it too, for the results it compares.
+    let c = run(&["compare", "1", "2"]);
+    assert!(
+        c.contains("Against the same machine's earlier result:\n  * #2: sevenzip_multi: improvement of +7.9 % against #1"),
+        "{c}"
+    );
     // --since chooses what is judged, not the history it is judged against.
     let later = run(&[
         "history",
