@@ -62,6 +62,9 @@ pub struct Inventory {
     pub memory: Memory,
     /// Swap devices and zswap.
     pub swap: Swap,
+    /// The idle states of the online CPUs, their driver and governor; None without cpuidle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpuidle: Option<crate::cpuidle::CpuIdle>,
     /// Everything that could not be read, and why.
     pub missing: Vec<Missing>,
 }
@@ -77,6 +80,13 @@ impl Inventory {
         }
         let thermal = thermal::probe(host, &mut missing);
         let (memory, swap) = memory::probe(host, &mut missing);
+        let online: Vec<u32> = cpu_part
+            .cpus
+            .iter()
+            .filter(|c| c.online)
+            .map(|c| c.id)
+            .collect();
+        let cpuidle = crate::cpuidle::probe(host, &online);
         Inventory {
             schema_version: SCHEMA_VERSION,
             root: host.root().display().to_string(),
@@ -91,6 +101,7 @@ impl Inventory {
             thermal,
             memory,
             swap,
+            cpuidle,
             missing,
         }
     }
