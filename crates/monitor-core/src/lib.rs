@@ -8,3 +8,4 @@ pub mod detect;
 pub mod evidence;
 pub mod kmsg;
 pub mod render;
+pub mod residency;

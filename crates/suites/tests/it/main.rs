@@ -8,5 +8,6 @@ mod meter;
 mod progress;
 mod run;
 mod run_support;
+mod residency;
 mod session;
 mod thermal;
