@@ -59,7 +59,10 @@ impl IdleState {
     /// The kernel's polling loop (`POLL`, "CPUIDLE CORE POLL IDLE").
     pub fn is_poll(&self) -> bool {
         self.name.eq_ignore_ascii_case("poll")
-            || self.desc.as_deref().is_some_and(|d| d.contains("POLL IDLE"))
+            || self
+                .desc
+                .as_deref()
+                .is_some_and(|d| d.contains("POLL IDLE"))
     }
 }
 

@@ -77,7 +77,11 @@ pub fn review(host: &Host, inv: &Inventory, out: &mut Vec<Setting>) {
                 "states",
                 "none",
             )
-            .from(format!("{}/cpu{}/cpuidle", cpuidle::CPU_DIR, ci.cpus_without[0]))
+            .from(format!(
+                "{}/cpu{}/cpuidle",
+                cpuidle::CPU_DIR,
+                ci.cpus_without[0]
+            ))
             .warn(
                 "these online CPUs offer no idle state while others do: they only wait in the \
                  architecture's default way",
@@ -149,7 +153,10 @@ fn states(host: &Host, ci: &CpuIdle, g: &IdleGroup, out: &mut Vec<Setting>) {
     out.push(if !deeper.is_empty() {
         set.warn(format!("{what}, while {}", deeper.join("; ")))
     } else if shallow_by_design(driver) {
-        set.because(format!("{what} ({} offers no deeper state)", driver.unwrap_or("no driver")))
+        set.because(format!(
+            "{what} ({} offers no deeper state)",
+            driver.unwrap_or("no driver")
+        ))
     } else {
         set.warn(format!(
             "{what}; {} describes none deeper for these CPUs (device tree idle-states or the \
@@ -163,7 +170,6 @@ fn states(host: &Host, ci: &CpuIdle, g: &IdleGroup, out: &mut Vec<Setting>) {
 /// not "never").
 fn never_entered(host: &Host, g: &IdleGroup, s: &IdleState) -> bool {
     g.cpus.iter().all(|&c| {
-        host.read_u64(format!("{}/usage", cpuidle::state_dir(c, s.index as usize)))
-            == Some(0)
+        host.read_u64(format!("{}/usage", cpuidle::state_dir(c, s.index as usize))) == Some(0)
     })
 }

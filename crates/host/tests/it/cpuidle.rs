@@ -40,13 +40,7 @@ fn put(root: &Path, rel: &str, text: &str) {
 fn names(states: &[IdleState]) -> Vec<(&str, Option<u64>, Option<u64>)> {
     states
         .iter()
-        .map(|s| {
-            (
-                s.name.as_str(),
-                s.exit_latency_us,
-                s.target_residency_us,
-            )
-        })
+        .map(|s| (s.name.as_str(), s.exit_latency_us, s.target_residency_us))
         .collect()
 }
 
@@ -64,7 +58,10 @@ fn phone_states_are_grouped_per_cluster() {
     assert_eq!(ci.groups[0].driver.as_deref(), Some("psci_idle"));
     assert_eq!(
         names(&ci.groups[1].states),
-        [("WFI", Some(1), Some(1)), ("gold-c4", Some(1900), Some(8136))]
+        [
+            ("WFI", Some(1), Some(1)),
+            ("gold-c4", Some(1900), Some(8136))
+        ]
     );
     assert_eq!(ci.groups[2].states[1].desc.as_deref(), Some("rail-pc"));
     assert!(ci.groups[2].states[1].is_deep() && !ci.groups[2].states[0].is_deep());
@@ -107,7 +104,11 @@ fn exynos_cpu_without_the_power_down_state_is_flagged() {
     assert!(why.contains("cpu0 offer C1 (300 µs)"), "{why}");
     let c1 = find(&s, "cpu0", "state1 C1");
     assert_eq!(c1.value, "exit 300 µs, usage 0 since boot");
-    assert!(c1.why.as_deref().unwrap().contains("not entered since boot"));
+    assert!(c1
+        .why
+        .as_deref()
+        .unwrap()
+        .contains("not entered since boot"));
     assert!(!idle(&s)
         .iter()
         .any(|x| x.subject == "cpu0" && x.name == "deep idle state"));
@@ -153,7 +154,10 @@ fn a_disabled_deep_state_is_flagged() {
         );
     }
     let (inv, s) = review_of(&root);
-    assert_eq!(inv.cpuidle.unwrap().groups[1].states[1].disabled, Some(true));
+    assert_eq!(
+        inv.cpuidle.unwrap().groups[1].states[1].disabled,
+        Some(true)
+    );
     let st = find(&s, "cpu3-6", "state1 gold-c4");
     assert_eq!(st.severity, Severity::Warn);
     assert_eq!(st.value, "exit 1900 µs, residency 8136 µs, disabled");
@@ -189,7 +193,10 @@ fn psci_idle_with_only_wfi_is_flagged() {
     let d = find(&s, "cpu0-7", "deep idle state");
     assert_eq!(d.severity, Severity::Warn);
     assert!(
-        d.why.as_deref().unwrap().contains("psci_idle describes none deeper"),
+        d.why
+            .as_deref()
+            .unwrap()
+            .contains("psci_idle describes none deeper"),
         "{:?}",
         d.why
     );
@@ -215,5 +222,10 @@ fn no_cpuidle_is_said() {
     let d = find(&s, "all CPUs", "driver");
     assert_eq!(d.value, "none");
     assert!(d.why.as_deref().unwrap().contains("no CPU has idle states"));
-    assert_eq!(idle(&s).len(), 2, "driver and governor only: {:#?}", idle(&s));
+    assert_eq!(
+        idle(&s).len(),
+        2,
+        "driver and governor only: {:#?}",
+        idle(&s)
+    );
 }

@@ -50,11 +50,16 @@ fn each_phase_keeps_its_clock_and_idle_residency() {
         truebench_fixtures::grow_time_in_state(&r, 3, &[(2803200, 150), (614400, 50)]);
         Outcome::default()
     });
-    s.phase("still", "nothing sleeps", Some(1), vec![7], |_| Outcome::default());
+    s.phase("still", "nothing sleeps", Some(1), vec![7], |_| {
+        Outcome::default()
+    });
     let doc = s.finish(body(), Finish { comparable: true });
     let phases = &doc.envelope.phases;
 
-    let busy = phases[0].residency.as_ref().expect("the phone has both statistics");
+    let busy = phases[0]
+        .residency
+        .as_ref()
+        .expect("the phone has both statistics");
     let cores: Vec<_> = busy
         .clusters
         .iter()
