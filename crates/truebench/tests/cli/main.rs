@@ -12,6 +12,7 @@ mod export;
 mod generate;
 mod governors;
 mod history;
+mod idle;
 mod import;
 mod interactivity;
 mod io;
