@@ -91,4 +91,32 @@ fn each_phase_keeps_its_clock_and_idle_residency() {
     assert!(still.clusters[0].deepest.is_none());
     assert!(still.clusters[0].idle.iter().all(|i| i.entries == 0));
     assert!(still.deepest().is_none());
+
+    // The table in the detailed log, the Markdown and the report page.
+    let doc = doc.into_document();
+    let log = truebench_render::kinds::detailed_log(&doc);
+    assert!(log.contains("Frequency × idle residency:\n"), "{log}");
+    assert!(
+        log.contains("  cpu3-4 (Cortex-A715)\n    clock: 614 MHz 25.0 % (0.50 s), 2803 MHz 75.0 % (1.50 s)\n"),
+        "{log}"
+    );
+    assert!(log.contains("; deepest gold-c4 (1900 µs exit)\n"), "{log}");
+    assert!(log.contains("  cpu7 (Cortex-X3)\n"), "{log}");
+    assert!(log.contains("; deepest none entered\n"), "{log}");
+    // 2.9 s of idle counted in a phase of milliseconds: seconds shown, no share.
+    assert!(
+        log.contains(
+            "    idle:  WFI 500× 0.90 s, gold-c4 12× 2.00 s; deepest gold-c4 (1900 µs exit)\n"
+        ),
+        "{log}"
+    );
+    let md = truebench_render::kinds::markdown(&doc);
+    assert!(md.contains("### Frequency × idle residency"), "{md}");
+    assert!(md.contains("| busy | cpu3-4 (Cortex-A715) | 614 MHz 25.0 % (0.50 s), 2803 MHz 75.0 % (1.50 s) | WFI 500× 0.90 s, gold-c4 12× 2.00 s | gold-c4 (1900 µs exit) |"), "{md}");
+    let html = truebench_render::kinds::html_page(&doc);
+    assert!(html.contains("<h2>Frequency × idle residency</h2>"));
+    assert!(
+        html.contains("gold-plus-c4 0× 0.00 s"),
+        "cpu7 in the still phase: {html}"
+    );
 }
