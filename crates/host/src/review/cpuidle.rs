@@ -135,8 +135,9 @@ fn states(host: &Host, ci: &CpuIdle, g: &IdleGroup, out: &mut Vec<Setting>) {
         .filter_map(|o| {
             let d = o.states.iter().rev().find(|s| s.is_deep())?;
             Some(format!(
-                "cpu{} offer {} ({})",
+                "cpu{} {} {} ({})",
                 cpulist::format(&o.cpus),
+                if o.cpus.len() == 1 { "offers" } else { "offer" },
                 d.name,
                 us(d.exit_latency_us)
             ))

@@ -101,7 +101,7 @@ fn exynos_cpu_without_the_power_down_state_is_flagged() {
     assert_eq!(deep.severity, Severity::Warn);
     let why = deep.why.as_deref().unwrap();
     assert!(why.contains("only WFI offered"), "{why}");
-    assert!(why.contains("cpu0 offer C1 (300 µs)"), "{why}");
+    assert!(why.contains("while cpu0 offers C1 (300 µs)"), "{why}");
     let c1 = find(&s, "cpu0", "state1 C1");
     assert_eq!(c1.value, "exit 300 µs, usage 0 since boot");
     assert!(c1
