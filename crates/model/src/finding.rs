@@ -54,6 +54,11 @@ pub enum FindingKind {
     NotIdle,
     /// Something could not be checked (no permission for the kernel log, no cpufreq stats…).
     NotChecked,
+    /// A headline figure worse than the same machine's previous result beyond the noise
+    /// band (found from the history, not while measuring).
+    Regression,
+    /// A headline figure better than the same machine's previous result beyond the band.
+    Improvement,
 }
 
 impl FindingKind {
@@ -76,6 +81,8 @@ impl FindingKind {
             FindingKind::ThermalTrip => "thermal_trip",
             FindingKind::NotIdle => "not_idle",
             FindingKind::NotChecked => "not_checked",
+            FindingKind::Regression => "regression",
+            FindingKind::Improvement => "improvement",
         }
     }
 }
