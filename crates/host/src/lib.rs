@@ -1,6 +1,7 @@
 //! Read-only view of one Linux machine, rooted at a directory: the `Host` reader, pure
 //! parsers, knowledge tables compiled in as data, and the `Inventory` they yield.
 
+pub mod cpuidle;
 pub mod devices;
 pub mod host;
 pub mod parse;

@@ -208,6 +208,11 @@ pub struct PhaseResult {
     /// Why its figures are not valid: the critical findings of its time; None when none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invalid: Option<String>,
+    /// Seconds at each clock and time in each idle state per cluster over the phase (read
+    /// at its boundaries); None where neither cpufreq statistics nor cpuidle exist, and in
+    /// documents written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub residency: Option<crate::residency::PhaseResidency>,
 }
 
 impl PhaseResult {

@@ -176,6 +176,11 @@ pub struct GovernorRow {
     /// The class a task got when the one it asked for was refused, and why; None when
     /// every task got its class.
     pub policy_refused: Option<String>,
+    /// The deepest idle state a CPU entered during the run (its cpuidle `usage` grew), with
+    /// its exit latency; None without cpuidle, when none was entered, or in documents
+    /// written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deepest_idle: Option<crate::residency::DeepestIdle>,
 }
 
 impl GovernorRow {
@@ -206,6 +211,7 @@ impl GovernorRow {
             work_ms: None,
             work_ms_per_j: None,
             policy_refused: None,
+            deepest_idle: None,
         }
     }
 }

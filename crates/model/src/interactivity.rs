@@ -185,6 +185,11 @@ pub struct Cell {
     /// The class the task ran in when the one asked for was refused, and why; None when
     /// it got its class.
     pub policy_refused: Option<String>,
+    /// The deepest idle state a CPU entered during the cell (its cpuidle `usage` grew), with
+    /// its exit latency: what a wake-up could cost; None without cpuidle, when none was
+    /// entered, or in documents written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deepest_idle: Option<crate::residency::DeepestIdle>,
 }
 
 /// A cell's figures: the task's wake-up latency, µs, and how much of its work it got done.

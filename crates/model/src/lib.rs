@@ -27,6 +27,7 @@ pub mod evidence;
 pub mod finding;
 mod migrate;
 mod outcome;
+pub mod residency;
 pub mod sweep;
 pub mod throttling;
 mod time;

@@ -254,6 +254,10 @@ pub struct Snapshot {
     pub soc_temp_c: Option<f64>,
     pub soc_sensor: Option<String>,
     pub processes: Option<ProcessTable>,
+    /// cpuidle `usage` and `time` of every state of each CPU with idle states; empty
+    /// without cpuidle (and in snapshots taken before it was read).
+    #[serde(default)]
+    pub idle: Vec<truebench_host::cpuidle::IdleCounters>,
     /// What could not be read, with the reason.
     pub missing: Vec<String>,
 }

@@ -6,5 +6,7 @@
 pub mod clocks_text;
 pub mod detect;
 pub mod evidence;
+pub mod idle_latency;
 pub mod kmsg;
 pub mod render;
+pub mod residency;

@@ -127,6 +127,7 @@ pub fn snapshot_with(host: &Host, inv: &Inventory, opts: &SnapshotOptions) -> Sn
         Err(e) => s.missing.push(format!("CPU times: {e}")),
     }
     read_swap(&mut s, host);
+    read_idle(&mut s, host, inv);
     read_rpi(&mut s, host, inv, opts.rpi_throttled);
     if let Some(c) = &inv.thermal.chosen {
         s.soc_sensor = Some(c.name.clone());
@@ -160,6 +161,17 @@ fn read_policies(snap: &mut Snapshot, host: &Host, inv: &Inventory) {
                 time_in_state: tis,
                 dir,
             });
+        }
+    }
+}
+
+/// The cpuidle counters of every CPU with idle states (nothing without cpuidle).
+fn read_idle(snap: &mut Snapshot, host: &Host, inv: &Inventory) {
+    let Some(ci) = &inv.cpuidle else { return };
+    for g in &ci.groups {
+        for &cpu in &g.cpus {
+            snap.idle
+                .push(truebench_host::cpuidle::counters(host, cpu, g.states.len()));
         }
     }
 }

@@ -90,4 +90,10 @@ fn steady_state_sampling_does_not_allocate() {
         steady, 0,
         "live machine, all sources: {steady} allocations in 50 samples"
     );
+
+    // The Snapdragon phone's dump: 8 CPUs with two idle states each, read every sample.
+    let phone = "arm-A510-A710-A715-X3";
+    let dir = truebench_fixtures::sysfs_dump(phone);
+    let (steady, _) = allocs_per_sample(&Host::new(dir.path().join(phone)), Sources::default());
+    assert_eq!(steady, 0, "phone dump: {steady} allocations in 50 samples");
 }

@@ -177,6 +177,14 @@ pub fn render(inv: &Inventory) -> String {
         }
     }
 
+    let _ = writeln!(
+        o,
+        "Idle states: {}",
+        inv.cpuidle
+            .as_ref()
+            .map_or_else(|| "no cpuidle".to_string(), |c| c.summary())
+    );
+
     let _ = writeln!(o);
     let t = &inv.thermal;
     match &t.chosen {

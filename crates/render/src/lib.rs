@@ -9,6 +9,7 @@ pub mod info;
 pub mod kernel;
 pub mod kinds;
 pub mod report;
+pub mod residency;
 pub mod text;
 pub mod throttling;
 

@@ -687,6 +687,7 @@ pub fn detailed_log_for(env: &Envelope, header: &str, summary: &str) -> String {
                 }
             );
         }
+        o.push_str(&crate::residency::text(p));
         for raw in &p.raw {
             let _ = writeln!(o, "\n{}:\n$ {}\n", raw.label, raw.command);
             o.push_str(raw.text.trim_end());

@@ -592,6 +592,7 @@ pub fn run(
             });
             row.evidence.status = p.status;
             row.evidence.reason = p.reason.clone();
+            row.deepest_idle = p.residency.as_ref().and_then(|r| r.deepest().cloned());
             spans.push((phase, started, f0.elapsed().as_secs_f64()));
             row.time_in_state = tis_delta(&before, &time_in_state(host, inv));
             if let Some(f) = figures {

@@ -479,6 +479,12 @@ impl<'a> Session<'a> {
                 scores,
             });
         }
+        let residency = truebench_monitor_core::residency::phase_residency(
+            self.inv,
+            &self.snapshots[open.snapshot],
+            &self.snapshots[self.snapshots.len() - 1],
+            &open.cpus,
+        );
         self.phases.push(m::PhaseResult {
             name: open.name,
             title: open.title,
@@ -494,6 +500,7 @@ impl<'a> Session<'a> {
             details: out.details,
             marks: Vec::new(),
             invalid: None,
+            residency,
         });
         self.phases.last().expect("just pushed")
     }

@@ -73,6 +73,9 @@ pub struct Inventory {
     pub memory: Memory,
     /// Swap devices and zswap.
     pub swap: Swap,
+    /// The idle states of the online CPUs, their driver and governor; None without cpuidle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpuidle: Option<crate::cpuidle::CpuIdle>,
     /// Everything that could not be read, and why.
     pub missing: Vec<Missing>,
 }
@@ -89,6 +92,13 @@ impl Inventory {
             .and_then(|soc| cpus::fill_core_types_from_soc(host, &mut cpu_part, soc));
         let thermal = thermal::probe(host, &mut missing);
         let (memory, swap) = memory::probe(host, &mut missing);
+        let online: Vec<u32> = cpu_part
+            .cpus
+            .iter()
+            .filter(|c| c.online)
+            .map(|c| c.id)
+            .collect();
+        let cpuidle = crate::cpuidle::probe(host, &online);
         Inventory {
             schema_version: SCHEMA_VERSION,
             root: host.root().display().to_string(),
@@ -105,6 +115,7 @@ impl Inventory {
             thermal,
             memory,
             swap,
+            cpuidle,
             missing,
         }
     }

@@ -4,6 +4,7 @@
 //! concern (bottom's one collector per data source).
 
 mod cpu;
+mod cpuidle;
 mod firmware;
 mod memory;
 mod network;
@@ -90,8 +91,9 @@ impl Setting {
 }
 
 /// The areas in report order.
-pub const AREAS: [&str; 10] = [
+pub const AREAS: [&str; 11] = [
     "cpufreq",
+    "cpuidle",
     "devfreq",
     "gpu",
     "pcie",
@@ -107,6 +109,7 @@ pub const AREAS: [&str; 10] = [
 pub fn review(host: &Host, inv: &Inventory) -> Vec<Setting> {
     let mut out = Vec::new();
     cpu::cpufreq(host, inv, &mut out);
+    cpuidle::review(host, inv, &mut out);
     cpu::devfreq(host, &mut out);
     cpu::gpu(host, &mut out);
     pcie::aspm(host, &mut out);

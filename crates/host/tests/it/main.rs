@@ -1,6 +1,7 @@
 //! This crate's integration tests in one binary: one link instead of one per file, and the
 //! files' tests share the test threads instead of running binary after binary.
 
+mod cpuidle;
 mod kernel;
 mod machines;
 mod old_cpuinfo;

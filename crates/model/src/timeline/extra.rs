@@ -24,6 +24,9 @@ pub struct ExtraHeader {
     pub net: Vec<String>,
     /// CPU numbers, matching `SoftirqSample::cpus`.
     pub softirq_cpus: Vec<u32>,
+    /// Groups of CPUs with the same idle states, matching `ExtraSample::idle`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub idle: Vec<IdleGroupHeader>,
     /// Sources asked for that could not be read, and why (RAPL as non-root, no PSI…).
     pub missing: Vec<Missing>,
 }
@@ -191,6 +194,33 @@ pub struct ExtraSample {
     /// Softirq work; absent when not read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub softirq: Option<SoftirqSample>,
+    /// Idle-state entries and time per `ExtraHeader::idle` group; empty without cpuidle.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub idle: Vec<IdleDelta>,
+}
+
+/// CPUs offering the same idle states (cpuidle), the columns of their `IdleDelta`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default)]
+pub struct IdleGroupHeader {
+    /// The CPUs, ascending.
+    pub cpus: Vec<u32>,
+    /// State names, shallowest first (`WFI`, `gold-c4`).
+    pub states: Vec<String>,
+    /// Exit latency of each state, µs; None when unknown.
+    pub exit_latency_us: Vec<Option<u64>>,
+}
+
+/// One group's idle states over the interval, summed over its CPUs (cpuidle `usage` and
+/// `time` deltas). Index = `IdleGroupHeader::states`; None when no CPU's counter could be
+/// read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default)]
+pub struct IdleDelta {
+    /// Entries into each state.
+    pub entries: Vec<Option<u64>>,
+    /// µs in each state (CPU-µs: up to the interval × the group's CPUs).
+    pub time_us: Vec<Option<u64>>,
 }
 
 /// Energy of one power source over one phase.

@@ -5,7 +5,9 @@
 //! instructions. The rarer per-device extras (pressure, power, disks, network, softirq) still
 //! go through serde. A test holds the output byte-equal to serde's for the same values.
 
-use super::extra::{DiskDelta, ExtraSample, MemorySample, NetDelta, PressureSample, SoftirqSample};
+use super::extra::{
+    DiskDelta, ExtraSample, IdleDelta, MemorySample, NetDelta, PressureSample, SoftirqSample,
+};
 use super::{CpuPct, RpiSample, Sample};
 use serde::Serialize;
 use serde_json::ser::{CompactFormatter, Formatter};
@@ -123,6 +125,7 @@ pub fn json_line(out: &mut Vec<u8>, sample: &Sample, extra: &ExtraSample) {
         disks: &extra.disks,
         net: &extra.net,
         softirq: extra.softirq.as_ref(),
+        idle: &extra.idle,
     };
     if !rest.is_empty() {
         rest.append(o.out);
@@ -143,6 +146,8 @@ struct Rest<'a> {
     net: &'a [Option<NetDelta>],
     #[serde(skip_serializing_if = "Option::is_none")]
     softirq: Option<&'a SoftirqSample>,
+    #[serde(skip_serializing_if = "empty")]
+    idle: &'a [IdleDelta],
 }
 
 fn empty<T>(v: &&[T]) -> bool {
@@ -170,6 +175,7 @@ impl Rest<'_> {
             && self.disks.is_empty()
             && self.net.is_empty()
             && self.softirq.is_none()
+            && self.idle.is_empty()
     }
 }
 
@@ -529,6 +535,10 @@ mod tests {
                 pct: Some(1.0),
                 cpus: vec![Default::default()],
             }),
+            idle: vec![IdleDelta {
+                entries: vec![Some(3), None],
+                time_us: vec![Some(40_000), None],
+            }],
         };
         assert_eq!(line(&s, &x), flattened(&s, &x));
         // Each extra alone: the join must not leave a brace or a doubled comma.
@@ -544,6 +554,10 @@ mod tests {
             ExtraSample {
                 net: x.net.clone(),
                 memory: x.memory,
+                ..Default::default()
+            },
+            ExtraSample {
+                idle: x.idle.clone(),
                 ..Default::default()
             },
         ];
@@ -609,6 +623,7 @@ mod tests {
                 disks: disks.iter().map(|d| d.map(|v| DiskDelta { reads: v, ..Default::default() })).collect(),
                 net: disks.iter().map(|d| d.map(|v| NetDelta { tx_bytes: v, ..Default::default() })).collect(),
                 softirq: softirq.map(|pct| SoftirqSample { pct, cpus: Vec::new() }),
+                idle: disks.iter().map(|d| IdleDelta { entries: vec![*d], time_us: vec![d.map(|v| v / 2)] }).collect(),
             }
         }
     }

@@ -16,8 +16,8 @@ pub use series::PowerSeries;
 pub use energy_report::{per_watt_unit, EnergyReport, PerWatt, PhaseEnergyRow};
 
 pub use extra::{
-    CpuSoftirq, DiskDelta, ExtraHeader, ExtraSample, MemorySample, NetDelta, PhaseEnergy,
-    PowerKind, PowerSource, PressureSample, SoftirqSample, SourceEnergy,
+    CpuSoftirq, DiskDelta, ExtraHeader, ExtraSample, IdleDelta, IdleGroupHeader, MemorySample,
+    NetDelta, PhaseEnergy, PowerKind, PowerSource, PressureSample, SoftirqSample, SourceEnergy,
 };
 use serde::{Deserialize, Serialize};
 

@@ -4,6 +4,7 @@
 pub(crate) mod clocks;
 pub(crate) mod cpu;
 pub(crate) mod disks;
+pub(crate) mod idle;
 pub(crate) mod memory;
 pub(crate) mod net;
 pub(crate) mod power;

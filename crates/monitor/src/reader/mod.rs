@@ -30,6 +30,7 @@ pub(crate) use slow::SlowReader;
 use crate::collect::clocks::Clocks;
 use crate::collect::cpu::Cpu;
 use crate::collect::disks::Disks;
+use crate::collect::idle::Idle;
 use crate::collect::memory::Memory;
 use crate::collect::net::Net;
 use crate::collect::power::Power;
@@ -50,8 +51,9 @@ use truebench_model::timeline::{
 
 /// The optional sources a reader collects. CPU times, load, online CPUs, clocks,
 /// temperatures, hwmon readings, memory and power are always read; these cost a file read
-/// each per sample, so the commands that need them ask for them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// each per sample, so the commands that need them ask for them. Idle states are read by
+/// default (two reads per CPU and state where cpuidle exists, nothing elsewhere).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sources {
     /// PSI stall shares (`/proc/pressure/*`).
     pub pressure: bool,
@@ -62,6 +64,21 @@ pub struct Sources {
     /// Per-CPU softirq time and NET_RX/NET_TX/BLOCK counts (`/proc/softirqs`, per-CPU
     /// lines of /proc/stat).
     pub softirq: bool,
+    /// Entries and time of each cpuidle state per group of CPUs (`cpuN/cpuidle/stateK/usage`
+    /// and `time`).
+    pub idle: bool,
+}
+
+impl Default for Sources {
+    fn default() -> Sources {
+        Sources {
+            pressure: false,
+            disks: false,
+            net: false,
+            softirq: false,
+            idle: true,
+        }
+    }
 }
 
 impl Sources {
@@ -70,6 +87,7 @@ impl Sources {
         disks: true,
         net: true,
         softirq: true,
+        idle: true,
     };
 }
 
@@ -109,6 +127,7 @@ pub struct SampleReader {
     disks: Option<Disks>,
     net: Option<Net>,
     softirq: Option<Softirq>,
+    idle: Option<Idle>,
     rpi: Option<Arc<Mutex<Option<RpiSample>>>>,
     n_clusters: usize,
     meter: Option<Arc<dyn ExternalPower>>,
@@ -162,6 +181,11 @@ impl SampleReader {
         let softirq = sources
             .softirq
             .then(|| Softirq::new(host, &mut xh.softirq_cpus, &mut xh.missing));
+        let idle = if sources.idle {
+            Idle::new(host, inv, &mut xh.idle)
+        } else {
+            None
+        };
         let buf_len = [
             cpu.buf_len(),
             disks.as_ref().map_or(0, Disks::buf_len),
@@ -190,6 +214,7 @@ impl SampleReader {
             disks,
             net,
             softirq,
+            idle,
             rpi: None,
             meter: None,
             meter_buf: Vec::new(),
@@ -211,6 +236,9 @@ impl SampleReader {
         }
         if let Some(s) = r.softirq.as_mut() {
             s.baseline(&mut r.buf);
+        }
+        if let Some(i) = r.idle.as_mut() {
+            i.baseline(&mut r.buf);
         }
         r.last_t = Instant::now();
         r
@@ -374,6 +402,7 @@ impl SampleReader {
             || self.disks.is_some()
             || self.net.is_some()
             || self.softirq.is_some()
+            || self.idle.is_some()
         {
             self.sample_sources(dt);
         } else {
@@ -409,6 +438,9 @@ impl SampleReader {
                 q.sample(&mut self.buf, self.cpu.agg(), &self.cpu, out);
             }
             None => x.softirq = None,
+        }
+        if let Some(i) = self.idle.as_mut() {
+            i.sample(&mut self.buf, &mut x.idle);
         }
     }
 }

@@ -6,6 +6,7 @@ mod damaged_roots;
 mod exporter_node;
 mod extra_sources;
 mod freq_log;
+mod idle;
 mod not_checked;
 mod reader_live;
 mod sampler;

@@ -93,6 +93,20 @@ pub fn table(b: &GovernorsBody) -> String {
         if let Some(why) = &r.evidence.reason {
             let _ = writeln!(o, "{:<17}{why}", "");
         }
+        if let Some(d) = &r.deepest_idle {
+            let _ = writeln!(
+                o,
+                "{:<17}deepest idle state entered: {}{}",
+                "",
+                d.state,
+                d.exit_latency_us
+                    .map(|l| format!(" ({l} µs)"))
+                    .unwrap_or_default()
+            );
+        }
+        if let Some(v) = truebench_monitor_core::idle_latency::governor_row(r) {
+            let _ = writeln!(o, "{:<17}{v}", "");
+        }
     }
     o
 }

@@ -100,6 +100,38 @@ pub fn table(b: &InteractivityBody, t: &BenchmarkTable) -> String {
             }
         }
     }
+    o.push_str(&idle_lines(&t.cells));
+    o
+}
+
+/// The deepest idle state each cell's CPUs entered and, where its exit latency is of the
+/// same order as the cell's tail latency, the verdict that says so; nothing for documents
+/// without idle states.
+pub fn idle_lines(cells: &[Cell]) -> String {
+    let mut o = String::new();
+    let entered: Vec<String> = cells
+        .iter()
+        .filter_map(|c| {
+            let d = c.deepest_idle.as_ref()?;
+            Some(format!(
+                "{} {}{}",
+                c.load_label,
+                d.state,
+                d.exit_latency_us
+                    .map(|l| format!(" ({l} µs)"))
+                    .unwrap_or_default()
+            ))
+        })
+        .collect();
+    if entered.is_empty() {
+        return o;
+    }
+    let _ = writeln!(o, "Deepest idle state entered: {}", entered.join(", "));
+    for c in cells {
+        if let Some(v) = truebench_monitor_core::idle_latency::cell(c) {
+            let _ = writeln!(o, "  {}: {v}", c.load_label);
+        }
+    }
     o
 }
 

@@ -103,7 +103,7 @@ pub fn detailed_log(doc: &Document) -> String {
 }
 
 pub fn markdown(doc: &Document) -> String {
-    bound(doc).markdown()
+    bound(doc).markdown() + &crate::residency::markdown(&doc.envelope)
 }
 
 /// The kind's own sections of the HTML page: (headline, details).

@@ -838,6 +838,7 @@ pub fn page<B>(
     o.push_str(details);
     o.push_str(&crate::energy::html(r.envelope));
     throttling(&mut o, r);
+    crate::residency::html(&mut o, r.envelope);
     system(&mut o, r);
     let alone = if !frame.stylesheets.is_empty() {
         "part of a static site: nothing is loaded from outside its folder."

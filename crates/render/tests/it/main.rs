@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod energy;
+mod idle;
 mod layout;
 mod not_checked;
 mod report_render;

@@ -286,6 +286,7 @@ pub(super) fn inventory(log: &SbcBenchLog, name: &str) -> Inventory {
             page_size_source: None,
         },
         swap,
+        cpuidle: None,
         missing,
     }
 }

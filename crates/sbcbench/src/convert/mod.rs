@@ -131,6 +131,7 @@ fn phase(
         details,
         marks: Vec::new(),
         invalid: None,
+        residency: None,
     };
     (p, scores)
 }

@@ -256,6 +256,7 @@ pub fn run(
                 load_description: None,
                 latency: None,
                 policy_refused: None,
+                deepest_idle: None,
             });
             continue;
         }
@@ -286,6 +287,7 @@ pub fn run(
             load_description: None,
             latency: None,
             policy_refused: None,
+            deepest_idle: None,
         };
         let title = format!("{} under the {} load", bench.label(), load.label());
         let stop2 = stop.clone();
@@ -338,6 +340,7 @@ pub fn run(
         });
         cell.evidence.status = p.status;
         cell.evidence.reason = p.reason.clone();
+        cell.deepest_idle = p.residency.as_ref().and_then(|r| r.deepest().cloned());
         events(Event::status(
             cell.evidence.status,
             cell.evidence.reason.as_deref(),

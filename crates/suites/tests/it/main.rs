@@ -6,6 +6,7 @@ mod efficiency;
 mod interactivity;
 mod meter;
 mod progress;
+mod residency;
 mod run;
 mod run_support;
 mod session;

@@ -13,6 +13,7 @@ mod farm;
 mod generate;
 mod governors;
 mod history;
+mod idle;
 mod import;
 mod interactivity;
 mod io;
