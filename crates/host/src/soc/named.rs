@@ -188,6 +188,16 @@ pub(super) fn in_text(text: &str, context: Option<&str>) -> Option<Named> {
         .filter(|n| !n.vendor.is_empty())
 }
 
+/// The SoC vendor of a device-tree compatible entry's prefix (`rockchip,rk3588` → Rockchip),
+/// None for a board maker's or an unknown prefix.
+pub(super) fn dt_vendor(entry: &str) -> Option<&'static str> {
+    let (prefix, _) = entry.trim().split_once(',')?;
+    DT_VENDORS
+        .iter()
+        .find(|(p, _)| p.eq_ignore_ascii_case(prefix))
+        .map(|(_, v)| *v)
+}
+
 /// The chip a device-tree compatible entry names (`vendor,part`), if its vendor makes SoCs.
 pub(super) fn in_compatible(entry: &str) -> Option<Named> {
     let (prefix, part) = entry.trim().split_once(',')?;
