@@ -267,8 +267,12 @@ fn ruled(source: NamedBy, named: &str, rule: &Rule, evidence: String) -> SocGues
 
 /// The guess for a chip the evidence names: the table's name for it, or the chip as named.
 fn named_guess(named: &named::Named, by: NamedBy, source: &str) -> SocGuess {
-    // A part number says its vendor itself (MT6769V/CB); a codename does not.
-    let as_named = if vendor_of(&named.token).is_some() {
+    // With its vendor's name where the token lacks it ("MT6769V/CB" → "MediaTek MT6769V/CB").
+    let as_named = if named
+        .token
+        .to_ascii_lowercase()
+        .contains(&named.vendor.to_ascii_lowercase())
+    {
         named.token.clone()
     } else {
         format!("{} {}", named.vendor, named.token)
@@ -691,7 +695,7 @@ fn guess_with(rules: &[Rule], ev: &SocEvidence) -> Option<SocGuess> {
 }
 
 /// The vendor a chip or SoC name belongs to, from its name or part-number prefix.
-fn vendor_of(s: &str) -> Option<&'static str> {
+pub fn vendor_of(s: &str) -> Option<&'static str> {
     let l = s.to_ascii_lowercase();
     let starts = |p: &str| {
         l.split(|c: char| !c.is_ascii_alphanumeric())

@@ -71,7 +71,7 @@ const PATTERNS: &[Pattern] = &[
     },
     Pattern {
         vendor: "Rockchip",
-        re: r"(?i)\b(RK\d{4}[A-Z]?|PX30|RV\d{4}[A-Z]?)\b",
+        re: r"(?i)\b(RK\d{4}[A-Z]?\d?|PX30|RV\d{4}[A-Z]?)\b",
         needs_context: false,
     },
     Pattern {

@@ -422,7 +422,7 @@ fn named_chips_emulators_and_single_cpus_are_not_guessed_from_cores() {
         ..Default::default()
     };
     let g = guess_soc(&mt).unwrap();
-    assert_eq!(g.name, "MT8999");
+    assert_eq!(g.name, "MediaTek MT8999");
     assert!(matches!(g.basis, Some(SocBasis::Named { .. })), "{g:?}");
     assert!(g.evidence.contains("MediaTek"), "{}", g.evidence);
     // The Hardware vendor picks its part of a hedged table entry.
@@ -550,7 +550,7 @@ fn a_named_chip_is_never_another_chip() {
     assert!(g.evidence.contains("MT6769V/CB"), "{}", g.evidence);
     // A part the table does not know is printed as named.
     let g = guess_soc(&hw("MT6835V/ZA")).unwrap();
-    assert_eq!(g.name, "MT6835V/ZA");
+    assert_eq!(g.name, "MediaTek MT6835V/ZA");
     assert_eq!(g.canonical, None);
     assert!(g.evidence.contains("MediaTek"), "{}", g.evidence);
     // Qualcomm: part numbers and platform codenames after the vendor's name.
@@ -579,7 +579,7 @@ fn a_named_chip_is_never_another_chip() {
     assert_eq!(q("Unisoc T606"), "Unisoc T606 (UMS9230)");
     assert_eq!(q("Spreadtrum SC9863A"), "Unisoc SC9863A");
     // A part number is kept whole, never cut to a pattern's length.
-    assert_eq!(q("hi3798mv300"), "hi3798mv300");
+    assert_eq!(q("hi3798mv300"), "HiSilicon hi3798mv300");
     // A bare short part without its vendor is no evidence (T606 could be anything).
     let bare = guess_soc(&hw("T606"));
     assert!(
@@ -600,7 +600,7 @@ fn a_compatible_entry_names_a_chip_the_rules_do_not_know() {
     assert!(g.evidence.contains("qcom,sm6115"), "{}", g.evidence);
     assert_eq!(g.named.as_deref(), Some("qcom,sm6115"));
     let g = guess_soc(&ev(&["vendor,board", "mediatek,mt6855"])).unwrap();
-    assert_eq!(g.name, "MT6855");
+    assert_eq!(g.name, "MediaTek MT6855");
     assert_eq!(g.canonical, None);
     assert_eq!(
         g.basis,

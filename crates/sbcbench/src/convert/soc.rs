@@ -31,6 +31,32 @@ fn carries_chip_id(guess: &str) -> bool {
     }
 }
 
+/// sbc-bench's guess without the chip ID and remarks it prints after the chip:
+/// `Rockchip RK3588S2 (35881000 / 35 88 …)` → `Rockchip RK3588S2`,
+/// `Amlogic Meson G12B (A311D) Revision 29:b (10:2)` → `Amlogic Meson G12B (A311D)`.
+fn without_id(guess: &str) -> String {
+    let mut s = guess;
+    if let Some(i) = s.find(" Revision ") {
+        s = &s[..i];
+    }
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(open) = rest.find(" (") {
+        let inner = &rest[open + 2..];
+        let id = inner.to_ascii_lowercase().starts_with("sid")
+            || inner.chars().take_while(|c| c.is_ascii_hexdigit()).count() >= 8;
+        out.push_str(&rest[..open]);
+        if id {
+            rest = "";
+            break;
+        }
+        out.push_str(" (");
+        rest = inner;
+    }
+    out.push_str(rest);
+    out.trim().to_string()
+}
+
 /// The SoC answer of an imported log; `cpus` gives each CPU's (core type, stepping).
 pub(super) fn soc_of(
     log: &SbcBenchLog,
@@ -87,11 +113,31 @@ pub(super) fn soc_of(
         }
         g
     });
+    // A chip ID sbc-bench read off the chip names the part, more precisely than the device
+    // tree or board of its family does (an RK3582 boots the RK3588's device tree).
+    let by_id = sbc_guess.filter(|s| carries_chip_id(s)).map(|s| {
+        let chip = without_id(s);
+        let mut g = soc::chip_named_in(&chip, NamedBy::SbcBenchLog)
+            .unwrap_or_else(|| SocGuess::named(NamedBy::SbcBenchLog, chip, None, String::new()));
+        g.evidence = format!("sbc-bench's `SoC guess:` line {s:?}, with the chip's ID");
+        g
+    });
+    let prefer_id = |g: SocGuess| match &by_id {
+        Some(id)
+            if soc::vendor_of(&id.name).is_some()
+                && soc::vendor_of(&id.name) == soc::vendor_of(&g.name) =>
+        {
+            let mut id = id.clone();
+            id.evidence = format!("{}; {}", id.evidence, g.evidence);
+            id
+        }
+        _ => note(g),
+    };
     if let Some(g) = ours
         .as_ref()
         .filter(|g| matches!(g.basis, Some(SocBasis::Named { .. })))
     {
-        return Some(note(g.clone()));
+        return Some(prefer_id(g.clone()));
     }
     // Without a device-tree model sbc-bench's device line is cpuinfo's Hardware line
     // ("PXA1908"): tried as one, for a chip a rule or a part number names only — a device
@@ -111,13 +157,9 @@ pub(super) fn soc_of(
         g.evidence = g
             .evidence
             .replace("cpuinfo Hardware", "sbc-bench's device line");
-        return Some(note(g));
+        return Some(prefer_id(g));
     }
-    // A chip ID sbc-bench read names the chip; the name beside it is sbc-bench's.
-    if let Some(s) = sbc_guess.filter(|s| carries_chip_id(s)) {
-        let mut g = soc::chip_named_in(s, NamedBy::SbcBenchLog)
-            .unwrap_or_else(|| SocGuess::named(NamedBy::SbcBenchLog, s, None, String::new()));
-        g.evidence = format!("sbc-bench's `SoC guess:` line {s:?}, with the chip's ID");
+    if let Some(g) = by_id {
         return Some(g);
     }
     if let Some(g) = ours {
@@ -131,4 +173,29 @@ pub(super) fn soc_of(
         g.basis = Some(SocBasis::Reported);
         g
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chip_ids_and_remarks_go() {
+        assert!(carries_chip_id("Rockchip RK3588 (35880000)"));
+        assert!(carries_chip_id("Allwinner A10 (SID: 16236782)"));
+        assert!(carries_chip_id(
+            "Amlogic Meson G12B (A311D) Revision 29:b (10:2)"
+        ));
+        assert!(!carries_chip_id("Rockchip RK3588/RK3588s"));
+        assert!(!carries_chip_id("Amlogic Meson G12B (A311D)"));
+        assert_eq!(
+            without_id("Rockchip RK3588S2 (35881000 / 35 88 12 fe 53 41  32 58 4b 5a 00)"),
+            "Rockchip RK3588S2"
+        );
+        assert_eq!(
+            without_id("Amlogic Meson G12B (A311D) Revision 29:b (10:2)"),
+            "Amlogic Meson G12B (A311D)"
+        );
+        assert_eq!(without_id("Allwinner A10 (SID: 1623)"), "Allwinner A10");
+    }
 }
