@@ -763,3 +763,46 @@ fn layouts_table_parses() {
     assert!(layouts::parse("V\tV X\t0xA\tdt\n").is_err());
     assert!(layouts::parse("V\tV X\t4xA\n").is_err());
 }
+
+/// A Hardware line naming a chip no table knows is printed as named, never empty and never a
+/// guess from the cores; a vendor word or a generic kernel's line names nothing.
+#[test]
+fn a_hardware_line_naming_an_unknown_chip_is_printed_as_named() {
+    let a7 = cores(&[("Cortex-A7", "r0p5", 4)]);
+    for (hw, named) in [
+        ("Leadcore LC1860", "Leadcore LC1860"),
+        (
+            "Actions ATM7059A (Flattened Device Tree)",
+            "Actions ATM7059A",
+        ),
+        ("Nufront NS115 (Device Tree)", "Nufront NS115"),
+    ] {
+        let g = guess_soc(&SocEvidence {
+            cpuinfo_hardware: Some(hw.into()),
+            core_types: a7.clone(),
+            ..Default::default()
+        })
+        .unwrap_or_else(|| panic!("{hw}: no answer"));
+        assert_eq!(
+            g.basis,
+            Some(SocBasis::Named {
+                source: NamedBy::CpuinfoHardware
+            }),
+            "{hw}: {g:?}"
+        );
+        assert_eq!(g.name, named, "{hw}");
+        assert!(g.candidates.is_empty(), "{hw}: {g:?}");
+    }
+    for hw in ["Generic DT based system", "BCM2835", "sapphire"] {
+        let g = guess_soc(&SocEvidence {
+            cpuinfo_hardware: Some(hw.into()),
+            core_types: a7.clone(),
+            ..Default::default()
+        });
+        assert!(
+            g.as_ref()
+                .is_none_or(|g| !matches!(g.basis, Some(SocBasis::Named { .. }))),
+            "{hw}: {g:?}"
+        );
+    }
+}
