@@ -619,6 +619,9 @@ fn guess_with(rules: &[Rule], ev: &SocEvidence) -> Option<SocGuess> {
     };
     // A vendor the evidence names picks its chips; none of its chips known with this layout:
     // the vendor only, never another vendor's chip.
+    // How many chips of any vendor have this layout: one chip is named only where it is the
+    // only one of them all, not merely its vendor's only one.
+    let of_all_vendors = found.len();
     if let Some(v) = named_vendor {
         let all: Vec<String> = found.iter().map(|c| c.name.clone()).collect();
         found.retain(|c| same_vendor(c.vendor.as_deref(), Some(v)));
@@ -655,7 +658,7 @@ fn guess_with(rules: &[Rule], ev: &SocEvidence) -> Option<SocGuess> {
         .filter_map(|(c, _)| vendor_of(c))
         .collect();
     let names: Vec<String> = found.iter().map(|c| c.name.clone()).collect();
-    let mut g = if let [one] = found.as_slice() {
+    let mut g = if let ([one], 1) = (found.as_slice(), of_all_vendors) {
         let agrees = one.vendor.as_deref().is_some_and(|v| {
             named_vendor.is_some_and(|n| n.eq_ignore_ascii_case(v))
                 || core_vendors.iter().any(|c| c.eq_ignore_ascii_case(v))
