@@ -16,6 +16,7 @@
 use std::sync::OnceLock;
 
 mod answer;
+mod boards;
 mod layouts;
 mod named;
 
@@ -552,6 +553,27 @@ fn guess_with(rules: &[Rule], ev: &SocEvidence) -> Option<SocGuess> {
                 NamedBy::KernelLog,
                 &format!("kernel log machine {line:?}"),
             ));
+        }
+        // A board's model as its device tree names it: that device tree's compatible list.
+        if let Some(compat) = boards::compatible_of(line) {
+            let by_board = SocEvidence {
+                dt_compatible: compat.to_vec(),
+                ..Default::default()
+            };
+            if let Some(mut g) = guess_with(rules, &by_board)
+                .filter(|g| matches!(g.basis, Some(SocBasis::Named { .. })))
+            {
+                g.basis = Some(SocBasis::Named {
+                    source: NamedBy::KernelLog,
+                });
+                g.named = Some(line.to_string());
+                g.evidence = format!(
+                    "kernel log machine {line:?}, the board whose device tree is compatible with {:?}: {}",
+                    compat.join(" "),
+                    g.evidence
+                );
+                return Some(g);
+            }
         }
     }
 

@@ -806,3 +806,39 @@ fn a_hardware_line_naming_an_unknown_chip_is_printed_as_named() {
         );
     }
 }
+
+#[test]
+fn boards_table_parses() {
+    let rows = boards::parse(include_str!("../../data/boards.tsv")).unwrap();
+    assert!(rows.len() > 2000, "{} rows", rows.len());
+    assert!(boards::parse("Board\trockchip,rk3399 rk3399\n").is_err());
+    assert!(boards::parse("Board\n").is_err());
+}
+
+/// A board's model where its device tree is not at hand (the kernel log, an imported log's
+/// device line) names its chip through the board's device tree.
+#[test]
+fn a_board_model_names_its_chip() {
+    let ev = |m: &str| SocEvidence {
+        kernel_log_machine: Some(m.into()),
+        core_types: cores(&[("Cortex-A53", "r0p4", 4), ("Cortex-A72", "r0p2", 2)]),
+        ..Default::default()
+    };
+    let g = guess_soc(&ev("FriendlyElec NanoPC-T4")).unwrap();
+    assert_eq!(g.name, "Rockchip RK3399");
+    assert_eq!(
+        g.basis,
+        Some(SocBasis::Named {
+            source: NamedBy::KernelLog
+        })
+    );
+    assert!(g.evidence.contains("rockchip,rk3399"), "{}", g.evidence);
+    // A model shorter than the device tree's, every board of it the same chip.
+    assert_eq!(
+        guess_soc(&ev("Pine64 RockPro64")).unwrap().name,
+        "Rockchip RK3399"
+    );
+    // A model no board has: the layout only.
+    let g = guess_soc(&ev("Some Unknown Board 9")).unwrap();
+    assert_eq!(g.basis, Some(SocBasis::Layout));
+}
