@@ -104,6 +104,45 @@ pub struct Comparison {
     pub warnings: Vec<String>,
     /// True when nothing above makes the comparison unfair.
     pub valid: bool,
+    /// Where results of one machine are compared: each later one's figures beyond the noise
+    /// band against the earlier one, with what differs (`regress`).
+    #[serde(default)]
+    pub regressions: Vec<String>,
+    /// Where each result stands among the stored results of its SoC and tool versions
+    /// (`standing`), filled by the caller that has the history.
+    #[serde(default)]
+    pub standing: Vec<String>,
+}
+
+/// The regression and improvement findings among `items` of one machine: each judged
+/// against the earlier ones compared with it, `B: … against A …`.
+pub fn regressions(items: &[(String, &Document)]) -> Vec<String> {
+    let docs: Vec<&Document> = items.iter().map(|(_, d)| *d).collect();
+    crate::regress::judge_all(&docs)
+        .into_iter()
+        .flat_map(|(i, j)| {
+            let base = items[j.baseline].0.clone();
+            let me = items[i].0.clone();
+            j.findings(&base)
+                .into_iter()
+                .map(move |f| format!("{me}: {}", f.message))
+        })
+        .collect()
+}
+
+fn regressions_text(o: &mut String, r: &[String], standing: &[String]) {
+    if !r.is_empty() {
+        o.push_str("\nAgainst the same machine's earlier result:\n");
+        for line in r {
+            o.push_str(&format!("  * {line}\n"));
+        }
+    }
+    if !standing.is_empty() {
+        o.push_str("\nAmong the stored results of the same SoC and tool versions:\n");
+        for line in standing {
+            o.push_str(&format!("  * {line}\n"));
+        }
+    }
 }
 
 fn max_clock(r: RunView<'_>) -> Option<f64> {
@@ -228,11 +267,17 @@ pub fn compare(items: &[(String, RunResult)]) -> Comparison {
             }
         })
         .collect();
+    let docs: Vec<(String, Document)> = items
+        .iter()
+        .map(|(k, r)| (k.clone(), r.clone().into()))
+        .collect();
     Comparison {
         valid: warnings.is_empty(),
         columns,
         rows,
         warnings,
+        regressions: regressions(&docs.iter().map(|(k, d)| (k.clone(), d)).collect::<Vec<_>>()),
+        standing: Vec::new(),
     }
 }
 
@@ -328,6 +373,7 @@ pub fn render(c: &Comparison) -> String {
             o.push_str(&format!("  * {w}\n"));
         }
     }
+    regressions_text(&mut o, &c.regressions, &c.standing);
     o
 }
 
@@ -357,6 +403,12 @@ pub struct DocumentComparison {
     pub rows: Vec<FigureRow>,
     pub warnings: Vec<String>,
     pub valid: bool,
+    /// As [`Comparison::regressions`].
+    #[serde(default)]
+    pub regressions: Vec<String>,
+    /// As [`Comparison::standing`].
+    #[serde(default)]
+    pub standing: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -426,6 +478,13 @@ pub fn compare_documents(items: &[(String, Document)]) -> DocumentComparison {
         valid: warnings.is_empty(),
         rows,
         warnings,
+        regressions: regressions(
+            &items
+                .iter()
+                .map(|(l, d)| (l.clone(), d))
+                .collect::<Vec<_>>(),
+        ),
+        standing: Vec::new(),
     }
 }
 
@@ -466,5 +525,6 @@ pub fn render_documents(c: &DocumentComparison) -> String {
             o.push_str(&format!("  * {w}\n"));
         }
     }
+    regressions_text(&mut o, &c.regressions, &c.standing);
     o
 }

@@ -36,23 +36,38 @@ pub enum Better {
 /// The direction of a figure by its key and unit; None for figures that are no score (an
 /// exit code, a deviation either way, a thermal score change).
 pub fn better(key: &str, unit: Option<&str>) -> Option<Better> {
-    if [
+    // Settings and labels, not scores: an exit code, a deviation either way, an OPP's label,
+    // a count of settings, a ratio whose best value is in the middle.
+    let label = [
         "exit_code",
         "deviation",
         "score_change",
         "desired_cpu",
         "_version",
+        "opp_mhz",
+        "work_time_ratio",
     ]
     .iter()
     .any(|k| key.contains(k))
-    {
+        || key == "settings";
+    if label {
         return None;
     }
     let lower_unit = matches!(
         unit,
         Some("s" | "ms" | "µs" | "us" | "ns" | "J" | "W" | "°C")
     );
-    if lower_unit || key.ends_with("_spread_pct") || key.contains("miss_ratio") {
+    // Counts of problems and spreads: fewer is better.
+    let problems = [
+        "_spread_pct",
+        "miss_ratio",
+        "errors",
+        "to_look_at",
+        "status_changes",
+    ]
+    .iter()
+    .any(|k| key.contains(k));
+    if lower_unit || problems {
         Some(Better::Lower)
     } else {
         Some(Better::Higher)

@@ -22,6 +22,12 @@ pub fn families(db: &std::path::Path) -> Vec<Family> {
 
 fn latest(store: &Store) -> Vec<Family> {
     let mut docs = Vec::new();
+    let mut regression = Family {
+        name: "truebench_regression".into(),
+        kind: "gauge",
+        help: "Change of a headline figure of the latest stored result of this kind against the same machine's previous result, percent; verdict is regression or improvement beyond the noise band (band_pct), else none.".into(),
+        samples: Vec::new(),
+    };
     for kind in truebench_model::KINDS {
         let Ok(entries) = store.list(&Filter {
             kind: Some(kind.to_string()),
@@ -37,11 +43,44 @@ fn latest(store: &Store) -> Vec<Family> {
         else {
             continue;
         };
-        if let Ok(Some(doc)) = store.get(e.id) {
-            docs.push((e.id.to_string(), doc));
+        let Ok(Some(doc)) = store.get(e.id) else {
+            continue;
+        };
+        // The machine's earlier results of the kind, oldest first, for its regressions.
+        let mut earlier: Vec<(i64, truebench_model::Document)> = entries
+            .iter()
+            .filter(|x| x.id != e.id && (x.started_unix_ms, x.id) < (e.started_unix_ms, e.id))
+            .filter_map(|x| Some((x.id, store.get(x.id).ok()??)))
+            .filter(|(_, d)| {
+                truebench_store::regress::counts(d)
+                    && truebench_store::regress::same_machine(d, &doc)
+            })
+            .collect();
+        earlier.sort_by_key(|(id, d)| (d.envelope.started.unix_ms, *id));
+        let refs: Vec<&truebench_model::Document> = earlier.iter().map(|(_, d)| d).collect();
+        if truebench_store::regress::counts(&doc) {
+            if let Some(j) = truebench_store::regress::judge(&doc, &refs) {
+                for c in &j.changes {
+                    let verdict = c.verdict.map_or("none", |k| k.as_str());
+                    regression.samples.push((
+                        vec![
+                            ("kind".into(), kind.to_string()),
+                            ("id".into(), e.id.to_string()),
+                            ("baseline_id".into(), earlier[j.baseline].0.to_string()),
+                            ("metric".into(), c.metric.clone()),
+                            ("verdict".into(), verdict.into()),
+                            ("band_pct".into(), format!("{:.1}", c.band_pct)),
+                        ],
+                        c.change_pct,
+                    ));
+                }
+            }
         }
+        docs.push((e.id.to_string(), doc));
     }
-    truebench_formats::prom::families(docs.iter().map(|(id, d)| (id.as_str(), d)))
+    let mut f = truebench_formats::prom::families(docs.iter().map(|(id, d)| (id.as_str(), d)));
+    f.push(regression);
+    f
 }
 
 /// The provider `serve` hands the exporter: reads the history every [`REFRESH`] at most.

@@ -133,4 +133,13 @@ fn only_the_kernel_differs_and_the_history_sets_the_band() {
         Some(regress::Better::Lower)
     );
     assert_eq!(regress::better("exit_code", None), None);
+    assert_eq!(
+        regress::better("settings_to_look_at", None),
+        Some(regress::Better::Lower)
+    );
+    assert_eq!(regress::better("cluster0_opp_mhz", Some("MHz")), None);
+    assert_eq!(
+        regress::better("cluster0_measured_mhz", Some("MHz")),
+        Some(regress::Better::Higher)
+    );
 }
