@@ -68,6 +68,26 @@ pub fn topology_table(inv: &Inventory) -> String {
     o
 }
 
+/// The SoC answer with how sure it is: named (by what), matched by layout, the vendor only.
+pub fn soc_line(s: &truebench_host::soc::SocGuess) -> String {
+    use truebench_host::soc::SocBasis;
+    let how = match s.basis {
+        Some(SocBasis::Named { source }) => format!("named by {}", source.label()),
+        Some(SocBasis::Layout) if s.candidates.is_empty() => {
+            "matched by its core layout, unique among the known chips".to_string()
+        }
+        Some(SocBasis::Layout) => format!(
+            "core layout only, {} known chip{} fit",
+            s.candidates.len(),
+            if s.candidates.len() == 1 { "" } else { "s" }
+        ),
+        Some(SocBasis::Vendor) => "the vendor only".to_string(),
+        Some(SocBasis::Reported) => "not confirmed by any evidence".to_string(),
+        None => "guessed".to_string(),
+    };
+    format!("{} ({how}; {})", s.display(), s.evidence)
+}
+
 /// The identification lines (device, SoC, kernel, distribution, virtualization), shared by
 /// `info` and the header of `monitor`.
 pub fn identity(inv: &Inventory) -> String {
@@ -75,10 +95,10 @@ pub fn identity(inv: &Inventory) -> String {
     let _ = writeln!(o, "Device:         {}", or_unknown(&inv.device));
     match &inv.soc {
         Some(s) => {
-            let _ = writeln!(o, "SoC guess:      {} (from {})", s.name, s.evidence);
+            let _ = writeln!(o, "SoC:            {}", soc_line(s));
         }
         None => {
-            let _ = writeln!(o, "SoC guess:      unknown");
+            let _ = writeln!(o, "SoC:            unknown");
         }
     }
     let _ = writeln!(

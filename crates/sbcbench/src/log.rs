@@ -86,6 +86,13 @@ pub struct System {
     pub cpus: Option<u32>,
     /// `SoC guess:` (v0.8+).
     pub soc_guess: Option<String>,
+    /// `DT compat:` and its continuation lines (v0.9+): /proc/device-tree/compatible,
+    /// board first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dt_compat: Vec<String>,
+    /// lscpu's `Model name:` (the processor, on x86 the chip itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_name: Option<String>,
     /// Load averages of the first `Uptime:` line.
     pub load_avg: Option<[f64; 3]>,
     /// Compiler line (`/usr/bin/gcc (…) 12.2.0`).

@@ -53,7 +53,14 @@ fn cell(r: &Row, key: &str) -> String {
         "kind" => esc(&r.kind),
         "soc" => match (&r.soc, &r.soc_href) {
             (Some(s), Some(h)) => format!("<a href=\"{}\">{}</a>", esc(h), esc(s)),
-            _ => "-".into(),
+            // No chip named: the answer as it is, marked as no identification.
+            _ => match &r.soc_answer {
+                Some(a) => format!(
+                    "<a class=\"muted\" href=\"#unidentified\" title=\"{}\">unidentified</a>",
+                    esc(a)
+                ),
+                None => "-".into(),
+            },
         },
         "cores" => esc(&r.cores),
         "arch" => esc(&r.arch),
@@ -207,6 +214,31 @@ pub fn page(title: &str, rows: &[Row]) -> String {
                 "<li><a href=\"{}\">{}</a> <small>{n}</small></li>",
                 esc(&h),
                 esc(&s)
+            );
+        }
+        o.push_str("</ul>");
+    }
+    // Results that name no chip: listed with their answer and layout, never dropped.
+    let unidentified: Vec<&Row> = rows.iter().filter(|r| r.soc.is_none()).collect();
+    if !unidentified.is_empty() {
+        let _ = write!(
+            o,
+            "<h3 id=\"unidentified\">Unidentified</h3><p class=\"muted\">{} result{} whose evidence names no chip: the answer (a core layout several chips share, a vendor, another tool's guess) and the cores.</p><ul class=\"unidentified\">",
+            unidentified.len(),
+            if unidentified.len() == 1 { "" } else { "s" }
+        );
+        for r in unidentified {
+            let _ = write!(
+                o,
+                "<li><a href=\"{}\">{}</a> — {} <small>{}</small></li>",
+                esc(&r.href),
+                esc(&r.label),
+                esc(r.soc_answer.as_deref().unwrap_or("no SoC answer")),
+                esc(if r.cores.is_empty() {
+                    "cores unknown"
+                } else {
+                    &r.cores
+                })
             );
         }
         o.push_str("</ul>");

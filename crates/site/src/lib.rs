@@ -5,8 +5,12 @@
 //!   sortable and filterable, the view's state in the address (`#sort=aes:desc&soc=RK3588`);
 //! - `r/<id>.html`: the result's report page (every kind), linked back and to the results of
 //!   the same device and SoC;
-//! - `soc/<name>.html`: the results of one SoC, each headline score across boards, and what
-//!   explains the spread;
+//! - `soc/<name>.html`: the results of one chip — the chip a result names (device tree,
+//!   cpuinfo, a chip ID, the x86 model name) or a core layout no other known chip has, with
+//!   the vendor agreeing — each headline score across boards, and what explains the spread.
+//!   Variants of one die (RK3588S, RK3588S2) share their chip's page, noted there; a result
+//!   that names no chip (a layout several chips share, a vendor, another tool's guess) is
+//!   listed under "Unidentified" in the index with its answer and cores, never dropped;
 //! - `compare.html#ids=3,7`: two to four results side by side with `compare`'s differences
 //!   and every reason the comparison is unfair;
 //! - `assets/`: the stylesheets, the script and the results' data, once for every page.
@@ -127,16 +131,21 @@ pub fn build(results: &[Stored], opts: &Options) -> Site {
         .iter()
         .map(|s| row::row(s, &opts.published))
         .collect();
-    // A chip spelt in two cases is one chip, named as first seen, on every page and filter.
-    let mut first: BTreeMap<String, String> = BTreeMap::new();
+    // One chip spelt in two cases, or with and without its remark ("Amlogic S905" and
+    // "Amlogic S905 (GXBB)"), is one chip: named by its longest spelling on every page and
+    // filter.
+    let mut longest: BTreeMap<String, String> = BTreeMap::new();
+    for s in rows.iter().filter_map(|r| r.soc.as_ref()) {
+        let e = longest.entry(soc::chip_key(s)).or_insert_with(|| s.clone());
+        if s.len() > e.len() {
+            *e = s.clone();
+        }
+    }
     for r in &mut rows {
         if let Some(s) = &r.soc {
-            r.soc = Some(
-                first
-                    .entry(s.to_lowercase())
-                    .or_insert_with(|| s.clone())
-                    .clone(),
-            );
+            let name = longest[&soc::chip_key(s)].clone();
+            r.soc_href = Some(format!("soc/{}.html", slug(&name)));
+            r.soc = Some(name);
         }
     }
     let mut files = BTreeMap::new();

@@ -32,8 +32,14 @@ pub struct Row {
     /// `#12 ROCK 5B, 2024-03-01`: how compare names it.
     pub label: String,
     pub device: String,
+    /// The chip's page: the chip the result names (or a layout unique among all known chips),
+    /// a variant under its chip (`RK3588S2` under `Rockchip RK3588`). None: unidentified.
     pub soc: Option<String>,
     pub soc_href: Option<String>,
+    /// The chip as the result names it, where its page is another name's (a variant).
+    pub soc_variant: Option<String>,
+    /// The SoC answer as a reader sees it, with how sure it is (`layout of A, B or C`).
+    pub soc_answer: Option<String>,
     /// Core types with their counts: `4× Cortex-A55 + 4× Cortex-A76`.
     pub cores: String,
     /// Each core type once, for the filter.
@@ -131,7 +137,15 @@ pub fn row(s: &Stored, published: &[MarkdownRow]) -> Row {
         .map(|d| d.trim().to_string())
         .filter(|d| !d.is_empty())
         .unwrap_or_else(|| "unknown device".into());
-    let soc = inv.soc.as_ref().and_then(|s| crate::soc::chip(&s.name));
+    // Grouped by the chip the answer names; a layout of several chips names none.
+    let named = inv
+        .soc
+        .as_ref()
+        .and_then(|s| s.chip())
+        .and_then(crate::soc::chip);
+    let soc = named.as_deref().map(crate::soc::family);
+    let soc_variant = named.filter(|n| soc.as_ref() != Some(n));
+    let soc_answer = inv.soc.as_ref().map(|s| s.display());
     let (cores, core_types) = cores(doc);
     let arch = inv
         .arch
@@ -148,6 +162,8 @@ pub fn row(s: &Stored, published: &[MarkdownRow]) -> Row {
         soc_href: soc.as_ref().map(|s| format!("soc/{}.html", slug(s))),
         device,
         soc,
+        soc_variant,
+        soc_answer,
         cores,
         core_types,
         arch,

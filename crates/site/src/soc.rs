@@ -54,6 +54,42 @@ pub fn chip(name: &str) -> Option<String> {
     (!out.is_empty()).then_some(out)
 }
 
+/// Variants of one chip that share its page: the same die in another package or stepping.
+/// A result naming a variant is listed on its chip's page, the variant noted beside it.
+const VARIANTS: &[(&str, &str)] = &[
+    ("RK3588S2", "Rockchip RK3588"),
+    ("RK3588S", "Rockchip RK3588"),
+    ("RK3588", "Rockchip RK3588"),
+    ("BCM2711B0", "BCM2711"),
+    ("BCM2711C0", "BCM2711"),
+    ("BCM2837B0", "BCM2837"),
+];
+
+/// The page a chip's results go on: its own, or its chip's for a variant
+/// (`Rockchip RK3588s2` → `Rockchip RK3588`). Part numbers are compared case-insensitively,
+/// as whole words.
+pub fn family(chip: &str) -> String {
+    let words: Vec<String> = chip
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .map(str::to_ascii_uppercase)
+        .collect();
+    VARIANTS
+        .iter()
+        .find(|(part, _)| words.iter().any(|w| w == part))
+        .map_or_else(|| chip.to_string(), |(_, page)| page.to_string())
+}
+
+/// What makes two spellings of a chip one: case, and a trailing parenthesised remark
+/// (`Amlogic S905 (GXBB)` = `Amlogic S905`).
+pub fn chip_key(chip: &str) -> String {
+    let t = chip.trim();
+    let t = match t.rfind(" (") {
+        Some(i) if t.ends_with(')') && i > 0 => &t[..i],
+        _ => t,
+    };
+    t.to_lowercase()
+}
+
 /// Chip → the ids of its results, for every chip some result names.
 pub fn groups(rows: &[Row]) -> BTreeMap<String, Vec<i64>> {
     let mut g: BTreeMap<String, Vec<i64>> = BTreeMap::new();
@@ -226,9 +262,29 @@ pub fn page(title: &str, soc: &str, chosen: &[(&Stored, &Row)]) -> String {
         .collect();
     cores.sort();
     cores.dedup();
+    // The variants its results name, with their counts.
+    let mut variants: Vec<(&str, usize)> = Vec::new();
+    for v in rows.iter().filter_map(|r| r.soc_variant.as_deref()) {
+        match variants.iter_mut().find(|(x, _)| x.eq_ignore_ascii_case(v)) {
+            Some(e) => e.1 += 1,
+            None => variants.push((v, 1)),
+        }
+    }
+    let variants = if variants.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " Variants as the results name them: {}.",
+            variants
+                .iter()
+                .map(|(v, n)| format!("{} ({n})", esc(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
     let _ = write!(
         o,
-        "<header><div class=\"title\"><h1>{}</h1></div><p class=\"sub\">{} result{} on {} device{}{}. <a href=\"../index.html#soc={}\">In the index</a></p></header>",
+        "<header><div class=\"title\"><h1>{}</h1></div><p class=\"sub\">{} result{} on {} device{}{}. <a href=\"../index.html#soc={}\">In the index</a>{variants}</p></header>",
         esc(soc),
         rows.len(),
         if rows.len() == 1 { "" } else { "s" },

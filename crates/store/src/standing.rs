@@ -67,8 +67,9 @@ fn fmt(v: f64) -> String {
 
 fn soc(doc: &Document) -> Option<&str> {
     let s = doc.envelope.inventory.soc.as_ref()?;
-    // A hedged answer ("one of …") names no one chip to be grouped with.
-    (!s.name.is_empty() && s.candidates.is_empty()).then_some(s.name.as_str())
+    // A layout several chips share, a vendor only or another tool's guess (and an old
+    // document's hedged "one of …") names no one chip to be grouped with.
+    s.chip().filter(|c| !c.is_empty())
 }
 
 /// The tool versions that decide a group, as `compare` weighs them: 7-zip by its rating

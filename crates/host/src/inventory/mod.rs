@@ -10,7 +10,7 @@ mod storage;
 mod system;
 mod thermal;
 
-pub use cpus::{Cluster, Cpu};
+pub use cpus::{clean_x86_model, Cluster, Cpu};
 pub use memory::{Memory, Swap, SwapDevice, Zswap};
 pub use placement::CoreLayout;
 pub use storage::{storage_under, StorageInfo};

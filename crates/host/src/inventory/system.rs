@@ -562,7 +562,7 @@ pub(super) fn probe(host: &Host, cpu: &CpuPart, missing: &mut Vec<Missing>) -> S
     let x86 = ci.and_then(|c| c.field(0, "vendor_id")).is_some();
     let weak = soc
         .as_ref()
-        .is_none_or(|g| g.evidence.starts_with("core signature"));
+        .is_none_or(|g| !matches!(g.basis, Some(soc::SocBasis::Named { .. })));
     if weak && !x86 && compatible.is_empty() && !host.exists("proc/device-tree/model") {
         if let Some(line) = kernel_log_machine(host) {
             let ev = SocEvidence {
@@ -578,11 +578,12 @@ pub(super) fn probe(host: &Host, cpu: &CpuPart, missing: &mut Vec<Missing>) -> S
             .and_then(|c| c.field(c.indices().first().copied().unwrap_or(0), "model name"))
             .filter(|_| ci.and_then(|c| c.field(0, "vendor_id")).is_some())
         {
-            soc = Some(SocGuess {
-                name: clean_x86_model(m),
-                evidence: "x86 CPU model name from cpuinfo".into(),
-                candidates: Vec::new(),
-            });
+            soc = Some(SocGuess::named(
+                soc::NamedBy::CpuModelName,
+                clean_x86_model(m),
+                None,
+                "x86 CPU model name from cpuinfo",
+            ));
         }
     }
     if soc.is_none() {

@@ -163,12 +163,17 @@ pub fn report(host: &Host, inv: &Inventory, ctx: &KernelContext) -> KernelReport
         _ => (None, None),
     };
     let config = read_config(host, release.as_deref(), &build, &mut missing);
-    // The origin rules' SoC globs read the candidates of a hedged guess as one list.
+    // The origin rules' SoC globs read the candidates of a layout answer as one list (older
+    // documents' hedged guesses said "one of …").
     let soc = inv.soc.as_ref().map(|s| {
-        s.name
-            .strip_prefix("one of ")
-            .unwrap_or(&s.name)
-            .to_string()
+        if s.candidates.is_empty() {
+            s.name
+                .strip_prefix("one of ")
+                .unwrap_or(&s.name)
+                .to_string()
+        } else {
+            s.candidates.join(", ")
+        }
     });
     let origin = match (&release, &parsed) {
         (Some(r), Some(v)) => origin::classify(&origin::OriginInput {

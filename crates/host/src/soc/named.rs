@@ -71,7 +71,7 @@ const PATTERNS: &[Pattern] = &[
     },
     Pattern {
         vendor: "Rockchip",
-        re: r"(?i)\b(RK\d{4}[A-Z]?|PX30|RV\d{4}[A-Z]?)\b",
+        re: r"(?i)\b(RK\d{4}[A-Z]?\d?|PX30|RV\d{4}[A-Z]?)\b",
         needs_context: false,
     },
     Pattern {
@@ -186,6 +186,16 @@ pub(super) fn in_text(text: &str, context: Option<&str>) -> Option<Named> {
             token: w.to_string(),
         })
         .filter(|n| !n.vendor.is_empty())
+}
+
+/// The SoC vendor of a device-tree compatible entry's prefix (`rockchip,rk3588` → Rockchip),
+/// None for a board maker's or an unknown prefix.
+pub(super) fn dt_vendor(entry: &str) -> Option<&'static str> {
+    let (prefix, _) = entry.trim().split_once(',')?;
+    DT_VENDORS
+        .iter()
+        .find(|(p, _)| p.eq_ignore_ascii_case(prefix))
+        .map(|(_, v)| *v)
 }
 
 /// The chip a device-tree compatible entry names (`vendor,part`), if its vendor makes SoCs.

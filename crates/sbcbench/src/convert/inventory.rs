@@ -4,7 +4,6 @@ use truebench_host::inventory::{
     Arch, ChosenSensor, Cluster, Cpu, Kernel, Memory, Missing, Swap, SwapDevice, Thermal,
     Virtualization,
 };
-use truebench_host::soc::SocGuess;
 use truebench_host::Inventory;
 
 use crate::log::{self, Round, SbcBenchLog};
@@ -174,6 +173,29 @@ pub(super) fn inventory(log: &SbcBenchLog, name: &str) -> Inventory {
         }
     }
     cpus.sort_by_key(|c| c.id);
+    let soc = super::soc::soc_of(
+        log,
+        &cpus
+            .iter()
+            .map(|c| (c.core_type.clone(), c.stepping.clone()))
+            .collect::<Vec<_>>(),
+    );
+    // x86: the processor is the chip, and each CPU one of its cores — where the log shows
+    // one kind of core (a hybrid's P and E cores are not one core type).
+    let by_model = truebench_host::soc::SocBasis::Named {
+        source: truebench_host::soc::NamedBy::CpuModelName,
+    };
+    if let Some(g) = soc
+        .as_ref()
+        .filter(|g| g.basis == Some(by_model) && clusters.len() == 1)
+    {
+        for c in cpus.iter_mut().filter(|c| c.core_type.is_none()) {
+            c.core_type = Some(g.name.clone());
+        }
+        for cl in clusters.iter_mut().filter(|cl| cl.core_type.is_none()) {
+            cl.core_type = Some(g.name.clone());
+        }
+    }
 
     let first_free = log.memory.first();
     let swaps = log.swap_devices.first().cloned().unwrap_or_default();
@@ -239,11 +261,7 @@ pub(super) fn inventory(log: &SbcBenchLog, name: &str) -> Inventory {
         schema_version: truebench_host::inventory::SCHEMA_VERSION,
         root: format!("sbc-bench log {name}"),
         device: log.header.device.clone(),
-        soc: log.system.soc_guess.as_ref().map(|s| SocGuess {
-            name: s.clone(),
-            evidence: "sbc-bench's `SoC guess:` line".into(),
-            candidates: Vec::new(),
-        }),
+        soc,
         kernel: Kernel {
             release: log.system.kernel.clone(),
             version: None,

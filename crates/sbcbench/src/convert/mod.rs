@@ -93,6 +93,7 @@ mod dates;
 mod evidence;
 mod inventory;
 mod scores;
+mod soc;
 mod timeline;
 
 pub use dates::rfc2822;

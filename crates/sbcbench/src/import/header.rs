@@ -125,7 +125,24 @@ pub fn system(lines: &[&str]) -> System {
         }
     }
     let mut in_software = false;
+    let mut in_dt = false;
     for line in lines {
+        // `DT compat: radxa,rock-5a` then `           rockchip,rk3588`: one entry a line.
+        if let Some(v) = value_after(line, "DT compat:") {
+            if s.dt_compat.is_empty() {
+                s.dt_compat.push(v.to_string());
+                in_dt = true;
+            }
+            continue;
+        }
+        if in_dt {
+            let t = line.trim();
+            if line.starts_with(' ') && t.contains(',') && !t.contains(':') && !t.contains(' ') {
+                s.dt_compat.push(t.to_string());
+                continue;
+            }
+            in_dt = false;
+        }
         if s.kernel.is_none() {
             if let Some((k, host, arch, cpus)) = iostat_line(line) {
                 s.kernel = Some(k);
@@ -152,6 +169,8 @@ pub fn system(lines: &[&str]) -> System {
             if let Some(n) = number(v) {
                 s.lscpu_max_mhz.push(n);
             }
+        } else if let Some(v) = value_after(t, "Model name:") {
+            s.model_name.get_or_insert(v.to_string());
         } else if let Some(v) = value_after(t, "SoC guess:") {
             s.soc_guess.get_or_insert(v.to_string());
         } else if let Some(v) = value_after(t, "Compiler:") {

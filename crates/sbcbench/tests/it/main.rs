@@ -4,6 +4,7 @@
 mod convert_corpus;
 mod corpus_sections;
 mod import_clusters;
+mod import_soc;
 mod known_rules;
 mod results_md_agreement;
 mod verdict_patterns;
