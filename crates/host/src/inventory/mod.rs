@@ -5,12 +5,17 @@
 
 mod cpus;
 mod memory;
+mod perf_control;
 mod storage;
 mod system;
 mod thermal;
 
 pub use cpus::{Cluster, Cpu};
 pub use memory::{Memory, Swap, SwapDevice, Zswap};
+pub use perf_control::{
+    epp_saves_power, limits as perf_limits, AmdPstate, Cppc, IntelPstate, PerfControl, PerfLimits,
+    PolicyPerf, AMD_PSTATE_DIR, INTEL_PSTATE_DIR,
+};
 pub use storage::{storage_under, StorageInfo};
 #[cfg(test)]
 pub(crate) use system::machine_line;
@@ -62,6 +67,10 @@ pub struct Inventory {
     pub memory: Memory,
     /// Swap devices and zswap.
     pub swap: Swap,
+    /// intel_pstate, amd-pstate and ACPI CPPC: limits, energy preferences, nominal and boost
+    /// clocks; None when the machine has none of them (and in documents before it was read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub perf_control: Option<PerfControl>,
     /// Everything that could not be read, and why.
     pub missing: Vec<Missing>,
 }
@@ -77,6 +86,7 @@ impl Inventory {
         }
         let thermal = thermal::probe(host, &mut missing);
         let (memory, swap) = memory::probe(host, &mut missing);
+        let perf_control = perf_control::probe(host, &cpu_part.clusters, &mut missing);
         Inventory {
             schema_version: SCHEMA_VERSION,
             root: host.root().display().to_string(),
@@ -91,6 +101,7 @@ impl Inventory {
             thermal,
             memory,
             swap,
+            perf_control,
             missing,
         }
     }
@@ -108,6 +119,16 @@ impl Inventory {
     /// True when any cluster has a cpufreq driver.
     pub fn has_cpufreq(&self) -> bool {
         self.clusters.iter().any(|c| c.driver.is_some())
+    }
+
+    /// The performance control of the policy a cluster's first CPU belongs to.
+    pub fn perf_of(&self, cluster: &Cluster) -> Option<&PolicyPerf> {
+        let p = cluster.policy?;
+        self.perf_control
+            .as_ref()?
+            .policies
+            .iter()
+            .find(|x| x.policy == p)
     }
 }
 

@@ -8,6 +8,7 @@ mod firmware;
 mod memory;
 mod network;
 mod pcie;
+mod perf_control;
 mod smart;
 mod storage;
 mod usb;
@@ -107,6 +108,7 @@ pub const AREAS: [&str; 10] = [
 pub fn review(host: &Host, inv: &Inventory) -> Vec<Setting> {
     let mut out = Vec::new();
     cpu::cpufreq(host, inv, &mut out);
+    perf_control::review(inv, &mut out);
     cpu::devfreq(host, &mut out);
     cpu::gpu(host, &mut out);
     pcie::aspm(host, &mut out);

@@ -4,5 +4,6 @@
 mod kernel;
 mod machines;
 mod old_cpuinfo;
+mod perf_control;
 mod review;
 mod review_checks;

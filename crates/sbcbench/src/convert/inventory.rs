@@ -282,6 +282,7 @@ pub(super) fn inventory(log: &SbcBenchLog, name: &str) -> Inventory {
             page_size_source: None,
         },
         swap,
+        perf_control: None,
         missing,
     }
 }
