@@ -254,6 +254,10 @@ pub struct Snapshot {
     pub soc_temp_c: Option<f64>,
     pub soc_sensor: Option<String>,
     pub processes: Option<ProcessTable>,
+    /// intel_pstate's limits and each policy's energy preference; None where the machine has
+    /// no x86/ACPI performance control.
+    #[serde(default)]
+    pub perf_limits: Option<truebench_host::inventory::PerfLimits>,
     /// What could not be read, with the reason.
     pub missing: Vec<String>,
 }

@@ -111,6 +111,9 @@ pub struct Cppc {
 pub struct PolicyPerf {
     /// `policyN`'s N.
     pub policy: u32,
+    /// The policy's directory, relative to the root (`cpuN/cpufreq` on kernels before
+    /// policyN directories).
+    pub dir: String,
     /// Its CPUs (`related_cpus`).
     pub cpus: Vec<u32>,
     /// `scaling_driver`.
@@ -154,11 +157,6 @@ pub struct PolicyPerf {
 }
 
 impl PolicyPerf {
-    /// The policy directory, relative to the root.
-    pub fn dir(&self) -> String {
-        format!("{CPU_DIR}/cpufreq/policy{}", self.policy)
-    }
-
     /// Whether its energy preference favours saving energy over speed: `power`,
     /// `balance_power`, or a raw value above 128 (`balance_performance` on Intel and AMD;
     /// 0 is `performance`, 255 `power`).
@@ -397,6 +395,7 @@ fn policy(
     let first = cpus.first().copied().unwrap_or(id);
     let mut p = PolicyPerf {
         policy: id,
+        dir: dir.to_string(),
         mode: mode_of(
             driver.as_deref(),
             g.intel_pstate.as_ref(),

@@ -139,7 +139,7 @@ fn preferences(policies: &[PolicyPerf], out: &mut Vec<Setting>) {
         }
     }
     for (e, ps) in groups {
-        let file = format!("{}/energy_performance_preference", ps[0].dir());
+        let file = format!("{}/energy_performance_preference", ps[0].dir);
         let s =
             Setting::new("cpufreq", subject(&ps), "energy_performance_preference", e).from(&file);
         out.push(if epp_saves_power(e) {
@@ -183,7 +183,7 @@ fn clocks(policies: &[PolicyPerf], out: &mut Vec<Setting>) {
                     {
                         format!("sys/devices/system/cpu/cpu{}/acpi_cppc", c.cpu)
                     }
-                    _ => first.dir(),
+                    _ => first.dir.clone(),
                 })
                 .because(format!(
                     "no frequency table: clock checks expect at least the base clock under load \
@@ -232,7 +232,7 @@ fn ranking(policies: &[PolicyPerf], out: &mut Vec<Setting>) {
             "preferred cores",
             format!("cpu{} rank {top} (lowest {low})", cpulist::format(&cpus)),
         )
-        .from(format!("{}/amd_pstate_prefcore_ranking", best[0].dir()))
+        .from(format!("{}/amd_pstate_prefcore_ranking", best[0].dir))
         .because(
             "amd_pstate_prefcore_ranking: the scheduler fills the highest-ranked cores first; \
              a single-thread result is from one of them",

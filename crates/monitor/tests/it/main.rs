@@ -7,6 +7,7 @@ mod exporter_node;
 mod extra_sources;
 mod freq_log;
 mod not_checked;
+mod perf_limits;
 mod reader_live;
 mod sampler;
 mod scenarios;
