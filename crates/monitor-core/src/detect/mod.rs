@@ -16,6 +16,7 @@ pub mod power;
 pub mod rpi;
 pub mod thermal;
 pub mod throttling;
+pub mod turbo_clock;
 
 use truebench_host::Inventory;
 

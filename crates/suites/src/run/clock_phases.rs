@@ -177,6 +177,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                         enforced: None,
                         points: vec![point],
                         notes: Vec::new(),
+                        turbo: None,
                     });
                     if r.stopped() {
                         break;
