@@ -156,6 +156,23 @@ pub struct PolicyPerf {
     pub clocks_from: Option<String>,
 }
 
+impl PerfControl {
+    /// Whether the CPU has turbo P-states at all: not when intel_pstate's `turbo_pct` is 0
+    /// or every base clock is the highest clock (a Celeron without turbo, whose `no_turbo`
+    /// reads 1 and forbids nothing); None when nothing says.
+    pub fn has_turbo(&self) -> Option<bool> {
+        if let Some(t) = self.intel_pstate.as_ref().and_then(|i| i.turbo_pct) {
+            return Some(t > 0);
+        }
+        let pairs: Vec<(u64, u64)> = self
+            .policies
+            .iter()
+            .filter_map(|p| Some((p.nominal_khz?, p.boost_khz?)))
+            .collect();
+        (!pairs.is_empty()).then(|| pairs.iter().any(|(n, b)| b > n))
+    }
+}
+
 impl PolicyPerf {
     /// Whether its energy preference favours saving energy over speed: `power`,
     /// `balance_power`, or a raw value above 128 (`balance_performance` on Intel and AMD;

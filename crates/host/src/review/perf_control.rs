@@ -74,7 +74,9 @@ pub fn review(inv: &Inventory, out: &mut Vec<Setting>) {
                 if nt { "1" } else { "0" },
             )
             .from(f("no_turbo"));
-            out.push(if nt {
+            out.push(if nt && pc.has_turbo() == Some(false) {
+                s.because("this CPU has no turbo P-states (turbo_pct 0): nothing is forbidden")
+            } else if nt {
                 s.warn(
                     "turbo P-states are forbidden: the CPU stays at or below its base clock. \
                      Allow them with `echo 0 > /sys/devices/system/cpu/intel_pstate/no_turbo` \

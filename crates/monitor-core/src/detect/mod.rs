@@ -75,7 +75,7 @@ pub fn run(ctx: &Context<'_>) -> Vec<Finding> {
     f.extend(memory::zswap_on_zram(before, after));
     f.extend(memory::oom_kill(lines));
     f.extend(thermal::thermal_trip(lines));
-    f.extend(perf_limits::detect(before, after));
+    f.extend(perf_limits::detect(inv, before, after));
     let tables = process_tables(timeline, ctx.boundaries);
     f.extend(activity::background_activity(inv, timeline, &tables));
     f.extend(activity::system_activity(timeline, &tables));

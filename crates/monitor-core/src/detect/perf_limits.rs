@@ -7,6 +7,7 @@
 
 use truebench_host::inventory::{epp_saves_power, PerfLimits, INTEL_PSTATE_DIR};
 use truebench_host::parse::cpulist;
+use truebench_host::Inventory;
 use truebench_model::finding::{Finding, FindingKind, Severity};
 
 use crate::evidence::Snapshot;
@@ -24,14 +25,18 @@ fn values<T: PartialEq + std::fmt::Display>(a: Option<T>, b: Option<T>, unit: &s
     }
 }
 
-/// The findings for one pair of snapshots (the whole measurement or one phase).
-pub fn detect(before: &Snapshot, after: &Snapshot) -> Vec<Finding> {
+/// The findings for one pair of snapshots (the whole measurement or one phase). `no_turbo`
+/// on a CPU without turbo P-states (`PerfControl::has_turbo`) forbids nothing and is not one.
+pub fn detect(inv: &Inventory, before: &Snapshot, after: &Snapshot) -> Vec<Finding> {
     let (Some(a), Some(b)) = (before.perf_limits.as_ref(), after.perf_limits.as_ref()) else {
         return Vec::new();
     };
     let mut out = Vec::new();
     max_perf(a, b, &mut out);
-    no_turbo(a, b, &mut out);
+    let turbo = inv.perf_control.as_ref().and_then(|p| p.has_turbo());
+    if turbo != Some(false) {
+        no_turbo(a, b, &mut out);
+    }
     preference(a, b, &mut out);
     out
 }
@@ -156,6 +161,39 @@ mod tests {
         }
     }
 
+    /// An inventory whose intel_pstate says `turbo_pct`.
+    fn inventory(turbo_pct: Option<u32>) -> Inventory {
+        let mut inv: Inventory = serde_json::from_str(
+            r#"{"schema_version":1,"root":"/","device":null,"soc":null,
+                "kernel":{"release":null,"version":null},
+                "arch":{"kernel":null,"kernel_source":null,"userland":null},"distro":null,
+                "virtualization":{"kind":"none","name":null,"evidence":null,"layers":[]},
+                "cpus":[],"clusters":[],"thermal":{"chosen":null,"zones":[],"hwmon":[]},
+                "memory":{"total_kb":null,"available_kb":null,"page_size":null,
+                          "page_size_source":null},
+                "swap":{"devices":[],"zswap":null,"total_kb":null,"used_kb":null},
+                "missing":[]}"#,
+        )
+        .unwrap();
+        inv.perf_control = Some(truebench_host::inventory::PerfControl {
+            intel_pstate: Some(truebench_host::inventory::IntelPstate {
+                turbo_pct,
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
+        inv
+    }
+
+    /// A Celeron without turbo reads no_turbo 1 (turbo_pct 0): nothing is forbidden.
+    #[test]
+    fn no_turbo_without_turbo_p_states_is_nothing() {
+        let s = snap(100, true, &[]);
+        assert!(detect(&inventory(Some(0)), &s, &s).is_empty());
+        assert_eq!(detect(&inventory(Some(80)), &s, &s).len(), 1);
+        assert_eq!(detect(&inventory(None), &s, &s).len(), 1, "unknown: said");
+    }
+
     #[test]
     fn nothing_when_unlimited_or_unknown() {
         let s = snap(
@@ -163,15 +201,16 @@ mod tests {
             false,
             &[(0, "performance"), (1, "balance_performance")],
         );
-        assert!(detect(&s, &s).is_empty());
-        assert!(detect(&Snapshot::default(), &Snapshot::default()).is_empty());
+        let inv = inventory(Some(80));
+        assert!(detect(&inv, &s, &s).is_empty());
+        assert!(detect(&inv, &Snapshot::default(), &Snapshot::default()).is_empty());
     }
 
     #[test]
     fn a_limit_set_while_measuring_is_seen_with_both_values() {
         let a = snap(100, false, &[(0, "performance"), (1, "performance")]);
         let b = snap(60, true, &[(0, "performance"), (1, "power")]);
-        let f = detect(&a, &b);
+        let f = detect(&inventory(Some(80)), &a, &b);
         assert_eq!(f.len(), 3, "{f:#?}");
         assert!(f.iter().all(|x| x.kind == FindingKind::PerfLimit));
         assert!(f[0].message.contains("max_perf_pct was 60 %"));

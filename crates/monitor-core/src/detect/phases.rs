@@ -43,7 +43,7 @@ pub fn phase_findings(inv: &Inventory, tl: &Timeline, p: &PhaseEvidence<'_>) -> 
     f.extend(memory::swapping(inv, p.before, p.after, &part));
     f.extend(memory::oom_kill(p.log));
     f.extend(thermal::thermal_trip(p.log));
-    f.extend(perf_limits::detect(p.before, p.after));
+    f.extend(perf_limits::detect(inv, p.before, p.after));
     f.retain(|x| x.kind != FindingKind::NotChecked && x.severity > Severity::Info);
     for x in &mut f {
         x.add_phase(p.name);
