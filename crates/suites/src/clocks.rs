@@ -740,7 +740,7 @@ pub fn cluster_label(cc: &ClusterClocks) -> String {
 
 /// Base and boost clocks of a cluster whose driver has no frequency table, where its
 /// intel_pstate or ACPI CPPC files give both (`Inventory::perf_control`).
-fn turbo_clocks(inv: &Inventory, c: &Cluster) -> Option<TurboClocks> {
+pub(crate) fn turbo_clocks(inv: &Inventory, c: &Cluster) -> Option<TurboClocks> {
     if !c.opps_khz.is_empty() {
         return None;
     }
@@ -766,7 +766,12 @@ fn deviation_finding(cc: &ClusterClocks) -> Option<Finding> {
     if let Some(WalkVerdict::LostCycles(f)) = judge_walk(&cluster_label(cc), &walk, None) {
         return Some(f);
     }
-    let mut f = match &cc.turbo {
+    // The turbo judgement holds for the boost limit only (not a walk capped by MaxKHz).
+    let turbo = cc
+        .turbo
+        .as_ref()
+        .filter(|t| top.opp_mhz >= t.boost_mhz as f64);
+    let mut f = match turbo {
         Some(t) => judge_turbo(
             &cluster_label(cc),
             &top,

@@ -12,7 +12,7 @@
 
 use truebench_model::finding::{Finding, FindingKind, Severity};
 
-use super::clocks::{judge_cold, ClockCheck};
+use super::clocks::{judge_cold, judge_hot, ClockCheck};
 
 /// `top` is the cold measurement at the cluster's highest limit (the boost clock).
 pub fn judge_turbo(
@@ -57,6 +57,54 @@ pub fn judge_turbo(
     }
     // Below the base clock: the shortfall is judged against it.
     judge_cold(label, &at_base, None).map(|f| f.with_evidence([source]))
+}
+
+/// The hot measurement at the boost limit (after the benchmarks, with load on the cluster's
+/// other CPUs) against the cold one. Boost shares one power budget among the busy cores (Linux
+/// `intel_pstate.rst`: "the maximum turbo P-state that can be set for 3 cores at the same time
+/// usually is lower than the analogous maximum P-state for 2 cores"), so a hot clock below the
+/// cold one but not below the base clock is that budget — information, kind
+/// [`FindingKind::PowerLimit`], never throttling. Below the base clock it is judged as
+/// [`judge_hot`] judges an OPP, against the base clock.
+pub fn judge_turbo_hot(
+    label: &str,
+    cold: Option<&ClockCheck>,
+    hot: &ClockCheck,
+    base_mhz: f64,
+    boost_mhz: f64,
+) -> Option<Finding> {
+    let at_base = |c: &ClockCheck| ClockCheck {
+        opp_mhz: base_mhz,
+        ..c.clone()
+    };
+    let hot_base = at_base(hot);
+    if hot_base.deviation_pct() < -hot_base.tolerance_pct() {
+        let cold_base = cold.map(at_base);
+        return judge_hot(label, cold_base.as_ref(), &hot_base);
+    }
+    let cold = cold?;
+    let tol = hot.tolerance_pct() + cold.tolerance_pct();
+    let lower = (hot.measured_mhz - cold.measured_mhz) / cold.measured_mhz * 100.0;
+    if lower >= -tol {
+        return None;
+    }
+    Some(
+        Finding::new(
+            FindingKind::PowerLimit,
+            Severity::Info,
+            format!(
+                "{label}: measured {:.0} MHz hot with the other CPUs busy, {:.0} MHz cold: \
+                 still above the {base_mhz:.0} MHz base clock (boost {boost_mhz:.0} MHz). Boost \
+                 shares one power budget among the busy cores, so this is the turbo budget, \
+                 not throttling.",
+                hot.measured_mhz, cold.measured_mhz
+            ),
+        )
+        .with_evidence([
+            cold.evidence("cold, before the benchmarks"),
+            hot.evidence("hot, after the benchmarks"),
+        ]),
+    )
 }
 
 #[cfg(test)]
@@ -111,6 +159,30 @@ mod tests {
         );
         let f = judge_turbo("cpu0-7", &check(1150.0), 1200.0, 4700.0, FROM).unwrap();
         assert_eq!(f.severity, Severity::Info);
+    }
+
+    /// All-core turbo below single-core boost is the budget, not throttling; below base it is.
+    #[test]
+    fn hot_with_busy_cores_is_judged_against_the_base_clock() {
+        let cold = check(4690.0);
+        let f = judge_turbo_hot("cpu0-7", Some(&cold), &check(4100.0), 1200.0, 4700.0).unwrap();
+        assert_eq!(
+            (f.kind, f.severity),
+            (FindingKind::PowerLimit, Severity::Info)
+        );
+        // The same pair judged as an OPP: critical throttling.
+        let old = judge_hot("cpu0-7", Some(&cold), &check(4100.0)).unwrap();
+        assert_eq!(old.severity, Severity::Critical);
+        assert_eq!(
+            judge_turbo_hot("cpu0-7", Some(&cold), &check(4680.0), 1200.0, 4700.0),
+            None
+        );
+        let f = judge_turbo_hot("cpu0-7", Some(&cold), &check(900.0), 1200.0, 4700.0).unwrap();
+        assert_eq!(
+            (f.kind, f.severity),
+            (FindingKind::Throttling, Severity::Critical)
+        );
+        assert!(f.message.contains("at the 1200 MHz OPP"), "{}", f.message);
     }
 
     #[test]
