@@ -159,7 +159,9 @@ fn preferences(policies: &[PolicyPerf], out: &mut Vec<Setting>) {
 
 /// Nominal and boost clocks, one line per distinct pair (eight identical policies are one).
 fn clocks(policies: &[PolicyPerf], out: &mut Vec<Setting>) {
-    let mut groups: Vec<((Option<u64>, Option<u64>), Vec<&PolicyPerf>)> = Vec::new();
+    // (nominal, boost) kHz → the policies with them.
+    type Clocks = (Option<u64>, Option<u64>);
+    let mut groups: Vec<(Clocks, Vec<&PolicyPerf>)> = Vec::new();
     for p in policies
         .iter()
         .filter(|p| p.boost_khz.is_some() || p.nominal_khz.is_some())
