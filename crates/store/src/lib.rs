@@ -15,6 +15,7 @@ pub mod fairness;
 mod pg_tls;
 mod postgres;
 pub mod rank;
+pub mod regress;
 mod sqlite;
 
 pub use pg_tls::set_password_file;

@@ -9,6 +9,7 @@ mod out;
 
 mod cli;
 mod exit;
+mod farm;
 mod files;
 mod frame;
 mod keep;

@@ -6,6 +6,7 @@
 mod cpus;
 mod memory;
 mod perf_control;
+mod placement;
 mod storage;
 mod system;
 mod thermal;
@@ -16,6 +17,7 @@ pub use perf_control::{
     epp_saves_power, limits as perf_limits, AmdPstate, Cppc, IntelPstate, PerfControl, PerfLimits,
     PolicyPerf, AMD_PSTATE_DIR, INTEL_PSTATE_DIR,
 };
+pub use placement::CoreLayout;
 pub use storage::{storage_under, StorageInfo};
 #[cfg(test)]
 pub(crate) use system::machine_line;
@@ -47,6 +49,11 @@ pub struct Inventory {
     pub root: String,
     /// Device-tree model, else DMI vendor and product.
     pub device: Option<String>,
+    /// The device tree's root `compatible` list, most specific first (board, SoC, family);
+    /// empty without a device tree. Farm engines key boards by it (KernelCI's
+    /// `environment.compatible`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compatible: Vec<String>,
     /// The SoC guessed and the rule that matched (on x86 the CPU model); None when unknown.
     pub soc: Option<SocGuess>,
     /// Kernel release and version line.
@@ -61,6 +68,10 @@ pub struct Inventory {
     pub cpus: Vec<Cpu>,
     /// CPUs of one core type sharing a cpufreq policy, ordered by first CPU.
     pub clusters: Vec<Cluster>,
+    /// The identified chip's core layout where cpuinfo did not give every CPU's type: placed
+    /// on CPUs only where the machine shows which is which, else counts alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_layout: Option<CoreLayout>,
     /// Thermal zones, hwmon chips and the chosen SoC temperature.
     pub thermal: Thermal,
     /// RAM and page size.
@@ -81,9 +92,10 @@ impl Inventory {
         let mut missing = Vec::new();
         let mut cpu_part = cpus::probe(host, &mut missing);
         let sys = system::probe(host, &cpu_part, &mut missing);
-        if let Some(soc) = &sys.soc {
-            cpus::fill_core_types_from_soc(&mut cpu_part, soc);
-        }
+        let core_layout = sys
+            .soc
+            .as_ref()
+            .and_then(|soc| cpus::fill_core_types_from_soc(host, &mut cpu_part, soc));
         let thermal = thermal::probe(host, &mut missing);
         let (memory, swap) = memory::probe(host, &mut missing);
         let perf_control = perf_control::probe(host, &cpu_part.clusters, &mut missing);
@@ -91,6 +103,7 @@ impl Inventory {
             schema_version: SCHEMA_VERSION,
             root: host.root().display().to_string(),
             device: sys.device,
+            compatible: sys.compatible,
             soc: sys.soc,
             kernel: sys.kernel,
             arch: sys.arch,
@@ -98,6 +111,7 @@ impl Inventory {
             virtualization: sys.virtualization,
             cpus: cpu_part.cpus,
             clusters: cpu_part.clusters,
+            core_layout,
             thermal,
             memory,
             swap,
