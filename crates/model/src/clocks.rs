@@ -84,6 +84,22 @@ pub struct ClusterClocks {
     /// What the reader must know about this cluster's walk (a driver that treats the
     /// limit as a request, no root, every CPU offline).
     pub notes: Vec<String>,
+    /// Where the driver has no frequency table (intel_pstate, amd-pstate, CPPC): the base
+    /// and boost clocks its highest limit is judged by; None otherwise and in documents
+    /// before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turbo: Option<TurboClocks>,
+}
+
+/// The base and boost clocks of a cluster without a frequency table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TurboClocks {
+    /// The nominal (base) clock, MHz: sustained with every core busy.
+    pub base_mhz: u32,
+    /// The boost clock, MHz: the most one core may reach, when power and heat allow.
+    pub boost_mhz: u32,
+    /// Where they came from (`intel_pstate base_frequency; …`, `acpi_cppc/nominal_freq; …`).
+    pub from: String,
 }
 
 /// The clock measured at one OPP.

@@ -52,6 +52,9 @@ pub enum FindingKind {
     ThermalTrip,
     /// The idle gate found the machine busy before the measurement.
     NotIdle,
+    /// A performance limit of the CPU's frequency driver was set while measuring: intel_pstate's
+    /// `max_perf_pct` below 100 or `no_turbo`, an energy preference that favours saving power.
+    PerfLimit,
     /// Something could not be checked (no permission for the kernel log, no cpufreq stats…).
     NotChecked,
     /// A headline figure worse than the same machine's previous result beyond the noise
@@ -80,6 +83,7 @@ impl FindingKind {
             FindingKind::PowerLimit => "power_limit",
             FindingKind::ThermalTrip => "thermal_trip",
             FindingKind::NotIdle => "not_idle",
+            FindingKind::PerfLimit => "perf_limit",
             FindingKind::NotChecked => "not_checked",
             FindingKind::Regression => "regression",
             FindingKind::Improvement => "improvement",

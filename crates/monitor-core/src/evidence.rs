@@ -258,6 +258,10 @@ pub struct Snapshot {
     /// without cpuidle (and in snapshots taken before it was read).
     #[serde(default)]
     pub idle: Vec<truebench_host::cpuidle::IdleCounters>,
+    /// intel_pstate's limits and each policy's energy preference; None where the machine has
+    /// no x86/ACPI performance control.
+    #[serde(default)]
+    pub perf_limits: Option<truebench_host::inventory::PerfLimits>,
     /// What could not be read, with the reason.
     pub missing: Vec<String>,
 }

@@ -133,6 +133,14 @@ pub fn snapshot_with(host: &Host, inv: &Inventory, opts: &SnapshotOptions) -> Sn
         s.soc_sensor = Some(c.name.clone());
         s.soc_temp_c = host.read_i64(&c.path).map(|m| m as f64 / 1000.0);
     }
+    if let Some(pc) = &inv.perf_control {
+        let dirs: Vec<(u32, String)> = pc
+            .policies
+            .iter()
+            .map(|p| (p.policy, p.dir.clone()))
+            .collect();
+        s.perf_limits = Some(truebench_host::inventory::perf_limits(host, &dirs));
+    }
     if !opts.skip_processes {
         s.processes = Some(processes(host, &opts.exclude_pids));
     }

@@ -193,8 +193,14 @@ pub fn render(inv: &Inventory) -> String {
                         .collect();
                     let _ = writeln!(o, "  OPPs (MHz): {}", list.join(" "));
                 }
+                o.push_str(&crate::perf_control::cluster(inv, cl));
             }
         }
+    }
+    let global = crate::perf_control::global(inv);
+    if !global.is_empty() {
+        let _ = writeln!(o);
+        o.push_str(&global);
     }
 
     let _ = writeln!(

@@ -8,6 +8,7 @@ pub mod energy;
 pub mod info;
 pub mod kernel;
 pub mod kinds;
+pub mod perf_control;
 pub mod report;
 pub mod residency;
 pub mod text;

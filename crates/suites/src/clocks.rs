@@ -13,11 +13,14 @@ use std::sync::Arc;
 use std::time::Duration;
 use truebench_host::inventory::Cluster;
 use truebench_host::{Host, Inventory};
-pub use truebench_model::clocks::{AllCores, ClockPoint, ClusterClocks, CoreClock, WalkMode};
+pub use truebench_model::clocks::{
+    AllCores, ClockPoint, ClusterClocks, CoreClock, TurboClocks, WalkMode,
+};
 use truebench_model::finding::Finding;
 use truebench_monitor_core::clocks_text;
 use truebench_monitor_core::detect::clock_walk::{judge_walk, WalkVerdict};
 use truebench_monitor_core::detect::clocks::{judge_cold, ClockCheck};
+use truebench_monitor_core::detect::turbo_clock::judge_turbo;
 use truebench_tuning::{Tuning, TuningError};
 use truebench_workloads::clock::{self, ClockError, ClockMeasurement, ClockOptions};
 
@@ -385,21 +388,36 @@ pub fn planned_points(host: &Host, inv: &Inventory, opts: &ClocksOptions) -> usi
     let walked: usize = clusters_of(inv)
         .iter()
         .map(|c| match c.policy_dir.as_deref().filter(|_| opts.tune) {
-            Some(dir) => opps_to_walk(host, c, dir, opts).len().max(1),
+            Some(dir) => opps_to_walk(host, c, dir, opts, base_khz(turbo_clocks(inv, c).as_ref()))
+                .len()
+                .max(1),
             None => 1,
         })
         .sum();
     walked + if opts.all_cores { 2 } else { 0 }
 }
 
-fn opps_to_walk(host: &Host, c: &Cluster, dir: &str, opts: &ClocksOptions) -> Vec<u64> {
+/// The base clock of a cluster without a frequency table, kHz (both sources give whole MHz).
+fn base_khz(t: Option<&TurboClocks>) -> Option<u64> {
+    t.map(|t| t.base_mhz as u64 * 1000)
+}
+
+fn opps_to_walk(
+    host: &Host,
+    c: &Cluster,
+    dir: &str,
+    opts: &ClocksOptions,
+    base_khz: Option<u64>,
+) -> Vec<u64> {
     let mut opps: Vec<u64> = c.opps_khz.clone();
     if opps.is_empty() {
-        // No frequency table (intel_pstate, amd-pstate, cppc): the limits are all there is.
+        // No frequency table (intel_pstate, amd-pstate, cppc): the limits are all there is,
+        // and the base clock between them where the driver gives it.
         let max = read_khz(host, dir, "cpuinfo_max_freq");
         let min = read_khz(host, dir, "cpuinfo_min_freq").filter(|&m| m > 0);
         opps.extend(max);
         opps.extend(min.filter(|m| Some(*m) != max));
+        opps.extend(base_khz.filter(|&b| max.is_none_or(|m| b < m) && min.is_none_or(|m| b > m)));
     }
     opps.sort_unstable_by(|a, b| b.cmp(a));
     opps.dedup();
@@ -466,7 +484,15 @@ fn check_cluster<P: ClockProbe + ?Sized>(
         enforced: None,
         points: Vec::new(),
         notes: Vec::new(),
+        turbo: turbo_clocks(inv, c),
     };
+    if let Some(t) = &cc.turbo {
+        cc.notes.push(format!(
+            "no frequency table: the highest limit is the {} MHz boost clock, the base clock \
+             {} MHz ({}); the clock is judged against both",
+            t.boost_mhz, t.base_mhz, t.from
+        ));
+    }
     let Some(cpu) = cc.measured_cpu else {
         cc.mode = WalkMode::Offline;
         cc.notes.push("every CPU of this cluster is offline".into());
@@ -524,7 +550,7 @@ fn walk<P: ClockProbe + ?Sized>(
     cc: &mut ClusterClocks,
     summary: &mut TuningSummary,
 ) -> bool {
-    let opps = opps_to_walk(host, c, dir, opts);
+    let opps = opps_to_walk(host, c, dir, opts, base_khz(cc.turbo.as_ref()));
     if opps.is_empty() {
         cc.notes.push(match (opts.max_khz, opts.min_khz) {
             (None, None) => "cpufreq lists no OPPs for this cluster".into(),
@@ -712,8 +738,24 @@ pub fn cluster_label(cc: &ClusterClocks) -> String {
     )
 }
 
+/// Base and boost clocks of a cluster whose driver has no frequency table, where its
+/// intel_pstate or ACPI CPPC files give both (`Inventory::perf_control`).
+pub(crate) fn turbo_clocks(inv: &Inventory, c: &Cluster) -> Option<TurboClocks> {
+    if !c.opps_khz.is_empty() {
+        return None;
+    }
+    let p = inv.perf_of(c)?;
+    let (base, boost) = (p.nominal_khz?, p.boost_khz?);
+    (base > 0 && boost >= base).then(|| TurboClocks {
+        base_mhz: (base / 1000) as u32,
+        boost_mhz: (boost / 1000) as u32,
+        from: p.clocks_from.clone().unwrap_or_default(),
+    })
+}
+
 /// The advertised clock judged by this (cold) walk's highest OPP — unless the whole walk
-/// shows the same MHz missing at every OPP, which is lost cycles, not the label's.
+/// shows the same MHz missing at every OPP, which is lost cycles, not the label's. Without a
+/// frequency table the highest limit is the boost clock, judged against base and boost.
 fn deviation_finding(cc: &ClusterClocks) -> Option<Finding> {
     let top = top_check(cc)?;
     let walk: Vec<ClockCheck> = cc
@@ -724,7 +766,21 @@ fn deviation_finding(cc: &ClusterClocks) -> Option<Finding> {
     if let Some(WalkVerdict::LostCycles(f)) = judge_walk(&cluster_label(cc), &walk, None) {
         return Some(f);
     }
-    let mut f = judge_cold(&cluster_label(cc), &top, None)?;
+    // The turbo judgement holds for the boost limit only (not a walk capped by MaxKHz).
+    let turbo = cc
+        .turbo
+        .as_ref()
+        .filter(|t| top.opp_mhz >= t.boost_mhz as f64);
+    let mut f = match turbo {
+        Some(t) => judge_turbo(
+            &cluster_label(cc),
+            &top,
+            t.base_mhz as f64,
+            t.boost_mhz as f64,
+            &t.from,
+        )?,
+        None => judge_cold(&cluster_label(cc), &top, None)?,
+    };
     if cc.enforced == Some(false) {
         f.evidence
             .push("the kernel cannot enforce OPPs on this cluster (see notes)".into());
@@ -746,7 +802,8 @@ fn check_all_cores<P: ClockProbe + ?Sized>(
             let Some(dir) = c.policy_dir.as_deref() else {
                 continue;
             };
-            let Some(&top) = opps_to_walk(host, c, dir, opts).first() else {
+            let base = base_khz(turbo_clocks(inv, c).as_ref());
+            let Some(&top) = opps_to_walk(host, c, dir, opts, base).first() else {
                 continue;
             };
             let lowest = read_khz(host, dir, "cpuinfo_min_freq")

@@ -5,6 +5,7 @@
 
 mod cpus;
 mod memory;
+mod perf_control;
 mod placement;
 mod storage;
 mod system;
@@ -12,6 +13,10 @@ mod thermal;
 
 pub use cpus::{clean_x86_model, Cluster, Cpu};
 pub use memory::{Memory, Swap, SwapDevice, Zswap};
+pub use perf_control::{
+    epp_saves_power, limits as perf_limits, AmdPstate, Cppc, IntelPstate, PerfControl, PerfLimits,
+    PolicyPerf, AMD_PSTATE_DIR, INTEL_PSTATE_DIR,
+};
 pub use placement::CoreLayout;
 pub use storage::{storage_under, StorageInfo};
 #[cfg(test)]
@@ -76,6 +81,10 @@ pub struct Inventory {
     /// The idle states of the online CPUs, their driver and governor; None without cpuidle.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpuidle: Option<crate::cpuidle::CpuIdle>,
+    /// intel_pstate, amd-pstate and ACPI CPPC: limits, energy preferences, nominal and boost
+    /// clocks; None when the machine has none of them (and in documents before it was read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub perf_control: Option<PerfControl>,
     /// Everything that could not be read, and why.
     pub missing: Vec<Missing>,
 }
@@ -99,6 +108,7 @@ impl Inventory {
             .map(|c| c.id)
             .collect();
         let cpuidle = crate::cpuidle::probe(host, &online);
+        let perf_control = perf_control::probe(host, &cpu_part.clusters, &mut missing);
         Inventory {
             schema_version: SCHEMA_VERSION,
             root: host.root().display().to_string(),
@@ -116,6 +126,7 @@ impl Inventory {
             memory,
             swap,
             cpuidle,
+            perf_control,
             missing,
         }
     }
@@ -133,6 +144,16 @@ impl Inventory {
     /// True when any cluster has a cpufreq driver.
     pub fn has_cpufreq(&self) -> bool {
         self.clusters.iter().any(|c| c.driver.is_some())
+    }
+
+    /// The performance control of the policy a cluster's first CPU belongs to.
+    pub fn perf_of(&self, cluster: &Cluster) -> Option<&PolicyPerf> {
+        let p = cluster.policy?;
+        self.perf_control
+            .as_ref()?
+            .policies
+            .iter()
+            .find(|x| x.policy == p)
     }
 }
 

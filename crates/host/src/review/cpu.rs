@@ -92,17 +92,6 @@ pub fn cpufreq(host: &Host, inv: &Inventory, out: &mut Vec<Setting>) {
                 );
             }
         }
-        let epp = format!("{dir}/energy_performance_preference");
-        if let Some(e) = host.read_trimmed(&epp) {
-            let s =
-                Setting::new("cpufreq", &subject, "energy_performance_preference", &e).from(&epp);
-            out.push(match e.as_str() {
-                "performance" | "balance_performance" | "default" => s.ok(),
-                _ => s.warn(format!(
-                    "{e}: the hardware favours energy over speed when raising the clock"
-                )),
-            });
-        }
         let pstate_driver = c
             .driver
             .as_deref()

@@ -9,6 +9,7 @@ mod firmware;
 mod memory;
 mod network;
 mod pcie;
+mod perf_control;
 mod smart;
 mod storage;
 mod usb;
@@ -110,6 +111,7 @@ pub fn review(host: &Host, inv: &Inventory) -> Vec<Setting> {
     let mut out = Vec::new();
     cpu::cpufreq(host, inv, &mut out);
     cpuidle::review(host, inv, &mut out);
+    perf_control::review(inv, &mut out);
     cpu::devfreq(host, &mut out);
     cpu::gpu(host, &mut out);
     pcie::aspm(host, &mut out);

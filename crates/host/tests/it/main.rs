@@ -5,5 +5,6 @@ mod cpuidle;
 mod kernel;
 mod machines;
 mod old_cpuinfo;
+mod perf_control;
 mod review;
 mod review_checks;

@@ -10,11 +10,13 @@ pub mod cores;
 pub mod heat;
 pub mod kernel_log;
 pub mod memory;
+pub mod perf_limits;
 pub mod phases;
 pub mod power;
 pub mod rpi;
 pub mod thermal;
 pub mod throttling;
+pub mod turbo_clock;
 
 use truebench_host::Inventory;
 
@@ -90,6 +92,7 @@ pub fn run(ctx: &Context<'_>) -> Vec<Finding> {
     f.extend(memory::zswap_on_zram(before, after));
     f.extend(memory::oom_kill(lines));
     f.extend(thermal::thermal_trip(lines));
+    f.extend(perf_limits::detect(inv, before, after));
     let tables = process_tables(timeline, ctx.boundaries);
     f.extend(activity::background_activity(inv, timeline, &tables));
     f.extend(activity::system_activity(timeline, &tables));

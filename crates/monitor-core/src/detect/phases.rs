@@ -3,7 +3,7 @@
 //! The detectors judge a whole measurement (its first and last snapshot, every sample, the
 //! whole kernel log). To tie what they found to the phases it happened in, the detectors
 //! that look at a change — throttling, firmware throttling and under-voltage, killed cores,
-//! swapping, oom kills, thermal trips — run again on each phase alone: its two boundary
+//! swapping, oom kills, thermal trips, driver limits — run again on each phase alone: its two boundary
 //! snapshots, its samples and the kernel-log lines read while it ran. A kind a phase shows
 //! on its own adds that phase to the whole measurement's findings of the kind (or, when the
 //! whole has none — swap that grew and shrank back — the phase's own finding is kept).
@@ -16,7 +16,7 @@ use truebench_model::finding::{Finding, FindingKind, Severity};
 use truebench_model::timeline::Timeline;
 use truebench_model::PhaseId;
 
-use super::{cores, memory, power, rpi, thermal, throttling};
+use super::{cores, memory, perf_limits, power, rpi, thermal, throttling};
 
 /// One phase's own evidence.
 pub struct PhaseEvidence<'a> {
@@ -43,6 +43,7 @@ pub fn phase_findings(inv: &Inventory, tl: &Timeline, p: &PhaseEvidence<'_>) -> 
     f.extend(memory::swapping(inv, p.before, p.after, &part));
     f.extend(memory::oom_kill(p.log));
     f.extend(thermal::thermal_trip(p.log));
+    f.extend(perf_limits::detect(inv, p.before, p.after));
     f.retain(|x| x.kind != FindingKind::NotChecked && x.severity > Severity::Info);
     for x in &mut f {
         x.add_phase(p.name);

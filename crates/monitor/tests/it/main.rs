@@ -8,6 +8,7 @@ mod extra_sources;
 mod freq_log;
 mod idle;
 mod not_checked;
+mod perf_limits;
 mod reader_live;
 mod sampler;
 mod scenarios;

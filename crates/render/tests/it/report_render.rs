@@ -61,6 +61,7 @@ fn other_kinds(run: &RunResult) -> Vec<(String, Document)> {
                 enforced: Some(true),
                 points: vec![point(2400, 2350.0), point(1800, 1796.0), point(408, 407.0)],
                 notes: vec![],
+                turbo: None,
             }],
             all_cores: None,
         },

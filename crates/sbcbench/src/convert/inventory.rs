@@ -305,6 +305,7 @@ pub(super) fn inventory(log: &SbcBenchLog, name: &str) -> Inventory {
         },
         swap,
         cpuidle: None,
+        perf_control: None,
         missing,
     }
 }

@@ -77,6 +77,7 @@ pub(super) fn clock_scores(
             enforced: None,
             points,
             notes: Vec::new(),
+            turbo: None,
         });
     }
     for m in log.no_cpufreq.iter().filter(|m| m.round == round) {
@@ -112,6 +113,7 @@ pub(super) fn clock_scores(
                 error: None,
             }],
             notes: Vec::new(),
+            turbo: None,
         });
     }
     let all_cores = if round == Round::After {

@@ -133,6 +133,7 @@ pub fn every_kind(db: &Path) {
                 enforced: Some(true),
                 points: vec![ClockPoint::at_opp(1800, vec![1795.5], 100.0)],
                 notes: vec![],
+                turbo: None,
             }],
             all_cores: None,
         },

@@ -3,6 +3,7 @@
 use super::*;
 use truebench_model::phase;
 use truebench_monitor_core::detect::clocks::{self as clocks_judge, ClockCheck};
+use truebench_monitor_core::detect::turbo_clock::judge_turbo_hot;
 
 impl<M: Measurements + ?Sized> Run<'_, M> {
     pub(super) fn clock_options(&self) -> ClocksOptions {
@@ -155,7 +156,22 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                             cluster.map_or(format!("cpu{}", g.first), |c| c.cpu_range()),
                             core(&g.core_type)
                         );
-                        if let Some(f) = clocks_judge::judge_hot(&label, cold, &hot) {
+                        // A cluster without a frequency table at its boost limit: judged
+                        // against base and boost, not as an OPP.
+                        let turbo = cluster
+                            .and_then(|c| crate::clocks::turbo_clocks(r.inv, c))
+                            .filter(|t| hot.opp_mhz >= t.boost_mhz as f64);
+                        let f = match turbo {
+                            Some(t) => judge_turbo_hot(
+                                &label,
+                                cold,
+                                &hot,
+                                t.base_mhz as f64,
+                                t.boost_mhz as f64,
+                            ),
+                            None => clocks_judge::judge_hot(&label, cold, &hot),
+                        };
+                        if let Some(f) = f {
                             r.s.finding(f);
                         }
                     }
@@ -177,6 +193,7 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                         enforced: None,
                         points: vec![point],
                         notes: Vec::new(),
+                        turbo: None,
                     });
                     if r.stopped() {
                         break;

@@ -665,3 +665,72 @@ fn intel_pstate_walks_its_limits_and_names_the_driver_when_the_clock_ignores_the
     assert!(!text.contains("+573"), "{text}");
     assert_eq!(settings(root.path()), before);
 }
+
+/// The i7-1165G7 laptop of util-linux's Linux 6.2 dump: intel_pstate with HWP, no frequency
+/// table, base_frequency 1200 MHz, cpuinfo_max_freq 4700 MHz. `mhz` answers the clock for
+/// the scaling_max_freq the walk set.
+fn turbo_laptop(mhz: fn(u64) -> f64) -> (ClocksReport, bool) {
+    const NAME: &str = "x86_64-64cpu-linux6.2";
+    let d = truebench_fixtures::sysfs_dump(NAME);
+    let root = d.path().join(NAME);
+    let before = settings(&root);
+    let mut fake = Fake::new(move |_, max_khz, _| mhz(max_khz));
+    fake.policy_of = |cpu| cpu;
+    let r = exec(&root, &ClocksOptions::default(), &mut fake);
+    (r, settings(&root) == before)
+}
+
+#[test]
+fn without_a_frequency_table_the_walk_includes_the_base_clock_and_restores() {
+    // A clock that follows the limit: the walk's three points measure what they set.
+    let (r, restored) = turbo_laptop(|khz| khz as f64 / 1000.0);
+    assert!(restored, "every limit written back");
+    let c = &r.clusters[0];
+    let t = c.turbo.as_ref().expect("base and boost from intel_pstate");
+    assert_eq!((t.base_mhz, t.boost_mhz), (1200, 4700));
+    let opps: Vec<u32> = c.points.iter().filter_map(|p| p.opp_mhz).collect();
+    assert_eq!(opps, [4700, 1200, 400], "boost, base, lowest");
+    assert_eq!(c.enforced, Some(true));
+    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+    assert!(
+        render_text(&r)
+            .contains("the highest limit is the 4700 MHz boost clock, the base clock 1200 MHz"),
+        "{}",
+        render_text(&r)
+    );
+}
+
+#[test]
+fn a_clock_between_base_and_boost_is_turbo_not_a_fake_label() {
+    // 3900 MHz at the 4700 MHz limit: 17 % short of boost, far above base.
+    let (r, _) = turbo_laptop(|khz| {
+        if khz >= 4_700_000 {
+            3900.0
+        } else {
+            khz as f64 / 1000.0
+        }
+    });
+    assert_eq!(r.findings.len(), 1, "{:#?}", r.findings);
+    let f = &r.findings[0];
+    assert_eq!(f.severity, Severity::Info, "{f:#?}");
+    assert!(
+        f.message.contains("above its 1200 MHz base clock"),
+        "{}",
+        f.message
+    );
+    // Below the base clock it is a shortfall, judged against the base clock.
+    let (r, _) = turbo_laptop(|khz| {
+        if khz >= 4_700_000 {
+            1000.0
+        } else {
+            khz as f64 / 1000.0
+        }
+    });
+    let f = &r.findings[0];
+    assert_eq!(f.severity, Severity::Warning, "{f:#?}");
+    assert!(
+        f.message.contains("not the advertised 1200 MHz"),
+        "{}",
+        f.message
+    );
+}

@@ -4,6 +4,7 @@
 mod clocks;
 mod efficiency;
 mod interactivity;
+mod max_khz;
 mod meter;
 mod progress;
 mod residency;
