@@ -75,6 +75,7 @@ impl Inventory {
         if let Some(soc) = &sys.soc {
             cpus::fill_core_types_from_soc(&mut cpu_part, soc);
         }
+        crate::opp::read::fill(host, &mut cpu_part.clusters);
         let thermal = thermal::probe(host, &mut missing);
         let (memory, swap) = memory::probe(host, &mut missing);
         Inventory {
