@@ -165,6 +165,9 @@ pub fn render(inv: &Inventory) -> String {
                 }
             }
         }
+        for l in &cl.opp_limits {
+            let _ = writeln!(o, "  never reached: {} ({})", l.reason, l.source);
+        }
     }
 
     let _ = writeln!(o);

@@ -124,8 +124,9 @@ impl<'h> Tree<'h> {
             .collect()
     }
 
-    /// The node of logical CPU `cpu`: its sysfs `of_node` link, else the cpu-th CPU node.
-    pub fn cpu_node(&self, cpu: u32, nodes: &[String]) -> Option<String> {
+    /// The node of logical CPU `cpu`: its sysfs `of_node` link, else (on a root without such
+    /// links, `by_order`) the cpu-th CPU node.
+    pub fn cpu_node(&self, cpu: u32, nodes: &[String], by_order: bool) -> Option<String> {
         let link = self
             .host
             .read_link(format!("sys/devices/system/cpu/cpu{cpu}/of_node"));
@@ -136,6 +137,9 @@ impl<'h> Tree<'h> {
                     return Some(node.to_string());
                 }
             }
+        }
+        if !by_order {
+            return None;
         }
         nodes.get(usize::try_from(cpu).ok()?).cloned()
     }

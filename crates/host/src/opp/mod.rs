@@ -90,6 +90,8 @@ pub struct OppInputs {
     pub offered_source: String,
     /// Cooling devices bound to the policy.
     pub cooling: Vec<Cooling>,
+    /// Whether cooling devices could be looked for at all (`/sys/class/thermal` readable).
+    pub cooling_read: bool,
     /// A MaxKHz truebench was asked to hold the cluster at.
     pub user_max_khz: Option<u64>,
 }
@@ -466,7 +468,11 @@ fn scaling_max(i: &OppInputs, offered: &[u32], freqs: &[u32]) -> Option<OppLimit
             ),
         )
     } else {
-        let why = if i.cooling.is_empty() {
+        let why = if !i.cooling_read {
+            "who lowered it is unknown: no cooling devices could be read (/sys/class/thermal) \
+             and no MaxKHz was given"
+                .to_string()
+        } else if i.cooling.is_empty() {
             "no cooling device is bound to this policy and no MaxKHz was given: a program, a \
              user or firmware lowered it"
                 .to_string()

@@ -143,18 +143,31 @@ fn cooling(host: &Host, cl: &Cluster, k: usize) -> Vec<Cooling> {
 pub fn inputs(host: &Host, clusters: &[Cluster]) -> Vec<OppInputs> {
     let tree = Tree::locate(host);
     let nodes = tree.as_ref().map(|t| t.cpu_nodes()).unwrap_or_default();
+    // CPU nodes by order only where no CPU links its node.
+    let by_order = !clusters.iter().flat_map(|c| &c.cpus).any(|c| {
+        host.read_link(format!("sys/devices/system/cpu/cpu{c}/of_node"))
+            .is_some()
+    });
     // Each cluster's CPU node (its first CPU that has one) and the phandles it names.
     let mut per: Vec<(Option<String>, Option<u32>, Option<u32>)> = Vec::new();
     let mut wanted = Vec::new();
     for cl in clusters {
-        let node = tree
+        // The first of its CPUs whose node names a table (one CPU's node may be unreadable).
+        let cpu_nodes: Vec<String> = tree
             .as_ref()
-            .and_then(|t| cl.cpus.iter().find_map(|&c| t.cpu_node(c, &nodes)));
-        let ph = |p: &str| {
+            .map(|t| cl.cpus.iter().filter_map(|&c| t.cpu_node(c, &nodes, by_order)).collect())
+            .unwrap_or_default();
+        let ph = |n: &str, p: &str| {
             let t = tree.as_ref()?;
-            t.prop(node.as_deref()?, p).and_then(|b| dt::cell(&b))
+            t.prop(n, p).and_then(|b| dt::cell(&b))
         };
-        let (opp, sup) = (ph("operating-points-v2"), ph("cpu-supply"));
+        let node = cpu_nodes
+            .iter()
+            .find(|n| ph(n, "operating-points-v2").is_some())
+            .or(cpu_nodes.first())
+            .cloned();
+        let opp = node.as_deref().and_then(|n| ph(n, "operating-points-v2"));
+        let sup = cpu_nodes.iter().find_map(|n| ph(n, "cpu-supply"));
         wanted.extend(opp.into_iter().chain(sup));
         per.push((node, opp, sup));
     }
@@ -195,6 +208,7 @@ pub fn inputs(host: &Host, clusters: &[Cluster]) -> Vec<OppInputs> {
                 i.offered_khz = cl.opps_khz.clone();
                 i.offered_source = format!("{dir}/scaling_available_frequencies");
                 i.cooling = cooling(host, cl, k);
+                i.cooling_read = host.is_dir(THERMAL);
                 k += 1;
             }
             i

@@ -170,6 +170,7 @@ fn scaling_max_below_the_hardware_names_the_cooling_device() {
         cpuinfo_max_khz: Some(2_208_000),
         scaling_max_khz: Some(2_016_000),
         scaling_max_source: "sys/devices/system/cpu/cpufreq/policy2/scaling_max_freq".into(),
+        cooling_read: true,
         cooling: vec![Cooling {
             device: "cooling_device1".into(),
             kind: "cpufreq-cpu2".into(),

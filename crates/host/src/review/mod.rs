@@ -7,6 +7,7 @@ mod cpu;
 mod firmware;
 mod memory;
 mod network;
+mod opp;
 mod pcie;
 mod smart;
 mod storage;
@@ -107,6 +108,7 @@ pub const AREAS: [&str; 10] = [
 pub fn review(host: &Host, inv: &Inventory) -> Vec<Setting> {
     let mut out = Vec::new();
     cpu::cpufreq(host, inv, &mut out);
+    opp::limits(inv, &mut out);
     cpu::devfreq(host, &mut out);
     cpu::gpu(host, &mut out);
     pcie::aspm(host, &mut out);

@@ -4,5 +4,6 @@
 mod kernel;
 mod machines;
 mod old_cpuinfo;
+mod opp_tree;
 mod review;
 mod review_checks;
