@@ -184,7 +184,10 @@ mod tests {
 
     #[test]
     fn cells_and_odd_lengths() {
-        assert_eq!(cells(&[0, 0, 0, 1, 0, 0, 0xff, 0xff]), Some(vec![1, 0xffff]));
+        assert_eq!(
+            cells(&[0, 0, 0, 1, 0, 0, 0xff, 0xff]),
+            Some(vec![1, 0xffff])
+        );
         assert_eq!(cells(&[0, 0, 1]), None, "truncated");
         assert_eq!(cells(&[]), None);
         assert_eq!(cell(&[0, 0, 0, 7]), Some(7));
@@ -194,10 +197,7 @@ mod tests {
     #[test]
     fn opp_hz_is_64_bit_big_endian() {
         // 2400 MHz = 0x8F0D1800: the high bit set, as in RK3588's top OPP.
-        assert_eq!(
-            hz(&[0, 0, 0, 0, 0x8f, 0x0d, 0x18, 0]),
-            Some(2_400_000_000)
-        );
+        assert_eq!(hz(&[0, 0, 0, 0, 0x8f, 0x0d, 0x18, 0]), Some(2_400_000_000));
         assert_eq!(hz(&[0x3b, 0x9a, 0xca, 0]), Some(1_000_000_000));
         assert_eq!(hz(&[0, 0, 0, 0, 0x8f]), None);
     }

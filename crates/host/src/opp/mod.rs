@@ -178,7 +178,10 @@ pub fn volts(uv: u64) -> String {
     let mv = (uv + 500) / 1000;
     let s = format!("{}.{:03}", mv / 1000, mv % 1000);
     let s = s.trim_end_matches('0');
-    let s = s.strip_suffix('.').map(|s| format!("{s}.0")).unwrap_or(s.into());
+    let s = s
+        .strip_suffix('.')
+        .map(|s| format!("{s}.0"))
+        .unwrap_or(s.into());
     format!("{s} V")
 }
 
@@ -264,9 +267,9 @@ pub fn judge(i: &OppInputs) -> Vec<OppLimit> {
         let excluded = |o: &TableOpp| {
             !o.supported_hw.is_empty()
                 && (o.supported_hw.contains(&0)
-                    || common.as_ref().is_some_and(|c| {
-                        c.iter().zip(&o.supported_hw).any(|(c, m)| c & m == 0)
-                    }))
+                    || common
+                        .as_ref()
+                        .is_some_and(|c| c.iter().zip(&o.supported_hw).any(|(c, m)| c & m == 0)))
         };
         let fitting: Vec<&&TableOpp> = at.iter().filter(|o| !excluded(o)).collect();
         if fitting.is_empty() {
@@ -313,7 +316,10 @@ pub fn judge(i: &OppInputs) -> Vec<OppLimit> {
             };
             let (is, _) = is_are(&opps);
             let why = if m.contains(&0) {
-                format!("its opp-supported-hw <{}> has a cell of 0, which no chip matches", hex(&m))
+                format!(
+                    "its opp-supported-hw <{}> has a cell of 0, which no chip matches",
+                    hex(&m)
+                )
             } else {
                 let c = common.clone().unwrap_or_default();
                 format!(
@@ -390,13 +396,20 @@ fn regulator_limit(s: &Supply, part: &[&(u32, u64, bool)], high: bool) -> OppLim
         let max = s.max_uv.unwrap_or(0);
         let least = if opps.len() == 1 { "" } else { " at least" };
         let most = if many { "more than" } else { "at most" };
-        (n, format!("{it}{least} {} and {who} {most} {}", volts(n), volts(max)))
+        (
+            n,
+            format!("{it}{least} {} and {who} {most} {}", volts(n), volts(max)),
+        )
     } else {
         let n = part.iter().map(|r| r.1).max().unwrap_or(0);
         let min = s.min_uv.unwrap_or(0);
         (
             n,
-            format!("{it} at most {} and {who} no less than {}", volts(n), volts(min)),
+            format!(
+                "{it} at most {} and {who} no less than {}",
+                volts(n),
+                volts(min)
+            ),
         )
     };
     OppLimit {

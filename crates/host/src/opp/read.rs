@@ -155,7 +155,12 @@ pub fn inputs(host: &Host, clusters: &[Cluster]) -> Vec<OppInputs> {
         // The first of its CPUs whose node names a table (one CPU's node may be unreadable).
         let cpu_nodes: Vec<String> = tree
             .as_ref()
-            .map(|t| cl.cpus.iter().filter_map(|&c| t.cpu_node(c, &nodes, by_order)).collect())
+            .map(|t| {
+                cl.cpus
+                    .iter()
+                    .filter_map(|&c| t.cpu_node(c, &nodes, by_order))
+                    .collect()
+            })
             .unwrap_or_default();
         let ph = |n: &str, p: &str| {
             let t = tree.as_ref()?;

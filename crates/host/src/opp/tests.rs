@@ -159,14 +159,20 @@ fn a_voltage_range_is_kept_when_the_regulator_reaches_into_it() {
         min_uv: None,
         ..s
     };
-    assert_eq!(supports(&unknown, v), None, "0 mV max is no constraint known");
+    assert_eq!(
+        supports(&unknown, v),
+        None,
+        "0 mV max is no constraint known"
+    );
 }
 
 #[test]
 fn scaling_max_below_the_hardware_names_the_cooling_device() {
     // ODROID-N2+ big cluster (S922X): what a cpufreq cooling device at state 2 leaves.
     let mut i = OppInputs {
-        offered_khz: khz(&[1000, 1200, 1398, 1512, 1608, 1704, 1800, 1908, 2016, 2108, 2208]),
+        offered_khz: khz(&[
+            1000, 1200, 1398, 1512, 1608, 1704, 1800, 1908, 2016, 2108, 2208,
+        ]),
         cpuinfo_max_khz: Some(2_208_000),
         scaling_max_khz: Some(2_016_000),
         scaling_max_source: "sys/devices/system/cpu/cpufreq/policy2/scaling_max_freq".into(),
@@ -200,7 +206,11 @@ fn scaling_max_below_the_hardware_names_the_cooling_device() {
             by: LoweredBy::Unknown
         }
     );
-    assert!(l[0].reason.contains("cooling_device1) is at state 0"), "{}", l[0].reason);
+    assert!(
+        l[0].reason.contains("cooling_device1) is at state 0"),
+        "{}",
+        l[0].reason
+    );
     i.user_max_khz = Some(2_016_000);
     assert_eq!(
         judge(&i)[0].limit,

@@ -8,7 +8,11 @@ use crate::Inventory;
 pub fn limits(inv: &Inventory, out: &mut Vec<Setting>) {
     for c in &inv.clusters {
         let subject = match &c.policy_dir {
-            Some(dir) => format!("{} ({})", dir.rsplit('/').next().unwrap_or(dir), c.cpu_range()),
+            Some(dir) => format!(
+                "{} ({})",
+                dir.rsplit('/').next().unwrap_or(dir),
+                c.cpu_range()
+            ),
             None => c.cpu_range(),
         };
         for l in &c.opp_limits {

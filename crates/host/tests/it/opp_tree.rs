@@ -55,8 +55,13 @@ fn the_regulator_that_holds_the_clock_down_is_named_with_its_file() {
     let l = &inv.clusters[0].opp_limits;
     assert_eq!(l.len(), 2, "{l:#?}");
     assert_eq!(l[1].opps_mhz, [1104, 1200, 1296, 1368]);
-    assert!(matches!(&l[1].limit, Limit::Regulator { supply, max_uv: Some(1_300_000), .. } if supply == "vdd-cpux"));
-    assert_eq!(l[1].source, "sys/class/regulator/regulator.3/max_microvolts");
+    assert!(
+        matches!(&l[1].limit, Limit::Regulator { supply, max_uv: Some(1_300_000), .. } if supply == "vdd-cpux")
+    );
+    assert_eq!(
+        l[1].source,
+        "sys/class/regulator/regulator.3/max_microvolts"
+    );
     assert_eq!(l[0].opps_mhz, [480, 648]);
     // Without a sysfs regulator entry the node's own constraints are read.
     let root = dt_board(&h5_neo_plus2(false));
@@ -112,14 +117,22 @@ fn supported_hw_and_a_cooling_device_on_a_big_little_board() {
     };
     let root = dt_board(&board);
     let inv = Inventory::probe(&Host::new(root.path()));
-    let of = |cpu: u32| &inv.clusters.iter().find(|c| c.cpus[0] == cpu).unwrap().opp_limits;
+    let of = |cpu: u32| {
+        &inv.clusters
+            .iter()
+            .find(|c| c.cpus[0] == cpu)
+            .unwrap()
+            .opp_limits
+    };
     let a = of(4);
     assert_eq!(
         a.iter().map(|l| l.opps_mhz.clone()).collect::<Vec<_>>(),
         [vec![2256], vec![2352], vec![2400]],
         "{a:#?}"
     );
-    assert!(a.iter().all(|l| matches!(l.limit, Limit::SupportedHw { .. })));
+    assert!(a
+        .iter()
+        .all(|l| matches!(l.limit, Limit::SupportedHw { .. })));
     assert_eq!(a[0].source, "proc/device-tree/cluster1-opp-table");
     let b = of(6);
     assert_eq!(b.len(), 4, "{b:#?}");

@@ -174,6 +174,7 @@ pub(super) fn inventory(log: &SbcBenchLog, name: &str) -> Inventory {
         }
     }
     cpus.sort_by_key(|c| c.id);
+    super::opp_limits::fill(log, &mut clusters);
 
     let first_free = log.memory.first();
     let swaps = log.swap_devices.first().cloned().unwrap_or_default();

@@ -5,5 +5,6 @@ mod convert_corpus;
 mod corpus_sections;
 mod import_clusters;
 mod known_rules;
+mod opp_limits;
 mod results_md_agreement;
 mod verdict_patterns;
