@@ -285,7 +285,7 @@ pub fn judge(i: &OppInputs) -> Vec<OppLimit> {
             let high = s.max_uv.filter(|&m| m > 0);
             if vs.iter().all(|v| high.is_some_and(|m| v.min > m)) {
                 vs.iter().map(|v| v.min).min().map(|n| (n, true))
-            } else if vs.iter().all(|v| !high.is_some_and(|m| v.min > m)) {
+            } else if vs.iter().all(|v| high.is_none_or(|m| v.min <= m)) {
                 vs.iter().map(|v| v.max).max().map(|n| (n, false))
             } else {
                 None
@@ -421,7 +421,14 @@ fn regulator_limit(s: &Supply, part: &[&(u32, u64, bool)], high: bool) -> OppLim
             min_uv: s.min_uv,
         },
         opps_mhz: opps,
-        source: s.source.clone(),
+        // The file of the bound that holds it.
+        source: if high {
+            s.source.clone()
+        } else {
+            s.source
+                .replace("max_microvolts", "min_microvolts")
+                .replace("regulator-max-microvolt", "regulator-min-microvolt")
+        },
     }
 }
 

@@ -63,6 +63,20 @@ fn the_regulator_that_holds_the_clock_down_is_named_with_its_file() {
         "sys/class/regulator/regulator.3/max_microvolts"
     );
     assert_eq!(l[0].opps_mhz, [480, 648]);
+    assert_eq!(
+        l[0].source,
+        "sys/class/regulator/regulator.3/min_microvolts"
+    );
+    // review warns of each, with the file.
+    let host = Host::new(root.path());
+    let s = truebench_host::review::review(&host, &inv);
+    let w = s
+        .iter()
+        .find(|s| s.name == "OPP limit: regulator" && s.value == "1104, 1200, 1296, 1368 MHz")
+        .expect("a review setting");
+    assert_eq!(w.severity, truebench_host::review::Severity::Warn);
+    assert_eq!(w.source, "sys/class/regulator/regulator.3/max_microvolts");
+    assert_eq!(w.subject, "policy0 (cpu0-cpu3)");
     // Without a sysfs regulator entry the node's own constraints are read.
     let root = dt_board(&h5_neo_plus2(false));
     let inv = Inventory::probe(&Host::new(root.path()));
