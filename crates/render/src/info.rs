@@ -107,6 +107,16 @@ pub fn render(inv: &Inventory) -> String {
     let mut o = identity(inv);
     let _ = writeln!(o);
     o.push_str(&topology_table(inv));
+    if let Some(l) = &inv.core_layout {
+        // Where the table's layout could not be placed, its counts are all that is known.
+        let _ = writeln!(
+            o,
+            "Core types of the {} from the SoC table: {}, {}",
+            l.soc,
+            l.counts(),
+            l.basis
+        );
+    }
 
     let _ = writeln!(o);
     for cl in &inv.clusters {

@@ -1,5 +1,6 @@
 //! CPUs, their core types, cpufreq policies and clusters.
 
+use super::placement::{self, CoreLayout};
 use super::{note, Missing};
 use crate::knowledge;
 use crate::parse::cpufreq::{freq_list_khz, khz_to_mhz};
@@ -100,6 +101,9 @@ pub(super) struct CpuPart {
     pub cpus: Vec<Cpu>,
     pub clusters: Vec<Cluster>,
     pub cpuinfo: Option<Cpuinfo>,
+    /// The one core type an old kernel's cpuinfo printed once, outside the processor blocks:
+    /// that of whichever CPU read the file, so of no CPU in particular.
+    pub one_part: Option<String>,
 }
 
 /// A cpufreq policy directory and what it says.
@@ -407,8 +411,17 @@ pub(super) fn probe(host: &Host, missing: &mut Vec<Missing>) -> CpuPart {
         })
         .collect();
 
-    if let Some(c) = ci {
-        old_format_parts(host, c, &mut cpus, &pols);
+    let one_part = ci.and_then(|c| old_format_parts(host, c, &mut cpus, &pols));
+    if let Some(t) = &one_part {
+        if cpus.iter().all(|c| c.core_type.is_none()) && cpus.len() > 1 {
+            note(
+                missing,
+                "core types",
+                format!(
+                    "cpuinfo prints one CPU part ({t}), that of whichever CPU read the file, and the CPUs form several clock domains: which CPUs are {t} is unknown"
+                ),
+            );
+        }
     }
 
     // An offline CPU is missing from cpuinfo; it shares its policy siblings' core type when
@@ -441,28 +454,47 @@ pub(super) fn probe(host: &Host, missing: &mut Vec<Missing>) -> CpuPart {
         cpus,
         clusters,
         cpuinfo,
+        one_part,
     }
 }
 
-/// Old ARM kernels print `CPU part` once, outside the processor blocks, for the boot CPU —
-/// or, on some big.LITTLE kernels, all parts in one line (`0xc07 & 0xc0f`). The one part is
-/// not extended to CPUs of another clock domain (other `related_cpus`, or with per-core
-/// policies another maximum clock); several parts are given to the domains in CPU order when
-/// their numbers agree, and otherwise no CPU gets one (a mixed cluster never gets one type).
-fn old_format_parts(host: &Host, ci: &Cpuinfo, cpus: &mut [Cpu], pols: &[Policy]) {
+/// Old ARM kernels print `CPU part` once, outside the processor blocks: the part of
+/// whichever CPU read the file (`read_cpuid_id()` in their `c_show`) — or, on some
+/// big.LITTLE vendor kernels, all parts in one line (`0xc07 & 0xc0f`). One part holds for
+/// every CPU only where they form one clock domain (or no cpufreq tells otherwise); with
+/// several domains it is given to none, since the reader may have run on any of them.
+/// Several parts are given to the domains in CPU order when their numbers agree, and
+/// otherwise no CPU gets one (a mixed cluster never gets one type). Returns the one part's
+/// name when the line holds one part and the CPUs' types come from it.
+fn old_format_parts(
+    host: &Host,
+    ci: &Cpuinfo,
+    cpus: &mut [Cpu],
+    pols: &[Policy],
+) -> Option<String> {
     if ci.processors.iter().any(|p| p.get("CPU part").is_some()) {
-        return;
+        return None;
     }
-    let Some(line) = ci.global("CPU part") else {
-        return;
-    };
+    let line = ci.global("CPU part")?;
     let parts: Vec<u64> = line
         .split('&')
         .filter_map(|p| parse_num(p.trim()))
         .collect();
-    let Some(imp) = ci.global("CPU implementer").and_then(parse_num) else {
-        return;
+    let imp = ci.global("CPU implementer").and_then(parse_num)?;
+    let name = |part: u64| {
+        knowledge::arm_core(imp, part)
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("implementer {imp:#04x} part {part:#05x}"))
     };
+    // Which CPUs got their type from this line (not from MIDR in sysfs).
+    let from_line = |c: &Cpu| {
+        host.read_trimmed(format!(
+            "{CPU_DIR}/cpu{}/regs/identification/midr_el1",
+            c.id
+        ))
+        .is_none()
+    };
+    let one = (parts.len() == 1 && cpus.iter().any(from_line)).then(|| name(parts[0]));
     let max_khz = |p: &Policy| host.read_u64(format!("{}/cpuinfo_max_freq", p.dir));
     let per_core = pols.iter().all(|p| p.related.len() == 1);
     // A clock domain per CPU: its policy's related CPUs, or its maximum clock.
@@ -483,39 +515,22 @@ fn old_format_parts(host: &Host, ci: &Cpuinfo, cpus: &mut [Cpu], pols: &[Policy]
         }
     }
     if domains.len() <= 1 && parts.len() <= 1 {
-        return; // one domain (or no cpufreq) and one part: it holds for every CPU
+        return one; // one domain (or no cpufreq) and one part: it holds for every CPU
     }
-    let name = |part: u64| {
-        knowledge::arm_core(imp, part)
-            .map(str::to_string)
-            .unwrap_or_else(|| format!("implementer {imp:#04x} part {part:#05x}"))
-    };
-    // Which CPUs got their type from this line (not from MIDR in sysfs).
-    let from_line = |c: &Cpu| {
-        host.read_trimmed(format!(
-            "{CPU_DIR}/cpu{}/regs/identification/midr_el1",
-            c.id
-        ))
-        .is_none()
-    };
-    let boot = cpus.first().and_then(|c| domain(c.id));
     for c in cpus.iter_mut().filter(|c| from_line(c)) {
         let d = domain(c.id);
-        let part = if parts.len() == 1 {
-            (d == boot).then(|| parts[0])
-        } else if parts.len() == domains.len() {
+        let part = if parts.len() == domains.len() && parts.len() > 1 {
             d.as_ref()
                 .and_then(|d| domains.iter().position(|x| x == d))
                 .map(|i| parts[i])
         } else {
             None
         };
-        // Variant and revision printed with the line belong to the boot CPU's cores.
-        if part.is_none() || d != boot {
-            c.stepping = None;
-        }
+        // Variant and revision printed with the line belong to the CPU that read it.
+        c.stepping = None;
         c.core_type = part.map(name);
     }
+    one
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -682,17 +697,88 @@ fn fill_policy(host: &Host, cl: &mut Cluster, p: &Policy, pols: &[Policy], ids: 
         .map(|f| format!("{d}/{f}"));
 }
 
-/// Core types cpuinfo could not tell, from the identified SoC's layout (see
-/// `soc::core_types_from_layout`); a cluster whose CPUs all got one type takes it too.
-pub(super) fn fill_core_types_from_soc(part: &mut CpuPart, soc: &crate::soc::SocGuess) {
-    let known: Vec<Option<String>> = part.cpus.iter().map(|c| c.core_type.clone()).collect();
-    let Some(types) = crate::soc::core_types_from_layout(soc, &known) else {
-        return;
-    };
-    for (c, t) in part.cpus.iter_mut().zip(types) {
-        c.core_type = t;
+/// Core types cpuinfo could not tell, from the identified SoC's layout, placed on CPUs only
+/// by the machine's evidence (see `placement`); a cluster whose CPUs all got one type takes
+/// it too. Returns the layout and whether (or why not) it was placed; None when the table
+/// knows no layout for the chip or cpuinfo told every CPU's type anyway.
+pub(super) fn fill_core_types_from_soc(
+    host: &Host,
+    part: &mut CpuPart,
+    soc: &crate::soc::SocGuess,
+) -> Option<CoreLayout> {
+    if !soc.candidates.is_empty() {
+        return None;
     }
-    for cl in part.clusters.iter_mut().filter(|cl| cl.core_type.is_none()) {
+    let runs = crate::soc::layout_of(&soc.name)?;
+    let mut layout = CoreLayout {
+        soc: soc.name.clone(),
+        runs: runs.clone(),
+        placed: false,
+        basis: String::new(),
+    };
+    if let Some(printed) = part.one_part.clone() {
+        if !runs.iter().any(|(_, t)| *t == printed) {
+            layout.basis = format!(
+                "which CPUs unknown: cpuinfo prints a {printed}, which the table's layout does not hold"
+            );
+            return Some(layout);
+        }
+        // The one printed part was extended to every CPU for want of a second clock domain;
+        // on a chip of several core types that is an invention: the reader was one CPU.
+        if runs.iter().any(|(_, t)| *t != printed) {
+            for c in part.cpus.iter_mut() {
+                let midr = format!("{CPU_DIR}/cpu{}/regs/identification/midr_el1", c.id);
+                if c.core_type.as_deref() == Some(&printed) && host.read_trimmed(midr).is_none() {
+                    c.core_type = None;
+                    c.stepping = None;
+                }
+            }
+            refresh_cluster_types(part);
+        }
+    }
+    if part.cpus.iter().all(|c| c.core_type.is_some()) {
+        return None;
+    }
+    let groups: Vec<placement::Group> = part
+        .clusters
+        .iter()
+        .map(|cl| placement::Group {
+            size: cl.cpus.len(),
+            known: cl
+                .core_type
+                .clone()
+                .filter(|t| !t.ends_with(placement::FROM_TABLE)),
+            max_khz: cl.max_mhz.map(|m| u64::from(m) * 1000),
+            capacity: cl
+                .cpus
+                .iter()
+                .filter_map(|id| part.cpus.iter().find(|c| c.id == *id)?.capacity)
+                .max(),
+        })
+        .collect();
+    match placement::place(&runs, &groups) {
+        Ok(types) => {
+            for (cl, t) in part.clusters.iter().zip(&types) {
+                for id in &cl.cpus {
+                    if let Some(c) = part.cpus.iter_mut().find(|c| c.id == *id) {
+                        if c.core_type.is_none() {
+                            c.core_type = Some(format!("{t}{}", placement::FROM_TABLE));
+                        }
+                    }
+                }
+            }
+            refresh_cluster_types(part);
+            layout.placed = true;
+            layout.basis = placed_by(part);
+        }
+        Err(why) => layout.basis = format!("which CPUs unknown: {why}"),
+    }
+    Some(layout)
+}
+
+/// A cluster takes the type all its CPUs share, and none when they differ or one is unknown.
+fn refresh_cluster_types(part: &mut CpuPart) {
+    for cl in part.clusters.iter_mut() {
         let mut of_cpus = cl.cpus.iter().map(|id| {
             part.cpus
                 .iter()
@@ -700,10 +786,34 @@ pub(super) fn fill_core_types_from_soc(part: &mut CpuPart, soc: &crate::soc::Soc
                 .and_then(|c| c.core_type.clone())
         });
         let first = of_cpus.next().flatten();
-        if first.is_some() && of_cpus.all(|t| t == first) {
-            cl.core_type = first;
-        }
+        cl.core_type = if first.is_some() && of_cpus.all(|t| t == first) {
+            first
+        } else {
+            None
+        };
     }
+}
+
+/// The evidence a placement used, in words.
+fn placed_by(part: &CpuPart) -> String {
+    let mut by = vec!["the clusters' sizes"];
+    if part.clusters.iter().any(|c| c.policy.is_some()) {
+        by.push("cpufreq policies' related CPUs");
+    }
+    if part.cpus.iter().any(|c| c.capacity.is_some()) {
+        by.push("cpu_capacity");
+    }
+    if part.clusters.iter().filter(|c| c.max_mhz.is_some()).count() > 1 {
+        by.push("their maximum clocks");
+    }
+    if part.clusters.iter().any(|c| {
+        c.core_type
+            .as_ref()
+            .is_some_and(|t| !t.ends_with(placement::FROM_TABLE))
+    }) {
+        by.push("the parts cpuinfo printed");
+    }
+    format!("placed by {}", by.join(", "))
 }
 
 #[cfg(test)]

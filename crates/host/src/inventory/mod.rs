@@ -5,12 +5,14 @@
 
 mod cpus;
 mod memory;
+mod placement;
 mod storage;
 mod system;
 mod thermal;
 
 pub use cpus::{Cluster, Cpu};
 pub use memory::{Memory, Swap, SwapDevice, Zswap};
+pub use placement::CoreLayout;
 pub use storage::{storage_under, StorageInfo};
 #[cfg(test)]
 pub(crate) use system::machine_line;
@@ -56,6 +58,10 @@ pub struct Inventory {
     pub cpus: Vec<Cpu>,
     /// CPUs of one core type sharing a cpufreq policy, ordered by first CPU.
     pub clusters: Vec<Cluster>,
+    /// The identified chip's core layout where cpuinfo did not give every CPU's type: placed
+    /// on CPUs only where the machine shows which is which, else counts alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_layout: Option<CoreLayout>,
     /// Thermal zones, hwmon chips and the chosen SoC temperature.
     pub thermal: Thermal,
     /// RAM and page size.
@@ -72,9 +78,10 @@ impl Inventory {
         let mut missing = Vec::new();
         let mut cpu_part = cpus::probe(host, &mut missing);
         let sys = system::probe(host, &cpu_part, &mut missing);
-        if let Some(soc) = &sys.soc {
-            cpus::fill_core_types_from_soc(&mut cpu_part, soc);
-        }
+        let core_layout = sys
+            .soc
+            .as_ref()
+            .and_then(|soc| cpus::fill_core_types_from_soc(host, &mut cpu_part, soc));
         crate::opp::read::fill(host, &mut cpu_part.clusters);
         let thermal = thermal::probe(host, &mut missing);
         let (memory, swap) = memory::probe(host, &mut missing);
@@ -89,6 +96,7 @@ impl Inventory {
             virtualization: sys.virtualization,
             cpus: cpu_part.cpus,
             clusters: cpu_part.clusters,
+            core_layout,
             thermal,
             memory,
             swap,

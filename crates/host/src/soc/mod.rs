@@ -566,43 +566,5 @@ pub fn layout_of(name: &str) -> Option<Vec<(usize, String)>> {
     layout
 }
 
-/// Core types the cpuinfo could not tell (old kernels print one `CPU part`, the reading
-/// core's), from the identified chip's layout: each unknown CPU gets its type with "(from the
-/// SoC table)". Only for one chip named exactly, whose layout has as many CPUs as there are
-/// and agrees with every type cpuinfo did give. Returns the types, in CPU order.
-pub fn core_types_from_layout(
-    guess: &SocGuess,
-    known: &[Option<String>],
-) -> Option<Vec<Option<String>>> {
-    if !guess.candidates.is_empty() || known.iter().all(Option::is_some) {
-        return None;
-    }
-    let layout = layout_of(&guess.name)?;
-    let per_cpu: Vec<&str> = layout
-        .iter()
-        .flat_map(|(n, core)| std::iter::repeat_n(core.as_str(), *n))
-        .collect();
-    if per_cpu.len() != known.len()
-        || known
-            .iter()
-            .zip(&per_cpu)
-            .any(|(k, t)| k.as_deref().is_some_and(|k| k != *t))
-    {
-        return None;
-    }
-    Some(
-        known
-            .iter()
-            .zip(per_cpu)
-            .map(|(k, t)| {
-                Some(
-                    k.clone()
-                        .unwrap_or_else(|| format!("{t} (from the SoC table)")),
-                )
-            })
-            .collect(),
-    )
-}
-
 #[cfg(test)]
 mod tests;

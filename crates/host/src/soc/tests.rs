@@ -589,16 +589,6 @@ fn layouts_come_from_rules_that_name_one_chip() {
     assert_eq!(layout_of("Nvidia Tegra194 (Xavier)"), None);
     // Rules naming one chip with two layouts (both big cores or two of them online).
     assert_eq!(layout_of("Samsung Exynos 8890"), None);
-    let g = exact("Samsung Exynos 5422", String::new());
-    let known: Vec<Option<String>> = (0..8)
-        .map(|i| (i < 4).then(|| "Cortex-A7".to_string()))
-        .collect();
-    let t = core_types_from_layout(&g, &known).unwrap();
-    assert_eq!(t[7].as_deref(), Some("Cortex-A15 (from the SoC table)"));
-    // Candidates are no identification.
-    let mut hedged = g.clone();
-    hedged.candidates = vec!["A".into(), "B".into()];
-    assert_eq!(core_types_from_layout(&hedged, &known), None);
 }
 
 /// Over every real cpuinfo capture: a guess never names a chip of another vendor than the

@@ -170,9 +170,12 @@ fn every_cpuinfo_capture_identifies_its_cores() {
         let inv = Inventory::probe(&host);
         let name = f.file_name().unwrap().to_string_lossy().into_owned();
         let mut sig: Vec<String> = Vec::new();
+        // An unknown core is right only where the chip's layout is known but the machine
+        // does not show which CPU is which (one `CPU part` printed for the boot CPU).
+        let unplaced = inv.core_layout.as_ref().is_some_and(|l| !l.placed);
         for c in &inv.cpus {
             let t = c.core_type.clone().unwrap_or_else(|| "?".into());
-            if t.contains("part 0x") || t == "?" {
+            if t.contains("part 0x") || (t == "?" && !unplaced) {
                 unnamed.push(format!("{name}: cpu{} = {t}", c.id));
             }
             let label = match &c.stepping {
@@ -567,4 +570,29 @@ fn a_192_cpu_machine() {
         .cpus
         .iter()
         .all(|c| c.cluster.is_some() && c.core_type.is_some()));
+}
+
+/// Two real phones whose old kernels print one `CPU part`, that of whichever CPU read the
+/// file: the table knows each chip's layout (4 × Cortex-A53 + 4 × Cortex-A57), the captures
+/// show no clusters — so the layout is given as counts and no CPU is given a type.
+#[test]
+fn one_printed_part_names_no_cpu_of_a_big_little_chip() {
+    let dir = truebench_fixtures::data_dir().join("cpuinfo");
+    let empty = tempfile::tempdir().unwrap();
+    for capture in [
+        "Exynos-7420-3.10.61-5966591.cpuinfo",
+        "Qualcomm-MSM8994-3.10.cpuinfo",
+    ] {
+        let host = Host::new(empty.path()).with_cpuinfo(Some(dir.join(capture)));
+        let inv = Inventory::probe(&host);
+        assert_eq!(inv.cpus.len(), 8, "{capture}");
+        assert!(
+            inv.cpus.iter().all(|c| c.core_type.is_none()),
+            "{capture}: {:?}",
+            inv.cpus
+        );
+        let layout = inv.core_layout.expect(capture);
+        assert!(!layout.placed, "{capture}");
+        assert_eq!(layout.counts(), "4 × Cortex-A53 + 4 × Cortex-A57");
+    }
 }

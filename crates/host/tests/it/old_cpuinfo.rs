@@ -59,27 +59,33 @@ fn types(line: &str) -> Vec<Option<String>> {
     types_on(line, "ODROID-XU3")
 }
 
+/// The one part an old kernel prints is the reading CPU's, which may be any of them: with two
+/// clock domains and no chip the table knows, no CPU gets a type, and the note says why.
 #[test]
-fn one_part_is_not_extended_to_another_clock_domain() {
-    // A board the SoC table cannot name: the other domain stays unknown.
-    let t = types_on("0xc07", "Generic DT based system");
-    assert!(
-        t[..4].iter().all(|x| x.as_deref() == Some("Cortex-A7")),
-        "{t:?}"
-    );
-    assert!(t[4..].iter().all(Option::is_none), "{t:?}");
+fn one_part_is_given_to_no_cpu_of_several_clock_domains() {
+    let d = root("0xc07", "Generic DT based system");
+    let inv = Inventory::probe(&Host::new(d.path()));
+    let t: Vec<_> = inv.cpus.iter().map(|c| c.core_type.clone()).collect();
+    assert!(t.iter().all(Option::is_none), "{t:?}");
+    assert!(inv.cpus.iter().all(|c| c.stepping.is_none()));
+    let note = inv.missing.iter().find(|m| m.what == "core types").unwrap();
+    assert!(note.reason.contains("Cortex-A7"), "{note:?}");
+    assert!(inv.core_layout.is_none());
 }
 
-/// The Hardware line names the board, so the SoC (Exynos 5422, 4×A7 + 4×A15) and with it
-/// the other domain's core type are known — said to come from the table, not from cpuinfo.
+/// The Hardware line names the board, so the SoC (Exynos 5422, 4×A7 + 4×A15) is known, and
+/// the clusters' maximum clocks (1.4 and 2.0 GHz) show which cluster is big: both types are
+/// placed, said to come from the table, not from cpuinfo.
 #[test]
-fn the_other_domain_takes_its_type_from_the_identified_soc() {
+fn the_clocks_place_the_identified_socs_layout() {
     let d = root("0xc07", "ODROID-XU3");
     let inv = Inventory::probe(&Host::new(d.path()));
     assert_eq!(inv.soc.as_ref().unwrap().name, "Samsung Exynos 5422");
     let t: Vec<_> = inv.cpus.iter().map(|c| c.core_type.clone()).collect();
     assert!(
-        t[..4].iter().all(|x| x.as_deref() == Some("Cortex-A7")),
+        t[..4]
+            .iter()
+            .all(|x| x.as_deref() == Some("Cortex-A7 (from the SoC table)")),
         "{t:?}"
     );
     assert!(
@@ -93,9 +99,95 @@ fn the_other_domain_takes_its_type_from_the_identified_soc() {
         big.core_type.as_deref(),
         Some("Cortex-A15 (from the SoC table)")
     );
-    // A part that contradicts the layout (an A53 where the table says A7) takes nothing.
+    let layout = inv.core_layout.as_ref().unwrap();
+    assert!(layout.placed, "{layout:?}");
+    assert!(layout.basis.contains("maximum clocks"), "{layout:?}");
+    // A part that contradicts the layout (an A53 where the table says A7) places nothing.
     let t = types_on("0xd03", "ODROID-XU3");
-    assert!(t[4..].iter().all(Option::is_none), "{t:?}");
+    assert!(t.iter().all(Option::is_none), "{t:?}");
+}
+
+/// The table lists a chip's cores in one order, vendors number their clusters in either: a
+/// board whose big cluster comes first gets its big cores where its clocks say, not where
+/// the table's order would put them.
+#[test]
+fn the_big_cluster_first_gets_the_big_cores() {
+    let d = root("0xc07", "ODROID-XU3");
+    for (pol, max) in [(0, "2000000"), (4, "1400000")] {
+        put(
+            d.path(),
+            &format!("sys/devices/system/cpu/cpufreq/policy{pol}/cpuinfo_max_freq"),
+            &format!("{max}\n"),
+        );
+    }
+    let inv = Inventory::probe(&Host::new(d.path()));
+    let t: Vec<_> = inv.cpus.iter().map(|c| c.core_type.clone()).collect();
+    assert_eq!(t[0].as_deref(), Some("Cortex-A15 (from the SoC table)"));
+    assert_eq!(t[7].as_deref(), Some("Cortex-A7 (from the SoC table)"));
+}
+
+/// Nothing tells the clusters apart (equal maximum clocks, no capacity): the layout is given
+/// as counts, which CPUs unknown, and no CPU gets a type.
+#[test]
+fn clusters_nothing_tells_apart_keep_the_layout_as_counts() {
+    let d = root("0xc07", "ODROID-XU3");
+    put(
+        d.path(),
+        "sys/devices/system/cpu/cpufreq/policy4/cpuinfo_max_freq",
+        "1400000\n",
+    );
+    let inv = Inventory::probe(&Host::new(d.path()));
+    assert!(inv.cpus.iter().all(|c| c.core_type.is_none()));
+    let layout = inv.core_layout.as_ref().unwrap();
+    assert!(!layout.placed);
+    assert_eq!(layout.counts(), "4 × Cortex-A7 + 4 × Cortex-A15");
+    assert!(layout.basis.contains("which CPUs unknown"), "{layout:?}");
+    // cpu_capacity, where the kernel has it, tells them apart.
+    for n in 0..8 {
+        let cap = if n < 4 { "448" } else { "1024" };
+        put(
+            d.path(),
+            &format!("sys/devices/system/cpu/cpu{n}/cpu_capacity"),
+            &format!("{cap}\n"),
+        );
+    }
+    let inv = Inventory::probe(&Host::new(d.path()));
+    assert_eq!(
+        inv.cpus[5].core_type.as_deref(),
+        Some("Cortex-A15 (from the SoC table)")
+    );
+    assert!(inv.core_layout.unwrap().basis.contains("cpu_capacity"));
+}
+
+/// One clock domain for all CPUs (or none): the one printed part was extended to every CPU,
+/// which a chip of two core types refutes — the types are withdrawn, the layout kept as counts.
+#[test]
+fn one_part_on_one_domain_is_withdrawn_where_the_chip_has_two_core_types() {
+    let d = root("0xc07", "ODROID-XU3");
+    std::fs::remove_dir_all(d.path().join("sys/devices/system/cpu/cpufreq")).unwrap();
+    let inv = Inventory::probe(&Host::new(d.path()));
+    assert!(
+        inv.cpus.iter().all(|c| c.core_type.is_none()),
+        "{:?}",
+        inv.cpus
+    );
+    assert!(!inv.core_layout.unwrap().placed);
+    // A chip of one core type (MT6589: 4 × Cortex-A7): the part holds for every CPU.
+    let d = root("0xc07", "MT6589");
+    std::fs::remove_dir_all(d.path().join("sys/devices/system/cpu/cpufreq")).unwrap();
+    put(d.path(), "sys/devices/system/cpu/present", "0-3\n");
+    put(d.path(), "sys/devices/system/cpu/online", "0-3\n");
+    let inv = Inventory::probe(&Host::new(d.path()));
+    assert_eq!(
+        inv.soc.as_ref().unwrap().name,
+        "MediaTek MT6589",
+        "{:?}",
+        inv.soc
+    );
+    assert!(inv
+        .cpus
+        .iter()
+        .all(|c| c.core_type.as_deref() == Some("Cortex-A7")));
 }
 
 #[test]

@@ -271,6 +271,8 @@ pub(super) fn inventory(log: &SbcBenchLog, name: &str) -> Inventory {
         },
         cpus,
         clusters,
+        // The log's topology table gives sbc-bench's core types as they are.
+        core_layout: None,
         thermal: Thermal {
             chosen,
             zones: Vec::new(),
