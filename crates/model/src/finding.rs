@@ -54,6 +54,10 @@ pub enum FindingKind {
     NotIdle,
     /// Something could not be checked (no permission for the kernel log, no cpufreq stats…).
     NotChecked,
+    /// An OPP the kernel offers in its tables but the clock never reaches, and the limit that
+    /// holds it: the CPU regulator, the chip's `opp-supported-hw` bin, a lowered
+    /// `scaling_max_freq` (a cooling device, MaxKHz).
+    OppLimit,
 }
 
 impl FindingKind {
@@ -76,6 +80,7 @@ impl FindingKind {
             FindingKind::ThermalTrip => "thermal_trip",
             FindingKind::NotIdle => "not_idle",
             FindingKind::NotChecked => "not_checked",
+            FindingKind::OppLimit => "opp_limit",
         }
     }
 }

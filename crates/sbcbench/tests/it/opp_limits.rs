@@ -47,6 +47,24 @@ fn supported_hw_bins_explain_the_rk3588_opps_the_kernel_leaves_out() {
         }
     );
     assert_eq!(l[2].source, "sbc-bench log: OPP table cluster1-opp-table");
+    // … and the imported document's verdicts carry each as an `opp_limit` finding.
+    let text = logs()
+        .into_iter()
+        .find(|(n, _)| n == "5pv8oh.txt")
+        .unwrap()
+        .1;
+    let r = to_run_result(&parse(&text), "5pv8oh.txt");
+    let f: Vec<&str> = r
+        .envelope
+        .findings
+        .iter()
+        .filter(|f| f.kind.as_str() == "opp_limit")
+        .map(|f| f.message.as_str())
+        .collect();
+    assert!(
+        f.contains(&"cpu4-cpu5 (Cortex-A76): 2400 MHz is never reached: in the device tree but not offered; its opp-supported-hw <0x00f9 0x0080> shares no bit with <0x00f9 0x0024>, the bits of every OPP the kernel offers (the chip's speed bin or version picks the OPPs)"),
+        "{f:#?}"
+    );
     // ROCK 5A (C6zgdP): three OPPs carry a zero cell and match no chip.
     let l = of(&all, "C6zgdP.txt", 4);
     assert_eq!(l.len(), 1);
