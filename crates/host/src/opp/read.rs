@@ -41,6 +41,59 @@ fn table(tree: &Tree, node: &str) -> Vec<TableOpp> {
     out
 }
 
+/// The kernel's own OPP table in debugfs (`/sys/kernel/debug/opp/cpuN/opp:<Hz>/` with
+/// `rate_hz` and `supply-0/u_volt_{target,min,max}`), where it is readable (root, debugfs
+/// mounted): what the OPP core parsed, for CPUs whose device tree this root lacks. `available`
+/// N entries stay in the table: the kernel disabled them (the rule finds why).
+fn debugfs_table(host: &Host, cpus: &[u32]) -> Option<(Vec<TableOpp>, String)> {
+    let dir = cpus
+        .iter()
+        .map(|c| format!("sys/kernel/debug/opp/cpu{c}"))
+        .find(|d| host.is_dir(d))?;
+    let mut out = Vec::new();
+    for e in host.list(&dir) {
+        let Some(name_hz) = e.strip_prefix("opp:") else {
+            continue;
+        };
+        let d = format!("{dir}/{e}");
+        let hz = host
+            .read_u64(format!("{d}/rate_hz"))
+            .or_else(|| host.read_u64(format!("{d}/rate_hz_0")))
+            .or_else(|| {
+                name_hz
+                    .split(|c: char| !c.is_ascii_digit())
+                    .next()?
+                    .parse()
+                    .ok()
+            });
+        let Some(hz) = hz.filter(|&h| h > 0) else {
+            continue;
+        };
+        let supply = host
+            .list(&d)
+            .into_iter()
+            .find(|s| s.starts_with("supply"))
+            .map(|s| format!("{d}/{s}"));
+        let volts = supply.and_then(|s| {
+            let uv = |f: &str| host.read_u64(format!("{s}/{f}"));
+            let target = uv("u_volt_target")?;
+            let v = Volts {
+                target,
+                min: uv("u_volt_min").unwrap_or(target),
+                max: uv("u_volt_max").unwrap_or(target),
+            };
+            (v.min <= v.max && v.max > 0).then_some(v)
+        });
+        out.push(TableOpp {
+            khz: hz / 1000,
+            volts,
+            supported_hw: Vec::new(),
+        });
+    }
+    out.sort_by_key(|o| o.khz);
+    (!out.is_empty()).then_some((out, dir))
+}
+
 /// `operating-points` (v1): pairs of kHz and µV on the CPU node.
 fn table_v1(b: &[u8]) -> Vec<TableOpp> {
     let Some(c) = dt::cells(b) else {
@@ -73,6 +126,23 @@ fn sysfs_supply(host: &Host, name: &str) -> Option<Supply> {
             max_uv: max,
             source: format!("{dir}/max_microvolts"),
         });
+    }
+    None
+}
+
+/// The regulator a CPU consumes by sysfs alone: the kernel links each consumer into its
+/// regulator's directory as `<device>-<supply>` (`cpu0-cpu` for `cpu-supply` of cpu0).
+fn consumer_supply(host: &Host, cpus: &[u32]) -> Option<Supply> {
+    for r in host.list(REGULATORS) {
+        let dir = format!("{REGULATORS}/{r}");
+        let entries = host.list(&dir);
+        if cpus
+            .iter()
+            .any(|c| entries.iter().any(|e| *e == format!("cpu{c}-cpu")))
+        {
+            let name = host.read_trimmed(format!("{dir}/name"))?;
+            return sysfs_supply(host, &name);
+        }
     }
     None
 }
@@ -204,6 +274,15 @@ pub fn inputs(host: &Host, clusters: &[Cluster]) -> Vec<OppInputs> {
                 i.supply = sup
                     .and_then(|p| found.get(&p))
                     .and_then(|n| supply(t, host, n));
+            }
+            if i.supply.is_none() {
+                i.supply = consumer_supply(host, &cl.cpus);
+            }
+            if i.table.is_empty() {
+                if let Some((t, src)) = debugfs_table(host, &cl.cpus) {
+                    i.table = t;
+                    i.table_source = src;
+                }
             }
             if let Some(dir) = &cl.policy_dir {
                 let khz = |f: &str| host.read_u64(format!("{dir}/{f}"));

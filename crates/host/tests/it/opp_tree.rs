@@ -170,3 +170,45 @@ fn a_broken_tree_is_unknown_not_a_panic() {
     let l = &inv.clusters[0].opp_limits;
     assert_eq!(l[1].opps_mhz, [1104, 1200, 1296]);
 }
+
+/// Without a device tree (an ACPI or stripped root), the kernel's OPP table in debugfs is read:
+/// the same H5 table as the OPP core holds it, under the same regulator in sysfs.
+#[test]
+fn the_kernels_debugfs_table_stands_in_for_a_missing_device_tree() {
+    let root = dt_board(&h5_neo_plus2(true));
+    let r = root.path();
+    std::fs::remove_dir_all(r.join("sys/firmware")).unwrap();
+    std::fs::remove_file(r.join("proc/device-tree")).unwrap();
+    for o in &h5_neo_plus2(true).clusters[0].opps {
+        let d = r.join(format!("sys/kernel/debug/opp/cpu0/opp:{}", o.hz));
+        std::fs::create_dir_all(d.join("supply-0")).unwrap();
+        std::fs::write(d.join("rate_hz"), format!("{}\n", o.hz)).unwrap();
+        std::fs::write(d.join("available"), "Y\n").unwrap();
+        for f in ["u_volt_target", "u_volt_min", "u_volt_max"] {
+            std::fs::write(d.join("supply-0").join(f), format!("{}\n", o.microvolt[0])).unwrap();
+        }
+    }
+    // The supply is not named without the tree: the table alone explains nothing, so the
+    // missing OPPs are named as not offered, with the debugfs table as their source.
+    let inv = Inventory::probe(&Host::new(r));
+    let l = &inv.clusters[0].opp_limits;
+    assert_eq!(l.len(), 1, "{l:#?}");
+    assert_eq!(l[0].limit, Limit::NotOffered);
+    assert_eq!(l[0].opps_mhz, [480, 648, 1104, 1200, 1296, 1368]);
+    assert!(
+        l[0].reason.contains("sys/kernel/debug/opp/cpu0"),
+        "{}",
+        l[0].reason
+    );
+    // The regulator's consumer link (`cpu0-cpu`) names it: the limits are the regulator's.
+    std::os::unix::fs::symlink(
+        "../../../devices/system/cpu/cpu0",
+        r.join("sys/class/regulator/regulator.3/cpu0-cpu"),
+    )
+    .unwrap();
+    let inv = Inventory::probe(&Host::new(r));
+    let l = &inv.clusters[0].opp_limits;
+    assert_eq!(l.len(), 2, "{l:#?}");
+    assert_eq!(l[1].opps_mhz, [1104, 1200, 1296, 1368]);
+    assert!(matches!(l[1].limit, Limit::Regulator { .. }));
+}
