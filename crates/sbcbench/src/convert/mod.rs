@@ -92,7 +92,7 @@ pub fn import_source<B>(r: View<'_, B>) -> Option<(Option<String>, Option<String
 mod dates;
 mod evidence;
 mod inventory;
-mod opp_limits;
+pub mod opp_limits;
 mod scores;
 mod timeline;
 

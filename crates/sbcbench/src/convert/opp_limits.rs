@@ -144,3 +144,12 @@ pub(super) fn fill(log: &SbcBenchLog, clusters: &mut [Cluster]) {
         cl.opp_limits = judge(&i);
     }
 }
+
+/// The limits of a log's clusters as its summary lists them: `(cpu range, limit)`.
+pub fn of_log(log: &SbcBenchLog) -> Vec<(String, truebench_host::opp::OppLimit)> {
+    let inv = super::inventory::inventory(log, "");
+    inv.clusters
+        .iter()
+        .flat_map(|c| c.opp_limits.iter().map(|l| (c.cpu_range(), l.clone())))
+        .collect()
+}

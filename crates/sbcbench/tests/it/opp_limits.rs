@@ -65,6 +65,12 @@ fn supported_hw_bins_explain_the_rk3588_opps_the_kernel_leaves_out() {
         f.contains(&"cpu4-cpu5 (Cortex-A76): 2400 MHz is never reached: in the device tree but not offered; its opp-supported-hw <0x00f9 0x0080> shares no bit with <0x00f9 0x0024>, the bits of every OPP the kernel offers (the chip's speed bin or version picks the OPPs)"),
         "{f:#?}"
     );
+    // The import's summary lists them with their source.
+    let sum = truebench_sbcbench::import::summary("5pv8oh.txt", &parse(&text));
+    assert!(
+        sum.contains("  OPP limit cpu4-cpu5: 2400 MHz is never reached: in the device tree but not offered; its opp-supported-hw <0x00f9 0x0080>"),
+        "{sum}"
+    );
     // ROCK 5A (C6zgdP): three OPPs carry a zero cell and match no chip.
     let l = of(&all, "C6zgdP.txt", 4);
     assert_eq!(l.len(), 1);
