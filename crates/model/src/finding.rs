@@ -58,6 +58,11 @@ pub enum FindingKind {
     /// holds it: the CPU regulator, the chip's `opp-supported-hw` bin, a lowered
     /// `scaling_max_freq` (a cooling device, MaxKHz).
     OppLimit,
+    /// A headline figure worse than the same machine's previous result beyond the noise
+    /// band (found from the history, not while measuring).
+    Regression,
+    /// A headline figure better than the same machine's previous result beyond the band.
+    Improvement,
 }
 
 impl FindingKind {
@@ -81,6 +86,8 @@ impl FindingKind {
             FindingKind::NotIdle => "not_idle",
             FindingKind::NotChecked => "not_checked",
             FindingKind::OppLimit => "opp_limit",
+            FindingKind::Regression => "regression",
+            FindingKind::Improvement => "improvement",
         }
     }
 }
@@ -161,6 +168,11 @@ pub struct Finding {
     /// findings and for every finding of documents before schema version 5.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub basis: Vec<Basis>,
+    /// A `not_checked` finding: the conditions it left wholly unchecked (no cpufreq: no
+    /// throttling verdict at all), so that farm formats report them as skipped, never as
+    /// passed. Empty where it only narrows a check, and in documents before this field.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unchecked: Vec<FindingKind>,
 }
 
 impl Finding {
@@ -174,7 +186,14 @@ impl Finding {
             phases: Vec::new(),
             undecidable: false,
             basis: Vec::new(),
+            unchecked: Vec::new(),
         }
+    }
+
+    /// A `not_checked` finding that left `kinds` wholly unchecked (see `unchecked`).
+    pub fn leaving(mut self, kinds: impl IntoIterator<Item = FindingKind>) -> Self {
+        self.unchecked.extend(kinds);
+        self
     }
 
     /// Mark it undecidable by its readings (see `undecidable`).

@@ -104,6 +104,35 @@ pub struct Comparison {
     pub warnings: Vec<String>,
     /// True when nothing above makes the comparison unfair.
     pub valid: bool,
+    /// Where results of one machine are compared: each later one's figures beyond the noise
+    /// band against the earlier one, with what differs (`regress`).
+    #[serde(default)]
+    pub regressions: Vec<String>,
+}
+
+/// The regression and improvement findings among `items` of one machine: each judged
+/// against the earlier ones compared with it, `B: … against A …`.
+pub fn regressions(items: &[(String, &Document)]) -> Vec<String> {
+    let docs: Vec<&Document> = items.iter().map(|(_, d)| *d).collect();
+    crate::regress::judge_all(&docs)
+        .into_iter()
+        .flat_map(|(i, j)| {
+            let base = items[j.baseline].0.clone();
+            let me = items[i].0.clone();
+            j.findings(&base)
+                .into_iter()
+                .map(move |f| format!("{me}: {}", f.message))
+        })
+        .collect()
+}
+
+fn regressions_text(o: &mut String, r: &[String]) {
+    if !r.is_empty() {
+        o.push_str("\nAgainst the same machine's earlier result:\n");
+        for line in r {
+            o.push_str(&format!("  * {line}\n"));
+        }
+    }
 }
 
 fn max_clock(r: RunView<'_>) -> Option<f64> {
@@ -228,11 +257,16 @@ pub fn compare(items: &[(String, RunResult)]) -> Comparison {
             }
         })
         .collect();
+    let docs: Vec<(String, Document)> = items
+        .iter()
+        .map(|(k, r)| (k.clone(), r.clone().into()))
+        .collect();
     Comparison {
         valid: warnings.is_empty(),
         columns,
         rows,
         warnings,
+        regressions: regressions(&docs.iter().map(|(k, d)| (k.clone(), d)).collect::<Vec<_>>()),
     }
 }
 
@@ -328,6 +362,7 @@ pub fn render(c: &Comparison) -> String {
             o.push_str(&format!("  * {w}\n"));
         }
     }
+    regressions_text(&mut o, &c.regressions);
     o
 }
 
@@ -357,6 +392,9 @@ pub struct DocumentComparison {
     pub rows: Vec<FigureRow>,
     pub warnings: Vec<String>,
     pub valid: bool,
+    /// As [`Comparison::regressions`].
+    #[serde(default)]
+    pub regressions: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -426,6 +464,12 @@ pub fn compare_documents(items: &[(String, Document)]) -> DocumentComparison {
         valid: warnings.is_empty(),
         rows,
         warnings,
+        regressions: regressions(
+            &items
+                .iter()
+                .map(|(l, d)| (l.clone(), d))
+                .collect::<Vec<_>>(),
+        ),
     }
 }
 
@@ -466,5 +510,6 @@ pub fn render_documents(c: &DocumentComparison) -> String {
             o.push_str(&format!("  * {w}\n"));
         }
     }
+    regressions_text(&mut o, &c.regressions);
     o
 }

@@ -15,6 +15,7 @@ pub mod fairness;
 mod pg_tls;
 mod postgres;
 pub mod rank;
+pub mod regress;
 mod sqlite;
 
 pub use pg_tls::set_password_file;
@@ -68,6 +69,13 @@ pub enum StoreError {
     },
     #[error("{path}: not a PostgreSQL connection URL ({reason}); expected postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE")]
     BadUrl { path: String, reason: String },
+    #[error("{path}: results waiting for a server are kept in a local SQLite history, not in PostgreSQL")]
+    NotLocal { path: String },
+}
+
+/// `url` as messages and the pending list name it: its password replaced by `***`.
+pub fn redact_url(url: &str) -> String {
+    postgres::redact(url)
 }
 
 /// `$XDG_DATA_HOME/truebench/history.sqlite`, else `~/.local/share/truebench/history.sqlite`.
@@ -280,6 +288,35 @@ impl Store {
         match &self.db {
             Db::Sqlite(s) => s.count(),
             Db::Postgres(p) => p.count(),
+        }
+    }
+
+    /// Keep result `id` of this (local, SQLite) history for `target`, a server that could not
+    /// be reached: `sync` or the next result stored there sends it.
+    pub fn mark_pending(&mut self, id: i64, target: &str) -> Result<(), StoreError> {
+        let now = Stamp::now().unix_ms;
+        match &mut self.db {
+            Db::Sqlite(s) => s.mark_pending(id, target, now),
+            Db::Postgres(p) => Err(StoreError::NotLocal {
+                path: p.path().to_string(),
+            }),
+        }
+    }
+
+    /// The results kept for servers that could not be reached: (id, target), oldest first.
+    /// None in a PostgreSQL history (it keeps none).
+    pub fn pending(&self) -> Result<Vec<(i64, String)>, StoreError> {
+        match &self.db {
+            Db::Sqlite(s) => s.pending(),
+            Db::Postgres(_) => Ok(Vec::new()),
+        }
+    }
+
+    /// Result `id` reached `target`: no longer pending.
+    pub fn clear_pending(&mut self, id: i64, target: &str) -> Result<(), StoreError> {
+        match &mut self.db {
+            Db::Sqlite(s) => s.clear_pending(id, target),
+            Db::Postgres(_) => Ok(()),
         }
     }
 

@@ -50,6 +50,13 @@ const CREATE_V2: &str = "CREATE TABLE IF NOT EXISTS results (
         PRIMARY KEY (result_id, key)
      );";
 
+const CREATE_PENDING: &str = "CREATE TABLE IF NOT EXISTS pending (
+        result_id INTEGER NOT NULL REFERENCES results(id) ON DELETE CASCADE,
+        target TEXT NOT NULL,
+        queued_unix_ms INTEGER NOT NULL,
+        PRIMARY KEY (result_id, target)
+     );";
+
 pub(crate) struct Sqlite {
     conn: Connection,
     path: String,
@@ -154,7 +161,61 @@ impl Sqlite {
             tx.pragma_update(None, "user_version", LAYOUT_VERSION)
                 .map_err(sq)?;
         }
+        // Results kept here for a server that could not be reached (`pending`); a table an
+        // older truebench ignores, so the layout's version stays.
+        tx.execute_batch(CREATE_PENDING).map_err(sq)?;
         tx.commit().map_err(sq)
+    }
+
+    /// Mark result `id` as waiting to be sent to `target` (once).
+    pub(crate) fn mark_pending(
+        &mut self,
+        id: i64,
+        target: &str,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let tx = self.immediate()?;
+        tx.execute(
+            "INSERT OR IGNORE INTO pending (result_id, target, queued_unix_ms) VALUES (?1, ?2, ?3)",
+            params![id, target, now],
+        )
+        .map_err(|source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        })?;
+        tx.commit()
+            .map_err(|source| StoreError::Sqlite { path, source })
+    }
+
+    /// Results waiting to be sent: (id, target), oldest first.
+    pub(crate) fn pending(&self) -> Result<Vec<(i64, String)>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT result_id, target FROM pending ORDER BY queued_unix_ms, result_id")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        Ok(rows)
+    }
+
+    /// Result `id` reached `target`.
+    pub(crate) fn clear_pending(&mut self, id: i64, target: &str) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let tx = self.immediate()?;
+        tx.execute(
+            "DELETE FROM pending WHERE result_id = ?1 AND target = ?2",
+            params![id, target],
+        )
+        .map_err(|source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        })?;
+        tx.commit()
+            .map_err(|source| StoreError::Sqlite { path, source })
     }
 
     pub(crate) fn insert(

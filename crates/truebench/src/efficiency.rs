@@ -67,7 +67,7 @@ pub fn run(args: EfficiencyArgs) -> anyhow::Result<i32> {
     let mut opts = opts;
     opts.meter = frame.lock()?;
     let (host, inv) = (&frame.host, &frame.inv);
-    let quiet = args.measure.output.json || args.measure.output.quiet;
+    let quiet = args.measure.output.machine() || args.measure.output.quiet;
     let mut kernels = LiveKernels::new(args.work);
     if args.work == WorkSource::SevenZip && !kernels.uses_7zip() && !quiet {
         errln!("truebench: 7-zip is not installed (`apt install 7zip`): using the built-in LZMA kernel (MB/s, not MIPS)");

@@ -1,6 +1,7 @@
 //! `truebench export DIR`: the stored results as one JSON document each, to move them to
-//! another machine without a database (`truebench import FILE.json` there). Never overwrites a
-//! different file; an identical one is left as it is.
+//! another machine without a database (`truebench import FILE.json` there) — or, with
+//! `--format`, one file each in a farm engine's format. Never overwrites a different file; an
+//! identical one is left as it is; each file appears whole (written, then renamed).
 
 use std::path::PathBuf;
 
@@ -17,17 +18,27 @@ pub struct ExportArgs {
     /// A postgresql://USER@HOST/DB URL uses that PostgreSQL database instead.
     #[arg(long, value_name = "PATH|URL", env = "TRUEBENCH_DB")]
     pub db: Option<PathBuf>,
+    /// The files' format: the result documents (json, what `import` reads back) or a farm
+    /// engine's (junit, lava, kcidb, prom — a directory of .prom files is what
+    /// node_exporter's textfile collector reads).
+    #[arg(long, value_name = "FORMAT", value_parser = crate::farm::parser(), default_value = "json")]
+    pub format: crate::farm::OutFormat,
 }
 
 /// `truebench-12-run-20261125T170510Z.json`: the id keeps names unique within one history,
 /// the kind and start make them readable.
-fn file_name(id: i64, kind: &str, started_utc: &str) -> String {
+fn file_name(id: i64, kind: &str, started_utc: &str, ext: &str) -> String {
     let stamp: String = started_utc
         .chars()
         .filter(|c| c.is_ascii_alphanumeric())
         .take(15)
         .collect();
-    format!("truebench-{id}-{kind}-{stamp}Z.json")
+    // node_exporter reads only `*.prom` files whose names are metric-safe: no dashes there.
+    if ext == "prom" {
+        format!("truebench_{id}_{kind}_{stamp}Z.prom")
+    } else {
+        format!("truebench-{id}-{kind}-{stamp}Z.{ext}")
+    }
 }
 
 pub fn run(args: ExportArgs) -> anyhow::Result<i32> {
@@ -40,8 +51,13 @@ pub fn run(args: ExportArgs) -> anyhow::Result<i32> {
         let Some(doc) = store.get(e.id)? else {
             continue;
         };
-        let text = serde_json::to_string_pretty(&doc)? + "\n";
-        let path = args.dir.join(file_name(e.id, &e.kind, &e.started_utc));
+        let (text, ext) = match args.format {
+            crate::farm::OutFormat::Json => (serde_json::to_string_pretty(&doc)? + "\n", "json"),
+            crate::farm::OutFormat::Farm(f) => {
+                (crate::farm::render(f, Some(e.id), &doc), f.extension())
+            }
+        };
+        let path = args.dir.join(file_name(e.id, &e.kind, &e.started_utc, ext));
         match std::fs::read(&path) {
             Ok(old) if old == text.as_bytes() => same += 1,
             Ok(_) => {
@@ -52,14 +68,10 @@ pub fn run(args: ExportArgs) -> anyhow::Result<i32> {
                 refused += 1;
             }
             Err(_) => {
-                // Never through a link planted at the name (a dangling one reads as absent).
-                match crate::files::create_new(&path) {
-                    Ok(mut f) => {
-                        use std::io::Write;
-                        f.write_all(text.as_bytes())
-                            .with_context(|| format!("writing {}", path.display()))?;
-                        written += 1;
-                    }
+                // Whole or not at all, and never over a file or link planted at the name (the
+                // rename refuses an existing name, a dangling link included).
+                match crate::files::create_atomic(&path, text.as_bytes()) {
+                    Ok(()) => written += 1,
                     Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                         errln!(
                             "truebench: error: {} exists (a link or a file that cannot be read): not written",

@@ -3,26 +3,25 @@
 //! it is the point — and then by renaming a new file over the name, which replaces a link
 //! itself and never writes into what it points to.
 
-use std::fs::File;
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
-
-/// Create `path`, which must not exist: a file or a link (even a dangling one) at that name
-/// is refused (`AlreadyExists`), never followed.
-pub fn create_new(path: &Path) -> std::io::Result<File> {
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .mode(0o644)
-        .open(path)
-}
 
 /// Put `bytes` at `path`, replacing what is there: written to a new file of an unpredictable
 /// name beside it (created exclusively), then renamed over `path`. A reader never sees half a
 /// file; the temporary is removed on every error.
 pub fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    place(path, bytes, true)
+}
+
+/// Put `bytes` at `path` as [`replace`] does, but only where nothing is there yet (the
+/// rename refuses an existing name with `AlreadyExists`): a reader never sees half a file and
+/// no other file is overwritten.
+pub fn create_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    place(path, bytes, false)
+}
+
+fn place(path: &Path, bytes: &[u8], over: bool) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -38,7 +37,11 @@ pub fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .tempfile_in(dir)?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
+    if over {
+        tmp.persist(path).map_err(|e| e.error)?;
+    } else {
+        tmp.persist_noclobber(path).map_err(|e| e.error)?;
+    }
     Ok(())
 }
 
@@ -100,12 +103,17 @@ mod tests {
         std::fs::write(&victim, b"precious").unwrap();
         let link = d.path().join("out");
         std::os::unix::fs::symlink(&victim, &link).unwrap();
-        let e = create_new(&link).unwrap_err();
+        let e = create_atomic(&link, b"page").unwrap_err();
         assert_eq!(e.kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
         let dangling = d.path().join("dangling");
         std::os::unix::fs::symlink(d.path().join("created-elsewhere"), &dangling).unwrap();
-        assert!(create_new(&dangling).is_err());
+        assert!(create_atomic(&dangling, b"page").is_err());
         assert!(!d.path().join("created-elsewhere").exists());
+        assert!(std::fs::symlink_metadata(&dangling).unwrap().is_symlink());
+        create_atomic(&d.path().join("new"), b"page").unwrap();
+        assert_eq!(std::fs::read(d.path().join("new")).unwrap(), b"page");
+        std::fs::remove_file(d.path().join("new")).unwrap();
         replace(&link, b"page").unwrap();
         assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
         assert!(std::fs::symlink_metadata(&link).unwrap().is_file());
@@ -119,7 +127,10 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let big = d.path().join("big.log");
         // Sparse: the size says it all, nothing is written or read.
-        File::create(&big).unwrap().set_len(MAX_INPUT + 1).unwrap();
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(MAX_INPUT + 1)
+            .unwrap();
         let e = read_input(&big).unwrap_err().to_string();
         assert!(e.contains("256 MiB"), "{e}");
         std::fs::write(d.path().join("small"), b"x").unwrap();

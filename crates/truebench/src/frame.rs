@@ -40,12 +40,28 @@ pub struct MeasureArgs {
 #[derive(Args, Debug, Clone, Default)]
 pub struct OutputArgs {
     /// Print the result document as JSON on stdout instead of text.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    /// Print the result in this format on stdout instead of text, for the engine that
+    /// reads it (the result is stored as usual).
+    #[arg(long, value_name = "FORMAT", value_parser = crate::farm::parser())]
+    pub format: Option<crate::farm::OutFormat>,
+    /// Also write the result's metrics to DIR/truebench_KIND.prom (replaced by rename, so
+    /// node_exporter's textfile collector, `--collector.textfile.directory=DIR`, never reads
+    /// half a file).
+    #[arg(long, value_name = "DIR", value_parser = crate::values::DIRECTORY)]
+    pub textfile: Option<std::path::PathBuf>,
     /// No progress or messages on stderr (errors and warnings still); without it, progress
     /// goes to stderr with --json too.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+}
+
+impl OutputArgs {
+    /// Stdout carries a document for a program (`--json` or `--format`), not text.
+    pub fn machine(&self) -> bool {
+        self.json || self.format.is_some()
+    }
 }
 
 /// The monitoring's resolution.
@@ -175,7 +191,7 @@ impl MeasureArgs {
 
     /// The progress on stderr as `--quiet` and `--json` want it.
     pub fn progress(&self) -> Progress {
-        Progress::for_command(self.output.quiet, self.output.json)
+        Progress::for_command(self.output.quiet, self.output.machine())
     }
 
     /// Say `text` on stderr unless `--quiet`.
@@ -231,10 +247,24 @@ impl Frame {
         crate::keep::store(doc, &self.args.store, quiet)
     }
 
-    /// Print the result: the document with `--json`, else as `show` says.
-    pub fn print(&self, doc: &Document, show: Show) -> anyhow::Result<()> {
+    /// Print the result: the document with `--json`, a farm format with `--format`, else as
+    /// `show` says. `id` is the result's number in the history, where it was stored.
+    pub fn print(&self, doc: &Document, id: Option<i64>, show: Show) -> anyhow::Result<()> {
+        use crate::farm::OutFormat;
         let mut out = crate::out::stdout();
-        if self.args.output.json {
+        if let Some(dir) = &self.args.output.textfile {
+            let path = crate::farm::textfile(dir, id, doc)?;
+            if !self.args.output.quiet {
+                errln!("truebench: metrics written to {}", path.display());
+            }
+        }
+        let format = match (self.args.output.json, self.args.output.format) {
+            (true, _) => Some(OutFormat::Json),
+            (false, f) => f,
+        };
+        if let Some(OutFormat::Farm(f)) = format {
+            write!(out, "{}", crate::farm::render(f, id, doc))?;
+        } else if format == Some(OutFormat::Json) {
             writeln!(out, "{}", serde_json::to_string_pretty(doc)?)?;
         } else {
             match show {
@@ -254,8 +284,8 @@ impl Frame {
     /// table (interrupted, failed, invalid, valid — decided from the document).
     pub fn finish(self, doc: impl Into<Document>, show: Show) -> anyhow::Result<i32> {
         let doc = doc.into();
-        self.store(&doc, Say::UnlessQuiet);
-        self.print(&doc, show)?;
+        let id = self.store(&doc, Say::UnlessQuiet);
+        self.print(&doc, id, show)?;
         Ok(crate::exit::of(&doc))
     }
 }

@@ -12,6 +12,12 @@ pub struct HistoryArgs {
     /// One JSON array of entries instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Only the results whose headline figures moved beyond the noise band against the same
+    /// machine's previous result of the kind (same board, SoC and host name), with what
+    /// differs between the two (kernel, distribution, tools, governor, clocks, memory,
+    /// settings); `--since` chooses which results are judged, never their history.
+    #[arg(long)]
+    pub regressions: bool,
     /// History database (default $XDG_DATA_HOME/truebench/history.sqlite).
     /// A postgresql://USER@HOST/DB URL uses that PostgreSQL database instead.
     #[arg(long, value_name = "PATH|URL", env = "TRUEBENCH_DB")]
@@ -181,6 +187,9 @@ pub fn run(args: HistoryArgs) -> anyhow::Result<i32> {
         }
         Err(e) => return Err(e),
     };
+    if args.regressions {
+        return regressions(&store, &filter, args.json);
+    }
     let entries = store.list(&filter)?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&entries)?)?;
@@ -188,6 +197,76 @@ pub fn run(args: HistoryArgs) -> anyhow::Result<i32> {
         errln!("truebench: no stored result matches ({})", store.path());
     } else {
         out!("{}", render(&entries))?;
+    }
+    Ok(0)
+}
+
+/// `history --regressions`: every result of the selection judged against its own history
+/// (the whole history of its machine, whatever `--since` says).
+fn regressions(store: &truebench_store::Store, filter: &Filter, json: bool) -> anyhow::Result<i32> {
+    let all = store.list(&Filter {
+        since_unix_ms: None,
+        ..filter.clone()
+    })?;
+    let mut docs = Vec::with_capacity(all.len());
+    for e in &all {
+        if let Some(d) = store.get(e.id)? {
+            docs.push((e, d));
+        }
+    }
+    let refs: Vec<&truebench_model::Document> = docs.iter().map(|(_, d)| d).collect();
+    let since = filter.since_unix_ms.unwrap_or(i64::MIN);
+    let mut shown = Vec::new();
+    for (i, j) in truebench_store::regress::judge_all(&refs) {
+        let (e, base) = (docs[i].0, docs[j.baseline].0);
+        if e.started_unix_ms < since || j.verdicts().next().is_none() {
+            continue;
+        }
+        shown.push((e, base, j));
+    }
+    if json {
+        let v: Vec<serde_json::Value> = shown
+            .iter()
+            .map(|(e, b, j)| {
+                serde_json::json!({
+                    "id": e.id,
+                    "baseline_id": b.id,
+                    "history": j.history,
+                    "only_kernel": j.only_kernel(),
+                    "differs": j.differs.iter().map(|d| serde_json::json!({"what": d.what, "from": d.from, "to": d.to})).collect::<Vec<_>>(),
+                    "changes": j.verdicts().map(|c| serde_json::json!({
+                        "metric": c.metric, "unit": c.unit, "value": c.value, "baseline": c.baseline,
+                        "change_pct": c.change_pct, "band_pct": c.band_pct,
+                        "verdict": c.verdict.map(|k| k.as_str()),
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        outln!("{}", serde_json::to_string_pretty(&v)?)?;
+        return Ok(0);
+    }
+    if shown.is_empty() {
+        errln!(
+            "truebench: no result moved beyond its noise band against its machine's previous one ({} results, {})",
+            all.len(),
+            store.path()
+        );
+        return Ok(0);
+    }
+    for (e, b, j) in &shown {
+        let device = e.device.as_deref().or(e.hostname.as_deref()).unwrap_or("-");
+        outln!(
+            "#{} {} {} on {} against #{} ({}):",
+            e.id,
+            e.kind,
+            e.started_utc.chars().take(10).collect::<String>(),
+            device,
+            b.id,
+            b.started_utc.chars().take(10).collect::<String>()
+        )?;
+        for f in j.findings(&format!("#{}", b.id)) {
+            outln!("  {}", f.message)?;
+        }
     }
     Ok(0)
 }

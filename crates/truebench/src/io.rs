@@ -73,7 +73,7 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
     // A scratch file a killed run left at this path is ours to remove (never a user's file:
     // only one with our marker naming a dead process).
     if let Some(f) = &args.file {
-        if Scratch::remove_stale(f) && !args.measure.output.json && !args.measure.output.quiet {
+        if Scratch::remove_stale(f) && !args.measure.output.machine() && !args.measure.output.quiet {
             errln!(
                 "truebench: io: removed {}, left by a killed run",
                 f.display()
@@ -85,7 +85,7 @@ pub fn run(args: IoArgs) -> anyhow::Result<i32> {
         (None, Some(f)) if f.exists() => (f.clone(), TargetKind::File, None),
         (None, Some(f)) => {
             let mib = args.size.unwrap_or(256);
-            if !args.measure.output.json && !args.measure.output.quiet {
+            if !args.measure.output.machine() && !args.measure.output.quiet {
                 errln!(
                     "truebench: io: writing a {mib} MiB scratch file {} (removed afterwards)…",
                     f.display()

@@ -9,6 +9,7 @@ mod out;
 
 mod cli;
 mod exit;
+mod farm;
 mod files;
 mod frame;
 mod keep;
@@ -97,6 +98,9 @@ commands! {
     /// Write stored results as one JSON document each into a folder, to import them on
     /// another machine (`truebench import FILE.json`) without a shared database.
     Export(export::ExportArgs),
+    /// Send the results kept in the local history for a PostgreSQL server that could not be
+    /// reached when they were measured (each arrives once, however often it is sent).
+    Sync(sync::SyncArgs),
     /// Write one self-contained HTML report (charts, verdicts, evidence) for a result.
     Report(report::ReportArgs),
     /// Scores side by side with relative differences and what makes the comparison unfair;

@@ -65,9 +65,9 @@ pub fn run(args: MonitorArgs) -> anyhow::Result<i32> {
         }
     };
     if command.is_empty() {
-        if args.measure.output.json {
+        if args.measure.output.machine() {
             return Err(anyhow::anyhow!(
-                "--json prints the result of a monitored command (monitor --json -- CMD); to watch, use --json-lines"
+                "--json and --format print the result of a monitored command (monitor --json -- CMD); to watch, use --json-lines"
             ));
         }
         // Watching measures nothing: no lock, so it can watch a measurement.
@@ -220,7 +220,7 @@ fn with_command(
         .map(|a| shell_quote(a))
         .collect::<Vec<_>>()
         .join(" ");
-    if !args.json_lines && !args.measure.output.json {
+    if !args.json_lines && !args.measure.output.machine() {
         out!("{}", hardware_header(host, inv))?;
         outln!("Running: {cmdline}\n")?;
         let _ = crate::out::stdout().flush();
@@ -284,7 +284,7 @@ fn with_command(
         (None, None) => 1,
     };
     let doc = result.into_document();
-    let _ = frame.store(&doc, say);
+    let id = frame.store(&doc, say);
     let mut out = crate::out::stdout();
     if args.json_lines {
         let tl = &doc.envelope.timeline;
@@ -312,7 +312,7 @@ fn with_command(
         out.flush()?;
     } else {
         drop(out);
-        frame.print(&doc, Show::Summary)?;
+        frame.print(&doc, id, Show::Summary)?;
     }
     // A monitored command's code is its own, as from a shell.
     Ok(code)

@@ -101,7 +101,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     // exits 130. A second one restores and exits at once.
     let stop = truebench_tuning::graceful_interrupts();
     let quiet = args.measure.output.quiet;
-    let mode = Mode::choose(quiet, args.measure.output.json, std::io::stderr().is_terminal());
+    let mode = Mode::choose(quiet, args.measure.output.machine(), std::io::stderr().is_terminal());
     let mut progress = Progress::new(mode);
     let mut measurements = LiveMeasurements::new(host);
     let result = suite::run(host, inv, &opts, &mut measurements, stop, &mut |e| {
@@ -129,7 +129,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         .row
         .then(|| format!("{}\n", truebench_render::text::row(result.view())));
     let doc = result.into_document();
-    let stored = frame.store(&doc, say).is_some();
+    let id = frame.store(&doc, say);
+    let stored = id.is_some();
     if written.is_err() && !stored {
         // Neither the folder nor the history has it: the result must not be lost.
         match keep_in_temp(&doc) {
@@ -150,7 +151,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     } else {
         Show::Summary
     };
-    frame.print(&doc, show)?;
+    frame.print(&doc, id, show)?;
     Ok(if written.is_err() && doc.envelope.complete {
         crate::exit::ERROR
     } else {

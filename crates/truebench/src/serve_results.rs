@@ -12,13 +12,6 @@ use truebench_store::{Filter, Store};
 /// Read the history at most this often; between, the last families are served again.
 const REFRESH: Duration = Duration::from_secs(30);
 
-fn json_name<T: serde::Serialize>(v: &T) -> String {
-    serde_json::to_value(v)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_else(|| "unknown".into())
-}
-
 /// The families for the history at `db` (read-only; none while it does not exist).
 pub fn families(db: &std::path::Path) -> Vec<Family> {
     let Ok(store) = Store::open_existing(db) else {
@@ -28,32 +21,13 @@ pub fn families(db: &std::path::Path) -> Vec<Family> {
 }
 
 fn latest(store: &Store) -> Vec<Family> {
-    let fam = |name: &str, help: &str| Family {
-        name: name.into(),
+    let mut docs = Vec::new();
+    let mut regression = Family {
+        name: "truebench_regression".into(),
         kind: "gauge",
-        help: help.into(),
+        help: "Change of a headline figure of the latest stored result of this kind against the same machine's previous result, percent; verdict is regression or improvement beyond the noise band (band_pct), else none.".into(),
         samples: Vec::new(),
     };
-    let mut time = fam(
-        "truebench_result_timestamp_seconds",
-        "When the latest stored result of this kind was started (Unix time).",
-    );
-    let mut valid = fam(
-        "truebench_result_valid",
-        "1 when the latest stored result of this kind is valid (its figures can be trusted).",
-    );
-    let mut complete = fam(
-        "truebench_result_complete",
-        "1 when the latest stored result of this kind ran to its end.",
-    );
-    let mut value = fam(
-        "truebench_result_value",
-        "A headline figure of the latest stored result of this kind, in the unit of its label.",
-    );
-    let mut findings = fam(
-        "truebench_result_findings",
-        "Findings in the latest stored result of this kind, by finding kind and severity.",
-    );
     for kind in truebench_model::KINDS {
         let Ok(entries) = store.list(&Filter {
             kind: Some(kind.to_string()),
@@ -69,44 +43,44 @@ fn latest(store: &Store) -> Vec<Family> {
         else {
             continue;
         };
-        let base = vec![
-            ("kind".to_string(), kind.to_string()),
-            ("id".to_string(), e.id.to_string()),
-        ];
-        time.samples
-            .push((base.clone(), e.started_unix_ms as f64 / 1000.0));
-        valid
-            .samples
-            .push((base.clone(), if e.valid { 1.0 } else { 0.0 }));
-        complete
-            .samples
-            .push((base.clone(), if e.complete { 1.0 } else { 0.0 }));
         let Ok(Some(doc)) = store.get(e.id) else {
             continue;
         };
-        for m in truebench_render::kinds::metrics(&doc) {
-            let Some(v) = m.value.filter(|v| v.is_finite()) else {
-                continue;
-            };
-            let mut l = base.clone();
-            l.push(("metric".into(), m.key.clone()));
-            l.push(("unit".into(), m.unit.clone().unwrap_or_default()));
-            value.samples.push((l, v));
+        // The machine's earlier results of the kind, oldest first, for its regressions.
+        let mut earlier: Vec<(i64, truebench_model::Document)> = entries
+            .iter()
+            .filter(|x| x.id != e.id && (x.started_unix_ms, x.id) < (e.started_unix_ms, e.id))
+            .filter_map(|x| Some((x.id, store.get(x.id).ok()??)))
+            .filter(|(_, d)| {
+                truebench_store::regress::counts(d)
+                    && truebench_store::regress::same_machine(d, &doc)
+            })
+            .collect();
+        earlier.sort_by_key(|(id, d)| (d.envelope.started.unix_ms, *id));
+        let refs: Vec<&truebench_model::Document> = earlier.iter().map(|(_, d)| d).collect();
+        if truebench_store::regress::counts(&doc) {
+            if let Some(j) = truebench_store::regress::judge(&doc, &refs) {
+                for c in &j.changes {
+                    let verdict = c.verdict.map_or("none", |k| k.as_str());
+                    regression.samples.push((
+                        vec![
+                            ("kind".into(), kind.to_string()),
+                            ("id".into(), e.id.to_string()),
+                            ("baseline_id".into(), earlier[j.baseline].0.to_string()),
+                            ("metric".into(), c.metric.clone()),
+                            ("verdict".into(), verdict.into()),
+                            ("band_pct".into(), format!("{:.1}", c.band_pct)),
+                        ],
+                        c.change_pct,
+                    ));
+                }
+            }
         }
-        let mut counts: std::collections::BTreeMap<(String, String), f64> = Default::default();
-        for f in &doc.envelope.findings {
-            *counts
-                .entry((json_name(&f.kind), json_name(&f.severity)))
-                .or_default() += 1.0;
-        }
-        for ((fk, sev), n) in counts {
-            let mut l = base.clone();
-            l.push(("finding".into(), fk));
-            l.push(("severity".into(), sev));
-            findings.samples.push((l, n));
-        }
+        docs.push((e.id.to_string(), doc));
     }
-    vec![time, valid, complete, value, findings]
+    let mut f = truebench_formats::prom::families(docs.iter().map(|(id, d)| (id.as_str(), d)));
+    f.push(regression);
+    f
 }
 
 /// The provider `serve` hands the exporter: reads the history every [`REFRESH`] at most.

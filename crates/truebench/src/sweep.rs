@@ -45,7 +45,7 @@ impl SweepArgs {
         let cpu = if spec.split(',').any(|s| s.trim() == "opps") {
             let IrqCpu { device: dev, cpu } = irq(&frame.host);
             let output = &frame.args().output;
-            if !output.json && !output.quiet {
+            if !output.machine() && !output.quiet {
                 match (&dev, &cpu) {
                     (Some(d), Some((cpu, irqs))) => errln!(
                         "truebench: {kind}: --sweep opps walks the cluster of cpu{cpu}, which takes {d}'s interrupts (IRQ {})",

@@ -44,6 +44,11 @@ pub struct Inventory {
     pub root: String,
     /// Device-tree model, else DMI vendor and product.
     pub device: Option<String>,
+    /// The device tree's root `compatible` list, most specific first (board, SoC, family);
+    /// empty without a device tree. Farm engines key boards by it (KernelCI's
+    /// `environment.compatible`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compatible: Vec<String>,
     /// The SoC guessed and the rule that matched (on x86 the CPU model); None when unknown.
     pub soc: Option<SocGuess>,
     /// Kernel release and version line.
@@ -89,6 +94,7 @@ impl Inventory {
             schema_version: SCHEMA_VERSION,
             root: host.root().display().to_string(),
             device: sys.device,
+            compatible: sys.compatible,
             soc: sys.soc,
             kernel: sys.kernel,
             arch: sys.arch,

@@ -55,6 +55,7 @@ pub struct VirtLayer {
 
 pub(super) struct SystemPart {
     pub device: Option<String>,
+    pub compatible: Vec<String>,
     pub soc: Option<SocGuess>,
     pub kernel: Kernel,
     pub arch: Arch,
@@ -611,6 +612,7 @@ pub(super) fn probe(host: &Host, cpu: &CpuPart, missing: &mut Vec<Missing>) -> S
     let virtualization = virtualization(host, cpu, &compatible);
     SystemPart {
         device,
+        compatible,
         soc,
         kernel,
         arch,

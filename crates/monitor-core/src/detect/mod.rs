@@ -57,6 +57,23 @@ pub fn detect_all(
     })
 }
 
+/// The conditions [`run`] judges on every measurement: a farm format reports each as a test
+/// that passed, failed (a critical finding) or was skipped (a `not_checked` finding left it
+/// unchecked). Keep in step with the detectors `run` calls.
+pub const CONDITIONS: &[FindingKind] = &[
+    FindingKind::Throttling,
+    FindingKind::FrequencyCapping,
+    FindingKind::PowerLimit,
+    FindingKind::Undervoltage,
+    FindingKind::KilledCores,
+    FindingKind::Swapping,
+    FindingKind::ZswapOnZram,
+    FindingKind::OomKill,
+    FindingKind::ThermalTrip,
+    FindingKind::BackgroundActivity,
+    FindingKind::SystemActivity,
+];
+
 /// The one pipeline every measurement's verdicts come from: each detector once, background
 /// and kernel activity judged per phase against the threads the phase uses and the processes
 /// seen at its boundaries. Most severe findings first.
@@ -86,7 +103,13 @@ pub fn run(ctx: &Context<'_>) -> Vec<Finding> {
                 Severity::Info,
                 "The kernel log could not be read, so killed CPU cores, under-voltage, oom-killer and thermal-trip messages were not checked; run as root to check them.",
             )
-            .with_evidence([why.clone()]),
+            .with_evidence([why.clone()])
+            .leaving([
+                FindingKind::KilledCores,
+                FindingKind::Undervoltage,
+                FindingKind::OomKill,
+                FindingKind::ThermalTrip,
+            ]),
         );
     }
     sort(&mut f);
@@ -107,12 +130,17 @@ pub fn not_checked(inv: &Inventory, before: &Snapshot, tl: &Timeline) -> Vec<Fin
     if !cpufreq {
         f.push(nc(
             "No cpufreq: clocks lowered by the kernel (throttling to lower OPPs, capped maximum clocks) were not checked.".into(),
-        ).on(Basis::NoCpufreq));
+        ).on(Basis::NoCpufreq)
+        .leaving([FindingKind::Throttling, FindingKind::FrequencyCapping]));
     }
     if tl.samples.is_empty() {
         f.push(nc(
             "No monitoring sample was taken (it ended within the first sampling interval): background activity, swapping and clock drops while it ran were not checked.".into(),
-        ));
+        ).leaving([
+            FindingKind::BackgroundActivity,
+            FindingKind::SystemActivity,
+            FindingKind::Swapping,
+        ]));
     } else {
         // The first sample of a phase covers time before it, so a phase needs two.
         // Phases on every CPU are not judged for background activity anyway.

@@ -74,6 +74,19 @@ pub struct Family {
     pub samples: Vec<(Vec<(String, String)>, f64)>,
 }
 
+/// The text exposition (format 0.0.4) of families built elsewhere, as node_exporter's
+/// textfile collector reads it.
+pub fn exposition(families: &[Family]) -> String {
+    let mut o = Out {
+        s: String::new(),
+        om: false,
+    };
+    for f in families {
+        o.extra(f);
+    }
+    o.s
+}
+
 /// What adds [`Family`]s to each scrape.
 pub type ExtraFamilies = Box<dyn FnMut() -> Vec<Family> + Send>;
 
@@ -123,6 +136,18 @@ impl Out {
             }
             let _ = writeln!(self.s, " {v}");
         }
+    }
+}
+
+impl Out {
+    /// A family built elsewhere.
+    fn extra(&mut self, f: &Family) {
+        let samples: Vec<(Vec<(&str, String)>, f64)> = f
+            .samples
+            .iter()
+            .map(|(l, v)| (l.iter().map(|(k, x)| (k.as_str(), x.clone())).collect(), *v))
+            .collect();
+        self.family(&f.name, f.kind, &f.help, &samples);
     }
 }
 
@@ -555,12 +580,7 @@ impl Exporter {
         );
         if let Some(extra) = self.extra.as_mut() {
             for f in extra() {
-                let samples: Vec<(Vec<(&str, String)>, f64)> = f
-                    .samples
-                    .iter()
-                    .map(|(l, v)| (l.iter().map(|(k, x)| (k.as_str(), x.clone())).collect(), *v))
-                    .collect();
-                o.family(&f.name, f.kind, &f.help, &samples);
+                o.extra(&f);
             }
         }
         if om {

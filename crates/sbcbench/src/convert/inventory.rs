@@ -273,6 +273,8 @@ pub(super) fn inventory(log: &SbcBenchLog, name: &str) -> Inventory {
         clusters,
         // The log's topology table gives sbc-bench's core types as they are.
         core_layout: None,
+        // sbc-bench's logs do not print the device tree's compatible list.
+        compatible: Vec::new(),
         thermal: Thermal {
             chosen,
             zones: Vec::new(),

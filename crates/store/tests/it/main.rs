@@ -3,5 +3,6 @@
 
 mod compare_rank;
 mod postgres;
+mod regress;
 mod shared;
 mod store;

@@ -445,3 +445,75 @@ fn an_imported_logs_scores_agree_in_import_compare_and_history() {
         assert_eq!(got, want, "compare {what:?}");
     }
 }
+
+/// `history --regressions` on a real board's series (two ThunderX CN8890 on host bigboy:
+/// 5.16.0-rc2, then 5.16.0 with more memory, then 5.16.0 again): one result moved beyond the
+/// band, named with what differs; the last one did not move.
+#[test]
+fn regressions_are_listed_with_what_differs() {
+    let d = tempfile::tempdir().unwrap();
+    let logs = truebench_fixtures::sbc_bench::logs();
+    for name in ["3N5c.txt", "3Owk.txt", "3Owv.txt"] {
+        let text = &logs.iter().find(|(n, _)| n == name).unwrap().1;
+        let p = d.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_truebench"))
+            .env("XDG_DATA_HOME", d.path())
+            .args(["import", p.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_truebench"))
+            .env("XDG_DATA_HOME", d.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let text = run(&["history", "--regressions"]);
+    assert!(
+        text.starts_with("#2 run 2022-02-03 on bigboy against #1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("sevenzip_multi: improvement of +7.9 %"),
+        "{text}"
+    );
+    assert!(
+        text.contains("kernel 5.16.0-rc2-00344-gc5c17547b778 → 5.16.0"),
+        "{text}"
+    );
+    assert!(text.contains("memory 31744 MiB → 130048 MiB"), "{text}");
+    assert!(!text.contains("#3 "), "{text}");
+    let json: serde_json::Value =
+        serde_json::from_str(&run(&["history", "--regressions", "--json"])).unwrap();
+    assert_eq!(json[0]["id"], 2);
+    assert_eq!(json[0]["baseline_id"], 1);
+    assert_eq!(json[0]["changes"][0]["verdict"], "improvement");
+    // compare says it too, for the results it compares.
+    let c = run(&["compare", "1", "2"]);
+    assert!(
+        c.contains("Against the same machine's earlier result:\n  * #2: sevenzip_multi: improvement of +7.9 % against #1"),
+        "{c}"
+    );
+    // --since chooses what is judged, not the history it is judged against.
+    let later = run(&[
+        "history",
+        "--regressions",
+        "--since",
+        "2022-02-01",
+        "--json",
+    ]);
+    assert!(later.contains("\"baseline_id\": 1"), "{later}");
+}

@@ -9,6 +9,7 @@ mod efficiency;
 mod ending;
 mod errors;
 mod export;
+mod farm;
 mod generate;
 mod governors;
 mod history;

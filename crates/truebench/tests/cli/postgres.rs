@@ -164,3 +164,94 @@ fn the_fleet_history_over_tls() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
+
+/// The central server goes away while three machines measure into it: each keeps its result
+/// in its local history, pending, and says so; `sync` sends them once the server is back, a
+/// second `sync` sends nothing, and a result stored later also takes what waited. Every
+/// result arrives exactly once.
+#[test]
+fn nothing_is_lost_while_the_server_is_away() {
+    let server = match PgServer::start() {
+        Ok(s) => s,
+        Err(why) => truebench_fixtures::skip!("{why}"),
+    };
+    let url = server.url.clone();
+    let machines: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+    let writers: Vec<_> = machines
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            truebench(m.path())
+                .args(["monitor", "--interval", "0.2", "--db", &url, "--", "sleep"])
+                .arg(format!("{}", 2 + i))
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    server.stop().unwrap();
+    for w in writers {
+        let out = w.wait_with_output().unwrap();
+        // The monitored command's own code: the result's fate is said, not failed on.
+        assert!(out.status.success(), "{out:?}");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains("pending"), "{said}");
+        assert!(said.contains("kept in the local history as #1"), "{said}");
+    }
+    let m = machines[0].path();
+    // While it is away, sync says why and keeps them.
+    let out = truebench(m).args(["sync", "--db", &url]).output().unwrap();
+    assert!(!out.status.success(), "{out:?}");
+    server.start_again().unwrap();
+    let count = || {
+        let out = truebench(m)
+            .args(["history", "--json", "--db", &url])
+            .output()
+            .unwrap();
+        json(&out).as_array().unwrap().len()
+    };
+    for machine in &machines {
+        let out = truebench(machine.path())
+            .args(["sync", "--db", &url])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("1 pending result(s) sent"),
+            "{out:?}"
+        );
+    }
+    assert_eq!(count(), 3);
+    let out = truebench(m).args(["sync", "--db", &url]).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("0 pending result(s) sent"),
+        "{out:?}"
+    );
+    assert_eq!(count(), 3);
+    // Away again for one result; the next result stored there takes it along.
+    server.stop().unwrap();
+    let out = truebench(m)
+        .args(["monitor", "--interval", "0.2", "--db", &url, "--", "true"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("pending"),
+        "{out:?}"
+    );
+    server.start_again().unwrap();
+    let out = truebench(m)
+        .args(["monitor", "--interval", "0.2", "--db", &url, "--", "true"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("pending #2 sent to"), "{said}");
+    assert_eq!(count(), 5);
+    // Nothing waits any more.
+    let out = truebench(m).args(["sync"]).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("nothing pending"),
+        "{out:?}"
+    );
+}

@@ -259,8 +259,15 @@ fn latest_stored_results_are_metrics() {
         "truebench_result_value{kind=\"review\",id=\"2\",metric=\"settings_to_look_at\",unit=\"\"}",
     );
     assert!(warn >= 2.0, "{warn}");
+    // The latest review against the first: the same machine, each figure's change and
+    // verdict (the same settings: none beyond the band).
+    let change = value(
+        &body,
+        "truebench_regression{kind=\"review\",id=\"2\",baseline_id=\"1\",metric=\"settings_to_look_at\",verdict=\"none\",band_pct=\"5.0\"}",
+    );
+    assert_eq!(change, 0.0);
     assert!(
-        !body.contains("id=\"1\""),
+        !body.contains("kind=\"review\",id=\"1\""),
         "only the latest result of a kind"
     );
     let (_, _, om) = get(&s.addr, "/metrics", Some("application/openmetrics-text"));

@@ -1,0 +1,415 @@
+//! Regressions from the history: a result's headline figures against the earlier results of
+//! the same machine and kind, and what differs between them — what board farms and kernel CI
+//! exist to see (a board that got slower after a kernel update).
+//!
+//! The rule (docs/results.md, "Regressions"):
+//! - history: earlier results of the same kind and machine — the same board (its device name,
+//!   letters and digits only, case ignored), the same SoC and host name where both results
+//!   name one — that are complete, valid and comparable;
+//! - baseline: the previous such result;
+//! - band: [`FLOOR_PCT`], or twice the earlier values' coefficient of variation when there are
+//!   at least three of them and that is wider;
+//! - verdict: a change beyond the band in the direction the figure calls worse is a
+//!   regression, in the other an improvement.
+
+use truebench_figures::Metric;
+use truebench_model::finding::{Finding, FindingKind, Severity};
+use truebench_model::Document;
+
+/// The smallest change called a regression or an improvement, percent: run-to-run noise of
+/// the same board, kernel and tools stays within it (sbc-bench's repeated 7-zip runs vary by
+/// 1–3 %, memory bandwidth a little more).
+pub const FLOOR_PCT: f64 = 5.0;
+
+/// How many earlier values make a spread worth using instead of the floor.
+const SPREAD_FROM: usize = 3;
+
+/// Which way a figure gets better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Better {
+    /// Scores, bandwidths, clocks, rates.
+    Higher,
+    /// Times, latencies, energy, power, temperatures, spreads, miss ratios.
+    Lower,
+}
+
+/// The direction of a figure by its key and unit; None for figures that are no score (an
+/// exit code, a deviation either way, a thermal score change).
+pub fn better(key: &str, unit: Option<&str>) -> Option<Better> {
+    // Settings and labels, not scores: an exit code, a deviation either way, an OPP's label,
+    // a count of settings, a ratio whose best value is in the middle.
+    let label = [
+        "exit_code",
+        "deviation",
+        "score_change",
+        "desired_cpu",
+        "_version",
+        "opp_mhz",
+        "work_time_ratio",
+    ]
+    .iter()
+    .any(|k| key.contains(k))
+        || key == "settings";
+    if label {
+        return None;
+    }
+    let lower_unit = matches!(
+        unit,
+        Some("s" | "ms" | "µs" | "us" | "ns" | "J" | "W" | "°C")
+    );
+    // Counts of problems and spreads: fewer is better.
+    let problems = [
+        "_spread_pct",
+        "miss_ratio",
+        "errors",
+        "to_look_at",
+        "status_changes",
+    ]
+    .iter()
+    .any(|k| key.contains(k));
+    if lower_unit || problems {
+        Some(Better::Lower)
+    } else {
+        Some(Better::Higher)
+    }
+}
+
+/// What one figure did against the baseline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    /// The figure's key (`sevenzip_multi`).
+    pub metric: String,
+    /// Its unit.
+    pub unit: Option<String>,
+    /// This result's value.
+    pub value: f64,
+    /// The baseline's.
+    pub baseline: f64,
+    /// Relative change, percent.
+    pub change_pct: f64,
+    /// The noise band it is judged against, percent.
+    pub band_pct: f64,
+    /// Regression or improvement; None within the band.
+    pub verdict: Option<FindingKind>,
+}
+
+/// One thing that differs between a result and its baseline: `kernel 5.14.0 → 5.10.1`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Difference {
+    /// `kernel`, `distribution`, `7-zip`, `governor`, `memory`, `settings tuned`, …
+    pub what: String,
+    /// The baseline's value.
+    pub from: String,
+    /// This result's.
+    pub to: String,
+}
+
+/// A result judged against its history.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judgement {
+    /// The baseline's position in the list given (or its history id, as the caller maps it).
+    pub baseline: usize,
+    /// How many earlier results the band was taken from.
+    pub history: usize,
+    /// Every figure both have.
+    pub changes: Vec<Change>,
+    /// What differs between the two results.
+    pub differs: Vec<Difference>,
+}
+
+impl Judgement {
+    /// Only the kernel differs (what KernelCI counts as a kernel regression).
+    pub fn only_kernel(&self) -> bool {
+        self.differs.len() == 1 && self.differs[0].what == "kernel"
+    }
+
+    /// The changes beyond the band.
+    pub fn verdicts(&self) -> impl Iterator<Item = &Change> {
+        self.changes.iter().filter(|c| c.verdict.is_some())
+    }
+
+    /// The differences in words: `only the kernel differs (5.14.0 → 5.10.1)`, `kernel
+    /// 5.14.0 → 5.10.1, distribution … → …`, or `nothing recorded differs`.
+    pub fn differs_text(&self) -> String {
+        if self.only_kernel() {
+            let d = &self.differs[0];
+            return format!("only the kernel differs ({} → {})", d.from, d.to);
+        }
+        if self.differs.is_empty() {
+            return "nothing recorded differs".into();
+        }
+        self.differs
+            .iter()
+            .map(|d| format!("{} {} → {}", d.what, d.from, d.to))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// One finding per figure beyond the band: a regression (warning) or an improvement
+    /// (info), saying what moved, by how much against which band, and what differs.
+    pub fn findings(&self, baseline_name: &str) -> Vec<Finding> {
+        self.verdicts()
+            .map(|c| {
+                let kind = c.verdict.unwrap_or(FindingKind::Regression);
+                let (word, severity) = if kind == FindingKind::Regression {
+                    ("regression", Severity::Warning)
+                } else {
+                    ("improvement", Severity::Info)
+                };
+                let unit = c.unit.as_deref().map(|u| format!(" {u}")).unwrap_or_default();
+                Finding::new(
+                    kind,
+                    severity,
+                    format!(
+                        "{}: {word} of {:+.1} % against {baseline_name} ({}{unit} → {}{unit}; noise band ±{:.1} %); {}.",
+                        c.metric,
+                        c.change_pct,
+                        fmt(c.baseline),
+                        fmt(c.value),
+                        c.band_pct,
+                        self.differs_text()
+                    ),
+                )
+                .with_evidence(self.differs.iter().map(|d| format!("{}: {} → {}", d.what, d.from, d.to)))
+            })
+            .collect()
+    }
+}
+
+fn fmt(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// Letters and digits of a name, lower case: `Pine64 RockPro64` = `pine64rockpro64`.
+fn norm(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Whether `a` and `b` are results of the same machine (see the module's rule).
+pub fn same_machine(a: &Document, b: &Document) -> bool {
+    let (x, y) = (&a.envelope, &b.envelope);
+    let both = |f: fn(&truebench_model::Envelope) -> Option<String>| match (f(x), f(y)) {
+        (Some(p), Some(q)) => norm(&p) == norm(&q),
+        _ => true,
+    };
+    let device = |e: &truebench_model::Envelope| e.inventory.device.clone();
+    // A board must be named by both: "unknown" is no machine to follow.
+    matches!((device(x), device(y)), (Some(p), Some(q)) if norm(&p) == norm(&q) && !norm(&p).is_empty())
+        && both(|e| e.inventory.soc.as_ref().map(|s| s.name.clone()))
+        && both(|e| e.hostname.clone())
+}
+
+/// A result that can be a baseline or be judged: complete, valid and comparable.
+pub fn counts(doc: &Document) -> bool {
+    let e = &doc.envelope;
+    e.complete && e.valid && e.comparable
+}
+
+fn tool_versions(doc: &Document) -> Vec<(String, String)> {
+    doc.envelope
+        .tools
+        .iter()
+        .filter_map(|t| Some((t.name.clone(), t.version.clone()?)))
+        .collect()
+}
+
+/// What differs between `base` and `doc`: kernel, distribution, architecture, tool versions,
+/// governors, maximum clocks, memory, the settings truebench tuned.
+pub fn differences(base: &Document, doc: &Document) -> Vec<Difference> {
+    let mut out = Vec::new();
+    let mut push = |what: &str, from: Option<String>, to: Option<String>| {
+        if let (Some(f), Some(t)) = (from, to) {
+            if f != t {
+                out.push(Difference {
+                    what: what.into(),
+                    from: f,
+                    to: t,
+                });
+            }
+        }
+    };
+    let (a, b) = (&base.envelope, &doc.envelope);
+    push(
+        "kernel",
+        a.inventory.kernel.release.clone(),
+        b.inventory.kernel.release.clone(),
+    );
+    push(
+        "distribution",
+        a.inventory.distro.clone().or_else(|| a.os_codename.clone()),
+        b.inventory.distro.clone().or_else(|| b.os_codename.clone()),
+    );
+    push(
+        "userland",
+        a.inventory.arch.userland.clone(),
+        b.inventory.arch.userland.clone(),
+    );
+    let (ta, tb) = (tool_versions(base), tool_versions(doc));
+    for (name, va) in &ta {
+        let vb = tb.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
+        push(name, Some(va.clone()), vb);
+    }
+    let join = |v: Vec<String>| (!v.is_empty()).then(|| v.join(" / "));
+    let governors = |d: &Document| {
+        join(
+            d.envelope
+                .inventory
+                .clusters
+                .iter()
+                .filter_map(|c| c.governor.clone())
+                .collect(),
+        )
+    };
+    push("governor", governors(base), governors(doc));
+    let clocks = |d: &Document| {
+        join(
+            d.envelope
+                .inventory
+                .clusters
+                .iter()
+                .filter_map(|c| c.max_mhz.map(|m| format!("{m} MHz")))
+                .collect(),
+        )
+    };
+    push("maximum clocks", clocks(base), clocks(doc));
+    // Memory within 2 % is the same RAM (MemTotal moves with kernel reservations).
+    if let (Some(x), Some(y)) = (a.inventory.memory.total_kb, b.inventory.memory.total_kb) {
+        if (x as f64 - y as f64).abs() > 0.02 * x.max(y) as f64 {
+            push(
+                "memory",
+                Some(format!("{} MiB", x / 1024)),
+                Some(format!("{} MiB", y / 1024)),
+            );
+        }
+    }
+    let tuned = |d: &Document| {
+        let mut v: Vec<String> = d
+            .envelope
+            .tuning
+            .changes
+            .iter()
+            .filter(|c| c.error.is_none())
+            .map(|c| format!("{}={}", c.path, c.value))
+            .collect();
+        v.sort();
+        v.dedup();
+        Some(if v.is_empty() {
+            "none".to_string()
+        } else {
+            format!("{} settings", v.len())
+        })
+        .map(|s| (s, v))
+    };
+    if let (Some((sa, va)), Some((sb, vb))) = (tuned(base), tuned(doc)) {
+        if va != vb {
+            out.push(Difference {
+                what: "settings tuned".into(),
+                from: sa,
+                to: sb,
+            });
+        }
+    }
+    out
+}
+
+/// The noise band for a figure whose earlier values are `values`: [`FLOOR_PCT`], or twice
+/// their coefficient of variation (percent) when there are at least three and it is wider.
+pub fn band_pct(values: &[f64]) -> f64 {
+    if values.len() < SPREAD_FROM {
+        return FLOOR_PCT;
+    }
+    let mean = values.iter().sum::<f64>() / values.len() as f64;
+    truebench_stats::sample_sd(values)
+        .filter(|_| mean != 0.0)
+        .map_or(FLOOR_PCT, |sd| {
+            (2.0 * 100.0 * sd / mean.abs()).max(FLOOR_PCT)
+        })
+}
+
+fn numbers(doc: &Document) -> Vec<Metric> {
+    truebench_figures::metrics(doc)
+        .into_iter()
+        .filter(|m| m.value.is_some_and(f64::is_finite))
+        .collect()
+}
+
+/// Judge `doc` against `earlier` (the same machine's and kind's results before it, oldest
+/// first, each counting — see [`counts`]). None without any.
+pub fn judge(doc: &Document, earlier: &[&Document]) -> Option<Judgement> {
+    let base = *earlier.last()?;
+    let base_figures = numbers(base);
+    let mut changes = Vec::new();
+    for m in numbers(doc) {
+        let Some(dir) = better(&m.key, m.unit.as_deref()) else {
+            continue;
+        };
+        let Some(b) = base_figures.iter().find(|x| x.key == m.key) else {
+            continue;
+        };
+        let (v, bv) = (m.value.unwrap_or(0.0), b.value.unwrap_or(0.0));
+        if bv == 0.0 {
+            continue;
+        }
+        let values: Vec<f64> = earlier
+            .iter()
+            .filter_map(|d| numbers(d).into_iter().find(|x| x.key == m.key)?.value)
+            .collect();
+        let band = band_pct(&values);
+        let change = 100.0 * (v - bv) / bv.abs();
+        let verdict = (change.abs() > band).then(|| {
+            let worse = match dir {
+                Better::Higher => change < 0.0,
+                Better::Lower => change > 0.0,
+            };
+            if worse {
+                FindingKind::Regression
+            } else {
+                FindingKind::Improvement
+            }
+        });
+        changes.push(Change {
+            metric: m.key,
+            unit: m.unit,
+            value: v,
+            baseline: bv,
+            change_pct: change,
+            band_pct: band,
+            verdict,
+        });
+    }
+    Some(Judgement {
+        baseline: earlier.len() - 1,
+        history: earlier.len(),
+        changes,
+        differs: differences(base, doc),
+    })
+}
+
+/// Every result of `docs` judged against its own history within `docs`: for each index, the
+/// judgement (its `baseline` an index into `docs`). Results that do not count are neither
+/// judged nor anyone's baseline.
+pub fn judge_all(docs: &[&Document]) -> Vec<(usize, Judgement)> {
+    let mut order: Vec<usize> = (0..docs.len()).filter(|&i| counts(docs[i])).collect();
+    order.sort_by_key(|&i| (docs[i].envelope.started.unix_ms, i));
+    let mut out = Vec::new();
+    for (pos, &i) in order.iter().enumerate() {
+        let earlier: Vec<usize> = order[..pos]
+            .iter()
+            .copied()
+            .filter(|&j| docs[j].kind() == docs[i].kind() && same_machine(docs[j], docs[i]))
+            .collect();
+        let refs: Vec<&Document> = earlier.iter().map(|&j| docs[j]).collect();
+        if let Some(mut j) = judge(docs[i], &refs) {
+            j.baseline = earlier[j.baseline];
+            out.push((i, j));
+        }
+    }
+    out
+}
