@@ -300,6 +300,7 @@ pub fn result_page(title: &str, s: &Stored, r: &Row, all: &[Row]) -> String {
         Frame {
             stylesheets: &["../assets/report.css", "../assets/site.css"],
             nav: &nav,
+            standing: &[],
         },
     )
 }

@@ -108,6 +108,10 @@ pub struct Comparison {
     /// band against the earlier one, with what differs (`regress`).
     #[serde(default)]
     pub regressions: Vec<String>,
+    /// Where each result stands among the stored results of its SoC and tool versions
+    /// (`standing`), filled by the caller that has the history.
+    #[serde(default)]
+    pub standing: Vec<String>,
 }
 
 /// The regression and improvement findings among `items` of one machine: each judged
@@ -126,10 +130,16 @@ pub fn regressions(items: &[(String, &Document)]) -> Vec<String> {
         .collect()
 }
 
-fn regressions_text(o: &mut String, r: &[String]) {
+fn regressions_text(o: &mut String, r: &[String], standing: &[String]) {
     if !r.is_empty() {
         o.push_str("\nAgainst the same machine's earlier result:\n");
         for line in r {
+            o.push_str(&format!("  * {line}\n"));
+        }
+    }
+    if !standing.is_empty() {
+        o.push_str("\nAmong the stored results of the same SoC and tool versions:\n");
+        for line in standing {
             o.push_str(&format!("  * {line}\n"));
         }
     }
@@ -267,6 +277,7 @@ pub fn compare(items: &[(String, RunResult)]) -> Comparison {
         rows,
         warnings,
         regressions: regressions(&docs.iter().map(|(k, d)| (k.clone(), d)).collect::<Vec<_>>()),
+        standing: Vec::new(),
     }
 }
 
@@ -362,7 +373,7 @@ pub fn render(c: &Comparison) -> String {
             o.push_str(&format!("  * {w}\n"));
         }
     }
-    regressions_text(&mut o, &c.regressions);
+    regressions_text(&mut o, &c.regressions, &c.standing);
     o
 }
 
@@ -395,6 +406,9 @@ pub struct DocumentComparison {
     /// As [`Comparison::regressions`].
     #[serde(default)]
     pub regressions: Vec<String>,
+    /// As [`Comparison::standing`].
+    #[serde(default)]
+    pub standing: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -470,6 +484,7 @@ pub fn compare_documents(items: &[(String, Document)]) -> DocumentComparison {
                 .map(|(l, d)| (l.clone(), d))
                 .collect::<Vec<_>>(),
         ),
+        standing: Vec::new(),
     }
 }
 
@@ -510,6 +525,6 @@ pub fn render_documents(c: &DocumentComparison) -> String {
             o.push_str(&format!("  * {w}\n"));
         }
     }
-    regressions_text(&mut o, &c.regressions);
+    regressions_text(&mut o, &c.regressions, &c.standing);
     o
 }

@@ -17,6 +17,7 @@ mod postgres;
 pub mod rank;
 pub mod regress;
 mod sqlite;
+pub mod standing;
 
 pub use pg_tls::set_password_file;
 

@@ -58,7 +58,8 @@ pub fn run(args: CompareArgs) -> anyhow::Result<i32> {
         if docs.len() < 2 {
             anyhow::bail!("compare needs two or more results");
         }
-        let c = compare::compare_documents(&docs);
+        let mut c = compare::compare_documents(&docs);
+        c.standing = standing_lines(&docs, args.db.as_deref());
         if let Some(path) = &args.html {
             write_html(path, &c, &[])?;
         }
@@ -99,7 +100,12 @@ pub fn run(args: CompareArgs) -> anyhow::Result<i32> {
     if items.len() < 2 {
         anyhow::bail!("compare needs two or more results (or --corpus DIR to rank one)");
     }
-    let c = compare::compare(&items);
+    let mut c = compare::compare(&items);
+    let typed: Vec<(String, truebench_model::Document)> = items
+        .iter()
+        .map(|(l, r)| (l.clone(), r.clone().into()))
+        .collect();
+    c.standing = standing_lines(&typed, args.db.as_deref());
     if let Some(path) = &args.html {
         // Every figure under its name, and the run comparison's reasons it is unfair.
         write_html(path, &compare::compare_documents(&run_docs), &c.warnings)?;
@@ -140,4 +146,45 @@ fn write_html(
         .with_context(|| format!("writing {}", path.display()))?;
     errln!("truebench: comparison written to {}", path.display());
     Ok(())
+}
+
+/// Where each compared result stands among the stored results of its SoC and tool versions
+/// (`label: figure …: Nth percentile of M …`); nothing without a history.
+pub fn standing_lines(
+    docs: &[(String, truebench_model::Document)],
+    db: Option<&std::path::Path>,
+) -> Vec<String> {
+    let Ok(store) = crate::report::open_db_read(db) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (label, doc) in docs {
+        for s in stored_standing(&store, doc) {
+            out.push(format!("{label}: {}", s.text()));
+        }
+    }
+    out
+}
+
+/// `doc`'s standing among the stored results of its kind that name its SoC.
+pub fn stored_standing(
+    store: &truebench_store::Store,
+    doc: &truebench_model::Document,
+) -> Vec<truebench_store::standing::Standing> {
+    let Some(soc) = doc.envelope.inventory.soc.as_ref().map(|s| s.name.clone()) else {
+        return Vec::new();
+    };
+    let Ok(entries) = store.list(&truebench_store::Filter {
+        kind: Some(doc.kind().to_string()),
+        device: Some(soc),
+        ..Default::default()
+    }) else {
+        return Vec::new();
+    };
+    let stored: Vec<truebench_model::Document> = entries
+        .iter()
+        .filter_map(|e| store.get(e.id).ok().flatten())
+        .collect();
+    let refs: Vec<&truebench_model::Document> = stored.iter().collect();
+    truebench_store::standing::standing(doc, &refs)
 }

@@ -97,7 +97,21 @@ pub fn load(what: &str, db: Option<&Path>) -> anyhow::Result<(String, Document)>
 
 pub fn run(args: ReportArgs) -> anyhow::Result<i32> {
     let (label, r) = load(&args.result, args.db.as_deref())?;
-    let page = truebench_render::kinds::html_page(&r);
+    // Where it stands, when there is a history to rank it in.
+    let standing: Vec<String> = match open_db_read(args.db.as_deref()) {
+        Ok(store) => crate::compare::stored_standing(&store, &r)
+            .iter()
+            .map(|s| s.text())
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    let page = truebench_render::kinds::html_page_in(
+        &r,
+        truebench_render::report::Frame {
+            standing: &standing,
+            ..Default::default()
+        },
+    );
     let target = html_target(&args.html, &label);
     // Written beside the target under an unpredictable name and renamed over it: a reader
     // never sees half a page, a link planted at either name is never written through.

@@ -784,6 +784,25 @@ pub struct Frame<'a> {
     pub stylesheets: &'a [&'a str],
     /// HTML put above the header (the site's links back and to related results).
     pub nav: &'a str,
+    /// Where the result stands among stored results (see [`standing`]), after its verdicts;
+    /// empty without a history.
+    pub standing: &'a [String],
+}
+
+/// The "Where it stands" section: each figure's percentile among the stored results of the
+/// same SoC and tool versions, as the history computed it.
+pub fn standing(lines: &[String]) -> String {
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut o = String::from(
+        "<section><h2>Where it stands</h2><p>Among the stored results of the same SoC and tool versions (percentile rank: the share it does better than).</p><ul>",
+    );
+    for l in lines {
+        o.push_str(&format!("<li>{}</li>", esc(l)));
+    }
+    o.push_str("</ul></section>");
+    o
 }
 
 /// The frame every kind's page shares; `headline` and `details` are the kind's sections.
@@ -814,6 +833,7 @@ pub fn page<B>(
     header(&mut o, r, kind);
     o.push_str(headline);
     verdicts(&mut o, r);
+    o.push_str(&standing(frame.standing));
     timeline(&mut o, r);
     o.push_str(details);
     o.push_str(&crate::energy::html(r.envelope));

@@ -5,4 +5,5 @@ mod compare_rank;
 mod postgres;
 mod regress;
 mod shared;
+mod standing;
 mod store;

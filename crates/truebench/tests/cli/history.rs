@@ -517,3 +517,52 @@ fn regressions_are_listed_with_what_differs() {
     ]);
     assert!(later.contains("\"baseline_id\": 1"), "{later}");
 }
+
+/// Where a result stands among the stored results of its SoC and tool versions: in
+/// `compare` and on the report page (five real Raspberry Pi 5 logs).
+#[test]
+fn compare_and_report_say_where_a_result_stands() {
+    let d = tempfile::tempdir().unwrap();
+    let logs = truebench_fixtures::sbc_bench::logs();
+    let tb = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_truebench"))
+            .env("XDG_DATA_HOME", d.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    for name in [
+        "1ULtUe.txt",
+        "4JAv.txt",
+        "8acvqG.txt",
+        "Au3jaA.txt",
+        "frdzAn.txt",
+    ] {
+        let p = d.path().join(name);
+        std::fs::write(&p, &logs.iter().find(|(n, _)| n == name).unwrap().1).unwrap();
+        tb(&["import", p.to_str().unwrap()]);
+    }
+    let c = tb(&["compare", "1", "2"]);
+    assert!(
+        c.contains("Among the stored results of the same SoC and tool versions:"),
+        "{c}"
+    );
+    assert!(c.contains("percentile of 5 "), "{c}");
+    let json: serde_json::Value =
+        serde_json::from_str(&tb(&["compare", "1", "2", "--json"])).unwrap();
+    assert_eq!(json["standing"].as_array().unwrap().len() % 2, 0, "{json}");
+    let page = d.path().join("r.html");
+    let _ = tb(&["report", "1", "--html", page.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("<h2>Where it stands</h2>"),
+        "no standing section"
+    );
+    assert!(html.contains("percentile of 5 "));
+}

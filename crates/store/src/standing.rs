@@ -1,0 +1,181 @@
+//! Where a result stands: each of its headline figures ranked among the stored results of
+//! the same kind, the same SoC and the same tool versions ("73rd percentile of 41 Rockchip
+//! RK3588 runs"), scores per watt included where energy was measured (they are headline
+//! figures of their own).
+//!
+//! The percentile is the percentile rank: the share of the group the result does better
+//! than, ties counted half (itself included), so the best of 41 is at 98.8 and a group of
+//! one says nothing (no rank is given below [`MIN_GROUP`] results).
+
+use truebench_model::Document;
+
+use crate::regress::{better, counts, Better};
+
+/// The fewest results of a group worth ranking in.
+pub const MIN_GROUP: usize = 3;
+
+/// One figure's place in its group.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Standing {
+    /// The figure's key.
+    pub metric: String,
+    /// Its unit.
+    pub unit: Option<String>,
+    /// This result's value.
+    pub value: f64,
+    /// Percentile rank in the group, 0–100 (higher: better than more of them).
+    pub percentile: f64,
+    /// Results in the group with this figure, this one included.
+    pub of: usize,
+    /// The group in words: `Rockchip RK3588 run results with 7-zip 16.02`.
+    pub group: String,
+}
+
+impl Standing {
+    /// `sevenzip_multi 16250 MIPS: 73rd percentile of 41 Rockchip RK3588 run results (…)`.
+    pub fn text(&self) -> String {
+        let unit = self
+            .unit
+            .as_deref()
+            .map(|u| format!(" {u}"))
+            .unwrap_or_default();
+        let p = self.percentile.round() as u32;
+        let suffix = match (p % 10, p % 100) {
+            (_, 11..=13) => "th",
+            (1, _) => "st",
+            (2, _) => "nd",
+            (3, _) => "rd",
+            _ => "th",
+        };
+        format!(
+            "{} {}{unit}: {p}{suffix} percentile of {} {}",
+            self.metric,
+            fmt(self.value),
+            self.of,
+            self.group
+        )
+    }
+}
+
+fn fmt(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+fn soc(doc: &Document) -> Option<&str> {
+    let s = doc.envelope.inventory.soc.as_ref()?;
+    // A hedged answer ("one of …") names no one chip to be grouped with.
+    (!s.name.is_empty() && s.candidates.is_empty()).then_some(s.name.as_str())
+}
+
+/// The tool versions that decide a group, as `compare` weighs them: 7-zip by its rating
+/// family, OpenSSL by major.minor (its build date says nothing), the others as printed; the
+/// sbc-bench script that ran an imported log is no tool that scores.
+fn versions(doc: &Document) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = doc
+        .envelope
+        .tools
+        .iter()
+        .filter(|t| t.name != "sbc-bench")
+        .filter_map(|t| {
+            let raw = t.version.clone()?;
+            let shown = match t.name.as_str() {
+                "7-zip" => crate::compare::sevenzip_family(&raw),
+                "openssl" => openssl_major_minor(&raw).unwrap_or(raw),
+                _ => raw,
+            };
+            Some((t.name.clone(), shown))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// `3.0` of `OpenSSL 3.0.11, built on 19 Sep 2023`.
+fn openssl_major_minor(v: &str) -> Option<String> {
+    let start = v.find(|c: char| c.is_ascii_digit())?;
+    let num: String = v[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    let mut parts = num.split('.');
+    Some(format!("{}.{}", parts.next()?, parts.next()?))
+}
+
+/// Whether `other` is in `doc`'s group: same kind, same SoC, same tool versions, and a
+/// result whose figures count (complete, valid, comparable).
+pub fn same_group(doc: &Document, other: &Document) -> bool {
+    doc.kind() == other.kind()
+        && soc(doc).is_some()
+        && soc(doc) == soc(other)
+        && versions(doc) == versions(other)
+        && counts(other)
+}
+
+/// `doc`'s figures ranked among `stored` (which may hold `doc` itself: it is counted once).
+/// Empty when `doc` names no SoC or its group is smaller than [`MIN_GROUP`].
+pub fn standing(doc: &Document, stored: &[&Document]) -> Vec<Standing> {
+    let Some(chip) = soc(doc) else {
+        return Vec::new();
+    };
+    let mine = truebench_figures::metrics(doc);
+    let key = |d: &Document| serde_json::to_string(d).unwrap_or_default();
+    let me = key(doc);
+    let others: Vec<Vec<truebench_figures::Metric>> = stored
+        .iter()
+        .filter(|d| same_group(doc, d) && key(d) != me)
+        .map(|d| truebench_figures::metrics(d))
+        .collect();
+    let tools = versions(doc)
+        .into_iter()
+        .filter(|(n, _)| !n.starts_with("built-in"))
+        .map(|(n, v)| format!("{n} {v}"))
+        .collect::<Vec<_>>();
+    let group = format!(
+        "{chip} {} results{}",
+        doc.kind(),
+        if tools.is_empty() {
+            String::new()
+        } else {
+            format!(" with {}", tools.join(", "))
+        }
+    );
+    let mut out = Vec::new();
+    for m in mine {
+        let (Some(v), Some(dir)) = (
+            m.value.filter(|v| v.is_finite()),
+            better(&m.key, m.unit.as_deref()),
+        ) else {
+            continue;
+        };
+        let values: Vec<f64> = others
+            .iter()
+            .filter_map(|o| o.iter().find(|x| x.key == m.key)?.value)
+            .filter(|x| x.is_finite())
+            .collect();
+        let n = values.len() + 1;
+        if n < MIN_GROUP {
+            continue;
+        }
+        let worse = values
+            .iter()
+            .filter(|&&x| match dir {
+                Better::Higher => x < v,
+                Better::Lower => x > v,
+            })
+            .count();
+        let ties = values.iter().filter(|&&x| x == v).count() + 1;
+        out.push(Standing {
+            metric: m.key,
+            unit: m.unit,
+            value: v,
+            percentile: 100.0 * (worse as f64 + 0.5 * ties as f64) / n as f64,
+            of: n,
+            group: group.clone(),
+        });
+    }
+    out
+}

@@ -1,0 +1,64 @@
+//! Where a result stands among stored results of the same SoC and tool versions, on five
+//! real Raspberry Pi 5 (BCM2712) logs run with the same 7-zip, OpenSSL and tinymembench.
+
+use truebench_model::Document;
+use truebench_store::standing;
+
+fn logs(names: &[&str]) -> Vec<Document> {
+    let all = truebench_fixtures::sbc_bench::logs();
+    names
+        .iter()
+        .map(|n| {
+            let text = &all.iter().find(|(x, _)| x == n).unwrap().1;
+            truebench_sbcbench::convert::to_run_result(&truebench_sbcbench::parse(text), n).into()
+        })
+        .collect()
+}
+
+#[test]
+fn percentile_ranks_among_the_same_soc_and_tools() {
+    let docs = logs(&[
+        "1ULtUe.txt",
+        "4JAv.txt",
+        "8acvqG.txt",
+        "Au3jaA.txt",
+        "frdzAn.txt",
+    ]);
+    let refs: Vec<&Document> = docs.iter().collect();
+    let multi = |d: &Document| {
+        truebench_figures::metrics(d)
+            .into_iter()
+            .find(|m| m.key == "sevenzip_multi")
+            .and_then(|m| m.value)
+            .unwrap()
+    };
+    let best = docs
+        .iter()
+        .max_by(|a, b| multi(a).total_cmp(&multi(b)))
+        .unwrap();
+    let worst = docs
+        .iter()
+        .min_by(|a, b| multi(a).total_cmp(&multi(b)))
+        .unwrap();
+    let of = |d: &Document| {
+        standing::standing(d, &refs)
+            .into_iter()
+            .find(|s| s.metric == "sevenzip_multi")
+            .unwrap()
+    };
+    let (b, w) = (of(best), of(worst));
+    assert_eq!(b.of, 5, "{b:?}");
+    // Better than the four others: (4 + ½) / 5.
+    assert!((b.percentile - 90.0).abs() < 1e-9, "{b:?}");
+    assert!((w.percentile - 10.0).abs() < 1e-9, "{w:?}");
+    assert!(
+        b.group.contains("BCM2712") && b.group.contains("7-zip 16.x"),
+        "{}",
+        b.group
+    );
+    assert!(b.text().starts_with("sevenzip_multi "), "{}", b.text());
+    assert!(b.text().contains(": 90th percentile of 5 "), "{}", b.text());
+    // Another SoC's results are no group for it: too few to rank.
+    let other = logs(&["3X9q.txt"]);
+    assert!(standing::standing(&other[0], &refs).is_empty());
+}
