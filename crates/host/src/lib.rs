@@ -12,6 +12,7 @@ pub mod inventory;
 pub mod irq;
 pub mod kernel;
 pub mod knowledge;
+pub mod opp;
 pub mod review;
 pub mod soc;
 

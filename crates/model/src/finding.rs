@@ -57,6 +57,10 @@ pub enum FindingKind {
     PerfLimit,
     /// Something could not be checked (no permission for the kernel log, no cpufreq stats…).
     NotChecked,
+    /// An OPP the kernel offers in its tables but the clock never reaches, and the limit that
+    /// holds it: the CPU regulator, the chip's `opp-supported-hw` bin, a lowered
+    /// `scaling_max_freq` (a cooling device, MaxKHz).
+    OppLimit,
     /// A headline figure worse than the same machine's previous result beyond the noise
     /// band (found from the history, not while measuring).
     Regression,
@@ -85,6 +89,7 @@ impl FindingKind {
             FindingKind::NotIdle => "not_idle",
             FindingKind::PerfLimit => "perf_limit",
             FindingKind::NotChecked => "not_checked",
+            FindingKind::OppLimit => "opp_limit",
             FindingKind::Regression => "regression",
             FindingKind::Improvement => "improvement",
         }

@@ -196,6 +196,9 @@ pub fn render(inv: &Inventory) -> String {
                 o.push_str(&crate::perf_control::cluster(inv, cl));
             }
         }
+        for l in &cl.opp_limits {
+            let _ = writeln!(o, "  OPP limit: {} ({})", l.reason, l.source);
+        }
     }
     let global = crate::perf_control::global(inv);
     if !global.is_empty() {
@@ -370,5 +373,28 @@ mod tests {
             "up to 1800 MHz, minimum unknown"
         );
         assert_eq!(mhz_range(None, None), "unknown");
+    }
+
+    /// An imported cluster (no cpufreq driver in the document) still shows its OPP limits.
+    #[test]
+    fn opp_limits_are_listed_under_their_cluster() {
+        use truebench_host::inventory::Cluster;
+        use truebench_host::opp::{Limit, OppLimit};
+        let mut inv = Inventory::probe(&truebench_host::Host::new("/nonexistent"));
+        inv.clusters = vec![Cluster {
+            cpus: vec![4, 5],
+            opp_limits: vec![OppLimit {
+                opps_mhz: vec![2400],
+                limit: Limit::NotOffered,
+                reason: "2400 MHz is in the device tree but not offered".into(),
+                source: "sbc-bench log: cpufreq-policy4 line".into(),
+            }],
+            ..Default::default()
+        }];
+        let text = render(&inv);
+        assert!(
+            text.contains("  OPP limit: 2400 MHz is in the device tree but not offered (sbc-bench log: cpufreq-policy4 line)"),
+            "{text}"
+        );
     }
 }

@@ -45,8 +45,53 @@ pub struct SbcBenchLog {
     pub warnings: Vec<String>,
     /// The Markdown row sbc-bench appended to the log itself (v0.8.4+), if present.
     pub embedded_row: Option<EmbeddedRow>,
+    /// The regulators and device-tree OPP tables sbc-bench printed (v0.9.x), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dt_opp: Option<DtOppSection>,
+    /// The `cpufreq-policyN: governor / MHz (governors / OPPs)` lines.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub policies: Vec<PolicyLine>,
     /// Sections that are absent or could not be parsed, with the reason.
     pub missing: Vec<Missing>,
+}
+
+/// The regulators and OPP tables of sbc-bench's device-tree section.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DtOppSection {
+    pub regulators: Vec<LogRegulator>,
+    pub tables: Vec<LogOppTable>,
+}
+
+/// `vdd_cpu_b: 1300 mV (1500 mV max)`: the regulator's `microvolts` and `max_microvolts`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LogRegulator {
+    pub name: String,
+    pub mv: u32,
+    /// None when not printed; 0 when the kernel shows no maximum.
+    pub max_mv: Option<u32>,
+}
+
+/// One OPP table node as printed (`cluster1-opp-table:`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LogOppTable {
+    pub name: String,
+    pub rows: Vec<LogOppRow>,
+}
+
+/// One OPP row: MHz, the `opp-microvolt` voltage(s) in mV (one per speed bin when the table has
+/// `opp-microvolt-speedN`; none for `-`), and `opp-supported-hw` cells.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LogOppRow {
+    pub mhz: u32,
+    pub mv: Vec<f64>,
+    pub supported_hw: Vec<u32>,
+}
+
+/// A `cpufreq-policyN:` status line: the policy and the OPPs it offers.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PolicyLine {
+    pub policy: u32,
+    pub offered_mhz: Vec<u32>,
 }
 
 /// First line: `sbc-bench v0.9.72 DEVICE [MODE] (DATE)` or, in v0.4/v0.5, `sbc-bench v0.4 -- DATE`.

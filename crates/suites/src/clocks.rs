@@ -286,7 +286,15 @@ fn measure<P: ClockProbe + ?Sized>(
         .all_cores
         .then(|| check_all_cores(host, inv, &clusters, opts, probe, tuning));
 
-    let findings = out.iter().filter_map(deviation_finding).collect();
+    let findings = out
+        .iter()
+        .filter_map(|cc| {
+            let mut f = deviation_finding(cc)?;
+            let c = clusters.iter().find(|c| c.id == cc.id);
+            crate::clocks_limits::explain_finding(c, cc, &mut f);
+            Some(f)
+        })
+        .collect();
     ClocksReport {
         schema_version: SCHEMA_VERSION,
         root: host.root().display().to_string(),
@@ -658,6 +666,10 @@ fn explain(host: &Host, inv: &Inventory, c: &Cluster, cc: &mut ClusterClocks, fi
 
     if cc.mode == WalkMode::OppWalk {
         cc.enforced = enforcement(&cc.points);
+    }
+    // Where the clock follows the OPPs, a short one may have a known limit.
+    if cc.enforced != Some(false) {
+        crate::clocks_limits::notes(c, cc);
     }
     if cc.enforced == Some(false) {
         let top = cc

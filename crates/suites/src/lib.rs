@@ -3,6 +3,7 @@
 //! orchestration is tested on fixture roots with scripted measurements.
 
 pub mod clocks;
+mod clocks_limits;
 pub mod clocks_session;
 pub mod command;
 pub mod efficiency;

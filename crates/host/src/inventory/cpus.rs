@@ -76,6 +76,10 @@ pub struct Cluster {
     /// Which file reports the current clock: `cpuinfo_cur_freq` (hardware) or
     /// `scaling_cur_freq` (what the governor asked for).
     pub cur_freq_file: Option<String>,
+    /// OPPs never reached and the limit that holds each down (regulator, opp-supported-hw,
+    /// scaling_max_freq and who lowered it), from `opp::judge`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub opp_limits: Vec<crate::opp::OppLimit>,
 }
 
 impl Cluster {

@@ -99,6 +99,7 @@ impl Inventory {
             .soc
             .as_ref()
             .and_then(|soc| cpus::fill_core_types_from_soc(host, &mut cpu_part, soc));
+        crate::opp::read::fill(host, &mut cpu_part.clusters);
         let thermal = thermal::probe(host, &mut missing);
         let (memory, swap) = memory::probe(host, &mut missing);
         let online: Vec<u32> = cpu_part

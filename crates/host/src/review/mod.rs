@@ -8,6 +8,7 @@ mod cpuidle;
 mod firmware;
 mod memory;
 mod network;
+mod opp;
 mod pcie;
 mod perf_control;
 mod smart;
@@ -112,6 +113,7 @@ pub fn review(host: &Host, inv: &Inventory) -> Vec<Setting> {
     cpu::cpufreq(host, inv, &mut out);
     cpuidle::review(host, inv, &mut out);
     perf_control::review(inv, &mut out);
+    opp::limits(inv, &mut out);
     cpu::devfreq(host, &mut out);
     cpu::gpu(host, &mut out);
     pcie::aspm(host, &mut out);

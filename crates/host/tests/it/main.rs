@@ -6,5 +6,6 @@ mod kernel;
 mod machines;
 mod old_cpuinfo;
 mod perf_control;
+mod opp_tree;
 mod review;
 mod review_checks;

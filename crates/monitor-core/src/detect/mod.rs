@@ -11,6 +11,7 @@ pub mod heat;
 pub mod kernel_log;
 pub mod memory;
 pub mod perf_limits;
+pub mod opp_limit;
 pub mod phases;
 pub mod power;
 pub mod rpi;
@@ -93,6 +94,7 @@ pub fn run(ctx: &Context<'_>) -> Vec<Finding> {
     f.extend(memory::oom_kill(lines));
     f.extend(thermal::thermal_trip(lines));
     f.extend(perf_limits::detect(inv, before, after));
+    f.extend(opp_limit::detect(inv));
     let tables = process_tables(timeline, ctx.boundaries);
     f.extend(activity::background_activity(inv, timeline, &tables));
     f.extend(activity::system_activity(timeline, &tables));

@@ -196,6 +196,7 @@ pub(super) fn inventory(log: &SbcBenchLog, name: &str) -> Inventory {
             cl.core_type = Some(g.name.clone());
         }
     }
+    super::opp_limits::fill(log, &mut clusters);
 
     let first_free = log.memory.first();
     let swaps = log.swap_devices.first().cloned().unwrap_or_default();

@@ -92,6 +92,7 @@ pub fn import_source<B>(r: View<'_, B>) -> Option<(Option<String>, Option<String
 mod dates;
 mod evidence;
 mod inventory;
+pub mod opp_limits;
 mod scores;
 mod soc;
 mod timeline;

@@ -8,6 +8,7 @@ mod clocks;
 mod header;
 mod membench;
 mod monitor;
+mod opp_tables;
 mod row;
 mod state;
 mod summary;
@@ -159,6 +160,8 @@ pub fn parse(text: &str) -> SbcBenchLog {
         )),
     }
     log.warnings = state::warnings(lines);
+    log.dt_opp = opp_tables::dt_opp(lines);
+    log.policies = opp_tables::policies(lines);
     let vk = log.version_key();
     log.embedded_row = state::embedded_row(lines, log.header.version.as_ref().map(|_| &vk[..]));
     log

@@ -64,6 +64,9 @@ pub fn summary(name: &str, log: &SbcBenchLog) -> String {
             );
         }
     }
+    for (cpus, l) in crate::convert::opp_limits::of_log(log) {
+        let _ = writeln!(s, "  OPP limit {cpus}: {} ({})", l.reason, l.source);
+    }
     if let Some(m) = log.no_cpufreq.first() {
         let _ = writeln!(
             s,

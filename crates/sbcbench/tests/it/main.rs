@@ -6,5 +6,6 @@ mod corpus_sections;
 mod import_clusters;
 mod import_soc;
 mod known_rules;
+mod opp_limits;
 mod results_md_agreement;
 mod verdict_patterns;

@@ -734,3 +734,55 @@ fn a_clock_between_base_and_boost_is_turbo_not_a_fake_label() {
         f.message
     );
 }
+
+/// A cooling device holding the A76 cluster at 2208 MHz when the walk begins (state 1 of 13,
+/// policy4's scaling_max_freq 2208 MHz): the 2400 MHz measured short gets that reason in the
+/// notes and in its finding, with the cooling device's file.
+#[test]
+fn an_opp_measured_short_gets_the_limit_that_holds_it() {
+    let root = rock5b(true);
+    let r = root.path();
+    put(
+        r,
+        &format!("{CPU}/cpufreq/policy4/scaling_max_freq"),
+        "2208000\n",
+    );
+    for (f, v) in [
+        ("type", "cpufreq-cpu4"),
+        ("cur_state", "1"),
+        ("max_state", "13"),
+    ] {
+        put(
+            r,
+            &format!("sys/class/thermal/cooling_device0/{f}"),
+            &format!("{v}\n"),
+        );
+    }
+    let mut fake = Fake::new(faked);
+    let rep = exec(r, &ClocksOptions::default(), &mut fake);
+    let big = rep.clusters.iter().find(|c| c.cpus.contains(&4)).unwrap();
+    let note = big
+        .notes
+        .iter()
+        .find(|n| n.starts_with("2400 MHz measured 2221 MHz: "))
+        .unwrap_or_else(|| panic!("{:#?}", big.notes));
+    assert!(
+        note.contains(
+            "the thermal cooling device cooling_device0 (cpufreq-cpu4) is at state 1 of 13, \
+             which caps the clock at 2208 MHz (sys/class/thermal/cooling_device0/cur_state)"
+        ),
+        "{note}"
+    );
+    let f = rep
+        .findings
+        .iter()
+        .find(|f| f.message.contains("cpu4-cpu7"))
+        .unwrap();
+    assert!(f.evidence.iter().any(|e| e == note), "{:?}", f.evidence);
+    // The little cluster's short 1800 MHz has no known limit: no such note.
+    let little = rep.clusters.iter().find(|c| c.cpus.contains(&0)).unwrap();
+    assert!(!little
+        .notes
+        .iter()
+        .any(|n| n.contains("measured 1620 MHz:")));
+}
