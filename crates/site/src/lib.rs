@@ -148,6 +148,19 @@ pub fn build(results: &[Stored], opts: &Options) -> Site {
             r.soc = Some(name);
         }
     }
+    // Each result against its machine's previous one, and where it stands among the site's
+    // results of its SoC and tool versions.
+    let docs: Vec<&Document> = results.iter().map(|s| &s.doc).collect();
+    for (i, j) in truebench_store::regress::judge_all(&docs) {
+        let base = format!("#{}", rows[j.baseline].id);
+        rows[i].regressions = j.findings(&base).into_iter().map(|f| f.message).collect();
+    }
+    for (i, s) in results.iter().enumerate() {
+        rows[i].standing = truebench_store::standing::standing(&s.doc, &docs)
+            .iter()
+            .map(|x| x.text())
+            .collect();
+    }
     let mut files = BTreeMap::new();
     files.insert(
         "assets/report.css".to_string(),

@@ -73,6 +73,14 @@ pub struct Row {
     pub memory_mib: Option<u64>,
     pub sevenzip_version: Option<String>,
     pub openssl_version: Option<String>,
+    /// Its figures that moved beyond the noise band against the same machine's previous
+    /// result, with what differs (`store::regress`); filled by `build`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub regressions: Vec<String>,
+    /// Where its figures stand among the site's results of its SoC and tool versions
+    /// (`store::standing`); filled by `build`, shown on its page only.
+    #[serde(skip)]
+    pub standing: Vec<String>,
 }
 
 /// The cores of a result: `4× Cortex-A55 + 4× Cortex-A76`, and each type once.
@@ -209,6 +217,8 @@ pub fn row(s: &Stored, published: &[MarkdownRow]) -> Row {
         memory_mib: inv.memory.total_kb.map(|k| k / 1024),
         sevenzip_version: None,
         openssl_version: None,
+        regressions: Vec::new(),
+        standing: Vec::new(),
     };
     if let Body::Run(body) = &doc.body {
         let rv = View { envelope: e, body };
@@ -297,6 +307,13 @@ pub fn result_page(title: &str, s: &Stored, r: &Row, all: &[Row]) -> String {
             if n == 1 { "" } else { "s" }
         );
     }
+    if !r.regressions.is_empty() {
+        extra.push_str("<div class=\"related regress\"><span>Against the same machine's previous result:</span><ul>");
+        for m in &r.regressions {
+            let _ = write!(extra, "<li>{}</li>", esc(m));
+        }
+        extra.push_str("</ul></div>");
+    }
     if !r.published.is_empty() {
         extra.push_str("<div class=\"related pub\"><span>The published Results.md row differs from this log:</span><ul>");
         for (col, theirs, ours) in &r.published {
@@ -316,7 +333,7 @@ pub fn result_page(title: &str, s: &Stored, r: &Row, all: &[Row]) -> String {
         Frame {
             stylesheets: &["../assets/report.css", "../assets/site.css"],
             nav: &nav,
-            standing: &[],
+            standing: &r.standing,
         },
     )
 }

@@ -297,6 +297,29 @@ pub fn page(title: &str, soc: &str, chosen: &[(&Stored, &Row)]) -> String {
         },
         esc(&crate::row::url_part(soc))
     );
+    // A mark for every result that moved against its machine's previous one.
+    let moved: Vec<&Row> = rows
+        .iter()
+        .copied()
+        .filter(|r| !r.regressions.is_empty())
+        .collect();
+    if !moved.is_empty() {
+        o.push_str("<section class=\"regress\"><h2>Regressions and improvements</h2><p class=\"muted\">Figures beyond the noise band against the same machine's previous result, and what differs.</p><ul>");
+        for r in moved {
+            for m in &r.regressions {
+                let _ = write!(
+                    o,
+                    "<li><a href=\"../{}\">#{}</a> {} ({}): {}</li>",
+                    esc(&r.href),
+                    r.id,
+                    esc(&r.device),
+                    esc(&r.date),
+                    esc(m)
+                );
+            }
+        }
+        o.push_str("</ul></section>");
+    }
     let runs: Vec<&Row> = rows.iter().copied().filter(|r| r.kind == "run").collect();
     if !runs.is_empty() {
         o.push_str("<section><h2>Scores across boards</h2><p class=\"muted\">One dot per result (red: not valid), the dashed line at the median. A dot leads to its result.</p><div class=\"dots\">");

@@ -5,7 +5,7 @@ mod cpuidle;
 mod kernel;
 mod machines;
 mod old_cpuinfo;
-mod perf_control;
 mod opp_tree;
+mod perf_control;
 mod review;
 mod review_checks;

@@ -1,0 +1,92 @@
+//! The site marks a result that moved against its machine's previous one — on its page and
+//! on its SoC's page — and says on each result's page where it stands among the site's
+//! results of its SoC and tool versions (real logs: the ThunderX server "bigboy" run three
+//! times, five Raspberry Pi 5 runs).
+
+use std::collections::BTreeMap;
+
+use truebench_sbcbench::convert::to_run_result;
+use truebench_sbcbench::parse;
+use truebench_site::{build, Options, Stored};
+use truebench_store::Entry;
+
+fn stored(names: &[&str]) -> Vec<Stored> {
+    let all = truebench_fixtures::sbc_bench::logs();
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let text = &all.iter().find(|(n, _)| n == name).unwrap().1;
+            let doc = to_run_result(&parse(text), name).into_document();
+            let e = &doc.envelope;
+            Stored {
+                entry: Entry {
+                    id: i as i64 + 1,
+                    kind: doc.kind().to_string(),
+                    started_unix_ms: e.started.unix_ms,
+                    started_utc: e.started.utc.clone(),
+                    device: e.inventory.device.clone(),
+                    soc: e.inventory.soc.as_ref().map(|s| s.name.clone()),
+                    hostname: e.hostname.clone(),
+                    mode: String::new(),
+                    valid: e.valid,
+                    complete: e.complete,
+                    source: "sbc-bench".into(),
+                    source_name: Some(name.to_string()),
+                    metrics: BTreeMap::new(),
+                },
+                doc,
+            }
+        })
+        .collect()
+}
+
+fn page(site: &truebench_site::Site, path: &str) -> String {
+    String::from_utf8(site.files[path].clone()).unwrap()
+}
+
+#[test]
+fn regressions_are_marked_and_standing_is_said() {
+    let results = stored(&[
+        "3N5c.txt",
+        "3Owk.txt",
+        "3Owv.txt",
+        "1ULtUe.txt",
+        "4JAv.txt",
+        "8acvqG.txt",
+        "Au3jaA.txt",
+        "frdzAn.txt",
+    ]);
+    let site = build(&results, &Options::default());
+    // #2 moved against #1 (7-zip multi +7.9 %, with more memory and another kernel).
+    let r2 = page(&site, "r/2.html");
+    assert!(
+        r2.contains("Against the same machine's previous result:"),
+        "no mark"
+    );
+    assert!(r2.contains("sevenzip_multi: improvement of +7.9 % against #1"));
+    // #3 did not move: no mark.
+    assert!(!page(&site, "r/3.html").contains("Against the same machine's previous result:"));
+    // The SoC page of the ThunderX results lists it.
+    let soc_page = site
+        .files
+        .iter()
+        .filter(|(p, _)| p.starts_with("soc/"))
+        .map(|(_, b)| String::from_utf8_lossy(b).into_owned())
+        .find(|t| t.contains("Regressions and improvements"))
+        .expect("a SoC page marks the moved result");
+    assert!(
+        soc_page.contains("href=\"../r/2.html\">#2</a>"),
+        "the mark links the result"
+    );
+    // A Raspberry Pi 5 result's page says where it stands among the five.
+    let r4 = page(&site, "r/4.html");
+    assert!(
+        r4.contains("<h2>Where it stands</h2>"),
+        "no standing section"
+    );
+    assert!(
+        r4.contains("percentile of 5 "),
+        "among the five Pi 5 results"
+    );
+}
