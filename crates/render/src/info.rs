@@ -196,7 +196,12 @@ pub fn render(inv: &Inventory) -> String {
                 o.push_str(&crate::perf_control::cluster(inv, cl));
             }
         }
-        for l in &cl.opp_limits {
+        // A policy spanning two core types is two clusters: its limits are said under the
+        // first.
+        let earlier = inv.clusters[..cl.id.min(inv.clusters.len())]
+            .iter()
+            .any(|x| x.policy_dir.is_some() && x.policy_dir == cl.policy_dir);
+        for l in cl.opp_limits.iter().filter(|_| !earlier) {
             let _ = writeln!(o, "  OPP limit: {} ({})", l.reason, l.source);
         }
     }

@@ -6,6 +6,8 @@ use crate::opp::Limit;
 use crate::Inventory;
 
 pub fn limits(inv: &Inventory, out: &mut Vec<Setting>) {
+    // A policy spanning two core types is two clusters with the same limits: said once.
+    let mut said: Vec<(Option<&str>, &str)> = Vec::new();
     for c in &inv.clusters {
         let subject = match &c.policy_dir {
             Some(dir) => format!(
@@ -16,6 +18,11 @@ pub fn limits(inv: &Inventory, out: &mut Vec<Setting>) {
             None => c.cpu_range(),
         };
         for l in &c.opp_limits {
+            let key = (c.policy_dir.as_deref(), l.reason.as_str());
+            if c.policy_dir.is_some() && said.contains(&key) {
+                continue;
+            }
+            said.push(key);
             let value = l
                 .opps_mhz
                 .iter()

@@ -229,3 +229,26 @@ fn no_cpuidle_is_said() {
         idle(&s)
     );
 }
+
+/// The phone's policy3 spans the Cortex-A715 and Cortex-A710 clusters: its real
+/// scaling_max_freq cap is reviewed once, not once per cluster.
+#[test]
+fn a_policy_spanning_two_core_types_has_its_opp_limit_said_once() {
+    let d = truebench_fixtures::sysfs_dump(PHONE);
+    let (inv, s) = review_of(&d.path().join(PHONE));
+    let shared = inv
+        .clusters
+        .iter()
+        .filter(|c| {
+            c.policy_dir
+                .as_deref()
+                .is_some_and(|p| p.ends_with("policy3"))
+        })
+        .count();
+    assert_eq!(shared, 2, "policy3 is two clusters");
+    let caps: Vec<&Setting> = s
+        .iter()
+        .filter(|x| x.name == "OPP limit: scaling_max_freq")
+        .collect();
+    assert_eq!(caps.len(), 3, "policy0, policy3 and policy7: {caps:#?}");
+}
