@@ -3,43 +3,9 @@
 //! results of its SoC and tool versions (real logs: the ThunderX server "bigboy" run three
 //! times, five Raspberry Pi 5 runs).
 
-use std::collections::BTreeMap;
+mod common;
 
-use truebench_sbcbench::convert::to_run_result;
-use truebench_sbcbench::parse;
-use truebench_site::{build, Options, Stored};
-use truebench_store::Entry;
-
-fn stored(names: &[&str]) -> Vec<Stored> {
-    let all = truebench_fixtures::sbc_bench::logs();
-    names
-        .iter()
-        .enumerate()
-        .map(|(i, name)| {
-            let text = &all.iter().find(|(n, _)| n == name).unwrap().1;
-            let doc = to_run_result(&parse(text), name).into_document();
-            let e = &doc.envelope;
-            Stored {
-                entry: Entry {
-                    id: i as i64 + 1,
-                    kind: doc.kind().to_string(),
-                    started_unix_ms: e.started.unix_ms,
-                    started_utc: e.started.utc.clone(),
-                    device: e.inventory.device.clone(),
-                    soc: e.inventory.soc.as_ref().map(|s| s.name.clone()),
-                    hostname: e.hostname.clone(),
-                    mode: String::new(),
-                    valid: e.valid,
-                    complete: e.complete,
-                    source: "sbc-bench".into(),
-                    source_name: Some(name.to_string()),
-                    metrics: BTreeMap::new(),
-                },
-                doc,
-            }
-        })
-        .collect()
-}
+use truebench_site::{build, Options};
 
 fn page(site: &truebench_site::Site, path: &str) -> String {
     String::from_utf8(site.files[path].clone()).unwrap()
@@ -47,7 +13,7 @@ fn page(site: &truebench_site::Site, path: &str) -> String {
 
 #[test]
 fn regressions_are_marked_and_standing_is_said() {
-    let results = stored(&[
+    let results = common::stored_named(&[
         "3N5c.txt",
         "3Owk.txt",
         "3Owv.txt",

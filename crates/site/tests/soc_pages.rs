@@ -3,41 +3,11 @@
 //! with its answer and cores — none dropped — and a log that names its chip on that chip's
 //! page, whatever sbc-bench guessed from its cores.
 
-use std::collections::BTreeMap;
+use truebench_fixtures::sbc_bench as corpus;
+mod common;
 
-use truebench_fixtures::sbc_bench as common;
-use truebench_sbcbench::convert::to_run_result;
-use truebench_sbcbench::parse;
-use truebench_site::{build, Options, Stored};
-use truebench_store::Entry;
-
-fn stored(logs: &[(String, String)]) -> Vec<Stored> {
-    logs.iter()
-        .enumerate()
-        .map(|(i, (name, text))| {
-            let doc = to_run_result(&parse(text), name).into_document();
-            let e = &doc.envelope;
-            Stored {
-                entry: Entry {
-                    id: i as i64 + 1,
-                    kind: doc.kind().to_string(),
-                    started_unix_ms: e.started.unix_ms,
-                    started_utc: e.started.utc.clone(),
-                    device: e.inventory.device.clone(),
-                    soc: e.inventory.soc.as_ref().map(|s| s.name.clone()),
-                    hostname: e.hostname.clone(),
-                    mode: String::new(),
-                    valid: e.valid,
-                    complete: e.complete,
-                    source: "sbc-bench".into(),
-                    source_name: Some(name.clone()),
-                    metrics: BTreeMap::new(),
-                },
-                doc,
-            }
-        })
-        .collect()
-}
+use common::stored;
+use truebench_site::{build, Options};
 
 fn page(site: &truebench_site::Site, path: &str) -> String {
     String::from_utf8(
@@ -51,7 +21,7 @@ fn page(site: &truebench_site::Site, path: &str) -> String {
 
 #[test]
 fn every_result_is_on_its_chips_page_or_listed_as_unidentified() {
-    let logs = common::logs();
+    let logs = corpus::logs();
     let results = stored(&logs);
     let site = build(&results, &Options::default());
     let index = page(&site, "index.html");

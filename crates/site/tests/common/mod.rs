@@ -1,0 +1,54 @@
+//! What the site's tests share: imported sbc-bench logs as stored results. Each test file
+//! uses part of it.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+
+use truebench_sbcbench::convert::to_run_result;
+use truebench_sbcbench::parse;
+use truebench_site::Stored;
+use truebench_store::Entry;
+
+/// `(name, text)` logs as stored results, ids from 1 in the given order.
+pub fn stored(logs: &[(String, String)]) -> Vec<Stored> {
+    logs.iter()
+        .enumerate()
+        .map(|(i, (name, text))| {
+            let doc = to_run_result(&parse(text), name).into_document();
+            let e = &doc.envelope;
+            Stored {
+                entry: Entry {
+                    id: i as i64 + 1,
+                    kind: doc.kind().to_string(),
+                    started_unix_ms: e.started.unix_ms,
+                    started_utc: e.started.utc.clone(),
+                    device: e.inventory.device.clone(),
+                    soc: e.inventory.soc.as_ref().map(|s| s.name.clone()),
+                    hostname: e.hostname.clone(),
+                    mode: String::new(),
+                    valid: e.valid,
+                    complete: e.complete,
+                    source: "sbc-bench".into(),
+                    source_name: Some(name.clone()),
+                    metrics: BTreeMap::new(),
+                },
+                doc,
+            }
+        })
+        .collect()
+}
+
+/// The named logs of the repository's corpus as stored results, in the given order.
+pub fn stored_named(names: &[&str]) -> Vec<Stored> {
+    let all = truebench_fixtures::sbc_bench::logs();
+    let picked: Vec<(String, String)> = names
+        .iter()
+        .map(|n| {
+            all.iter()
+                .find(|(x, _)| x == n)
+                .cloned()
+                .unwrap_or_else(|| panic!("no log {n}"))
+        })
+        .collect();
+    stored(&picked)
+}
