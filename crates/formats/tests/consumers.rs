@@ -148,6 +148,19 @@ fn kcidb_io_validates_every_kind() {
             "{name}: {v}"
         );
     }
+    // A board's device-tree compatible list is the test environment's (the recorded
+    // documents come from machines without one).
+    let mut board = docs[0].1.clone();
+    board.envelope.inventory.compatible = vec!["radxa,rock-5b".into(), "rockchip,rk3588".into()];
+    let text = Format::Kcidb.render(&[("7".into(), &board)], Signals::Plain);
+    let f = tmp.path().join("board.json");
+    std::fs::write(&f, &text).unwrap();
+    assert_eq!(check(&py, "kcidb", &f, &[])["valid"], true);
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        v["tests"][0]["environment"]["compatible"],
+        serde_json::json!(["radxa,rock-5b", "rockchip,rk3588"])
+    );
     // All results in one document: one checkout and build per kernel, ids never repeated.
     let all: Vec<(String, &Document)> = docs.iter().map(|(n, d)| (n.clone(), d)).collect();
     let text = Format::Kcidb.render(&all, Signals::Plain);
