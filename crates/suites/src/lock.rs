@@ -58,10 +58,13 @@ pub fn default_dir() -> PathBuf {
         .unwrap_or_else(std::env::temp_dir)
 }
 
-/// Open without following a link; create only exclusively. (file, writable, created)
+/// Open without following a link, and without waiting: a FIFO planted at the name would
+/// block a read-only open until a writer comes (`O_NONBLOCK`; the file type is checked on the
+/// open descriptor before anything is read); create only exclusively. (file, writable,
+/// created)
 fn open(path: &Path) -> std::io::Result<(File, bool, bool)> {
     let nofollow = |o: &mut OpenOptions| {
-        o.custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
+        o.custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK);
     };
     for _ in 0..3 {
         let mut o = OpenOptions::new();
@@ -99,6 +102,24 @@ fn open(path: &Path) -> std::io::Result<(File, bool, bool)> {
     o.open(path).map(|f| (f, false, false))
 }
 
+/// What a file that is not a regular one is, in words.
+fn kind_of(t: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_dir() {
+        "a directory"
+    } else {
+        "something else"
+    }
+}
+
 /// `pid 1234`, or nothing: what truebench writes into the lock file.
 fn is_holder_text(text: &str) -> bool {
     let t = text.trim();
@@ -120,6 +141,17 @@ impl MeasurementLock {
             path: path.clone(),
             why,
         };
+        // Whatever is not a regular file (a FIFO, a socket, a device node) is refused before
+        // it is opened at all: opening a device can have effects of its own.
+        if let Ok(m) = std::fs::symlink_metadata(&path) {
+            let t = m.file_type();
+            if !t.is_file() && !t.is_symlink() {
+                return Err(unsafe_file(format!(
+                    "it is not a regular file but {}",
+                    kind_of(&t)
+                )));
+            }
+        }
         let (mut file, writable, created) = match open(&path) {
             Ok(x) => x,
             // O_NOFOLLOW on a symbolic link.
@@ -133,7 +165,10 @@ impl MeasurementLock {
         };
         let meta = file.metadata().map_err(io)?;
         if !meta.file_type().is_file() {
-            return Err(unsafe_file("it is not a regular file".into()));
+            return Err(unsafe_file(format!(
+                "it is not a regular file but {}",
+                kind_of(&meta.file_type())
+            )));
         }
         // SAFETY: geteuid has no preconditions.
         let me = unsafe { libc::geteuid() };

@@ -204,3 +204,96 @@ fn no_tuning_refuses_the_cpufreq_sweep() {
     }
     assert!(!scratch.exists());
 }
+
+/// A FIFO, a socket or a device node planted where the measurement lock goes: refused with
+/// what it is, at once — also by a user who may only open it read-only (the fallback opened
+/// without O_NONBLOCK hung on a FIFO until a writer came).
+#[test]
+fn a_planted_fifo_socket_or_device_at_the_lock_is_refused_at_once() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("lock");
+    std::fs::create_dir_all(&dir).unwrap();
+    // Every user may create files here, as in /run/lock.
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o1777)).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let lock = dir.join("truebench-measurement.lock");
+    let root_user = rustix::process::geteuid().is_root();
+    let plant = |what: &str| {
+        let _ = std::fs::remove_file(&lock);
+        match what {
+            "a FIFO" => rustix::fs::mkfifoat(
+                rustix::fs::CWD,
+                &lock,
+                rustix::fs::Mode::from_raw_mode(0o644),
+            )
+            .unwrap(),
+            "a socket" => {
+                let l = std::os::unix::net::UnixListener::bind(&lock).unwrap();
+                std::mem::forget(l);
+            }
+            _ => {
+                rustix::fs::mknodat(
+                    rustix::fs::CWD,
+                    &lock,
+                    rustix::fs::FileType::CharacterDevice,
+                    rustix::fs::Mode::from_raw_mode(0o644),
+                    rustix::fs::makedev(1, 3),
+                )
+                .unwrap();
+            }
+        }
+    };
+    let mut kinds = vec!["a FIFO", "a socket"];
+    if root_user {
+        kinds.push("a character device");
+    }
+    for what in kinds {
+        plant(what);
+        // As another user (nobody) where the test runs as root: its read-write open is
+        // refused, so it takes the read-only path.
+        let mut cmd = if root_user {
+            let mut c = std::process::Command::new("setpriv");
+            c.args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                common::BIN,
+            ]);
+            c
+        } else {
+            std::process::Command::new(common::BIN)
+        };
+        let t0 = std::time::Instant::now();
+        let mut child = cmd
+            .env("TRUEBENCH_LOCK_DIR", &dir)
+            .env("TMPDIR", tmp.path())
+            .env("XDG_DATA_HOME", tmp.path().join("data"))
+            .env("XDG_CACHE_HOME", tmp.path().join("cache"))
+            .args(["monitor", "--no-store", "--interval", "0.2", "--", "true"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A hang is the failure this test exists for: give it ten seconds, then kill it.
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break Some(s);
+            }
+            if t0.elapsed() > std::time::Duration::from_secs(10) {
+                let _ = child.kill();
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(status.is_some(), "{what}: still waiting after 10 s: {err}");
+        assert_eq!(out.status.code(), Some(2), "{what}: {err}");
+        assert!(
+            err.contains("refusing the lock file")
+                && err.contains(&format!("not a regular file but {what}")),
+            "{what}: {err}"
+        );
+    }
+}
