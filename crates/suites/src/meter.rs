@@ -262,6 +262,47 @@ fn record(shared: &Shared, w: f64) {
     set_error(shared, None);
 }
 
+/// The most of a power file read: its last lines hold the reading.
+const POWER_FILE_MAX: u64 = 64 * 1024;
+
+/// A power file's text: a regular file (or a sysfs/procfs attribute) only — a FIFO, socket or
+/// device there would block the meter's thread (and with it the end of the run) or be read
+/// without end — opened without waiting, read up to [`POWER_FILE_MAX`].
+fn read_power_file(p: &std::path::Path) -> std::io::Result<String> {
+    use std::io::Read;
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let t = std::fs::metadata(p)?.file_type();
+    if !t.is_file() {
+        let what = if t.is_fifo() {
+            "a FIFO"
+        } else if t.is_socket() {
+            "a socket"
+        } else if t.is_char_device() || t.is_block_device() {
+            "a device"
+        } else {
+            "a directory"
+        };
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("is {what}, not a file holding the latest reading"),
+        ));
+    }
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(p)?;
+    // Swapped for something else between the look and the open: refused the same way.
+    if !f.metadata()?.file_type().is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "is no longer a regular file",
+        ));
+    }
+    let mut text = String::new();
+    f.take(POWER_FILE_MAX).read_to_string(&mut text)?;
+    Ok(text)
+}
+
 /// Sleep `d` in short steps, returning early when stopped.
 fn pause(d: Duration, stop: &AtomicBool) {
     let t0 = Instant::now();
@@ -274,7 +315,7 @@ fn run(spec: &MeterSpec, interval: Duration, shared: &Shared, stop: &AtomicBool)
     while !stop.load(Ordering::SeqCst) {
         let started = Instant::now();
         match spec {
-            MeterSpec::File(p) => match std::fs::read_to_string(p) {
+            MeterSpec::File(p) => match read_power_file(p) {
                 Ok(text) => match text.lines().rev().find_map(parse_watts) {
                     Some(w) => record(shared, w),
                     None => set_error(

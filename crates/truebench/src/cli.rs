@@ -79,8 +79,24 @@ impl MachineArgs {
             }
         };
         if let Some(c) = &self.cpuinfo {
-            if !c.is_file() {
-                anyhow::bail!("{}: no such file", given(c));
+            // A capture is a file: a FIFO, socket or device there would block or never end.
+            match std::fs::metadata(c) {
+                Err(_) => anyhow::bail!("{}: no such file", given(c)),
+                Ok(m) if !m.is_file() => {
+                    use std::os::unix::fs::FileTypeExt;
+                    let t = m.file_type();
+                    let what = if t.is_fifo() {
+                        "a FIFO"
+                    } else if t.is_socket() {
+                        "a socket"
+                    } else if t.is_dir() {
+                        "a directory"
+                    } else {
+                        "a device"
+                    };
+                    anyhow::bail!("{}: is {what}, not a cpuinfo capture file", given(c))
+                }
+                Ok(_) => {}
             }
         }
         let host = Host::new(&self.root).with_cpuinfo(self.cpuinfo.clone());

@@ -297,3 +297,61 @@ fn a_planted_fifo_socket_or_device_at_the_lock_is_refused_at_once() {
         );
     }
 }
+
+/// A FIFO given as the power file or the cpuinfo capture: refused with what it is, never
+/// waited on (the power meter's thread blocked in the FIFO's open, and the end of the
+/// command waited for that thread).
+#[test]
+fn a_fifo_as_power_file_or_cpuinfo_is_refused_not_waited_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("meter.fifo");
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::Mode::from_raw_mode(0o644),
+    )
+    .unwrap();
+    let f = fifo.to_str().unwrap();
+    for (args, said) in [
+        (
+            vec![
+                "monitor",
+                "--no-store",
+                "--interval",
+                "0.2",
+                "--power-file",
+                f,
+                "--",
+                "true",
+            ],
+            "is a FIFO, not a file holding the latest reading",
+        ),
+        (
+            vec!["info", "--cpuinfo", f],
+            "is a FIFO, not a cpuinfo capture file",
+        ),
+    ] {
+        let t0 = std::time::Instant::now();
+        let mut child = truebench(tmp.path())
+            .args(&args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let done = loop {
+            if child.try_wait().unwrap().is_some() {
+                break true;
+            }
+            if t0.elapsed() > std::time::Duration::from_secs(20) {
+                let _ = child.kill();
+                break false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(done, "{args:?}: still waiting after 20 s");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(said), "{args:?}: {err}");
+    }
+}
