@@ -70,6 +70,10 @@ pub enum StoreError {
     },
     #[error("{path}: not a PostgreSQL connection URL ({reason}); expected postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE")]
     BadUrl { path: String, reason: String },
+    #[error(
+        "{path}: is {what}, not an SQLite history file; give --db the path of one (or of none yet)"
+    )]
+    NotAFile { path: String, what: &'static str },
     #[error("{path}: results waiting for a server are kept in a local SQLite history, not in PostgreSQL")]
     NotLocal { path: String },
 }

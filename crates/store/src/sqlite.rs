@@ -69,6 +69,22 @@ impl Sqlite {
         if path.is_dir() {
             return Err(StoreError::IsDirectory { path: shown });
         }
+        // A FIFO, socket or device at the name is no database: said as such, never opened
+        // (SQLite would call it a disk I/O error).
+        if let Ok(m) = std::fs::metadata(path) {
+            if !m.is_file() {
+                use std::os::unix::fs::FileTypeExt;
+                let t = m.file_type();
+                let what = if t.is_fifo() {
+                    "a FIFO"
+                } else if t.is_socket() {
+                    "a socket"
+                } else {
+                    "a device"
+                };
+                return Err(StoreError::NotAFile { path: shown, what });
+            }
+        }
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::Folder {
                 path: dir.display().to_string(),

@@ -209,3 +209,27 @@ fn every_kind_is_stored_listed_and_read_back() {
     let (_d, db) = tmp_db();
     shared::every_kind(&db);
 }
+
+/// A FIFO or a socket at the history's path is no database: refused with what it is, at
+/// once, for writing and for reading (SQLite called it a disk I/O error).
+#[test]
+fn a_fifo_or_socket_at_the_history_path_is_refused_with_what_it_is() {
+    let d = tempfile::tempdir().unwrap();
+    let fifo = d.path().join("history.sqlite");
+    let status = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(status.success());
+    let t0 = Instant::now();
+    let e = Store::open(&fifo).err().expect("a FIFO is no history");
+    assert!(
+        e.to_string()
+            .contains("is a FIFO, not an SQLite history file"),
+        "{e}"
+    );
+    let e = Store::open_existing(&fifo).err().expect("nor for reading");
+    assert!(e.to_string().contains("is a FIFO"), "{e}");
+    assert!(t0.elapsed() < Duration::from_secs(5));
+    let sock = d.path().join("socket.sqlite");
+    let _l = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    let e = Store::open(&sock).err().expect("a socket is no history");
+    assert!(e.to_string().contains("is a socket"), "{e}");
+}
