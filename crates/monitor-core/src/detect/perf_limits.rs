@@ -61,7 +61,8 @@ fn max_perf(a: &PerfLimits, b: &PerfLimits, out: &mut Vec<Finding>) {
             ),
         )
         .with_evidence([format!(
-            "/{INTEL_PSTATE_DIR}/max_perf_pct: {}",
+            // Root-relative, as every file of the evidence: the tree read may be a recorded one.
+            "{INTEL_PSTATE_DIR}/max_perf_pct: {}",
             values(a.max_perf_pct, b.max_perf_pct, " %")
         )]),
     );
@@ -84,7 +85,7 @@ fn no_turbo(a: &PerfLimits, b: &PerfLimits, out: &mut Vec<Finding>) {
             ),
         )
         .with_evidence([format!(
-            "/{INTEL_PSTATE_DIR}/no_turbo: {}",
+            "{INTEL_PSTATE_DIR}/no_turbo: {}",
             values(bit(a.no_turbo), bit(b.no_turbo), "")
         )]),
     );
@@ -216,7 +217,7 @@ mod tests {
         assert!(f[0].message.contains("max_perf_pct was 60 %"));
         assert_eq!(
             f[0].evidence,
-            ["/sys/devices/system/cpu/intel_pstate/max_perf_pct: 100 % at the start, 60 % at the end"]
+            ["sys/devices/system/cpu/intel_pstate/max_perf_pct: 100 % at the start, 60 % at the end"]
         );
         assert!(f[1].evidence[0].ends_with("no_turbo: 0 at the start, 1 at the end"));
         assert!(

@@ -136,7 +136,7 @@ fn a_limit_set_in_the_second_phase_marks_that_phase_only() {
     assert!(perf[0].message.contains("Write 100 to"), "says what to do");
     assert_eq!(
         perf[0].evidence,
-        ["/sys/devices/system/cpu/intel_pstate/max_perf_pct: 100 % at the start, 60 % at the end"]
+        ["sys/devices/system/cpu/intel_pstate/max_perf_pct: 100 % at the start, 60 % at the end"]
     );
     assert!(
         perf[1].message.contains("no_turbo was set"),
