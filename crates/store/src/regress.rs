@@ -343,10 +343,23 @@ fn numbers(doc: &Document) -> Vec<Metric> {
 /// Judge `doc` against `earlier` (the same machine's and kind's results before it, oldest
 /// first, each counting — see [`counts`]). None without any.
 pub fn judge(doc: &Document, earlier: &[&Document]) -> Option<Judgement> {
+    let figures: Vec<Vec<Metric>> = earlier.iter().map(|d| numbers(d)).collect();
+    let refs: Vec<&[Metric]> = figures.iter().map(Vec::as_slice).collect();
+    judge_figures(doc, &numbers(doc), earlier, &refs)
+}
+
+/// [`judge`] with every result's figures computed once by the caller (`earlier_figures[k]`
+/// are `earlier[k]`'s), so a whole history is judged without recomputing them per result.
+fn judge_figures(
+    doc: &Document,
+    mine: &[Metric],
+    earlier: &[&Document],
+    earlier_figures: &[&[Metric]],
+) -> Option<Judgement> {
     let base = *earlier.last()?;
-    let base_figures = numbers(base);
+    let base_figures = *earlier_figures.last()?;
     let mut changes = Vec::new();
-    for m in numbers(doc) {
+    for m in mine {
         let Some(dir) = better(&m.key, m.unit.as_deref()) else {
             continue;
         };
@@ -357,9 +370,9 @@ pub fn judge(doc: &Document, earlier: &[&Document]) -> Option<Judgement> {
         if bv == 0.0 {
             continue;
         }
-        let values: Vec<f64> = earlier
+        let values: Vec<f64> = earlier_figures
             .iter()
-            .filter_map(|d| numbers(d).into_iter().find(|x| x.key == m.key)?.value)
+            .filter_map(|f| f.iter().find(|x| x.key == m.key)?.value)
             .collect();
         let band = band_pct(&values);
         let change = 100.0 * (v - bv) / bv.abs();
@@ -375,8 +388,8 @@ pub fn judge(doc: &Document, earlier: &[&Document]) -> Option<Judgement> {
             }
         });
         changes.push(Change {
-            metric: m.key,
-            unit: m.unit,
+            metric: m.key.clone(),
+            unit: m.unit.clone(),
             value: v,
             baseline: bv,
             change_pct: change,
@@ -398,6 +411,18 @@ pub fn judge(doc: &Document, earlier: &[&Document]) -> Option<Judgement> {
 pub fn judge_all(docs: &[&Document]) -> Vec<(usize, Judgement)> {
     let mut order: Vec<usize> = (0..docs.len()).filter(|&i| counts(docs[i])).collect();
     order.sort_by_key(|&i| (docs[i].envelope.started.unix_ms, i));
+    // Each result's figures once, not once per later result of its machine.
+    let figures: Vec<Vec<Metric>> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            if counts(docs[i]) {
+                numbers(d)
+            } else {
+                Vec::new()
+            }
+        })
+        .collect();
     let mut out = Vec::new();
     for (pos, &i) in order.iter().enumerate() {
         let earlier: Vec<usize> = order[..pos]
@@ -406,7 +431,8 @@ pub fn judge_all(docs: &[&Document]) -> Vec<(usize, Judgement)> {
             .filter(|&j| docs[j].kind() == docs[i].kind() && same_machine(docs[j], docs[i]))
             .collect();
         let refs: Vec<&Document> = earlier.iter().map(|&j| docs[j]).collect();
-        if let Some(mut j) = judge(docs[i], &refs) {
+        let figs: Vec<&[Metric]> = earlier.iter().map(|&j| figures[j].as_slice()).collect();
+        if let Some(mut j) = judge_figures(docs[i], &figures[i], &refs, &figs) {
             j.baseline = earlier[j.baseline];
             out.push((i, j));
         }
