@@ -452,35 +452,8 @@ fn an_imported_logs_scores_agree_in_import_compare_and_history() {
 #[test]
 fn regressions_are_listed_with_what_differs() {
     let d = tempfile::tempdir().unwrap();
-    let logs = truebench_fixtures::sbc_bench::logs();
-    for name in ["3N5c.txt", "3Owk.txt", "3Owv.txt"] {
-        let text = &logs.iter().find(|(n, _)| n == name).unwrap().1;
-        let p = d.path().join(name);
-        std::fs::write(&p, text).unwrap();
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_truebench"))
-            .env("XDG_DATA_HOME", d.path())
-            .args(["import", p.to_str().unwrap()])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    let run = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_truebench"))
-            .env("XDG_DATA_HOME", d.path())
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
+    import_logs(d.path(), &["3N5c.txt", "3Owk.txt", "3Owv.txt"]);
+    let run = |args: &[&str]| ok(d.path(), args);
     let text = run(&["history", "--regressions"]);
     assert!(
         text.starts_with("#2 run 2022-02-03 on bigboy against #1"),
@@ -523,31 +496,17 @@ fn regressions_are_listed_with_what_differs() {
 #[test]
 fn compare_and_report_say_where_a_result_stands() {
     let d = tempfile::tempdir().unwrap();
-    let logs = truebench_fixtures::sbc_bench::logs();
-    let tb = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_truebench"))
-            .env("XDG_DATA_HOME", d.path())
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
-    for name in [
-        "1ULtUe.txt",
-        "4JAv.txt",
-        "8acvqG.txt",
-        "Au3jaA.txt",
-        "frdzAn.txt",
-    ] {
-        let p = d.path().join(name);
-        std::fs::write(&p, &logs.iter().find(|(n, _)| n == name).unwrap().1).unwrap();
-        tb(&["import", p.to_str().unwrap()]);
-    }
+    import_logs(
+        d.path(),
+        &[
+            "1ULtUe.txt",
+            "4JAv.txt",
+            "8acvqG.txt",
+            "Au3jaA.txt",
+            "frdzAn.txt",
+        ],
+    );
+    let tb = |args: &[&str]| ok(d.path(), args);
     let c = tb(&["compare", "1", "2"]);
     assert!(
         c.contains("Among the stored results of the same SoC and tool versions:"),
@@ -557,6 +516,21 @@ fn compare_and_report_say_where_a_result_stands() {
     let json: serde_json::Value =
         serde_json::from_str(&tb(&["compare", "1", "2", "--json"])).unwrap();
     assert_eq!(json["standing"].as_array().unwrap().len() % 2, 0, "{json}");
+    // Both results ranked, not an empty list.
+    let lines: Vec<&str> = json["standing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l.as_str())
+        .collect();
+    assert!(
+        lines.iter().any(|l| l.starts_with("#1: sevenzip_multi ")),
+        "{json}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("#2: sevenzip_multi ")),
+        "{json}"
+    );
     let page = d.path().join("r.html");
     let _ = tb(&["report", "1", "--html", page.to_str().unwrap()]);
     let html = std::fs::read_to_string(&page).unwrap();
@@ -565,4 +539,29 @@ fn compare_and_report_say_where_a_result_stands() {
         "no standing section"
     );
     assert!(html.contains("percentile of 5 "));
+}
+
+/// `truebench ARGS` with the history in `data`: its stdout, after asserting success.
+fn ok(data: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_truebench"))
+        .env("XDG_DATA_HOME", data)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The named logs of the corpus imported into the history in `data`, ids from 1 in order.
+fn import_logs(data: &std::path::Path, names: &[&str]) {
+    let logs = truebench_fixtures::sbc_bench::logs();
+    for name in names {
+        let p = data.join(name);
+        std::fs::write(&p, &logs.iter().find(|(n, _)| n == name).unwrap().1).unwrap();
+        ok(data, &["import", p.to_str().unwrap()]);
+    }
 }
