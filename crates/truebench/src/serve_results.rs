@@ -46,36 +46,37 @@ fn latest(store: &Store) -> Vec<Family> {
         let Ok(Some(doc)) = store.get(e.id) else {
             continue;
         };
-        // The machine's earlier results of the kind, oldest first, for its regressions.
-        let mut earlier: Vec<(i64, truebench_model::Document)> = entries
+        // The machine's results of the kind up to this one, judged by the history's own rule
+        // (which of them count, in which order); this one's judgement is the figures'.
+        let mut machine: Vec<(i64, truebench_model::Document)> = entries
             .iter()
-            .filter(|x| x.id != e.id && (x.started_unix_ms, x.id) < (e.started_unix_ms, e.id))
+            .filter(|x| (x.started_unix_ms, x.id) < (e.started_unix_ms, e.id))
             .filter_map(|x| Some((x.id, store.get(x.id).ok()??)))
-            .filter(|(_, d)| {
-                truebench_store::regress::counts(d)
-                    && truebench_store::regress::same_machine(d, &doc)
-            })
+            .filter(|(_, d)| truebench_store::regress::same_machine(d, &doc))
             .collect();
-        earlier.sort_by_key(|(id, d)| (d.envelope.started.unix_ms, *id));
-        let refs: Vec<&truebench_model::Document> = earlier.iter().map(|(_, d)| d).collect();
-        if truebench_store::regress::counts(&doc) {
-            if let Some(j) = truebench_store::regress::judge(&doc, &refs) {
-                for c in &j.changes {
-                    let verdict = c.verdict.map_or("none", |k| k.as_str());
-                    regression.samples.push((
-                        vec![
-                            ("kind".into(), kind.to_string()),
-                            ("id".into(), e.id.to_string()),
-                            ("baseline_id".into(), earlier[j.baseline].0.to_string()),
-                            ("metric".into(), c.metric.clone()),
-                            ("verdict".into(), verdict.into()),
-                            ("band_pct".into(), format!("{:.1}", c.band_pct)),
-                        ],
-                        c.change_pct,
-                    ));
-                }
+        machine.push((e.id, doc));
+        let refs: Vec<&truebench_model::Document> = machine.iter().map(|(_, d)| d).collect();
+        let last = machine.len() - 1;
+        let judged = truebench_store::regress::judge_all(&refs)
+            .into_iter()
+            .find(|(i, _)| *i == last);
+        if let Some((_, j)) = judged {
+            for c in &j.changes {
+                let verdict = c.verdict.map_or("none", |k| k.as_str());
+                regression.samples.push((
+                    vec![
+                        ("kind".into(), kind.to_string()),
+                        ("id".into(), e.id.to_string()),
+                        ("baseline_id".into(), machine[j.baseline].0.to_string()),
+                        ("metric".into(), c.metric.clone()),
+                        ("verdict".into(), verdict.into()),
+                        ("band_pct".into(), format!("{:.1}", c.band_pct)),
+                    ],
+                    c.change_pct,
+                ));
             }
         }
+        let (_, doc) = machine.pop().expect("this result, pushed above");
         docs.push((e.id.to_string(), doc));
     }
     let mut f = truebench_formats::prom::families(docs.iter().map(|(id, d)| (id.as_str(), d)));
