@@ -214,9 +214,14 @@ impl PerfLimits {
     }
 }
 
-fn read_u32(host: &Host, path: &str, missing: &mut Vec<Missing>) -> Option<u32> {
+/// A number file: unknown when absent, noted and unknown when it holds no number of type `T`.
+fn read_parsed<T: std::str::FromStr>(
+    host: &Host,
+    path: &str,
+    missing: &mut Vec<Missing>,
+) -> Option<T> {
     let text = host.read_trimmed(path)?;
-    match text.parse::<u32>() {
+    match text.parse::<T>() {
         Ok(v) => Some(v),
         Err(_) => {
             note(
@@ -229,19 +234,12 @@ fn read_u32(host: &Host, path: &str, missing: &mut Vec<Missing>) -> Option<u32> 
     }
 }
 
+fn read_u32(host: &Host, path: &str, missing: &mut Vec<Missing>) -> Option<u32> {
+    read_parsed(host, path, missing)
+}
+
 fn read_num(host: &Host, path: &str, missing: &mut Vec<Missing>) -> Option<u64> {
-    let text = host.read_trimmed(path)?;
-    match text.parse::<u64>() {
-        Ok(v) => Some(v),
-        Err(_) => {
-            note(
-                missing,
-                "perf_control",
-                format!("{path}: not a number: {text:?}"),
-            );
-            None
-        }
-    }
+    read_parsed(host, path, missing)
 }
 
 /// `0`/`1` → bool; anything else is noted and unknown.
