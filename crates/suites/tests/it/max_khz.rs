@@ -10,33 +10,12 @@ use std::time::Duration;
 
 use truebench_host::{Host, Inventory};
 use truebench_model::finding::FindingKind;
-use truebench_model::MonitorBody;
-use truebench_suites::session::{tune_for_performance, Finish, Outcome, Session, SessionOptions};
+use truebench_suites::session::{tune_for_performance, Finish, Outcome, Session};
+
+use crate::session::{body, opts};
 
 const NAME: &str = "x86_64-64cpu-linux6.2";
 const SKIP: &[&str] = &["var/lib/truebench", "dev/kmsg"];
-
-fn body() -> MonitorBody {
-    MonitorBody {
-        command: vec!["test".into()],
-        exit_code: Some(0),
-        signal: None,
-        error: None,
-        start_failure: None,
-        duration_s: 0.0,
-        interval_s: 0.05,
-        threads: None,
-        clusters: Vec::new(),
-        score_ratio: None,
-    }
-}
-
-fn opts() -> SessionOptions {
-    SessionOptions {
-        sample_interval: Duration::from_millis(50),
-        ..Default::default()
-    }
-}
 
 fn max_freqs(host: &Host) -> Vec<Option<u64>> {
     (0..8)

@@ -9,25 +9,11 @@ use std::time::Duration;
 
 use truebench_fixtures::cpuidle::grow_idle;
 use truebench_host::{Host, Inventory};
-use truebench_model::MonitorBody;
 use truebench_suites::session::{Finish, Outcome, Session, SessionOptions};
 
-const PHONE: &str = "arm-A510-A710-A715-X3";
+use crate::session::body;
 
-fn body() -> MonitorBody {
-    MonitorBody {
-        command: vec!["test".into()],
-        exit_code: Some(0),
-        signal: None,
-        error: None,
-        start_failure: None,
-        duration_s: 0.0,
-        interval_s: 0.05,
-        threads: None,
-        clusters: Vec::new(),
-        score_ratio: None,
-    }
-}
+const PHONE: &str = "arm-A510-A710-A715-X3";
 
 #[test]
 fn each_phase_keeps_its_clock_and_idle_residency() {

@@ -11,7 +11,8 @@ use truebench_suites::session::{Finish, Outcome, Session, SessionOptions};
 
 const GOV: &str = "sys/devices/system/cpu/cpufreq/policy4/scaling_governor";
 
-fn body() -> MonitorBody {
+/// A monitor body for sessions that only test the session (shared by the suites' tests).
+pub(crate) fn body() -> MonitorBody {
     MonitorBody {
         command: vec!["test".into()],
         exit_code: Some(0),
@@ -26,7 +27,8 @@ fn body() -> MonitorBody {
     }
 }
 
-fn opts() -> SessionOptions {
+/// Options sampling every 50 ms (shared by the suites' tests).
+pub(crate) fn opts() -> SessionOptions {
     SessionOptions {
         sample_interval: Duration::from_millis(50),
         ..Default::default()
