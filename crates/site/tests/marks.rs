@@ -30,7 +30,7 @@ fn regressions_are_marked_and_standing_is_said() {
         r2.contains("Against the same machine's previous result:"),
         "no mark"
     );
-    assert!(r2.contains("sevenzip_multi: improvement of +7.9 % against #1"));
+    assert!(r2.contains("7-zip multi: improvement of +7.9 % against #1"));
     // #3 did not move: no mark.
     assert!(!page(&site, "r/3.html").contains("Against the same machine's previous result:"));
     // The SoC page of the ThunderX results lists it.

@@ -162,7 +162,7 @@ impl Judgement {
                     severity,
                     format!(
                         "{}: {word} of {:+.1} % against {baseline_name} ({}{unit} → {}{unit}; noise band ±{:.1} %); {}.",
-                        c.metric,
+                        truebench_figures::label_of(&c.metric),
                         c.change_pct,
                         fmt(c.baseline),
                         fmt(c.value),

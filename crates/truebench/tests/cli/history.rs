@@ -460,7 +460,7 @@ fn regressions_are_listed_with_what_differs() {
         "{text}"
     );
     assert!(
-        text.contains("sevenzip_multi: improvement of +7.9 %"),
+        text.contains("7-zip multi: improvement of +7.9 %"),
         "{text}"
     );
     assert!(
@@ -477,7 +477,7 @@ fn regressions_are_listed_with_what_differs() {
     // compare says it too, for the results it compares.
     let c = run(&["compare", "1", "2"]);
     assert!(
-        c.contains("Against the same machine's earlier result:\n  * #2: sevenzip_multi: improvement of +7.9 % against #1"),
+        c.contains("Against the same machine's earlier result:\n  * #2: 7-zip multi: improvement of +7.9 % against #1"),
         "{c}"
     );
     // --since chooses what is judged, not the history it is judged against.
