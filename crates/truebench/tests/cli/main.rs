@@ -25,7 +25,7 @@ mod net;
 mod output;
 mod per_cluster;
 mod postgres;
-mod power;
+mod meter;
 mod recovery;
 mod review;
 mod run;
