@@ -37,7 +37,12 @@ fn start(kind: &str, tmp: &Path, root: &Path) -> Child {
 }
 
 /// Until the tree differs from `before` (true) or the command ended without changing it.
-fn changed(child: &mut Child, root: &Path, before: &BTreeMap<PathBuf, Vec<u8>>) -> bool {
+fn changed(
+    kind: &str,
+    child: &mut Child,
+    root: &Path,
+    before: &BTreeMap<PathBuf, Vec<u8>>,
+) -> bool {
     let t0 = Instant::now();
     loop {
         if tree(root) != *before {
@@ -48,7 +53,7 @@ fn changed(child: &mut Child, root: &Path, before: &BTreeMap<PathBuf, Vec<u8>>) 
         }
         assert!(
             t0.elapsed() < Duration::from_secs(120),
-            "still running after 2 minutes"
+            "{kind}: still running after 2 minutes"
         );
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -80,7 +85,7 @@ fn every_kind_interrupted_puts_every_setting_back() {
             let root = dir.path();
             let before = tree(root);
             let mut child = start(kind, tmp.path(), root);
-            if !changed(&mut child, root, &before) {
+            if !changed(kind, &mut child, root, &before) {
                 // Ended (or refused the root) without changing a setting: nothing to put back.
                 let status = child.wait().unwrap();
                 let err = stderr(&mut child);
