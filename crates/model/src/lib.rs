@@ -69,6 +69,7 @@ macro_rules! for_each_kind {
             review::ReviewBody as Review = "review",
             thermal::ThermalBody as Thermal = "thermal",
             efficiency::EfficiencyBody as Efficiency = "efficiency",
+            power::PowerBody as Power = "power",
         }
     };
 }

@@ -15,6 +15,7 @@ pub mod lock;
 pub mod meter;
 pub mod net;
 pub mod per_cluster;
+pub mod power;
 pub mod progress;
 pub mod review;
 pub mod run;

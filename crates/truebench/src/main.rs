@@ -80,6 +80,9 @@ commands! {
     /// measured, the same work run from the same temperature; score, watts, score per watt,
     /// the best OPP.
     Efficiency(efficiency::EfficiencyArgs),
+    /// Power idle, as configured and in each low-power setting (governor, devfreq, ASPM,
+    /// cores offline), each state to a stated 95 % interval, with its saving; all put back.
+    Power(power::PowerArgs),
     /// Kernel version, build and config hints, vendor/BSP or mainline, and whether kernel.org
     /// still maintains the series (sbc-bench -k) — offline, from a dated release list.
     Kernel(kernel::KernelArgs),
