@@ -24,6 +24,7 @@ mod monitor;
 mod net;
 mod output;
 mod per_cluster;
+mod pg_tls;
 mod postgres;
 mod power;
 mod recovery;
