@@ -16,7 +16,7 @@ use truebench_suites::meter::Meter;
 
 use crate::cli::MachineArgs;
 use crate::keep::StoreArgs;
-use crate::power::PowerArgs;
+use crate::meter_args::PowerArgs;
 use crate::progress::Progress;
 
 /// The flags every measuring command takes, with the same meaning and the same help.

@@ -26,7 +26,7 @@ mod output;
 mod per_cluster;
 mod pg_tls;
 mod postgres;
-mod power;
+mod meter;
 mod recovery;
 mod review;
 mod run;
