@@ -65,7 +65,7 @@ fn every_measuring_command_ends_alike_and_obeys_quiet() {
         // Its energy: the meter's 5 W × each phase's duration. Not for `run`, whose minute of
         // load on all CPUs delays the meter's command on a busy test machine past the 2 %.
         if kind != "run" {
-            crate::power::check(kind, &serde_json::from_slice(&bytes).unwrap());
+            crate::meter::check(kind, &serde_json::from_slice(&bytes).unwrap());
         }
         let doc: truebench_model::Document = serde_json::from_slice(&bytes).unwrap();
         let summary = truebench_render::kinds::summary(&doc);
