@@ -16,6 +16,7 @@ mod history;
 mod idle;
 mod import;
 mod interactivity;
+mod interrupted;
 mod io;
 mod kernel;
 mod marks;
