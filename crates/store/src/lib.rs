@@ -12,7 +12,9 @@
 
 pub mod compare;
 pub mod fairness;
+mod pg_cert;
 mod pg_tls;
+mod pg_verify;
 mod postgres;
 pub mod rank;
 pub mod regress;
@@ -68,6 +70,9 @@ pub enum StoreError {
         #[source]
         source: ::postgres::Error,
     },
+    /// Connecting refused for a reason said in words (a TLS check, a fallback's two tries).
+    #[error("{path}: {reason}")]
+    Connect { path: String, reason: String },
     #[error("{path}: not a PostgreSQL connection URL ({reason}); expected postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE")]
     BadUrl { path: String, reason: String },
     #[error(

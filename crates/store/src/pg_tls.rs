@@ -1,30 +1,35 @@
 //! TLS and passwords for the PostgreSQL history, as libpq means them.
 //!
-//! `sslmode` in the URL (`?sslmode=…`): `disable` (never TLS), `prefer` (the default: TLS when
-//! the server offers it, the certificate not checked), `require` (TLS or nothing; the
-//! certificate is checked against the root certificates when a root file exists, as libpq
-//! does), `verify-ca` (TLS, the certificate chain checked against the root certificates),
-//! `verify-full` (that, and the certificate names the host connected to). The root
-//! certificates: `sslrootcert=FILE` (PEM), else `~/.postgresql/root.crt`. The client library
-//! knows only the first three modes and no `sslrootcert`, so both are taken out of the URL here.
+//! `sslmode` in the URL (`?sslmode=…`), libpq's meaning (PostgreSQL's "SSL Support"):
+//! `disable` (never TLS), `allow` (without TLS first; with TLS when the server refuses that),
+//! `prefer` (the default: TLS when the server offers it, else without; also without when the
+//! TLS connection fails), `require` (TLS or nothing), `verify-ca` (TLS, the certificate chain
+//! checked against the root certificates), `verify-full` (that, and the certificate names the
+//! host connected to). The root certificates: `sslrootcert=FILE` (PEM), else
+//! `~/.postgresql/root.crt`; when that file exists, every mode that uses TLS checks the chain
+//! against it, as libpq does (a server certificate that is itself in the file, its own
+//! issuer, is a chain of one). The checks: `pg_verify.rs`. The client library knows only
+//! `disable`, `prefer` and `require` and no `sslrootcert`, so both are taken out of the URL
+//! here and the fallbacks made here.
 //!
 //! The password, when the URL has none: `--db-password-file FILE` (its first line), else the
 //! password file of libpq (`PGPASSFILE`, else `~/.pgpass`; `host:port:database:user:password`
 //! lines with `*` wildcards, ignored when others may read it, as libpq does).
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::client::WebPkiServerVerifier;
+use postgres::{Client, Config, NoTls};
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-use rustls::{CertificateError, DigitallySignedStruct, Error as TlsError, SignatureScheme};
+use rustls::pki_types::CertificateDer;
+
+use crate::pg_verify::{Roots, Seen, Verifier};
 
 /// libpq's `sslmode`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SslMode {
     Disable,
+    Allow,
     Prefer,
     Require,
     VerifyCa,
@@ -32,21 +37,40 @@ pub enum SslMode {
 }
 
 impl SslMode {
+    const ALL: [SslMode; 6] = [
+        SslMode::Disable,
+        SslMode::Allow,
+        SslMode::Prefer,
+        SslMode::Require,
+        SslMode::VerifyCa,
+        SslMode::VerifyFull,
+    ];
+
+    /// Its name in a URL.
+    pub fn name(self) -> &'static str {
+        match self {
+            SslMode::Disable => "disable",
+            SslMode::Allow => "allow",
+            SslMode::Prefer => "prefer",
+            SslMode::Require => "require",
+            SslMode::VerifyCa => "verify-ca",
+            SslMode::VerifyFull => "verify-full",
+        }
+    }
+
     fn parse(s: &str) -> Result<SslMode, String> {
-        Ok(match s {
-            "disable" => SslMode::Disable,
-            // libpq's `allow` tries without TLS first: with no way to fall back the other way
-            // here, it is taken as `prefer`, which is never less safe.
-            "allow" | "prefer" => SslMode::Prefer,
-            "require" => SslMode::Require,
-            "verify-ca" => SslMode::VerifyCa,
-            "verify-full" => SslMode::VerifyFull,
-            other => {
-                return Err(format!(
-                "sslmode={other}: expected disable, allow, prefer, require, verify-ca or verify-full"
-            ))
-            }
-        })
+        Self::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| {
+                format!(
+                "sslmode={s}: expected disable, allow, prefer, require, verify-ca or verify-full"
+            )
+            })
+    }
+
+    fn verifies(self) -> bool {
+        matches!(self, SslMode::VerifyCa | SslMode::VerifyFull)
     }
 }
 
@@ -115,173 +139,170 @@ fn home() -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-/// The root certificates' file: the one named, else libpq's default when it exists.
-fn root_file(tls: &Tls) -> Option<PathBuf> {
-    tls.root_cert.clone().or_else(|| {
-        home()
-            .map(|h| h.join(".postgresql/root.crt"))
-            .filter(|p| p.is_file())
+/// The root certificates' file as libpq finds it: the one named, else
+/// `~/.postgresql/root.crt`; None when it does not exist (an error for `verify-*`).
+fn root_file(tls: &Tls) -> Result<Option<PathBuf>, String> {
+    let file = tls
+        .root_cert
+        .clone()
+        .or_else(|| home().map(|h| h.join(".postgresql/root.crt")));
+    match file {
+        Some(f) if f.exists() => Ok(Some(f)),
+        f if tls.mode.verifies() => Err(format!(
+            "sslmode={}: needs the root certificates, and {} (sslrootcert=FILE, else \
+             ~/.postgresql/root.crt)",
+            tls.mode.name(),
+            match f {
+                Some(f) => format!("there is no file {}", f.display()),
+                None => "no file is named".to_string(),
+            }
+        )),
+        _ => Ok(None),
+    }
+}
+
+fn roots(file: &Path) -> Result<Roots, String> {
+    let bad = |e: &dyn std::fmt::Display| format!("sslrootcert {}: {e}", file.display());
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(file)
+        .map_err(|e| bad(&e))?
+        .collect::<Result<_, _>>()
+        .map_err(|e| bad(&e))?;
+    if certs.is_empty() {
+        return Err(bad(&"no PEM certificate in it"));
+    }
+    // (A certificate rustls cannot take as a trust anchor can still be the server's own, as
+    // OpenSSL would take it: kept in `certs`.)
+    let mut store = rustls::RootCertStore::empty();
+    store.add_parsable_certificates(certs.iter().cloned());
+    Ok(Roots {
+        file: file.to_path_buf(),
+        store: Arc::new(store),
+        certs,
     })
 }
 
-fn roots(file: &Path) -> Result<rustls::RootCertStore, String> {
-    let mut store = rustls::RootCertStore::empty();
-    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(file)
-        .map_err(|e| format!("sslrootcert {}: {e}", file.display()))?
-        .collect::<Result<_, _>>()
-        .map_err(|e| format!("sslrootcert {}: {e}", file.display()))?;
-    if certs.is_empty() {
-        return Err(format!(
-            "sslrootcert {}: no PEM certificate in it",
-            file.display()
-        ));
-    }
-    for c in certs {
-        store
-            .add(c)
-            .map_err(|e| format!("sslrootcert {}: {e}", file.display()))?;
-    }
-    Ok(store)
+/// Why connecting failed: the client library's error, or a reason in words (a certificate
+/// refused, no TLS offered, both tries of a fallback).
+#[derive(Debug)]
+pub(crate) enum Failed {
+    Client(postgres::Error),
+    Said(String),
 }
 
-/// The connector for `tls`, and the mode to give the client library (`None`: no TLS).
-pub fn connector(
-    tls: &Tls,
-) -> Result<
-    Option<(
-        tokio_postgres_rustls::MakeRustlsConnect,
-        postgres::config::SslMode,
-    )>,
-    String,
-> {
-    use postgres::config::SslMode as Lib;
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
-        .with_safe_default_protocol_versions()
-        .map_err(|e| e.to_string())?;
-    let root = root_file(tls);
-    let verifier: Arc<dyn ServerCertVerifier> = match (tls.mode, &root) {
-        (SslMode::Disable, _) => return Ok(None),
-        (SslMode::VerifyCa | SslMode::VerifyFull, None) => {
-            return Err(format!(
-            "sslmode={}: needs the root certificates (sslrootcert=FILE, or ~/.postgresql/root.crt)",
-            if tls.mode == SslMode::VerifyCa {
-                "verify-ca"
-            } else {
-                "verify-full"
-            }
-        ))
-        }
-        // libpq: `require` with a root file checks the chain as verify-ca does.
-        (SslMode::Require | SslMode::VerifyCa, Some(f)) => {
-            Arc::new(ChainOnly(webpki(f, &provider)?))
-        }
-        (SslMode::VerifyFull, Some(f)) => webpki(f, &provider)?,
-        (SslMode::Prefer | SslMode::Require, _) => Arc::new(Unchecked(provider.clone())),
+/// Connect as libpq would in `tls.mode` (`config` without `sslmode`).
+pub(crate) fn connect(config: &Config, tls: &Tls) -> Result<Client, Failed> {
+    let plain = || {
+        config
+            .clone()
+            .ssl_mode(postgres::config::SslMode::Disable)
+            .connect(NoTls)
     };
-    let config = builder
+    // (The root file is read only when TLS is tried: `allow` may never need it.)
+    let with_tls = |lib| {
+        let roots = match root_file(tls).map_err(Failed::Said)? {
+            Some(f) => Some(Arc::new(roots(&f).map_err(Failed::Said)?)),
+            None => None,
+        };
+        attempt(config, tls.mode, roots, lib)
+    };
+    match tls.mode {
+        SslMode::Disable => plain().map_err(Failed::Client),
+        // Without TLS first; with TLS when the server answered with an error.
+        SslMode::Allow => match plain() {
+            Err(e) if e.as_db_error().is_some() => {
+                let (r, seen) = with_tls(postgres::config::SslMode::Prefer)?;
+                r.map_err(|t| {
+                    Failed::Said(format!(
+                        "without TLS: {}; with TLS: {}",
+                        full(&e),
+                        said(&t, &seen)
+                    ))
+                })
+            }
+            r => r.map_err(Failed::Client),
+        },
+        // TLS when offered; without when the server does not offer it (the client library
+        // does that) or when the TLS connection failed after the server offered it (in the
+        // handshake, or the server refused it over TLS).
+        SslMode::Prefer => match with_tls(postgres::config::SslMode::Prefer)? {
+            (Err(t), seen) if seen.handshake || tls_failed(&t) => plain().map_err(|e| {
+                Failed::Said(format!(
+                    "with TLS: {}; without TLS: {}",
+                    said(&t, &seen),
+                    full(&e)
+                ))
+            }),
+            (r, _) => r.map_err(Failed::Client),
+        },
+        SslMode::Require | SslMode::VerifyCa | SslMode::VerifyFull => {
+            match with_tls(postgres::config::SslMode::Require)? {
+                (Ok(c), _) => Ok(c),
+                (Err(t), seen) if seen.refused.is_some() => Err(Failed::Said(said(&t, &seen))),
+                (Err(t), _) if not_offered(&t) => Err(Failed::Said(format!(
+                    "the server does not offer TLS (sslmode={})",
+                    tls.mode.name()
+                ))),
+                (Err(t), _) => Err(Failed::Client(t)),
+            }
+        }
+    }
+}
+
+/// One connection with TLS (`lib`: the client library's mode, `prefer` or `require`).
+fn attempt(
+    config: &Config,
+    mode: SslMode,
+    roots: Option<Arc<Roots>>,
+    lib: postgres::config::SslMode,
+) -> Result<(Result<Client, postgres::Error>, Seen), Failed> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let verifier = Arc::new(Verifier {
+        roots,
+        check_name: mode == SslMode::VerifyFull,
+        provider: provider.clone(),
+        seen: seen.clone(),
+    });
+    let tls_config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| Failed::Said(format!("TLS: {e}")))?
         .dangerous()
         .with_custom_certificate_verifier(verifier)
         .with_no_client_auth();
-    let lib = if tls.mode == SslMode::Prefer {
-        Lib::Prefer
-    } else {
-        Lib::Require
-    };
-    Ok(Some((
-        tokio_postgres_rustls::MakeRustlsConnect::new(config),
-        lib,
-    )))
+    let r = config
+        .clone()
+        .ssl_mode(lib)
+        .connect(tokio_postgres_rustls::MakeRustlsConnect::new(tls_config));
+    let seen = std::mem::take(&mut *seen.lock().unwrap_or_else(|p| p.into_inner()));
+    Ok((r, seen))
 }
 
-fn webpki(
-    file: &Path,
-    provider: &Arc<rustls::crypto::CryptoProvider>,
-) -> Result<Arc<WebPkiServerVerifier>, String> {
-    WebPkiServerVerifier::builder_with_provider(Arc::new(roots(file)?), provider.clone())
-        .build()
-        .map_err(|e| format!("sslrootcert {}: {e}", file.display()))
+/// A TLS try's failure in words: the certificate check's reason when it refused.
+fn said(e: &postgres::Error, seen: &Seen) -> String {
+    seen.refused.clone().unwrap_or_else(|| full(e))
 }
 
-/// `verify-ca`: the chain checked, the name not (libpq's meaning).
-#[derive(Debug)]
-struct ChainOnly(Arc<WebPkiServerVerifier>);
-
-impl ServerCertVerifier for ChainOnly {
-    fn verify_server_cert(
-        &self,
-        end_entity: &CertificateDer<'_>,
-        intermediates: &[CertificateDer<'_>],
-        server_name: &ServerName<'_>,
-        ocsp: &[u8],
-        now: UnixTime,
-    ) -> Result<ServerCertVerified, TlsError> {
-        match self
-            .0
-            .verify_server_cert(end_entity, intermediates, server_name, ocsp, now)
-        {
-            Err(TlsError::InvalidCertificate(
-                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
-            )) => Ok(ServerCertVerified::assertion()),
-            other => other,
-        }
+/// The error with its causes (the client library's own text is only its kind).
+fn full(e: &postgres::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
     }
-    fn verify_tls12_signature(
-        &self,
-        m: &[u8],
-        c: &CertificateDer<'_>,
-        d: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, TlsError> {
-        self.0.verify_tls12_signature(m, c, d)
-    }
-    fn verify_tls13_signature(
-        &self,
-        m: &[u8],
-        c: &CertificateDer<'_>,
-        d: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, TlsError> {
-        self.0.verify_tls13_signature(m, c, d)
-    }
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_verify_schemes()
-    }
+    text
 }
 
-/// `prefer` and `require` without root certificates: encrypted, the peer not authenticated
-/// (libpq's meaning; the handshake's signatures are still checked).
-#[derive(Debug)]
-struct Unchecked(Arc<rustls::crypto::CryptoProvider>);
+/// The TLS handshake failed (the client library's words for its kind of error).
+fn tls_failed(e: &postgres::Error) -> bool {
+    e.to_string() == "error performing TLS handshake"
+}
 
-impl ServerCertVerifier for Unchecked {
-    fn verify_server_cert(
-        &self,
-        _: &CertificateDer<'_>,
-        _: &[CertificateDer<'_>],
-        _: &ServerName<'_>,
-        _: &[u8],
-        _: UnixTime,
-    ) -> Result<ServerCertVerified, TlsError> {
-        Ok(ServerCertVerified::assertion())
-    }
-    fn verify_tls12_signature(
-        &self,
-        m: &[u8],
-        c: &CertificateDer<'_>,
-        d: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, TlsError> {
-        rustls::crypto::verify_tls12_signature(m, c, d, &self.0.signature_verification_algorithms)
-    }
-    fn verify_tls13_signature(
-        &self,
-        m: &[u8],
-        c: &CertificateDer<'_>,
-        d: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, TlsError> {
-        rustls::crypto::verify_tls13_signature(m, c, d, &self.0.signature_verification_algorithms)
-    }
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
-    }
+/// The server answered the TLS request with "no" (the client library's words for it; the
+/// no-TLS server test shows they still are).
+fn not_offered(e: &postgres::Error) -> bool {
+    full(e).contains("server does not support TLS")
 }
 
 static PASSWORD_FILE: OnceLock<PathBuf> = OnceLock::new();
@@ -375,13 +396,21 @@ mod tests {
             e.contains("sslmode=maybe") && e.contains("verify-full"),
             "{e}"
         );
-        let e = connector(&Tls {
+        let e = root_file(&Tls {
             mode: SslMode::VerifyCa,
             root_cert: Some(PathBuf::from("/nonexistent/ca.pem")),
         })
-        .err()
-        .unwrap();
+        .unwrap_err();
         assert!(e.contains("/nonexistent/ca.pem"), "{e}");
+        // libpq: a root file that is not there means no check in the other modes.
+        let none = root_file(&Tls {
+            mode: SslMode::Require,
+            root_cert: Some(PathBuf::from("/nonexistent/ca.pem")),
+        });
+        assert_eq!(none, Ok(None));
+        for m in SslMode::ALL {
+            assert_eq!(SslMode::parse(m.name()), Ok(m));
+        }
     }
 
     use proptest::prelude::*;

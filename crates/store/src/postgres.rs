@@ -12,7 +12,7 @@
 use std::cell::RefCell;
 use std::time::Duration;
 
-use postgres::{Client, Config, NoTls};
+use postgres::{Client, Config};
 
 use truebench_model::Document;
 
@@ -192,15 +192,15 @@ impl Postgres {
                 config.password(p);
             }
         }
-        let connected = match crate::pg_tls::connector(&tls).map_err(bad)? {
-            None => config
-                .ssl_mode(postgres::config::SslMode::Disable)
-                .connect(NoTls),
-            Some((make, mode)) => config.ssl_mode(mode).connect(make),
-        };
-        let client = connected.map_err(|source| StoreError::Postgres {
-            path: path.clone(),
-            source,
+        let client = crate::pg_tls::connect(&config, &tls).map_err(|f| match f {
+            crate::pg_tls::Failed::Client(source) => StoreError::Postgres {
+                path: path.clone(),
+                source,
+            },
+            crate::pg_tls::Failed::Said(reason) => StoreError::Connect {
+                path: path.clone(),
+                reason,
+            },
         })?;
         let pg = Postgres {
             client: RefCell::new(client),

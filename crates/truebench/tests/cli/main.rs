@@ -26,6 +26,7 @@ mod monitor;
 mod net;
 mod output;
 mod per_cluster;
+mod pg_tls;
 mod postgres;
 mod recovery;
 mod review;
