@@ -92,7 +92,7 @@ impl Figures for PowerBody {
         format!(
             "{measured} of {} states within ±{} %",
             r.body.states.len(),
-            fig(r.body.precision_pct)
+            r.body.precision_pct
         )
     }
 
