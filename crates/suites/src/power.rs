@@ -706,6 +706,24 @@ mod tests {
     }
 
     #[test]
+    fn a_counter_gives_the_mean_power_between_readings_and_packages_add_up() {
+        use truebench_model::timeline::PowerSeries;
+        let mut tl = Timeline::default();
+        for scale in [1.0, 2.0] {
+            let mut p = PowerSeries::new(0.5);
+            // RAPL joules since the first reading: 3 W, then 5 W (× scale).
+            for (t, j) in [(0.0, 0.0), (0.5, 1.5), (1.0, 3.0), (1.5, 5.5)] {
+                p.push(t, Some(j * scale));
+            }
+            tl.power_readings.push(p);
+        }
+        let w = watts_series(&tl, &[0, 1], PowerKind::Rapl);
+        assert_eq!(w, [(0.25, 9.0), (0.75, 9.0), (1.25, 15.0)]);
+        // An instantaneous source's readings are its watts.
+        assert_eq!(watts_series(&tl, &[0], PowerKind::External)[3], (1.5, 5.5));
+    }
+
+    #[test]
     fn settling_is_where_the_decay_flattens() {
         // 10 Hz readings of a power decaying from 6 W to 4 W with a 1 s time constant.
         let pts: Vec<(f64, f64)> = (0..100)
