@@ -10,6 +10,7 @@
 //!
 //! `compare` sets results side by side; `rank` places a run among sbc-bench logs.
 
+mod check;
 pub mod compare;
 pub mod fairness;
 mod pg_tls;
@@ -19,6 +20,7 @@ pub mod regress;
 mod sqlite;
 pub mod standing;
 
+pub use check::Checked;
 pub use pg_tls::set_password_file;
 
 use std::borrow::Cow;

@@ -322,7 +322,8 @@ impl Sqlite {
             .map_err(|e| self.err(e))
     }
 
-    /// SQLite's `PRAGMA integrity_check`: `ok`, or the problems found.
+    /// SQLite's `PRAGMA integrity_check`, then its `foreign_key_check` (a figure whose result
+    /// is gone): `ok`, or the problems found.
     pub(crate) fn integrity_check(&self) -> Result<String, StoreError> {
         let mut stmt = self
             .conn
@@ -333,7 +334,38 @@ impl Sqlite {
             .map_err(|e| self.err(e))?
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| self.err(e))?;
-        Ok(lines.join("\n"))
+        let orphans: i64 = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM pragma_foreign_key_check('metrics')",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.err(e))?;
+        let mut said = lines.join("\n");
+        if orphans > 0 {
+            if said == "ok" {
+                said.clear();
+            } else {
+                said.push('\n');
+            }
+            said.push_str(&format!("{orphans} figures without their result"));
+        }
+        Ok(said)
+    }
+
+    /// Every result's id, key and stored text, by id.
+    pub(crate) fn raw(&self) -> Result<Vec<(i64, String, String)>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, key, document FROM results ORDER BY id")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        Ok(rows)
     }
 }
 
