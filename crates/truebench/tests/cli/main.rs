@@ -5,6 +5,7 @@
 mod clocks;
 mod common;
 mod contract;
+mod crash;
 mod efficiency;
 mod ending;
 mod errors;
