@@ -35,6 +35,11 @@ pub enum SiteError {
     NotAFile { path: String },
     #[error("{path}: not a path inside the site folder")]
     BadPath { path: String },
+    #[error("{path}: {source}; nothing was replaced: the folder holds the earlier build, whole")]
+    Staging {
+        path: String,
+        source: std::io::Error,
+    },
 }
 
 /// What a write did.
@@ -143,7 +148,8 @@ fn stage(path: &Path, bytes: &[u8]) -> Result<tempfile::TempPath, SiteError> {
         .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
         .tempfile_in(parent)
         .map_err(io(parent))?;
-    tmp.write_all(bytes).map_err(io(path))?;
+    // Through the file itself: the error names the page, not the temporary (removed).
+    tmp.as_file_mut().write_all(bytes).map_err(io(path))?;
     // The descriptor closed (a site can have more files than a process may keep open).
     Ok(tmp.into_temp_path())
 }
@@ -189,7 +195,10 @@ pub fn write(site: &Site, dir: &Path) -> Result<Written, SiteError> {
     let mut staged = Vec::new();
     for (path, _, bytes, _, change) in &plan {
         if *change {
-            staged.push(stage(path, bytes)?);
+            staged.push(stage(path, bytes).map_err(|e| match e {
+                SiteError::Io { path, source } => SiteError::Staging { path, source },
+                e => e,
+            })?);
         }
     }
     // The manifest names what is about to be renamed (beside what was there), so a build

@@ -120,7 +120,8 @@ pub fn keep_in_temp(r: &Document) -> anyhow::Result<PathBuf> {
         .suffix(".tmp")
         .tempfile_in(&dir)
         .with_context(|| format!("creating a file in {}", dir.display()))?;
-    f.write_all(text.as_bytes())
+    f.as_file_mut()
+        .write_all(text.as_bytes())
         .and_then(|()| f.as_file().sync_all())
         .with_context(|| format!("writing {}", f.path().display()))?;
     let name = f
