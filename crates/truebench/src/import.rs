@@ -117,7 +117,9 @@ pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
             }
             Err(e) => {
                 errln!(
-                    "truebench: error: history not written: {}",
+                    "truebench: error: history not written, {} log{} not stored (the files are as they were): {}",
+                    parsed.len(),
+                    if parsed.len() == 1 { "" } else { "s" },
                     crate::out::chain(&e)
                 );
                 failed = true;

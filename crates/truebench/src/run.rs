@@ -146,7 +146,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         Show::Summary
     };
     frame.print(&doc, id, show)?;
-    Ok(if written.is_err() && doc.envelope.complete {
+    // The folder asked for could not take the result: an I/O error, also for an interrupted
+    // run (130 says its partial result was kept where asked).
+    Ok(if written.is_err() {
         crate::exit::ERROR
     } else {
         crate::exit::of(&doc)
