@@ -11,6 +11,7 @@ mod ending;
 mod errors;
 mod export;
 mod farm;
+mod full_disk;
 mod generate;
 mod governors;
 mod history;
