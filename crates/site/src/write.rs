@@ -290,6 +290,38 @@ mod tests {
         assert!(!d.path().join("r/1.html").exists());
     }
 
+    /// The folder as a build killed among its renames leaves it: the manifest already names
+    /// the new pages (beside the old digests), one new page is in place, one old page is not
+    /// yet replaced, and a temporary is left. The next build, of another history, finishes.
+    #[test]
+    fn a_build_killed_among_its_renames_is_finished_by_the_next() {
+        let d = tempfile::tempdir().unwrap();
+        write(&site(&[("index.html", "a"), ("old.html", "o")]), d.path()).unwrap();
+        let during = format!(
+            "{}  index.html\n{}  index.html\n{}  new.html\n{}  old.html\n",
+            hex(b"a"),
+            hex(b"b"),
+            hex(b"n"),
+            hex(b"o")
+        );
+        std::fs::write(d.path().join(MANIFEST), during).unwrap();
+        std::fs::write(d.path().join("new.html"), "n").unwrap();
+        std::fs::write(d.path().join(".truebench-site-x1Y2z3"), "half").unwrap();
+        let w = write(&site(&[("index.html", "c"), ("new.html", "n2")]), d.path()).unwrap();
+        assert_eq!(w.written, vec!["index.html", "new.html"]);
+        assert_eq!(w.removed, vec!["old.html"]);
+        let mut names: Vec<String> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, [MANIFEST, "index.html", "new.html"]);
+        assert_eq!(
+            manifest(d.path()).unwrap().get("new.html"),
+            Some(&vec![hex(b"n2")])
+        );
+    }
+
     #[test]
     fn a_file_in_the_way_stops_the_build_before_anything_is_written() {
         let d = tempfile::tempdir().unwrap();
