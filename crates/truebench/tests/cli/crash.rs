@@ -28,7 +28,7 @@ fn trials() -> usize {
 struct Rng(u64);
 
 impl Rng {
-    fn new() -> Rng {
+    fn new(op: &str) -> Rng {
         let seed = std::env::var("TRUEBENCH_CRASH_SEED")
             .ok()
             .and_then(|v| v.parse().ok())
@@ -39,7 +39,7 @@ impl Rng {
                     .as_nanos() as u64
                     | 1
             });
-        eprintln!("crash seed {seed} (TRUEBENCH_CRASH_SEED replays it)");
+        eprintln!("crash seed of {op}: {seed} (TRUEBENCH_CRASH_SEED replays it)");
         Rng(seed)
     }
 
@@ -277,7 +277,7 @@ fn monitor(tmp: &Path, db: &str) -> Command {
 
 /// Kill the store of a measurement again and again, into the history `db`.
 fn store_trials(op: &str, tmp: &Path, db: &str) {
-    let mut rng = Rng::new();
+    let mut rng = Rng::new(op);
     let over = runtime(3, || {}, || monitor(tmp, db));
     let mut tally = Tally::default();
     for i in 0..trials() {
@@ -341,7 +341,7 @@ fn import_of_a_folder_killed() {
         }
     };
     let over = runtime(3, reset, cmd);
-    let mut rng = Rng::new();
+    let mut rng = Rng::new("import");
     let mut tally = Tally::default();
     let dbs = db.to_str().unwrap();
     for i in 0..trials() {
@@ -413,7 +413,7 @@ fn site_build_killed() {
         c
     };
     let over = runtime(3, reset, || cmd(1));
-    let mut rng = Rng::new();
+    let mut rng = Rng::new("site");
     let mut tally = Tally::default();
     for i in 0..trials() {
         reset();
@@ -476,7 +476,7 @@ fn export_killed() {
     let reset = || {
         let _ = std::fs::remove_dir_all(&dir);
     };
-    let mut rng = Rng::new();
+    let mut rng = Rng::new("export");
     let mut tally = Tally::default();
     let mut over_all = Duration::ZERO;
     for format in ["json", "prom"] {
@@ -621,7 +621,7 @@ fn results_folder_killed() {
         .collect();
     ends.sort();
     let over = ends[1];
-    let mut rng = Rng::new();
+    let mut rng = Rng::new("results folder");
     let mut tally = Tally::default();
     for i in 0..trials() {
         n += 1;
