@@ -99,15 +99,13 @@ pub fn run(args: ExportArgs) -> anyhow::Result<i32> {
                     Err(e) => {
                         // A full disk: what is there is whole (each file is written, then
                         // renamed); say how far it got.
-                        return Err(e).with_context(|| {
-                            format!(
-                                "writing {}; {} of {} results were written whole to {} before it ({same} already there), none cut: a rerun writes the rest",
-                                path.display(),
-                                written,
-                                entries.len(),
-                                args.dir.display()
-                            )
-                        });
+                        anyhow::bail!(
+                            "writing {}: {e}; {} of {} results were written whole to {} before it ({same} already there), none cut: a rerun writes the rest",
+                            path.display(),
+                            written,
+                            entries.len(),
+                            args.dir.display()
+                        );
                     }
                 }
             }
