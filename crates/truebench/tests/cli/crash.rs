@@ -82,9 +82,10 @@ fn kill_at(mut cmd: Command, at: Option<Duration>, scratch: &Path) -> Killed {
     }
 }
 
-/// The median runtime of `n` complete runs of what `cmd` builds (after `reset` each time).
+/// The median runtime of `n` complete runs of what `cmd` builds (after `reset` each time),
+/// after one more that warms the caches (a cold first run is slower than the trials' runs).
 fn runtime(n: usize, mut reset: impl FnMut(), mut cmd: impl FnMut() -> Command) -> Duration {
-    let mut t: Vec<Duration> = (0..n)
+    let mut t: Vec<Duration> = (0..=n)
         .map(|_| {
             reset();
             let t0 = Instant::now();
@@ -97,6 +98,7 @@ fn runtime(n: usize, mut reset: impl FnMut(), mut cmd: impl FnMut() -> Command) 
             t0.elapsed()
         })
         .collect();
+    t.remove(0);
     t.sort();
     t[n / 2]
 }
@@ -278,7 +280,7 @@ fn monitor(tmp: &Path, db: &str) -> Command {
 /// Kill the store of a measurement again and again, into the history `db`.
 fn store_trials(op: &str, tmp: &Path, db: &str) {
     let mut rng = Rng::new(op);
-    let over = runtime(3, || {}, || monitor(tmp, db));
+    let over = runtime(5, || {}, || monitor(tmp, db));
     let mut tally = Tally::default();
     for i in 0..trials() {
         let at = over.mul_f64(rng.unit());
@@ -340,7 +342,7 @@ fn import_of_a_folder_killed() {
             let _ = std::fs::remove_file(format!("{}{s}", db.display()));
         }
     };
-    let over = runtime(3, reset, cmd);
+    let over = runtime(5, reset, cmd);
     let mut rng = Rng::new("import");
     let mut tally = Tally::default();
     let dbs = db.to_str().unwrap();
@@ -412,7 +414,7 @@ fn site_build_killed() {
         c.arg("site").arg(&dir).arg("--db").arg(&s.dbs[i]);
         c
     };
-    let over = runtime(3, reset, || cmd(1));
+    let over = runtime(5, reset, || cmd(1));
     let mut rng = Rng::new("site");
     let mut tally = Tally::default();
     for i in 0..trials() {
@@ -484,7 +486,7 @@ fn export_killed() {
         assert_eq!(cmd(format).output().unwrap().status.code(), Some(0));
         let whole = files(&dir).0;
         assert_eq!(whole.len(), 6);
-        let over = runtime(3, reset, || cmd(format));
+        let over = runtime(5, reset, || cmd(format));
         over_all = over_all.max(over);
         for i in 0..trials().div_ceil(2) {
             reset();
