@@ -28,6 +28,8 @@ fn start(kind: &str, tmp: &Path, root: &Path) -> Child {
         .args(["--power-cmd", "echo 5.0", "--power-interval", "0.2"])
         .arg("--no-store")
         .args(kinds::tail(kind))
+        // `run` writes its results folder into the working directory.
+        .current_dir(tmp)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
