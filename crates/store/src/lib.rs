@@ -347,12 +347,21 @@ impl Store {
         }
     }
 
-    /// Keep result `id` of this (local, SQLite) history for `target`, a server that could not
-    /// be reached: `sync` or the next result stored there sends it.
-    pub fn mark_pending(&mut self, id: i64, target: &str) -> Result<(), StoreError> {
+    /// Store `doc` in this (local, SQLite) history and keep it for `target`, a server that
+    /// could not be reached (`sync` or the next result stored there sends it), in one
+    /// transaction: never stored without being pending.
+    pub fn insert_pending(
+        &mut self,
+        doc: &impl AsDocument,
+        target: &str,
+    ) -> Result<Inserted, StoreError> {
+        let doc = doc.as_document();
+        let row = Prepared::new(self.path(), &doc, None)?;
         let now = Stamp::now().unix_ms;
         match &mut self.db {
-            Db::Sqlite(s) => s.mark_pending(id, target, now).map_err(StoreError::or_full),
+            Db::Sqlite(s) => s
+                .insert_pending(&row, now, target)
+                .map_err(StoreError::or_full),
             Db::Postgres(p) => Err(StoreError::NotLocal {
                 path: p.path().to_string(),
             }),

@@ -143,9 +143,12 @@ pub fn keep_in_temp(r: &Document) -> anyhow::Result<PathBuf> {
 /// The server at `url` failed with `e`: keep `doc` in the local history, pending for it.
 fn keep_pending(doc: &impl AsDocument, url: &str, e: &truebench_store::StoreError) -> Option<i64> {
     let target = truebench_store::redact_url(url);
-    let kept = store_result(doc, None).and_then(|(path, ins)| {
-        truebench_store::Store::open(std::path::Path::new(&path))?.mark_pending(ins.id, &target)?;
-        Ok((path, ins))
+    // Stored and marked pending in one transaction: a kill between the two would leave a
+    // result that `sync` never sends.
+    let kept = truebench_store::default_path().and_then(|path| {
+        let mut local = truebench_store::Store::open(&path)?;
+        let ins = local.insert_pending(doc, &target)?;
+        Ok((local.path().to_string(), ins))
     });
     match kept {
         Ok((path, ins)) => {
