@@ -2,8 +2,9 @@
 # Crash consistency, tried many times: truebench killed with SIGKILL at random instants
 # (uniform over each command's measured runtime) while it stores a measurement into SQLite
 # and into PostgreSQL (a private server, started and removed by the test: Debian's
-# postgresql package), writes a results folder, imports a folder of sbc-bench logs, builds a
-# site and exports (json and .prom). After every kill: `history --check` passes (SQLite's
+# postgresql package) or keeps it for a server that cannot be reached (pending in the local
+# history: every result there must be pending), writes a results folder, imports a folder
+# of sbc-bench logs, builds a site and exports (json and .prom). After every kill: `history --check` passes (SQLite's
 # integrity_check, then every result against its document: never a row without its
 # figures, never half a document), every file in place is byte for byte one a complete
 # command writes, whatever truebench said it stored or kept is there, and a rerun completes.
@@ -12,7 +13,7 @@
 #
 #   bench/crash_trials.sh [TRIALS] [OPERATION…]   (default 1000 each; all operations)
 #
-# OPERATION: sqlite postgres results import site export. CRASH_PROFILE=debug skips the
+# OPERATION: sqlite postgres pending results import site export. CRASH_PROFILE=debug skips the
 # release build (a first try); TRUEBENCH_CRASH_SEED=N replays the instants of a seed.
 #
 # Prints, per operation, the line its test prints (kills, how many landed mid-run, the
@@ -24,7 +25,7 @@ cd "$(dirname "$0")/.."
 TRIALS=${1:-1000}
 shift || true
 OPS=("$@")
-[ ${#OPS[@]} -gt 0 ] || OPS=(sqlite postgres results import site export)
+[ ${#OPS[@]} -gt 0 ] || OPS=(sqlite postgres pending results import site export)
 PROFILE=()
 [ "${CRASH_PROFILE:-release}" = debug ] || PROFILE=(--release)
 export TRUEBENCH_CRASH_TRIALS=$TRIALS
@@ -34,11 +35,12 @@ test_of() {
   case $1 in
     sqlite) echo crash::sqlite_history_killed_while_storing ;;
     postgres) echo crash::postgres_history_killed_while_storing ;;
+    pending) echo crash::result_kept_for_an_unreachable_server_killed ;;
     results) echo crash::results_folder_killed ;;
     import) echo crash::import_of_a_folder_killed ;;
     site) echo crash::site_build_killed ;;
     export) echo crash::export_killed ;;
-    *) echo "unknown operation $1 (sqlite postgres results import site export)" >&2; exit 2 ;;
+    *) echo "unknown operation $1 (sqlite postgres pending results import site export)" >&2; exit 2 ;;
   esac
 }
 

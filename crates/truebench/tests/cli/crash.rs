@@ -1,6 +1,6 @@
 //! Crash consistency, tried many times: truebench killed with SIGKILL at a random instant
-//! (uniform over the command's measured runtime) while it stores into SQLite and PostgreSQL,
-//! writes a results folder, imports a folder of logs, builds a site and exports. After each
+//! (uniform over the command's measured runtime) while it stores into SQLite and PostgreSQL
+//! or keeps a result for a server that cannot be reached, writes a results folder, imports a folder of logs, builds a site and exports. After each
 //! kill the history passes its check (`history --check`: the database's own check, then every
 //! result against its document — never a row without its figures, never half a document),
 //! every file in place is whole (byte for byte one a complete command writes), whatever
@@ -172,7 +172,8 @@ fn listed(tmp: &Path, db: &str) -> BTreeMap<i64, String> {
 /// is there, whole.
 fn said_is_there(tmp: &Path, db: &str, stderr: &str, context: &str) {
     for l in stderr.lines() {
-        if let Some(rest) = l.split(" in the history as #").nth(1) {
+        // `stored in the history as #N`, `kept in the local history as #N`.
+        if let Some(rest) = l.split(" history as #").nth(1) {
             let id: i64 = rest.split(' ').next().unwrap().parse().unwrap();
             assert!(
                 listed(tmp, db).contains_key(&id),
@@ -324,6 +325,66 @@ fn postgres_history_killed_while_storing() {
     };
     let t = tempfile::tempdir().unwrap();
     store_trials("store into PostgreSQL", t.path(), &server.url);
+}
+
+/// How many results the local history keeps for a server (`sync` without `--db` says it).
+fn pending(tmp: &Path) -> usize {
+    let out = truebench(tmp)
+        .arg("sync")
+        .env_remove("TRUEBENCH_DB")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.contains("nothing pending") {
+        return 0;
+    }
+    err.split(" result(s) in ")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("sync: {err}"))
+}
+
+/// A server that cannot be reached: the result is kept in the local history, pending for
+/// it. Killed at any instant, every result there is pending (stored and marked at once).
+#[test]
+fn result_kept_for_an_unreachable_server_killed() {
+    let t = tempfile::tempdir().unwrap();
+    let tmp = t.path();
+    // A port nobody listens on: refused at once.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("postgresql://postgres@127.0.0.1:{port}/postgres");
+    let local = tmp.join("data/truebench/history.sqlite");
+    let local = local.to_str().unwrap();
+    let mut rng = Rng::new("kept for a server");
+    let over = runtime(5, || {}, || monitor(tmp, &url));
+    let mut tally = Tally::default();
+    for i in 0..trials() {
+        let at = over.mul_f64(rng.unit());
+        let k = kill_at(monitor(tmp, &url), Some(at), tmp);
+        let ctx = format!("kept for a server, trial {i} killed at {at:?}");
+        tally.trials += 1;
+        tally.killed += usize::from(k.killed);
+        check_history(tmp, local, &ctx);
+        said_is_there(tmp, local, &k.stderr, &ctx);
+        assert_eq!(
+            pending(tmp),
+            listed(tmp, local).len(),
+            "{ctx}: a result not pending"
+        );
+        let again = kill_at(monitor(tmp, &url), None, tmp);
+        assert!(
+            !again.killed && again.stderr.contains("kept in the local history as #"),
+            "{ctx}: rerun: {}",
+            again.stderr
+        );
+        assert_eq!(pending(tmp), listed(tmp, local).len(), "{ctx}: rerun");
+    }
+    tally.print("kept for an unreachable server", over);
 }
 
 #[test]
