@@ -183,27 +183,6 @@ impl Sqlite {
         tx.commit().map_err(sq)
     }
 
-    /// Mark result `id` as waiting to be sent to `target` (once).
-    pub(crate) fn mark_pending(
-        &mut self,
-        id: i64,
-        target: &str,
-        now: i64,
-    ) -> Result<(), StoreError> {
-        let path = self.path.clone();
-        let tx = self.immediate()?;
-        tx.execute(
-            "INSERT OR IGNORE INTO pending (result_id, target, queued_unix_ms) VALUES (?1, ?2, ?3)",
-            params![id, target, now],
-        )
-        .map_err(|source| StoreError::Sqlite {
-            path: path.clone(),
-            source,
-        })?;
-        tx.commit()
-            .map_err(|source| StoreError::Sqlite { path, source })
-    }
-
     /// Results waiting to be sent: (id, target), oldest first.
     pub(crate) fn pending(&self) -> Result<Vec<(i64, String)>, StoreError> {
         let mut stmt = self
@@ -232,6 +211,30 @@ impl Sqlite {
         })?;
         tx.commit()
             .map_err(|source| StoreError::Sqlite { path, source })
+    }
+
+    /// Insert `row` (or find it stored) and mark it pending for `target`, in one transaction:
+    /// a process killed between the two can never leave a result that sync would not send.
+    pub(crate) fn insert_pending(
+        &mut self,
+        row: &Prepared,
+        stored_unix_ms: i64,
+        target: &str,
+    ) -> Result<Inserted, StoreError> {
+        let path = self.path.clone();
+        let tx = self.immediate()?;
+        let ins = insert_row(&tx, &path, row, None, stored_unix_ms)?;
+        tx.execute(
+            "INSERT OR IGNORE INTO pending (result_id, target, queued_unix_ms) VALUES (?1, ?2, ?3)",
+            params![ins.id, target, stored_unix_ms],
+        )
+        .map_err(|source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        })?;
+        tx.commit()
+            .map_err(|source| StoreError::Sqlite { path, source })?;
+        Ok(ins)
     }
 
     pub(crate) fn insert(
@@ -322,7 +325,8 @@ impl Sqlite {
             .map_err(|e| self.err(e))
     }
 
-    /// SQLite's `PRAGMA integrity_check`: `ok`, or the problems found.
+    /// SQLite's `PRAGMA integrity_check`, then its `foreign_key_check` (a figure whose result
+    /// is gone): `ok`, or the problems found.
     pub(crate) fn integrity_check(&self) -> Result<String, StoreError> {
         let mut stmt = self
             .conn
@@ -333,7 +337,38 @@ impl Sqlite {
             .map_err(|e| self.err(e))?
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| self.err(e))?;
-        Ok(lines.join("\n"))
+        let orphans: i64 = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM pragma_foreign_key_check('metrics')",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.err(e))?;
+        let mut said = lines.join("\n");
+        if orphans > 0 {
+            if said == "ok" {
+                said.clear();
+            } else {
+                said.push('\n');
+            }
+            said.push_str(&format!("{orphans} figures without their result"));
+        }
+        Ok(said)
+    }
+
+    /// Every result's id, key and stored text, by id.
+    pub(crate) fn raw(&self) -> Result<Vec<(i64, String, String)>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, key, document FROM results ORDER BY id")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        Ok(rows)
     }
 }
 

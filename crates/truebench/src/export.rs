@@ -41,11 +41,28 @@ fn file_name(id: i64, kind: &str, started_utc: &str, ext: &str) -> String {
     }
 }
 
+/// Remove the temporaries a killed export left in `dir`: hidden regular files named after an
+/// export's file (`.truebench-….tmp`, `.truebench_….tmp`), nothing else.
+fn sweep(dir: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let ours = (name.starts_with(".truebench-") || name.starts_with(".truebench_"))
+            && name.ends_with(".tmp");
+        if ours && e.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 pub fn run(args: ExportArgs) -> anyhow::Result<i32> {
     let store = crate::report::open_db_read(args.db.as_deref())?;
     let entries = store.list(&args.select.filter()?)?;
     std::fs::create_dir_all(&args.dir)
         .with_context(|| format!("creating {}", args.dir.display()))?;
+    sweep(&args.dir);
     let (mut written, mut same, mut refused) = (0, 0, 0);
     for e in &entries {
         let Some(doc) = store.get(e.id)? else {
@@ -80,7 +97,15 @@ pub fn run(args: ExportArgs) -> anyhow::Result<i32> {
                         refused += 1;
                     }
                     Err(e) => {
-                        return Err(e).with_context(|| format!("writing {}", path.display()))
+                        // A full disk: what is there is whole (each file is written, then
+                        // renamed); say how far it got.
+                        anyhow::bail!(
+                            "writing {}: {e}; {} of {} results were written whole to {} before it ({same} already there), none cut: a rerun writes the rest",
+                            path.display(),
+                            written,
+                            entries.len(),
+                            args.dir.display()
+                        );
                     }
                 }
             }

@@ -5,11 +5,13 @@
 mod clocks;
 mod common;
 mod contract;
+mod crash;
 mod efficiency;
 mod ending;
 mod errors;
 mod export;
 mod farm;
+mod full_disk;
 mod generate;
 mod governors;
 mod history;
