@@ -15,6 +15,7 @@
 //! F <seq> =<reason>                        restoring failed for good (e.g. the file is gone)
 //! ```
 
+use crate::trace;
 use rustix::fs::{flock, FlockOperation};
 use rustix::io::Errno;
 use std::fmt::Write as _;
@@ -202,8 +203,12 @@ impl JournalFile {
             .create_new(true)
             .mode(0o644)
             .open(path)?;
-        file.write_all(header.line().as_bytes())?;
+        trace::create(path);
+        let line = header.line();
+        file.write_all(line.as_bytes())?;
+        trace::append(path, line.as_bytes());
         file.sync_all()?;
+        trace::fsync(path);
         sync_parent(path)?;
         Ok(JournalFile {
             path: path.to_path_buf(),
@@ -225,7 +230,9 @@ impl JournalFile {
         let parsed = parse(&data);
         if writable && parsed.valid_len < data.len() as u64 {
             file.set_len(parsed.valid_len)?;
+            trace::truncate(path, parsed.valid_len);
             file.sync_all()?;
+            trace::fsync(path);
         }
         Ok((
             JournalFile {
@@ -248,13 +255,18 @@ impl JournalFile {
         }
         // One write call per line: O_APPEND keeps it whole unless the machine dies mid-way,
         // and then the checksum tells.
-        self.file.write_all(rec.line().as_bytes())?;
-        self.file.sync_data()
+        let line = rec.line();
+        self.file.write_all(line.as_bytes())?;
+        trace::append(&self.path, line.as_bytes());
+        self.file.sync_data()?;
+        trace::fsync(&self.path);
+        Ok(())
     }
 
     /// Delete the journal (everything in it is dealt with), durably.
     pub fn remove(self) -> io::Result<()> {
         std::fs::remove_file(&self.path)?;
+        trace::unlink(&self.path);
         sync_parent(&self.path)
     }
 }
@@ -262,7 +274,11 @@ impl JournalFile {
 /// fsync the directory holding `path`, so a created or removed entry survives a power loss.
 pub fn sync_parent(path: &Path) -> io::Result<()> {
     match path.parent() {
-        Some(dir) => File::open(dir)?.sync_all(),
+        Some(dir) => {
+            File::open(dir)?.sync_all()?;
+            trace::fsync_dir(dir);
+            Ok(())
+        }
         None => Ok(()),
     }
 }
