@@ -15,6 +15,7 @@ use std::os::unix::fs::FileTypeExt;
 use std::os::unix::io::AsRawFd;
 use std::path::Path;
 
+use truebench_host::host::KMSG_DEVICE;
 use truebench_host::Host;
 use truebench_monitor_core::kmsg::{kmsg_record_to_dmesg, log_line, KernelLog};
 
@@ -84,7 +85,7 @@ impl KernelLogReader {
 
     fn open(host: &Host, from: SeekFrom) -> Self {
         let rel = "dev/kmsg";
-        let mut file = match host.open(rel) {
+        let mut file = match host.open_device(rel, KMSG_DEVICE) {
             Ok(f) => f,
             Err(e) => {
                 let why = match e.source.kind() {
