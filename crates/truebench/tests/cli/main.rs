@@ -22,6 +22,7 @@ mod marks;
 mod measure;
 mod monitor;
 mod net;
+mod odd_files;
 mod output;
 mod per_cluster;
 mod postgres;
