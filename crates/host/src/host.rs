@@ -193,7 +193,7 @@ impl Host {
         (major, minor): (u32, Option<u32>),
     ) -> Result<File, ReadError> {
         let path = self.path(rel);
-        open_checked(&path, |m| {
+        open_checked(&path, true, |m| {
             use std::os::unix::fs::{FileTypeExt, MetadataExt};
             let dev = m.rdev();
             m.is_file()
@@ -252,6 +252,8 @@ pub fn file_kind(t: &std::fs::FileType) -> &'static str {
         "a block device"
     } else if t.is_dir() {
         "a directory"
+    } else if t.is_symlink() {
+        "a symbolic link"
     } else if t.is_file() {
         "a regular file"
     } else {
@@ -274,18 +276,27 @@ fn refused(t: &std::fs::FileType) -> std::io::Error {
 /// waiting or taking a terminal, and the open descriptor checked to be that same file (it
 /// may have been swapped between the look and the open).
 pub fn open_regular(path: &Path) -> std::io::Result<File> {
-    open_checked(path, |m| m.is_file())
+    open_checked(path, true, |m| m.is_file())
 }
 
-fn open_checked(path: &Path, ok: impl Fn(&std::fs::Metadata) -> bool) -> std::io::Result<File> {
+fn open_checked(
+    path: &Path,
+    follow: bool,
+    ok: impl Fn(&std::fs::Metadata) -> bool,
+) -> std::io::Result<File> {
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-    let before = std::fs::metadata(path)?;
+    let before = if follow {
+        std::fs::metadata(path)?
+    } else {
+        std::fs::symlink_metadata(path)?
+    };
     if !ok(&before) {
         return Err(refused(&before.file_type()));
     }
+    let nofollow = if follow { 0 } else { libc::O_NOFOLLOW };
     let f = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC | nofollow)
         .open(path)?;
     let now = f.metadata()?;
     if !ok(&now) {
@@ -303,7 +314,22 @@ fn open_checked(path: &Path, ok: impl Fn(&std::fs::Metadata) -> bool) -> std::io
 /// whose size says it is larger (a 1 GiB sparse one in a recorded tree) is refused unread;
 /// one that tells no size (a /proc file) is read up to the limit, never past it.
 pub fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
-    let f = open_regular(path)?;
+    read_limited(open_regular(path)?, max)
+}
+
+/// What is at `path` in a folder where others may write too, where truebench puts files of
+/// its own (a site, an export): `None` when nothing is there; a regular file's bytes (at
+/// most `max`, as [`read_regular`]); anything else — a link, even to a regular file, a FIFO,
+/// a socket, a device, a folder — refused unopened with what it is.
+pub fn read_if_present(path: &Path, max: u64) -> std::io::Result<Option<Vec<u8>>> {
+    match open_checked(path, false, |m| m.is_file()) {
+        Ok(f) => read_limited(f, max).map(Some),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+fn read_limited(f: File, max: u64) -> std::io::Result<Vec<u8>> {
     let size = f.metadata()?.len();
     if size > max {
         return Err(std::io::Error::new(
