@@ -143,3 +143,121 @@ fn info_and_review_of_a_tree_with_odd_files_end_and_say_unknown() {
         );
     }
 }
+
+/// A FIFO, socket, device node (or a link to one), or a huge file planted by another user
+/// where `run` puts its results folder and files, where `export` writes a result, where
+/// `site` puts a page: refused with what it is and its name, at once, exit 2 — run as
+/// nobody where the test runs as root.
+#[test]
+fn results_folder_export_and_site_refuse_an_odd_file_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("root");
+    truebench_fixtures::copy_tree(truebench_fixtures::root("rk3588-rock5b").path(), &root).unwrap();
+    std::fs::create_dir(tmp.path().join("lock")).unwrap();
+    open_to_all(tmp.path());
+    let run = |args: &[&str], what: &str| {
+        let mut c = as_another_user(tmp.path());
+        c.args(args);
+        finish(c, 60, what)
+    };
+    // A result in the history, and the name export gives it.
+    let r = root.to_str().unwrap();
+    let (code, _, err) = run(&["review", "--root", r], "review");
+    assert!(matches!(code, Some(0) | Some(3)), "{err}");
+    let probe = tmp.path().join("probe");
+    let (code, _, err) = run(&["export", probe.to_str().unwrap()], "export");
+    assert_eq!(code, Some(0), "{err}");
+    let name = std::fs::read_dir(&probe)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .file_name();
+
+    for kind in odd::kinds() {
+        let base = tmp.path().join(format!("{kind:?}"));
+        std::fs::create_dir(&base).unwrap();
+        open_to_all(&base);
+        let mut cases: Vec<(Vec<String>, std::path::PathBuf, String)> = Vec::new();
+        let quick = |dir: &Path| {
+            [
+                "run",
+                "--quick",
+                "--force",
+                "--no-store",
+                "--no-tuning",
+                "--root",
+                r,
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(["--results-dir".into(), dir.display().to_string()])
+            .collect::<Vec<_>>()
+        };
+        // The results folder itself.
+        let folder = base.join("results");
+        cases.push((
+            quick(&folder),
+            folder.clone(),
+            match kind {
+                Odd::Huge => "is a regular file, not a folder".into(),
+                _ => format!("is {}, not a folder", kind.said()),
+            },
+        ));
+        // Its result.json (a link there is replaced, never followed: not refused).
+        if kind != Odd::LinkToDevZero {
+            let dir = base.join("results2");
+            let at = dir.join("result.json");
+            cases.push((
+                quick(&dir),
+                at,
+                match kind {
+                    Odd::Huge => "already holds a result.json".into(),
+                    _ => format!("is {} where the run puts its result.json", kind.said()),
+                },
+            ));
+        }
+        // The file export writes, looked at without following a link.
+        let dir = base.join("export");
+        cases.push((
+            vec!["export".into(), dir.display().to_string()],
+            dir.join(&name),
+            match kind {
+                Odd::Huge => "exists with other content (is 1 GiB".into(),
+                Odd::LinkToDevZero => "is a symbolic link, not a regular file".into(),
+                _ => format!("is {}, not a regular file", kind.said()),
+            },
+        ));
+        // A page of the site.
+        let dir = base.join("site");
+        cases.push((
+            vec!["site".into(), dir.display().to_string()],
+            dir.join("index.html"),
+            match kind {
+                Odd::Huge => "in the way".into(),
+                Odd::LinkToDevZero => "is a symbolic link, not a regular file".into(),
+                _ => format!("is {}, not a regular file", kind.said()),
+            },
+        ));
+        for (args, planted, said) in cases {
+            std::fs::create_dir_all(planted.parent().unwrap()).unwrap();
+            open_to_all(planted.parent().unwrap());
+            odd::plant(&planted, kind);
+            let what = format!("{kind:?} at {}", planted.display());
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let (code, _, err) = run(&args, &what);
+            assert_eq!(code, Some(2), "{what}: {err}");
+            // The earlier result's folder is named for a regular result.json.
+            let named = if said.starts_with("already holds") {
+                planted.parent().unwrap()
+            } else {
+                &planted
+            };
+            assert!(
+                err.contains(&named.display().to_string()) && err.contains(&said),
+                "{what}: no {said:?} in {err}"
+            );
+            assert!(!err.contains("[1/"), "{what}: a phase ran: {err}");
+        }
+    }
+}
