@@ -29,6 +29,9 @@ pub const DIR: &str = "var/lib/truebench";
 /// Journal file name inside [`DIR`].
 pub const FILE: &str = "tuning.journal";
 const VERSION: u32 = 1;
+/// A journal holds a line of at most a few hundred bytes per setting changed: a file past
+/// this is not one.
+const MAX_LEN: u64 = 16 << 20;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Record {
@@ -220,11 +223,41 @@ impl JournalFile {
     /// Open an existing journal, parse it, and cut off a torn last line so that appended
     /// markers start on a fresh line.
     pub fn open(path: &Path) -> io::Result<(JournalFile, Parsed)> {
-        let (mut file, writable) = match OpenOptions::new().read(true).append(true).open(path) {
+        // A FIFO, socket, device or link at the name is no journal of ours: refused before it
+        // is opened (a FIFO's read would wait forever at the start of every command).
+        regular(path)?;
+        let flags = libc_flags();
+        let (mut file, writable) = match OpenOptions::new()
+            .read(true)
+            .append(true)
+            .custom_flags(flags)
+            .open(path)
+        {
             Ok(f) => (f, true),
-            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => (File::open(path)?, false),
+            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => (
+                OpenOptions::new()
+                    .read(true)
+                    .custom_flags(flags)
+                    .open(path)?,
+                false,
+            ),
             Err(e) => return Err(e),
         };
+        // It may have been swapped between the look and the open.
+        let m = file.metadata()?;
+        if !m.is_file() {
+            return Err(not_regular(&m.file_type()));
+        }
+        if m.len() > MAX_LEN {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "is {} bytes, more than any journal of ours ({} MiB at most): refused unread",
+                    m.len(),
+                    MAX_LEN >> 20
+                ),
+            ));
+        }
         let mut data = Vec::new();
         file.read_to_end(&mut data)?;
         let parsed = parse(&data);
@@ -271,6 +304,32 @@ impl JournalFile {
     }
 }
 
+/// Opened without following a link or waiting (a FIFO), never as a terminal.
+fn libc_flags() -> i32 {
+    use rustix::fs::OFlags;
+    (OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC).bits() as i32
+}
+
+fn not_regular(t: &std::fs::FileType) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "is {}, not a regular file: refused",
+            truebench_host::file_kind(t)
+        ),
+    )
+}
+
+/// Ok when `path` is a regular file (not followed if it is a link).
+fn regular(path: &Path) -> io::Result<()> {
+    let t = std::fs::symlink_metadata(path)?.file_type();
+    if t.is_file() {
+        Ok(())
+    } else {
+        Err(not_regular(&t))
+    }
+}
+
 /// fsync the directory holding `path`, so a created or removed entry survives a power loss.
 pub fn sync_parent(path: &Path) -> io::Result<()> {
     match path.parent() {
@@ -310,7 +369,16 @@ impl DirLock {
 
 /// Pid in the header of the journal at `path`, if it can be read.
 pub fn holder_pid(path: &Path) -> Option<u32> {
-    let data = std::fs::read(path).ok()?;
+    regular(path).ok()?;
+    let mut data = Vec::new();
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(libc_flags())
+        .open(path)
+        .ok()?
+        .take(1 << 20)
+        .read_to_end(&mut data)
+        .ok()?;
     parse(&data).records.iter().find_map(|r| match r {
         Record::Session { pid, .. } => Some(*pid),
         _ => None,
