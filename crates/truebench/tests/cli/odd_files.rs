@@ -146,10 +146,10 @@ fn info_and_review_of_a_tree_with_odd_files_end_and_say_unknown() {
 
 /// A FIFO, socket, device node (or a link to one), or a huge file planted by another user
 /// where `run` puts its results folder and files, where `export` writes a result, where
-/// `site` puts a page: refused with what it is and its name, at once, exit 2 — run as
+/// `site` puts a page, beside a history in a shared folder: refused with what it is and its name, at once, exit 2 — run as
 /// nobody where the test runs as root.
 #[test]
-fn results_folder_export_and_site_refuse_an_odd_file_at_once() {
+fn results_folder_export_site_and_history_refuse_an_odd_file_at_once() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("root");
     truebench_fixtures::copy_tree(truebench_fixtures::root("rk3588-rock5b").path(), &root).unwrap();
@@ -239,7 +239,27 @@ fn results_folder_export_and_site_refuse_an_odd_file_at_once() {
                 _ => format!("is {}, not a regular file", kind.said()),
             },
         ));
+        // A file SQLite keeps beside a history in a shared folder (its write-ahead log).
+        let dir = base.join("history");
+        std::fs::create_dir(&dir).unwrap();
+        let db = dir.join("history.sqlite");
+        std::fs::copy(tmp.path().join("data/truebench/history.sqlite"), &db).unwrap();
+        cases.push((
+            vec!["history".into(), "--db".into(), db.display().to_string()],
+            dir.join("history.sqlite-wal"),
+            match kind {
+                Odd::Huge => "skip".into(),
+                _ => format!(
+                    "is {} where SQLite keeps a file of the history",
+                    kind.said()
+                ),
+            },
+        ));
         for (args, planted, said) in cases {
+            if said == "skip" {
+                // A regular file at the log's name is SQLite's to judge.
+                continue;
+            }
             std::fs::create_dir_all(planted.parent().unwrap()).unwrap();
             open_to_all(planted.parent().unwrap());
             odd::plant(&planted, kind);
