@@ -33,15 +33,23 @@ fn every_kind_has_a_recorded_document() {
     }
 }
 
+/// One snapshot per form (`summary`, `markdown`, `html`, `figures`), each document's part
+/// under its name: a new kind's recorded document adds its parts to the four, not files.
 #[test]
 fn every_kind_renders_its_summary_markdown_html_and_figures() {
+    let mut forms: std::collections::BTreeMap<&str, String> = Default::default();
+    let mut add = |form: &'static str, name: &str, text: &str| {
+        let o = forms.entry(form).or_default();
+        o.push_str(&format!("=== {name} ===\n{text}\n\n"));
+    };
     for name in &docs() {
         let d = doc(name);
-        snapshot(&format!("{name}-summary"), &kinds::summary(&d));
-        snapshot(&format!("{name}-markdown"), &kinds::markdown(&d));
+        add("summary", name, &kinds::summary(&d));
+        add("markdown", name, &kinds::markdown(&d));
         let (head, details) = kinds::html_sections(&d);
-        snapshot(
-            &format!("{name}-html"),
+        add(
+            "html",
+            name,
             &format!("{head}\n<!-- details -->\n{details}"),
         );
         let figures: Vec<String> = kinds::metrics(&d)
@@ -58,7 +66,7 @@ fn every_kind_renders_its_summary_markdown_html_and_figures() {
                 )
             })
             .collect();
-        snapshot(&format!("{name}-figures"), &figures.join("\n"));
+        add("figures", name, &figures.join("\n"));
         // The whole page holds the kind's sections in the shared frame, self-contained.
         let page = kinds::html_page(&d);
         // (Its tables may lose dash-only columns on the page: compared by their headings.)
@@ -95,6 +103,9 @@ fn every_kind_renders_its_summary_markdown_html_and_figures() {
             "{name}: the page refers to something outside it"
         );
         assert!(!kinds::label(&d).is_empty(), "{name}: no label");
+    }
+    for (form, text) in &forms {
+        snapshot(form, text);
     }
 }
 

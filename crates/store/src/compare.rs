@@ -75,6 +75,9 @@ pub struct Column {
     pub label: String,
     pub device: String,
     pub date: String,
+    /// The kernel release it ran on; None when unknown.
+    #[serde(default)]
+    pub kernel: Option<String>,
     pub mode: String,
     pub valid: bool,
     pub metrics: Metrics,
@@ -197,6 +200,7 @@ pub fn compare(items: &[(String, RunResult)]) -> Comparison {
                 .clone()
                 .or_else(|| r.envelope.hostname.clone())
                 .unwrap_or_else(|| "unknown device".into()),
+            kernel: r.envelope.inventory.kernel.release.clone(),
             date: if r.envelope.started.unix_ms == 0 {
                 "unknown".into()
             } else {
@@ -298,6 +302,7 @@ pub fn render(c: &Comparison) -> String {
     add("", &|c| short(&format!("{}: {}", c.key, c.label)));
     add("device", &|c| short(&c.device));
     add("date", &|c| c.date.clone());
+    add("kernel", &|c| short(c.kernel.as_deref().unwrap_or("-")));
     add("mode", &|c| c.mode.clone());
     add("valid", &|c| {
         if c.valid {
@@ -433,7 +438,7 @@ pub fn compare_documents(items: &[(String, Document)]) -> DocumentComparison {
             keys.push((f.key.clone(), f.unit.clone()));
         }
     }
-    let rows = keys
+    let rows: Vec<FigureRow> = keys
         .into_iter()
         .map(|(key, unit)| {
             let of = |i: usize| figures[i].iter().find(|m| m.key == key);
@@ -469,6 +474,8 @@ pub fn compare_documents(items: &[(String, Document)]) -> DocumentComparison {
             warnings.push(format!("{label} is {reason}"));
         }
     }
+    let mut rows = rows;
+    rows.extend(setting_rows(items));
     DocumentComparison {
         kind: items
             .first()
@@ -486,6 +493,50 @@ pub fn compare_documents(items: &[(String, Document)]) -> DocumentComparison {
         ),
         standing: Vec::new(),
     }
+}
+
+/// What differs between the results, beside their figures (the kernel, the distribution,
+/// tool versions, governors…: `regress::differences` against the first): one row each,
+/// every result's value in its column — the same board across kernels says which.
+fn setting_rows(items: &[(String, Document)]) -> Vec<FigureRow> {
+    let Some((_, first)) = items.first() else {
+        return Vec::new();
+    };
+    let diffs: Vec<Vec<crate::regress::Difference>> = items
+        .iter()
+        .map(|(_, d)| crate::regress::differences(first, d))
+        .collect();
+    let mut whats: Vec<&str> = Vec::new();
+    for d in diffs.iter().flatten() {
+        if !whats.contains(&d.what.as_str()) {
+            whats.push(&d.what);
+        }
+    }
+    whats
+        .into_iter()
+        .map(|what| {
+            let base = diffs
+                .iter()
+                .flatten()
+                .find(|d| d.what == what)
+                .map(|d| d.from.clone());
+            FigureRow {
+                key: what.to_string(),
+                label: what.to_string(),
+                unit: None,
+                values: diffs
+                    .iter()
+                    .map(|ds| {
+                        ds.iter()
+                            .find(|d| d.what == what)
+                            .map(|d| d.to.clone())
+                            .or_else(|| base.clone())
+                    })
+                    .collect(),
+                relative_pct: vec![None; items.len()],
+            }
+        })
+        .collect()
 }
 
 pub fn render_documents(c: &DocumentComparison) -> String {

@@ -16,7 +16,7 @@ use truebench_suites::meter::Meter;
 
 use crate::cli::MachineArgs;
 use crate::keep::StoreArgs;
-use crate::power::PowerArgs;
+use crate::meter_args::MeterArgs;
 use crate::progress::Progress;
 
 /// The flags every measuring command takes, with the same meaning and the same help.
@@ -25,7 +25,7 @@ pub struct MeasureArgs {
     #[command(flatten)]
     pub machine: MachineArgs,
     #[command(flatten)]
-    pub power: PowerArgs,
+    pub power: MeterArgs,
     #[command(flatten)]
     pub store: StoreArgs,
     #[command(flatten)]

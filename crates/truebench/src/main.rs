@@ -13,7 +13,7 @@ mod farm;
 mod files;
 mod frame;
 mod keep;
-mod power;
+mod meter_args;
 mod progress;
 mod recovery;
 mod serve_results;

@@ -126,8 +126,10 @@ pub fn per_watt_unit(score_unit: &str) -> String {
     }
 }
 
-/// Which timeline sources make the reported one, best first.
-fn choose(power: &[PowerSource]) -> Option<(String, PowerKind, Vec<usize>, String)> {
+/// Which timeline sources make the reported one, best first: its name, kind, the indices of
+/// the sources summed into it (RAPL packages) and what it covers. The energy report and
+/// `power`'s states read the same one.
+pub fn best_power_source(power: &[PowerSource]) -> Option<(String, PowerKind, Vec<usize>, String)> {
     let top = |k: &dyn Fn(&PowerSource) -> bool| {
         power
             .iter()
@@ -181,7 +183,7 @@ impl Timeline {
         idle_window_s: f64,
     ) -> Option<EnergyReport> {
         let power = &self.extra_header.power;
-        let (source, kind, parts, covers) = choose(power)?;
+        let (source, kind, parts, covers) = best_power_source(power)?;
         let names: Vec<&str> = parts.iter().map(|&i| power[i].name.as_str()).collect();
         // Joules, watts, seconds of the chosen source(s) over `phase`.
         let measure = |phase: &Phase| -> Option<(f64, f64, f64)> {

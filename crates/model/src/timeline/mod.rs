@@ -13,7 +13,7 @@ pub mod series;
 pub use line::json_line;
 pub use series::PowerSeries;
 
-pub use energy_report::{per_watt_unit, EnergyReport, PerWatt, PhaseEnergyRow};
+pub use energy_report::{best_power_source, per_watt_unit, EnergyReport, PerWatt, PhaseEnergyRow};
 
 pub use extra::{
     CpuSoftirq, DiskDelta, ExtraHeader, ExtraSample, IdleDelta, IdleGroupHeader, MemorySample,

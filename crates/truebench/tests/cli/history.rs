@@ -565,3 +565,69 @@ fn import_logs(data: &std::path::Path, names: &[&str]) {
         ok(data, &["import", p.to_str().unwrap()]);
     }
 }
+
+/// Every kind, from its recorded document and the same document as if measured a day later
+/// on another kernel: both stored and listed, one reported as an HTML page, and the two
+/// compared figure by figure, the kernel named as what differs. From the list of recorded
+/// documents: a new kind is in it without an edit.
+#[test]
+fn every_kind_is_listed_reported_and_compared_across_kernels() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite");
+    let kinds = Path::new(env!("CARGO_MANIFEST_DIR")).join("../render/tests/data/kinds");
+    let mut seen = std::collections::BTreeSet::new();
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&kinds)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    names.sort();
+    for path in names {
+        // Older documents (schema v1) read through the migration, as `import` does.
+        let doc = truebench_model::migrate(
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap(),
+        )
+        .unwrap();
+        let kind = doc.kind().to_string();
+        let mut v = serde_json::to_value(&doc).unwrap();
+        if !seen.insert(kind.clone()) {
+            continue;
+        }
+        let a = dir.path().join(format!("{kind}-a.json"));
+        std::fs::write(&a, v.to_string()).unwrap();
+        let env = &mut v["envelope"];
+        let day = 86_400_000;
+        env["started"]["unix_ms"] = (env["started"]["unix_ms"].as_i64().unwrap() + day).into();
+        env["ended"]["unix_ms"] = (env["ended"]["unix_ms"].as_i64().unwrap() + day).into();
+        env["inventory"]["kernel"]["release"] = "6.12.0-other".into();
+        let b = dir.path().join(format!("{kind}-b.json"));
+        std::fs::write(&b, v.to_string()).unwrap();
+        tb(&db, &["import", a.to_str().unwrap(), b.to_str().unwrap()]);
+        let listed: serde_json::Value =
+            serde_json::from_slice(&tb(&db, &["history", "--json", "--kind", &kind]).stdout)
+                .unwrap();
+        let ids: Vec<String> = listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["id"].as_i64().unwrap().to_string())
+            .collect();
+        assert_eq!(ids.len(), 2, "{kind}: {listed}");
+        let html = dir.path().join(format!("{kind}.html"));
+        tb(&db, &["report", &ids[0], "--html", html.to_str().unwrap()]);
+        assert!(std::fs::read_to_string(&html)
+            .unwrap()
+            .starts_with("<!DOCTYPE html>"));
+        let out = text(&tb(&db, &["compare", &ids[0], &ids[1]]));
+        assert!(
+            out.contains(&format!("Comparing 2 {kind} results"))
+                || (kind == "run" && out.contains(" A: #") && out.contains(" B: #")),
+            "{kind}: {out}"
+        );
+        assert!(
+            out.contains("6.12.0-other"),
+            "{kind}: the kernel not named\n{out}"
+        );
+    }
+    assert_eq!(seen.len(), truebench_model::KINDS.len(), "{seen:?}");
+}

@@ -345,7 +345,8 @@ fn review_exits_3_when_what_it_monitored_is_invalid() {
 /// rows are its own, so the scenario is written per kind — found, not listed, so a new kind
 /// needs no entry anywhere and fails here until its test exists. The test is a function
 /// whose name says `throttl…` or `…marked…`, in the kind's own test file (the suite's
-/// `tests/it/KIND.rs` or the CLI's `tests/cli/KIND.rs`) or here, named `KIND_…`.
+/// `tests/it/KIND.rs`, the CLI's `tests/cli/KIND.rs`, or the suite's source `src/KIND.rs` /
+/// `src/KIND/mod.rs` with its unit tests) or here, named `KIND_…`.
 #[test]
 fn every_kind_has_its_marks_test() {
     let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -360,10 +361,16 @@ fn every_kind_has_its_marks_test() {
     };
     let here = fns(&crates.join("truebench/tests/cli/marks.rs"));
     for kind in common::kinds::all() {
-        let own: Vec<String> = ["suites/tests/it", "truebench/tests/cli"]
-            .iter()
-            .flat_map(|d| fns(&crates.join(format!("{d}/{kind}.rs"))))
-            .collect();
+        // The suite's own file (its unit tests) counts as the kind's test file too.
+        let own: Vec<String> = [
+            format!("suites/tests/it/{kind}.rs"),
+            format!("truebench/tests/cli/{kind}.rs"),
+            format!("suites/src/{kind}.rs"),
+            format!("suites/src/{kind}/mod.rs"),
+        ]
+        .iter()
+        .flat_map(|f| fns(&crates.join(f)))
+        .collect();
         let found = own.iter().any(|n| says(n))
             || here
                 .iter()
@@ -371,7 +378,8 @@ fn every_kind_has_its_marks_test() {
         assert!(
             found,
             "kind {kind}: no test of what throttling marks (a fn named …throttl… or …marked… in \
-             suites/tests/it/{kind}.rs, truebench/tests/cli/{kind}.rs, or {kind}_… in marks.rs)"
+             suites/tests/it/{kind}.rs, truebench/tests/cli/{kind}.rs, suites/src/{kind}.rs, or \
+             {kind}_… in marks.rs)"
         );
     }
 }

@@ -10,7 +10,7 @@ use clap::Args;
 use truebench_suites::meter::{Meter, MeterSpec};
 
 #[derive(Args, Debug, Clone, Default)]
-pub struct PowerArgs {
+pub struct MeterArgs {
     /// An external power meter: a shell command printing watts (`12.5`, `12.5 W`, `12500 mW`),
     /// either once (re-run every --power-interval) or one line per reading while it runs (a
     /// USB meter's logger). Read on its own thread; its energy per phase is in the result.
@@ -25,7 +25,7 @@ pub struct PowerArgs {
     pub power_interval: f64,
 }
 
-impl PowerArgs {
+impl MeterArgs {
     /// Start the meter and wait for its first reading: a meter that gives none is an error
     /// (a run without the energy that was asked for would be a surprise). Only the frame
     /// calls this (`Frame::lock`), after the measurement lock is held. Its first reading is
