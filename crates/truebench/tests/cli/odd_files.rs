@@ -1,6 +1,6 @@
 //! Odd files planted in a recorded tree (`--root`) by another user: a FIFO, a socket, a
-//! device node or a link to one, a huge sparse file at `proc/cpuinfo` and at a cpufreq
-//! policy's `scaling_governor`. `info` and `review` finish within a time bound and say
+//! device node or a link to one, a huge sparse file at `proc/cpuinfo`, `proc/stat` and a
+//! cpufreq policy's `scaling_governor`. `info`, `monitor` and `review` finish within a time bound and say
 //! "unknown" for what could not be read — run as another user (nobody) where the test runs
 //! as root, as a user who finds those files in a tree they read.
 
@@ -91,6 +91,8 @@ fn info_and_review_of_a_tree_with_odd_files_end_and_say_unknown() {
             .unwrap();
         odd::plant(&root.join(GOVERNOR), kind);
         odd::plant(&root.join("proc/cpuinfo"), kind);
+        odd::plant(&root.join("proc/stat"), kind);
+        std::fs::create_dir(tmp.path().join("lock")).unwrap();
         open_to_all(tmp.path());
         let said = match kind {
             Odd::Huge => "is 1 GiB, larger than the 4 MiB".to_string(),
@@ -118,6 +120,15 @@ fn info_and_review_of_a_tree_with_odd_files_end_and_say_unknown() {
             .and_then(|c| c.iter().find(|c| c["policy"] == 0))
             .unwrap_or_else(|| panic!("{what}: {out}"));
         assert!(little["governor"].is_null(), "{what}: {little}");
+
+        // The sampler opens its files once: an odd proc/stat is no CPU load, not a hang.
+        let what = format!("{kind:?}: monitor");
+        let mut c = as_another_user(tmp.path());
+        c.args(["monitor", "--no-store", "--interval", "0.2", "--root"])
+            .arg(&root)
+            .args(["--", "sleep", "1"]);
+        let (code, _, err) = finish(c, 60, &what);
+        assert!(matches!(code, Some(0) | Some(3)), "{what}: {code:?} {err}");
 
         let (what, code, out, err) = run(&["review", "--no-store"]);
         assert!(matches!(code, Some(0) | Some(3)), "{what}: {code:?} {err}");
