@@ -14,17 +14,22 @@
 //!   percentage of the median ([`range`], [`spread_pct`]);
 //! - **sample standard deviation** (n − 1), from two values on ([`sample_sd`], and
 //!   [`Moments`] for a running one that keeps no values);
-//! - **rank correlation**: Spearman's, ties sharing their mean rank ([`rank_correlation`]).
+//! - **rank correlation**: Spearman's, ties sharing their mean rank ([`rank_correlation`]);
+//! - **a mean's 95 % interval** where consecutive values are correlated: batch means with
+//!   Student's t ([`batch_mean_interval`]); a **trend**: the least-squares slope with its
+//!   standard error ([`slope`]).
 //!
 //! NaN is no value: every function here ignores NaN inputs (a list of only NaN is empty).
 //! Infinities are ordinary values, ordered as `f64::total_cmp` orders them. An empty list
 //! gives `None`, never a made-up 0.
 
 mod correlation;
+mod interval;
 mod moments;
 mod order;
 
 pub use correlation::rank_correlation;
+pub use interval::{batch_mean_interval, slope, t95, MeanInterval};
 pub use moments::{mean, sample_sd, Moments};
 pub use order::{
     median, nearest_rank, percentile, range, spread_pct, weighted_percentile, Sorted, Value,
