@@ -31,8 +31,8 @@ pub enum SiteError {
     },
     #[error("{path}: in the way and not written by an earlier `truebench site` (not in {MANIFEST}); move it away or choose another folder — nothing was written")]
     Foreign { path: String },
-    #[error("{path}: not a regular file (a link or a folder) where the site puts a file; nothing was written")]
-    NotAFile { path: String },
+    #[error("{path}: {why} where the site puts a file; nothing was written")]
+    NotAFile { path: String, why: String },
     #[error("{path}: not a path inside the site folder")]
     BadPath { path: String },
     #[error("{path}: {source}; nothing was replaced: the folder holds the earlier build, whole")]
@@ -76,21 +76,43 @@ fn target(dir: &Path, rel: &str) -> Result<PathBuf, SiteError> {
     Ok(dir.join(p))
 }
 
+/// The largest file a site holds: its pages and figures are kilobytes, its data files a few
+/// MiB. A larger file where a site file goes is not one the site wrote, and is not read.
+const MAX_FILE: u64 = 64 << 20;
+
+/// The bytes of the regular file at `path`, None when nothing is there. Looked at without
+/// following a link or waiting on a FIFO (the folder may be shared): a link, a FIFO, a
+/// socket, a device or a folder there is refused, saying which; a file larger than
+/// [`MAX_FILE`] is `Some(None)`, never read.
+fn read_existing(path: &Path) -> Result<Option<Option<Vec<u8>>>, SiteError> {
+    match truebench_host::read_if_present(path, MAX_FILE) {
+        Ok(b) => Ok(b.map(Some)),
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Ok(Some(None)),
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => Err(SiteError::NotAFile {
+            path: path.display().to_string(),
+            why: e.to_string(),
+        }),
+        Err(e) => Err(io(path)(e)),
+    }
+}
+
 /// The manifest of the last build: path → digests (empty when there was none). A path has
 /// two while a build replaces it: what was there and what comes.
 fn manifest(dir: &Path) -> Result<BTreeMap<String, Vec<String>>, SiteError> {
     let path = dir.join(MANIFEST);
-    match std::fs::symlink_metadata(&path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
-        Err(e) => return Err(io(&path)(e)),
-        Ok(m) if !m.file_type().is_file() => {
+    let text = match read_existing(&path)? {
+        None => return Ok(BTreeMap::new()),
+        Some(Some(b)) => String::from_utf8_lossy(&b).into_owned(),
+        Some(None) => {
             return Err(SiteError::NotAFile {
                 path: path.display().to_string(),
+                why: format!(
+                    "is larger than {} MiB, so no list the site wrote",
+                    MAX_FILE >> 20
+                ),
             })
         }
-        Ok(_) => {}
-    }
-    let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+    };
     let mut m: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (d, p) in text.lines().filter_map(|l| l.split_once("  ")) {
         m.entry(p.to_string()).or_default().push(d.to_string());
@@ -126,16 +148,13 @@ fn sweep(dir: &Path) {
     }
 }
 
-/// The digest of the regular file at `path`; None when nothing is there.
+/// The digest of the regular file at `path`; None when nothing is there (a file too large to
+/// be the site's has a digest that matches nothing).
 fn existing(path: &Path) -> Result<Option<String>, SiteError> {
-    match std::fs::symlink_metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io(path)(e)),
-        Ok(m) if !m.file_type().is_file() => Err(SiteError::NotAFile {
-            path: path.display().to_string(),
-        }),
-        Ok(_) => Ok(Some(hex(&std::fs::read(path).map_err(io(path))?))),
-    }
+    Ok(read_existing(path)?.map(|b| match b {
+        Some(b) => hex(&b),
+        None => format!("larger than {} MiB", MAX_FILE >> 20),
+    }))
 }
 
 /// `bytes` written whole to a new temporary file in `path`'s folder (mode 0644: readable by
@@ -162,6 +181,17 @@ fn replace(path: &Path, bytes: &[u8]) -> Result<(), SiteError> {
 }
 
 pub fn write(site: &Site, dir: &Path) -> Result<Written, SiteError> {
+    if let Ok(m) = std::fs::metadata(dir) {
+        if !m.is_dir() {
+            return Err(io(dir)(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "is {}, not a folder for the site",
+                    truebench_host::file_kind(&m.file_type())
+                ),
+            )));
+        }
+    }
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let old = manifest(dir)?;
     let mut out = Written::default();
@@ -347,6 +377,47 @@ mod tests {
         let e = write(&site(&[("index.html", "site")]), &site_dir).unwrap_err();
         assert!(matches!(e, SiteError::NotAFile { .. }), "{e}");
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+    }
+
+    /// A FIFO, socket, device (or a link to one) or a huge file planted where the site puts
+    /// a page or its manifest, or in place of its folder: refused with what it is, at once,
+    /// nothing written (the read of a FIFO waited for a writer forever).
+    #[test]
+    fn an_odd_file_where_the_site_goes_is_refused_at_once() {
+        use truebench_fixtures::odd::{self, Odd};
+        for kind in odd::kinds() {
+            for at in ["index.html", MANIFEST, "."] {
+                let d = tempfile::tempdir().unwrap();
+                let dir = d.path().join("site");
+                std::fs::create_dir(&dir).unwrap();
+                let planted = if at == "." { dir.clone() } else { dir.join(at) };
+                odd::plant(&planted, kind);
+                let (tx, rx) = std::sync::mpsc::channel();
+                let dir2 = dir.clone();
+                std::thread::spawn(move || {
+                    let r = write(&site(&[("index.html", "site"), ("a.html", "a")]), &dir2);
+                    let _ = tx.send(r.map(|_| ()).map_err(|e| e.to_string()));
+                });
+                let what = format!("{kind:?} at {at}");
+                let r = rx
+                    .recv_timeout(std::time::Duration::from_secs(20))
+                    .unwrap_or_else(|_| panic!("{what}: still waiting after 20 s"));
+                let e = r.expect_err(&what);
+                let said = match (kind, at) {
+                    (Odd::Huge, ".") => "is a regular file, not a folder".to_string(),
+                    (Odd::Huge, MANIFEST) => "is larger than 64 MiB".to_string(),
+                    (Odd::Huge, _) => "in the way".to_string(),
+                    // Not followed: the link itself is what is there.
+                    (Odd::LinkToDevZero, "index.html" | MANIFEST) => "is a symbolic link".into(),
+                    _ => format!("is {}", kind.said()),
+                };
+                assert!(
+                    e.contains(&planted.display().to_string()) && e.contains(&said),
+                    "{what}: {e}"
+                );
+                assert!(!dir.join("a.html").exists(), "{what}: written");
+            }
+        }
     }
 
     #[test]

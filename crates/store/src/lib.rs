@@ -81,6 +81,8 @@ pub enum StoreError {
         "{path}: is {what}, not an SQLite history file; give --db the path of one (or of none yet)"
     )]
     NotAFile { path: String, what: &'static str },
+    #[error("{path}: is {what} where SQLite keeps a file of the history beside it; move it away")]
+    OddCompanion { path: String, what: &'static str },
     #[error("{path}: results waiting for a server are kept in a local SQLite history, not in PostgreSQL")]
     NotLocal { path: String },
     #[error("{path}: its file system is full ({free} bytes free; SQLite said: {source}); the history is as it was before this write: free some space and store again")]

@@ -70,22 +70,41 @@ impl Sqlite {
             return Err(StoreError::IsDirectory { path: shown });
         }
         // A FIFO, socket or device at the name is no database: said as such, never opened
-        // (SQLite would call it a disk I/O error).
+        // (SQLite would call it a disk I/O error). Nor at the names of the files SQLite keeps
+        // beside it: a FIFO at the write-ahead log's name blocked its first read forever.
         if let Ok(m) = std::fs::metadata(path) {
             if !m.is_file() {
-                use std::os::unix::fs::FileTypeExt;
-                let t = m.file_type();
-                let what = if t.is_fifo() {
-                    "a FIFO"
-                } else if t.is_socket() {
-                    "a socket"
-                } else {
-                    "a device"
-                };
+                let what = truebench_host::file_kind(&m.file_type());
                 return Err(StoreError::NotAFile { path: shown, what });
             }
         }
+        for suffix in ["-wal", "-shm", "-journal"] {
+            let mut side = path.as_os_str().to_owned();
+            side.push(suffix);
+            if let Ok(m) = std::fs::metadata(&side) {
+                if !m.is_file() {
+                    return Err(StoreError::OddCompanion {
+                        path: Path::new(&side).display().to_string(),
+                        what: truebench_host::file_kind(&m.file_type()),
+                    });
+                }
+            }
+        }
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            if let Ok(m) = std::fs::metadata(dir) {
+                if !m.is_dir() {
+                    return Err(StoreError::Folder {
+                        path: dir.display().to_string(),
+                        source: std::io::Error::new(
+                            std::io::ErrorKind::InvalidInput,
+                            format!(
+                                "is {}, not a folder",
+                                truebench_host::file_kind(&m.file_type())
+                            ),
+                        ),
+                    });
+                }
+            }
             std::fs::create_dir_all(dir).map_err(|source| StoreError::Folder {
                 path: dir.display().to_string(),
                 source,

@@ -75,23 +75,40 @@ pub fn run(args: ExportArgs) -> anyhow::Result<i32> {
             }
         };
         let path = args.dir.join(file_name(e.id, &e.kind, &e.started_utc, ext));
-        match std::fs::read(&path) {
-            Ok(old) if old == text.as_bytes() => same += 1,
-            Ok(_) => {
+        // What is there is looked at without following a link or waiting on a FIFO, and read
+        // only when it is a regular file no larger than this export (else it differs).
+        match truebench_host::read_if_present(&path, text.len() as u64) {
+            Ok(Some(old)) if old == text.as_bytes() => same += 1,
+            Ok(Some(_)) => {
                 errln!(
                     "truebench: error: {} exists with other content: not overwritten",
                     path.display()
                 );
                 refused += 1;
             }
-            Err(_) => {
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                errln!(
+                    "truebench: error: {} exists with other content ({e}): not overwritten",
+                    path.display()
+                );
+                refused += 1;
+            }
+            Err(e) if e.kind() != std::io::ErrorKind::InvalidInput => {
+                return Err(e).with_context(|| format!("reading {}", path.display()));
+            }
+            Err(e) => {
+                // A link, a FIFO, a socket, a device or a folder planted at the name.
+                errln!("truebench: error: {}: {e}: not written", path.display());
+                refused += 1;
+            }
+            Ok(None) => {
                 // Whole or not at all, and never over a file or link planted at the name (the
                 // rename refuses an existing name, a dangling link included).
                 match crate::files::create_atomic(&path, text.as_bytes()) {
                     Ok(()) => written += 1,
                     Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                         errln!(
-                            "truebench: error: {} exists (a link or a file that cannot be read): not written",
+                            "truebench: error: {} appeared while it was written: not written",
                             path.display()
                         );
                         refused += 1;

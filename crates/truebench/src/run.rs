@@ -190,14 +190,42 @@ fn default_dir(unix_ms: i64, hostname: Option<&str>) -> PathBuf {
 /// (named by the second) gets a suffix instead.
 fn prepare_folder(dir: &Path, default: bool) -> anyhow::Result<PathBuf> {
     let mut dir = dir.to_path_buf();
+    // Whatever is at a name (a link, a FIFO, a socket, a device): `exists` follows links and
+    // calls a dangling one absent.
+    let there = |p: &Path| std::fs::symlink_metadata(p).is_ok();
     if default {
         let base = dir.clone();
         let mut n = 2;
-        while dir.join("result.json").exists() {
+        while there(&dir) && (!dir.is_dir() || there(&dir.join("result.json"))) {
             dir = PathBuf::from(format!("{}-{n}", base.display()));
             n += 1;
         }
-    } else if dir.join("result.json").exists() {
+    }
+    if let Ok(m) = std::fs::metadata(&dir) {
+        if !m.is_dir() {
+            anyhow::bail!(
+                "results folder {}: is {}, not a folder; give another (--results-dir)",
+                dir.display(),
+                truebench_host::file_kind(&m.file_type())
+            );
+        }
+    }
+    // The files the run will put there: a FIFO, socket, device or folder at their names is
+    // refused now, not after the run's minutes (a link is replaced, never followed: see
+    // `write_folder`).
+    for name in ["result.json", "detailed.log"] {
+        let p = dir.join(name);
+        if let Ok(m) = std::fs::symlink_metadata(&p) {
+            if !m.is_file() && !m.file_type().is_symlink() {
+                anyhow::bail!(
+                    "{}: is {} where the run puts its {name}; move it away or give another folder (--results-dir)",
+                    p.display(),
+                    truebench_host::file_kind(&m.file_type())
+                );
+            }
+        }
+    }
+    if !default && dir.join("result.json").exists() {
         anyhow::bail!(
             "--results-dir {}: already holds a result.json of an earlier run; give a new folder (it is never overwritten)",
             dir.display()

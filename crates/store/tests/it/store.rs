@@ -281,3 +281,53 @@ fn check_names_each_half_stored_result() {
     );
     assert!(all.contains("1 figures without their result"), "{all}");
 }
+
+/// An odd file planted at the name of a file SQLite keeps beside the history (its
+/// write-ahead log, shared-memory index, rollback journal), or in place of the history's
+/// folder: refused with what it is and its name, at once — a FIFO at the log's name blocked
+/// the first read forever.
+#[test]
+fn an_odd_file_beside_the_history_or_as_its_folder_is_refused_at_once() {
+    use truebench_fixtures::odd::{self, Odd};
+    for kind in odd::kinds() {
+        for suffix in ["-wal", "-shm", "-journal", "/"] {
+            let d = tempfile::tempdir().unwrap();
+            let (db, planted) = if suffix == "/" {
+                let folder = d.path().join("history");
+                (folder.join("history.sqlite"), folder)
+            } else {
+                let db = d.path().join("history.sqlite");
+                let side = d.path().join(format!("history.sqlite{suffix}"));
+                (db, side)
+            };
+            odd::plant(&planted, kind);
+            let what = format!("{kind:?} at {}", planted.display());
+            let (tx, rx) = std::sync::mpsc::channel();
+            let db2 = db.clone();
+            std::thread::spawn(move || {
+                let r = Store::open(&db2).and_then(|mut s| {
+                    s.insert(&sample_result())?;
+                    Ok(())
+                });
+                let _ = tx.send(r.err().map(|e| e.to_string()));
+            });
+            let r = rx
+                .recv_timeout(Duration::from_secs(20))
+                .unwrap_or_else(|_| panic!("{what}: still waiting after 20 s"));
+            if kind == Odd::Huge && suffix != "/" {
+                // A regular file: SQLite's to judge (it is no valid log or index).
+                continue;
+            }
+            let e = r.unwrap_or_else(|| panic!("{what}: accepted"));
+            let said = if kind == Odd::Huge {
+                "a regular file"
+            } else {
+                kind.said()
+            };
+            assert!(
+                e.contains(&planted.display().to_string()) && e.contains(&format!("is {said}")),
+                "{what}: {e}"
+            );
+        }
+    }
+}

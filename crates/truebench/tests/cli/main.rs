@@ -26,6 +26,7 @@ mod measure;
 mod meter;
 mod monitor;
 mod net;
+mod odd_files;
 mod output;
 mod per_cluster;
 mod pg_tls;
