@@ -21,6 +21,7 @@ mod interactivity;
 mod interrupted;
 mod io;
 mod kernel;
+mod long_run;
 mod marks;
 mod measure;
 mod meter;
