@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # truebench's clock kernel vs 7-Zip's own clock probe ("1T CPU Freq (MHz):" of `7zz b`), run
-# alternately A B A B on the same CPU: PAIRS pairs on a quiet machine, then PAIRS pairs with a
+# alternately A B, B A on the same CPU: PAIRS pairs on a quiet machine, then PAIRS pairs with a
 # busy loop on another CPU. Where the PMU counts cycles (real boards), `perf stat -e cycles`
 # over the truebench probe is a third, counter-based reference.
 #
@@ -108,7 +108,7 @@ row() {
 run_pairs() { # label: each figure under its own evidence; only the valid ones go to the files
   local label=$1 i tb z
   : >"$tmp/$label.tb"; : >"$tmp/$label.z"; : >"$tmp/$label.eff"; : >"$tmp/$label.ms"; : >"$tmp/$label.perf"; : >"$tmp/$label.zrt"
-  for ((i = 1; i <= PAIRS; i++)); do
+  one_tb() {
     ev_start
     tb=$(truebench)
     ev_stop
@@ -117,6 +117,8 @@ run_pairs() { # label: each figure under its own evidence; only the valid ones g
       field effective "$tb" >>"$tmp/$label.eff"
       field ms "$tb" >>"$tmp/$label.ms"
     fi
+  }
+  peers() {
     ev_start
     z=$(sevenzip)
     ev_stop
@@ -133,6 +135,10 @@ run_pairs() { # label: each figure under its own evidence; only the valid ones g
       ev_stop
       if row "$label" "$i" perf "$z"; then echo "$z" >>"$tmp/$label.perf"; fi
     fi
+  }
+  for ((i = 1; i <= PAIRS; i++)); do
+    # Which side goes first alternates (odd pairs truebench): the order moves a figure.
+    if ((i % 2)); then one_tb; peers; else peers; one_tb; fi
   done
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # truebench's clock kernel vs Willy Tarreau's `mhz`, the tool sbc-bench measures clocks with
-# (its clock column and the "Checking cpufreq OPP" tables), alternating A B A B on the same CPU.
+# (its clock column and the "Checking cpufreq OPP" tables), alternating A B, B A on the same CPU.
 # mhz is called as sbc-bench calls it: `mhz 1 1000000` to warm up, then `mhz 3 1000000`, whose
 # three cpu_MHz values give the median of that call.
 #
@@ -46,15 +46,21 @@ echo "cpu $CPU, truebench $($TRUEBENCH --version), mhz $MHZ"
 printf '%-5s %12s %12s %8s\n' pair truebench mhz ratio
 tbs=() mhzs=()
 for p in $(seq 1 "$PAIRS"); do
-  ev_start
-  t=$(tb)
-  ev_stop
-  t_ev=$EV_LINE t_ok=$EV_VALID
-  mhz_warm # as sbc-bench: a warm-up call first, not part of the figure
-  ev_start
-  m=$(mhz)
-  ev_stop
-  m_ev=$EV_LINE m_ok=$EV_VALID
+  one_tb() {
+    ev_start
+    t=$(tb)
+    ev_stop
+    t_ev=$EV_LINE t_ok=$EV_VALID
+  }
+  one_mhz() {
+    mhz_warm # as sbc-bench: a warm-up call first, not part of the figure
+    ev_start
+    m=$(mhz)
+    ev_stop
+    m_ev=$EV_LINE m_ok=$EV_VALID
+  }
+  # Which tool goes first alternates (odd pairs truebench): the order moves a figure.
+  if ((p % 2)); then one_tb; one_mhz; else one_mhz; one_tb; fi
   printf '%-5s %12.1f %12.1f %8.4f\n' "$p" "$t" "$m" "$(awk -v a="$t" -v b="$m" 'BEGIN{print a/b}')"
   echo "      truebench: $t_ev"
   echo "      mhz:       $m_ev"
