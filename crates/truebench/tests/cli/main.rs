@@ -31,6 +31,7 @@ mod postgres;
 mod recovery;
 mod review;
 mod run;
+mod scale;
 mod serve;
 mod site;
 mod thermal;
