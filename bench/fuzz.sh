@@ -4,13 +4,18 @@
 # shrunk to a small input and written to the crate's proptest-regressions/ file (commit it,
 # and add a unit test for the input); the tests then try it first on every run.
 #
-#   bench/fuzz.sh [CASES]      (per parser, default 20000)
+#   bench/fuzz.sh [CASES]      (per target, default 1000000: hours in release mode on 2 CPUs)
+#
+# The targets: host's parsers of /proc and /sys, sbc-bench logs, result documents of every
+# schema version (1 to the current), the monitor's request parser and its whole connection
+# handler (a live server on a recorded root, any bytes in any pieces), the suites' inputs, and
+# the history's database URL.
 #
 # Prints, per fuzz test, the inputs tried and the time it took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-CASES=${1:-20000}
+CASES=${1:-1000000}
 export PROPTEST_CASES=$CASES
 # New inputs each run (cargo test alone uses a fixed seed, the same inputs every time).
 export TRUEBENCH_FUZZ_RANDOM=1

@@ -6,12 +6,16 @@
 #   ev_stop                  # after: sets EV_OTHERS (% of all CPUs used by other processes),
 #                            # EV_LOAD ("0.12 → 0.35"), EV_VALID (1 or 0) and EV_LINE
 #
-# "Other processes" are everything outside this script's session (setsid) but kernel threads:
-# the benchmark's own tools, run from the script, are in its session; a build, a browser or
-# another user's job are not; kernel threads (softirq, workers) do the network and storage
-# work a benchmark causes, so they are shown apart and not held against the figure. Their share is the machine's busy time (/proc/stat: user, nice, system, irq,
-# softirq; steal is the hypervisor's and counted apart) minus this session's (utime + stime of
-# its processes and of the children they waited for), over the elapsed time × CPUs. A figure
+# "Other processes" are everything outside this script's own process tree but kernel threads:
+# the benchmark's tools, run from the script, are its own — with every process they start,
+# also one that leaves their session, outlives them or is never waited for (interbench's
+# loads); a build, a browser or another user's job are not; kernel threads (softirq, workers)
+# do the network and storage work a benchmark causes, so they are shown apart and not held
+# against the figure. The tree is a cgroup of its own (cgroup v2, else v1's cpuacct; as root),
+# whose CPU time counts every process that was ever in it; without one, the script's session
+# (setsid): utime + stime of its processes and of the children they waited for. The others'
+# share is the machine's busy time (/proc/stat: user, nice, system, irq, softirq; steal is the
+# hypervisor's and counted apart) minus the script's own, over the elapsed time × CPUs. A figure
 # taken while others used more than EV_LIMIT % (default 3) is not valid: a vCPU shared with a
 # build runs at half speed from one second to the next.
 #
@@ -23,10 +27,44 @@ if [ "$(awk '{print $4}' <<<"$(sed 's/.*) //' /proc/$$/stat)")" != "$$" ] && [ -
   EV_REEXEC=1 exec setsid -w "$(readlink -f "$0")" "$@"
 fi
 
-EV_LIMIT=${EV_LIMIT:-3}
 EV_HZ=$(getconf CLK_TCK)
 EV_CPUS=$(nproc)
 EV_SID=$$
+
+# This script's cgroup, every process it starts in it: EV_CG (its directory) and EV_CG_KIND
+# (v2: cpu.stat's usage_usec, v1: cpuacct.usage in ns); empty without one (not root, no
+# cgroup file system): the session is counted then. A cgroup left by an earlier script that
+# has no process any more is removed.
+ev_cgroup() {
+  local base kind
+  if [ -w /sys/fs/cgroup/cgroup.procs ]; then base=/sys/fs/cgroup kind=v2
+  elif [ -w /sys/fs/cgroup/unified/cgroup.procs ]; then base=/sys/fs/cgroup/unified kind=v2
+  elif [ -w /sys/fs/cgroup/cpuacct/tasks ]; then base=/sys/fs/cgroup/cpuacct kind=v1
+  else return 0; fi
+  local d
+  for d in "$base"/truebench-bench-*; do
+    [ -d "$d" ] && [ ! -s "$d/cgroup.procs" ] && rmdir "$d" 2>/dev/null || true
+  done
+  d="$base/truebench-bench-$$"
+  mkdir -p "$d" 2>/dev/null && echo $$ >"$d/cgroup.procs" 2>/dev/null || return 0
+  # Its time must be readable, or it counts for nothing.
+  if [ $kind = v2 ] && ! grep -q '^usage_usec' "$d/cpu.stat" 2>/dev/null; then return 0; fi
+  if [ $kind = v1 ] && [ ! -r "$d/cpuacct.usage" ]; then return 0; fi
+  EV_CG=$d EV_CG_KIND=$kind
+}
+EV_CG='' EV_CG_KIND=''
+ev_cgroup
+
+# Jiffies of CPU time used in this script's cgroup so far.
+ev_cg_jiffies() {
+  if [ "$EV_CG_KIND" = v2 ]; then
+    awk -v hz="$EV_HZ" '/^usage_usec/ {printf "%d", $2 * hz / 1e6}' "$EV_CG/cpu.stat"
+  else
+    awk -v hz="$EV_HZ" '{printf "%d", $1 * hz / 1e9}' "$EV_CG/cpuacct.usage"
+  fi
+}
+
+EV_LIMIT=${EV_LIMIT:-3}
 
 # Busy and steal jiffies of the whole machine.
 ev_machine() {
@@ -49,6 +87,8 @@ ev_session() {
       kern=$((kern + ${12} + ${13}))
     fi
   done
+  # The cgroup counts every process of the tree, also those its session misses.
+  [ -n "$EV_CG" ] && sum=$(ev_cg_jiffies)
   echo "$sum $kern"
 }
 
@@ -72,10 +112,10 @@ ev_stop() {
     'BEGIN { d = t * hz * n; if (k < 0) k = 0; x = (b - o - k) / d * 100; if (x < 0) x = 0; printf "%.1f %.1f %.1f", x, st / d * 100, k / d * 100 }')"
   if awk -v x="$EV_OTHERS" -v l="$EV_LIMIT" 'BEGIN { exit !(x <= l) }'; then
     EV_VALID=1
-    EV_LINE="others ${EV_OTHERS} % of ${EV_CPUS} CPUs, kernel threads ${EV_KERNEL} %, steal ${EV_STEAL} %, load ${EV_LOAD}"
+    EV_LINE="others ${EV_OTHERS} % of ${EV_CPUS} CPUs, kernel threads ${EV_KERNEL} %, steal ${EV_STEAL} %, load ${EV_LOAD}${EV_CG:+ (own: cgroup)}"
   else
     EV_VALID=0
-    EV_LINE="others ${EV_OTHERS} % of ${EV_CPUS} CPUs, kernel threads ${EV_KERNEL} %, steal ${EV_STEAL} %, load ${EV_LOAD} — NOT VALID (over ${EV_LIMIT} %)"
+    EV_LINE="others ${EV_OTHERS} % of ${EV_CPUS} CPUs, kernel threads ${EV_KERNEL} %, steal ${EV_STEAL} %, load ${EV_LOAD}${EV_CG:+ (own: cgroup)} — NOT VALID (over ${EV_LIMIT} %)"
   fi
 }
 

@@ -34,6 +34,12 @@ impl ReadError {
 /// cut off rather than read whole (a fixture or a device file could be huge).
 const MAX_READ: u64 = 4 << 20;
 
+/// `/dev/kmsg`'s device number, major and minor (Linux Documentation/admin-guide/devices.txt:
+/// 1:11 among the memory devices, whose 1:5 is `/dev/zero`).
+pub const KMSG_DEVICE: (u32, Option<u32>) = (1, Some(11));
+/// `/dev/cpu/N/msr`'s, the x86 model-specific registers (same list: major 202, minor N).
+pub const MSR_DEVICE: (u32, Option<u32>) = (202, None);
+
 /// A read-only view of one machine rooted at a directory.
 #[derive(Debug, Clone)]
 pub struct Host {
@@ -170,10 +176,32 @@ impl Host {
         std::fs::read_link(self.path(rel)).ok()
     }
 
-    /// Open a file for repeated reads (the sampler keeps handles open).
+    /// Open a file for repeated reads (the sampler keeps handles open). Only a regular file
+    /// is opened (see [`open_regular`]): the checks cost nothing per read.
     pub fn open(&self, rel: impl AsRef<Path>) -> Result<File, ReadError> {
         let path = self.path(rel);
-        File::open(&path).map_err(|source| ReadError { path, source })
+        open_regular(&path).map_err(|source| ReadError { path, source })
+    }
+
+    /// Open a device node the kernel provides (`dev/kmsg`, `dev/cpu/N/msr`): a character
+    /// device of the given major and (if given) minor number ([`KMSG_DEVICE`],
+    /// [`MSR_DEVICE`]), or a regular file standing in for it in a recorded tree. Anything
+    /// else (a FIFO, a socket, another device) is refused unopened.
+    pub fn open_device(
+        &self,
+        rel: impl AsRef<Path>,
+        (major, minor): (u32, Option<u32>),
+    ) -> Result<File, ReadError> {
+        let path = self.path(rel);
+        open_checked(&path, true, |m| {
+            use std::os::unix::fs::{FileTypeExt, MetadataExt};
+            let dev = m.rdev();
+            m.is_file()
+                || (m.file_type().is_char_device()
+                    && libc::major(dev) == major
+                    && minor.is_none_or(|n| libc::minor(dev) == n))
+        })
+        .map_err(|source| ReadError { path, source })
     }
 
     /// `/proc/cpuinfo`, or the file given with `--cpuinfo` / `CPUINFOFILE`.
@@ -191,15 +219,130 @@ impl Host {
 }
 
 fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
-    // Non-blocking: a FIFO in a recorded tree (or a device node) gives what it has, or an
-    // error, instead of waiting for a writer forever. Files of /proc and /sys never block.
-    use std::os::unix::fs::OpenOptionsExt;
+    read_regular(path, MAX_READ)
+}
+
+/// `1 GiB`, `4 MiB`, `512 bytes`: a size in the largest binary unit that divides it (or KiB,
+/// MiB, GiB with one decimal).
+fn human_size(b: u64) -> String {
+    const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    for (u, name) in UNITS {
+        if b >= u {
+            return if b % u == 0 {
+                format!("{} {name}", b / u)
+            } else {
+                format!("{:.1} {name}", b as f64 / u as f64)
+            };
+        }
+    }
+    format!("{b} bytes")
+}
+
+/// What a file that is not a regular one is, in words: "a FIFO", "a socket", "a character
+/// device", "a block device", "a directory".
+pub fn file_kind(t: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_dir() {
+        "a directory"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_file() {
+        "a regular file"
+    } else {
+        "something else"
+    }
+}
+
+/// The error for a file that is not what may be read there: `is a FIFO, not a regular file`.
+fn refused(t: &std::fs::FileType) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!("is {}, not a regular file: refused", file_kind(t)),
+    )
+}
+
+/// Open `path` for reading as every file that someone else may have put there is opened:
+/// its type looked at first (following links) and anything but a regular file refused
+/// unopened — a FIFO would block the open, a device could be read forever, and opening
+/// some devices does something (a watchdog starts, a tape rewinds); then opened without
+/// waiting or taking a terminal, and the open descriptor checked to be that same file (it
+/// may have been swapped between the look and the open).
+pub fn open_regular(path: &Path) -> std::io::Result<File> {
+    open_checked(path, true, |m| m.is_file())
+}
+
+fn open_checked(
+    path: &Path,
+    follow: bool,
+    ok: impl Fn(&std::fs::Metadata) -> bool,
+) -> std::io::Result<File> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let before = if follow {
+        std::fs::metadata(path)?
+    } else {
+        std::fs::symlink_metadata(path)?
+    };
+    if !ok(&before) {
+        return Err(refused(&before.file_type()));
+    }
+    let nofollow = if follow { 0 } else { libc::O_NOFOLLOW };
     let f = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NONBLOCK)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC | nofollow)
         .open(path)?;
+    let now = f.metadata()?;
+    if !ok(&now) {
+        return Err(refused(&now.file_type()));
+    }
+    if (now.dev(), now.ino()) != (before.dev(), before.ino()) {
+        return Err(std::io::Error::other(
+            "was replaced by another file while being opened: refused",
+        ));
+    }
+    Ok(f)
+}
+
+/// At most `max` bytes of the regular file at `path` (opened by [`open_regular`]). A file
+/// whose size says it is larger (a 1 GiB sparse one in a recorded tree) is refused unread;
+/// one that tells no size (a /proc file) is read up to the limit, never past it.
+pub fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    read_limited(open_regular(path)?, max)
+}
+
+/// What is at `path` in a folder where others may write too, where truebench puts files of
+/// its own (a site, an export): `None` when nothing is there; a regular file's bytes (at
+/// most `max`, as [`read_regular`]); anything else — a link, even to a regular file, a FIFO,
+/// a socket, a device, a folder — refused unopened with what it is.
+pub fn read_if_present(path: &Path, max: u64) -> std::io::Result<Option<Vec<u8>>> {
+    match open_checked(path, false, |m| m.is_file()) {
+        Ok(f) => read_limited(f, max).map(Some),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+fn read_limited(f: File, max: u64) -> std::io::Result<Vec<u8>> {
+    let size = f.metadata()?.len();
+    if size > max {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "is {}, larger than the {} this file is read up to: refused",
+                human_size(size),
+                human_size(max)
+            ),
+        ));
+    }
     let mut buf = Vec::new();
-    f.take(MAX_READ).read_to_end(&mut buf)?;
+    f.take(max).read_to_end(&mut buf)?;
     Ok(buf)
 }
 
@@ -246,21 +389,6 @@ fn trim_zeros(d: &[u8]) -> &[u8] {
 
 #[cfg(test)]
 mod tests {
-    /// A recorded tree whose proc/stat is a FIFO nobody writes to: read as empty, at once.
-    #[test]
-    fn a_fifo_in_the_tree_does_not_hang() {
-        let d = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(d.path().join("proc")).unwrap();
-        let fifo = d.path().join("proc/stat");
-        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
-        let h = Host::new(d.path());
-        let t0 = std::time::Instant::now();
-        assert_eq!(h.read("proc/stat").map(|s| s.len()).unwrap_or(0), 0);
-        assert!(t0.elapsed() < std::time::Duration::from_secs(2));
-    }
-
     use super::*;
 
     #[test]

@@ -37,7 +37,7 @@ use serde::{Deserialize, Serialize};
 
 pub use envelope::*;
 pub use evidence::{PhaseId, RowEvidence};
-pub use migrate::{migrate, migrate_run, migrate_typed, MigrateError};
+pub use migrate::{migrate, migrate_run, migrate_typed, upgrade_to, MigrateError};
 pub use monitor::ClusterRun;
 pub use outcome::{FailedRows, Outcome, StartFailure};
 pub use run::*;

@@ -1,5 +1,6 @@
 //! Result documents come from other machines (`import FILE.json`, a shared history): every
-//! real document of every schema version in the repository, edited, cut short, with garbage
+//! real document in the repository, at every schema version (1 to the current: the version-1
+//! documents as each later writer wrote them), edited, cut short, with garbage
 //! and hostile numbers in it, is read through `migrate` — an error naming what is wrong, never
 //! a panic. Inputs: `PROPTEST_CASES` (default `truebench_fixtures::fuzz::CASES`).
 
@@ -20,6 +21,29 @@ fn documents() -> Vec<Vec<u8>> {
             }
         }
     }
+    // Every schema version: the version-1 documents as each later writer wrote them.
+    let v1: Vec<serde_json::Value> = std::fs::read_dir(here.join("tests/data/v1"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .map(|e| serde_json::from_slice(&std::fs::read(e.path()).unwrap()).unwrap())
+        .collect();
+    for to in 2..truebench_model::SCHEMA_VERSION {
+        for d in &v1 {
+            let up = truebench_model::upgrade_to(d.clone(), to).unwrap();
+            out.push(serde_json::to_vec(&up).unwrap());
+        }
+    }
+    let versions: std::collections::BTreeSet<u64> = out
+        .iter()
+        .filter_map(|b| serde_json::from_slice::<serde_json::Value>(b).ok())
+        .filter_map(|v| v["schema_version"].as_u64())
+        .collect();
+    assert_eq!(
+        versions,
+        (1..=u64::from(truebench_model::SCHEMA_VERSION)).collect(),
+        "seeds of every schema version"
+    );
     assert!(out.len() >= 10, "{}", out.len());
     out
 }

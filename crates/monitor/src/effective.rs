@@ -15,6 +15,7 @@ use std::fs::File;
 use std::io::Read;
 use std::os::unix::io::FromRawFd;
 use std::time::Instant;
+use truebench_host::host::MSR_DEVICE;
 use truebench_host::{Host, Inventory};
 
 /// A CPU counts as busy for the average when it ran at least this share of the interval:
@@ -361,10 +362,13 @@ pub fn probe(host: &Host, inv: &Inventory) -> (Option<Effective>, String) {
         let mut msr_err = None;
         for &(cpu, cluster) in &online {
             let rel = format!("dev/cpu/{cpu}/msr");
-            let r = host.open(&rel).map_err(|e| e.source).and_then(|f| {
-                let mut b = [0u8; 8];
-                std::os::unix::fs::FileExt::read_exact_at(&f, &mut b, MSR_APERF).map(|_| f)
-            });
+            let r = host
+                .open_device(&rel, MSR_DEVICE)
+                .map_err(|e| e.source)
+                .and_then(|f| {
+                    let mut b = [0u8; 8];
+                    std::os::unix::fs::FileExt::read_exact_at(&f, &mut b, MSR_APERF).map(|_| f)
+                });
             match r {
                 Ok(file) => msr.push(MsrCpu {
                     cluster,

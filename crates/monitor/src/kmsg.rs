@@ -15,6 +15,7 @@ use std::os::unix::fs::FileTypeExt;
 use std::os::unix::io::AsRawFd;
 use std::path::Path;
 
+use truebench_host::host::KMSG_DEVICE;
 use truebench_host::Host;
 use truebench_monitor_core::kmsg::{kmsg_record_to_dmesg, log_line, KernelLog};
 
@@ -24,6 +25,10 @@ const MAX_LINES: usize = 50_000;
 /// Larger than the kernel's biggest record (CONSOLE_EXT_LOG_MAX = 8 KiB), so a read never
 /// fails with EINVAL.
 const RECORD_BUF: usize = 16 * 1024;
+/// The most of a recorded log read at one poll, the rest left for the next: twice the
+/// kernel's largest log buffer (CONFIG_LOG_BUF_SHIFT is at most 25, 32 MiB), so a real log
+/// is read whole, and a huge file in a recorded tree never is.
+const MAX_READ: u64 = 64 << 20;
 
 enum Source {
     /// The kmsg character device, non-blocking.
@@ -84,7 +89,7 @@ impl KernelLogReader {
 
     fn open(host: &Host, from: SeekFrom) -> Self {
         let rel = "dev/kmsg";
-        let mut file = match host.open(rel) {
+        let mut file = match host.open_device(rel, KMSG_DEVICE) {
             Ok(f) => f,
             Err(e) => {
                 let why = match e.source.kind() {
@@ -126,9 +131,10 @@ impl KernelLogReader {
         }
     }
 
-    /// Replay a file of dmesg lines (or kmsg records) from its beginning.
+    /// Replay a file of dmesg lines (or kmsg records) from its beginning. Only a regular
+    /// file: a FIFO there would block the open, a device be read without end.
     pub fn from_file(path: &Path) -> std::io::Result<Self> {
-        let file = File::open(path)?;
+        let file = truebench_host::open_regular(path)?;
         Ok(Self::with(Source::Regular { file, offset: 0 }))
     }
 
@@ -211,11 +217,18 @@ fn read_regular(file: &mut File, offset: &mut u64, out: &mut Vec<String>) -> Opt
         return Some(format!("kernel log: {e}"));
     }
     let mut buf = Vec::new();
-    if let Err(e) = file.read_to_end(&mut buf) {
+    if let Err(e) = file.by_ref().take(MAX_READ).read_to_end(&mut buf) {
         return Some(format!("kernel log: {e}"));
     }
     let complete = match buf.iter().rposition(|&b| b == b'\n') {
         Some(i) => i + 1,
+        // A whole read without a line end is no kernel log (a huge sparse file in a tree).
+        None if buf.len() as u64 == MAX_READ => {
+            return Some(format!(
+                "kernel log: no line end in {} MiB at byte {offset}: not a kernel log",
+                MAX_READ >> 20
+            ))
+        }
         None => return None,
     };
     *offset += complete as u64;
@@ -287,6 +300,50 @@ mod tests {
                 }
                 KernelLog::Unavailable(why) => assert!(why.contains("/dev/kmsg"), "{why}"),
             }
+        }
+    }
+
+    /// A FIFO, socket, device node other than the kernel log's own (or a link to one), or a
+    /// huge file at a tree's dev/kmsg or given as the log file: said, at once, never read
+    /// without end.
+    #[test]
+    fn an_odd_kernel_log_file_is_refused_or_cut_at_once() {
+        use truebench_fixtures::odd::{self, Odd};
+        for kind in odd::kinds() {
+            let d = tempfile::tempdir().unwrap();
+            let p = d.path().join("dev/kmsg");
+            odd::plant(&p, kind);
+            let t0 = std::time::Instant::now();
+            let snap = KernelLogReader::snapshot(&Host::new(d.path()));
+            let file = KernelLogReader::from_file(&p).map(|mut r| r.collect());
+            assert!(
+                t0.elapsed() < std::time::Duration::from_secs(10),
+                "{kind:?}"
+            );
+            if kind == Odd::Huge {
+                for log in [snap, file.unwrap()] {
+                    match log {
+                        KernelLog::Lines(l) => assert!(
+                            l.last()
+                                .is_some_and(|x| x.contains("no line end in 64 MiB")),
+                            "{kind:?}: {l:?}"
+                        ),
+                        other => panic!("{kind:?}: {other:?}"),
+                    }
+                }
+                continue;
+            }
+            match snap {
+                KernelLog::Unavailable(why) => {
+                    assert!(
+                        why.contains("/dev/kmsg") && why.contains(kind.said()),
+                        "{why}"
+                    )
+                }
+                other => panic!("{kind:?}: {other:?}"),
+            }
+            let e = file.expect_err(&format!("{kind:?}")).to_string();
+            assert!(e.contains(kind.said()), "{kind:?}: {e}");
         }
     }
 }

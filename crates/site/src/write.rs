@@ -3,6 +3,13 @@
 //! longer has is removed only when this writer wrote it (listed in the folder's manifest) and
 //! nobody changed it since; a file in the way that it did not write stops the build before
 //! anything is written.
+//!
+//! Interrupted or out of space, the folder stays a site: every changed file is written to its
+//! temporary first, and only when all are whole are they renamed into place (a full disk
+//! leaves the earlier site as it was, its temporaries removed); the manifest lists the files
+//! about to be renamed before the first rename, so a build killed among the renames is
+//! finished or undone by the next one instead of refused as "in the way"; temporaries a killed
+//! build left are removed by the next.
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
@@ -24,10 +31,15 @@ pub enum SiteError {
     },
     #[error("{path}: in the way and not written by an earlier `truebench site` (not in {MANIFEST}); move it away or choose another folder — nothing was written")]
     Foreign { path: String },
-    #[error("{path}: not a regular file (a link or a folder) where the site puts a file; nothing was written")]
-    NotAFile { path: String },
+    #[error("{path}: {why} where the site puts a file; nothing was written")]
+    NotAFile { path: String, why: String },
     #[error("{path}: not a path inside the site folder")]
     BadPath { path: String },
+    #[error("{path}: {source}; nothing was replaced: the folder holds the earlier build, whole")]
+    Staging {
+        path: String,
+        source: std::io::Error,
+    },
 }
 
 /// What a write did.
@@ -64,58 +76,122 @@ fn target(dir: &Path, rel: &str) -> Result<PathBuf, SiteError> {
     Ok(dir.join(p))
 }
 
-/// The manifest of the last build: path → digest (empty when there was none).
-fn manifest(dir: &Path) -> Result<BTreeMap<String, String>, SiteError> {
-    let path = dir.join(MANIFEST);
-    match std::fs::symlink_metadata(&path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
-        Err(e) => return Err(io(&path)(e)),
-        Ok(m) if !m.file_type().is_file() => {
-            return Err(SiteError::NotAFile {
-                path: path.display().to_string(),
-            })
-        }
-        Ok(_) => {}
+/// The largest file a site holds: its pages and figures are kilobytes, its data files a few
+/// MiB. A larger file where a site file goes is not one the site wrote, and is not read.
+const MAX_FILE: u64 = 64 << 20;
+
+/// The bytes of the regular file at `path`, None when nothing is there. Looked at without
+/// following a link or waiting on a FIFO (the folder may be shared): a link, a FIFO, a
+/// socket, a device or a folder there is refused, saying which; a file larger than
+/// [`MAX_FILE`] is `Some(None)`, never read.
+fn read_existing(path: &Path) -> Result<Option<Option<Vec<u8>>>, SiteError> {
+    match truebench_host::read_if_present(path, MAX_FILE) {
+        Ok(b) => Ok(b.map(Some)),
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Ok(Some(None)),
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => Err(SiteError::NotAFile {
+            path: path.display().to_string(),
+            why: e.to_string(),
+        }),
+        Err(e) => Err(io(path)(e)),
     }
-    let text = std::fs::read_to_string(&path).map_err(io(&path))?;
-    Ok(text
-        .lines()
-        .filter_map(|l| l.split_once("  "))
-        .map(|(d, p)| (p.to_string(), d.to_string()))
-        .collect())
 }
 
-/// The digest of the regular file at `path`; None when nothing is there.
-fn existing(path: &Path) -> Result<Option<String>, SiteError> {
-    match std::fs::symlink_metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io(path)(e)),
-        Ok(m) if !m.file_type().is_file() => Err(SiteError::NotAFile {
-            path: path.display().to_string(),
-        }),
-        Ok(_) => Ok(Some(hex(&std::fs::read(path).map_err(io(path))?))),
+/// The manifest of the last build: path → digests (empty when there was none). A path has
+/// two while a build replaces it: what was there and what comes.
+fn manifest(dir: &Path) -> Result<BTreeMap<String, Vec<String>>, SiteError> {
+    let path = dir.join(MANIFEST);
+    let text = match read_existing(&path)? {
+        None => return Ok(BTreeMap::new()),
+        Some(Some(b)) => String::from_utf8_lossy(&b).into_owned(),
+        Some(None) => {
+            return Err(SiteError::NotAFile {
+                path: path.display().to_string(),
+                why: format!(
+                    "is larger than {} MiB, so no list the site wrote",
+                    MAX_FILE >> 20
+                ),
+            })
+        }
+    };
+    let mut m: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (d, p) in text.lines().filter_map(|l| l.split_once("  ")) {
+        m.entry(p.to_string()).or_default().push(d.to_string());
     }
+    Ok(m)
+}
+
+/// The manifest's text: `<sha256>  <path>` per line.
+fn listing(m: &BTreeMap<String, Vec<String>>) -> String {
+    let mut s = String::new();
+    for (rel, digests) in m {
+        for d in digests {
+            s.push_str(&format!("{d}  {rel}\n"));
+        }
+    }
+    s
+}
+
+/// The prefix of this writer's temporary files.
+const TEMP_PREFIX: &str = ".truebench-site-";
+
+/// Remove the temporaries a killed build left in `dir` (regular files of this writer's
+/// prefix; nothing else is touched).
+fn sweep(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let ours = e.file_name().to_string_lossy().starts_with(TEMP_PREFIX);
+        if ours && e.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+/// The digest of the regular file at `path`; None when nothing is there (a file too large to
+/// be the site's has a digest that matches nothing).
+fn existing(path: &Path) -> Result<Option<String>, SiteError> {
+    Ok(read_existing(path)?.map(|b| match b {
+        Some(b) => hex(&b),
+        None => format!("larger than {} MiB", MAX_FILE >> 20),
+    }))
+}
+
+/// `bytes` written whole to a new temporary file in `path`'s folder (mode 0644: readable by
+/// the web server that publishes the folder), to be renamed over `path`. Removed when dropped.
+fn stage(path: &Path, bytes: &[u8]) -> Result<tempfile::TempPath, SiteError> {
+    let parent = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(io(parent))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
+        .tempfile_in(parent)
+        .map_err(io(parent))?;
+    // Through the file itself: the error names the page, not the temporary (removed).
+    tmp.as_file_mut().write_all(bytes).map_err(io(path))?;
+    // The descriptor closed (a site can have more files than a process may keep open).
+    Ok(tmp.into_temp_path())
 }
 
 /// Write `bytes` to `path` through a temporary file in the same folder, renamed over it.
 fn replace(path: &Path, bytes: &[u8]) -> Result<(), SiteError> {
-    let parent = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(io(parent))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".truebench-site-")
-        .tempfile_in(parent)
-        .map_err(io(parent))?;
-    tmp.write_all(bytes).map_err(io(path))?;
-    // Readable by the web server that publishes the folder.
-    use std::os::unix::fs::PermissionsExt;
-    tmp.as_file()
-        .set_permissions(std::fs::Permissions::from_mode(0o644))
-        .map_err(io(path))?;
+    let tmp = stage(path, bytes)?;
     tmp.persist(path).map_err(|e| io(path)(e.error))?;
     Ok(())
 }
 
 pub fn write(site: &Site, dir: &Path) -> Result<Written, SiteError> {
+    if let Ok(m) = std::fs::metadata(dir) {
+        if !m.is_dir() {
+            return Err(io(dir)(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "is {}, not a folder for the site",
+                    truebench_host::file_kind(&m.file_type())
+                ),
+            )));
+        }
+    }
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let old = manifest(dir)?;
     let mut out = Written::default();
@@ -137,24 +213,58 @@ pub fn write(site: &Site, dir: &Path) -> Result<Written, SiteError> {
         };
         plan.push((path, rel, bytes, digest, change));
     }
-    let mut listed = String::new();
+    let mut folders: Vec<&Path> = vec![dir];
+    folders.extend(plan.iter().filter_map(|p| p.0.parent()));
+    folders.sort();
+    folders.dedup();
+    for f in folders {
+        sweep(f);
+    }
+    // Then every changed file whole beside its place: a full disk stops the build here, with
+    // the earlier site untouched and every temporary removed (dropped).
+    let mut staged = Vec::new();
+    for (path, _, bytes, _, change) in &plan {
+        if *change {
+            staged.push(stage(path, bytes).map_err(|e| match e {
+                SiteError::Io { path, source } => SiteError::Staging { path, source },
+                e => e,
+            })?);
+        }
+    }
+    // The manifest names what is about to be renamed (beside what was there), so a build
+    // killed among the renames is finished by the next, not refused as a stranger's files.
+    if !staged.is_empty() {
+        let mut during = old.clone();
+        for (_, rel, _, digest, change) in &plan {
+            if *change {
+                let listed = during.entry(rel.to_string()).or_default();
+                if !listed.contains(digest) {
+                    listed.push(digest.clone());
+                }
+            }
+        }
+        replace(&dir.join(MANIFEST), listing(&during).as_bytes())?;
+    }
+    let mut after = BTreeMap::new();
+    let mut staged = staged.into_iter();
     for (path, rel, bytes, digest, change) in plan {
         if change {
-            replace(&path, bytes)?;
+            let tmp = staged.next().expect("one staged file per change");
+            tmp.persist(&path).map_err(|e| io(&path)(e.error))?;
             out.written.push(rel.to_string());
         } else {
             out.unchanged += 1;
         }
         out.bytes += bytes.len() as u64;
-        listed.push_str(&format!("{digest}  {rel}\n"));
+        after.insert(rel.to_string(), vec![digest]);
     }
-    for (rel, digest) in &old {
+    for (rel, digests) in &old {
         if site.files.contains_key(rel) {
             continue;
         }
         let Ok(path) = target(dir, rel) else { continue };
         match existing(&path) {
-            Ok(Some(d)) if d == *digest => {
+            Ok(Some(d)) if digests.contains(&d) => {
                 std::fs::remove_file(&path).map_err(io(&path))?;
                 out.removed.push(rel.clone());
             }
@@ -162,7 +272,7 @@ pub fn write(site: &Site, dir: &Path) -> Result<Written, SiteError> {
             _ => out.kept.push(rel.clone()),
         }
     }
-    replace(&dir.join(MANIFEST), listed.as_bytes())?;
+    replace(&dir.join(MANIFEST), listing(&after).as_bytes())?;
     Ok(out)
 }
 
@@ -210,6 +320,38 @@ mod tests {
         assert!(!d.path().join("r/1.html").exists());
     }
 
+    /// The folder as a build killed among its renames leaves it: the manifest already names
+    /// the new pages (beside the old digests), one new page is in place, one old page is not
+    /// yet replaced, and a temporary is left. The next build, of another history, finishes.
+    #[test]
+    fn a_build_killed_among_its_renames_is_finished_by_the_next() {
+        let d = tempfile::tempdir().unwrap();
+        write(&site(&[("index.html", "a"), ("old.html", "o")]), d.path()).unwrap();
+        let during = format!(
+            "{}  index.html\n{}  index.html\n{}  new.html\n{}  old.html\n",
+            hex(b"a"),
+            hex(b"b"),
+            hex(b"n"),
+            hex(b"o")
+        );
+        std::fs::write(d.path().join(MANIFEST), during).unwrap();
+        std::fs::write(d.path().join("new.html"), "n").unwrap();
+        std::fs::write(d.path().join(".truebench-site-x1Y2z3"), "half").unwrap();
+        let w = write(&site(&[("index.html", "c"), ("new.html", "n2")]), d.path()).unwrap();
+        assert_eq!(w.written, vec!["index.html", "new.html"]);
+        assert_eq!(w.removed, vec!["old.html"]);
+        let mut names: Vec<String> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, [MANIFEST, "index.html", "new.html"]);
+        assert_eq!(
+            manifest(d.path()).unwrap().get("new.html"),
+            Some(&vec![hex(b"n2")])
+        );
+    }
+
     #[test]
     fn a_file_in_the_way_stops_the_build_before_anything_is_written() {
         let d = tempfile::tempdir().unwrap();
@@ -235,6 +377,47 @@ mod tests {
         let e = write(&site(&[("index.html", "site")]), &site_dir).unwrap_err();
         assert!(matches!(e, SiteError::NotAFile { .. }), "{e}");
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+    }
+
+    /// A FIFO, socket, device (or a link to one) or a huge file planted where the site puts
+    /// a page or its manifest, or in place of its folder: refused with what it is, at once,
+    /// nothing written (the read of a FIFO waited for a writer forever).
+    #[test]
+    fn an_odd_file_where_the_site_goes_is_refused_at_once() {
+        use truebench_fixtures::odd::{self, Odd};
+        for kind in odd::kinds() {
+            for at in ["index.html", MANIFEST, "."] {
+                let d = tempfile::tempdir().unwrap();
+                let dir = d.path().join("site");
+                std::fs::create_dir(&dir).unwrap();
+                let planted = if at == "." { dir.clone() } else { dir.join(at) };
+                odd::plant(&planted, kind);
+                let (tx, rx) = std::sync::mpsc::channel();
+                let dir2 = dir.clone();
+                std::thread::spawn(move || {
+                    let r = write(&site(&[("index.html", "site"), ("a.html", "a")]), &dir2);
+                    let _ = tx.send(r.map(|_| ()).map_err(|e| e.to_string()));
+                });
+                let what = format!("{kind:?} at {at}");
+                let r = rx
+                    .recv_timeout(std::time::Duration::from_secs(20))
+                    .unwrap_or_else(|_| panic!("{what}: still waiting after 20 s"));
+                let e = r.expect_err(&what);
+                let said = match (kind, at) {
+                    (Odd::Huge, ".") => "is a regular file, not a folder".to_string(),
+                    (Odd::Huge, MANIFEST) => "is larger than 64 MiB".to_string(),
+                    (Odd::Huge, _) => "in the way".to_string(),
+                    // Not followed: the link itself is what is there.
+                    (Odd::LinkToDevZero, "index.html" | MANIFEST) => "is a symbolic link".into(),
+                    _ => format!("is {}", kind.said()),
+                };
+                assert!(
+                    e.contains(&planted.display().to_string()) && e.contains(&said),
+                    "{what}: {e}"
+                );
+                assert!(!dir.join("a.html").exists(), "{what}: written");
+            }
+        }
     }
 
     #[test]

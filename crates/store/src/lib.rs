@@ -10,6 +10,7 @@
 //!
 //! `compare` sets results side by side; `rank` places a run among sbc-bench logs.
 
+mod check;
 pub mod compare;
 pub mod fairness;
 mod pg_cert;
@@ -21,6 +22,7 @@ pub mod regress;
 mod sqlite;
 pub mod standing;
 
+pub use check::Checked;
 pub use pg_tls::set_password_file;
 
 use std::borrow::Cow;
@@ -79,8 +81,59 @@ pub enum StoreError {
         "{path}: is {what}, not an SQLite history file; give --db the path of one (or of none yet)"
     )]
     NotAFile { path: String, what: &'static str },
+    #[error("{path}: is {what} where SQLite keeps a file of the history beside it; move it away")]
+    OddCompanion { path: String, what: &'static str },
     #[error("{path}: results waiting for a server are kept in a local SQLite history, not in PostgreSQL")]
     NotLocal { path: String },
+    #[error("{path}: its file system is full ({free} bytes free; SQLite said: {source}); the history is as it was before this write: free some space and store again")]
+    Full {
+        path: String,
+        free: u64,
+        #[source]
+        source: rusqlite::Error,
+    },
+}
+
+/// Below this many free bytes, a write SQLite could not do is put down to a full disk.
+const FULL_BELOW: u64 = 1 << 20;
+
+impl StoreError {
+    /// An SQLite write that failed on a full file system (SQLite says "database or disk is
+    /// full", or only "disk I/O error" when its shared-memory index could not grow) as
+    /// [`StoreError::Full`], naming the free space; any other error as it is.
+    fn or_full(self) -> StoreError {
+        let StoreError::Sqlite { path, source } = self else {
+            return self;
+        };
+        let io = matches!(
+            source.sqlite_error_code(),
+            Some(rusqlite::ErrorCode::DiskFull | rusqlite::ErrorCode::SystemIoFailure)
+        );
+        let dir = match Path::new(&path).parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        match free_bytes(&dir) {
+            Some(free) if io && free < FULL_BELOW => StoreError::Full { path, free, source },
+            _ => StoreError::Sqlite { path, source },
+        }
+    }
+}
+
+/// Bytes an unprivileged writer may still use on the file system holding `dir`.
+#[allow(clippy::useless_conversion)] // the field types differ between targets
+fn free_bytes(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut st = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: a NUL-terminated path and a buffer of the right type, read only on success.
+    let st = unsafe {
+        if libc::statvfs(c.as_ptr(), st.as_mut_ptr()) != 0 {
+            return None;
+        }
+        st.assume_init()
+    };
+    Some(u64::from(st.f_bavail) * u64::from(st.f_frsize))
 }
 
 /// `url` as messages and the pending list name it: its password replaced by `***`.
@@ -223,7 +276,7 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let db = match postgres_url(path) {
             Some(url) => Db::Postgres(postgres::Postgres::connect(url, true)?),
-            None => Db::Sqlite(sqlite::Sqlite::open(path)?),
+            None => Db::Sqlite(sqlite::Sqlite::open(path).map_err(StoreError::or_full)?),
         };
         Ok(Store { db })
     }
@@ -261,7 +314,7 @@ impl Store {
         let row = Prepared::new(self.path(), &doc, None)?;
         let now = Stamp::now().unix_ms;
         match &mut self.db {
-            Db::Sqlite(s) => s.insert(&row, now),
+            Db::Sqlite(s) => s.insert(&row, now).map_err(StoreError::or_full),
             Db::Postgres(p) => p.insert(&row, now),
         }
     }
@@ -301,12 +354,21 @@ impl Store {
         }
     }
 
-    /// Keep result `id` of this (local, SQLite) history for `target`, a server that could not
-    /// be reached: `sync` or the next result stored there sends it.
-    pub fn mark_pending(&mut self, id: i64, target: &str) -> Result<(), StoreError> {
+    /// Store `doc` in this (local, SQLite) history and keep it for `target`, a server that
+    /// could not be reached (`sync` or the next result stored there sends it), in one
+    /// transaction: never stored without being pending.
+    pub fn insert_pending(
+        &mut self,
+        doc: &impl AsDocument,
+        target: &str,
+    ) -> Result<Inserted, StoreError> {
+        let doc = doc.as_document();
+        let row = Prepared::new(self.path(), &doc, None)?;
         let now = Stamp::now().unix_ms;
         match &mut self.db {
-            Db::Sqlite(s) => s.mark_pending(id, target, now),
+            Db::Sqlite(s) => s
+                .insert_pending(&row, now, target)
+                .map_err(StoreError::or_full),
             Db::Postgres(p) => Err(StoreError::NotLocal {
                 path: p.path().to_string(),
             }),

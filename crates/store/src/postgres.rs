@@ -432,6 +432,22 @@ impl Postgres {
             .map_err(|e| self.err(e))
     }
 
+    /// Every result's id, key and stored text, by id.
+    pub(crate) fn raw(&self) -> Result<Vec<(i64, String, String)>, StoreError> {
+        let rows = self
+            .client
+            .borrow_mut()
+            .query(
+                "SELECT id, key, document FROM truebench.results ORDER BY id",
+                &[],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(rows
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2)))
+            .collect())
+    }
+
     /// `ok`, or the figures whose result is gone.
     pub(crate) fn integrity_check(&self) -> Result<String, StoreError> {
         let orphans: i64 = self

@@ -70,22 +70,41 @@ impl Sqlite {
             return Err(StoreError::IsDirectory { path: shown });
         }
         // A FIFO, socket or device at the name is no database: said as such, never opened
-        // (SQLite would call it a disk I/O error).
+        // (SQLite would call it a disk I/O error). Nor at the names of the files SQLite keeps
+        // beside it: a FIFO at the write-ahead log's name blocked its first read forever.
         if let Ok(m) = std::fs::metadata(path) {
             if !m.is_file() {
-                use std::os::unix::fs::FileTypeExt;
-                let t = m.file_type();
-                let what = if t.is_fifo() {
-                    "a FIFO"
-                } else if t.is_socket() {
-                    "a socket"
-                } else {
-                    "a device"
-                };
+                let what = truebench_host::file_kind(&m.file_type());
                 return Err(StoreError::NotAFile { path: shown, what });
             }
         }
+        for suffix in ["-wal", "-shm", "-journal"] {
+            let mut side = path.as_os_str().to_owned();
+            side.push(suffix);
+            if let Ok(m) = std::fs::metadata(&side) {
+                if !m.is_file() {
+                    return Err(StoreError::OddCompanion {
+                        path: Path::new(&side).display().to_string(),
+                        what: truebench_host::file_kind(&m.file_type()),
+                    });
+                }
+            }
+        }
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            if let Ok(m) = std::fs::metadata(dir) {
+                if !m.is_dir() {
+                    return Err(StoreError::Folder {
+                        path: dir.display().to_string(),
+                        source: std::io::Error::new(
+                            std::io::ErrorKind::InvalidInput,
+                            format!(
+                                "is {}, not a folder",
+                                truebench_host::file_kind(&m.file_type())
+                            ),
+                        ),
+                    });
+                }
+            }
             std::fs::create_dir_all(dir).map_err(|source| StoreError::Folder {
                 path: dir.display().to_string(),
                 source,
@@ -183,27 +202,6 @@ impl Sqlite {
         tx.commit().map_err(sq)
     }
 
-    /// Mark result `id` as waiting to be sent to `target` (once).
-    pub(crate) fn mark_pending(
-        &mut self,
-        id: i64,
-        target: &str,
-        now: i64,
-    ) -> Result<(), StoreError> {
-        let path = self.path.clone();
-        let tx = self.immediate()?;
-        tx.execute(
-            "INSERT OR IGNORE INTO pending (result_id, target, queued_unix_ms) VALUES (?1, ?2, ?3)",
-            params![id, target, now],
-        )
-        .map_err(|source| StoreError::Sqlite {
-            path: path.clone(),
-            source,
-        })?;
-        tx.commit()
-            .map_err(|source| StoreError::Sqlite { path, source })
-    }
-
     /// Results waiting to be sent: (id, target), oldest first.
     pub(crate) fn pending(&self) -> Result<Vec<(i64, String)>, StoreError> {
         let mut stmt = self
@@ -232,6 +230,30 @@ impl Sqlite {
         })?;
         tx.commit()
             .map_err(|source| StoreError::Sqlite { path, source })
+    }
+
+    /// Insert `row` (or find it stored) and mark it pending for `target`, in one transaction:
+    /// a process killed between the two can never leave a result that sync would not send.
+    pub(crate) fn insert_pending(
+        &mut self,
+        row: &Prepared,
+        stored_unix_ms: i64,
+        target: &str,
+    ) -> Result<Inserted, StoreError> {
+        let path = self.path.clone();
+        let tx = self.immediate()?;
+        let ins = insert_row(&tx, &path, row, None, stored_unix_ms)?;
+        tx.execute(
+            "INSERT OR IGNORE INTO pending (result_id, target, queued_unix_ms) VALUES (?1, ?2, ?3)",
+            params![ins.id, target, stored_unix_ms],
+        )
+        .map_err(|source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        })?;
+        tx.commit()
+            .map_err(|source| StoreError::Sqlite { path, source })?;
+        Ok(ins)
     }
 
     pub(crate) fn insert(
@@ -322,7 +344,8 @@ impl Sqlite {
             .map_err(|e| self.err(e))
     }
 
-    /// SQLite's `PRAGMA integrity_check`: `ok`, or the problems found.
+    /// SQLite's `PRAGMA integrity_check`, then its `foreign_key_check` (a figure whose result
+    /// is gone): `ok`, or the problems found.
     pub(crate) fn integrity_check(&self) -> Result<String, StoreError> {
         let mut stmt = self
             .conn
@@ -333,7 +356,38 @@ impl Sqlite {
             .map_err(|e| self.err(e))?
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| self.err(e))?;
-        Ok(lines.join("\n"))
+        let orphans: i64 = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM pragma_foreign_key_check('metrics')",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.err(e))?;
+        let mut said = lines.join("\n");
+        if orphans > 0 {
+            if said == "ok" {
+                said.clear();
+            } else {
+                said.push('\n');
+            }
+            said.push_str(&format!("{orphans} figures without their result"));
+        }
+        Ok(said)
+    }
+
+    /// Every result's id, key and stored text, by id.
+    pub(crate) fn raw(&self) -> Result<Vec<(i64, String, String)>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, key, document FROM results ORDER BY id")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        Ok(rows)
     }
 }
 

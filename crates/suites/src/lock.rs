@@ -102,24 +102,6 @@ fn open(path: &Path) -> std::io::Result<(File, bool, bool)> {
     o.open(path).map(|f| (f, false, false))
 }
 
-/// What a file that is not a regular one is, in words.
-fn kind_of(t: &std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if t.is_fifo() {
-        "a FIFO"
-    } else if t.is_socket() {
-        "a socket"
-    } else if t.is_char_device() {
-        "a character device"
-    } else if t.is_block_device() {
-        "a block device"
-    } else if t.is_dir() {
-        "a directory"
-    } else {
-        "something else"
-    }
-}
-
 /// `pid 1234`, or nothing: what truebench writes into the lock file.
 fn is_holder_text(text: &str) -> bool {
     let t = text.trim();
@@ -148,7 +130,7 @@ impl MeasurementLock {
             if !t.is_file() && !t.is_symlink() {
                 return Err(unsafe_file(format!(
                     "it is not a regular file but {}",
-                    kind_of(&t)
+                    truebench_host::file_kind(&t)
                 )));
             }
         }
@@ -167,7 +149,7 @@ impl MeasurementLock {
         if !meta.file_type().is_file() {
             return Err(unsafe_file(format!(
                 "it is not a regular file but {}",
-                kind_of(&meta.file_type())
+                truebench_host::file_kind(&meta.file_type())
             )));
         }
         // SAFETY: geteuid has no preconditions.

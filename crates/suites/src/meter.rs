@@ -270,18 +270,10 @@ const POWER_FILE_MAX: u64 = 64 * 1024;
 /// without end — opened without waiting, read up to [`POWER_FILE_MAX`].
 fn read_power_file(p: &std::path::Path) -> std::io::Result<String> {
     use std::io::Read;
-    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    use std::os::unix::fs::OpenOptionsExt;
     let t = std::fs::metadata(p)?.file_type();
     if !t.is_file() {
-        let what = if t.is_fifo() {
-            "a FIFO"
-        } else if t.is_socket() {
-            "a socket"
-        } else if t.is_char_device() || t.is_block_device() {
-            "a device"
-        } else {
-            "a directory"
-        };
+        let what = truebench_host::file_kind(&t);
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
             format!("is {what}, not a file holding the latest reading"),

@@ -83,17 +83,7 @@ impl MachineArgs {
             match std::fs::metadata(c) {
                 Err(_) => anyhow::bail!("{}: no such file", given(c)),
                 Ok(m) if !m.is_file() => {
-                    use std::os::unix::fs::FileTypeExt;
-                    let t = m.file_type();
-                    let what = if t.is_fifo() {
-                        "a FIFO"
-                    } else if t.is_socket() {
-                        "a socket"
-                    } else if t.is_dir() {
-                        "a directory"
-                    } else {
-                        "a device"
-                    };
+                    let what = truebench_host::file_kind(&m.file_type());
                     anyhow::bail!("{}: is {what}, not a cpuinfo capture file", given(c))
                 }
                 Ok(_) => {}

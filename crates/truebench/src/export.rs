@@ -41,11 +41,28 @@ fn file_name(id: i64, kind: &str, started_utc: &str, ext: &str) -> String {
     }
 }
 
+/// Remove the temporaries a killed export left in `dir`: hidden regular files named after an
+/// export's file (`.truebench-….tmp`, `.truebench_….tmp`), nothing else.
+fn sweep(dir: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let ours = (name.starts_with(".truebench-") || name.starts_with(".truebench_"))
+            && name.ends_with(".tmp");
+        if ours && e.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 pub fn run(args: ExportArgs) -> anyhow::Result<i32> {
     let store = crate::report::open_db_read(args.db.as_deref())?;
     let entries = store.list(&args.select.filter()?)?;
     std::fs::create_dir_all(&args.dir)
         .with_context(|| format!("creating {}", args.dir.display()))?;
+    sweep(&args.dir);
     let (mut written, mut same, mut refused) = (0, 0, 0);
     for e in &entries {
         let Some(doc) = store.get(e.id)? else {
@@ -58,29 +75,54 @@ pub fn run(args: ExportArgs) -> anyhow::Result<i32> {
             }
         };
         let path = args.dir.join(file_name(e.id, &e.kind, &e.started_utc, ext));
-        match std::fs::read(&path) {
-            Ok(old) if old == text.as_bytes() => same += 1,
-            Ok(_) => {
+        // What is there is looked at without following a link or waiting on a FIFO, and read
+        // only when it is a regular file no larger than this export (else it differs).
+        match truebench_host::read_if_present(&path, text.len() as u64) {
+            Ok(Some(old)) if old == text.as_bytes() => same += 1,
+            Ok(Some(_)) => {
                 errln!(
                     "truebench: error: {} exists with other content: not overwritten",
                     path.display()
                 );
                 refused += 1;
             }
-            Err(_) => {
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                errln!(
+                    "truebench: error: {} exists with other content ({e}): not overwritten",
+                    path.display()
+                );
+                refused += 1;
+            }
+            Err(e) if e.kind() != std::io::ErrorKind::InvalidInput => {
+                return Err(e).with_context(|| format!("reading {}", path.display()));
+            }
+            Err(e) => {
+                // A link, a FIFO, a socket, a device or a folder planted at the name.
+                errln!("truebench: error: {}: {e}: not written", path.display());
+                refused += 1;
+            }
+            Ok(None) => {
                 // Whole or not at all, and never over a file or link planted at the name (the
                 // rename refuses an existing name, a dangling link included).
                 match crate::files::create_atomic(&path, text.as_bytes()) {
                     Ok(()) => written += 1,
                     Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                         errln!(
-                            "truebench: error: {} exists (a link or a file that cannot be read): not written",
+                            "truebench: error: {} appeared while it was written: not written",
                             path.display()
                         );
                         refused += 1;
                     }
                     Err(e) => {
-                        return Err(e).with_context(|| format!("writing {}", path.display()))
+                        // A full disk: what is there is whole (each file is written, then
+                        // renamed); say how far it got.
+                        anyhow::bail!(
+                            "writing {}: {e}; {} of {} results were written whole to {} before it ({same} already there), none cut: a rerun writes the rest",
+                            path.display(),
+                            written,
+                            entries.len(),
+                            args.dir.display()
+                        );
                     }
                 }
             }

@@ -35,7 +35,9 @@ fn place(path: &Path, bytes: &[u8], over: bool) -> std::io::Result<()> {
         .suffix(".tmp")
         .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
         .tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
+    // Through the file itself: the error names the file being written, not the temporary
+    // (which is removed).
+    tmp.as_file_mut().write_all(bytes)?;
     tmp.as_file().sync_all()?;
     if over {
         tmp.persist(path).map_err(|e| e.error)?;

@@ -238,13 +238,22 @@ impl Frame {
 
     /// Store the result in the history unless `--no-store`, said on stderr as `say` wants.
     /// Returns the history id.
-    pub fn store(&self, doc: &Document, say: Say) -> Option<i64> {
-        let quiet = match say {
+    pub fn store(&self, doc: &Document, say: Say) -> crate::keep::Stored {
+        crate::keep::store(doc, &self.args.store, self.quiet(say))
+    }
+
+    /// [`Frame::store`], and where the history could not take it, the result kept in a file
+    /// of the temporary directory (named on stderr).
+    pub fn store_or_keep(&self, doc: &Document, say: Say) -> crate::keep::Stored {
+        crate::keep::store_or_keep(doc, &self.args.store, self.quiet(say))
+    }
+
+    fn quiet(&self, say: Say) -> bool {
+        match say {
             Say::Always => false,
             Say::UnlessQuiet => self.args.output.quiet,
             Say::Never => true,
-        };
-        crate::keep::store(doc, &self.args.store, quiet)
+        }
     }
 
     /// Print the result: the document with `--json`, a farm format with `--format`, else as
@@ -284,9 +293,14 @@ impl Frame {
     /// table (interrupted, failed, invalid, valid — decided from the document).
     pub fn finish(self, doc: impl Into<Document>, show: Show) -> anyhow::Result<i32> {
         let doc = doc.into();
-        let id = self.store(&doc, Say::UnlessQuiet);
-        self.print(&doc, id, show)?;
-        Ok(crate::exit::of(&doc))
+        let stored = self.store_or_keep(&doc, Say::UnlessQuiet);
+        self.print(&doc, stored.id(), show)?;
+        // A result that could not be stored where asked is an I/O error (it was kept).
+        Ok(if stored == crate::keep::Stored::Failed {
+            crate::exit::ERROR
+        } else {
+            crate::exit::of(&doc)
+        })
     }
 }
 

@@ -18,6 +18,11 @@ pub struct HistoryArgs {
     /// settings); `--since` chooses which results are judged, never their history.
     #[arg(long)]
     pub regressions: bool,
+    /// Check the history instead of listing it: the database's own check (SQLite's
+    /// integrity_check), then every result against its document (the text whole, the
+    /// columns and figures those it gives). Exit code 1 when anything is wrong, named.
+    #[arg(long, conflicts_with_all = ["regressions", "json"])]
+    pub check: bool,
     /// History database (default $XDG_DATA_HOME/truebench/history.sqlite).
     /// A postgresql://USER@HOST/DB URL uses that PostgreSQL database instead.
     #[arg(long, value_name = "PATH|URL", env = "TRUEBENCH_DB")]
@@ -166,6 +171,31 @@ impl Select {
     }
 }
 
+/// `history --check`: each problem on a line of stdout, the verdict on stderr.
+fn check(store: &truebench_store::Store) -> anyhow::Result<i32> {
+    let c = store.check()?;
+    for p in &c.problems {
+        outln!("{}: {p}", store.path())?;
+    }
+    if c.problems.is_empty() {
+        errln!(
+            "truebench: {}: sound: the database checks ok and each of its {} results is whole",
+            store.path(),
+            c.results
+        );
+        Ok(crate::exit::VALID)
+    } else {
+        errln!(
+            "truebench: {}: {} problem{} in {} results",
+            store.path(),
+            c.problems.len(),
+            if c.problems.len() == 1 { "" } else { "s" },
+            c.results
+        );
+        Ok(crate::exit::FAILED)
+    }
+}
+
 pub fn run(args: HistoryArgs) -> anyhow::Result<i32> {
     let filter = args.select.filter()?;
     let store = match crate::report::open_db_read(args.db.as_deref()) {
@@ -189,6 +219,9 @@ pub fn run(args: HistoryArgs) -> anyhow::Result<i32> {
     };
     if args.regressions {
         return regressions(&store, &filter, args.json);
+    }
+    if args.check {
+        return check(&store);
     }
     let entries = store.list(&filter)?;
     if args.json {

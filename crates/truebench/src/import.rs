@@ -36,7 +36,7 @@ pub struct ImportArgs {
     pub store: crate::keep::StoreArgs,
 }
 
-/// Exit code 2 when a file could not be read (the others are still imported); sections that
+/// Exit code 2 when a file could not be read or stored (the others are still imported); sections that
 /// cannot be parsed are reported as missing, not as errors.
 pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
     let mut parsed: Vec<(String, SbcBenchLog)> = Vec::new();
@@ -107,15 +107,23 @@ pub fn run(args: ImportArgs) -> anyhow::Result<i32> {
                     match db.insert(r) {
                         Ok(ins) => stored[i] = Some((ins.id, ins.new)),
                         Err(e) => {
-                            errln!("truebench: warning: {}: not stored: {e}", parsed[i].0);
+                            // Each log is its own transaction: those before are stored
+                            // whole, this one not at all.
+                            errln!("truebench: error: {}: not stored: {e}", parsed[i].0);
+                            failed = true;
                         }
                     }
                 }
             }
-            Err(e) => errln!(
-                "truebench: warning: history not written: {}",
-                crate::out::chain(&e)
-            ),
+            Err(e) => {
+                errln!(
+                    "truebench: error: history not written, {} log{} not stored (the files are as they were): {}",
+                    parsed.len(),
+                    if parsed.len() == 1 { "" } else { "s" },
+                    crate::out::chain(&e)
+                );
+                failed = true;
+            }
         }
     }
     if args.json {

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use truebench_model::Document;
 use truebench_store::{store_result, AsDocument};
 
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -16,14 +17,35 @@ pub struct StoreArgs {
     pub db: Option<PathBuf>,
 }
 
+/// Where [`store`] put a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stored {
+    /// `--no-store`: nowhere, as asked.
+    Skipped,
+    /// In the history (or kept in the local one, pending for a server): its id.
+    In(i64),
+    /// The history could not take it (said on stderr): the caller keeps it elsewhere.
+    Failed,
+}
+
+impl Stored {
+    /// The history id, where it was stored.
+    pub fn id(self) -> Option<i64> {
+        match self {
+            Stored::In(id) => Some(id),
+            _ => None,
+        }
+    }
+}
+
 /// Store `doc` unless `--no-store`; say where on stderr (unless `quiet`), or why not.
-/// Returns the history id. A PostgreSQL server that cannot be reached loses nothing: the
-/// result is kept in the local history, marked pending for that server, and sent by
-/// `truebench sync` or by the next result stored there (sending twice stores it once: the
-/// server keys results by their content).
-pub fn store(doc: &impl AsDocument, args: &StoreArgs, quiet: bool) -> Option<i64> {
+/// A PostgreSQL server that cannot be reached loses nothing: the result is kept in the local
+/// history, marked pending for that server, and sent by `truebench sync` or by the next
+/// result stored there (sending twice stores it once: the server keys results by their
+/// content).
+pub fn store(doc: &impl AsDocument, args: &StoreArgs, quiet: bool) -> Stored {
     if args.no_store {
-        return None;
+        return Stored::Skipped;
     }
     let url = args
         .db
@@ -46,24 +68,87 @@ pub fn store(doc: &impl AsDocument, args: &StoreArgs, quiet: bool) -> Option<i64
                     errln!("truebench: warning: results pending for {path} not sent yet: {e}");
                 }
             }
-            Some(ins.id)
+            Stored::In(ins.id)
         }
         Err(e) => match url {
-            Some(url) => keep_pending(doc, &url, &e),
+            Some(url) => keep_pending(doc, &url, &e).map_or(Stored::Failed, Stored::In),
             None => {
-                errln!("truebench: warning: not stored in the history: {e}");
-                None
+                errln!("truebench: error: not stored in the history: {e}");
+                Stored::Failed
             }
         },
     }
 }
 
+/// [`store`], and where the history could not take the result, keep it in a file of the
+/// temporary directory named on stderr ([`keep_in_temp`]): a measurement's result is never
+/// only on a terminal. `Failed` still comes back (the exit code says so).
+pub fn store_or_keep(doc: &Document, args: &StoreArgs, quiet: bool) -> Stored {
+    let s = store(doc, args, quiet);
+    if s == Stored::Failed {
+        say_kept(doc);
+    }
+    s
+}
+
+/// Keep `doc` in the temporary directory and say where (or that it could not be kept).
+pub fn say_kept(doc: &Document) {
+    match keep_in_temp(doc) {
+        Ok(p) => errln!("truebench: the result was kept in {}", p.display()),
+        Err(e) => errln!(
+            "truebench: error: the result could not be kept anywhere: {}",
+            crate::out::chain(&e)
+        ),
+    }
+}
+
+/// The result in a file of the temporary directory, when nowhere else took it:
+/// `truebench-result-MS-XXXXXX.json`, written whole under a hidden temporary name (created
+/// exclusively, mode 0600) and then linked to its name without replacing anything, so a
+/// link planted in a shared `/tmp` is never followed, no file is overwritten, and the name
+/// never holds half a document (a full disk or a kill leaves no file there).
+pub fn keep_in_temp(r: &Document) -> anyhow::Result<PathBuf> {
+    use anyhow::Context;
+    use std::io::Write;
+    let dir = std::env::temp_dir();
+    let text = serde_json::to_string_pretty(r)? + "\n";
+    let mut f = tempfile::Builder::new()
+        .prefix(&format!(
+            ".truebench-result-{}-",
+            r.envelope.started.unix_ms
+        ))
+        .suffix(".tmp")
+        .tempfile_in(&dir)
+        .with_context(|| format!("creating a file in {}", dir.display()))?;
+    f.as_file_mut()
+        .write_all(text.as_bytes())
+        .and_then(|()| f.as_file().sync_all())
+        .with_context(|| format!("writing {}", f.path().display()))?;
+    let name = f
+        .path()
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = name
+        .trim_start_matches('.')
+        .trim_end_matches(".tmp")
+        .to_string();
+    let path = dir.join(format!("{name}.json"));
+    f.persist_noclobber(&path)
+        .map_err(|e| e.error)
+        .with_context(|| format!("keeping the result in {}", path.display()))?;
+    Ok(path)
+}
+
 /// The server at `url` failed with `e`: keep `doc` in the local history, pending for it.
 fn keep_pending(doc: &impl AsDocument, url: &str, e: &truebench_store::StoreError) -> Option<i64> {
     let target = truebench_store::redact_url(url);
-    let kept = store_result(doc, None).and_then(|(path, ins)| {
-        truebench_store::Store::open(std::path::Path::new(&path))?.mark_pending(ins.id, &target)?;
-        Ok((path, ins))
+    // Stored and marked pending in one transaction: a kill between the two would leave a
+    // result that `sync` never sends.
+    let kept = truebench_store::default_path().and_then(|path| {
+        let mut local = truebench_store::Store::open(&path)?;
+        let ins = local.insert_pending(doc, &target)?;
+        Ok((local.path().to_string(), ins))
     });
     match kept {
         Ok((path, ins)) => {

@@ -284,7 +284,9 @@ fn with_command(
         (None, None) => 1,
     };
     let doc = result.into_document();
-    let id = frame.store(&doc, say);
+    // Kept in a temporary file when the history cannot take it; the exit code stays the
+    // command's own, as documented.
+    let id = frame.store_or_keep(&doc, say).id();
     let mut out = crate::out::stdout();
     if args.json_lines {
         let tl = &doc.envelope.timeline;

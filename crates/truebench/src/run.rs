@@ -129,17 +129,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         .row
         .then(|| format!("{}\n", truebench_render::text::row(result.view())));
     let doc = result.into_document();
-    let id = frame.store(&doc, say);
+    let id = frame.store(&doc, say).id();
     let stored = id.is_some();
     if written.is_err() && !stored {
         // Neither the folder nor the history has it: the result must not be lost.
-        match keep_in_temp(&doc) {
-            Ok(p) => errln!("truebench: the result was kept in {}", p.display()),
-            Err(e) => errln!(
-                "truebench: error: the result could not be kept anywhere: {}",
-                crate::out::chain(&e)
-            ),
-        }
+        crate::keep::say_kept(&doc);
     }
     let show = if let Some(row) = row {
         Show::Text(row)
@@ -152,7 +146,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         Show::Summary
     };
     frame.print(&doc, id, show)?;
-    Ok(if written.is_err() && doc.envelope.complete {
+    // The folder asked for could not take the result: an I/O error, also for an interrupted
+    // run (130 says its partial result was kept where asked).
+    Ok(if written.is_err() {
         crate::exit::ERROR
     } else {
         crate::exit::of(&doc)
@@ -194,14 +190,42 @@ fn default_dir(unix_ms: i64, hostname: Option<&str>) -> PathBuf {
 /// (named by the second) gets a suffix instead.
 fn prepare_folder(dir: &Path, default: bool) -> anyhow::Result<PathBuf> {
     let mut dir = dir.to_path_buf();
+    // Whatever is at a name (a link, a FIFO, a socket, a device): `exists` follows links and
+    // calls a dangling one absent.
+    let there = |p: &Path| std::fs::symlink_metadata(p).is_ok();
     if default {
         let base = dir.clone();
         let mut n = 2;
-        while dir.join("result.json").exists() {
+        while there(&dir) && (!dir.is_dir() || there(&dir.join("result.json"))) {
             dir = PathBuf::from(format!("{}-{n}", base.display()));
             n += 1;
         }
-    } else if dir.join("result.json").exists() {
+    }
+    if let Ok(m) = std::fs::metadata(&dir) {
+        if !m.is_dir() {
+            anyhow::bail!(
+                "results folder {}: is {}, not a folder; give another (--results-dir)",
+                dir.display(),
+                truebench_host::file_kind(&m.file_type())
+            );
+        }
+    }
+    // The files the run will put there: a FIFO, socket, device or folder at their names is
+    // refused now, not after the run's minutes (a link is replaced, never followed: see
+    // `write_folder`).
+    for name in ["result.json", "detailed.log"] {
+        let p = dir.join(name);
+        if let Ok(m) = std::fs::symlink_metadata(&p) {
+            if !m.is_file() && !m.file_type().is_symlink() {
+                anyhow::bail!(
+                    "{}: is {} where the run puts its {name}; move it away or give another folder (--results-dir)",
+                    p.display(),
+                    truebench_host::file_kind(&m.file_type())
+                );
+            }
+        }
+    }
+    if !default && dir.join("result.json").exists() {
         anyhow::bail!(
             "--results-dir {}: already holds a result.json of an earlier run; give a new folder (it is never overwritten)",
             dir.display()
@@ -219,32 +243,14 @@ fn prepare_folder(dir: &Path, default: bool) -> anyhow::Result<PathBuf> {
     Ok(dir)
 }
 
-/// The result in a file of the temporary directory, when nowhere else took it: a new file
-/// with an unpredictable name (created exclusively, mode 0600), so a link planted in a shared
-/// `/tmp` is never followed and no file is overwritten.
-fn keep_in_temp(r: &truebench_model::Document) -> anyhow::Result<PathBuf> {
-    let dir = std::env::temp_dir();
-    let mut f = tempfile::Builder::new()
-        .prefix(&format!("truebench-result-{}-", r.envelope.started.unix_ms))
-        .suffix(".json")
-        .tempfile_in(&dir)
-        .with_context(|| format!("creating a file in {}", dir.display()))?;
-    std::io::Write::write_all(&mut f, serde_json::to_string_pretty(r)?.as_bytes())
-        .with_context(|| format!("writing {}", f.path().display()))?;
-    let (_, p) = f
-        .keep()
-        .with_context(|| format!("keeping the result in {}", dir.display()))?;
-    Ok(p)
-}
-
-/// result.json and detailed.log, each written to a temporary name and renamed, so a folder
-/// never holds a half-written file.
+/// detailed.log, then result.json, each written to a temporary name and renamed, so a folder
+/// never holds a half-written file, and one with a result.json has its detailed.log too.
 fn write_folder(dir: &Path, r: &RunResult) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let json = serde_json::to_string_pretty(r)?;
     for (name, text) in [
-        ("result.json", json),
         ("detailed.log", truebench_render::detailed_log(r.view())),
+        ("result.json", json),
     ] {
         // A new file with an unpredictable name, renamed into place (replacing a link planted
         // at the name, never writing through it): removed if anything fails on the way.

@@ -15,6 +15,7 @@
 //! F <seq> =<reason>                        restoring failed for good (e.g. the file is gone)
 //! ```
 
+use crate::trace;
 use rustix::fs::{flock, FlockOperation};
 use rustix::io::Errno;
 use std::fmt::Write as _;
@@ -28,6 +29,9 @@ pub const DIR: &str = "var/lib/truebench";
 /// Journal file name inside [`DIR`].
 pub const FILE: &str = "tuning.journal";
 const VERSION: u32 = 1;
+/// A journal holds a line of at most a few hundred bytes per setting changed: a file past
+/// this is not one.
+const MAX_LEN: u64 = 16 << 20;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Record {
@@ -202,8 +206,12 @@ impl JournalFile {
             .create_new(true)
             .mode(0o644)
             .open(path)?;
-        file.write_all(header.line().as_bytes())?;
+        trace::create(path);
+        let line = header.line();
+        file.write_all(line.as_bytes())?;
+        trace::append(path, line.as_bytes());
         file.sync_all()?;
+        trace::fsync(path);
         sync_parent(path)?;
         Ok(JournalFile {
             path: path.to_path_buf(),
@@ -215,17 +223,49 @@ impl JournalFile {
     /// Open an existing journal, parse it, and cut off a torn last line so that appended
     /// markers start on a fresh line.
     pub fn open(path: &Path) -> io::Result<(JournalFile, Parsed)> {
-        let (mut file, writable) = match OpenOptions::new().read(true).append(true).open(path) {
+        // A FIFO, socket, device or link at the name is no journal of ours: refused before it
+        // is opened (a FIFO's read would wait forever at the start of every command).
+        regular(path)?;
+        let flags = libc_flags();
+        let (mut file, writable) = match OpenOptions::new()
+            .read(true)
+            .append(true)
+            .custom_flags(flags)
+            .open(path)
+        {
             Ok(f) => (f, true),
-            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => (File::open(path)?, false),
+            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => (
+                OpenOptions::new()
+                    .read(true)
+                    .custom_flags(flags)
+                    .open(path)?,
+                false,
+            ),
             Err(e) => return Err(e),
         };
+        // It may have been swapped between the look and the open.
+        let m = file.metadata()?;
+        if !m.is_file() {
+            return Err(not_regular(&m.file_type()));
+        }
+        if m.len() > MAX_LEN {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "is {} bytes, more than any journal of ours ({} MiB at most): refused unread",
+                    m.len(),
+                    MAX_LEN >> 20
+                ),
+            ));
+        }
         let mut data = Vec::new();
         file.read_to_end(&mut data)?;
         let parsed = parse(&data);
         if writable && parsed.valid_len < data.len() as u64 {
             file.set_len(parsed.valid_len)?;
+            trace::truncate(path, parsed.valid_len);
             file.sync_all()?;
+            trace::fsync(path);
         }
         Ok((
             JournalFile {
@@ -248,21 +288,56 @@ impl JournalFile {
         }
         // One write call per line: O_APPEND keeps it whole unless the machine dies mid-way,
         // and then the checksum tells.
-        self.file.write_all(rec.line().as_bytes())?;
-        self.file.sync_data()
+        let line = rec.line();
+        self.file.write_all(line.as_bytes())?;
+        trace::append(&self.path, line.as_bytes());
+        self.file.sync_data()?;
+        trace::fsync(&self.path);
+        Ok(())
     }
 
     /// Delete the journal (everything in it is dealt with), durably.
     pub fn remove(self) -> io::Result<()> {
         std::fs::remove_file(&self.path)?;
+        trace::unlink(&self.path);
         sync_parent(&self.path)
+    }
+}
+
+/// Opened without following a link or waiting (a FIFO), never as a terminal.
+fn libc_flags() -> i32 {
+    use rustix::fs::OFlags;
+    (OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC).bits() as i32
+}
+
+fn not_regular(t: &std::fs::FileType) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "is {}, not a regular file: refused",
+            truebench_host::file_kind(t)
+        ),
+    )
+}
+
+/// Ok when `path` is a regular file (not followed if it is a link).
+fn regular(path: &Path) -> io::Result<()> {
+    let t = std::fs::symlink_metadata(path)?.file_type();
+    if t.is_file() {
+        Ok(())
+    } else {
+        Err(not_regular(&t))
     }
 }
 
 /// fsync the directory holding `path`, so a created or removed entry survives a power loss.
 pub fn sync_parent(path: &Path) -> io::Result<()> {
     match path.parent() {
-        Some(dir) => File::open(dir)?.sync_all(),
+        Some(dir) => {
+            File::open(dir)?.sync_all()?;
+            trace::fsync_dir(dir);
+            Ok(())
+        }
         None => Ok(()),
     }
 }
@@ -294,7 +369,16 @@ impl DirLock {
 
 /// Pid in the header of the journal at `path`, if it can be read.
 pub fn holder_pid(path: &Path) -> Option<u32> {
-    let data = std::fs::read(path).ok()?;
+    regular(path).ok()?;
+    let mut data = Vec::new();
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(libc_flags())
+        .open(path)
+        .ok()?
+        .take(1 << 20)
+        .read_to_end(&mut data)
+        .ok()?;
     parse(&data).records.iter().find_map(|r| match r {
         Record::Session { pid, .. } => Some(*pid),
         _ => None,

@@ -20,6 +20,8 @@
 mod journal;
 mod signals;
 mod sysfs;
+#[doc(hidden)]
+pub mod trace;
 
 use rustix::io::Errno;
 use std::fmt;
@@ -264,6 +266,9 @@ fn make_state_dir(dir: &Path) -> Result<(), TuningError> {
         }
     }
     std::fs::create_dir_all(dir).map_err(|e| journal_error(dir, e))?;
+    for m in missing.iter().rev() {
+        trace::mkdir(m);
+    }
     for m in missing.iter().rev() {
         journal::sync_parent(m).map_err(|e| journal_error(m, e))?;
     }

@@ -34,7 +34,10 @@ pub fn check_writable(path: &Path) -> io::Result<()> {
 /// request; O_TRUNC is what `echo >` does and matters only for regular files).
 pub fn write_value(path: &Path, value: &[u8]) -> io::Result<()> {
     let mut f = OpenOptions::new().write(true).truncate(true).open(path)?;
-    f.write_all(value)
+    crate::trace::setting(path, b"");
+    f.write_all(value)?;
+    crate::trace::setting(path, value);
+    Ok(())
 }
 
 /// What to write back for a journaled original.

@@ -101,3 +101,43 @@ fn corrupt_journals_give_a_report_or_an_error() {
     assert!(panics.is_empty(), "recover panicked on: {panics:?}");
     assert!(cases.len() > 100);
 }
+
+/// A FIFO, socket, device node (or a link to one) or a huge file at the journal's name in a
+/// recorded tree: the start of a command on that root (recovery, a new session) says what
+/// it is and names it, at once — a FIFO's read waited forever — and no setting is touched.
+#[test]
+fn an_odd_file_at_the_journals_name_is_refused_at_once() {
+    use truebench_fixtures::odd::{self, Odd};
+    for kind in odd::kinds() {
+        let d = truebench_fixtures::root("rk3588-rock5b");
+        let before = governors(d.path());
+        let p = d.path().join(JOURNAL);
+        odd::plant(&p, kind);
+        let root = d.path().to_path_buf();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let host = Host::new(&root);
+            let r = recover(&host).map(|_| ()).map_err(|e| e.to_string());
+            let b = Tuning::begin(&host).map(drop).map_err(|e| e.to_string());
+            let _ = tx.send((r, b));
+        });
+        let what = format!("{kind:?}");
+        let (r, b) = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("{what}: still waiting after 20 s"));
+        let said = match kind {
+            Odd::Huge => "more than any journal of ours".to_string(),
+            // The link itself is what is there: never followed.
+            Odd::LinkToDevZero => "is a symbolic link, not a regular file".to_string(),
+            _ => format!("is {}, not a regular file", kind.said()),
+        };
+        for e in [r, b] {
+            let e = e.expect_err(&what);
+            assert!(
+                e.contains(&p.display().to_string()) && e.contains(&said),
+                "{what}: {e}"
+            );
+        }
+        assert_eq!(governors(d.path()), before, "{what}");
+    }
+}

@@ -472,7 +472,9 @@ fn tracer_comm(host: &Host) -> Option<String> {
 fn kernel_log_machine(host: &Host) -> Option<String> {
     use std::io::Read;
     use std::os::unix::io::AsRawFd;
-    let mut f = host.open("dev/kmsg").ok()?;
+    let mut f = host
+        .open_device("dev/kmsg", crate::host::KMSG_DEVICE)
+        .ok()?;
     // SAFETY: fcntl on a descriptor we own; flags are read before being extended. Without
     // O_NONBLOCK a read at the end of the live log would wait for the next record.
     unsafe {

@@ -58,6 +58,13 @@ pub fn cpufreq(host: &Host, inv: &Inventory, out: &mut Vec<Setting>) {
             if g == "ondemand" {
                 ondemand(host, dir, &subject, out);
             }
+        } else if let Err(e) = host.read(&gov_file) {
+            // Said, not skipped: a governor that could not be read is not one that is fine.
+            out.push(
+                Setting::new("cpufreq", &subject, "governor", "unknown")
+                    .from(&gov_file)
+                    .because(format!("could not be read: {e}")),
+            );
         }
         if let (Some(max), Some(smax)) = (c.max_mhz, c.scaling_max_mhz) {
             let s = Setting::new(

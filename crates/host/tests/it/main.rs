@@ -4,6 +4,7 @@
 mod cpuidle;
 mod kernel;
 mod machines;
+mod odd_files;
 mod old_cpuinfo;
 mod opp_tree;
 mod perf_control;

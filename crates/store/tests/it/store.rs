@@ -233,3 +233,101 @@ fn a_fifo_or_socket_at_the_history_path_is_refused_with_what_it_is() {
     let e = Store::open(&sock).err().expect("a socket is no history");
     assert!(e.to_string().contains("is a socket"), "{e}");
 }
+
+/// `check` finds each kind of half-stored result, by id: a row without its figures, a
+/// document cut short, a figure whose result is gone, a figure changed; a sound history is
+/// all clear.
+#[test]
+fn check_names_each_half_stored_result() {
+    let (_d, db) = tmp_db();
+    let base = sample_result();
+    let mut s = Store::open(&db).unwrap();
+    let ids: Vec<i64> = (0..5)
+        .map(|n| s.insert(&variant(&base, "check", n)).unwrap().id)
+        .collect();
+    let c = s.check().unwrap();
+    assert_eq!((c.results, c.problems.len()), (5, 0), "{:?}", c.problems);
+    drop(s);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(&format!(
+        "DELETE FROM metrics WHERE result_id = {a};
+         UPDATE results SET document = substr(document, 1, 200) WHERE id = {b};
+         UPDATE metrics SET value = value + 1 WHERE result_id = {c} AND value IS NOT NULL;
+         PRAGMA foreign_keys = OFF;
+         INSERT INTO metrics (result_id, key, value) VALUES (999, 'orphan', 1);",
+        a = ids[0],
+        b = ids[1],
+        c = ids[2],
+    ))
+    .unwrap();
+    drop(conn);
+    let c = Store::open(&db).unwrap().check().unwrap();
+    let all = c.problems.join("\n");
+    assert_eq!(c.problems.len(), 4, "{all}");
+    assert!(
+        all.contains(&format!("#{}: a result without its figures", ids[0])),
+        "{all}"
+    );
+    assert!(
+        all.contains(&format!(
+            "#{}: the stored document is not the one stored",
+            ids[1]
+        )),
+        "{all}"
+    );
+    assert!(
+        all.contains(&format!("#{}: its columns or figures differ", ids[2])),
+        "{all}"
+    );
+    assert!(all.contains("1 figures without their result"), "{all}");
+}
+
+/// An odd file planted at the name of a file SQLite keeps beside the history (its
+/// write-ahead log, shared-memory index, rollback journal), or in place of the history's
+/// folder: refused with what it is and its name, at once — a FIFO at the log's name blocked
+/// the first read forever.
+#[test]
+fn an_odd_file_beside_the_history_or_as_its_folder_is_refused_at_once() {
+    use truebench_fixtures::odd::{self, Odd};
+    for kind in odd::kinds() {
+        for suffix in ["-wal", "-shm", "-journal", "/"] {
+            let d = tempfile::tempdir().unwrap();
+            let (db, planted) = if suffix == "/" {
+                let folder = d.path().join("history");
+                (folder.join("history.sqlite"), folder)
+            } else {
+                let db = d.path().join("history.sqlite");
+                let side = d.path().join(format!("history.sqlite{suffix}"));
+                (db, side)
+            };
+            odd::plant(&planted, kind);
+            let what = format!("{kind:?} at {}", planted.display());
+            let (tx, rx) = std::sync::mpsc::channel();
+            let db2 = db.clone();
+            std::thread::spawn(move || {
+                let r = Store::open(&db2).and_then(|mut s| {
+                    s.insert(&sample_result())?;
+                    Ok(())
+                });
+                let _ = tx.send(r.err().map(|e| e.to_string()));
+            });
+            let r = rx
+                .recv_timeout(Duration::from_secs(20))
+                .unwrap_or_else(|_| panic!("{what}: still waiting after 20 s"));
+            if kind == Odd::Huge && suffix != "/" {
+                // A regular file: SQLite's to judge (it is no valid log or index).
+                continue;
+            }
+            let e = r.unwrap_or_else(|| panic!("{what}: accepted"));
+            let said = if kind == Odd::Huge {
+                "a regular file"
+            } else {
+                kind.said()
+            };
+            assert!(
+                e.contains(&planted.display().to_string()) && e.contains(&format!("is {said}")),
+                "{what}: {e}"
+            );
+        }
+    }
+}
