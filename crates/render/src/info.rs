@@ -42,6 +42,10 @@ pub fn core_label(core: &Option<String>, stepping: &Option<String>) -> String {
     }
 }
 
+/// Machines up to this many CPUs get sbc-bench's table as it is, a row per CPU; bigger ones
+/// a row per run of CPUs that read alike (a 192-CPU server's table is 3 rows, not 192).
+const TOPOLOGY_ROW_PER_CPU: usize = 16;
+
 /// sbc-bench's `CPU sysfs topology` table.
 pub fn topology_table(inv: &Inventory) -> String {
     let mut o = String::new();
@@ -49,20 +53,64 @@ pub fn topology_table(inv: &Inventory) -> String {
         o,
         "CPU sysfs topology (clusters, cpufreq members, clockspeeds)"
     );
-    let _ = writeln!(o, "                 cpufreq   min    max");
-    let _ = writeln!(o, " CPU    cluster  policy   speed  speed   core type");
-    for c in &inv.cpus {
-        let cl: Option<&Cluster> = c.cluster.and_then(|i| inv.clusters.get(i));
+    let rows: Vec<(u32, [String; 5], bool)> = inv
+        .cpus
+        .iter()
+        .map(|c| {
+            let cl: Option<&Cluster> = c.cluster.and_then(|i| inv.clusters.get(i));
+            let cells = [
+                c.cluster.map_or("-".into(), |v| v.to_string()),
+                c.policy.map_or("-".into(), |v| v.to_string()),
+                mhz(cl.and_then(|c| c.min_mhz)),
+                mhz(cl.and_then(|c| c.max_mhz)),
+                core_label(&c.core_type, &c.stepping),
+            ];
+            (c.id, cells, c.online)
+        })
+        .collect();
+    // Runs of consecutive CPUs whose cells and online state are the same.
+    let mut runs: Vec<(u32, u32, &[String; 5], bool)> = Vec::new();
+    for (id, cells, online) in &rows {
+        match runs.last_mut() {
+            Some(r)
+                if rows.len() > TOPOLOGY_ROW_PER_CPU
+                    && r.1 + 1 == *id
+                    && r.2 == cells
+                    && r.3 == *online =>
+            {
+                r.1 = *id
+            }
+            _ => runs.push((*id, *id, cells, *online)),
+        }
+    }
+    let label = |a: u32, b: u32| {
+        if a == b {
+            a.to_string()
+        } else {
+            format!("{a}-{b}")
+        }
+    };
+    // The CPU column as wide as its widest range (`128-191`), sbc-bench's 3 otherwise.
+    let w = runs
+        .iter()
+        .map(|r| label(r.0, r.1).len())
+        .max()
+        .unwrap_or(0)
+        .max(3);
+    let pad = " ".repeat(w - 3);
+    let _ = writeln!(o, "{pad}                 cpufreq   min    max");
+    let _ = writeln!(o, "{pad} CPU    cluster  policy   speed  speed   core type");
+    for (a, b, cells, online) in runs {
         let _ = writeln!(
             o,
-            "{:>3}{:>9}{:>9}{:>9}{:>8}   {}{}",
-            c.id,
-            c.cluster.map_or("-".into(), |v| v.to_string()),
-            c.policy.map_or("-".into(), |v| v.to_string()),
-            mhz(cl.and_then(|c| c.min_mhz)),
-            mhz(cl.and_then(|c| c.max_mhz)),
-            core_label(&c.core_type, &c.stepping),
-            if c.online { "" } else { "  (offline)" }
+            "{:>w$}{:>9}{:>9}{:>9}{:>8}   {}{}",
+            label(a, b),
+            cells[0],
+            cells[1],
+            cells[2],
+            cells[3],
+            cells[4],
+            if online { "" } else { "  (offline)" }
         );
     }
     o

@@ -243,7 +243,9 @@ impl Exporter {
             last_swap_used: None,
             node: node::NodeFiles::open(host, inv),
             sample: Sample::default(),
-            buf: vec![0; 64 * 1024],
+            // /proc/stat is read whole into it: a line per CPU, each at most 10 counters of
+            // 20 digits; a fixed 64 KiB cut a 1024-CPU machine's file inside its CPU lines.
+            buf: vec![0; (64 * 1024).max(8192 + 256 * inv.cpus.len())],
             extra: None,
         };
         e.reader.sample_into(&mut e.sample);

@@ -127,3 +127,43 @@ fn promtool(text: &str, what: &str) {
         c => panic!("promtool on {what} exited {c:?}:\n{said}"),
     }
 }
+
+/// A machine whose /proc/stat is longer than 64 KiB (1200 CPUs up a year: about 75 bytes a
+/// line): every CPU's counters come out whole. The exporter's buffer was a fixed 64 KiB, which
+/// cut the file inside a CPU line: the CPUs past it were missing and the cut one's idle time
+/// read as a few digits of it.
+#[test]
+fn a_stat_file_longer_than_64_kib_is_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let n: usize = 1200;
+    let line = |name: &str, k: u64| {
+        format!(
+            "{name} {} 123456 {} {} 1234567 0 2345678 0 0 0\n",
+            2_000_000_000 + k,
+            300_000_000 + k,
+            1_000_000_000 + k
+        )
+    };
+    let mut stat = line("cpu ", 0);
+    for i in 0..n {
+        stat.push_str(&line(&format!("cpu{i}"), i as u64));
+    }
+    stat.push_str("intr 0\nctxt 1\nbtime 1\nprocesses 1\nprocs_running 1\nprocs_blocked 0\n");
+    assert!(stat.len() > 80 * 1024);
+    std::fs::create_dir_all(dir.path().join("proc")).unwrap();
+    std::fs::write(dir.path().join("proc/stat"), &stat).unwrap();
+    let cpu = dir.path().join("sys/devices/system/cpu");
+    std::fs::create_dir_all(&cpu).unwrap();
+    std::fs::write(cpu.join("present"), format!("0-{}\n", n - 1)).unwrap();
+    std::fs::write(cpu.join("online"), format!("0-{}\n", n - 1)).unwrap();
+    let t = scrape(&Host::new(dir.path()), false);
+    let last = n - 1;
+    assert_eq!(
+        value(
+            &t,
+            &format!("node_cpu_seconds_total{{cpu=\"{last}\",mode=\"idle\"}}")
+        ),
+        Some((1_000_000_000 + last as u64) as f64 / 100.0)
+    );
+    assert_eq!(t.matches("mode=\"idle\"}").count(), n);
+}

@@ -121,7 +121,7 @@ fn serve_monitor_and_review_stay_flat_for_a_minute() {
         tmp.path(),
     );
     // Their output is read (and dropped) so that no pipe fills.
-    let mut kids = vec![("serve", serve), ("monitor", monitor), ("review", review)];
+    let mut kids = [("serve", serve), ("monitor", monitor), ("review", review)];
     for (_, k) in kids.iter_mut() {
         if let Some(mut o) = k.stdout.take() {
             std::thread::spawn(move || std::io::copy(&mut o, &mut std::io::sink()));

@@ -35,6 +35,7 @@ mod postgres;
 mod recovery;
 mod review;
 mod run;
+mod scale;
 mod serve;
 mod site;
 mod thermal;
