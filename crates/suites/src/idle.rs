@@ -369,6 +369,35 @@ pub fn gate_phase(
     report.expect("the idle phase ran")
 }
 
+/// The idle gate of a measurement that starts once it passed (`efficiency`, `power`): the
+/// `idle` phase waiting up to `cfg.timeout` — at once with `--force` — then, when the machine
+/// was not idle, a note on the progress and [`gate_not_reached`]'s verdict naming `what`.
+pub fn gate(
+    s: &mut crate::session::Session,
+    cfg: &IdleConfig,
+    force: bool,
+    what: &str,
+    events: &mut dyn FnMut(crate::progress::Event),
+) -> IdleReport {
+    let cfg = IdleConfig {
+        timeout: if force { Duration::ZERO } else { cfg.timeout },
+        ..cfg.clone()
+    };
+    let rep = gate_phase(s, "idle gate", &cfg, &mut |w| {
+        events(crate::progress::Event::waiting(w))
+    });
+    if !rep.idle && !s.stopped() {
+        // Progress says it now; the result says it once, as the verdict.
+        events(crate::progress::Event::Note(format!(
+            "the machine was not idle ({}); the {what} went on{}",
+            rep.reason,
+            if force { " (--force)" } else { "" }
+        )));
+        gate_not_reached(s, &rep, force, what);
+    }
+    rep
+}
+
 /// The verdict on a start whose idle gate was not reached (`thermal`, `efficiency`): the
 /// idle phase's evidence and the busiest processes; with `--force` a warning (the user chose
 /// to start anyway), without it critical — the start condition of the measurement is unknown,

@@ -401,24 +401,7 @@ pub fn run(
         .filter_map(|&j| tl.power_readings.get(j).map(|p| p.interval_s))
         .fold(0.0, f64::max)
         .max(0.05);
-    let gate = IdleConfig {
-        timeout: if opts.force {
-            Duration::ZERO
-        } else {
-            opts.idle.timeout
-        },
-        ..opts.idle.clone()
-    };
-    let rep = idle::gate_phase(&mut s, "idle gate", &gate, &mut |w| {
-        events(Event::waiting(w))
-    });
-    if !rep.idle && !s.stopped() {
-        events(Event::Note(format!(
-            "the machine was not idle ({}); measuring anyway",
-            rep.reason
-        )));
-        idle::gate_not_reached(&mut s, &rep, opts.force, "power states");
-    }
+    idle::gate(&mut s, &opts.idle, opts.force, "power states", events);
     let changing = opts.states.iter().any(|st| st.changes_settings());
     let mut untuned = None;
     if changing {

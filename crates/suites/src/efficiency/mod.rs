@@ -196,27 +196,7 @@ pub fn run(
         },
         stop.clone(),
     )?;
-    let gate = IdleConfig {
-        timeout: if opts.force {
-            Duration::ZERO
-        } else {
-            opts.idle.timeout
-        },
-        ..opts.idle.clone()
-    };
-    let rep = idle::gate_phase(&mut s, "idle gate", &gate, &mut |w| {
-        events(Event::waiting(w))
-    });
-    if !rep.idle && !s.stopped() {
-        let n = format!(
-            "the machine was not idle ({}); the walk went on{}",
-            rep.reason,
-            if opts.force { " (--force)" } else { "" }
-        );
-        // Progress says it now; the result says it once, as the verdict below.
-        events(Event::Note(n));
-        idle::gate_not_reached(&mut s, &rep, opts.force, "efficiency walk");
-    }
+    idle::gate(&mut s, &opts.idle, opts.force, "efficiency walk", events);
     let cool_to = opts
         .cool_to
         .or_else(|| idle::soc_temp(host, inv).map(|t| (t + 2.0).round()));
