@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::common::truebench;
+use super::common::{files, truebench};
 
 /// Trials per operation: `TRUEBENCH_CRASH_TRIALS`, else 30.
 fn trials() -> usize {
@@ -187,34 +187,6 @@ fn said_is_there(tmp: &Path, db: &str, stderr: &str, context: &str) {
             assert!(v["kind"].is_string(), "{context}: {p}");
         }
     }
-}
-
-/// Regular files below `dir` by relative path (the hidden temporaries apart).
-fn files(dir: &Path) -> (BTreeMap<String, Vec<u8>>, Vec<String>) {
-    let mut out = BTreeMap::new();
-    let mut temps = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            let t = e.file_type().unwrap();
-            if t.is_dir() {
-                stack.push(p);
-                continue;
-            }
-            let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
-            let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with(".truebench-site-") || name.ends_with(".tmp") {
-                temps.push(rel);
-            } else {
-                out.insert(rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    (out, temps)
 }
 
 /// Every file in `dir` is byte for byte the same file of one of `complete` (what finished

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use super::common::truebench;
+use super::common::{files, truebench};
 
 /// A tmpfs of `mib` MiB mounted on a new folder, unmounted when dropped.
 struct SmallFs {
@@ -71,30 +71,6 @@ impl Drop for SmallFs {
     fn drop(&mut self) {
         let _ = Command::new("umount").arg(self.dir.path()).status();
     }
-}
-
-/// Every file below `dir` by relative path, and the hidden temporaries apart.
-fn files(dir: &Path) -> (std::collections::BTreeMap<String, Vec<u8>>, Vec<String>) {
-    let mut out = std::collections::BTreeMap::new();
-    let mut temps = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if e.file_type().unwrap().is_dir() {
-                stack.push(p);
-                continue;
-            }
-            let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
-            let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with(".truebench-site-") || name.ends_with(".tmp") {
-                temps.push(rel);
-            } else {
-                out.insert(rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    (out, temps)
 }
 
 fn stderr(o: &Output) -> String {

@@ -46,3 +46,33 @@ pub fn tuning_this_machine() -> std::sync::MutexGuard<'static, ()> {
 }
 
 pub mod kinds;
+
+/// Regular files below `dir` by relative path, and apart the hidden temporaries a writer of
+/// truebench's leaves while it writes (`.truebench-site-*`, `*.tmp`): what a killed or
+/// filled-up command left behind (crash and full-disk tests).
+pub fn files(dir: &Path) -> (std::collections::BTreeMap<String, Vec<u8>>, Vec<String>) {
+    let mut out = std::collections::BTreeMap::new();
+    let mut temps = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            let t = e.file_type().unwrap();
+            if t.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with(".truebench-site-") || name.ends_with(".tmp") {
+                temps.push(rel);
+            } else {
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    (out, temps)
+}
