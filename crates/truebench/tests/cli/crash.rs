@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::common::{files, truebench};
+use super::common::{files, logs, truebench};
 
 /// Trials per operation: `TRUEBENCH_CRASH_TRIALS`, else 30.
 fn trials() -> usize {
@@ -203,19 +203,6 @@ fn all_whole(dir: &Path, complete: &[&BTreeMap<String, Vec<u8>>], skip: &[&str],
             bytes.len()
         );
     }
-}
-
-/// `n` sbc-bench logs (the repo's test data) in a new folder `dir`.
-fn logs(dir: &Path, skip: usize, n: usize) -> PathBuf {
-    std::fs::create_dir_all(dir).unwrap();
-    for (name, text) in truebench_fixtures::sbc_bench::logs()
-        .into_iter()
-        .skip(skip)
-        .take(n)
-    {
-        std::fs::write(dir.join(name), text).unwrap();
-    }
-    dir.to_path_buf()
 }
 
 fn import(tmp: &Path, from: &Path, db: &Path) {

@@ -6,10 +6,10 @@
 //!
 //! Mounting needs root (CI runs the tests as root): without it these tests fail, saying so.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-use super::common::{files, truebench};
+use super::common::{files, logs, truebench};
 
 /// A tmpfs of `mib` MiB mounted on a new folder, unmounted when dropped.
 struct SmallFs {
@@ -75,19 +75,6 @@ impl Drop for SmallFs {
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// `n` sbc-bench logs of the repo's test data, from the `skip`-th, in a new folder.
-fn logs(dir: &Path, skip: usize, n: usize) -> PathBuf {
-    std::fs::create_dir_all(dir).unwrap();
-    for (name, text) in truebench_fixtures::sbc_bench::logs()
-        .into_iter()
-        .skip(skip)
-        .take(n)
-    {
-        std::fs::write(dir.join(name), text).unwrap();
-    }
-    dir.to_path_buf()
 }
 
 fn import(tmp: &Path, from: &Path, db: &Path) -> Output {

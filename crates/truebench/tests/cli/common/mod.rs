@@ -76,3 +76,16 @@ pub fn files(dir: &Path) -> (std::collections::BTreeMap<String, Vec<u8>>, Vec<St
     }
     (out, temps)
 }
+
+/// `n` sbc-bench logs of the repo's test data, from the `skip`-th, in a new folder `dir`.
+pub fn logs(dir: &Path, skip: usize, n: usize) -> std::path::PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    for (name, text) in truebench_fixtures::sbc_bench::logs()
+        .into_iter()
+        .skip(skip)
+        .take(n)
+    {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    dir.to_path_buf()
+}
