@@ -3,8 +3,6 @@
 //! machine still exports, and `promtool check metrics` on whole scrapes (parsed without
 //! error; its only lint complaints are node_exporter's own camelCase meminfo names).
 
-use std::io::Write;
-use std::process::{Command, Stdio};
 use truebench_host::{Host, Inventory};
 use truebench_monitor::exporter::Exporter;
 
@@ -88,44 +86,9 @@ fn a_sensorless_machine_still_exports_what_node_exporter_users_expect() {
     promtool(&t, "this machine");
 }
 
-/// `promtool check metrics` on a scrape (Debian's prometheus package).
+/// `promtool check metrics` on a scrape (the check is shared: `truebench_fixtures::farm`).
 fn promtool(text: &str, what: &str) {
-    let Ok(mut child) = Command::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-    else {
-        truebench_fixtures::skip!("promtool is not installed (Debian package prometheus)");
-    };
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    // Exit 3 is promtool's "parsed, but lint problems". The only ones allowed are the
-    // camelCase names node_exporter itself exports for /proc/meminfo (its output draws the
-    // same complaints; renaming them would break the dashboards they exist for).
-    let node_exporter_names = |l: &str| {
-        l.starts_with("node_memory_")
-            && l.ends_with("metric names should be written in 'snake_case' not 'camelCase'")
-    };
-    match out.status.code() {
-        Some(0) => {}
-        Some(3) => assert!(
-            said.lines().all(node_exporter_names),
-            "promtool on {what}:\n{said}"
-        ),
-        c => panic!("promtool on {what} exited {c:?}:\n{said}"),
-    }
+    truebench_fixtures::farm::promtool_check(text, what);
 }
 
 /// A machine whose /proc/stat is longer than 64 KiB (1200 CPUs up a year: about 75 bytes a

@@ -278,37 +278,7 @@ fn serve_exposes_every_cpu_and_stays_valid() {
     }
 }
 
-/// `promtool check metrics` (Debian's prometheus package): parsed; the only lint complaints
-/// allowed are node_exporter's own camelCase meminfo names.
+/// `promtool check metrics` of a scrape of the `n`-CPU tree.
 fn promtool(text: &str, n: usize) {
-    let Ok(mut child) = Command::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-    else {
-        truebench_fixtures::skip!("promtool is not installed (Debian package prometheus)");
-    };
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let node_exporter_names = |l: &str| {
-        l.starts_with("node_memory_")
-            && l.ends_with("metric names should be written in 'snake_case' not 'camelCase'")
-    };
-    match out.status.code() {
-        Some(0) => {}
-        Some(3) => assert!(said.lines().all(node_exporter_names), "{n} CPUs:\n{said}"),
-        c => panic!("promtool on {n} CPUs exited {c:?}:\n{said}"),
-    }
+    truebench_fixtures::farm::promtool_check(text, &format!("{n} CPUs"));
 }
