@@ -499,6 +499,17 @@ impl Sampler {
         self.lock().samples.last().cloned()
     }
 
+    /// The readings of the power sources `parts` (indices into the header's power sources)
+    /// so far — a copy of those series only, not of the timeline (what a poll during a long
+    /// phase needs).
+    pub fn power_readings(&self, parts: &[usize]) -> Vec<truebench_model::timeline::PowerSeries> {
+        let t = self.lock();
+        parts
+            .iter()
+            .map(|&j| t.power_readings.get(j).cloned().unwrap_or_default())
+            .collect()
+    }
+
     /// True when the timeline has a power source.
     pub fn has_power_source(&self) -> bool {
         !self.lock().extra_header.power.is_empty()

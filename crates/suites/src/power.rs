@@ -14,7 +14,7 @@ use std::time::Duration;
 use truebench_host::{Host, Inventory};
 use truebench_model::finding::FindingKind;
 use truebench_model::power::{PowerRow, PowerState};
-use truebench_model::timeline::{best_power_source, PowerKind, Timeline};
+use truebench_model::timeline::{best_power_source, PowerKind, PowerSeries, Timeline};
 use truebench_model::{PhaseStatus, PowerBody, RowEvidence, Typed};
 use truebench_stats::{batch_mean_interval, mean, slope};
 
@@ -122,15 +122,12 @@ pub fn settled_at(
     })
 }
 
-/// The chosen source's power readings, `(t, W)`: an instantaneous source's readings, a
-/// counter's mean power between two readings (at their midpoint); several sources (RAPL
-/// packages) summed where read at the same instants.
-pub fn watts_series(tl: &Timeline, parts: &[usize], kind: PowerKind) -> Vec<(f64, f64)> {
+/// The chosen source's power readings, `(t, W)`, from its series (one per part): an
+/// instantaneous source's readings, a counter's mean power between two readings (at their
+/// midpoint); several sources (RAPL packages) summed where read at the same instants.
+pub fn watts_series(series: &[PowerSeries], kind: PowerKind) -> Vec<(f64, f64)> {
     let counter = matches!(kind, PowerKind::Rapl | PowerKind::HwmonEnergy);
-    let one = |j: usize| -> Vec<(f64, f64)> {
-        let Some(s) = tl.power_readings.get(j) else {
-            return Vec::new();
-        };
+    let one = |s: &PowerSeries| -> Vec<(f64, f64)> {
         let pts = s.t.iter().copied().zip(s.value.iter().copied());
         if counter {
             let v: Vec<(f64, Option<f64>)> = pts.collect();
@@ -146,18 +143,26 @@ pub fn watts_series(tl: &Timeline, parts: &[usize], kind: PowerKind) -> Vec<(f64
             pts.filter_map(|(t, v)| Some((t, v?))).collect()
         }
     };
-    let mut sum = one(parts.first().copied().unwrap_or(usize::MAX));
-    for &j in parts.iter().skip(1) {
-        let other = one(j);
-        sum.retain_mut(
-            |(t, w)| match other.iter().find(|o| (o.0 - *t).abs() < 1e-6) {
-                Some(o) => {
+    let Some((first, rest)) = series.split_first() else {
+        return Vec::new();
+    };
+    let mut sum = one(first);
+    for s in rest {
+        // Both in time order: one walk keeps the instants they share.
+        let other = one(s);
+        let mut j = 0;
+        sum.retain_mut(|(t, w)| {
+            while j < other.len() && other[j].0 < *t - 1e-6 {
+                j += 1;
+            }
+            match other.get(j) {
+                Some(o) if (o.0 - *t).abs() < 1e-6 => {
                     *w += o.1;
                     true
                 }
-                None => false,
-            },
-        );
+                _ => false,
+            }
+        });
     }
     sum
 }
@@ -338,8 +343,7 @@ fn measure(
     let poll = Duration::from_secs_f64((interval_s / 2.0).clamp(0.05, 0.5));
     loop {
         let running = idle::pause(poll, stop);
-        let tl = s.timeline();
-        let pts: Vec<(f64, f64)> = watts_series(&tl, &src.0, src.1)
+        let pts: Vec<(f64, f64)> = watts_series(&s.power_readings(&src.0), src.1)
             .into_iter()
             .filter(|p| p.0 >= t0)
             .collect();
@@ -700,10 +704,13 @@ mod tests {
             }
             tl.power_readings.push(p);
         }
-        let w = watts_series(&tl, &[0, 1], PowerKind::Rapl);
+        let w = watts_series(&tl.power_readings, PowerKind::Rapl);
         assert_eq!(w, [(0.25, 9.0), (0.75, 9.0), (1.25, 15.0)]);
         // An instantaneous source's readings are its watts.
-        assert_eq!(watts_series(&tl, &[0], PowerKind::External)[3], (1.5, 5.5));
+        assert_eq!(
+            watts_series(&tl.power_readings[..1], PowerKind::External)[3],
+            (1.5, 5.5)
+        );
     }
 
     #[test]

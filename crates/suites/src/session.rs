@@ -304,6 +304,11 @@ impl<'a> Session<'a> {
         self.sampler.snapshot()
     }
 
+    /// The readings of the power sources `parts` so far, without copying the timeline.
+    pub fn power_readings(&self, parts: &[usize]) -> Vec<truebench_model::timeline::PowerSeries> {
+        self.sampler.power_readings(parts)
+    }
+
     /// The latest sample, without copying the timeline.
     pub fn last_sample(&self) -> Option<truebench_model::timeline::Sample> {
         self.sampler.last_sample()
