@@ -17,6 +17,7 @@ mod pg_cert;
 mod pg_tls;
 mod pg_verify;
 mod postgres;
+mod query;
 pub mod rank;
 pub mod regress;
 mod sqlite;
@@ -218,6 +219,17 @@ pub struct Filter {
     pub kind: Option<String>,
 }
 
+/// What [`Store::plans`] asks the planner about: the list filters by name, and the kind,
+/// device and SoC of the other queries.
+#[doc(hidden)]
+#[derive(Debug, Clone, Default)]
+pub struct Probe {
+    pub filters: Vec<(String, Filter)>,
+    pub kind: String,
+    pub device: String,
+    pub soc: String,
+}
+
 /// Result of [`Store::insert`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Inserted {
@@ -341,9 +353,171 @@ impl Store {
 
     /// Results matching `f`, oldest first, with their metrics.
     pub fn list(&self, f: &Filter) -> Result<Vec<Entry>, StoreError> {
+        let mut out = Vec::new();
+        self.each_in(f, &mut |e| {
+            out.push(e);
+            Ok::<(), StoreError>(())
+        })?;
+        Ok(out)
+    }
+
+    /// [`Store::list`] one entry at a time: each is handed to `emit` as it is read, none kept,
+    /// so listing a million results takes the memory of one (`history` prints them so).
+    pub fn each<E: From<StoreError>>(
+        &mut self,
+        f: &Filter,
+        mut emit: impl FnMut(Entry) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.each_in(f, &mut emit)
+    }
+
+    fn each_in<E: From<StoreError>>(
+        &self,
+        f: &Filter,
+        emit: &mut dyn FnMut(Entry) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let Some(q) = self.list_query(f)? else {
+            return Ok(());
+        };
         match &self.db {
-            Db::Sqlite(s) => s.list(f),
-            Db::Postgres(p) => p.list(f),
+            Db::Sqlite(s) => s.each(q, emit),
+            Db::Postgres(p) => p.each(q, emit),
+        }
+    }
+
+    fn dialect(&self) -> query::Dialect {
+        match &self.db {
+            Db::Sqlite(_) => query::Dialect::Sqlite,
+            Db::Postgres(_) => query::Dialect::Postgres,
+        }
+    }
+
+    /// The query `list` runs for `f`; None when its `--device` text matches no stored name.
+    fn list_query(&self, f: &Filter) -> Result<Option<(String, Vec<query::Param>)>, StoreError> {
+        let matched = match &f.device {
+            Some(needle) => {
+                let mut m = query::Matched::default();
+                for (i, column) in query::NAMED.iter().enumerate() {
+                    m.columns[i] = query::matching(self.distinct(column, None)?, needle);
+                }
+                if m.is_empty() {
+                    return Ok(None);
+                }
+                Some(m)
+            }
+            None => None,
+        };
+        Ok(Some(query::list_sql(self.dialect(), f, matched.as_ref())))
+    }
+
+    /// The distinct values of `column` (of the results of `kind`), one index seek each.
+    fn distinct(&self, column: &str, kind: Option<&str>) -> Result<Vec<String>, StoreError> {
+        match &self.db {
+            Db::Sqlite(s) => s.distinct(column, kind),
+            Db::Postgres(p) => p.distinct(column, kind),
+        }
+    }
+
+    fn ids(&self, q: (String, Vec<query::Param>)) -> Result<Vec<i64>, StoreError> {
+        match &self.db {
+            Db::Sqlite(s) => s.ids(q),
+            Db::Postgres(p) => p.ids(q),
+        }
+    }
+
+    /// The id of the latest result of `kind` that truebench measured here or elsewhere (not
+    /// an imported sbc-bench log): one index seek, what `serve` asks at each refresh.
+    pub fn latest(&self, kind: &str) -> Result<Option<i64>, StoreError> {
+        Ok(self
+            .ids(query::latest_sql(self.dialect(), kind))?
+            .into_iter()
+            .next())
+    }
+
+    /// The ids of the results of `kind` whose board is `device` as [`regress::same_machine`]
+    /// names boards (letters and digits, case ignored), oldest first: the kind's device
+    /// names read one index seek each, then those rows through `(kind, device, started)`.
+    pub fn same_board(&self, kind: &str, device: &str) -> Result<Vec<i64>, StoreError> {
+        let want = regress::norm(device);
+        if want.is_empty() {
+            return Ok(Vec::new());
+        }
+        let names: Vec<String> = self
+            .distinct("device", Some(kind))?
+            .into_iter()
+            .filter(|n| regress::norm(n) == want)
+            .collect();
+        if names.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.ids(query::same_device_sql(self.dialect(), kind, &names))
+    }
+
+    /// The ids of the valid, complete results of `kind` on SoC `soc` (the stored name
+    /// exactly), oldest first: the candidates of a result's standing group.
+    pub fn soc_group(&self, kind: &str, soc: &str) -> Result<Vec<i64>, StoreError> {
+        self.ids(query::group_sql(self.dialect(), kind, soc))
+    }
+
+    /// The plan the database chooses for each query a command runs at scale, by name (`list
+    /// --kind --device`, `latest`, …), for the tests that check an index answers each: SQLite's
+    /// `EXPLAIN QUERY PLAN`, PostgreSQL's `EXPLAIN` with sequential scans priced out (so a
+    /// small test table is planned as a large one; a missing index still shows as a scan).
+    #[doc(hidden)]
+    pub fn plans(&self, probe: &Probe) -> Result<Vec<(String, String)>, StoreError> {
+        let d = self.dialect();
+        let mut queries: Vec<(String, (String, Vec<query::Param>))> = Vec::new();
+        for (name, f) in &probe.filters {
+            if let Some(q) = self.list_query(f)? {
+                queries.push((format!("list {name}"), q));
+            }
+        }
+        for column in query::NAMED {
+            queries.push((
+                format!("distinct {column}"),
+                query::distinct_sql(d, column, None),
+            ));
+        }
+        queries.push((
+            "distinct device of kind".into(),
+            query::distinct_sql(d, "device", Some(&probe.kind)),
+        ));
+        queries.push(("latest".into(), query::latest_sql(d, &probe.kind)));
+        queries.push((
+            "same board".into(),
+            query::same_device_sql(d, &probe.kind, std::slice::from_ref(&probe.device)),
+        ));
+        queries.push((
+            "soc group".into(),
+            query::group_sql(d, &probe.kind, &probe.soc),
+        ));
+        let mut out = Vec::new();
+        for (name, (sql, params)) in queries {
+            let plan = match &self.db {
+                Db::Sqlite(s) => s.plan(&sql, &params)?,
+                Db::Postgres(p) => p.plan(&sql, &params, true)?,
+            };
+            out.push((name, plan));
+        }
+        Ok(out)
+    }
+
+    /// Store every document of `docs` in one transaction, each exactly as [`Store::insert`]
+    /// stores it (a document already stored is not duplicated), the statements prepared
+    /// once: how a large history is filled at once (the fleet-scale tests and bench). All
+    /// or nothing. Returns how many were new.
+    pub fn insert_many<D: AsDocument>(
+        &mut self,
+        docs: impl IntoIterator<Item = D>,
+    ) -> Result<u64, StoreError> {
+        let path = self.path().to_string();
+        let mut rows = docs
+            .into_iter()
+            .map(move |d| Prepared::new(&path, &d.as_document(), None));
+        let now = Stamp::now().unix_ms;
+        match &mut self.db {
+            Db::Sqlite(s) => s.insert_many(&mut rows, now).map_err(StoreError::or_full),
+            Db::Postgres(p) => p.insert_many(&mut rows, now),
         }
     }
 

@@ -16,8 +16,13 @@ use postgres::{Client, Config};
 
 use truebench_model::Document;
 
-use crate::{metric_value, parse_document, Entry, Filter, Inserted, ListedRow, Prepared};
+use crate::query::{self, Dialect, Param};
+use crate::{metric_value, parse_document, Entry, Inserted, ListedRow, Prepared};
 use crate::{StoreError, LAYOUT_VERSION};
+
+/// Rows fetched from the server at a time while listing: the memory of a listing, whatever
+/// the number of results.
+const BATCH: i32 = 500;
 
 /// How long connecting may take when the URL does not say (`connect_timeout=`).
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -270,6 +275,22 @@ impl Postgres {
                 .map_err(sq)?;
             }
         }
+        // The indexes the queries need (`query.rs`), made once: `CREATE INDEX IF NOT EXISTS`
+        // would lock the table against writers at every connection.
+        let names: Vec<String> = tx
+            .query(
+                "SELECT indexname::text FROM pg_indexes WHERE schemaname = 'truebench'",
+                &[],
+            )
+            .map_err(sq)?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        let has = |n: &str| names.iter().any(|x| x == n);
+        if !query::INDEXES.iter().all(|n| has(n)) || has("results_kind") {
+            tx.batch_execute(&query::indexes(Dialect::Postgres))
+                .map_err(sq)?;
+        }
         tx.commit().map_err(sq)
     }
 
@@ -278,79 +299,171 @@ impl Postgres {
         row: &Prepared,
         stored_unix_ms: i64,
     ) -> Result<Inserted, StoreError> {
+        let mut rows = std::iter::once(Ok(row));
+        let mut got = None;
+        self.insert_each(&mut rows, stored_unix_ms, &mut |ins| got = Some(ins))?;
+        got.ok_or_else(|| StoreError::Connect {
+            path: self.path.clone(),
+            reason: "nothing stored".into(),
+        })
+    }
+
+    /// Store every row of `rows` in one transaction: what `insert` stores for each, far
+    /// faster for many. Returns how many were new.
+    pub(crate) fn insert_many(
+        &mut self,
+        rows: &mut dyn Iterator<Item = Result<Prepared, StoreError>>,
+        stored_unix_ms: i64,
+    ) -> Result<u64, StoreError> {
+        let mut new = 0;
+        let mut owned = rows.map(|r| r.map(Box::new));
+        self.insert_each(&mut owned, stored_unix_ms, &mut |ins| {
+            new += u64::from(ins.new)
+        })?;
+        Ok(new)
+    }
+
+    /// Insert each row of `rows` in one transaction, the statements prepared once.
+    fn insert_each<R: std::ops::Deref<Target = Prepared>>(
+        &mut self,
+        rows: &mut dyn Iterator<Item = Result<R, StoreError>>,
+        stored_unix_ms: i64,
+        done: &mut dyn FnMut(Inserted),
+    ) -> Result<(), StoreError> {
         let path = self.path.clone();
         let sq = |source| StoreError::Postgres {
             path: path.clone(),
             source,
         };
-        let client = self.client.get_mut();
-        let mut tx = client.transaction().map_err(sq)?;
-        // Same key: the same document, unless the texts differ (a SHA-256 collision, never
-        // seen); then the key gets a suffix so nothing is dropped.
-        let mut key = row.digest.clone();
-        let mut n = 0;
-        let id: i64 = loop {
-            let inserted = tx
-                .query_opt(
-                    "INSERT INTO truebench.results (key, kind, stored_unix_ms, started_unix_ms,
-                        started_utc, device, soc, hostname, label, valid, complete, source,
-                        source_name, schema_version, truebench_version, document)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-                     ON CONFLICT (key) DO NOTHING RETURNING id",
-                    &[
-                        &key,
-                        &row.kind,
-                        &stored_unix_ms,
-                        &row.started_unix_ms,
-                        &row.started_utc,
-                        &row.device,
-                        &row.soc,
-                        &row.hostname,
-                        &row.label,
-                        &row.valid,
-                        &row.complete,
-                        &row.source,
-                        &row.source_name,
-                        &row.schema_version,
-                        &row.truebench_version,
-                        &row.json,
-                    ],
-                )
-                .map_err(sq)?;
-            if let Some(r) = inserted {
-                break r.get(0);
-            }
-            let existing = tx
-                .query_one(
-                    "SELECT id, document FROM truebench.results WHERE key = $1",
-                    &[&key],
-                )
-                .map_err(sq)?;
-            let text: String = existing.get(1);
-            if text == row.json {
-                tx.rollback().map_err(sq)?;
-                return Ok(Inserted {
-                    id: existing.get(0),
-                    new: false,
-                });
-            }
-            n += 1;
-            key = format!("{}-{n}", row.digest);
-        };
-        for m in &row.metrics {
-            tx.execute(
+        let mut tx = self.client.get_mut().transaction().map_err(sq)?;
+        let st = Statements::prepare(&mut tx).map_err(sq)?;
+        for row in rows {
+            let row = row?;
+            done(insert_in(&mut tx, &st, &row, stored_unix_ms).map_err(sq)?);
+        }
+        tx.commit().map_err(sq)
+    }
+}
+
+/// A query's parameter as PostgreSQL binds it.
+fn value(p: &Param) -> Box<dyn postgres::types::ToSql + Sync> {
+    match p {
+        Param::Text(t) => Box::new(t.clone()),
+        Param::Int(i) => Box::new(*i),
+        Param::Names(n) => Box::new(n.clone()),
+    }
+}
+
+/// A row of [`query::LISTED`].
+fn listed(r: &postgres::Row) -> Result<ListedRow, postgres::Error> {
+    Ok(ListedRow {
+        id: r.try_get(0)?,
+        kind: r.try_get(1)?,
+        started_unix_ms: r.try_get(2)?,
+        started_utc: r.try_get(3)?,
+        device: r.try_get(4)?,
+        soc: r.try_get(5)?,
+        hostname: r.try_get(6)?,
+        label: r.try_get(7)?,
+        valid: r.try_get(8)?,
+        complete: r.try_get(9)?,
+        source: r.try_get(10)?,
+        source_name: r.try_get(11)?,
+    })
+}
+
+/// The statements that store a result, prepared once per transaction.
+struct Statements {
+    insert: postgres::Statement,
+    find: postgres::Statement,
+    figures: postgres::Statement,
+}
+
+impl Statements {
+    fn prepare(tx: &mut postgres::Transaction<'_>) -> Result<Statements, postgres::Error> {
+        Ok(Statements {
+            insert: tx.prepare(
+                "INSERT INTO truebench.results (key, kind, stored_unix_ms, started_unix_ms,
+                    started_utc, device, soc, hostname, label, valid, complete, source,
+                    source_name, schema_version, truebench_version, document)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+                 ON CONFLICT (key) DO NOTHING RETURNING id",
+            )?,
+            find: tx.prepare("SELECT id, document FROM truebench.results WHERE key = $1")?,
+            // Every figure in one statement (one round trip, however many); the last of a
+            // key given twice wins, as one row after another would leave it.
+            figures: tx.prepare(
                 "INSERT INTO truebench.metrics (result_id, key, value, text, unit)
-                 VALUES ($1, $2, $3, $4, $5)
+                 SELECT DISTINCT ON (k) $1::bigint, k, v, t, u
+                 FROM unnest($2::text[], $3::float8[], $4::text[], $5::text[])
+                      WITH ORDINALITY AS f(k, v, t, u, i)
+                 ORDER BY k, i DESC
                  ON CONFLICT (result_id, key) DO UPDATE
                  SET value = EXCLUDED.value, text = EXCLUDED.text, unit = EXCLUDED.unit",
-                &[&id, &m.key, &m.value, &m.text, &m.unit],
-            )
-            .map_err(sq)?;
-        }
-        tx.commit().map_err(sq)?;
-        Ok(Inserted { id, new: true })
+            )?,
+        })
     }
+}
 
+/// Insert `row` and its figures in `tx`, or find the same document stored before (then
+/// nothing is written).
+fn insert_in(
+    tx: &mut postgres::Transaction<'_>,
+    st: &Statements,
+    row: &Prepared,
+    stored_unix_ms: i64,
+) -> Result<Inserted, postgres::Error> {
+    // Same key: the same document, unless the texts differ (a SHA-256 collision, never
+    // seen); then the key gets a suffix so nothing is dropped.
+    let mut key = row.digest.clone();
+    let mut n = 0;
+    let id: i64 = loop {
+        let inserted = tx.query_opt(
+            &st.insert,
+            &[
+                &key,
+                &row.kind,
+                &stored_unix_ms,
+                &row.started_unix_ms,
+                &row.started_utc,
+                &row.device,
+                &row.soc,
+                &row.hostname,
+                &row.label,
+                &row.valid,
+                &row.complete,
+                &row.source,
+                &row.source_name,
+                &row.schema_version,
+                &row.truebench_version,
+                &row.json,
+            ],
+        )?;
+        if let Some(r) = inserted {
+            break r.get(0);
+        }
+        let existing = tx.query_one(&st.find, &[&key])?;
+        let text: String = existing.get(1);
+        if text == row.json {
+            return Ok(Inserted {
+                id: existing.get(0),
+                new: false,
+            });
+        }
+        n += 1;
+        key = format!("{}-{n}", row.digest);
+    };
+    if !row.metrics.is_empty() {
+        let keys: Vec<&str> = row.metrics.iter().map(|m| m.key.as_str()).collect();
+        let values: Vec<Option<f64>> = row.metrics.iter().map(|m| m.value).collect();
+        let texts: Vec<Option<&str>> = row.metrics.iter().map(|m| m.text.as_deref()).collect();
+        let units: Vec<Option<&str>> = row.metrics.iter().map(|m| m.unit.as_deref()).collect();
+        tx.execute(&st.figures, &[&id, &keys, &values, &texts, &units])?;
+    }
+    Ok(Inserted { id, new: true })
+}
+
+impl Postgres {
     pub(crate) fn get(&self, id: i64) -> Result<Option<Document>, StoreError> {
         let row = self
             .client
@@ -364,64 +477,103 @@ impl Postgres {
             .transpose()
     }
 
-    pub(crate) fn list(&self, f: &Filter) -> Result<Vec<Entry>, StoreError> {
+    /// Each result the query of `list_sql` selects, with its figures, handed to `emit` as it is
+    /// read: the rows come [`BATCH`] at a time through a cursor, each batch's figures in one
+    /// round trip (a remote server is slow to ask once per result).
+    pub(crate) fn each<E: From<StoreError>>(
+        &self,
+        (sql, params): (String, Vec<Param>),
+        emit: &mut dyn FnMut(Entry) -> Result<(), E>,
+    ) -> Result<(), E> {
         let mut client = self.client.borrow_mut();
-        let rows = client
-            .query(
-                "SELECT id, kind, started_unix_ms, started_utc, device, soc, hostname, label,
-                        valid, complete, source, source_name
-                 FROM truebench.results
-                 WHERE ($1::text IS NULL OR strpos(lower(coalesce(device, '') || ' '
-                          || coalesce(soc, '') || ' ' || coalesce(hostname, '')),
-                          lower($1::text)) > 0)
-                   AND ($2::bigint IS NULL OR started_unix_ms >= $2::bigint)
-                   AND ($3::text IS NULL OR kind = $3::text)
-                 ORDER BY started_unix_ms, id",
-                &[&f.device, &f.since_unix_ms, &f.kind],
-            )
-            .map_err(|e| self.err(e))?;
-        let mut entries = rows
-            .iter()
-            .map(|r| {
-                Ok(ListedRow {
-                    id: r.try_get(0)?,
-                    kind: r.try_get(1)?,
-                    started_unix_ms: r.try_get(2)?,
-                    started_utc: r.try_get(3)?,
-                    device: r.try_get(4)?,
-                    soc: r.try_get(5)?,
-                    hostname: r.try_get(6)?,
-                    label: r.try_get(7)?,
-                    valid: r.try_get(8)?,
-                    complete: r.try_get(9)?,
-                    source: r.try_get(10)?,
-                    source_name: r.try_get(11)?,
-                }
-                .into_entry())
-            })
-            .collect::<Result<Vec<_>, postgres::Error>>()
-            .map_err(|e| self.err(e))?;
-        let ids: Vec<i64> = entries.iter().map(|e| e.id).collect();
-        // One round trip for every figure of the listed results (a remote server is slow to
-        // ask once per result).
-        let figures = client
-            .query(
+        let mut tx = client.transaction().map_err(|e| self.err(e))?;
+        let bound: Vec<Box<dyn postgres::types::ToSql + Sync>> = params.iter().map(value).collect();
+        let refs: Vec<&(dyn postgres::types::ToSql + Sync)> = bound.iter().map(|b| &**b).collect();
+        let portal = tx.bind(sql.as_str(), &refs).map_err(|e| self.err(e))?;
+        let figures = tx
+            .prepare(
                 "SELECT result_id, key, value, text FROM truebench.metrics
                  WHERE result_id = ANY($1)",
-                &[&ids],
             )
             .map_err(|e| self.err(e))?;
-        let at: std::collections::HashMap<i64, usize> =
-            ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
-        for r in figures {
-            let id: i64 = r.get(0);
-            if let Some(&i) = at.get(&id) {
-                entries[i]
-                    .metrics
-                    .insert(r.get(1), metric_value(r.get(2), r.get(3)));
+        loop {
+            let rows = tx.query_portal(&portal, BATCH).map_err(|e| self.err(e))?;
+            if rows.is_empty() {
+                break;
+            }
+            let mut entries = rows
+                .iter()
+                .map(|r| listed(r).map(ListedRow::into_entry))
+                .collect::<Result<Vec<_>, postgres::Error>>()
+                .map_err(|e| self.err(e))?;
+            let ids: Vec<i64> = entries.iter().map(|e| e.id).collect();
+            let at: std::collections::HashMap<i64, usize> =
+                ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
+            for r in tx.query(&figures, &[&ids]).map_err(|e| self.err(e))? {
+                let id: i64 = r.get(0);
+                if let Some(&i) = at.get(&id) {
+                    entries[i]
+                        .metrics
+                        .insert(r.get(1), metric_value(r.get(2), r.get(3)));
+                }
+            }
+            for e in entries {
+                emit(e)?;
             }
         }
-        Ok(entries)
+        tx.commit().map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// The distinct values of `column` (of results of `kind`), one index seek each.
+    pub(crate) fn distinct(
+        &self,
+        column: &str,
+        kind: Option<&str>,
+    ) -> Result<Vec<String>, StoreError> {
+        let (sql, params) = query::distinct_sql(Dialect::Postgres, column, kind);
+        Ok(self.rows(&sql, &params)?.iter().map(|r| r.get(0)).collect())
+    }
+
+    fn rows(&self, sql: &str, params: &[Param]) -> Result<Vec<postgres::Row>, StoreError> {
+        let bound: Vec<Box<dyn postgres::types::ToSql + Sync>> = params.iter().map(value).collect();
+        let refs: Vec<&(dyn postgres::types::ToSql + Sync)> = bound.iter().map(|b| &**b).collect();
+        self.client
+            .borrow_mut()
+            .query(sql, &refs)
+            .map_err(|e| self.err(e))
+    }
+
+    /// The ids `sql` selects.
+    pub(crate) fn ids(&self, (sql, params): (String, Vec<Param>)) -> Result<Vec<i64>, StoreError> {
+        Ok(self.rows(&sql, &params)?.iter().map(|r| r.get(0)).collect())
+    }
+
+    /// The plan PostgreSQL chooses for `sql` (`EXPLAIN`), one node a line; with `no_seqscan`,
+    /// as it plans when a sequential scan costs more than any index (`enable_seqscan = off`:
+    /// a test's small table then shows the plan a large one gets).
+    pub(crate) fn plan(
+        &self,
+        sql: &str,
+        params: &[Param],
+        no_seqscan: bool,
+    ) -> Result<String, StoreError> {
+        let bound: Vec<Box<dyn postgres::types::ToSql + Sync>> = params.iter().map(value).collect();
+        let refs: Vec<&(dyn postgres::types::ToSql + Sync)> = bound.iter().map(|b| &**b).collect();
+        let mut client = self.client.borrow_mut();
+        let mut tx = client.transaction().map_err(|e| self.err(e))?;
+        if no_seqscan {
+            tx.batch_execute("SET LOCAL enable_seqscan = off")
+                .map_err(|e| self.err(e))?;
+        }
+        let lines: Vec<String> = tx
+            .query(&format!("EXPLAIN {sql}"), &refs)
+            .map_err(|e| self.err(e))?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        tx.rollback().map_err(|e| self.err(e))?;
+        Ok(lines.join("\n"))
     }
 
     pub(crate) fn count(&self) -> Result<i64, StoreError> {

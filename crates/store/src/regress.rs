@@ -185,7 +185,7 @@ fn fmt(v: f64) -> String {
 }
 
 /// Letters and digits of a name, lower case: `Pine64 RockPro64` = `pine64rockpro64`.
-fn norm(s: &str) -> String {
+pub fn norm(s: &str) -> String {
     s.chars()
         .filter(|c| c.is_alphanumeric())
         .flat_map(char::to_lowercase)

@@ -13,7 +13,8 @@ use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use truebench_model::{migrate, Document};
 
-use crate::{metric_value, parse_document, Entry, Filter, Inserted, ListedRow, Prepared};
+use crate::query::{self, Dialect, Param};
+use crate::{metric_value, parse_document, Entry, Inserted, ListedRow, Prepared};
 use crate::{StoreError, LAYOUT_VERSION};
 
 /// How long a writer waits for the other writer's transaction.
@@ -197,8 +198,11 @@ impl Sqlite {
                 .map_err(sq)?;
         }
         // Results kept here for a server that could not be reached (`pending`); a table an
-        // older truebench ignores, so the layout's version stays.
+        // older truebench ignores, so the layout's version stays. Likewise the indexes the
+        // queries need (nothing where they exist).
         tx.execute_batch(CREATE_PENDING).map_err(sq)?;
+        tx.execute_batch(&query::indexes(Dialect::Sqlite))
+            .map_err(sq)?;
         tx.commit().map_err(sq)
     }
 
@@ -280,48 +284,24 @@ impl Sqlite {
         text.map(|t| parse_document(&self.path, id, &t)).transpose()
     }
 
-    pub(crate) fn list(&self, f: &Filter) -> Result<Vec<Entry>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT id, kind, started_unix_ms, started_utc, device, soc, hostname, label,
-                        valid, complete, source, source_name
-                 FROM results
-                 WHERE (?1 IS NULL OR instr(lower(coalesce(device, '') || ' ' || coalesce(soc, '')
-                                         || ' ' || coalesce(hostname, '')), lower(?1)) > 0)
-                   AND (?2 IS NULL OR started_unix_ms >= ?2)
-                   AND (?3 IS NULL OR kind = ?3)
-                 ORDER BY started_unix_ms, id",
-            )
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map(params![f.device, f.since_unix_ms, f.kind], |r| {
-                Ok(ListedRow {
-                    id: r.get(0)?,
-                    kind: r.get(1)?,
-                    started_unix_ms: r.get(2)?,
-                    started_utc: r.get(3)?,
-                    device: r.get(4)?,
-                    soc: r.get(5)?,
-                    hostname: r.get(6)?,
-                    label: r.get(7)?,
-                    valid: r.get(8)?,
-                    complete: r.get(9)?,
-                    source: r.get(10)?,
-                    source_name: r.get(11)?,
-                }
-                .into_entry())
-            })
-            .map_err(|e| self.err(e))?;
-        let mut entries = rows
-            .collect::<Result<Vec<_>, _>>()
+    /// Each result the query of `list_sql` selects, with its figures, handed to `emit` as it is
+    /// read (nothing collected: a million results list in the memory of one).
+    pub(crate) fn each<E: From<StoreError>>(
+        &self,
+        (sql, params): (String, Vec<Param>),
+        emit: &mut dyn FnMut(Entry) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let mut rows = stmt
+            .query(rusqlite::params_from_iter(params.iter().map(value)))
             .map_err(|e| self.err(e))?;
         let mut m = self
             .conn
-            .prepare("SELECT key, value, text FROM metrics WHERE result_id = ?1")
+            .prepare_cached("SELECT key, value, text FROM metrics WHERE result_id = ?1")
             .map_err(|e| self.err(e))?;
-        for e in &mut entries {
-            let rows = m
+        while let Some(r) = rows.next().map_err(|e| self.err(e))? {
+            let mut e = listed(r).map_err(|e| self.err(e))?.into_entry();
+            let figures = m
                 .query_map([e.id], |r| {
                     Ok((
                         r.get::<_, String>(0)?,
@@ -330,12 +310,80 @@ impl Sqlite {
                     ))
                 })
                 .map_err(|err| self.err(err))?;
-            for row in rows {
+            for row in figures {
                 let (k, v, t) = row.map_err(|err| self.err(err))?;
                 e.metrics.insert(k, metric_value(v, t));
             }
+            emit(e)?;
         }
-        Ok(entries)
+        Ok(())
+    }
+
+    /// The distinct values of `column` (of results of `kind`), one index seek each.
+    pub(crate) fn distinct(
+        &self,
+        column: &str,
+        kind: Option<&str>,
+    ) -> Result<Vec<String>, StoreError> {
+        let (sql, params) = query::distinct_sql(Dialect::Sqlite, column, kind);
+        self.strings(&sql, &params)
+    }
+
+    /// The first column of every row of `sql`, as text.
+    fn strings(&self, sql: &str, params: &[Param]) -> Result<Vec<String>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(params.iter().map(value)), |r| {
+                r.get(0)
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
+    /// The ids `sql` selects.
+    pub(crate) fn ids(&self, (sql, params): (String, Vec<Param>)) -> Result<Vec<i64>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(params.iter().map(value)), |r| {
+                r.get(0)
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
+    /// Store every row of `rows` in one transaction (the statements prepared once): what
+    /// `insert` stores for each, far faster for many. Returns how many were new.
+    pub(crate) fn insert_many(
+        &mut self,
+        rows: &mut dyn Iterator<Item = Result<Prepared, StoreError>>,
+        stored_unix_ms: i64,
+    ) -> Result<u64, StoreError> {
+        let path = self.path.clone();
+        let tx = self.immediate()?;
+        let mut new = 0;
+        for row in rows {
+            if insert_row(&tx, &path, &row?, None, stored_unix_ms)?.new {
+                new += 1;
+            }
+        }
+        tx.commit()
+            .map_err(|source| StoreError::Sqlite { path, source })?;
+        Ok(new)
+    }
+
+    /// The SQL plan SQLite chooses for `sql` (`EXPLAIN QUERY PLAN`), one step a line.
+    pub(crate) fn plan(&self, sql: &str, params: &[Param]) -> Result<String, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(params.iter().map(value)), |r| {
+                r.get::<_, String>(3)
+            })
+            .map_err(|e| self.err(e))?;
+        let lines: Vec<String> = rows.collect::<Result<_, _>>().map_err(|e| self.err(e))?;
+        Ok(lines.join("\n"))
     }
 
     pub(crate) fn count(&self) -> Result<i64, StoreError> {
@@ -391,6 +439,34 @@ impl Sqlite {
     }
 }
 
+/// A query's parameter as SQLite binds it (a list of names as a JSON array).
+fn value(p: &Param) -> rusqlite::types::Value {
+    use rusqlite::types::Value;
+    match p {
+        Param::Text(t) => Value::Text(t.clone()),
+        Param::Int(i) => Value::Integer(*i),
+        Param::Names(n) => Value::Text(serde_json::to_string(n).unwrap_or_else(|_| "[]".into())),
+    }
+}
+
+/// A row of [`query::LISTED`].
+fn listed(r: &rusqlite::Row<'_>) -> rusqlite::Result<ListedRow> {
+    Ok(ListedRow {
+        id: r.get(0)?,
+        kind: r.get(1)?,
+        started_unix_ms: r.get(2)?,
+        started_utc: r.get(3)?,
+        device: r.get(4)?,
+        soc: r.get(5)?,
+        hostname: r.get(6)?,
+        label: r.get(7)?,
+        valid: r.get(8)?,
+        complete: r.get(9)?,
+        source: r.get(10)?,
+        source_name: r.get(11)?,
+    })
+}
+
 /// Insert `row` (with `id` when carrying over an old row) and its metrics inside `tx`.
 fn insert_row(
     tx: &rusqlite::Transaction<'_>,
@@ -408,12 +484,11 @@ fn insert_row(
     let mut key = row.digest.clone();
     for n in 1.. {
         let found: Option<(i64, String)> = tx
-            .query_row(
-                "SELECT id, document FROM results WHERE key = ?1",
-                [&key],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()
+            .prepare_cached("SELECT id, document FROM results WHERE key = ?1")
+            .and_then(|mut s| {
+                s.query_row([&key], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .optional()
+            })
             .map_err(sq)?;
         match found {
             Some((id, text)) if text == row.json => return Ok(Inserted { id, new: false }),
@@ -421,12 +496,14 @@ fn insert_row(
             None => break,
         }
     }
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO results (id, key, kind, stored_unix_ms, started_unix_ms, started_utc, device,
             soc, hostname, label, valid, complete, source, source_name, schema_version,
             truebench_version, document)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
-        params![
+    )
+    .and_then(|mut s| {
+        s.execute(params![
             id,
             key,
             row.kind,
@@ -444,17 +521,20 @@ fn insert_row(
             row.schema_version,
             row.truebench_version,
             row.json,
-        ],
-    )
+        ])
+    })
     .map_err(sq)?;
     let id = tx.last_insert_rowid();
-    for m in &row.metrics {
-        tx.execute(
+    let mut figure = tx
+        .prepare_cached(
             "INSERT OR REPLACE INTO metrics (result_id, key, value, text, unit)
              VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![id, m.key, m.value, m.text, m.unit],
         )
         .map_err(sq)?;
+    for m in &row.metrics {
+        figure
+            .execute(params![id, m.key, m.value, m.text, m.unit])
+            .map_err(sq)?;
     }
     Ok(Inserted { id, new: true })
 }

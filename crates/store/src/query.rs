@@ -1,0 +1,318 @@
+//! The history's read queries, the same for both back ends but for their placeholders, each
+//! shaped so an index answers it (the tests check the plans with `EXPLAIN`): at a fleet's
+//! million results nothing a command runs may read the whole table.
+//!
+//! - `list` (`history`, `export`, `site`): built from the filters given, never
+//!   `(? IS NULL OR …)` (which no planner can answer from an index). `--kind` and `--since`
+//!   walk `(kind, started_unix_ms)` or `(started_unix_ms)` in the order listed. `--device`
+//!   (a case-insensitive substring of the device, SoC or host name) cannot be answered by a
+//!   B-tree as such: the distinct names of the three columns are read first, one index seek
+//!   each ([`distinct_sql`]: a fleet has thousands of machines, not a million), matched here,
+//!   and the rows of the names that match fetched through each column's index.
+//! - `latest` (`serve`): one seek of `(kind, source, started_unix_ms)`.
+//! - `same_device` (`serve`'s regression of the latest result): the kind's rows of the device
+//!   names that are the same board, through `(kind, device, started_unix_ms)`.
+//! - `group` (`compare`'s and `report`'s standing): the kind's valid, complete rows of one SoC,
+//!   through `(soc, kind)`.
+
+use crate::Filter;
+
+/// Whose placeholders and casts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    Sqlite,
+    Postgres,
+}
+
+/// A value bound to a query.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Param {
+    Text(String),
+    Int(i64),
+    /// A list of names: SQLite reads it as a JSON array (`json_each`), PostgreSQL as `text[]`.
+    Names(Vec<String>),
+}
+
+/// The columns of `results` that a listed entry reads ([`crate::ListedRow`]'s order).
+pub(crate) const LISTED: &str = "id, kind, started_unix_ms, started_utc, device, soc, hostname, \
+                                 label, valid, complete, source, source_name";
+
+/// The columns the `--device` filter matches, each with its own index.
+pub(crate) const NAMED: [&str; 3] = ["device", "soc", "hostname"];
+
+/// The names of each column of [`NAMED`] that the `--device` text matches.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(crate) struct Matched {
+    pub columns: [Vec<String>; 3],
+}
+
+impl Matched {
+    pub fn is_empty(&self) -> bool {
+        self.columns.iter().all(Vec::is_empty)
+    }
+}
+
+/// The stored names (`distinct` of a column) that contain `needle`, case ignored.
+pub(crate) fn matching(names: Vec<String>, needle: &str) -> Vec<String> {
+    let needle = needle.to_lowercase();
+    names
+        .into_iter()
+        .filter(|n| n.to_lowercase().contains(&needle))
+        .collect()
+}
+
+struct Builder {
+    dialect: Dialect,
+    params: Vec<Param>,
+}
+
+impl Builder {
+    /// The next placeholder for `p`, cast as PostgreSQL needs it.
+    fn bind(&mut self, p: Param) -> String {
+        let cast = match &p {
+            Param::Text(_) => "::text",
+            Param::Int(_) => "::bigint",
+            Param::Names(_) => "::text[]",
+        };
+        self.params.push(p);
+        let n = self.params.len();
+        match self.dialect {
+            Dialect::Sqlite => format!("?{n}"),
+            Dialect::Postgres => format!("${n}{cast}"),
+        }
+    }
+
+    /// `column` is one of `names`.
+    fn one_of(&mut self, column: &str, names: &[String]) -> String {
+        let p = self.bind(Param::Names(names.to_vec()));
+        match self.dialect {
+            Dialect::Sqlite => format!("{column} IN (SELECT value FROM json_each({p}))"),
+            Dialect::Postgres => format!("{column} = ANY({p})"),
+        }
+    }
+
+    /// A column as a term that no index is chosen for (SQLite's unary `+`), so the planner
+    /// takes the one index meant to answer the query.
+    fn unindexed(&self, column: &str) -> String {
+        match self.dialect {
+            Dialect::Sqlite => format!("+{column}"),
+            Dialect::Postgres => column.to_string(),
+        }
+    }
+}
+
+fn table(d: Dialect) -> &'static str {
+    match d {
+        Dialect::Sqlite => "results",
+        Dialect::Postgres => "truebench.results",
+    }
+}
+
+/// The query of `list`: `f`'s filters, with `matched` the names its `--device` matched (None
+/// without `--device`; with it, the caller lists nothing when no name matched).
+pub(crate) fn list_sql(d: Dialect, f: &Filter, matched: Option<&Matched>) -> (String, Vec<Param>) {
+    let mut b = Builder {
+        dialect: d,
+        params: Vec::new(),
+    };
+    let mut terms = Vec::new();
+    let by_name = matched.is_some();
+    if let Some(m) = matched {
+        let ors: Vec<String> = NAMED
+            .iter()
+            .zip(&m.columns)
+            .filter(|(_, names)| !names.is_empty())
+            .map(|(c, names)| b.one_of(c, names))
+            .collect();
+        terms.push(format!("({})", ors.join(" OR ")));
+    }
+    if let Some(k) = &f.kind {
+        let col = if by_name {
+            b.unindexed("kind")
+        } else {
+            "kind".into()
+        };
+        let p = b.bind(Param::Text(k.clone()));
+        terms.push(format!("{col} = {p}"));
+    }
+    if let Some(s) = f.since_unix_ms {
+        let col = if by_name {
+            b.unindexed("started_unix_ms")
+        } else {
+            "started_unix_ms".into()
+        };
+        let p = b.bind(Param::Int(s));
+        terms.push(format!("{col} >= {p}"));
+    }
+    let filter = if terms.is_empty() {
+        String::new()
+    } else {
+        format!(" WHERE {}", terms.join(" AND "))
+    };
+    (
+        format!(
+            "SELECT {LISTED} FROM {}{filter} ORDER BY started_unix_ms, id",
+            table(d)
+        ),
+        b.params,
+    )
+}
+
+/// The distinct non-null values of `column` (of results of `kind`, when given), one index
+/// seek each: the next value above the last, until there is none (a loose index scan, which
+/// neither SQLite nor PostgreSQL does by itself for `SELECT DISTINCT`).
+pub(crate) fn distinct_sql(d: Dialect, column: &str, kind: Option<&str>) -> (String, Vec<Param>) {
+    let mut b = Builder {
+        dialect: d,
+        params: Vec::new(),
+    };
+    let of_kind = match kind {
+        Some(k) => format!("kind = {} AND ", b.bind(Param::Text(k.to_string()))),
+        None => String::new(),
+    };
+    let t = table(d);
+    (
+        format!(
+            "WITH RECURSIVE d(v) AS (
+                SELECT (SELECT {column} FROM {t} WHERE {of_kind}{column} IS NOT NULL
+                        ORDER BY {column} LIMIT 1)
+                UNION ALL
+                SELECT (SELECT {column} FROM {t} WHERE {of_kind}{column} > d.v
+                        ORDER BY {column} LIMIT 1)
+                FROM d WHERE d.v IS NOT NULL
+             )
+             SELECT v FROM d WHERE v IS NOT NULL"
+        ),
+        b.params,
+    )
+}
+
+/// The latest result of `kind` that truebench measured (not an imported sbc-bench log, whose
+/// `source` is `sbc-bench`; every other row's is `run`).
+pub(crate) fn latest_sql(d: Dialect, kind: &str) -> (String, Vec<Param>) {
+    let mut b = Builder {
+        dialect: d,
+        params: Vec::new(),
+    };
+    let k = b.bind(Param::Text(kind.to_string()));
+    let run = b.bind(Param::Text("run".into()));
+    (
+        format!(
+            "SELECT id FROM {} WHERE kind = {k} AND source = {run}
+             ORDER BY started_unix_ms DESC, id DESC LIMIT 1",
+            table(d)
+        ),
+        b.params,
+    )
+}
+
+/// The ids of the results of `kind` whose device is one of `devices`, oldest first.
+pub(crate) fn same_device_sql(d: Dialect, kind: &str, devices: &[String]) -> (String, Vec<Param>) {
+    let mut b = Builder {
+        dialect: d,
+        params: Vec::new(),
+    };
+    let k = b.bind(Param::Text(kind.to_string()));
+    let names = b.one_of("device", devices);
+    (
+        format!(
+            "SELECT id FROM {} WHERE kind = {k} AND {names} ORDER BY started_unix_ms, id",
+            table(d)
+        ),
+        b.params,
+    )
+}
+
+/// The ids of the valid, complete results of `kind` on SoC `soc`, oldest first.
+pub(crate) fn group_sql(d: Dialect, kind: &str, soc: &str) -> (String, Vec<Param>) {
+    let mut b = Builder {
+        dialect: d,
+        params: Vec::new(),
+    };
+    let s = b.bind(Param::Text(soc.to_string()));
+    let k = b.bind(Param::Text(kind.to_string()));
+    let yes = match d {
+        Dialect::Sqlite => "1",
+        Dialect::Postgres => "true",
+    };
+    (
+        format!(
+            "SELECT id FROM {} WHERE soc = {s} AND kind = {k} AND valid = {yes} AND complete = {yes}
+             ORDER BY started_unix_ms, id",
+            table(d)
+        ),
+        b.params,
+    )
+}
+
+/// The indexes the queries above are answered by, created where missing each time a history
+/// is opened (so a history of an older truebench gets them once, on its first open by this
+/// one); `results_kind` is dropped: `results_kind_started` begins with the same column.
+pub(crate) fn indexes(d: Dialect) -> String {
+    let t = table(d);
+    let s = match d {
+        Dialect::Sqlite => "",
+        Dialect::Postgres => "truebench.",
+    };
+    // SQLite ends every index with the rowid (the id); PostgreSQL needs it named to keep
+    // `ORDER BY started_unix_ms, id` in index order.
+    let id = match d {
+        Dialect::Sqlite => "",
+        Dialect::Postgres => ", id",
+    };
+    format!(
+        "CREATE INDEX IF NOT EXISTS results_kind_started ON {t}(kind, started_unix_ms{id});
+         CREATE INDEX IF NOT EXISTS results_kind_source ON {t}(kind, source, started_unix_ms{id});
+         CREATE INDEX IF NOT EXISTS results_kind_device ON {t}(kind, device, started_unix_ms{id});
+         CREATE INDEX IF NOT EXISTS results_soc ON {t}(soc, kind);
+         CREATE INDEX IF NOT EXISTS results_hostname ON {t}(hostname);
+         DROP INDEX IF EXISTS {s}results_kind;"
+    )
+}
+
+/// The names of the indexes [`indexes`] makes, to tell whether a history has them all.
+pub(crate) const INDEXES: [&str; 5] = [
+    "results_kind_started",
+    "results_kind_source",
+    "results_kind_device",
+    "results_soc",
+    "results_hostname",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_binds_only_the_filters_given() {
+        let (sql, p) = list_sql(Dialect::Sqlite, &Filter::default(), None);
+        assert!(!sql.contains("WHERE"), "{sql}");
+        assert!(p.is_empty());
+        let f = Filter {
+            kind: Some("run".into()),
+            since_unix_ms: Some(5),
+            device: None,
+        };
+        let (sql, p) = list_sql(Dialect::Postgres, &f, None);
+        assert!(
+            sql.contains("kind = $1::text AND started_unix_ms >= $2::bigint"),
+            "{sql}"
+        );
+        assert_eq!(p, vec![Param::Text("run".into()), Param::Int(5)]);
+        let m = Matched {
+            columns: [vec!["ROCK 5B".into()], vec![], vec!["rock5".into()]],
+        };
+        let (sql, _) = list_sql(Dialect::Sqlite, &f, Some(&m));
+        assert!(
+            sql.contains("(device IN (SELECT value FROM json_each(?1)) OR hostname IN (SELECT value FROM json_each(?2))) AND +kind = ?3"),
+            "{sql}"
+        );
+    }
+
+    #[test]
+    fn names_match_as_substrings_case_ignored() {
+        let names = vec!["Radxa ROCK 5B".to_string(), "Raspberry Pi 4".into()];
+        assert_eq!(matching(names.clone(), "rock 5"), vec!["Radxa ROCK 5B"]);
+        assert!(matching(names, "orange").is_empty());
+    }
+}
