@@ -320,6 +320,12 @@ impl Postgres {
         self.insert_each(&mut owned, stored_unix_ms, &mut |ins| {
             new += u64::from(ins.new)
         })?;
+        // The planner's statistics after a bulk load, as PostgreSQL's manual advises ("Populating
+        // a Database"): until autovacuum gets to it, it would plan for the table as it was.
+        self.client
+            .get_mut()
+            .batch_execute("ANALYZE truebench.results, truebench.metrics")
+            .map_err(|e| self.err(e))?;
         Ok(new)
     }
 
@@ -336,10 +342,10 @@ impl Postgres {
             source,
         };
         let mut tx = self.client.get_mut().transaction().map_err(sq)?;
-        let st = Statements::prepare(&mut tx).map_err(sq)?;
+        let mut st = Statements::prepare(&mut tx).map_err(sq)?;
         for row in rows {
             let row = row?;
-            done(insert_in(&mut tx, &st, &row, stored_unix_ms).map_err(sq)?);
+            done(insert_in(&mut tx, &mut st, &row, stored_unix_ms).map_err(sq)?);
         }
         tx.commit().map_err(sq)
     }
@@ -372,11 +378,12 @@ fn listed(r: &postgres::Row) -> Result<ListedRow, postgres::Error> {
     })
 }
 
-/// The statements that store a result, prepared once per transaction.
+/// The statements that store a result, prepared once per transaction (the figures' when
+/// first needed: after the first result row is written, as a plain insert orders it).
 struct Statements {
     insert: postgres::Statement,
     find: postgres::Statement,
-    figures: postgres::Statement,
+    figures: Option<postgres::Statement>,
 }
 
 impl Statements {
@@ -390,9 +397,18 @@ impl Statements {
                  ON CONFLICT (key) DO NOTHING RETURNING id",
             )?,
             find: tx.prepare("SELECT id, document FROM truebench.results WHERE key = $1")?,
-            // Every figure in one statement (one round trip, however many); the last of a
-            // key given twice wins, as one row after another would leave it.
-            figures: tx.prepare(
+            figures: None,
+        })
+    }
+
+    /// Every figure of a result in one statement (one round trip, however many); the last of
+    /// a key given twice wins, as one row after another would leave it.
+    fn figures(
+        &mut self,
+        tx: &mut postgres::Transaction<'_>,
+    ) -> Result<&postgres::Statement, postgres::Error> {
+        if self.figures.is_none() {
+            self.figures = Some(tx.prepare(
                 "INSERT INTO truebench.metrics (result_id, key, value, text, unit)
                  SELECT DISTINCT ON (k) $1::bigint, k, v, t, u
                  FROM unnest($2::text[], $3::float8[], $4::text[], $5::text[])
@@ -400,8 +416,9 @@ impl Statements {
                  ORDER BY k, i DESC
                  ON CONFLICT (result_id, key) DO UPDATE
                  SET value = EXCLUDED.value, text = EXCLUDED.text, unit = EXCLUDED.unit",
-            )?,
-        })
+            )?);
+        }
+        Ok(self.figures.as_ref().expect("prepared above"))
     }
 }
 
@@ -409,7 +426,7 @@ impl Statements {
 /// nothing is written).
 fn insert_in(
     tx: &mut postgres::Transaction<'_>,
-    st: &Statements,
+    st: &mut Statements,
     row: &Prepared,
     stored_unix_ms: i64,
 ) -> Result<Inserted, postgres::Error> {
@@ -458,7 +475,8 @@ fn insert_in(
         let values: Vec<Option<f64>> = row.metrics.iter().map(|m| m.value).collect();
         let texts: Vec<Option<&str>> = row.metrics.iter().map(|m| m.text.as_deref()).collect();
         let units: Vec<Option<&str>> = row.metrics.iter().map(|m| m.unit.as_deref()).collect();
-        tx.execute(&st.figures, &[&id, &keys, &values, &texts, &units])?;
+        let figures = st.figures(tx)?.clone();
+        tx.execute(&figures, &[&id, &keys, &values, &texts, &units])?;
     }
     Ok(Inserted { id, new: true })
 }

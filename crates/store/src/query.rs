@@ -13,7 +13,7 @@
 //! - `same_device` (`serve`'s regression of the latest result): the kind's rows of the device
 //!   names that are the same board, through `(kind, device, started_unix_ms)`.
 //! - `group` (`compare`'s and `report`'s standing): the kind's valid, complete rows of one SoC,
-//!   through `(soc, kind)`.
+//!   through `(soc, kind, started_unix_ms)`.
 
 use crate::Filter;
 
@@ -214,9 +214,16 @@ pub(crate) fn same_device_sql(d: Dialect, kind: &str, devices: &[String]) -> (St
     };
     let k = b.bind(Param::Text(kind.to_string()));
     let names = b.one_of("device", devices);
+    // SQLite, without statistics, would rather walk all of the kind in order than sort the
+    // board's few rows: told which index (opening a history makes it).
+    let indexed = match d {
+        Dialect::Sqlite => " INDEXED BY results_kind_device",
+        Dialect::Postgres => "",
+    };
     (
         format!(
-            "SELECT id FROM {} WHERE kind = {k} AND {names} ORDER BY started_unix_ms, id",
+            "SELECT id FROM {}{indexed} WHERE kind = {k} AND {names}
+             ORDER BY started_unix_ms, id",
             table(d)
         ),
         b.params,
@@ -264,7 +271,7 @@ pub(crate) fn indexes(d: Dialect) -> String {
         "CREATE INDEX IF NOT EXISTS results_kind_started ON {t}(kind, started_unix_ms{id});
          CREATE INDEX IF NOT EXISTS results_kind_source ON {t}(kind, source, started_unix_ms{id});
          CREATE INDEX IF NOT EXISTS results_kind_device ON {t}(kind, device, started_unix_ms{id});
-         CREATE INDEX IF NOT EXISTS results_soc ON {t}(soc, kind);
+         CREATE INDEX IF NOT EXISTS results_soc ON {t}(soc, kind, started_unix_ms{id});
          CREATE INDEX IF NOT EXISTS results_hostname ON {t}(hostname);
          DROP INDEX IF EXISTS {s}results_kind;"
     )
