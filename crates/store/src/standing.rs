@@ -129,15 +129,31 @@ fn same_result(a: &Document, b: &Document) -> bool {
 /// `doc`'s figures ranked among `stored` (which may hold `doc` itself: it is counted once).
 /// Empty when `doc` names no SoC or its group is smaller than [`MIN_GROUP`].
 pub fn standing(doc: &Document, stored: &[&Document]) -> Vec<Standing> {
+    let others: Vec<Vec<truebench_figures::Metric>> = stored
+        .iter()
+        .filter_map(|d| group_figures(doc, d))
+        .collect();
+    standing_among(doc, &others)
+}
+
+/// The figures of `other` when it is in `doc`'s group and not `doc` itself: what
+/// [`standing_among`] ranks `doc` in, taken one stored result at a time (a large group's
+/// documents need not be held together).
+pub fn group_figures(doc: &Document, other: &Document) -> Option<Vec<truebench_figures::Metric>> {
+    (same_group(doc, other) && !same_result(doc, other)).then(|| truebench_figures::metrics(other))
+}
+
+/// The SoC name a result's group is stored under (the `soc` column), when it has a group.
+pub fn group_soc(doc: &Document) -> Option<&str> {
+    soc(doc)
+}
+
+/// `doc`'s figures ranked among `others` (its group's figures, [`group_figures`]).
+pub fn standing_among(doc: &Document, others: &[Vec<truebench_figures::Metric>]) -> Vec<Standing> {
     let Some(chip) = soc(doc) else {
         return Vec::new();
     };
     let mine = truebench_figures::metrics(doc);
-    let others: Vec<Vec<truebench_figures::Metric>> = stored
-        .iter()
-        .filter(|d| same_group(doc, d) && !same_result(doc, d))
-        .map(|d| truebench_figures::metrics(d))
-        .collect();
     let tools = versions(doc)
         .into_iter()
         .filter(|(n, _)| !n.starts_with("built-in"))

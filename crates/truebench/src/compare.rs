@@ -166,25 +166,24 @@ pub fn standing_lines(
     out
 }
 
-/// `doc`'s standing among the stored results of its kind that name its SoC.
+/// `doc`'s standing among the stored results of its kind and SoC: the group's rows through
+/// an index (`Store::soc_group`), each document read and dropped in turn, only its figures
+/// kept.
 pub fn stored_standing(
     store: &truebench_store::Store,
     doc: &truebench_model::Document,
 ) -> Vec<truebench_store::standing::Standing> {
-    let Some(soc) = doc.envelope.inventory.soc.as_ref().map(|s| s.name.clone()) else {
+    use truebench_store::standing;
+    let Some(soc) = standing::group_soc(doc) else {
         return Vec::new();
     };
-    let Ok(entries) = store.list(&truebench_store::Filter {
-        kind: Some(doc.kind().to_string()),
-        device: Some(soc),
-        ..Default::default()
-    }) else {
+    let Ok(ids) = store.soc_group(doc.kind(), soc) else {
         return Vec::new();
     };
-    let stored: Vec<truebench_model::Document> = entries
-        .iter()
-        .filter_map(|e| store.get(e.id).ok().flatten())
+    let others: Vec<_> = ids
+        .into_iter()
+        .filter_map(|id| store.get(id).ok().flatten())
+        .filter_map(|d| standing::group_figures(doc, &d))
         .collect();
-    let refs: Vec<&truebench_model::Document> = stored.iter().collect();
-    truebench_store::standing::standing(doc, &refs)
+    standing::standing_among(doc, &others)
 }

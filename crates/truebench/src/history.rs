@@ -73,66 +73,67 @@ fn other_figures(e: &Entry) -> String {
     v.join(", ")
 }
 
-pub fn render(entries: &[Entry]) -> String {
-    let mut o = format!(
+/// The table's header line.
+fn header() -> String {
+    format!(
         "{:>5}  {:<10}  {:<13}  {:<30}  {:<22}  {:<9}  {:<5}  {:>7}  {:>6}  {:>7}  {:>8}\n",
         "id", "date", "kind", "device", "SoC", "mode", "valid", "7z-mult", "7z-1", "memcpy", "AES"
-    );
-    for e in entries {
-        let date = if e.started_unix_ms == 0 {
-            "unknown".to_string()
-        } else {
-            e.started_utc.chars().take(10).collect()
-        };
-        let device = e
-            .device
-            .clone()
-            .or_else(|| e.hostname.clone())
-            .unwrap_or_else(|| "-".into());
-        let mode = if e.source == "sbc-bench" {
-            "sbc-bench".to_string()
-        } else {
-            e.mode.clone()
-        };
-        let valid = if !e.complete {
-            "part"
-        } else if e.valid {
-            "yes"
-        } else {
-            "NO"
-        };
-        if e.kind != "run" {
-            // Other kinds have other figures: named in one column instead of the run's four.
-            o.push_str(&format!(
-                "{:>5}  {:<10}  {:<13}  {:<30}  {:<22}  {:<9}  {:<5}  {}\n",
-                e.id,
-                date,
-                e.kind,
-                clip(&device, 30),
-                clip(e.soc.as_deref().unwrap_or("-"), 22),
-                clip(&e.mode, 9),
-                valid,
-                other_figures(e)
-            ));
-            continue;
-        }
-        let m = e.run_metrics();
-        o.push_str(&format!(
-            "{:>5}  {:<10}  {:<13}  {:<30}  {:<22}  {:<9}  {:<5}  {:>7}  {:>6}  {:>7}  {:>8}\n",
+    )
+}
+
+/// One entry's line of the table (the columns are fixed: lines are printed as they come).
+fn row(e: &Entry) -> String {
+    let date = if e.started_unix_ms == 0 {
+        "unknown".to_string()
+    } else {
+        e.started_utc.chars().take(10).collect()
+    };
+    let device = e
+        .device
+        .clone()
+        .or_else(|| e.hostname.clone())
+        .unwrap_or_else(|| "-".into());
+    let mode = if e.source == "sbc-bench" {
+        "sbc-bench".to_string()
+    } else {
+        e.mode.clone()
+    };
+    let valid = if !e.complete {
+        "part"
+    } else if e.valid {
+        "yes"
+    } else {
+        "NO"
+    };
+    if e.kind != "run" {
+        // Other kinds have other figures: named in one column instead of the run's four.
+        return format!(
+            "{:>5}  {:<10}  {:<13}  {:<30}  {:<22}  {:<9}  {:<5}  {}\n",
             e.id,
             date,
             e.kind,
             clip(&device, 30),
             clip(e.soc.as_deref().unwrap_or("-"), 22),
-            mode,
+            clip(&e.mode, 9),
             valid,
-            cell(m.sevenzip_multi),
-            cell(m.sevenzip_single),
-            cell(m.memcpy),
-            cell(m.aes),
-        ));
+            other_figures(e)
+        );
     }
-    o
+    let m = e.run_metrics();
+    format!(
+        "{:>5}  {:<10}  {:<13}  {:<30}  {:<22}  {:<9}  {:<5}  {:>7}  {:>6}  {:>7}  {:>8}\n",
+        e.id,
+        date,
+        e.kind,
+        clip(&device, 30),
+        clip(e.soc.as_deref().unwrap_or("-"), 22),
+        mode,
+        valid,
+        cell(m.sevenzip_multi),
+        cell(m.sevenzip_single),
+        cell(m.memcpy),
+        cell(m.aes),
+    )
 }
 
 /// `--since WHEN` as Unix milliseconds (history and export share it).
@@ -223,15 +224,44 @@ pub fn run(args: HistoryArgs) -> anyhow::Result<i32> {
     if args.check {
         return check(&store);
     }
-    let entries = store.list(&filter)?;
-    if args.json {
-        outln!("{}", serde_json::to_string_pretty(&entries)?)?;
-    } else if entries.is_empty() {
+    let mut store = store;
+    let n = list(&mut store, &filter, args.json)?;
+    if n == 0 && !args.json {
         errln!("truebench: no stored result matches ({})", store.path());
-    } else {
-        out!("{}", render(&entries))?;
     }
     Ok(0)
+}
+
+/// Print the entries matching `filter` as they are read (a table, or one JSON array the
+/// same as `serde_json::to_string_pretty` of them all): the memory of one entry whatever
+/// the history's size. Returns how many.
+fn list(store: &mut truebench_store::Store, filter: &Filter, json: bool) -> anyhow::Result<usize> {
+    use serde::ser::{SerializeSeq, Serializer};
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(crate::out::stdout());
+    let mut n = 0;
+    if json {
+        let mut ser = serde_json::Serializer::pretty(&mut out);
+        let mut seq = ser.serialize_seq(None)?;
+        store.each(filter, |e| -> anyhow::Result<()> {
+            seq.serialize_element(&e)?;
+            n += 1;
+            Ok(())
+        })?;
+        seq.end()?;
+        writeln!(out)?;
+    } else {
+        store.each(filter, |e| -> anyhow::Result<()> {
+            if n == 0 {
+                out.write_all(header().as_bytes())?;
+            }
+            out.write_all(row(&e).as_bytes())?;
+            n += 1;
+            Ok(())
+        })?;
+    }
+    out.flush()?;
+    Ok(n)
 }
 
 /// `history --regressions`: every result of the selection judged against its own history

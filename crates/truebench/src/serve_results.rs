@@ -7,20 +7,21 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use truebench_monitor::exporter::{ExtraFamilies, Family};
-use truebench_store::{Filter, Store};
+use truebench_store::Store;
 
 /// Read the history at most this often; between, the last families are served again.
 const REFRESH: Duration = Duration::from_secs(30);
 
-/// The families for the history at `db` (read-only; none while it does not exist).
-pub fn families(db: &std::path::Path) -> Vec<Family> {
-    let Ok(store) = Store::open_existing(db) else {
-        return Vec::new();
-    };
-    latest(&store)
+/// The latest own result of each kind: one index seek per kind (`Store::latest`), what each
+/// refresh asks first; the rest is read only when one of them changed.
+fn latest_ids(store: &Store) -> Vec<(&'static str, i64)> {
+    truebench_model::KINDS
+        .iter()
+        .filter_map(|k| Some((*k, store.latest(k).ok()??)))
+        .collect()
 }
 
-fn latest(store: &Store) -> Vec<Family> {
+fn latest(store: &Store, ids: &[(&'static str, i64)]) -> Vec<Family> {
     let mut docs = Vec::new();
     let mut regression = Family {
         name: "truebench_regression".into(),
@@ -28,33 +29,24 @@ fn latest(store: &Store) -> Vec<Family> {
         help: "Change of a headline figure of the latest stored result of this kind against the same machine's previous result, percent; verdict is regression or improvement beyond the noise band (band_pct), else none.".into(),
         samples: Vec::new(),
     };
-    for kind in truebench_model::KINDS {
-        let Ok(entries) = store.list(&Filter {
-            kind: Some(kind.to_string()),
-            ..Default::default()
-        }) else {
+    for &(kind, id) in ids {
+        let Ok(Some(doc)) = store.get(id) else {
             continue;
         };
-        // Imported sbc-bench logs are other machines' results, not this one's.
-        let Some(e) = entries
-            .iter()
-            .filter(|e| e.source != "sbc-bench")
-            .max_by_key(|e| (e.started_unix_ms, e.id))
-        else {
-            continue;
-        };
-        let Ok(Some(doc)) = store.get(e.id) else {
-            continue;
-        };
-        // The machine's results of the kind up to this one, judged by the history's own rule
-        // (which of them count, in which order); this one's judgement is the figures'.
-        let mut machine: Vec<(i64, truebench_model::Document)> = entries
-            .iter()
-            .filter(|x| (x.started_unix_ms, x.id) < (e.started_unix_ms, e.id))
-            .filter_map(|x| Some((x.id, store.get(x.id).ok()??)))
+        let at = (doc.envelope.started.unix_ms, id);
+        // The machine's results of the kind up to this one (the same board's rows only,
+        // through an index), judged by the history's own rule (which of them count, in
+        // which order); this one's judgement is the figures'.
+        let board = doc.envelope.inventory.device.clone().unwrap_or_default();
+        let earlier = store.same_board(kind, &board).unwrap_or_default();
+        let mut machine: Vec<(i64, truebench_model::Document)> = earlier
+            .into_iter()
+            .filter(|&x| x != id)
+            .filter_map(|x| Some((x, store.get(x).ok()??)))
+            .filter(|(x, d)| (d.envelope.started.unix_ms, *x) < at)
             .filter(|(_, d)| truebench_store::regress::same_machine(d, &doc))
             .collect();
-        machine.push((e.id, doc));
+        machine.push((id, doc));
         let refs: Vec<&truebench_model::Document> = machine.iter().map(|(_, d)| d).collect();
         let last = machine.len() - 1;
         let judged = truebench_store::regress::judge_all(&refs)
@@ -66,7 +58,7 @@ fn latest(store: &Store) -> Vec<Family> {
                 regression.samples.push((
                     vec![
                         ("kind".into(), kind.to_string()),
-                        ("id".into(), e.id.to_string()),
+                        ("id".into(), id.to_string()),
                         ("baseline_id".into(), machine[j.baseline].0.to_string()),
                         ("metric".into(), c.metric.clone()),
                         ("verdict".into(), verdict.into()),
@@ -77,24 +69,33 @@ fn latest(store: &Store) -> Vec<Family> {
             }
         }
         let (_, doc) = machine.pop().expect("this result, pushed above");
-        docs.push((e.id.to_string(), doc));
+        docs.push((id.to_string(), doc));
     }
     let mut f = truebench_formats::prom::families(docs.iter().map(|(id, d)| (id.as_str(), d)));
     f.push(regression);
     f
 }
 
-/// The provider `serve` hands the exporter: reads the history every [`REFRESH`] at most.
+/// The provider `serve` hands the exporter: reads the history every [`REFRESH`] at most, and
+/// then only the latest result's id of each kind unless one of them changed.
 pub fn provider(db: PathBuf) -> ExtraFamilies {
-    let mut cache: Option<(Instant, Vec<Family>)> = None;
+    let mut cache: Option<(Instant, Vec<(&'static str, i64)>, Vec<Family>)> = None;
     Box::new(move || {
-        if let Some((t, f)) = &cache {
+        if let Some((t, _, f)) = &cache {
             if t.elapsed() < REFRESH {
                 return f.clone();
             }
         }
-        let f = families(&db);
-        cache = Some((Instant::now(), f.clone()));
+        let Ok(store) = Store::open_existing(&db) else {
+            cache = Some((Instant::now(), Vec::new(), Vec::new()));
+            return Vec::new();
+        };
+        let ids = latest_ids(&store);
+        let f = match &cache {
+            Some((_, old, f)) if *old == ids && !ids.is_empty() => f.clone(),
+            _ => latest(&store, &ids),
+        };
+        cache = Some((Instant::now(), ids, f.clone()));
         f
     })
 }
