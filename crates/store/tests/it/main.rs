@@ -4,6 +4,7 @@
 mod compare_rank;
 mod postgres;
 mod regress;
+mod scale;
 mod shared;
 mod standing;
 mod store;
