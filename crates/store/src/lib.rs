@@ -219,6 +219,9 @@ pub struct Filter {
     pub kind: Option<String>,
 }
 
+/// A row's id with its SoC and host name.
+pub(crate) type NamedId = (i64, Option<String>, Option<String>);
+
 /// What [`Store::plans`] asks the planner about: the list filters by name, and the kind,
 /// device and SoC of the other queries.
 #[doc(hidden)]
@@ -434,10 +437,20 @@ impl Store {
             .next())
     }
 
-    /// The ids of the results of `kind` whose board is `device` as [`regress::same_machine`]
-    /// names boards (letters and digits, case ignored), oldest first: the kind's device
-    /// names read one index seek each, then those rows through `(kind, device, started)`.
-    pub fn same_board(&self, kind: &str, device: &str) -> Result<Vec<i64>, StoreError> {
+    /// The ids of the results of `kind` of the machine `doc` was taken on, as
+    /// [`regress::same_machine`] tells machines (the board's name by its letters and digits,
+    /// case ignored; the SoC and host name where both name one), oldest first: the kind's
+    /// device names read one index seek each, those boards' rows through `(kind, device,
+    /// started)`, and the machine's among them told by their columns — no document read.
+    pub fn same_machine(
+        &self,
+        kind: &str,
+        doc: &truebench_model::Document,
+    ) -> Result<Vec<i64>, StoreError> {
+        let e = &doc.envelope;
+        let Some(device) = e.inventory.device.as_deref() else {
+            return Ok(Vec::new());
+        };
         let want = regress::norm(device);
         if want.is_empty() {
             return Ok(Vec::new());
@@ -450,7 +463,22 @@ impl Store {
         if names.is_empty() {
             return Ok(Vec::new());
         }
-        self.ids(query::same_device_sql(self.dialect(), kind, &names))
+        let q = query::same_device_sql(self.dialect(), kind, &names);
+        let rows = match &self.db {
+            Db::Sqlite(s) => s.named_ids(q)?,
+            Db::Postgres(p) => p.named_ids(q)?,
+        };
+        let soc = e.inventory.soc.as_ref().map(|s| regress::norm(&s.name));
+        let host = e.hostname.as_deref().map(regress::norm);
+        let agrees = |mine: &Option<String>, theirs: Option<String>| match (mine, theirs) {
+            (Some(a), Some(b)) => *a == regress::norm(&b),
+            _ => true,
+        };
+        Ok(rows
+            .into_iter()
+            .filter(|(_, s, h)| agrees(&soc, s.clone()) && agrees(&host, h.clone()))
+            .map(|(id, _, _)| id)
+            .collect())
     }
 
     /// The ids of the valid, complete results of `kind` on SoC `soc` (the stored name

@@ -567,6 +567,18 @@ impl Postgres {
         Ok(self.rows(&sql, &params)?.iter().map(|r| r.get(0)).collect())
     }
 
+    /// The rows of `sql`: an id and two texts.
+    pub(crate) fn named_ids(
+        &self,
+        (sql, params): (String, Vec<Param>),
+    ) -> Result<Vec<crate::NamedId>, StoreError> {
+        Ok(self
+            .rows(&sql, &params)?
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2)))
+            .collect())
+    }
+
     /// The plan PostgreSQL chooses for `sql` (`EXPLAIN`), one node a line; with `no_seqscan`,
     /// as it plans when a sequential scan costs more than any index (`enable_seqscan = off`:
     /// a test's small table then shows the plan a large one gets).

@@ -206,7 +206,8 @@ pub(crate) fn latest_sql(d: Dialect, kind: &str) -> (String, Vec<Param>) {
     )
 }
 
-/// The ids of the results of `kind` whose device is one of `devices`, oldest first.
+/// The id, SoC and host name of the results of `kind` whose device is one of `devices`,
+/// oldest first (the columns a machine is told by; no document read).
 pub(crate) fn same_device_sql(d: Dialect, kind: &str, devices: &[String]) -> (String, Vec<Param>) {
     let mut b = Builder {
         dialect: d,
@@ -222,7 +223,7 @@ pub(crate) fn same_device_sql(d: Dialect, kind: &str, devices: &[String]) -> (St
     };
     (
         format!(
-            "SELECT id FROM {}{indexed} WHERE kind = {k} AND {names}
+            "SELECT id, soc, hostname FROM {}{indexed} WHERE kind = {k} AND {names}
              ORDER BY started_unix_ms, id",
             table(d)
         ),

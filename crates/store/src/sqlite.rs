@@ -351,6 +351,20 @@ impl Sqlite {
         rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
     }
 
+    /// The rows of `sql`: an id and two texts.
+    pub(crate) fn named_ids(
+        &self,
+        (sql, params): (String, Vec<Param>),
+    ) -> Result<Vec<crate::NamedId>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(params.iter().map(value)), |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
     /// Store every row of `rows` in one transaction (the statements prepared once): what
     /// `insert` stores for each, far faster for many. Returns how many were new.
     pub(crate) fn insert_many(

@@ -34,11 +34,10 @@ fn latest(store: &Store, ids: &[(&'static str, i64)]) -> Vec<Family> {
             continue;
         };
         let at = (doc.envelope.started.unix_ms, id);
-        // The machine's results of the kind up to this one (the same board's rows only,
-        // through an index), judged by the history's own rule (which of them count, in
-        // which order); this one's judgement is the figures'.
-        let board = doc.envelope.inventory.device.clone().unwrap_or_default();
-        let earlier = store.same_board(kind, &board).unwrap_or_default();
+        // The machine's results of the kind up to this one (its rows only, through an
+        // index), judged by the history's own rule (which of them count, in which order);
+        // this one's judgement is the figures'.
+        let earlier = store.same_machine(kind, &doc).unwrap_or_default();
         let mut machine: Vec<(i64, truebench_model::Document)> = earlier
             .into_iter()
             .filter(|&x| x != id)
