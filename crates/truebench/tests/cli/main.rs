@@ -11,6 +11,7 @@ mod ending;
 mod errors;
 mod export;
 mod farm;
+mod fleet;
 mod full_disk;
 mod generate;
 mod governors;

@@ -8,9 +8,9 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-struct Server {
+pub(crate) struct Server {
     child: Child,
-    addr: String,
+    pub addr: String,
 }
 
 impl Drop for Server {
@@ -24,7 +24,7 @@ fn start(root: &Path) -> Server {
     start_with(root, &[])
 }
 
-fn start_with(root: &Path, extra: &[&str]) -> Server {
+pub(crate) fn start_with(root: &Path, extra: &[&str]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_truebench"))
         .args(["serve", "--listen", "127.0.0.1:0", "--root"])
         .arg(root)
@@ -47,7 +47,7 @@ fn start_with(root: &Path, extra: &[&str]) -> Server {
 
 /// One request; (status line, headers, body). A read timeout makes a stuck server fail the
 /// test instead of hanging it.
-fn get(addr: &str, path: &str, accept: Option<&str>) -> (String, String, String) {
+pub(crate) fn get(addr: &str, path: &str, accept: Option<&str>) -> (String, String, String) {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let mut req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n");
