@@ -124,7 +124,7 @@ for n in "${SIZES[@]}"; do
     else
       size=$(pg_admin "SELECT pg_database_size('fleet_$n') / 1024")
     fi
-    echo "N=$n $b: filled in $(sed -n 's/^seconds=//p' "$DIR/fill") s ($(grep -c . "$DIR/fill") facts: $(sed -n 's/^machines=//p' "$DIR/fill") machines, host ${HOST[$b]} with $(sed -n 's/^runs=//p' "$DIR/fill") runs), ${size} KiB on disk; $EV_LINE"
+    echo "N=$n $b: filled in $(sed -n 's/^seconds=//p' "$DIR/fill") s ($(sed -n 's/^machines=//p' "$DIR/fill") machines, host ${HOST[$b]} with $(sed -n 's/^runs=//p' "$DIR/fill") runs), ${size} KiB on disk; $EV_LINE"
   done
   declare -A T M
   skipped=0
