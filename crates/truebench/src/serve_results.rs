@@ -12,9 +12,12 @@ use truebench_store::Store;
 /// Read the history at most this often; between, the last families are served again.
 const REFRESH: Duration = Duration::from_secs(30);
 
+/// Each kind's latest own result: (kind, id).
+type LatestIds = Vec<(&'static str, i64)>;
+
 /// The latest own result of each kind: one index seek per kind (`Store::latest`), what each
 /// refresh asks first; the rest is read only when one of them changed.
-fn latest_ids(store: &Store) -> Vec<(&'static str, i64)> {
+fn latest_ids(store: &Store) -> LatestIds {
     truebench_model::KINDS
         .iter()
         .filter_map(|k| Some((*k, store.latest(k).ok()??)))
@@ -78,7 +81,7 @@ fn latest(store: &Store, ids: &[(&'static str, i64)]) -> Vec<Family> {
 /// The provider `serve` hands the exporter: reads the history every [`REFRESH`] at most, and
 /// then only the latest result's id of each kind unless one of them changed.
 pub fn provider(db: PathBuf) -> ExtraFamilies {
-    let mut cache: Option<(Instant, Vec<(&'static str, i64)>, Vec<Family>)> = None;
+    let mut cache: Option<(Instant, LatestIds, Vec<Family>)> = None;
     Box::new(move || {
         if let Some((t, _, f)) = &cache {
             if t.elapsed() < REFRESH {
