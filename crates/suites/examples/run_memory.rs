@@ -60,7 +60,11 @@ fn main() {
     let count = taken.clone();
     let opts = SessionOptions {
         sample_interval: Duration::from_millis(2),
-        sources: if all { Sources::ALL } else { Sources::default() },
+        sources: if all {
+            Sources::ALL
+        } else {
+            Sources::default()
+        },
         each_sample: Some(EachSample(Arc::new(move |_, _| {
             count.fetch_add(1, Ordering::Relaxed);
         }))),
@@ -69,7 +73,10 @@ fn main() {
     let mut s = match Session::start(&host, &inv, &opts, Arc::new(AtomicBool::new(false))) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("run_memory: cannot start a session on {}: {e}", dir.path().display());
+            eprintln!(
+                "run_memory: cannot start a session on {}: {e}",
+                dir.path().display()
+            );
             std::process::exit(1);
         }
     };
