@@ -424,12 +424,25 @@ pub fn judge_all(docs: &[&Document]) -> Vec<(usize, Judgement)> {
         })
         .collect();
     let mut out = Vec::new();
-    for (pos, &i) in order.iter().enumerate() {
-        let earlier: Vec<usize> = order[..pos]
-            .iter()
-            .copied()
-            .filter(|&j| docs[j].kind() == docs[i].kind() && same_machine(docs[j], docs[i]))
-            .collect();
+    // The earlier results of each kind and board name (what `same_machine` needs first), so
+    // each result is checked against its board's, not against the whole history.
+    let mut by_board: std::collections::HashMap<(&str, String), Vec<usize>> =
+        std::collections::HashMap::new();
+    for &i in &order {
+        // A result with no board name is no machine to follow (`same_machine`).
+        let earlier: Vec<usize> = match docs[i].envelope.inventory.device.as_deref() {
+            Some(board) => {
+                let before = by_board.entry((docs[i].kind(), norm(board))).or_default();
+                let earlier = before
+                    .iter()
+                    .copied()
+                    .filter(|&j| same_machine(docs[j], docs[i]))
+                    .collect();
+                before.push(i);
+                earlier
+            }
+            None => Vec::new(),
+        };
         let refs: Vec<&Document> = earlier.iter().map(|&j| docs[j]).collect();
         let figs: Vec<&[Metric]> = earlier.iter().map(|&j| figures[j].as_slice()).collect();
         if let Some(mut j) = judge_figures(docs[i], &figures[i], &refs, &figs) {
