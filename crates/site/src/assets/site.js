@@ -168,9 +168,10 @@
       default: return esc(t(key) === null ? "-" : t(key));
     }
   }
-  function rowHtml(D, i, picked) {
+  function rowHtml(D, i, at, picked) {
     var id = D.id[i];
-    var o = "<tr data-id=\"" + id + "\"" + (picked ? " class=\"picked\"" : "") + "><td class=\"pick\"><input type=\"checkbox\" class=\"pick\" value=\"" + id + "\"" + (picked ? " checked" : "") + " aria-label=\"select #" + id + " " + esc(D.text("device", i)) + " for comparing\"></td>";
+    // Its place among all the rows of the view, for a screen reader (only some are drawn).
+    var o = "<tr data-id=\"" + id + "\" aria-rowindex=\"" + (at + 2) + "\"" + (picked ? " class=\"picked\"" : "") + "><td class=\"pick\"><input type=\"checkbox\" class=\"pick\" value=\"" + id + "\"" + (picked ? " checked" : "") + " aria-label=\"select #" + id + " " + esc(D.text("device", i)) + " for comparing\"></td>";
     for (var c = 0; c < COLUMNS.length; c++) {
       var key = COLUMNS[c][0], h = cell(D, i, key);
       o += "<td data-label=\"" + esc(COLUMNS[c][1]) + "\" class=\"c-" + key + (COLUMNS[c][2] ? " num" : "") + (h === "-" ? " empty" : "") + "\">" + h + "</td>";
@@ -264,10 +265,11 @@
       var o = "<tr class=\"spacer\" aria-hidden=\"true\" style=\"height:" + from * rowH + "px\"></tr>";
       for (var i = from; i < to; i++) {
         var r = order.rows[i];
-        o += rowHtml(D, r, picked.has(String(D.id[r])));
+        o += rowHtml(D, r, i, picked.has(String(D.id[r])));
       }
       o += "<tr class=\"spacer\" aria-hidden=\"true\" style=\"height:" + (n - to) * rowH + "px\"></tr>";
       tbody.innerHTML = o;
+      table.setAttribute("aria-rowcount", n + 1);
       // The rows' real height, once: the spacers stand for that many rows.
       var first = tbody.rows[1];
       if (first && first.className !== "spacer" && Math.abs(first.offsetHeight - rowH) > 0.5) {
