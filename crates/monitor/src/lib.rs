@@ -8,6 +8,7 @@ mod collect;
 pub mod effective;
 pub mod exporter;
 pub mod freq;
+mod keep;
 pub mod kmsg;
 pub mod profile;
 pub mod reader;

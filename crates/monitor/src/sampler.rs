@@ -3,6 +3,7 @@
 //! background thread and appends to a shared `Timeline` while a benchmark runs. Neither ever
 //! forks (the Raspberry Pi poller, which must run `vcgencmd`, is a thread of its own).
 
+use crate::keep::Kept;
 use crate::profile::{self, Part};
 use crate::reader::{SampleReader, Sources};
 use crate::rpi::RpiPoller;
@@ -68,7 +69,7 @@ impl Default for SamplerConfig {
 struct Shared {
     /// Shared so a phase boundary can read the power sources on the caller's thread.
     reader: Mutex<SampleReader>,
-    timeline: Mutex<Timeline>,
+    timeline: Mutex<Kept>,
     stop: Mutex<bool>,
     wake: Condvar,
     disabled: Mutex<Vec<String>>,
@@ -109,7 +110,7 @@ impl SampleLoop {
             t0: reader.t0(),
             shared: Arc::new(Shared {
                 reader: Mutex::new(reader),
-                timeline: Mutex::new(timeline),
+                timeline: Mutex::new(Kept::new(timeline)),
                 stop: Mutex::new(false),
                 wake: Condvar::new(),
                 disabled: Mutex::new(Vec::new()),
@@ -137,7 +138,7 @@ impl SampleLoop {
     /// into the loop, with no closure code or vtable on other pages for a tick to touch.
     pub fn run<F: OnSampleFn>(mut self, mut on_sample: Option<F>) -> Timeline {
         self.run_loop(&mut on_sample);
-        let mut tl = std::mem::take(&mut *lock(&self.shared.timeline));
+        let mut tl = lock(&self.shared.timeline).take();
         if self.cfg.keep_samples {
             let mut r = lock(&self.shared.reader);
             r.read_power();
@@ -294,14 +295,16 @@ impl SampleLoop {
         now: Instant,
         on_sample: &mut Option<F>,
     ) -> ControlFlow<()> {
-        let mut s = Sample::default();
+        // Vectors of a sample moved to the file are filled again (see `keep`).
+        let (mut s, mut x) = lock(&self.shared.timeline).take_free();
         r.sample_at(now, &mut s);
         let flow = on_sample
             .as_mut()
             .map_or(ControlFlow::Continue(()), |cb| cb(&s, r.extra()));
+        // The extra readings move to the timeline, not copied; the reader fills `x` next.
+        r.swap_extra(&mut x);
         let mut tl = lock(&self.shared.timeline);
-        tl.samples.push(s);
-        tl.extra.push(r.extra().clone());
+        tl.push(s, x);
         r.record_power(&mut tl.power_readings);
         flow
     }
@@ -312,8 +315,7 @@ impl SampleLoop {
         let mut r = lock(&self.shared.reader);
         let s = r.sample();
         let mut tl = lock(&self.shared.timeline);
-        tl.samples.push(s);
-        tl.extra.push(r.extra().clone());
+        tl.push(s, r.extra().clone());
         r.record_power(&mut tl.power_readings);
     }
 }
@@ -491,7 +493,7 @@ impl Sampler {
 
     /// A copy of the timeline so far.
     pub fn snapshot(&self) -> Timeline {
-        self.lock().clone()
+        self.lock().full()
     }
 
     /// The latest sample (a copy of that one only).
@@ -520,7 +522,7 @@ impl Sampler {
         lock(&self.shared.disabled).clone()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Timeline> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Kept> {
         lock(&self.shared.timeline)
     }
 
@@ -537,7 +539,7 @@ impl Sampler {
     pub fn stop(mut self) -> Timeline {
         self.halt();
         let t = self.boundary();
-        let mut tl = std::mem::take(&mut *self.lock());
+        let mut tl = self.lock().take();
         tl.end_phase(t);
         tl.fill_energy();
         tl

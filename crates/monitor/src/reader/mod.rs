@@ -342,6 +342,12 @@ impl SampleReader {
         &self.extra
     }
 
+    /// Exchange the latest extra readings for `x`: a sampler that keeps them takes them
+    /// without a copy, and the next sample fills `x`'s vectors (every field is written anew).
+    pub(crate) fn swap_extra(&mut self, x: &mut ExtraSample) {
+        std::mem::swap(&mut self.extra, x);
+    }
+
     /// The instant `Sample::t` counts from.
     pub fn t0(&self) -> Instant {
         self.t0

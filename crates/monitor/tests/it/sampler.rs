@@ -131,3 +131,71 @@ fn a_loop_on_this_thread_ends_by_its_callback_or_its_flag() {
     assert!(tl.samples.is_empty());
     setter.join().unwrap();
 }
+
+/// A long session keeps its older samples in a temporary file: every sample taken comes back,
+/// in order, with its extra readings, in a snapshot while sampling and at the end — also
+/// after more samples than memory holds.
+#[test]
+fn a_long_session_gives_back_every_sample() {
+    let host = Host::live();
+    let inv = Inventory::probe(&host);
+    let (tx, rx) = mpsc::channel();
+    let cfg = SamplerConfig {
+        interval: Duration::from_millis(1),
+        sources: truebench_monitor::Sources::ALL,
+        ..Default::default()
+    };
+    let s = Sampler::start(
+        &host,
+        &inv,
+        cfg,
+        Some(Box::new(move |x, _| {
+            let _ = tx.send(x.t);
+            std::ops::ControlFlow::Continue(())
+        })),
+    );
+    s.mark_phase("long", None);
+    // Past the samples kept in memory (1,024), twice over.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut seen = Vec::new();
+    while seen.len() < 2600 && Instant::now() < deadline {
+        seen.extend(rx.recv_timeout(Duration::from_secs(1)).ok());
+    }
+    assert!(
+        seen.len() >= 2600,
+        "only {} samples in a minute",
+        seen.len()
+    );
+    let mid = s.snapshot();
+    let tl = s.stop();
+    // The callback sees a sample just before it joins the timeline: a snapshot taken between
+    // the two misses that one.
+    assert!(
+        mid.samples.len() + 1 >= seen.len(),
+        "{} in the snapshot, {} sent",
+        mid.samples.len(),
+        seen.len()
+    );
+    seen.extend(rx.try_iter());
+    assert_eq!(mid.samples.len(), mid.extra.len());
+    // Every sample sent is kept, and the closing one taken at stop (not sent) may follow.
+    assert!(
+        (seen.len()..=seen.len() + 1).contains(&tl.samples.len()),
+        "{} kept, {} sent",
+        tl.samples.len(),
+        seen.len()
+    );
+    assert_eq!(tl.extra.len(), tl.samples.len());
+    let ts: Vec<f64> = tl.samples.iter().map(|x| x.t).collect();
+    assert_eq!(ts[..seen.len()], seen[..], "in the order taken");
+    assert_eq!(&tl.samples[..mid.samples.len()], &mid.samples[..]);
+    assert!(
+        tl.extra.iter().all(|x| x.dt_s > 0.0),
+        "each with its extra readings"
+    );
+    assert!(tl.extra_header.missing.iter().all(|m| m.what != "samples"));
+    assert_eq!(
+        tl.samples_in(tl.phase("long").unwrap()).len(),
+        tl.samples.len()
+    );
+}
