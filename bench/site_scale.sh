@@ -9,6 +9,9 @@
 # are in the page), the time until every shard is loaded and drawn, and the time of a search
 # for a board, a SoC filter and a sort by 7-zip multi over all rows (each measured around the
 # event, layout included). The machine's other activity is printed beside the builds.
+# Then (CLI=1, the default) the same results stored in an SQLite history and `truebench site`
+# itself timed: a whole build, and a rebuild after one more result is stored — what a user
+# waits for, reading every document from the history.
 #
 # Not a test: prints figures for BENCHMARKS.md. Usage: bench/site_scale.sh [N] [ROUNDS]
 # (default 100000 and 3). DIR=… keeps the site there (default: a temp dir, removed; a site of
@@ -24,6 +27,7 @@ PROFILE=${PROFILE:-release}
 flag=--release
 [ "$PROFILE" = release ] || flag=
 cargo build $flag -q -p truebench-site --example site_scale
+cargo build $flag -q -p truebench
 CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 [ -n "$CHROME" ] || { echo "site_scale: no chromium" >&2; exit 1; }
 KEEP=${DIR:-}
@@ -88,3 +92,22 @@ for r in $(seq "$ROUNDS"); do
     sed -n 's/.*<pre id="out">\([^<]*\)<\/pre>.*/\1/p' | sed 's/&amp;/\&/g')
   echo "round $r: ${out:-no output}"
 done
+
+[ "${CLI:-1}" = 1 ] || exit 0
+echo "== truebench site over an SQLite history of $N results"
+export XDG_DATA_HOME="$WORK/data" TRUEBENCH_LOCK_DIR="$WORK"
+target/$PROFILE/examples/site_scale --history "$N" "$WORK/history.sqlite"
+TB=target/$PROFILE/truebench
+ev_start
+t0=$(date +%s.%N)
+$TB site "$WORK/cli-site" --db "$WORK/history.sqlite" --title fleet
+t1=$(date +%s.%N)
+ev_stop
+echo "truebench site, whole build: $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}') s; machine: $EV_LINE"
+target/$PROFILE/examples/site_scale --history "$((N + 1))" "$WORK/history.sqlite"
+ev_start
+t0=$(date +%s.%N)
+$TB site "$WORK/cli-site" --db "$WORK/history.sqlite" --title fleet
+t1=$(date +%s.%N)
+ev_stop
+echo "truebench site, rebuild after one new result: $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}') s; machine: $EV_LINE"

@@ -3,6 +3,9 @@
 //! files the rebuild wrote and the folder's bytes per result.
 //!
 //! `cargo run -p truebench-site --example site_scale -- N DIR`
+//!
+//! `… -- --history N DB` stores the same generated results 1..=N in the history DB (those it
+//! does not hold yet), for timing `truebench site` itself, which reads every document.
 
 #[path = "../tests/common/site_rows.rs"]
 mod site_rows;
@@ -11,7 +14,35 @@ use std::time::Instant;
 
 use truebench_site::{build_over, write, Options};
 
+/// Store results 1..=n in the history `db` (the ones after those it holds).
+fn history(n: usize, db: &std::path::Path) {
+    let bases = site_rows::bases();
+    let mut store = truebench_store::Store::open(db).unwrap_or_else(|e| panic!("{e}"));
+    let have = store.count().unwrap_or_else(|e| panic!("{e}")) as usize;
+    let t = Instant::now();
+    for id in have + 1..=n {
+        let s = site_rows::one(&bases, id as i64);
+        let got = store.insert(&s.doc).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(got.id, id as i64, "{}: ids out of step", db.display());
+    }
+    println!(
+        "stored results {}..={n} in {} in {:.2} s",
+        have + 1,
+        db.display(),
+        t.elapsed().as_secs_f64()
+    );
+}
+
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("--history") {
+        let a: Vec<String> = std::env::args().skip(2).collect();
+        let n = a.first().and_then(|a| a.parse().ok());
+        match (n, a.get(1)) {
+            (Some(n), Some(db)) => history(n, std::path::Path::new(db)),
+            _ => panic!("usage: site_scale --history N DB"),
+        }
+        return;
+    }
     let mut args = std::env::args().skip(1);
     let n: usize = args
         .next()
