@@ -219,12 +219,15 @@ pub fn build_over(results: &[Stored], opts: &Options, previous: &BTreeMap<String
     let mut reused = BTreeSet::new();
     // Each result's neighbours on its device's list (in the history's order), found once.
     let mut by_device: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut place = Vec::with_capacity(rows.len());
     for (i, r) in rows.iter().enumerate() {
-        by_device.entry(r.device.as_str()).or_default().push(i);
+        let list = by_device.entry(r.device.as_str()).or_default();
+        place.push(list.len());
+        list.push(i);
     }
     for (i, (s, r)) in results.iter().zip(&rows).enumerate() {
         let same = &by_device[r.device.as_str()];
-        let at = same.iter().position(|&j| j == i).unwrap_or(0);
+        let at = place[i];
         let from = at
             .saturating_sub(row::RELATED / 2)
             .min(same.len().saturating_sub(row::RELATED + 1));
