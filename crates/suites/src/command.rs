@@ -248,6 +248,9 @@ pub(crate) fn wait_forwarding_sigint(
     stop: &AtomicBool,
 ) -> std::io::Result<std::process::ExitStatus> {
     let mut forwarded = false;
+    // Sleeps until the child exits or it is time to look at the stop flag (not a wake-up
+    // every few milliseconds: see `exit_wait`).
+    let exit = truebench_workloads::exit_wait::ExitWait::new(child);
     loop {
         if let Some(st) = child.try_wait()? {
             return Ok(st);
@@ -260,6 +263,9 @@ pub(crate) fn wait_forwarding_sigint(
                 libc::kill(child.id() as libc::pid_t, libc::SIGINT);
             }
         }
-        std::thread::sleep(Duration::from_millis(20));
+        exit.wait(STOP_LOOK);
     }
 }
+
+/// How often a wait for a command looks at the stop flag (set by a signal thread).
+const STOP_LOOK: Duration = Duration::from_millis(200);

@@ -5,6 +5,7 @@
 
 pub mod aes;
 pub mod clock;
+pub mod exit_wait;
 pub mod io;
 pub mod iperf3;
 pub mod loads;

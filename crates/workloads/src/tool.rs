@@ -10,6 +10,9 @@ use std::time::{Duration, Instant};
 
 use crate::pin::{pin_command, PinError};
 
+/// How often a wait for a tool looks at the stop flag (set by a signal thread).
+const STOP_LOOK: Duration = Duration::from_millis(200);
+
 /// Directories searched after `$PATH`: Debian installs games (stockfish) in /usr/games, which
 /// root's PATH lacks.
 const EXTRA_DIRS: &[&str] = &[
@@ -176,6 +179,7 @@ pub fn run_tool(
         let on_line = spec.on_line;
         let out_reader = s.spawn(move || read_lines(out, on_line));
         let err_reader = s.spawn(move || read_lines(err, on_line));
+        let exit = crate::exit_wait::ExitWait::new(&child);
         let status = loop {
             match child.try_wait() {
                 Ok(Some(status)) => break Some(status),
@@ -191,7 +195,11 @@ pub fn run_tool(
                 kill_group(&mut child);
                 break child.wait().ok();
             }
-            std::thread::sleep(Duration::from_millis(20));
+            // Until it exits, its timeout, or the next look at the stop flag.
+            let left = spec
+                .timeout
+                .map_or(STOP_LOOK, |t| t.saturating_sub(started.elapsed()));
+            exit.wait(left.min(STOP_LOOK));
         };
         // The tool's own time: a grandchild may hold the pipes open after it ended.
         seconds = started.elapsed().as_secs_f64();

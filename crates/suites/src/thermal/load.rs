@@ -205,6 +205,7 @@ fn command_runs(
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| format!("--load {cmd}: cannot start sh: {e}"))?;
+        let exit = truebench_workloads::exit_wait::ExitWait::new(&child);
         let status = loop {
             match child.try_wait() {
                 Ok(Some(s)) => break Some(s),
@@ -217,7 +218,10 @@ fn command_runs(
                 let _ = child.wait();
                 break None;
             }
-            std::thread::sleep(Duration::from_millis(20));
+            exit.wait(
+                end.saturating_sub(t0.elapsed())
+                    .min(Duration::from_millis(200)),
+            );
         };
         let Some(status) = status else {
             break;
