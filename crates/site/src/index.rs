@@ -1,33 +1,46 @@
-//! `index.html`: every result in one table. The rows are in the page (readable without
-//! script, and by a screen reader as a table); the script sorts and filters them and keeps the
-//! view in the address.
+//! `index.html`: every result in one table. The newest [`IN_PAGE`] rows are in the page (a
+//! plain table: readable without script, and by a screen reader as a table), with every SoC's
+//! page linked below; the script loads every row from the shards (`assets/rows/`), keeps them
+//! as columns, sorts and filters those, shows only the rows in view and keeps the view in the
+//! address.
+//!
+//! The columns a reader compares come first — device, SoC, validity, the scores — and the
+//! wide text after them, so at 1280 px the first screen holds them without scrolling
+//! sideways; a long cell is cut with its whole text in its title.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use crate::{clip, esc, Row};
 
-/// The table's columns: (key the script sorts by, heading, numeric).
+/// The table's columns: (key the script sorts by, heading, numeric). site.js has the same
+/// list (a test holds them equal).
 pub const COLUMNS: [(&str, &str, bool); 18] = [
     ("device", "Device", false),
-    ("kind", "Kind", false),
     ("soc", "SoC", false),
-    ("cores", "Core types", false),
-    ("arch", "Arch", false),
-    ("clock", "Clock", false),
-    ("kernel", "Kernel", false),
-    ("distro", "Distribution", false),
+    ("validity", "Validity", false),
     ("multi", "7-zip multi", true),
     ("single", "7-zip single", true),
     ("aes", "AES", true),
     ("memcpy", "memcpy", true),
     ("memset", "memset", true),
     ("headline", "Headline", false),
-    ("validity", "Validity", false),
+    ("kind", "Kind", false),
     ("date", "Date", false),
+    ("clock", "Clock", false),
+    ("kernel", "Kernel", false),
+    ("cores", "Core types", false),
+    ("arch", "Arch", false),
+    ("distro", "Distribution", false),
     ("tool", "Tool", false),
     ("source", "Source", false),
 ];
+
+/// Rows in the page itself (the newest): what a reader without script sees.
+pub const IN_PAGE: usize = 200;
+
+/// Results listed as unidentified by name below the table (the newest); the rest are counted.
+pub const UNIDENTIFIED_LISTED: usize = 500;
 
 fn num(v: Option<u64>) -> String {
     v.map(|v| v.to_string()).unwrap_or_else(|| "-".into())
@@ -40,7 +53,8 @@ fn published(r: &Row, column: &str) -> String {
         .find(|(c, _, _)| c == column)
         .map(|(_, theirs, _)| {
             format!(
-                "<span class=\"pub\" title=\"the published Results.md row says\">published: {}</span>",
+                " <span class=\"pub\" title=\"the published Results.md row says {}\">published: {}</span>",
+                esc(theirs),
                 esc(theirs)
             )
         })
@@ -62,7 +76,7 @@ fn cell(r: &Row, key: &str) -> String {
                 None => "-".into(),
             },
         },
-        "cores" => esc(&r.cores),
+        "cores" => format!("<span title=\"{}\">{}</span>", esc(&r.cores), esc(&r.cores)),
         "arch" => esc(&r.arch),
         "clock" => format!(
             "{}{}{}",
@@ -85,13 +99,17 @@ fn cell(r: &Row, key: &str) -> String {
             if r.kind == "run" {
                 "-".into()
             } else {
-                esc(&r.headline)
+                format!(
+                    "<span title=\"{}\">{}</span>",
+                    esc(&r.headline),
+                    esc(&r.headline)
+                )
             }
         }
         "validity" => {
             let class = if r.valid { "good" } else { "bad" };
             // The reason in a few words; the whole of it on hover and on the result's page.
-            let short = clip(&r.validity, 70);
+            let short = clip(&r.validity, 40);
             format!(
                 "<span class=\"{class}\" title=\"{}\">{}</span>",
                 esc(&r.validity),
@@ -103,6 +121,28 @@ fn cell(r: &Row, key: &str) -> String {
         "source" => esc(&r.source),
         _ => String::new(),
     }
+}
+
+/// A row of the table as the page holds it (site.js draws the same cells).
+fn tr(r: &Row) -> String {
+    let mut o = format!(
+        "<tr data-id=\"{}\"><td class=\"pick\"><input type=\"checkbox\" class=\"pick\" value=\"{}\" aria-label=\"select {} for comparing\"></td>",
+        r.id,
+        r.id,
+        esc(&r.label)
+    );
+    for (key, head, numeric) in COLUMNS {
+        let c = cell(r, key);
+        let empty = if c == "-" { " empty" } else { "" };
+        let num = if numeric { " num" } else { "" };
+        let _ = write!(
+            o,
+            "<td data-label=\"{}\" class=\"c-{key}{num}{empty}\">{c}</td>",
+            esc(head)
+        );
+    }
+    o.push_str("</tr>");
+    o
 }
 
 fn select(id: &str, label: &str, values: &BTreeSet<String>) -> String {
@@ -118,7 +158,7 @@ fn select(id: &str, label: &str, values: &BTreeSet<String>) -> String {
     o
 }
 
-pub fn page(title: &str, rows: &[Row]) -> String {
+pub fn page(title: &str, rows: &[Row], shards: &[i64]) -> String {
     let mut o = crate::head(title, "").replacen("<main>", "<main class=\"full\">", 1);
     o.push_str(&crate::nav("", title, ""));
     let imported = rows.iter().filter(|r| r.source != "truebench").count();
@@ -160,36 +200,36 @@ pub fn page(title: &str, rows: &[Row]) -> String {
         "<p class=\"count\" id=\"count\" role=\"status\" aria-live=\"polite\">{n} of {n} results</p><button type=\"button\" id=\"compare\" disabled>Compare selected</button><button type=\"button\" id=\"reset\">Show all</button></section>",
         n = rows.len()
     );
-    o.push_str("<section class=\"results\"><div class=\"scroll\"><table id=\"results\" data-stack><caption class=\"vh\">Every stored result; the column headings sort.</caption><thead><tr><th scope=\"col\"><span class=\"vh\">Select for comparing</span></th>");
+    let shown = rows.len().min(IN_PAGE);
+    let _ = write!(
+        o,
+        "<p class=\"muted\" id=\"in-page\">{}</p>",
+        if shown < rows.len() {
+            format!("The newest {shown} of {} results are listed here; the others, sorting and filtering need JavaScript (the rows load from this folder's assets/rows/). Without it, each SoC's page below has its results.", rows.len())
+        } else {
+            "Sorting and filtering need JavaScript; without it the table lists every result, newest first.".to_string()
+        }
+    );
+    let list: Vec<String> = shards.iter().map(|k| k.to_string()).collect();
+    let _ = write!(
+        o,
+        "<section class=\"results\"><div class=\"scroll\" id=\"scroller\"><table id=\"results\" data-count=\"{}\" data-shards=\"{}\"><caption class=\"vh\">Every stored result; the column headings sort.</caption><thead><tr><th scope=\"col\" class=\"pick\"><span class=\"vh\">Select for comparing</span></th>",
+        rows.len(),
+        list.join(",")
+    );
     for (key, head, numeric) in COLUMNS {
         let _ = write!(
             o,
-            "<th scope=\"col\" aria-sort=\"none\"{}><button type=\"button\" data-sort=\"{key}\">{}</button></th>",
-            if numeric { " class=\"num\"" } else { "" },
+            "<th scope=\"col\" aria-sort=\"none\" class=\"c-{key}{}\"><button type=\"button\" data-sort=\"{key}\">{}</button></th>",
+            if numeric { " num" } else { "" },
             esc(head)
         );
     }
     o.push_str("</tr></thead><tbody>");
-    for r in rows {
-        let _ = write!(
-            o,
-            "<tr data-id=\"{}\"><td><input type=\"checkbox\" class=\"pick\" value=\"{}\" aria-label=\"select {} for comparing\"></td>",
-            r.id,
-            r.id,
-            esc(&r.label)
-        );
-        for (key, head, numeric) in COLUMNS {
-            let c = cell(r, key);
-            // On a phone a row is a card: a figure it does not have is left out.
-            let class = match (numeric, c == "-") {
-                (true, true) => " class=\"num empty\"",
-                (true, false) => " class=\"num\"",
-                (false, true) => " class=\"empty\"",
-                (false, false) => "",
-            };
-            let _ = write!(o, "<td data-label=\"{}\"{class}>{c}</td>", esc(head));
-        }
-        o.push_str("</tr>");
+    let mut newest: Vec<&Row> = rows.iter().collect();
+    newest.sort_by_key(|r| std::cmp::Reverse((r.unix_ms, r.id)));
+    for r in newest.into_iter().take(IN_PAGE) {
+        o.push_str(&tr(r));
     }
     o.push_str("</tbody></table></div></section>");
     // Every SoC with its page.
@@ -219,15 +259,21 @@ pub fn page(title: &str, rows: &[Row]) -> String {
         o.push_str("</ul>");
     }
     // Results that name no chip: listed with their answer and layout, never dropped.
-    let unidentified: Vec<&Row> = rows.iter().filter(|r| r.soc.is_none()).collect();
+    let mut unidentified: Vec<&Row> = rows.iter().filter(|r| r.soc.is_none()).collect();
+    unidentified.sort_by_key(|r| std::cmp::Reverse((r.unix_ms, r.id)));
     if !unidentified.is_empty() {
+        let n = unidentified.len();
         let _ = write!(
             o,
-            "<h3 id=\"unidentified\">Unidentified</h3><p class=\"muted\">{} result{} whose evidence names no chip: the answer (a core layout several chips share, a vendor, another tool's guess) and the cores.</p><ul class=\"unidentified\">",
-            unidentified.len(),
-            if unidentified.len() == 1 { "" } else { "s" }
+            "<h3 id=\"unidentified\">Unidentified</h3><p class=\"muted\">{n} result{} whose evidence names no chip: the answer (a core layout several chips share, a vendor, another tool's guess) and the cores{}.</p><ul class=\"unidentified\">",
+            if n == 1 { "" } else { "s" },
+            if n > UNIDENTIFIED_LISTED {
+                format!("; the newest {UNIDENTIFIED_LISTED} here, every one in the table (SoC “unidentified”)")
+            } else {
+                String::new()
+            }
         );
-        for r in unidentified {
+        for r in unidentified.into_iter().take(UNIDENTIFIED_LISTED) {
             let _ = write!(
                 o,
                 "<li><a href=\"{}\">{}</a> — {} <small>{}</small></li>",
@@ -246,4 +292,25 @@ pub fn page(title: &str, rows: &[Row]) -> String {
     o.push_str("</section>");
     o.push_str(&crate::foot("", true));
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// site.js draws the rows the script shows with the same columns in the same order.
+    #[test]
+    fn the_script_has_the_same_columns() {
+        let mut at = 0;
+        for (key, head, numeric) in COLUMNS {
+            let entry = format!(
+                "[\"{key}\", \"{head}\"{}]",
+                if numeric { ", 1" } else { "" }
+            );
+            let found = crate::SITE_JS[at..]
+                .find(&entry)
+                .unwrap_or_else(|| panic!("site.js has no {entry} after the previous column"));
+            at += found + entry.len();
+        }
+    }
 }

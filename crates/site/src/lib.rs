@@ -2,7 +2,10 @@
 //! `file://` and from any plain web server, with nothing loaded from outside it:
 //!
 //! - `index.html`: every result in one table (the Results.md columns and the evidence's),
-//!   sortable and filterable, the view's state in the address (`#sort=aes:desc&soc=RK3588`);
+//!   sortable and filterable, the view's state in the address (`#sort=aes:desc&soc=RK3588`).
+//!   The page holds the newest [`index::IN_PAGE`] rows as a plain table (readable without
+//!   script); the script loads every row from `assets/rows/` shards into a column store and
+//!   shows them in a virtualised table (only the rows in view are in the page);
 //! - `r/<id>.html`: the result's report page (every kind), linked back and to the results of
 //!   the same device and SoC;
 //! - `soc/<name>.html`: the results of one chip — the chip a result names (device tree,
@@ -13,7 +16,8 @@
 //!   listed under "Unidentified" in the index with its answer and cores, never dropped;
 //! - `compare.html#ids=3,7`: two to four results side by side with `compare`'s differences
 //!   and every reason the comparison is unfair;
-//! - `assets/`: the stylesheets, the script and the results' data, once for every page.
+//! - `assets/`: the stylesheets, the script, and the results' data as shards of [`shards::SHARD`]
+//!   ids (`rows/` for the index, `detail/` for compare), so one new result changes one shard.
 //!
 //! [`build`] makes the files in memory (pure: same input, same bytes); [`write::write`] puts
 //! them in the folder, replacing only what changed and never deleting a file it did not write.
@@ -22,15 +26,19 @@ mod charts;
 mod compare;
 mod index;
 mod row;
+pub mod shards;
 mod soc;
 pub mod write;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use sha2::{Digest, Sha256};
 
 use truebench_model::Document;
 use truebench_sbcbench::row::MarkdownRow;
 use truebench_store::Entry;
 
+pub use index::{COLUMNS, IN_PAGE};
 pub use row::Row;
 
 /// One stored result: its history entry and its document.
@@ -53,6 +61,13 @@ pub struct Options {
 #[derive(Debug, Clone, Default)]
 pub struct Site {
     pub files: BTreeMap<String, Vec<u8>>,
+    /// Each result page's input key: a digest of everything the page is made from (the
+    /// truebench version, the title, the result's row with its figures and fairness, its
+    /// standing and its neighbours' links).
+    pub keys: BTreeMap<String, String>,
+    /// Result pages not made again because the last build made them from the same inputs
+    /// (their files in the folder are kept as they are).
+    pub reused: BTreeSet<String>,
 }
 
 pub(crate) const SITE_CSS: &str = include_str!("assets/site.css");
@@ -83,7 +98,7 @@ pub(crate) fn head(title: &str, up: &str) -> String {
 
 pub(crate) fn foot(up: &str, scripts: bool) -> String {
     let s = if scripts {
-        format!("<script src=\"{up}assets/data.js\"></script><script src=\"{up}assets/site.js\"></script>")
+        format!("<script src=\"{up}assets/site.js\"></script>")
     } else {
         String::new()
     };
@@ -122,6 +137,13 @@ pub(crate) fn slug(s: &str) -> String {
 /// Build every file of the site from the stored results (newest first is the index's order
 /// until the reader sorts it).
 pub fn build(results: &[Stored], opts: &Options) -> Site {
+    build_over(results, opts, &BTreeMap::new())
+}
+
+/// [`build`], but a result page whose input key is the one in `previous` (the last build's,
+/// [`write::keys`]) is not made again: it is listed in [`Site::reused`] and its file kept. A
+/// new result then costs its own page, its shard, the index and the pages it changes.
+pub fn build_over(results: &[Stored], opts: &Options, previous: &BTreeMap<String, String>) -> Site {
     let title = if opts.title.trim().is_empty() {
         "truebench results".to_string()
     } else {
@@ -149,17 +171,18 @@ pub fn build(results: &[Stored], opts: &Options) -> Site {
         }
     }
     // Each result against its machine's previous one, and where it stands among the site's
-    // results of its SoC and tool versions.
+    // results of its SoC and tool versions (both in time that grows with the history, not
+    // with its square).
     let docs: Vec<&Document> = results.iter().map(|s| &s.doc).collect();
     for (i, j) in truebench_store::regress::judge_all(&docs) {
         let base = format!("#{}", rows[j.baseline].id);
         rows[i].regressions = j.findings(&base).into_iter().map(|f| f.message).collect();
     }
-    for (i, s) in results.iter().enumerate() {
-        rows[i].standing = truebench_store::standing::standing(&s.doc, &docs)
-            .iter()
-            .map(|x| x.text())
-            .collect();
+    for (r, st) in rows
+        .iter_mut()
+        .zip(truebench_store::standing::standing_all(&docs))
+    {
+        r.standing = st.iter().map(|x| x.text()).collect();
     }
     let mut files = BTreeMap::new();
     files.insert(
@@ -168,36 +191,116 @@ pub fn build(results: &[Stored], opts: &Options) -> Site {
     );
     files.insert("assets/site.css".to_string(), SITE_CSS.as_bytes().to_vec());
     files.insert("assets/site.js".to_string(), SITE_JS.as_bytes().to_vec());
-    files.insert(
-        "assets/data.js".to_string(),
-        row::data_js(&rows).into_bytes(),
-    );
+    let mut by_shard: BTreeMap<i64, Vec<&Row>> = BTreeMap::new();
+    for r in &rows {
+        by_shard.entry(shards::shard_of(r.id)).or_default().push(r);
+    }
+    for (k, list) in &mut by_shard {
+        list.sort_by_key(|r| r.id);
+        files.insert(
+            format!("assets/rows/{}", shards::file(*k)),
+            shards::rows_js(*k, list).into_bytes(),
+        );
+        files.insert(
+            format!("assets/detail/{}", shards::file(*k)),
+            shards::detail_js(*k, list).into_bytes(),
+        );
+    }
+    let shard_ids: Vec<i64> = by_shard.keys().copied().collect();
     files.insert(
         "index.html".to_string(),
-        index::page(&title, &rows).into_bytes(),
+        index::page(&title, &rows, &shard_ids).into_bytes(),
     );
     files.insert(
         "compare.html".to_string(),
         compare::page(&title).into_bytes(),
     );
-    for (s, r) in results.iter().zip(&rows) {
-        files.insert(
-            format!("r/{}.html", r.id),
-            row::result_page(&title, s, r, &rows).into_bytes(),
-        );
+    let mut keys = BTreeMap::new();
+    let mut reused = BTreeSet::new();
+    // Each result's neighbours on its device's list (in the history's order), found once.
+    let mut by_device: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut place = Vec::with_capacity(rows.len());
+    for (i, r) in rows.iter().enumerate() {
+        let list = by_device.entry(r.device.as_str()).or_default();
+        place.push(list.len());
+        list.push(i);
     }
-    for (name, members) in soc::groups(&rows) {
-        let chosen: Vec<(&Stored, &Row)> = results
+    for (i, (s, r)) in results.iter().zip(&rows).enumerate() {
+        let same = &by_device[r.device.as_str()];
+        let at = place[i];
+        let from = at
+            .saturating_sub(row::RELATED / 2)
+            .min(same.len().saturating_sub(row::RELATED + 1));
+        let near: Vec<&Row> = same[from..]
             .iter()
-            .zip(&rows)
-            .filter(|(_, r)| members.contains(&r.id))
+            .filter(|&&j| j != i)
+            .take(row::RELATED)
+            .map(|&j| &rows[j])
             .collect();
+        let path = format!("r/{}.html", r.id);
+        let key = page_key(&title, s, r, &near);
+        if previous.get(&path) == Some(&key) {
+            reused.insert(path.clone());
+        } else {
+            files.insert(
+                path.clone(),
+                row::result_page(&title, s, r, &near).into_bytes(),
+            );
+        }
+        keys.insert(path, key);
+    }
+    let mut members: BTreeMap<String, Vec<(&Stored, &Row)>> = BTreeMap::new();
+    for (s, r) in results.iter().zip(&rows) {
+        if let Some(name) = &r.soc {
+            members.entry(name.clone()).or_default().push((s, r));
+        }
+    }
+    for (name, chosen) in members {
         files.insert(
             format!("soc/{}.html", slug(&name)),
             soc::page(&title, &name, &chosen).into_bytes(),
         );
     }
-    Site { files }
+    Site {
+        files,
+        keys,
+        reused,
+    }
+}
+
+/// A digest of what a result's page is made from: the page is the same when this is.
+fn page_key(title: &str, s: &Stored, r: &Row, near: &[&Row]) -> String {
+    let mut h = Sha256::new();
+    let e = &s.doc.envelope;
+    let part = |h: &mut Sha256, b: &[u8]| {
+        h.update((b.len() as u64).to_le_bytes());
+        h.update(b);
+    };
+    part(&mut h, env!("CARGO_PKG_VERSION").as_bytes());
+    part(&mut h, title.as_bytes());
+    part(
+        &mut h,
+        serde_json::to_string(r).unwrap_or_default().as_bytes(),
+    );
+    part(&mut h, r.standing.join("\n").as_bytes());
+    for x in near {
+        part(&mut h, format!("{} {}", x.id, x.label).as_bytes());
+    }
+    // What the report shows beyond the row: its phases, findings and timeline, by size.
+    part(
+        &mut h,
+        format!(
+            "{} {} {} {}",
+            e.started.utc,
+            e.phases.len(),
+            e.findings.len(),
+            serde_json::to_string(&e.findings)
+                .map(|f| f.len())
+                .unwrap_or(0)
+        )
+        .as_bytes(),
+    );
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

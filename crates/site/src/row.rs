@@ -257,27 +257,14 @@ pub fn row(s: &Stored, published: &[MarkdownRow]) -> Row {
     r
 }
 
-/// The results' data for the script: `window.TRUEBENCH_SITE = {…}` (a script, not JSON to
-/// fetch: a page opened from `file://` may not fetch).
-pub fn data_js(rows: &[Row]) -> String {
-    let json = serde_json::to_string(&serde_json::json!({ "rows": rows }))
-        .unwrap_or_else(|_| "{\"rows\":[]}".into())
-        // A closing script tag inside a string must not end the script.
-        .replace("</", "<\\/");
-    format!("window.TRUEBENCH_SITE = {json};\n")
-}
+/// How many results of the same device a result's page links to.
+pub const RELATED: usize = 12;
 
-/// A result's page: its report in the site's frame, with links back and to the results of
-/// the same device and SoC.
-pub fn result_page(title: &str, s: &Stored, r: &Row, all: &[Row]) -> String {
+/// A result's page: its report in the site's frame, with links back, to its SoC's page and to
+/// `device`: up to [`RELATED`] results of the same device around it in the history (its
+/// neighbours, so a new result changes the pages of the few results next to it, not of all).
+pub fn result_page(title: &str, s: &Stored, r: &Row, device: &[&Row]) -> String {
     let mut extra = String::new();
-    let same = |f: &dyn Fn(&Row) -> bool| -> Vec<&Row> {
-        all.iter()
-            .filter(|x| x.id != r.id && f(x))
-            .take(12)
-            .collect()
-    };
-    let device = same(&|x| x.device == r.device);
     let _ = write!(
         extra,
         "<div class=\"related\"><span>Same device (<a href=\"../index.html#q={}\">{}</a>):</span> ",
@@ -287,7 +274,7 @@ pub fn result_page(title: &str, s: &Stored, r: &Row, all: &[Row]) -> String {
     if device.is_empty() {
         extra.push_str("<span class=\"muted\">no other result</span>");
     }
-    for x in device {
+    for x in device.iter() {
         let _ = write!(
             extra,
             "<a href=\"{}.html\" title=\"{}\">#{}</a> ",
@@ -298,13 +285,11 @@ pub fn result_page(title: &str, s: &Stored, r: &Row, all: &[Row]) -> String {
     }
     extra.push_str("</div>");
     if let (Some(soc), Some(href)) = (&r.soc, &r.soc_href) {
-        let n = all.iter().filter(|x| x.soc.as_ref() == Some(soc)).count();
         let _ = write!(
             extra,
-            "<div class=\"related\"><span>Same SoC:</span> <a href=\"../{}\">{} ({n} result{})</a></div>",
+            "<div class=\"related\"><span>Same SoC:</span> <a href=\"../{}\">{}</a></div>",
             esc(href),
             esc(soc),
-            if n == 1 { "" } else { "s" }
         );
     }
     if !r.regressions.is_empty() {

@@ -90,17 +90,6 @@ pub fn chip_key(chip: &str) -> String {
     t.to_lowercase()
 }
 
-/// Chip → the ids of its results, for every chip some result names.
-pub fn groups(rows: &[Row]) -> BTreeMap<String, Vec<i64>> {
-    let mut g: BTreeMap<String, Vec<i64>> = BTreeMap::new();
-    for r in rows {
-        if let Some(c) = &r.soc {
-            g.entry(c.clone()).or_default().push(r.id);
-        }
-    }
-    g
-}
-
 /// The run scores charted: (key, title, unit, value).
 type Score = (
     &'static str,
@@ -248,6 +237,128 @@ pub fn explain(score: fn(&Row) -> Option<u64>, key: &str, rows: &[&Row]) -> Vec<
     o
 }
 
+/// Results beyond which a SoC's page summarises per board instead of a dot and a table row
+/// per result (a page of every result of a chip a fleet runs on would not open on a phone).
+pub const LIST_MAX: usize = 500;
+
+/// Boards charted on a summarised page (the ones with the most results); the table lists all.
+pub const BOARDS_CHARTED: usize = 60;
+
+/// Regressions listed on a SoC's page (the newest); the rest are counted.
+pub const REGRESSIONS_LISTED: usize = 50;
+
+/// One board's results of a score: count, median, range.
+struct Board<'a> {
+    device: &'a str,
+    results: usize,
+    valid: usize,
+    /// Per score (as [`SCORES`]): (results with it, median, lowest, highest).
+    scores: Vec<Option<(usize, f64, f64, f64)>>,
+}
+
+fn boards<'a>(rows: &[&'a Row]) -> Vec<Board<'a>> {
+    let mut by: BTreeMap<&str, Vec<&Row>> = BTreeMap::new();
+    for r in rows {
+        by.entry(r.device.as_str()).or_default().push(r);
+    }
+    let mut out: Vec<Board<'a>> = by
+        .into_iter()
+        .map(|(device, rs)| Board {
+            device,
+            results: rs.len(),
+            valid: rs.iter().filter(|r| r.valid).count(),
+            scores: SCORES
+                .iter()
+                .map(|(_, _, _, f)| {
+                    let v: Vec<f64> = rs.iter().filter_map(|r| f(r).map(|x| x as f64)).collect();
+                    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+                    let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    median(&v).map(|m| (v.len(), m, lo, hi))
+                })
+                .collect(),
+        })
+        .collect();
+    out.sort_by(|a, b| b.results.cmp(&a.results).then(a.device.cmp(b.device)));
+    out
+}
+
+/// The summary of a SoC with more than [`LIST_MAX`] results: per board its count, median and
+/// range of each score, and a chart of the boards' medians.
+fn summary(o: &mut String, soc: &str, rows: &[&Row]) {
+    let boards = boards(rows);
+    let _ = write!(
+        o,
+        "<section><h2>Scores across boards</h2><p class=\"muted\" id=\"summarised\">{} results: more than {LIST_MAX}, so summarised per board — one dot per board at its median (the {} boards with the most results; every board in the table below). Each board's results are in <a href=\"../index.html#soc={}\">the index</a>.</p><div class=\"dots\">",
+        rows.len(),
+        boards.len().min(BOARDS_CHARTED),
+        esc(&crate::row::url_part(soc))
+    );
+    let labels: Vec<String> = boards
+        .iter()
+        .map(|b| format!("{} ({})", b.device, b.results))
+        .collect();
+    for (n, (key, name, unit, _)) in SCORES.iter().enumerate() {
+        let mut d: Vec<Dot<'_>> = boards
+            .iter()
+            .zip(&labels)
+            .take(BOARDS_CHARTED)
+            .filter_map(|(b, label)| {
+                b.scores[n].map(|(_, m, _, _)| Dot {
+                    label,
+                    value: m,
+                    href: format!(
+                        "../index.html#q={}&soc={}",
+                        crate::row::url_part(b.device),
+                        crate::row::url_part(soc)
+                    ),
+                    valid: b.valid * 2 >= b.results,
+                })
+            })
+            .collect();
+        if !d.is_empty() {
+            o.push_str(&dots(&format!("c-{key}"), name, unit, &mut d));
+        }
+    }
+    o.push_str("</div></section>");
+    o.push_str("<section><h2>Boards</h2><div class=\"scroll\"><table data-stack id=\"boards\"><thead><tr><th scope=\"col\">Board</th><th scope=\"col\" class=\"num\">Results</th><th scope=\"col\" class=\"num\">Valid</th>");
+    for (_, name, unit, _) in SCORES {
+        let _ = write!(
+            o,
+            "<th scope=\"col\" class=\"num\">{} <small>median (range) {}</small></th>",
+            esc(name),
+            esc(unit)
+        );
+    }
+    o.push_str("</tr></thead><tbody>");
+    for b in &boards {
+        let _ = write!(
+            o,
+            "<tr><td data-label=\"Board\"><a href=\"../index.html#q={}&amp;soc={}\">{}</a></td><td data-label=\"Results\" class=\"num\">{}</td><td data-label=\"Valid\" class=\"num\">{}</td>",
+            esc(&crate::row::url_part(b.device)),
+            esc(&crate::row::url_part(soc)),
+            esc(b.device),
+            b.results,
+            b.valid
+        );
+        for ((_, name, _, _), s) in SCORES.iter().zip(&b.scores) {
+            let text = match s {
+                Some((_, m, lo, hi)) if lo < hi => {
+                    format!("{} ({}–{})", fig(*m), fig(*lo), fig(*hi))
+                }
+                Some((_, m, _, _)) => fig(*m),
+                None => "-".into(),
+            };
+            let _ = write!(
+                o,
+                "<td data-label=\"{}\" class=\"num\">{text}</td>",
+                esc(name)
+            );
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</tbody></table></div></section>");
+}
+
 pub fn page(title: &str, soc: &str, chosen: &[(&Stored, &Row)]) -> String {
     let mut o = crate::head(&format!("{soc} — {title}"), "../");
     o.push_str(&crate::nav("../", title, ""));
@@ -298,14 +409,23 @@ pub fn page(title: &str, soc: &str, chosen: &[(&Stored, &Row)]) -> String {
         esc(&crate::row::url_part(soc))
     );
     // A mark for every result that moved against its machine's previous one.
-    let moved: Vec<&Row> = rows
+    let mut moved: Vec<&Row> = rows
         .iter()
         .copied()
         .filter(|r| !r.regressions.is_empty())
         .collect();
+    moved.sort_by_key(|r| std::cmp::Reverse((r.unix_ms, r.id)));
     if !moved.is_empty() {
-        o.push_str("<section class=\"regress\"><h2>Regressions and improvements</h2><p class=\"muted\">Figures beyond the noise band against the same machine's previous result, and what differs.</p><ul>");
-        for r in moved {
+        let _ = write!(
+            o,
+            "<section class=\"regress\"><h2>Regressions and improvements</h2><p class=\"muted\">Figures beyond the noise band against the same machine's previous result, and what differs{}.</p><ul>",
+            if moved.len() > REGRESSIONS_LISTED {
+                format!(": the newest {REGRESSIONS_LISTED} of {} results that moved", moved.len())
+            } else {
+                String::new()
+            }
+        );
+        for r in moved.into_iter().take(REGRESSIONS_LISTED) {
             for m in &r.regressions {
                 let _ = write!(
                     o,
@@ -321,7 +441,11 @@ pub fn page(title: &str, soc: &str, chosen: &[(&Stored, &Row)]) -> String {
         o.push_str("</ul></section>");
     }
     let runs: Vec<&Row> = rows.iter().copied().filter(|r| r.kind == "run").collect();
-    if !runs.is_empty() {
+    let summarised = rows.len() > LIST_MAX;
+    if summarised {
+        summary(&mut o, soc, &rows);
+    }
+    if !summarised && !runs.is_empty() {
         o.push_str("<section><h2>Scores across boards</h2><p class=\"muted\">One dot per result (red: not valid), the dashed line at the median. A dot leads to its result.</p><div class=\"dots\">");
         for (key, name, unit, f) in SCORES {
             let mut d: Vec<Dot<'_>> = runs
@@ -341,6 +465,8 @@ pub fn page(title: &str, soc: &str, chosen: &[(&Stored, &Row)]) -> String {
             o.push_str(&dots(&format!("c-{key}"), name, unit, &mut d));
         }
         o.push_str("</div></section>");
+    }
+    if !runs.is_empty() {
         o.push_str("<section><h2>What explains the spread</h2>");
         let mut any = false;
         for (key, name, unit, f) in SCORES {
@@ -388,6 +514,10 @@ pub fn page(title: &str, soc: &str, chosen: &[(&Stored, &Row)]) -> String {
             o.push_str("<p class=\"muted\">One result per score: no spread to explain.</p>");
         }
         o.push_str("</section>");
+    }
+    if summarised {
+        o.push_str(&crate::foot("../", false));
+        return o;
     }
     // The evidence per result.
     o.push_str("<section><h2>Results</h2><div class=\"scroll\"><table data-stack><thead><tr><th scope=\"col\">Result</th><th scope=\"col\">Kind</th><th scope=\"col\">Clock reached</th><th scope=\"col\">Kernel</th><th scope=\"col\">Memory</th><th scope=\"col\">7-zip</th><th scope=\"col\">OpenSSL</th><th scope=\"col\">Headline</th><th scope=\"col\">Validity</th></tr></thead><tbody>");

@@ -22,6 +22,12 @@ use crate::Site;
 /// The list of files the last build wrote, with their digests: `<sha256>  <path>` per line.
 pub const MANIFEST: &str = ".truebench-site";
 
+/// What each result page was made from (its input key: [`crate::Site::keys`]), `<key>  <path>`
+/// per line: a rebuild whose inputs for a page are the same leaves the page as it is instead
+/// of making it again. Only pages whose file is whole are listed (a page being replaced is
+/// left out until it is in place).
+pub const KEYS: &str = ".truebench-keys";
+
 #[derive(Debug, thiserror::Error)]
 pub enum SiteError {
     #[error("{path}: {source}")]
@@ -35,6 +41,8 @@ pub enum SiteError {
     NotAFile { path: String, why: String },
     #[error("{path}: not a path inside the site folder")]
     BadPath { path: String },
+    #[error("{path}: kept from the last build but no longer there or not listed in {MANIFEST}; build again (the page will be made anew)")]
+    Missing { path: String },
     #[error("{path}: {source}; nothing was replaced: the folder holds the earlier build, whole")]
     Staging {
         path: String,
@@ -131,6 +139,33 @@ fn listing(m: &BTreeMap<String, Vec<String>>) -> String {
     s
 }
 
+/// The input keys of the pages the last build in `dir` made whose files are there: path →
+/// key (empty when there is no list or it cannot be read: every page is then made anew).
+pub fn keys(dir: &Path) -> BTreeMap<String, String> {
+    let Ok(Some(Some(b))) = read_existing(&dir.join(KEYS)) else {
+        return BTreeMap::new();
+    };
+    String::from_utf8_lossy(&b)
+        .lines()
+        .filter_map(|l| l.split_once("  "))
+        .filter(|(_, p)| {
+            target(dir, p)
+                .ok()
+                .and_then(|t| std::fs::symlink_metadata(t).ok())
+                .is_some_and(|m| m.is_file())
+        })
+        .map(|(k, p)| (p.to_string(), k.to_string()))
+        .collect()
+}
+
+fn key_listing<'a>(keys: impl Iterator<Item = (&'a String, &'a String)>) -> String {
+    let mut s = String::new();
+    for (rel, k) in keys {
+        s.push_str(&format!("{k}  {rel}\n"));
+    }
+    s
+}
+
 /// The prefix of this writer's temporary files.
 const TEMP_PREFIX: &str = ".truebench-site-";
 
@@ -195,6 +230,21 @@ pub fn write(site: &Site, dir: &Path) -> Result<Written, SiteError> {
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let old = manifest(dir)?;
     let mut out = Written::default();
+    // Pages kept from the last build: there, and listed as this writer's.
+    for rel in &site.reused {
+        let path = target(dir, rel)?;
+        let there = std::fs::symlink_metadata(&path)
+            .ok()
+            .filter(|m| m.is_file());
+        match there {
+            Some(m) if old.contains_key(rel) => out.bytes += m.len(),
+            _ => {
+                return Err(SiteError::Missing {
+                    path: path.display().to_string(),
+                })
+            }
+        }
+    }
     // First every check, so a refusal leaves the folder as it was.
     let mut plan: Vec<(PathBuf, &str, &[u8], String, bool)> = Vec::new();
     for (rel, bytes) in &site.files {
@@ -244,6 +294,15 @@ pub fn write(site: &Site, dir: &Path) -> Result<Written, SiteError> {
             }
         }
         replace(&dir.join(MANIFEST), listing(&during).as_bytes())?;
+        // The keys of the pages about to be replaced go first: a build killed among the
+        // renames leaves them to be made again.
+        let changing: std::collections::BTreeSet<&str> =
+            plan.iter().filter(|p| p.4).map(|p| p.1).collect();
+        let whole = site
+            .keys
+            .iter()
+            .filter(|(rel, _)| !changing.contains(rel.as_str()));
+        replace(&dir.join(KEYS), key_listing(whole).as_bytes())?;
     }
     let mut after = BTreeMap::new();
     let mut staged = staged.into_iter();
@@ -258,8 +317,12 @@ pub fn write(site: &Site, dir: &Path) -> Result<Written, SiteError> {
         out.bytes += bytes.len() as u64;
         after.insert(rel.to_string(), vec![digest]);
     }
+    for rel in &site.reused {
+        out.unchanged += 1;
+        after.insert(rel.clone(), old[rel].clone());
+    }
     for (rel, digests) in &old {
-        if site.files.contains_key(rel) {
+        if site.files.contains_key(rel) || site.reused.contains(rel) {
             continue;
         }
         let Ok(path) = target(dir, rel) else { continue };
@@ -273,6 +336,7 @@ pub fn write(site: &Site, dir: &Path) -> Result<Written, SiteError> {
         }
     }
     replace(&dir.join(MANIFEST), listing(&after).as_bytes())?;
+    replace(&dir.join(KEYS), key_listing(site.keys.iter()).as_bytes())?;
     Ok(out)
 }
 
@@ -286,6 +350,7 @@ mod tests {
                 .iter()
                 .map(|(p, c)| (p.to_string(), c.as_bytes().to_vec()))
                 .collect(),
+            ..Site::default()
         }
     }
 
@@ -345,7 +410,7 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         names.sort();
-        assert_eq!(names, [MANIFEST, "index.html", "new.html"]);
+        assert_eq!(names, [KEYS, MANIFEST, "index.html", "new.html"]);
         assert_eq!(
             manifest(d.path()).unwrap().get("new.html"),
             Some(&vec![hex(b"n2")])

@@ -194,16 +194,36 @@ pub fn norm(s: &str) -> String {
 
 /// Whether `a` and `b` are results of the same machine (see the module's rule).
 pub fn same_machine(a: &Document, b: &Document) -> bool {
-    let (x, y) = (&a.envelope, &b.envelope);
-    let both = |f: fn(&truebench_model::Envelope) -> Option<String>| match (f(x), f(y)) {
-        (Some(p), Some(q)) => norm(&p) == norm(&q),
+    same_names(&Names::of(a), &Names::of(b))
+}
+
+/// What names a result's machine, normalised once: board, SoC, host name.
+struct Names {
+    device: Option<String>,
+    soc: Option<String>,
+    host: Option<String>,
+}
+
+impl Names {
+    fn of(d: &Document) -> Names {
+        let e = &d.envelope;
+        Names {
+            device: e.inventory.device.as_deref().map(norm),
+            soc: e.inventory.soc.as_ref().map(|s| norm(&s.name)),
+            host: e.hostname.as_deref().map(norm),
+        }
+    }
+}
+
+fn same_names(x: &Names, y: &Names) -> bool {
+    let both = |p: &Option<String>, q: &Option<String>| match (p, q) {
+        (Some(p), Some(q)) => p == q,
         _ => true,
     };
-    let device = |e: &truebench_model::Envelope| e.inventory.device.clone();
     // A board must be named by both: "unknown" is no machine to follow.
-    matches!((device(x), device(y)), (Some(p), Some(q)) if norm(&p) == norm(&q) && !norm(&p).is_empty())
-        && both(|e| e.inventory.soc.as_ref().map(|s| s.name.clone()))
-        && both(|e| e.hostname.clone())
+    matches!((&x.device, &y.device), (Some(p), Some(q)) if p == q && !p.is_empty())
+        && both(&x.soc, &y.soc)
+        && both(&x.host, &y.host)
 }
 
 /// A result that can be a baseline or be judged: complete, valid and comparable.
@@ -424,12 +444,29 @@ pub fn judge_all(docs: &[&Document]) -> Vec<(usize, Judgement)> {
         })
         .collect();
     let mut out = Vec::new();
-    for (pos, &i) in order.iter().enumerate() {
-        let earlier: Vec<usize> = order[..pos]
-            .iter()
-            .copied()
-            .filter(|&j| docs[j].kind() == docs[i].kind() && same_machine(docs[j], docs[i]))
-            .collect();
+    // The earlier results of each kind and board name (what `same_machine` needs first), so
+    // each result is checked against its board's, not against the whole history.
+    let names: Vec<Option<Names>> = (0..docs.len())
+        .map(|i| counts(docs[i]).then(|| Names::of(docs[i])))
+        .collect();
+    let mut by_board: std::collections::HashMap<(&str, &str), Vec<usize>> =
+        std::collections::HashMap::new();
+    for &i in &order {
+        let mine = names[i].as_ref().expect("named: it counts");
+        // A result with no board name is no machine to follow (`same_machine`).
+        let earlier: Vec<usize> = match mine.device.as_deref() {
+            Some(board) => {
+                let before = by_board.entry((docs[i].kind(), board)).or_default();
+                let earlier = before
+                    .iter()
+                    .copied()
+                    .filter(|&j| names[j].as_ref().is_some_and(|n| same_names(n, mine)))
+                    .collect();
+                before.push(i);
+                earlier
+            }
+            None => Vec::new(),
+        };
         let refs: Vec<&Document> = earlier.iter().map(|&j| docs[j]).collect();
         let figs: Vec<&[Metric]> = earlier.iter().map(|&j| figures[j].as_slice()).collect();
         if let Some(mut j) = judge_figures(docs[i], &figures[i], &refs, &figs) {

@@ -126,6 +126,157 @@ fn same_result(a: &Document, b: &Document) -> bool {
             && a.envelope.inventory.device == b.envelope.inventory.device)
 }
 
+/// The group in words: `Rockchip RK3588 run results with 7-zip 16.x`.
+fn group_text(doc: &Document, chip: &str) -> String {
+    let tools = versions(doc)
+        .into_iter()
+        .filter(|(n, _)| !n.starts_with("built-in"))
+        .map(|(n, v)| format!("{n} {v}"))
+        .collect::<Vec<_>>();
+    format!(
+        "{chip} {} results{}",
+        doc.kind(),
+        if tools.is_empty() {
+            String::new()
+        } else {
+            format!(" with {}", tools.join(", "))
+        }
+    )
+}
+
+/// Every result's [`standing`] among `docs`, the same as calling it for each, in time that
+/// grows with the history, not with its square: each result's figures are computed once and
+/// each group's values sorted once (a site of a fleet's history ranks every result).
+pub fn standing_all(docs: &[&Document]) -> Vec<Vec<Standing>> {
+    use std::collections::HashMap;
+    type Key = (String, String, Vec<(String, String)>);
+    let keys: Vec<Option<Key>> = docs
+        .iter()
+        .map(|d| soc(d).map(|c| (d.kind().to_string(), c.to_string(), versions(d))))
+        .collect();
+    let figures: Vec<Vec<truebench_figures::Metric>> = docs
+        .iter()
+        .zip(&keys)
+        .map(|(d, k)| {
+            if k.is_some() {
+                truebench_figures::metrics(d)
+            } else {
+                Vec::new()
+            }
+        })
+        .collect();
+    // A figure of a result as `standing` reads it of another: the first with its key.
+    let value = |j: usize, key: &str| -> Option<f64> {
+        figures[j]
+            .iter()
+            .find(|x| x.key == key)?
+            .value
+            .filter(|x| x.is_finite())
+    };
+    // Each group's members (results that count) and, per figure, their values sorted.
+    let mut members: HashMap<&Key, Vec<usize>> = HashMap::new();
+    for (j, k) in keys.iter().enumerate() {
+        if let Some(k) = k {
+            if counts(docs[j]) {
+                members.entry(k).or_default().push(j);
+            }
+        }
+    }
+    let mut sorted: HashMap<(&Key, &str), Vec<f64>> = HashMap::new();
+    for (k, list) in &members {
+        for &j in list {
+            let mut seen: Vec<&str> = Vec::new();
+            for m in &figures[j] {
+                if seen.contains(&m.key.as_str()) {
+                    continue;
+                }
+                seen.push(&m.key);
+                if let Some(v) = m.value.filter(|v| v.is_finite()) {
+                    sorted.entry((*k, m.key.as_str())).or_default().push(v);
+                }
+            }
+        }
+    }
+    for v in sorted.values_mut() {
+        v.sort_by(f64::total_cmp);
+    }
+    // The members that are the same result as another (itself, or a copy loaded again).
+    type Same<'a> = (&'a str, i64, &'a Option<String>, &'a Option<String>);
+    fn same(d: &Document) -> Same<'_> {
+        (
+            d.kind(),
+            d.envelope.started.unix_ms,
+            &d.envelope.hostname,
+            &d.envelope.inventory.device,
+        )
+    }
+    let mut copies: HashMap<Same<'_>, Vec<usize>> = HashMap::new();
+    for list in members.values() {
+        for &j in list {
+            copies.entry(same(docs[j])).or_default().push(j);
+        }
+    }
+    let empty = Vec::new();
+    let mut out = Vec::with_capacity(docs.len());
+    for (i, k) in keys.iter().enumerate() {
+        let Some(k) = k else {
+            out.push(Vec::new());
+            continue;
+        };
+        let chip = &k.1;
+        let excluded: Vec<usize> = copies
+            .get(&same(docs[i]))
+            .map(|c| {
+                c.iter()
+                    .copied()
+                    .filter(|&j| keys[j].as_ref() == Some(k))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let group = group_text(docs[i], chip);
+        let mut mine = Vec::new();
+        for m in &figures[i] {
+            let (Some(v), Some(dir)) = (
+                m.value.filter(|v| v.is_finite()),
+                better(&m.key, m.unit.as_deref()),
+            ) else {
+                continue;
+            };
+            let all = sorted.get(&(k, m.key.as_str())).unwrap_or(&empty);
+            let mut below = all.partition_point(|&x| x < v);
+            let upto = all.partition_point(|&x| x <= v);
+            let mut equal = upto - below;
+            let mut above = all.len() - upto;
+            for &e in &excluded {
+                match value(e, &m.key) {
+                    Some(x) if x < v => below -= 1,
+                    Some(x) if x == v => equal -= 1,
+                    Some(_) => above -= 1,
+                    None => {}
+                }
+            }
+            let n = below + equal + above + 1;
+            if n < MIN_GROUP {
+                continue;
+            }
+            let worse = match dir {
+                Better::Higher => below,
+                Better::Lower => above,
+            };
+            mine.push(Standing {
+                metric: m.key.clone(),
+                unit: m.unit.clone(),
+                value: v,
+                percentile: 100.0 * (worse as f64 + 0.5 * (equal + 1) as f64) / n as f64,
+                of: n,
+                group: group.clone(),
+            });
+        }
+        out.push(mine);
+    }
+    out
+}
+
 /// `doc`'s figures ranked among `stored` (which may hold `doc` itself: it is counted once).
 /// Empty when `doc` names no SoC or its group is smaller than [`MIN_GROUP`].
 pub fn standing(doc: &Document, stored: &[&Document]) -> Vec<Standing> {
@@ -154,20 +305,7 @@ pub fn standing_among(doc: &Document, others: &[Vec<truebench_figures::Metric>])
         return Vec::new();
     };
     let mine = truebench_figures::metrics(doc);
-    let tools = versions(doc)
-        .into_iter()
-        .filter(|(n, _)| !n.starts_with("built-in"))
-        .map(|(n, v)| format!("{n} {v}"))
-        .collect::<Vec<_>>();
-    let group = format!(
-        "{chip} {} results{}",
-        doc.kind(),
-        if tools.is_empty() {
-            String::new()
-        } else {
-            format!(" with {}", tools.join(", "))
-        }
-    );
+    let group = group_text(doc, chip);
     let mut out = Vec::new();
     for m in mine {
         let (Some(v), Some(dir)) = (

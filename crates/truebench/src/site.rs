@@ -62,12 +62,15 @@ pub fn run(args: SiteArgs) -> anyhow::Result<i32> {
             }
         }
     }
-    let site = truebench_site::build(
+    // The pages the last build made from the same inputs are kept, not made again.
+    let previous = truebench_site::write::keys(&args.dir);
+    let site = truebench_site::build_over(
         &results,
         &truebench_site::Options {
             title: args.title.clone(),
             published,
         },
+        &previous,
     );
     let w = truebench_site::write::write(&site, &args.dir)?;
     outln!(
@@ -75,7 +78,7 @@ pub fn run(args: SiteArgs) -> anyhow::Result<i32> {
         args.dir.display(),
         results.len(),
         if results.len() == 1 { "" } else { "s" },
-        site.files.len(),
+        site.files.len() + site.reused.len(),
         w.bytes as f64 / 1e6,
         w.written.len(),
         w.unchanged,

@@ -9,6 +9,8 @@ use truebench_sbcbench::parse;
 use truebench_site::Stored;
 use truebench_store::Entry;
 
+pub mod site_rows;
+
 /// `(name, text)` logs as stored results, ids from 1 in the given order.
 pub fn stored(logs: &[(String, String)]) -> Vec<Stored> {
     logs.iter()

@@ -62,3 +62,26 @@ fn percentile_ranks_among_the_same_soc_and_tools() {
     let other = logs(&["3X9q.txt"]);
     assert!(standing::standing(&other[0], &refs).is_empty());
 }
+
+/// `standing_all` ranks every result as `standing` does one by one: over every corpus log,
+/// with copies of some (loaded twice: counted once) and results that do not count.
+#[test]
+fn every_results_standing_at_once_is_each_ones_standing() {
+    let all = truebench_fixtures::sbc_bench::logs();
+    let mut docs: Vec<Document> = all
+        .iter()
+        .map(|(n, text)| {
+            truebench_sbcbench::convert::to_run_result(&truebench_sbcbench::parse(text), n).into()
+        })
+        .collect();
+    let copies: Vec<Document> = docs.iter().step_by(7).cloned().collect();
+    docs.extend(copies);
+    let refs: Vec<&Document> = docs.iter().collect();
+    let at_once = standing::standing_all(&refs);
+    let mut ranked = 0;
+    for (d, s) in refs.iter().zip(&at_once) {
+        assert_eq!(*s, standing::standing(d, &refs));
+        ranked += usize::from(!s.is_empty());
+    }
+    assert!(ranked > 50, "{ranked} results ranked");
+}

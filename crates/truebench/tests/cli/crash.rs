@@ -447,7 +447,8 @@ fn site_build_killed() {
         all_whole(
             &dir,
             &[&s.built[0], &s.built[1]],
-            &[".truebench-site"],
+            // The lists of what was written and of what each page was made from.
+            &[".truebench-site", ".truebench-keys"],
             &ctx,
         );
         tally.temporaries += files(&dir).1.len();
