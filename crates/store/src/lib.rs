@@ -12,6 +12,7 @@
 
 mod check;
 pub mod compare;
+pub mod facts;
 pub mod fairness;
 mod pg_cert;
 mod pg_tls;

@@ -16,6 +16,8 @@ use truebench_figures::Metric;
 use truebench_model::finding::{Finding, FindingKind, Severity};
 use truebench_model::Document;
 
+use crate::facts::Facts;
+
 /// The smallest change called a regression or an improvement, percent: run-to-run noise of
 /// the same board, kernel and tools stays within it (sbc-bench's repeated 7-zip runs vary by
 /// 1–3 %, memory bandwidth a little more).
@@ -194,7 +196,7 @@ pub fn norm(s: &str) -> String {
 
 /// Whether `a` and `b` are results of the same machine (see the module's rule).
 pub fn same_machine(a: &Document, b: &Document) -> bool {
-    same_names(&Names::of(a), &Names::of(b))
+    same_names(&Names::of(&Facts::of(a)), &Names::of(&Facts::of(b)))
 }
 
 /// What names a result's machine, normalised once: board, SoC, host name.
@@ -205,12 +207,11 @@ struct Names {
 }
 
 impl Names {
-    fn of(d: &Document) -> Names {
-        let e = &d.envelope;
+    fn of(f: &Facts) -> Names {
         Names {
-            device: e.inventory.device.as_deref().map(norm),
-            soc: e.inventory.soc.as_ref().map(|s| norm(&s.name)),
-            host: e.hostname.as_deref().map(norm),
+            device: f.device.as_deref().map(norm),
+            soc: f.soc_name.as_deref().map(norm),
+            host: f.hostname.as_deref().map(norm),
         }
     }
 }
@@ -232,17 +233,14 @@ pub fn counts(doc: &Document) -> bool {
     e.complete && e.valid && e.comparable
 }
 
-fn tool_versions(doc: &Document) -> Vec<(String, String)> {
-    doc.envelope
-        .tools
-        .iter()
-        .filter_map(|t| Some((t.name.clone(), t.version.clone()?)))
-        .collect()
-}
-
 /// What differs between `base` and `doc`: kernel, distribution, architecture, tool versions,
 /// governors, maximum clocks, memory, the settings truebench tuned.
 pub fn differences(base: &Document, doc: &Document) -> Vec<Difference> {
+    differences_of(&Facts::of(base), &Facts::of(doc))
+}
+
+/// [`differences`] of two results' [`Facts`].
+pub fn differences_of(a: &Facts, b: &Facts) -> Vec<Difference> {
     let mut out = Vec::new();
     let mut push = |what: &str, from: Option<String>, to: Option<String>| {
         if let (Some(f), Some(t)) = (from, to) {
@@ -255,52 +253,24 @@ pub fn differences(base: &Document, doc: &Document) -> Vec<Difference> {
             }
         }
     };
-    let (a, b) = (&base.envelope, &doc.envelope);
-    push(
-        "kernel",
-        a.inventory.kernel.release.clone(),
-        b.inventory.kernel.release.clone(),
-    );
-    push(
-        "distribution",
-        a.inventory.distro.clone().or_else(|| a.os_codename.clone()),
-        b.inventory.distro.clone().or_else(|| b.os_codename.clone()),
-    );
-    push(
-        "userland",
-        a.inventory.arch.userland.clone(),
-        b.inventory.arch.userland.clone(),
-    );
-    let (ta, tb) = (tool_versions(base), tool_versions(doc));
+    push("kernel", a.kernel.clone(), b.kernel.clone());
+    push("distribution", a.distro.clone(), b.distro.clone());
+    push("userland", a.userland.clone(), b.userland.clone());
+    let versions = |f: &Facts| -> Vec<(String, String)> {
+        f.tools
+            .iter()
+            .filter_map(|(n, v)| Some((n.clone(), v.clone()?)))
+            .collect()
+    };
+    let (ta, tb) = (versions(a), versions(b));
     for (name, va) in &ta {
         let vb = tb.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
         push(name, Some(va.clone()), vb);
     }
-    let join = |v: Vec<String>| (!v.is_empty()).then(|| v.join(" / "));
-    let governors = |d: &Document| {
-        join(
-            d.envelope
-                .inventory
-                .clusters
-                .iter()
-                .filter_map(|c| c.governor.clone())
-                .collect(),
-        )
-    };
-    push("governor", governors(base), governors(doc));
-    let clocks = |d: &Document| {
-        join(
-            d.envelope
-                .inventory
-                .clusters
-                .iter()
-                .filter_map(|c| c.max_mhz.map(|m| format!("{m} MHz")))
-                .collect(),
-        )
-    };
-    push("maximum clocks", clocks(base), clocks(doc));
+    push("governor", a.governors.clone(), b.governors.clone());
+    push("maximum clocks", a.clocks.clone(), b.clocks.clone());
     // Memory within 2 % is the same RAM (MemTotal moves with kernel reservations).
-    if let (Some(x), Some(y)) = (a.inventory.memory.total_kb, b.inventory.memory.total_kb) {
+    if let (Some(x), Some(y)) = (a.memory_kb, b.memory_kb) {
         if (x as f64 - y as f64).abs() > 0.02 * x.max(y) as f64 {
             push(
                 "memory",
@@ -309,32 +279,19 @@ pub fn differences(base: &Document, doc: &Document) -> Vec<Difference> {
             );
         }
     }
-    let tuned = |d: &Document| {
-        let mut v: Vec<String> = d
-            .envelope
-            .tuning
-            .changes
-            .iter()
-            .filter(|c| c.error.is_none())
-            .map(|c| format!("{}={}", c.path, c.value))
-            .collect();
-        v.sort();
-        v.dedup();
-        Some(if v.is_empty() {
-            "none".to_string()
-        } else {
-            format!("{} settings", v.len())
-        })
-        .map(|s| (s, v))
-    };
-    if let (Some((sa, va)), Some((sb, vb))) = (tuned(base), tuned(doc)) {
-        if va != vb {
-            out.push(Difference {
-                what: "settings tuned".into(),
-                from: sa,
-                to: sb,
-            });
-        }
+    if a.tuned != b.tuned {
+        let said = |v: &[String]| {
+            if v.is_empty() {
+                "none".to_string()
+            } else {
+                format!("{} settings", v.len())
+            }
+        };
+        out.push(Difference {
+            what: "settings tuned".into(),
+            from: said(&a.tuned),
+            to: said(&b.tuned),
+        });
     }
     out
 }
@@ -354,8 +311,11 @@ pub fn band_pct(values: &[f64]) -> f64 {
 }
 
 fn numbers(doc: &Document) -> Vec<Metric> {
-    truebench_figures::metrics(doc)
-        .into_iter()
+    finite(truebench_figures::metrics(doc))
+}
+
+fn finite(m: Vec<Metric>) -> Vec<Metric> {
+    m.into_iter()
         .filter(|m| m.value.is_some_and(f64::is_finite))
         .collect()
 }
@@ -365,18 +325,19 @@ fn numbers(doc: &Document) -> Vec<Metric> {
 pub fn judge(doc: &Document, earlier: &[&Document]) -> Option<Judgement> {
     let figures: Vec<Vec<Metric>> = earlier.iter().map(|d| numbers(d)).collect();
     let refs: Vec<&[Metric]> = figures.iter().map(Vec::as_slice).collect();
-    judge_figures(doc, &numbers(doc), earlier, &refs)
+    let base = Facts::of(earlier.last()?);
+    judge_figures(&Facts::of(doc), &numbers(doc), &base, &refs)
 }
 
 /// [`judge`] with every result's figures computed once by the caller (`earlier_figures[k]`
-/// are `earlier[k]`'s), so a whole history is judged without recomputing them per result.
+/// are the k-th earlier result's, the last the baseline's), so a whole history is judged
+/// without recomputing them per result.
 fn judge_figures(
-    doc: &Document,
+    doc: &Facts,
     mine: &[Metric],
-    earlier: &[&Document],
+    base: &Facts,
     earlier_figures: &[&[Metric]],
 ) -> Option<Judgement> {
-    let base = *earlier.last()?;
     let base_figures = *earlier_figures.last()?;
     let mut changes = Vec::new();
     for m in mine {
@@ -418,10 +379,10 @@ fn judge_figures(
         });
     }
     Some(Judgement {
-        baseline: earlier.len() - 1,
-        history: earlier.len(),
+        baseline: earlier_figures.len() - 1,
+        history: earlier_figures.len(),
         changes,
-        differs: differences(base, doc),
+        differs: differences_of(base, doc),
     })
 }
 
@@ -429,15 +390,34 @@ fn judge_figures(
 /// judgement (its `baseline` an index into `docs`). Results that do not count are neither
 /// judged nor anyone's baseline.
 pub fn judge_all(docs: &[&Document]) -> Vec<(usize, Judgement)> {
-    let mut order: Vec<usize> = (0..docs.len()).filter(|&i| counts(docs[i])).collect();
-    order.sort_by_key(|&i| (docs[i].envelope.started.unix_ms, i));
+    let facts: Vec<Facts> = docs.iter().map(|d| Facts::of(d)).collect();
     // Each result's figures once, not once per later result of its machine.
     let figures: Vec<Vec<Metric>> = docs
         .iter()
-        .enumerate()
-        .map(|(i, d)| {
-            if counts(docs[i]) {
-                numbers(d)
+        .zip(&facts)
+        .map(|(d, f)| {
+            if f.counts {
+                truebench_figures::metrics(d)
+            } else {
+                Vec::new()
+            }
+        })
+        .collect();
+    let facts: Vec<&Facts> = facts.iter().collect();
+    let figures: Vec<&[Metric]> = figures.iter().map(Vec::as_slice).collect();
+    judge_all_of(&facts, &figures)
+}
+
+/// [`judge_all`] of the results' [`Facts`] and figures (`truebench_figures::metrics`; those
+/// of results that do not count are not read), without their documents.
+pub fn judge_all_of(facts: &[&Facts], figures: &[&[Metric]]) -> Vec<(usize, Judgement)> {
+    let n = facts.len();
+    let mut order: Vec<usize> = (0..n).filter(|&i| facts[i].counts).collect();
+    order.sort_by_key(|&i| (facts[i].started_unix_ms, i));
+    let numbers: Vec<Vec<Metric>> = (0..n)
+        .map(|i| {
+            if facts[i].counts {
+                finite(figures[i].to_vec())
             } else {
                 Vec::new()
             }
@@ -446,8 +426,8 @@ pub fn judge_all(docs: &[&Document]) -> Vec<(usize, Judgement)> {
     let mut out = Vec::new();
     // The earlier results of each kind and board name (what `same_machine` needs first), so
     // each result is checked against its board's, not against the whole history.
-    let names: Vec<Option<Names>> = (0..docs.len())
-        .map(|i| counts(docs[i]).then(|| Names::of(docs[i])))
+    let names: Vec<Option<Names>> = (0..n)
+        .map(|i| facts[i].counts.then(|| Names::of(facts[i])))
         .collect();
     let mut by_board: std::collections::HashMap<(&str, &str), Vec<usize>> =
         std::collections::HashMap::new();
@@ -456,7 +436,7 @@ pub fn judge_all(docs: &[&Document]) -> Vec<(usize, Judgement)> {
         // A result with no board name is no machine to follow (`same_machine`).
         let earlier: Vec<usize> = match mine.device.as_deref() {
             Some(board) => {
-                let before = by_board.entry((docs[i].kind(), board)).or_default();
+                let before = by_board.entry((facts[i].kind.as_str(), board)).or_default();
                 let earlier = before
                     .iter()
                     .copied()
@@ -467,9 +447,11 @@ pub fn judge_all(docs: &[&Document]) -> Vec<(usize, Judgement)> {
             }
             None => Vec::new(),
         };
-        let refs: Vec<&Document> = earlier.iter().map(|&j| docs[j]).collect();
-        let figs: Vec<&[Metric]> = earlier.iter().map(|&j| figures[j].as_slice()).collect();
-        if let Some(mut j) = judge_figures(docs[i], &figures[i], &refs, &figs) {
+        let Some(&last) = earlier.last() else {
+            continue;
+        };
+        let figs: Vec<&[Metric]> = earlier.iter().map(|&j| numbers[j].as_slice()).collect();
+        if let Some(mut j) = judge_figures(facts[i], &numbers[i], facts[last], &figs) {
             j.baseline = earlier[j.baseline];
             out.push((i, j));
         }

@@ -9,6 +9,7 @@
 
 use truebench_model::Document;
 
+use crate::facts::Facts;
 use crate::regress::{better, counts, Better};
 
 /// The fewest results of a group worth ranking in.
@@ -76,19 +77,27 @@ fn soc(doc: &Document) -> Option<&str> {
 /// family, OpenSSL by major.minor (its build date says nothing), the others as printed; the
 /// sbc-bench script that ran an imported log is no tool that scores.
 fn versions(doc: &Document) -> Vec<(String, String)> {
-    let mut v: Vec<(String, String)> = doc
+    let tools: Vec<(String, Option<String>)> = doc
         .envelope
         .tools
         .iter()
-        .filter(|t| t.name != "sbc-bench")
-        .filter_map(|t| {
-            let raw = t.version.clone()?;
-            let shown = match t.name.as_str() {
+        .map(|t| (t.name.clone(), t.version.clone()))
+        .collect();
+    versions_of(&tools)
+}
+
+fn versions_of(tools: &[(String, Option<String>)]) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = tools
+        .iter()
+        .filter(|(name, _)| name != "sbc-bench")
+        .filter_map(|(name, version)| {
+            let raw = version.clone()?;
+            let shown = match name.as_str() {
                 "7-zip" => crate::compare::sevenzip_family(&raw),
                 "openssl" => openssl_major_minor(&raw).unwrap_or(raw),
                 _ => raw,
             };
-            Some((t.name.clone(), shown))
+            Some((name.clone(), shown))
         })
         .collect();
     v.sort();
@@ -128,14 +137,17 @@ fn same_result(a: &Document, b: &Document) -> bool {
 
 /// The group in words: `Rockchip RK3588 run results with 7-zip 16.x`.
 fn group_text(doc: &Document, chip: &str) -> String {
-    let tools = versions(doc)
-        .into_iter()
+    group_text_of(doc.kind(), &versions(doc), chip)
+}
+
+fn group_text_of(kind: &str, versions: &[(String, String)], chip: &str) -> String {
+    let tools = versions
+        .iter()
         .filter(|(n, _)| !n.starts_with("built-in"))
         .map(|(n, v)| format!("{n} {v}"))
         .collect::<Vec<_>>();
     format!(
-        "{chip} {} results{}",
-        doc.kind(),
+        "{chip} {kind} results{}",
         if tools.is_empty() {
             String::new()
         } else {
@@ -148,21 +160,37 @@ fn group_text(doc: &Document, chip: &str) -> String {
 /// grows with the history, not with its square: each result's figures are computed once and
 /// each group's values sorted once (a site of a fleet's history ranks every result).
 pub fn standing_all(docs: &[&Document]) -> Vec<Vec<Standing>> {
-    use std::collections::HashMap;
-    type Key = (String, String, Vec<(String, String)>);
-    let keys: Vec<Option<Key>> = docs
-        .iter()
-        .map(|d| soc(d).map(|c| (d.kind().to_string(), c.to_string(), versions(d))))
-        .collect();
+    let facts: Vec<Facts> = docs.iter().map(|d| Facts::of(d)).collect();
     let figures: Vec<Vec<truebench_figures::Metric>> = docs
         .iter()
-        .zip(&keys)
-        .map(|(d, k)| {
-            if k.is_some() {
+        .zip(&facts)
+        .map(|(d, f)| {
+            if f.chip.is_some() {
                 truebench_figures::metrics(d)
             } else {
                 Vec::new()
             }
+        })
+        .collect();
+    let facts: Vec<&Facts> = facts.iter().collect();
+    let figures: Vec<&[truebench_figures::Metric]> = figures.iter().map(Vec::as_slice).collect();
+    standing_all_of(&facts, &figures)
+}
+
+/// [`standing_all`] of the results' [`Facts`] and figures (`truebench_figures::metrics`;
+/// those of results that name no chip are not read), without their documents.
+pub fn standing_all_of(
+    facts: &[&Facts],
+    figures: &[&[truebench_figures::Metric]],
+) -> Vec<Vec<Standing>> {
+    use std::collections::HashMap;
+    type Key = (String, String, Vec<(String, String)>);
+    let keys: Vec<Option<Key>> = facts
+        .iter()
+        .map(|f| {
+            f.chip
+                .as_ref()
+                .map(|c| (f.kind.clone(), c.clone(), versions_of(&f.tools)))
         })
         .collect();
     // A figure of a result as `standing` reads it of another: the first with its key.
@@ -177,7 +205,7 @@ pub fn standing_all(docs: &[&Document]) -> Vec<Vec<Standing>> {
     let mut members: HashMap<&Key, Vec<usize>> = HashMap::new();
     for (j, k) in keys.iter().enumerate() {
         if let Some(k) = k {
-            if counts(docs[j]) {
+            if facts[j].counts {
                 members.entry(k).or_default().push(j);
             }
         }
@@ -186,7 +214,7 @@ pub fn standing_all(docs: &[&Document]) -> Vec<Vec<Standing>> {
     for (k, list) in &members {
         for &j in list {
             let mut seen: Vec<&str> = Vec::new();
-            for m in &figures[j] {
+            for m in figures[j] {
                 if seen.contains(&m.key.as_str()) {
                     continue;
                 }
@@ -202,22 +230,17 @@ pub fn standing_all(docs: &[&Document]) -> Vec<Vec<Standing>> {
     }
     // The members that are the same result as another (itself, or a copy loaded again).
     type Same<'a> = (&'a str, i64, &'a Option<String>, &'a Option<String>);
-    fn same(d: &Document) -> Same<'_> {
-        (
-            d.kind(),
-            d.envelope.started.unix_ms,
-            &d.envelope.hostname,
-            &d.envelope.inventory.device,
-        )
+    fn same(f: &Facts) -> Same<'_> {
+        (&f.kind, f.started_unix_ms, &f.hostname, &f.device)
     }
     let mut copies: HashMap<Same<'_>, Vec<usize>> = HashMap::new();
     for list in members.values() {
         for &j in list {
-            copies.entry(same(docs[j])).or_default().push(j);
+            copies.entry(same(facts[j])).or_default().push(j);
         }
     }
     let empty = Vec::new();
-    let mut out = Vec::with_capacity(docs.len());
+    let mut out = Vec::with_capacity(facts.len());
     for (i, k) in keys.iter().enumerate() {
         let Some(k) = k else {
             out.push(Vec::new());
@@ -225,7 +248,7 @@ pub fn standing_all(docs: &[&Document]) -> Vec<Vec<Standing>> {
         };
         let chip = &k.1;
         let excluded: Vec<usize> = copies
-            .get(&same(docs[i]))
+            .get(&same(facts[i]))
             .map(|c| {
                 c.iter()
                     .copied()
@@ -233,9 +256,9 @@ pub fn standing_all(docs: &[&Document]) -> Vec<Vec<Standing>> {
                     .collect()
             })
             .unwrap_or_default();
-        let group = group_text(docs[i], chip);
+        let group = group_text_of(&k.0, &k.2, chip);
         let mut mine = Vec::new();
-        for m in &figures[i] {
+        for m in figures[i] {
             let (Some(v), Some(dir)) = (
                 m.value.filter(|v| v.is_finite()),
                 better(&m.key, m.unit.as_deref()),

@@ -85,3 +85,56 @@ fn every_results_standing_at_once_is_each_ones_standing() {
     }
     assert!(ranked > 50, "{ranked} results ranked");
 }
+
+/// Ranked and judged from each result's facts (as they are kept between builds: through
+/// JSON) and figures, without the documents, every corpus log gets the standing and the
+/// judgement its document gets.
+#[test]
+fn standing_and_regressions_from_facts_are_the_documents() {
+    use truebench_store::facts::Facts;
+    use truebench_store::regress;
+    let docs: Vec<Document> = truebench_fixtures::sbc_bench::logs()
+        .iter()
+        .map(|(n, text)| {
+            truebench_sbcbench::convert::to_run_result(&truebench_sbcbench::parse(text), n).into()
+        })
+        .collect();
+    let refs: Vec<&Document> = docs.iter().collect();
+    let facts: Vec<Facts> = docs
+        .iter()
+        .map(|d| {
+            let json = serde_json::to_string(&Facts::of(d)).unwrap();
+            serde_json::from_str(&json).unwrap()
+        })
+        .collect();
+    let figures: Vec<Vec<truebench_figures::Metric>> =
+        docs.iter().map(truebench_figures::metrics).collect();
+    let f: Vec<&Facts> = facts.iter().collect();
+    let m: Vec<&[truebench_figures::Metric]> = figures.iter().map(Vec::as_slice).collect();
+    let standing = standing::standing_all_of(&f, &m);
+    for (i, d) in refs.iter().enumerate() {
+        assert_eq!(standing[i], standing::standing(d, &refs), "#{i}");
+    }
+    let ranked = standing.iter().filter(|s| !s.is_empty()).count();
+    assert!(ranked > 30, "{ranked} ranked");
+    let judged = regress::judge_all_of(&f, &m);
+    assert_eq!(judged, regress::judge_all(&refs));
+    assert!(judged.len() > 10, "{} judged", judged.len());
+    // Each judgement as `judge` gives it from the documents, one by one.
+    for (i, j) in &judged {
+        let key = |k: usize| (docs[k].envelope.started.unix_ms, k);
+        let mut earlier: Vec<usize> = (0..refs.len())
+            .filter(|&k| {
+                regress::counts(refs[k])
+                    && regress::same_machine(refs[k], refs[*i])
+                    && refs[k].kind() == refs[*i].kind()
+                    && key(k) < key(*i)
+            })
+            .collect();
+        earlier.sort_by_key(|&k| key(k));
+        let earlier: Vec<&Document> = earlier.into_iter().map(|k| refs[k]).collect();
+        let one = regress::judge(refs[*i], &earlier).expect("judged");
+        assert_eq!(one.changes, j.changes, "#{i}");
+        assert_eq!(one.differs, j.differs, "#{i}");
+    }
+}
