@@ -365,6 +365,24 @@ impl Store {
         Ok(out)
     }
 
+    /// The ids of the results matching `f`, in [`Store::list`]'s order, each with its stored
+    /// document's key (the SHA-256 of its stored text, what `history --check` checks it by):
+    /// what tells a stored result unchanged without reading its document or its figures.
+    pub fn keys(&self, f: &Filter) -> Result<Vec<(i64, String)>, StoreError> {
+        let Some((sql, params)) = self.list_query(f)? else {
+            return Ok(Vec::new());
+        };
+        let sql = sql.replacen(query::LISTED, "id, key, kind", 1);
+        let rows = match &self.db {
+            Db::Sqlite(s) => s.named_ids((sql, params))?,
+            Db::Postgres(p) => p.named_ids((sql, params))?,
+        };
+        Ok(rows
+            .into_iter()
+            .map(|(id, key, _)| (id, key.unwrap_or_default()))
+            .collect())
+    }
+
     /// [`Store::list`] one entry at a time: each is handed to `emit` as it is read, none kept,
     /// so listing a million results takes the memory of one (`history` prints them so).
     pub fn each<E: From<StoreError>>(

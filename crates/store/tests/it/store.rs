@@ -331,3 +331,32 @@ fn an_odd_file_beside_the_history_or_as_its_folder_is_refused_at_once() {
         }
     }
 }
+
+/// `keys` lists what `list` lists, in its order, each with the key its stored text has: the
+/// same document stored again keeps its key, another document has another.
+#[test]
+fn keys_are_the_listed_ids_with_their_documents_digests() {
+    let (_d, db) = tmp_db();
+    let mut store = Store::open(&db).unwrap();
+    let base = sample_result();
+    let a = store.insert(&variant(&base, "k", 2)).unwrap().id;
+    let b = store.insert(&variant(&base, "k", 1)).unwrap().id;
+    assert_eq!(store.insert(&variant(&base, "k", 2)).unwrap().id, a);
+    let listed: Vec<i64> = store
+        .list(&Filter::default())
+        .unwrap()
+        .iter()
+        .map(|e| e.id)
+        .collect();
+    let keys = store.keys(&Filter::default()).unwrap();
+    assert_eq!(keys.iter().map(|k| k.0).collect::<Vec<_>>(), listed);
+    assert_eq!(listed, [b, a], "oldest first");
+    assert_ne!(keys[0].1, keys[1].1);
+    assert!(keys.iter().all(|(_, k)| k.len() == 64), "{keys:?}");
+    assert!(store.check().unwrap().problems.is_empty());
+    let none = Filter {
+        device: Some("no such board".into()),
+        ..Filter::default()
+    };
+    assert!(store.keys(&none).unwrap().is_empty());
+}
