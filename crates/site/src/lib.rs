@@ -25,11 +25,13 @@
 mod charts;
 mod compare;
 mod index;
+pub mod kept;
 mod row;
 pub mod shards;
 mod soc;
 pub mod write;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use sha2::{Digest, Sha256};
@@ -39,12 +41,21 @@ use truebench_sbcbench::row::MarkdownRow;
 use truebench_store::Entry;
 
 pub use index::{COLUMNS, IN_PAGE};
+pub use kept::Kept;
 pub use row::Row;
 
 /// One stored result: its history entry and its document.
 pub struct Stored {
     pub entry: Entry,
     pub doc: Document,
+}
+
+/// A result's document could not be read for its page.
+#[derive(Debug, thiserror::Error)]
+#[error("result #{id}: {reason}")]
+pub struct LoadError {
+    pub id: i64,
+    pub reason: String,
 }
 
 /// How the site is built.
@@ -144,15 +155,32 @@ pub fn build(results: &[Stored], opts: &Options) -> Site {
 /// [`write::keys`]) is not made again: it is listed in [`Site::reused`] and its file kept. A
 /// new result then costs its own page, its shard, the index and the pages it changes.
 pub fn build_over(results: &[Stored], opts: &Options, previous: &BTreeMap<String, String>) -> Site {
+    let kept: Vec<Kept> = results
+        .iter()
+        .map(|s| Kept::of(s.entry.id, "", &s.doc, &opts.published))
+        .collect();
+    let mut at_hand = |i: usize| Ok(Cow::Borrowed(&results[i].doc));
+    match build_kept(&kept, opts, previous, &mut at_hand) {
+        Ok(site) => site,
+        Err(e) => unreachable!("every document is at hand: {e}"),
+    }
+}
+
+/// [`build_over`] from what the site keeps of each result ([`Kept`]: its row, facts and
+/// figures, [`kept::read`] between builds), without the documents: `load(i)` gives the
+/// document of `kept[i]` for the pages made again, and is asked for no other.
+pub fn build_kept<'d>(
+    kept: &[Kept],
+    opts: &Options,
+    previous: &BTreeMap<String, String>,
+    load: &mut dyn FnMut(usize) -> Result<Cow<'d, Document>, String>,
+) -> Result<Site, LoadError> {
     let title = if opts.title.trim().is_empty() {
         "truebench results".to_string()
     } else {
         opts.title.clone()
     };
-    let mut rows: Vec<Row> = results
-        .iter()
-        .map(|s| row::row(s, &opts.published))
-        .collect();
+    let mut rows: Vec<Row> = kept.iter().map(|k| k.row.clone()).collect();
     // One chip spelt in two cases, or with and without its remark ("Amlogic S905" and
     // "Amlogic S905 (GXBB)"), is one chip: named by its longest spelling on every page and
     // filter.
@@ -173,14 +201,16 @@ pub fn build_over(results: &[Stored], opts: &Options, previous: &BTreeMap<String
     // Each result against its machine's previous one, and where it stands among the site's
     // results of its SoC and tool versions (both in time that grows with the history, not
     // with its square).
-    let docs: Vec<&Document> = results.iter().map(|s| &s.doc).collect();
-    for (i, j) in truebench_store::regress::judge_all(&docs) {
+    let facts: Vec<&truebench_store::facts::Facts> = kept.iter().map(|k| &k.facts).collect();
+    let figures: Vec<Vec<truebench_figures::Metric>> = kept.iter().map(Kept::figures).collect();
+    let figures: Vec<&[truebench_figures::Metric]> = figures.iter().map(Vec::as_slice).collect();
+    for (i, j) in truebench_store::regress::judge_all_of(&facts, &figures) {
         let base = format!("#{}", rows[j.baseline].id);
         rows[i].regressions = j.findings(&base).into_iter().map(|f| f.message).collect();
     }
     for (r, st) in rows
         .iter_mut()
-        .zip(truebench_store::standing::standing_all(&docs))
+        .zip(truebench_store::standing::standing_all_of(&facts, &figures))
     {
         r.standing = st.iter().map(|x| x.text()).collect();
     }
@@ -225,7 +255,7 @@ pub fn build_over(results: &[Stored], opts: &Options, previous: &BTreeMap<String
         place.push(list.len());
         list.push(i);
     }
-    for (i, (s, r)) in results.iter().zip(&rows).enumerate() {
+    for (i, (k, r)) in kept.iter().zip(&rows).enumerate() {
         let same = &by_device[r.device.as_str()];
         let at = place[i];
         let from = at
@@ -238,21 +268,22 @@ pub fn build_over(results: &[Stored], opts: &Options, previous: &BTreeMap<String
             .map(|&j| &rows[j])
             .collect();
         let path = format!("r/{}.html", r.id);
-        let key = page_key(&title, s, r, &near);
+        let key = page_key(&title, &k.page, r, &near);
         if previous.get(&path) == Some(&key) {
             reused.insert(path.clone());
         } else {
+            let doc = load(i).map_err(|reason| LoadError { id: k.id, reason })?;
             files.insert(
                 path.clone(),
-                row::result_page(&title, s, r, &near).into_bytes(),
+                row::result_page(&title, &doc, r, &near).into_bytes(),
             );
         }
         keys.insert(path, key);
     }
-    let mut members: BTreeMap<String, Vec<(&Stored, &Row)>> = BTreeMap::new();
-    for (s, r) in results.iter().zip(&rows) {
+    let mut members: BTreeMap<String, Vec<&Row>> = BTreeMap::new();
+    for r in &rows {
         if let Some(name) = &r.soc {
-            members.entry(name.clone()).or_default().push((s, r));
+            members.entry(name.clone()).or_default().push(r);
         }
     }
     for (name, chosen) in members {
@@ -261,17 +292,17 @@ pub fn build_over(results: &[Stored], opts: &Options, previous: &BTreeMap<String
             soc::page(&title, &name, &chosen).into_bytes(),
         );
     }
-    Site {
+    Ok(Site {
         files,
         keys,
         reused,
-    }
+    })
 }
 
-/// A digest of what a result's page is made from: the page is the same when this is.
-fn page_key(title: &str, s: &Stored, r: &Row, near: &[&Row]) -> String {
+/// A digest of what a result's page is made from: the page is the same when this is. `page`
+/// is what the report shows beyond the row ([`Kept::page`]).
+fn page_key(title: &str, page: &str, r: &Row, near: &[&Row]) -> String {
     let mut h = Sha256::new();
-    let e = &s.doc.envelope;
     let part = |h: &mut Sha256, b: &[u8]| {
         h.update((b.len() as u64).to_le_bytes());
         h.update(b);
@@ -287,19 +318,7 @@ fn page_key(title: &str, s: &Stored, r: &Row, near: &[&Row]) -> String {
         part(&mut h, format!("{} {}", x.id, x.label).as_bytes());
     }
     // What the report shows beyond the row: its phases, findings and timeline, by size.
-    part(
-        &mut h,
-        format!(
-            "{} {} {} {}",
-            e.started.utc,
-            e.phases.len(),
-            e.findings.len(),
-            serde_json::to_string(&e.findings)
-                .map(|f| f.len())
-                .unwrap_or(0)
-        )
-        .as_bytes(),
-    );
+    part(&mut h, page.as_bytes());
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 

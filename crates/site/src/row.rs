@@ -1,7 +1,7 @@
 //! One result as the site shows it: the index's cells, the figures `compare` reads, what makes
 //! a comparison unfair, and the page that frames its report.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
 use truebench_model::finding::Severity;
@@ -11,10 +11,10 @@ use truebench_sbcbench::convert::import_source;
 use truebench_sbcbench::row::{cell_agrees, MarkdownRow, COLUMNS};
 use truebench_store::fairness::Fairness;
 
-use crate::{esc, slug, Stored};
+use crate::{esc, slug};
 
 /// A figure of a result (`compare`'s rows).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Figure {
     pub key: String,
     pub label: String,
@@ -24,7 +24,7 @@ pub struct Figure {
 }
 
 /// A result's row of the index, and what the compare page needs of it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Row {
     pub id: i64,
     pub href: String,
@@ -75,7 +75,7 @@ pub struct Row {
     pub openssl_version: Option<String>,
     /// Its figures that moved beyond the noise band against the same machine's previous
     /// result, with what differs (`store::regress`); filled by `build`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub regressions: Vec<String>,
     /// Where its figures stand among the site's results of its SoC and tool versions
     /// (`store::standing`); filled by `build`, shown on its page only.
@@ -129,8 +129,14 @@ fn kernel_short(release: &str) -> String {
     release.split('.').take(2).collect::<Vec<_>>().join(".")
 }
 
-pub fn row(s: &Stored, published: &[MarkdownRow]) -> Row {
-    let doc = &s.doc;
+/// The row of the stored result `id`, `doc`, whose figures are `metrics`
+/// (`truebench_figures::metrics(doc)`).
+pub fn row(
+    id: i64,
+    doc: &Document,
+    metrics: &[truebench_figures::Metric],
+    published: &[MarkdownRow],
+) -> Row {
     let e = &doc.envelope;
     let inv = &e.inventory;
     let view = View {
@@ -163,10 +169,10 @@ pub fn row(s: &Stored, published: &[MarkdownRow]) -> Row {
         .unwrap_or_else(|| "-".into());
     let date = e.started.utc.get(..10).unwrap_or("unknown").to_string();
     let mut r = Row {
-        id: s.entry.id,
-        href: format!("r/{}.html", s.entry.id),
+        id: id,
+        href: format!("r/{}.html", id),
         kind: doc.kind().to_string(),
-        label: format!("#{} {device}, {date}", s.entry.id),
+        label: format!("#{} {device}, {date}", id),
         soc_href: soc.as_ref().map(|s| format!("soc/{}.html", slug(s))),
         device,
         soc,
@@ -203,14 +209,14 @@ pub fn row(s: &Stored, published: &[MarkdownRow]) -> Row {
             None => "truebench".into(),
         },
         published: Vec::new(),
-        figures: truebench_figures::metrics(doc)
-            .into_iter()
+        figures: metrics
+            .iter()
             .map(|m| Figure {
                 label: truebench_figures::label_of(&m.key),
-                key: m.key,
-                unit: m.unit,
+                key: m.key.clone(),
+                unit: m.unit.clone(),
                 value: m.value.filter(|v| v.is_finite()),
-                text: m.text,
+                text: m.text.clone(),
             })
             .collect(),
         fair: truebench_store::fairness::of_document(doc),
@@ -263,7 +269,7 @@ pub const RELATED: usize = 12;
 /// A result's page: its report in the site's frame, with links back, to its SoC's page and to
 /// `device`: up to [`RELATED`] results of the same device around it in the history (its
 /// neighbours, so a new result changes the pages of the few results next to it, not of all).
-pub fn result_page(title: &str, s: &Stored, r: &Row, device: &[&Row]) -> String {
+pub fn result_page(title: &str, doc: &Document, r: &Row, device: &[&Row]) -> String {
     let mut extra = String::new();
     let _ = write!(
         extra,
@@ -314,7 +320,7 @@ pub fn result_page(title: &str, s: &Stored, r: &Row, device: &[&Row]) -> String 
     }
     let nav = crate::nav("../", title, &format!("<div>{extra}</div>"));
     truebench_render::kinds::html_page_in(
-        &s.doc,
+        doc,
         Frame {
             stylesheets: &["../assets/report.css", "../assets/site.css"],
             nav: &nav,

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use truebench_stats::{median, rank_correlation};
 
 use crate::charts::{dots, Dot};
-use crate::{esc, Row, Stored};
+use crate::{esc, Row};
 
 /// The chip a SoC name names, for grouping: sbc-bench's guesses carry chip ids, revisions and
 /// remarks (`Rockchip RK3588 (35880000 / 35 88 12 fe …)`, `Amlogic Meson G12B (A311D)
@@ -359,10 +359,9 @@ fn summary(o: &mut String, soc: &str, rows: &[&Row]) {
     o.push_str("</tbody></table></div></section>");
 }
 
-pub fn page(title: &str, soc: &str, chosen: &[(&Stored, &Row)]) -> String {
+pub fn page(title: &str, soc: &str, rows: &[&Row]) -> String {
     let mut o = crate::head(&format!("{soc} — {title}"), "../");
     o.push_str(&crate::nav("../", title, ""));
-    let rows: Vec<&Row> = chosen.iter().map(|(_, r)| *r).collect();
     let mut devices: Vec<&str> = rows.iter().map(|r| r.device.as_str()).collect();
     devices.sort();
     devices.dedup();
@@ -521,7 +520,7 @@ pub fn page(title: &str, soc: &str, chosen: &[(&Stored, &Row)]) -> String {
     }
     // The evidence per result.
     o.push_str("<section><h2>Results</h2><div class=\"scroll\"><table data-stack><thead><tr><th scope=\"col\">Result</th><th scope=\"col\">Kind</th><th scope=\"col\">Clock reached</th><th scope=\"col\">Kernel</th><th scope=\"col\">Memory</th><th scope=\"col\">7-zip</th><th scope=\"col\">OpenSSL</th><th scope=\"col\">Headline</th><th scope=\"col\">Validity</th></tr></thead><tbody>");
-    for r in &rows {
+    for r in rows {
         let _ = write!(
             o,
             "<tr><td data-label=\"Result\"><a href=\"../{}\">{}</a></td><td data-label=\"Kind\">{}</td><td data-label=\"Clock reached\">{}{}</td><td data-label=\"Kernel\">{}</td><td data-label=\"Memory\">{}</td><td data-label=\"7-zip\">{}</td><td data-label=\"OpenSSL\">{}</td><td data-label=\"Headline\">{}</td><td data-label=\"Validity\" class=\"{}\">{}</td></tr>",

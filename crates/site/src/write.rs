@@ -209,7 +209,7 @@ fn stage(path: &Path, bytes: &[u8]) -> Result<tempfile::TempPath, SiteError> {
 }
 
 /// Write `bytes` to `path` through a temporary file in the same folder, renamed over it.
-fn replace(path: &Path, bytes: &[u8]) -> Result<(), SiteError> {
+pub(crate) fn replace(path: &Path, bytes: &[u8]) -> Result<(), SiteError> {
     let tmp = stage(path, bytes)?;
     tmp.persist(path).map_err(|e| io(path)(e.error))?;
     Ok(())

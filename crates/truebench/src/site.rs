@@ -43,38 +43,76 @@ pub fn run(args: SiteArgs) -> anyhow::Result<i32> {
         None => Vec::new(),
     };
     let store = crate::report::open_db_read(args.db.as_deref())?;
-    let entries = store.list(&args.select.filter()?)?;
-    if entries.is_empty() {
+    // Each listed result with its stored document's digest: one indexed query, no document.
+    let listed = store.keys(&args.select.filter()?)?;
+    if listed.is_empty() {
         anyhow::bail!(
             "no stored result matches in {} (store results with `truebench run`, `truebench import LOG…`)",
             store.path()
         );
     }
-    let mut results = Vec::with_capacity(entries.len());
+    // What the last build kept of each result: only the documents that are new or changed
+    // since are read whole (and those of the pages made again).
+    let mut before = truebench_site::kept::read(&args.dir, &published).unwrap_or_else(|why| {
+        errln!("truebench: warning: {why}; every result's document is read again");
+        Default::default()
+    });
+    let had = before.len();
+    let mut kept = Vec::with_capacity(listed.len());
+    let mut fresh = std::collections::HashMap::new();
     let mut skipped = 0;
-    for entry in entries {
-        match store.get(entry.id) {
-            Ok(Some(doc)) => results.push(truebench_site::Stored { entry, doc }),
-            Ok(None) => {}
-            Err(e) => {
-                errln!("truebench: warning: result #{} left out of the site: {e}", entry.id);
-                skipped += 1;
+    let mut read = 0;
+    for (id, digest) in &listed {
+        match before.remove(id) {
+            Some(k) if k.digest == *digest => kept.push(k),
+            _ => {
+                read += 1;
+                match store.get(*id) {
+                    Ok(Some(doc)) => {
+                        kept.push(truebench_site::Kept::of(*id, digest, &doc, &published));
+                        fresh.insert(*id, doc);
+                    }
+                    Ok(None) => {}
+                    Err(e) => {
+                        errln!("truebench: warning: result #{id} left out of the site: {e}");
+                        skipped += 1;
+                    }
+                }
             }
         }
     }
+    // The list is written again when a result was made anew, or one it held is gone.
+    let changed = !fresh.is_empty() || !before.is_empty() || had != kept.len();
     // The pages the last build made from the same inputs are kept, not made again.
     let previous = truebench_site::write::keys(&args.dir);
-    let site = truebench_site::build_over(
-        &results,
+    let mut load = |i: usize| {
+        let id = kept[i].id;
+        if let Some(doc) = fresh.get(&id) {
+            return Ok(std::borrow::Cow::Borrowed(doc));
+        }
+        read += 1;
+        match store.get(id) {
+            Ok(Some(doc)) => Ok(std::borrow::Cow::Owned(doc)),
+            Ok(None) => Err(format!("no longer in {}", store.path())),
+            Err(e) => Err(e.to_string()),
+        }
+    };
+    let site = truebench_site::build_kept(
+        &kept,
         &truebench_site::Options {
             title: args.title.clone(),
-            published,
+            published: published.clone(),
         },
         &previous,
-    );
+        &mut load,
+    )?;
     let w = truebench_site::write::write(&site, &args.dir)?;
+    if changed {
+        truebench_site::kept::save(&args.dir, &truebench_site::kept::text(&kept, &published))?;
+    }
+    let results = kept;
     outln!(
-        "{}: {} result{}, {} files, {:.1} MB ({} written, {} unchanged, {} removed{}) in {:.1} s — open {}",
+        "{}: {} result{}, {} files, {:.1} MB ({} written, {} unchanged, {} removed{}; {} document{} read) in {:.1} s — open {}",
         args.dir.display(),
         results.len(),
         if results.len() == 1 { "" } else { "s" },
@@ -92,6 +130,8 @@ pub fn run(args: SiteArgs) -> anyhow::Result<i32> {
                 w.kept.join(", ")
             )
         },
+        read,
+        if read == 1 { "" } else { "s" },
         t0.elapsed().as_secs_f64(),
         args.dir.join("index.html").display()
     )?;

@@ -39,4 +39,5 @@ mod run;
 mod scale;
 mod serve;
 mod site;
+mod site_rebuild;
 mod thermal;

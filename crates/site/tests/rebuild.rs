@@ -1,0 +1,112 @@
+//! A rebuild from what the site kept of each result (`.truebench-rows`) asks for no document
+//! but those of the pages it makes again, and makes, to the byte, the site and the kept list
+//! a build from every document makes (the figures read back exactly: their bits are kept).
+
+mod common;
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use common::site_rows;
+use truebench_site::{build_kept, build_over, kept, write, Kept, Options, Stored};
+
+/// What a history would say of each result: its id and its stored document's digest.
+fn kept_of(results: &[Stored], opts: &Options) -> Vec<Kept> {
+    results
+        .iter()
+        .map(|s| {
+            let digest = format!("digest-{}-{}", s.entry.id, s.doc.envelope.started.unix_ms);
+            Kept::of(s.entry.id, &digest, &s.doc, &opts.published)
+        })
+        .collect()
+}
+
+#[test]
+fn a_rebuild_from_the_kept_rows_reads_only_the_pages_documents_and_is_a_whole_build() {
+    let bases = site_rows::bases();
+    let n = 700;
+    let mut results = site_rows::site_rows(&bases, n);
+    let opts = Options {
+        title: "fleet".into(),
+        ..Options::default()
+    };
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("site");
+    let all = kept_of(&results, &opts);
+    write::write(&build_over(&results, &opts, &BTreeMap::new()), &dir).unwrap();
+    kept::save(&dir, &kept::text(&all, &opts.published)).unwrap();
+
+    // One more result, first in the list as the history gives it; every other from the list.
+    results.insert(0, site_rows::one(&bases, n as i64 + 1));
+    let mut before = kept::read(&dir, &opts.published).unwrap();
+    assert_eq!(before.len(), n);
+    let now = kept_of(&results, &opts);
+    let mut list = Vec::new();
+    for k in &now {
+        match before.remove(&k.id) {
+            Some(old) if old.digest == k.digest => list.push(old),
+            _ => list.push(k.clone()),
+        }
+    }
+    let mut asked = Vec::new();
+    let mut load = |i: usize| {
+        asked.push(results[i].entry.id);
+        Ok(Cow::Borrowed(&results[i].doc))
+    };
+    let site = build_kept(&list, &opts, &write::keys(&dir), &mut load).unwrap();
+    let mut made: Vec<i64> = site
+        .files
+        .keys()
+        .filter_map(|p| p.strip_prefix("r/")?.strip_suffix(".html")?.parse().ok())
+        .collect();
+    asked.sort();
+    made.sort();
+    assert_eq!(asked, made, "a document for each page made, no other");
+    assert!(asked.contains(&(n as i64 + 1)));
+    // Its page and the pages of its device's results that link to it: not the history.
+    assert!(asked.len() <= 1 + 12, "{} documents asked: {asked:?}", asked.len());
+    write::write(&site, &dir).unwrap();
+    kept::save(&dir, &kept::text(&list, &opts.published)).unwrap();
+
+    // The same as a whole build of every document, to the byte, the kept list included.
+    let whole = d.path().join("whole");
+    write::write(&build_over(&results, &opts, &BTreeMap::new()), &whole).unwrap();
+    kept::save(&whole, &kept::text(&now, &opts.published)).unwrap();
+    let files = |root: &std::path::Path| -> BTreeMap<String, Vec<u8>> {
+        let mut out = BTreeMap::new();
+        let mut todo = vec![root.to_path_buf()];
+        while let Some(p) = todo.pop() {
+            for e in std::fs::read_dir(&p).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    todo.push(p);
+                } else {
+                    let rel = p.strip_prefix(root).unwrap().display().to_string();
+                    out.insert(rel, std::fs::read(&p).unwrap());
+                }
+            }
+        }
+        out
+    };
+    let (got, want) = (files(&dir), files(&whole));
+    assert_eq!(got.len(), want.len());
+    for (p, b) in &want {
+        if p == write::MANIFEST {
+            continue;
+        }
+        assert!(got.get(p) == Some(b), "{p} differs from a whole build's");
+    }
+    // Every figure read back is the one made, to the bit.
+    let back = kept::read(&dir, &opts.published).unwrap();
+    for k in &now {
+        let b = &back[&k.id];
+        assert_eq!(b.row.figures.len(), k.row.figures.len());
+        for (x, y) in b.row.figures.iter().zip(&k.row.figures) {
+            assert_eq!(x.value.map(f64::to_bits), y.value.map(f64::to_bits), "#{}", k.id);
+        }
+        assert_eq!(b.facts, k.facts);
+    }
+    // Another Results.md: the list is not used (made anew), without a complaint.
+    let other = vec![truebench_sbcbench::row::MarkdownRow::default()];
+    assert!(kept::read(&dir, &other).unwrap().is_empty());
+}
