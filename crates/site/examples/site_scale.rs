@@ -1,6 +1,7 @@
 //! The site at a fleet's scale, for `bench/site_scale.sh`: builds the site of `N` generated
 //! results into `DIR`, then adds one result and rebuilds, and prints what each took, how many
-//! files the rebuild wrote and the folder's bytes per result.
+//! files the rebuild wrote, how many documents it read (those of the pages it made again: what
+//! it needs of the others it kept, `.truebench-rows`) and the folder's bytes per result.
 //!
 //! `cargo run -p truebench-site --example site_scale -- N DIR`
 //!
@@ -12,7 +13,7 @@ mod site_rows;
 
 use std::time::Instant;
 
-use truebench_site::{build_over, write, Options};
+use truebench_site::{build_kept, build_over, kept, write, Kept, Options};
 
 /// Store results 1..=n in the history `db` (the ones after those it holds).
 fn history(n: usize, db: &std::path::Path) {
@@ -64,6 +65,15 @@ fn main() {
     let site = build_over(&results, &opts, &write::keys(&dir));
     let built = t.elapsed().as_secs_f64();
     let w = write::write(&site, &dir).unwrap_or_else(|e| panic!("{e}"));
+    // What a build keeps of each result, as `truebench site` does (the digest stands for the
+    // stored document's).
+    let digest = |s: &truebench_site::Stored| format!("generated-{}", s.entry.id);
+    let all: Vec<Kept> = results
+        .iter()
+        .map(|s| Kept::of(s.entry.id, &digest(s), &s.doc, &opts.published))
+        .collect();
+    kept::save(&dir, &kept::text(&all, &opts.published)).unwrap_or_else(|e| panic!("{e}"));
+    drop(all);
     let total = t.elapsed().as_secs_f64();
     println!(
         "build: {total:.2} s ({built:.2} s making the files, {:.2} s writing {} files)",
@@ -96,13 +106,40 @@ fn main() {
     }
     // One more result, as `truebench site` sees it after a run: first in the list.
     results.insert(0, site_rows::one(&bases, n as i64 + 1));
+    // Rebuilt as `truebench site` rebuilds: the kept rows read back, the new result's made
+    // from its document, and a document asked for only for a page made again.
     let t = Instant::now();
-    let site = build_over(&results, &opts, &write::keys(&dir));
+    let mut before = kept::read(&dir, &opts.published).unwrap_or_else(|e| panic!("{e}"));
+    let mut list = Vec::with_capacity(results.len());
+    let mut loaded = 0;
+    let mut fresh = std::collections::HashSet::new();
+    for s in &results {
+        match before.remove(&s.entry.id) {
+            Some(k) if k.digest == digest(s) => list.push(k),
+            _ => {
+                loaded += 1;
+                fresh.insert(s.entry.id);
+                list.push(Kept::of(s.entry.id, &digest(s), &s.doc, &opts.published));
+            }
+        }
+    }
+    let read = t.elapsed().as_secs_f64();
+    let mut load = |i: usize| {
+        // A document read for its entry is at hand for its page (as `truebench site` keeps it).
+        if !fresh.contains(&results[i].entry.id) {
+            loaded += 1;
+        }
+        Ok(std::borrow::Cow::Borrowed(&results[i].doc))
+    };
+    let site = build_kept(&list, &opts, &write::keys(&dir), &mut load)
+        .unwrap_or_else(|e| panic!("{e}"));
     let built = t.elapsed().as_secs_f64();
     let w = write::write(&site, &dir).unwrap_or_else(|e| panic!("{e}"));
+    kept::save(&dir, &kept::text(&list, &opts.published)).unwrap_or_else(|e| panic!("{e}"));
     let total = t.elapsed().as_secs_f64();
     println!(
-        "rebuild after one new result: {total:.2} s ({built:.2} s making the files, {:.2} s writing), {} files rewritten, {} unchanged",
+        "rebuild after one new result: {total:.2} s ({read:.2} s reading the kept rows, {:.2} s making the files, {:.2} s writing), {loaded} documents read (the new one's and those of the pages made again), {} files rewritten, {} unchanged",
+        built - read,
         total - built,
         w.written.len(),
         w.unchanged
