@@ -131,8 +131,8 @@ fn main() {
         }
         Ok(std::borrow::Cow::Borrowed(&results[i].doc))
     };
-    let site = build_kept(&list, &opts, &write::keys(&dir), &mut load)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let site =
+        build_kept(&list, &opts, &write::keys(&dir), &mut load).unwrap_or_else(|e| panic!("{e}"));
     let built = t.elapsed().as_secs_f64();
     let w = write::write(&site, &dir).unwrap_or_else(|e| panic!("{e}"));
     kept::save(&dir, &kept::text(&list, &opts.published)).unwrap_or_else(|e| panic!("{e}"));

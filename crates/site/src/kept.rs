@@ -173,7 +173,9 @@ pub fn read(dir: &Path, published: &[MarkdownRow]) -> Result<BTreeMap<i64, Kept>
         .split_once('\n')
         .ok_or_else(|| bad("no header line".into()))?;
     if !head.starts_with(FORMAT) {
-        return Err(bad(format!("not a list `truebench site` wrote (`{FORMAT} …`)")));
+        return Err(bad(format!(
+            "not a list `truebench site` wrote (`{FORMAT} …`)"
+        )));
     }
     let want = header(published);
     let Some(counts) = head

@@ -169,7 +169,7 @@ pub fn row(
         .unwrap_or_else(|| "-".into());
     let date = e.started.utc.get(..10).unwrap_or("unknown").to_string();
     let mut r = Row {
-        id: id,
+        id,
         href: format!("r/{}.html", id),
         kind: doc.kind().to_string(),
         label: format!("#{} {device}, {date}", id),

@@ -442,7 +442,7 @@ pub fn page(title: &str, soc: &str, rows: &[&Row]) -> String {
     let runs: Vec<&Row> = rows.iter().copied().filter(|r| r.kind == "run").collect();
     let summarised = rows.len() > LIST_MAX;
     if summarised {
-        summary(&mut o, soc, &rows);
+        summary(&mut o, soc, rows);
     }
     if !summarised && !runs.is_empty() {
         o.push_str("<section><h2>Scores across boards</h2><p class=\"muted\">One dot per result (red: not valid), the dashed line at the median. A dot leads to its result.</p><div class=\"dots\">");

@@ -64,7 +64,11 @@ fn a_rebuild_from_the_kept_rows_reads_only_the_pages_documents_and_is_a_whole_bu
     assert_eq!(asked, made, "a document for each page made, no other");
     assert!(asked.contains(&(n as i64 + 1)));
     // Its page and the pages of its device's results that link to it: not the history.
-    assert!(asked.len() <= 1 + 12, "{} documents asked: {asked:?}", asked.len());
+    assert!(
+        asked.len() <= 1 + 12,
+        "{} documents asked: {asked:?}",
+        asked.len()
+    );
     write::write(&site, &dir).unwrap();
     kept::save(&dir, &kept::text(&list, &opts.published)).unwrap();
 
@@ -102,7 +106,12 @@ fn a_rebuild_from_the_kept_rows_reads_only_the_pages_documents_and_is_a_whole_bu
         let b = &back[&k.id];
         assert_eq!(b.row.figures.len(), k.row.figures.len());
         for (x, y) in b.row.figures.iter().zip(&k.row.figures) {
-            assert_eq!(x.value.map(f64::to_bits), y.value.map(f64::to_bits), "#{}", k.id);
+            assert_eq!(
+                x.value.map(f64::to_bits),
+                y.value.map(f64::to_bits),
+                "#{}",
+                k.id
+            );
         }
         assert_eq!(b.facts, k.facts);
     }

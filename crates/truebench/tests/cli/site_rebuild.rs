@@ -147,7 +147,10 @@ fn a_rebuild_reads_only_the_new_or_changed_documents_and_gives_the_whole_builds_
     let pages = pages_written(&dir, &before);
     assert!(pages >= 1, "{out}");
     assert_eq!(read, pages, "one document per page made: {out}");
-    assert!(read < n / 2, "{read} documents read for one new result: {out}");
+    assert!(
+        read < n / 2,
+        "{read} documents read for one new result: {out}"
+    );
     same_as_whole(tmp, &dir, &more, "more");
 
     // The 20th result's stored document is another now; the 21st is gone.
