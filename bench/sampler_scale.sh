@@ -9,7 +9,8 @@
 #    each sample kept on the timeline), nothing printed per tick;
 # and beside each, at the same time and a half interval apart, the C reference loop
 # (bench/lib/ref_loop.c) preading every file truebench holds open under the tree (taken from
-# its /proc/PID/fd) each 100 ms — the C loop grows with the files as truebench does. Which of
+# its /proc/PID/fd, 2.5 s after it started) each 100 ms — the C loop grows with the files as
+# truebench does. Which of
 # the two starts first alternates from round to round; CPU time is every thread's
 # (bench/lib/cpu_ns.sh) over a window after the first second, divided by the ticks in it (the
 # lines printed; for the session, which prints none, the window over the interval). Each round
@@ -96,7 +97,9 @@ for n in "${SIZES[@]}"; do
       # loop's window opens first (half an interval apart either way).
       ptb=$(start_tb "$mode" "$root" "$TMP/tb.out")
       PIDS+=("$ptb")
-      sleep 0.5
+      # Past its first 20 ticks: files it read through its helper thread and found quick are
+      # its own reads by then (crates/monitor/src/reader/slow.rs).
+      sleep 2.5
       mapfile -t files < <(open_files "$ptb" "$root")
       sleep 0.05
       nice -n 19 "$TMP/ref" "${files[@]}" >"$TMP/c.out" &
