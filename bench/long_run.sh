@@ -2,9 +2,9 @@
 # Hours, not minutes: `serve` under RATE scrapes per second and SLOW clients sending one byte
 # per second, `monitor --interval 0.1` and `review -R`, each for SECONDS, with its resident
 # memory, open descriptors and threads every INTERVAL seconds; after the first minute each must
-# stay flat — RSS within 1 MiB, the same descriptors and threads (bench/lib/growth.py). The
-# commands run one after the other, each on its own, under bench/lib/evidence.sh (the load
-# client is the script's own: its CPU is not the others').
+# stay flat — its own memory (RssAnon) within 1 MiB, the same descriptors and threads
+# (bench/lib/growth.py). The commands run one after the other, each on its own, under
+# bench/lib/evidence.sh (the load client is the script's own: its CPU is not the others').
 #
 #   bench/long_run.sh [SECONDS] [INTERVAL] [COMMAND…]   (default 3600 60 serve monitor review)
 # Env: RATE (scrapes per second, default 1000), SLOW (slow clients, default 200), WARMUP

@@ -9,7 +9,8 @@
 #    each sample kept on the timeline), nothing printed per tick;
 # and beside each, at the same time and a half interval apart, the C reference loop
 # (bench/lib/ref_loop.c) preading every file truebench holds open under the tree (taken from
-# its /proc/PID/fd) each 100 ms — the C loop grows with the files as truebench does. Which of
+# its /proc/PID/fd, 2.5 s after it started) each 100 ms — the C loop grows with the files as
+# truebench does. Which of
 # the two starts first alternates from round to round; CPU time is every thread's
 # (bench/lib/cpu_ns.sh) over a window after the first second, divided by the ticks in it (the
 # lines printed; for the session, which prints none, the window over the interval). Each round
@@ -23,7 +24,8 @@
 # which both sides pay alike.
 #
 # Not a test: prints the table for BENCHMARKS.md.
-# Usage: bench/sampler_scale.sh [SECONDS] [ROUNDS] [N…]   (default 9 s, 6 rounds, 2 8 64 192 512)
+# Usage: [TB=BIN] [MACHINE_ROOT=BIN] bench/sampler_scale.sh [SECONDS] [ROUNDS] [N…]
+#        (default 9 s, 6 rounds, 2 8 64 192 512)
 . "$(dirname "$0")/lib/evidence.sh"
 . "$(dirname "$0")/lib/cpu_ns.sh"
 set -euo pipefail
@@ -36,9 +38,15 @@ SIZES=("$@")
 [[ $SECS =~ ^[0-9]+$ && $SECS -ge 3 ]] || { echo "SECONDS must be a whole number ≥ 3, not '$SECS'" >&2; exit 2; }
 [[ $ROUNDS =~ ^[0-9]+$ && $ROUNDS -ge 1 ]] || { echo "ROUNDS must be a whole number ≥ 1, not '$ROUNDS'" >&2; exit 2; }
 export CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1}
-cargo build --release -q -p truebench
-cargo build --release -q -p truebench-fixtures --example machine_root
-TB=$PWD/target/release/truebench
+# TB and MACHINE_ROOT: other builds of the two (a profiling build); by default this tree's.
+if [ -z "${TB:-}" ]; then
+  cargo build --release -q -p truebench
+  TB=$PWD/target/release/truebench
+fi
+if [ -z "${MACHINE_ROOT:-}" ]; then
+  cargo build --release -q -p truebench-fixtures --example machine_root
+  MACHINE_ROOT=$PWD/target/release/examples/machine_root
+fi
 BASE=/dev/shm
 [ -d "$BASE" ] && [ -w "$BASE" ] || BASE=${TMPDIR:-/tmp}
 TMP=$(mktemp -d "$BASE/truebench-sampler-scale.XXXXXX")
@@ -75,7 +83,7 @@ for n in "${SIZES[@]}"; do
   root=$TMP/cpus$n
   # Counters keep moving: the helper writes the tree, says so, then rewrites the counters every
   # PERIOD_MS for as long as the rounds take.
-  "$PWD/target/release/examples/machine_root" "$root" "$n" 100000 "${PERIOD_MS:-1000}" >"$TMP/ticker.out" &
+  "$MACHINE_ROOT" "$root" "$n" 100000 "${PERIOD_MS:-1000}" >"$TMP/ticker.out" &
   ticker=$!
   for _ in $(seq 600); do [ -s "$TMP/ticker.out" ] && break; sleep 0.1; done
   [ -s "$TMP/ticker.out" ] || { echo "the $n-CPU tree was not written within a minute" >&2; exit 1; }
@@ -89,7 +97,9 @@ for n in "${SIZES[@]}"; do
       # loop's window opens first (half an interval apart either way).
       ptb=$(start_tb "$mode" "$root" "$TMP/tb.out")
       PIDS+=("$ptb")
-      sleep 0.5
+      # Past its first 20 ticks: files it read through its helper thread and found quick are
+      # its own reads by then (crates/monitor/src/reader/slow.rs).
+      sleep 2.5
       mapfile -t files < <(open_files "$ptb" "$root")
       sleep 0.05
       nice -n 19 "$TMP/ref" "${files[@]}" >"$TMP/c.out" &

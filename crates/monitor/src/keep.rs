@@ -60,6 +60,24 @@ impl Kept {
         }
     }
 
+    /// Make the file now (a session that keeps its samples): its descriptor is then there from
+    /// the start, not opened an hour in. Where it cannot be made, the samples stay in memory.
+    pub(crate) fn prepare(&mut self) {
+        if self.file.is_none() && self.failed.is_none() {
+            match self.make_file() {
+                Ok(f) => self.file = Some(f),
+                Err(e) => self.failed = Some(e.to_string()),
+            }
+        }
+    }
+
+    fn make_file(&self) -> std::io::Result<File> {
+        match &self.dir {
+            Some(d) => tempfile::tempfile_in(d),
+            None => tempfile::tempfile(),
+        }
+    }
+
     /// A sample and extra readings to fill (reused vectors when there are some).
     pub(crate) fn take_free(&mut self) -> (Sample, ExtraSample) {
         self.free.pop().unwrap_or_default()
@@ -101,10 +119,7 @@ impl Kept {
             self.buf.push(b'\n');
         }
         if self.file.is_none() {
-            self.file = Some(match &self.dir {
-                Some(d) => tempfile::tempfile_in(d)?,
-                None => tempfile::tempfile()?,
-            });
+            self.file = Some(self.make_file()?);
         }
         let f = self.file.as_mut().expect("made above");
         f.write_all_at(&self.buf, self.file_len)?;
@@ -131,7 +146,7 @@ impl Kept {
         };
         tl.samples.reserve_exact(self.len());
         tl.extra.reserve_exact(self.on_file + self.tl.extra.len());
-        if let Some(f) = &self.file {
+        if let Some(f) = self.file.as_ref().filter(|_| self.on_file > 0) {
             let mut bytes = vec![0; self.file_len as usize];
             let mut lost = 0;
             let mut why = None;
@@ -173,7 +188,7 @@ impl Kept {
 
     /// The whole timeline, taken (the file is closed, and so gone).
     pub(crate) fn take(&mut self) -> Timeline {
-        if self.file.is_none() {
+        if self.on_file == 0 {
             return std::mem::take(&mut self.tl);
         }
         let tl = self.full();

@@ -110,7 +110,13 @@ impl SampleLoop {
             t0: reader.t0(),
             shared: Arc::new(Shared {
                 reader: Mutex::new(reader),
-                timeline: Mutex::new(Kept::new(timeline)),
+                timeline: Mutex::new({
+                    let mut k = Kept::new(timeline);
+                    if cfg.keep_samples {
+                        k.prepare();
+                    }
+                    k
+                }),
                 stop: Mutex::new(false),
                 wake: Condvar::new(),
                 disabled: Mutex::new(Vec::new()),

@@ -2,13 +2,31 @@
 //! over CPPC/SCMI, hwmon chips on I2C/PMBus, ACPI thermal zones) cannot be cancelled, so it is
 //! done here while the sampler waits at most a deadline. A file whose read outlives the
 //! deadline yields `None` for that sample and is disabled for the rest of the run.
+//!
+//! Many files of those kinds are served from memory or a register all the same (an on-chip
+//! sensor behind hwmon, a cached reading): handing each of their reads to the helper costs two
+//! thread switches per sample, more than the read. A file whose last [`PROMOTE_AFTER`] reads
+//! each took under [`FAST`] is read by the sampler itself from then on. I2C and PMBus
+//! transfers, firmware mailboxes and AML evaluation take far longer than that, and a read
+//! delayed by a busy machine restarts the count, so what waits on hardware stays here.
 
 use super::bytes::{parse_i64, pread_all};
 use std::fs::File;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+/// A read this quick is served from memory or a register (sysfs reads of kernel memory take a
+/// few µs; one I2C transfer takes hundreds).
+const FAST: Duration = Duration::from_micros(25);
+/// Consecutive fast reads before the sampler reads a file itself.
+const PROMOTE_AFTER: u32 = 20;
+
 struct SlowState {
+    /// Consecutive reads of each slot under `FAST`.
+    streak: Vec<u32>,
+    /// Slots the sampler reads itself, and how many.
+    promoted: Vec<bool>,
+    n_promoted: usize,
     /// Generation of the last request posted / completed.
     req: u64,
     done: u64,
@@ -30,6 +48,13 @@ struct SlowShared {
 /// (and disabling) a file whose read outlives the deadline.
 pub(crate) struct SlowReader {
     shared: Arc<SlowShared>,
+    /// The files, shared with the helper: a promoted one is read here.
+    files: Vec<Option<Arc<File>>>,
+    read: ReadFn,
+    /// The helper's `promoted` as last seen (copied when its count changes).
+    promoted: Vec<bool>,
+    /// Slots neither promoted nor disabled: the helper has work only while some are left.
+    helper_has_work: bool,
     /// Root-relative paths, for the report of disabled files.
     names: Vec<String>,
     pub(crate) timed_out: Vec<String>,
@@ -49,8 +74,12 @@ impl SlowReader {
 
     fn start_with(files: Vec<Option<File>>, names: Vec<String>, read: ReadFn) -> SlowReader {
         let n = names.len();
+        let files: Vec<Option<Arc<File>>> = files.into_iter().map(|f| f.map(Arc::new)).collect();
         let shared = Arc::new(SlowShared {
             state: Mutex::new(SlowState {
+                streak: vec![0; n],
+                promoted: vec![false; n],
+                n_promoted: 0,
                 req: 0,
                 done: 0,
                 values: vec![(0, None); n],
@@ -62,21 +91,61 @@ impl SlowReader {
             done: Condvar::new(),
         });
         let sh = Arc::clone(&shared);
+        let theirs = files.clone();
         // The thread is detached on drop: a read stuck in the kernel cannot be interrupted,
         // and joining it would move the hang to the caller.
         let _ = std::thread::Builder::new()
             .name("truebench-slowread".into())
-            .spawn(move || slow_loop(sh, files, read));
+            .spawn(move || slow_loop(sh, theirs, read));
         SlowReader {
             shared,
+            files,
+            read,
+            promoted: vec![false; n],
+            helper_has_work: true,
             names,
             timed_out: Vec::new(),
         }
     }
 
+    /// Read the promoted files here, into `out`.
+    fn read_promoted(&self, out: &mut [Option<i64>]) {
+        let mut buf = [0u8; 64];
+        for (i, ((o, p), f)) in out
+            .iter_mut()
+            .zip(&self.promoted)
+            .zip(&self.files)
+            .enumerate()
+        {
+            if let (true, Some(f)) = (*p, f) {
+                *o = (self.read)(i, f, &mut buf);
+            }
+        }
+    }
+
+    /// Slots the sampler reads itself (for tests).
+    #[cfg(test)]
+    fn n_promoted(&self) -> usize {
+        self.promoted.iter().filter(|p| **p).count()
+    }
+
     /// Post a request and wait up to `deadline`; returns per-slot values of this round.
     pub(crate) fn collect(&mut self, deadline: Duration, out: &mut [Option<i64>]) {
         out.iter_mut().for_each(|v| *v = None);
+        if self.helper_has_work {
+            // Files the helper found quick since the last round are read here from now on.
+            let st = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
+            if st.n_promoted != self.promoted.iter().filter(|p| **p).count() {
+                self.promoted.clone_from(&st.promoted);
+                self.helper_has_work = (0..self.promoted.len())
+                    .any(|i| !st.promoted[i] && !st.disabled[i] && self.files[i].is_some());
+            }
+        }
+        self.read_promoted(out);
+        if !self.helper_has_work {
+            // Every file is read here or disabled: no hand-off at all.
+            return;
+        }
         let mut st = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
         if st.done < st.req {
             // Still stuck in the previous round: do not queue behind it.
@@ -106,8 +175,8 @@ impl SlowReader {
                 Self::blame(&mut st, &self.names, &mut self.timed_out, i);
             }
         }
-        for (o, (g, v)) in out.iter_mut().zip(st.values.iter()) {
-            if *g == gen {
+        for ((o, (g, v)), p) in out.iter_mut().zip(st.values.iter()).zip(&self.promoted) {
+            if *g == gen && !*p {
                 *o = *v;
             }
         }
@@ -129,7 +198,7 @@ impl Drop for SlowReader {
     }
 }
 
-fn slow_loop(sh: Arc<SlowShared>, files: Vec<Option<File>>, read: ReadFn) {
+fn slow_loop(sh: Arc<SlowShared>, files: Vec<Option<Arc<File>>>, read: ReadFn) {
     let mut buf = [0u8; 64];
     let mut seen = 0u64;
     loop {
@@ -148,15 +217,26 @@ fn slow_loop(sh: Arc<SlowShared>, files: Vec<Option<File>>, read: ReadFn) {
             let Some(f) = f else { continue };
             {
                 let mut st = sh.state.lock().unwrap_or_else(|e| e.into_inner());
-                if st.disabled[i] {
+                if st.disabled[i] || st.promoted[i] {
                     continue;
                 }
                 st.current = Some(i);
             }
+            let t = Instant::now();
             let v = read(i, f, &mut buf);
+            let took = t.elapsed();
             let mut st = sh.state.lock().unwrap_or_else(|e| e.into_inner());
             st.values[i] = (gen, v);
             st.current = None;
+            if took < FAST {
+                st.streak[i] += 1;
+                if st.streak[i] >= PROMOTE_AFTER {
+                    st.promoted[i] = true;
+                    st.n_promoted += 1;
+                }
+            } else {
+                st.streak[i] = 0;
+            }
         }
         let mut st = sh.state.lock().unwrap_or_else(|e| e.into_inner());
         st.done = gen;
@@ -167,6 +247,46 @@ fn slow_loop(sh: Arc<SlowShared>, files: Vec<Option<File>>, read: ReadFn) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn files_read_quickly_every_time_are_read_by_the_sampler_and_slow_ones_stay() {
+        fn slow_1(i: usize, f: &File, buf: &mut [u8]) -> Option<i64> {
+            if i == 1 {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            read_int(i, f, buf)
+        }
+        let d = tempfile::tempdir().unwrap();
+        let mut files = Vec::new();
+        let mut names = Vec::new();
+        for (i, v) in ["41000", "52000"].iter().enumerate() {
+            let p = d.path().join(format!("f{i}"));
+            std::fs::write(&p, v).unwrap();
+            files.push(Some(File::open(&p).unwrap()));
+            names.push(format!("f{i}"));
+        }
+        let mut r = SlowReader::start_with(files, names, slow_1);
+        let mut out = vec![None; 2];
+        // A busy machine may delay a read past `FAST` and restart the count: more rounds than
+        // the count, still bounded.
+        for _ in 0..PROMOTE_AFTER * 20 {
+            r.collect(Duration::from_millis(200), &mut out);
+            assert_eq!(out, [Some(41000), Some(52000)]);
+            if r.n_promoted() == 1 {
+                break;
+            }
+        }
+        assert_eq!(
+            r.promoted,
+            [true, false],
+            "the quick file is read here, the slow one not"
+        );
+        // The quick file is now read here: a new value shows at once.
+        std::fs::write(d.path().join("f0"), "43000").unwrap();
+        r.collect(Duration::from_millis(200), &mut out);
+        assert_eq!(out, [Some(43000), Some(52000)]);
+        assert!(r.timed_out.is_empty());
+    }
 
     #[test]
     fn a_hanging_slow_file_costs_one_sample_and_is_disabled() {
