@@ -108,7 +108,11 @@ pub fn run(args: SiteArgs) -> anyhow::Result<i32> {
     )?;
     let w = truebench_site::write::write(&site, &args.dir)?;
     if changed {
-        truebench_site::kept::save(&args.dir, &truebench_site::kept::text(&kept, &published))?;
+        // The site is whole without it: a list not written costs the next build time only.
+        let text = truebench_site::kept::text(&kept, &published);
+        if let Err(e) = truebench_site::kept::save(&args.dir, &text) {
+            errln!("truebench: warning: {e}; the next build reads the documents again");
+        }
     }
     let results = kept;
     outln!(

@@ -81,6 +81,14 @@ pub fn round_trip(db: &Path) {
     assert!(s.get(9999).unwrap().is_none());
     let all = s.list(&Filter::default()).unwrap();
     assert_eq!(all.len(), 2);
+    // `keys` lists the same ids in the same order, each with its document's digest.
+    let keys = s.keys(&Filter::default()).unwrap();
+    let ids: Vec<i64> = all.iter().map(|e| e.id).collect();
+    assert_eq!(keys.iter().map(|k| k.0).collect::<Vec<_>>(), ids);
+    assert!(
+        keys[0].1 != keys[1].1 && keys.iter().all(|k| k.1.len() == 64),
+        "{keys:?}"
+    );
     let e = &all[0];
     assert_eq!(e.source, "sbc-bench");
     assert_eq!(e.source_name.as_deref(), Some("4qJG.txt"));

@@ -132,8 +132,9 @@ fn a_rebuild_reads_only_the_new_or_changed_documents_and_gives_the_whole_builds_
     let fewer = history(tmp, "fewer", &l[..n - 1]);
     let dir = tmp.join("site");
 
-    let (_, _, read) = site(tmp, &dir, &first);
+    let (_, err, read) = site(tmp, &dir, &first);
     assert_eq!(read, n, "a first build reads every document");
+    assert!(!err.contains("warning"), "{err}");
     // Nothing changed: nothing read, nothing written.
     let before = files(&dir);
     let (out, _, read) = site(tmp, &dir, &first);
@@ -143,7 +144,8 @@ fn a_rebuild_reads_only_the_new_or_changed_documents_and_gives_the_whole_builds_
 
     // One new result: its document and those of the pages made again for it (its device's
     // and group's), not the history's.
-    let (out, _, read) = site(tmp, &dir, &more);
+    let (out, err, read) = site(tmp, &dir, &more);
+    assert!(!err.contains("warning"), "{err}");
     let pages = pages_written(&dir, &before);
     assert!(pages >= 1, "{out}");
     assert_eq!(read, pages, "one document per page made: {out}");
