@@ -126,8 +126,9 @@ fn header(published: &[MarkdownRow]) -> String {
     format!("{FORMAT} {} {d}", env!("CARGO_PKG_VERSION"))
 }
 
-/// The list's text for `kept`: the header (with the count of lines and their bytes, so a
-/// cut list is seen), then one line per result.
+/// The list's text for `kept`: the header (with the count of lines, their bytes and their
+/// SHA-256, so a list cut or changed by anything but this writer is seen), then one line per
+/// result.
 pub fn text(kept: &[Kept], published: &[MarkdownRow]) -> String {
     let mut body = String::new();
     for k in kept {
@@ -149,11 +150,19 @@ pub fn text(kept: &[Kept], published: &[MarkdownRow]) -> String {
         body.push('\n');
     }
     format!(
-        "{} {} {}\n{body}",
+        "{} {} {} {}\n{body}",
         header(published),
         kept.len(),
-        body.len()
+        body.len(),
+        hex(body.as_bytes())
     )
+}
+
+fn hex(b: &[u8]) -> String {
+    Sha256::digest(b)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// The list in `dir`, by id: empty when there is none, or when it was made by another
@@ -185,16 +194,25 @@ pub fn read(dir: &Path, published: &[MarkdownRow]) -> Result<BTreeMap<i64, Kept>
         // Another truebench's or another Results.md's: made anew, nothing wrong.
         return Ok(BTreeMap::new());
     };
-    let (lines, size) = counts
-        .split_once(' ')
-        .and_then(|(n, b)| Some((n.parse::<usize>().ok()?, b.parse::<usize>().ok()?)))
-        .ok_or_else(|| bad(format!("a header without its counts: `{head}`")))?;
+    let parts: Vec<&str> = counts.split(' ').collect();
+    let (lines, size, sum) = match parts[..] {
+        [n, b, d] => (n.parse::<usize>().ok(), b.parse::<usize>().ok(), d),
+        _ => (None, None, ""),
+    };
+    let (Some(lines), Some(size)) = (lines, size) else {
+        return Err(bad(format!("a header without its counts: `{head}`")));
+    };
     if size != body.len() || lines != body.lines().count() {
         return Err(bad(format!(
             "{} bytes in {} lines where the header says {size} in {lines}: cut or changed",
             body.len(),
             body.lines().count()
         )));
+    }
+    if sum != hex(body.as_bytes()) {
+        return Err(bad(
+            "its lines are not those written (their SHA-256 differs)".into(),
+        ));
     }
     let mut out = BTreeMap::new();
     for (n, l) in body.lines().enumerate() {
