@@ -14,11 +14,13 @@ use std::os::unix::fs::FileExt;
 use truebench_host::inventory::Missing;
 use truebench_model::timeline::{ExtraSample, Sample, Timeline};
 
-/// Samples kept in memory before the oldest are moved to the file: at a run's 1 s, 17
-/// minutes; at `monitor`'s 0.1 s, 100 s.
-pub(crate) const IN_MEMORY: usize = 1024;
+/// Samples kept in memory before the oldest are moved to the file: at a run's 1 s, about 3
+/// minutes. With every source read, a sample holds about 2.5 KiB on this kind of machine (each
+/// disk's and interface's deltas, each CPU's softirqs): with the moved samples whose vectors
+/// wait for reuse, at most 288 samples, well under a MiB.
+pub(crate) const IN_MEMORY: usize = 192;
 /// How many move at once (one write each).
-const CHUNK: usize = 512;
+const CHUNK: usize = 96;
 
 /// The timeline and its older samples on file. Derefs to the in-memory part (phases,
 /// headers, power readings and the newest samples).
