@@ -8,7 +8,10 @@
 #
 #   bench/long_run.sh [SECONDS] [INTERVAL] [COMMAND…]   (default 3600 60 serve monitor review)
 # Env: RATE (scrapes per second, default 1000), SLOW (slow clients, default 200), WARMUP
-# (seconds before the curve must be flat, default 60).
+# (seconds before the curve must be flat, default 60), MACHINE=N: the commands read a
+# generated N-CPU machine (crates/fixtures/src/machine.rs) whose counters a helper advances
+# every second, with a measurement lock of their own — `review -R` then tunes that tree, not
+# this machine, and tests or measurements can run here meanwhile.
 # Not a test (the tests run a 60-second version, tests/cli/long_run.rs): prints the curves and
 # verdicts for BENCHMARKS.md. `review -R` tunes this machine for its duration and restores it.
 . "$(dirname "$0")/lib/evidence.sh"
@@ -27,15 +30,24 @@ TMP=$(mktemp -d)
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$TMP"; }
 trap cleanup EXIT
+ROOT=()
+if [ -n "${MACHINE:-}" ]; then
+  cargo build --release -q -p truebench-fixtures --example machine_root
+  target/release/examples/machine_root "$TMP/machine" "$MACHINE" 1000000 1000 >"$TMP/machine.out" &
+  PIDS+=($!)
+  for _ in $(seq 600); do [ -s "$TMP/machine.out" ] && break; sleep 0.1; done
+  ROOT=(--root "$TMP/machine")
+  export TRUEBENCH_LOCK_DIR="$TMP" XDG_DATA_HOME="$TMP/data"
+fi
 # Slow clients hold a descriptor each: room for them.
 ulimit -n 4096
-echo "machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg); ${SECONDS_EACH} s each, a reading every ${INTERVAL} s"
+echo "machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg); ${SECONDS_EACH} s each, a reading every ${INTERVAL} s${MACHINE:+; reading a generated $MACHINE-CPU machine}"
 status=0
 for c in $COMMANDS; do
   ev_start
   case $c in
     serve)
-      "$TB" serve --listen 127.0.0.1:0 >"$TMP/serve.out" 2>&1 &
+      "$TB" serve --listen 127.0.0.1:0 "${ROOT[@]}" >"$TMP/serve.out" 2>&1 &
       pid=$!
       PIDS+=("$pid")
       for _ in $(seq 100); do grep -q Serving "$TMP/serve.out" 2>/dev/null && break; sleep 0.05; done
@@ -44,12 +56,12 @@ for c in $COMMANDS; do
       PIDS+=($!)
       ;;
     monitor)
-      "$TB" monitor --interval 0.1 --no-store >/dev/null 2>&1 &
+      "$TB" monitor --interval 0.1 --no-store "${ROOT[@]}" >/dev/null 2>&1 &
       pid=$!
       PIDS+=("$pid")
       ;;
     review)
-      "$TB" review -R --no-store >/dev/null 2>&1 &
+      "$TB" review -R --no-store "${ROOT[@]}" >/dev/null 2>&1 &
       pid=$!
       PIDS+=("$pid")
       ;;
