@@ -142,6 +142,7 @@ fn on_a_phone_the_shards_load_and_filter_sort_and_scroll_give_the_right_rows() {
     var t = d.getElementById("results"), s = d.getElementById("scroller");
     o.ready = t.dataset.ready || null;
     o.failed = t.dataset.failed || null;
+    o.noteHidden = d.getElementById("in-page").hidden;
     o.pageScroll = d.documentElement.scrollWidth;
     o.count = d.getElementById("count").textContent;
     o.first = rows(d);
@@ -164,6 +165,8 @@ fn on_a_phone_the_shards_load_and_filter_sort_and_scroll_give_the_right_rows() {
     );
     assert_eq!(v["ready"], "1", "{v}");
     assert!(v["failed"].is_null());
+    // Every row loaded: the note for a reader without script is gone.
+    assert_eq!(v["noteHidden"], true, "{v}");
     assert!(
         v["pageScroll"].as_u64().unwrap() <= 390,
         "the page scrolls sideways at 390 px: {}",

@@ -346,6 +346,9 @@
       }
       total = D.n;
       apply();
+      // Every row is here: the note for a reader without script no longer applies.
+      var inPage = document.getElementById("in-page");
+      if (inPage) inPage.hidden = true;
       table.dataset.ready = "1";
       // Since the page began to load: what bench/site_scale.sh reports.
       table.dataset.readyAt = performance.now().toFixed(1);
