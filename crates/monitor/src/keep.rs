@@ -14,13 +14,16 @@ use std::os::unix::fs::FileExt;
 use truebench_host::inventory::Missing;
 use truebench_model::timeline::{ExtraSample, Sample, Timeline};
 
-/// Samples kept in memory before the oldest are moved to the file: at a run's 1 s, about 3
-/// minutes. With every source read, a sample holds about 2.5 KiB on this kind of machine (each
-/// disk's and interface's deltas, each CPU's softirqs): with the moved samples whose vectors
-/// wait for reuse, at most 288 samples, well under a MiB.
+/// At most this many samples are kept in memory before the oldest are moved to the file: at a
+/// run's 1 s, about 3 minutes.
 pub(crate) const IN_MEMORY: usize = 192;
-/// How many move at once (one write each).
-const CHUNK: usize = 96;
+/// Fewer where samples are large: those in memory hold at most about this many bytes (as
+/// their JSON, measured on the first sample). A sample with every source read is 2.5 KiB on a
+/// small machine and 24 KiB at 512 CPUs (each CPU's softirq counts); with the moved samples
+/// whose vectors wait for reuse, a session's samples then stay under a MiB.
+const BUDGET: usize = 384 << 10;
+/// The fewest samples kept in memory, however large.
+const FEWEST: usize = 16;
 
 /// The timeline and its older samples on file. Derefs to the in-memory part (phases,
 /// headers, power readings and the newest samples).
@@ -39,6 +42,8 @@ pub(crate) struct Kept {
     free: Vec<(Sample, ExtraSample)>,
     /// Serialisation buffer, reused.
     buf: Vec<u8>,
+    /// Samples kept in memory before a move (0: not yet known — set by the first sample).
+    limit: usize,
 }
 
 impl std::ops::Deref for Kept {
@@ -87,9 +92,13 @@ impl Kept {
 
     /// Append a sample with its extra readings; past the bound, move the oldest to the file.
     pub(crate) fn push(&mut self, s: Sample, x: ExtraSample) {
+        if self.limit == 0 {
+            let bytes = serde_json::to_vec(&(&s, &x)).map_or(0, |b| b.len());
+            self.limit = (BUDGET / bytes.max(1)).clamp(FEWEST, IN_MEMORY);
+        }
         self.tl.samples.push(s);
         self.tl.extra.push(x);
-        if self.tl.samples.len() >= IN_MEMORY && self.failed.is_none() {
+        if self.tl.samples.len() >= self.limit && self.failed.is_none() {
             if let Err(e) = self.spill() {
                 self.failed = Some(e.to_string());
             }
@@ -109,7 +118,8 @@ impl Kept {
 
     fn spill(&mut self) -> std::io::Result<()> {
         // Extra readings are one per sample here (the sampler pushes both).
-        let n = CHUNK.min(self.tl.samples.len());
+        // Half of them at a time: one write per half-bound of samples.
+        let n = (self.limit / 2).max(1).min(self.tl.samples.len());
         if self.tl.extra.len() != self.tl.samples.len() {
             return Err(std::io::Error::other(
                 "samples and extra readings differ in number",
@@ -256,6 +266,24 @@ mod tests {
         let taken = k.take();
         assert_eq!(taken, tl);
         assert_eq!(k.len(), 0);
+    }
+
+    #[test]
+    fn large_samples_are_fewer_in_memory() {
+        let mut k = Kept::new(Timeline::default());
+        for i in 0..400 {
+            let (mut s, x) = sample(i);
+            // A 512-CPU machine's sample: thousands of values.
+            s.measured_mhz = vec![Some(1800.5); 3000];
+            k.push(s, x);
+        }
+        assert!(
+            k.samples.len() < 40,
+            "{} large samples in memory",
+            k.samples.len()
+        );
+        assert_eq!(k.len(), 400);
+        assert_eq!(k.full().samples.len(), 400);
     }
 
     #[test]
