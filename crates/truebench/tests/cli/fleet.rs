@@ -6,7 +6,6 @@
 //! results: the store's tests and `bench/history_scale.sh`.)
 
 use std::path::Path;
-use std::process::Command;
 
 use truebench_fixtures::fleet;
 use truebench_store::{Filter, Store};
@@ -14,20 +13,7 @@ use truebench_store::{Filter, Store};
 const N: u64 = 600;
 
 fn tb(db: &Path, args: &[&str]) -> std::process::Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_truebench"))
-        .args(args)
-        .arg("--db")
-        .arg(db)
-        .env("XDG_DATA_HOME", db.parent().unwrap().join("xdg"))
-        .env("TRUEBENCH_LOCK_DIR", truebench_fixtures::lock_dir())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "truebench {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+    crate::common::with_db(db, args)
 }
 
 fn json_ids(out: &std::process::Output) -> Vec<i64> {

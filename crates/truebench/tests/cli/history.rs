@@ -38,22 +38,8 @@ fn logs(dir: &Path, names: &[&str]) -> Vec<PathBuf> {
     out
 }
 
-fn tb(db: &Path, args: &[&str]) -> Output {
-    let out = Command::new(BIN)
-        .args(args)
-        .arg("--db")
-        .arg(db)
-        // Nothing may land in the user's own history.
-        .env("XDG_DATA_HOME", db.parent().unwrap().join("xdg"))
-        .env("TRUEBENCH_LOCK_DIR", truebench_fixtures::lock_dir())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "truebench {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+fn tb(db: &Path, args: &[&str]) -> std::process::Output {
+    crate::common::with_db(db, args)
 }
 
 fn text(o: &Output) -> String {
