@@ -17,9 +17,11 @@ use truebench_model::MonitorBody;
 use truebench_monitor::reader::Sources;
 use truebench_suites::session::{EachSample, Finish, Outcome, Session, SessionOptions};
 
-/// This process's peak resident memory so far, KiB (`VmHWM`).
+/// This process's peak resident memory so far, KiB (`VmHWM`), read through `Host` like every
+/// other file (getrusage's maximum would carry over that of the process that started this one).
 fn peak_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
+    Host::live()
+        .read("proc/self/status")
         .ok()
         .and_then(|s| {
             s.lines()
