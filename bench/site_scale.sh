@@ -99,19 +99,21 @@ echo "== truebench site over an SQLite history of $N results"
 export XDG_DATA_HOME="$WORK/data" TRUEBENCH_LOCK_DIR="$WORK"
 target/$PROFILE/examples/site_scale --history "$N" "$WORK/history.sqlite"
 TB=target/$PROFILE/truebench
-ev_start
-t0=$(date +%s.%N)
-out=$($TB site "$WORK/cli-site" --db "$WORK/history.sqlite" --title fleet)
-t1=$(date +%s.%N)
-ev_stop
-echo "$out"
+# One `truebench site` over the history, timed with the machine's other activity: sets OUT
+# (what it printed) and SECS.
+timed_site() {
+  ev_start
+  local t0 t1
+  t0=$(date +%s.%N)
+  OUT=$($TB site "$WORK/cli-site" --db "$WORK/history.sqlite" --title fleet)
+  t1=$(date +%s.%N)
+  ev_stop
+  echo "$OUT"
+  SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')
+}
+timed_site
 read_docs() { sed -n 's/.*; \([0-9]*\) documents\{0,1\} read).*/\1/p' <<<"$1"; }
-echo "truebench site, whole build: $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}') s, $(read_docs "$out") documents read; machine: $EV_LINE"
+echo "truebench site, whole build: $SECS s, $(read_docs "$OUT") documents read; machine: $EV_LINE"
 target/$PROFILE/examples/site_scale --history "$((N + 1))" "$WORK/history.sqlite"
-ev_start
-t0=$(date +%s.%N)
-out=$($TB site "$WORK/cli-site" --db "$WORK/history.sqlite" --title fleet)
-t1=$(date +%s.%N)
-ev_stop
-echo "$out"
-echo "truebench site, rebuild after one new result: $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}') s, $(read_docs "$out") documents read of $((N + 1)); machine: $EV_LINE"
+timed_site
+echo "truebench site, rebuild after one new result: $SECS s, $(read_docs "$OUT") documents read of $((N + 1)); machine: $EV_LINE"
