@@ -2,12 +2,9 @@
 //! uses part of it.
 #![allow(dead_code)]
 
-use std::collections::BTreeMap;
-
 use truebench_sbcbench::convert::to_run_result;
 use truebench_sbcbench::parse;
 use truebench_site::Stored;
-use truebench_store::Entry;
 
 pub mod site_rows;
 
@@ -17,25 +14,7 @@ pub fn stored(logs: &[(String, String)]) -> Vec<Stored> {
         .enumerate()
         .map(|(i, (name, text))| {
             let doc = to_run_result(&parse(text), name).into_document();
-            let e = &doc.envelope;
-            Stored {
-                entry: Entry {
-                    id: i as i64 + 1,
-                    kind: doc.kind().to_string(),
-                    started_unix_ms: e.started.unix_ms,
-                    started_utc: e.started.utc.clone(),
-                    device: e.inventory.device.clone(),
-                    soc: e.inventory.soc.as_ref().map(|s| s.name.clone()),
-                    hostname: e.hostname.clone(),
-                    mode: String::new(),
-                    valid: e.valid,
-                    complete: e.complete,
-                    source: "sbc-bench".into(),
-                    source_name: Some(name.clone()),
-                    metrics: BTreeMap::new(),
-                },
-                doc,
-            }
+            site_rows::stored_log(i as i64 + 1, doc, name)
         })
         .collect()
 }

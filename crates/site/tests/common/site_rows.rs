@@ -30,14 +30,13 @@ pub fn one(bases: &[truebench_model::Document], id: i64) -> Stored {
     let h = k.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17);
     let base = (h % bases.len() as u64) as usize;
     let mut doc = bases[base].clone();
-    let kind = doc.kind().to_string();
     let board = (k / PER_BOARD) * 7 + (h >> 40) % 7;
     let e = &mut doc.envelope;
     let device = format!(
         "{} #{board}",
         e.inventory.device.as_deref().unwrap_or("board").trim()
     );
-    e.inventory.device = Some(device.clone());
+    e.inventory.device = Some(device);
     e.hostname = Some(format!("node-{board}"));
     let minor = 1 + (h >> 8) % 12;
     e.inventory.kernel.release = Some(format!("6.{minor}.{}-fleet", (h >> 16) % 40));
@@ -45,25 +44,34 @@ pub fn one(bases: &[truebench_model::Document], id: i64) -> Stored {
     let ms = 1_609_459_200_000 + id * 2_837_000 + (h % 600_000) as i64;
     e.started = Stamp::from_unix_ms(ms);
     e.ended = Stamp::from_unix_ms(ms + 600_000);
-    let entry = Entry {
-        id,
-        kind,
-        started_unix_ms: ms,
-        started_utc: e.started.utc.clone(),
-        device: Some(device),
-        soc: e.inventory.soc.as_ref().map(|s| s.name.clone()),
-        hostname: e.hostname.clone(),
-        mode: String::new(),
-        valid: e.valid,
-        complete: e.complete,
-        source: "sbc-bench".into(),
-        source_name: Some(format!("fleet-{id}.txt")),
-        metrics: BTreeMap::new(),
-    };
-    Stored { entry, doc }
+    stored_log(id, doc, &format!("fleet-{id}.txt"))
 }
 
 /// `n` results, ids 1..=n, newest first (the order `truebench site` gets them from the store).
 pub fn site_rows(bases: &[truebench_model::Document], n: usize) -> Vec<Stored> {
     (1..=n as i64).rev().map(|id| one(bases, id)).collect()
+}
+
+/// An imported sbc-bench log's document as the history lists it: its entry holds the
+/// document's own kind, start, names and verdicts.
+pub fn stored_log(id: i64, doc: truebench_model::Document, name: &str) -> Stored {
+    let e = &doc.envelope;
+    Stored {
+        entry: Entry {
+            id,
+            kind: doc.kind().to_string(),
+            started_unix_ms: e.started.unix_ms,
+            started_utc: e.started.utc.clone(),
+            device: e.inventory.device.clone(),
+            soc: e.inventory.soc.as_ref().map(|s| s.name.clone()),
+            hostname: e.hostname.clone(),
+            mode: String::new(),
+            valid: e.valid,
+            complete: e.complete,
+            source: "sbc-bench".into(),
+            source_name: Some(name.to_string()),
+            metrics: BTreeMap::new(),
+        },
+        doc,
+    }
 }
