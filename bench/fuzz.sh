@@ -4,7 +4,9 @@
 # shrunk to a small input and written to the crate's proptest-regressions/ file (commit it,
 # and add a unit test for the input); the tests then try it first on every run.
 #
-#   bench/fuzz.sh [CASES]      (per target, default 1000000: hours in release mode on 2 CPUs)
+#   bench/fuzz.sh [CASES] [TARGET…]   (per target, default 1000000: hours in release mode on
+#                                     2 CPUs; TARGET: host sbcbench model monitor suites store,
+#                                     default all)
 #
 # The targets: host's parsers of /proc and /sys, sbc-bench logs, result documents of every
 # schema version (1 to the current), the monitor's request parser and its whole connection
@@ -19,14 +21,22 @@ CASES=${1:-1000000}
 export PROPTEST_CASES=$CASES
 # New inputs each run (cargo test alone uses a fixed seed, the same inputs every time).
 export TRUEBENCH_FUZZ_RANDOM=1
+TARGETS=("${@:2}")
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(host sbcbench model monitor suites store)
+spec_of() {
+  case $1 in
+    host) echo "truebench-host --test fuzz" ;;
+    sbcbench) echo "truebench-sbcbench --test fuzz" ;;
+    model) echo "truebench-model --test fuzz" ;;
+    monitor) echo "truebench-monitor --test fuzz" ;;
+    suites) echo "truebench-suites --test fuzz" ;;
+    store) echo "truebench-store --lib pg_tls::tests::a_db_url" ;;
+    *) echo "unknown target $1 (host sbcbench model monitor suites store)" >&2; exit 2 ;;
+  esac
+}
 status=0
-for spec in \
-  "truebench-host --test fuzz" \
-  "truebench-sbcbench --test fuzz" \
-  "truebench-model --test fuzz" \
-  "truebench-monitor --test fuzz" \
-  "truebench-suites --test fuzz" \
-  "truebench-store --lib pg_tls::tests::a_db_url"; do
+for target in "${TARGETS[@]}"; do
+  spec=$(spec_of "$target")
   set -- $spec
   pkg=$1; shift
   t0=$(date +%s.%N)
