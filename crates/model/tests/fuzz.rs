@@ -8,7 +8,13 @@ use proptest::prelude::*;
 use std::path::Path;
 use truebench_fixtures::fuzz::{config, mutated};
 
-fn documents() -> Vec<Vec<u8>> {
+/// The seeds, read and upgraded once: per input they cost more than the input itself.
+fn documents() -> &'static [Vec<u8>] {
+    static DOCS: std::sync::LazyLock<Vec<Vec<u8>>> = std::sync::LazyLock::new(read_documents);
+    &DOCS
+}
+
+fn read_documents() -> Vec<Vec<u8>> {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut out = Vec::new();
     for dir in [
@@ -138,7 +144,7 @@ proptest! {
     }
 
     #[test]
-    fn a_document_of_any_shape(b in mutated(documents())) {
+    fn a_document_of_any_shape(b in mutated(documents().to_vec())) {
         if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&b) {
             if let Ok(doc) = truebench_model::migrate(v) {
                 // What was read writes back and reads again as the same document.
