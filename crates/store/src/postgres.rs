@@ -73,6 +73,24 @@ pub(crate) struct Postgres {
 pub(crate) fn redact(url: &str) -> String {
     // `password=…` (blanks allowed around `=` in a `key=value` string, the value maybe
     // quoted) up to the next `&` in a URL, the next blank or closing quote otherwise.
+    // `scheme://user:password@host`: after each `://`, everything from the first `:` to the
+    // last `@` before the query (or the next `://`) is taken as the password, however
+    // malformed the URL in between (`postgresql://u:p…resql://u:p@h`, a URL pasted twice:
+    // found by fuzzing).
+    // The whole span from the first `://` to the last `@` first, before anything else is
+    // cut out (the client reads `postgres://u://x@h` as user `u`, password `//x`, and takes
+    // the credentials up to the first `@` even inside the query: `…&password=@…`, found by
+    // fuzzing), then each `://` part on its own. (The last `@` anywhere: a `?` or `/` may be
+    // part of a password; showing less of a query that holds an `@` is the lesser harm.)
+    let mut spanned = url.to_string();
+    if let (Some(s), Some(at)) = (url.find("://"), url.rfind('@')) {
+        if s + 3 <= at {
+            if let Some(colon) = url[s + 3..at].find(':') {
+                spanned = format!("{}:***{}", &url[..s + 3 + colon], &url[at..]);
+            }
+        }
+    }
+    let url = spanned.as_str();
     let url_form = url.contains("://");
     let mut out = String::with_capacity(url.len());
     let mut rest = url;
@@ -106,21 +124,6 @@ pub(crate) fn redact(url: &str) -> String {
         rest = &value[end..];
     }
     out.push_str(rest);
-    // `scheme://user:password@host`: after each `://`, everything from the first `:` to the
-    // last `@` before the query (or the next `://`) is taken as the password, however
-    // malformed the URL in between (`postgresql://u:p…resql://u:p@h`, a URL pasted twice:
-    // found by fuzzing).
-    // The whole span from the first `://` to the last `@` first (the client reads
-    // `postgres://u://x@h` as user `u`, password `//x`), then each `://` part on its own.
-    // (The last `@` anywhere: a `?` or `/` may be part of a password; showing less of a
-    // query that holds an `@` is the lesser harm.)
-    if let (Some(s), Some(at)) = (out.find("://"), out.rfind('@')) {
-        if s + 3 <= at {
-            if let Some(colon) = out[s + 3..at].find(':') {
-                out = format!("{}:***{}", &out[..s + 3 + colon], &out[at..]);
-            }
-        }
-    }
     let parts: Vec<&str> = out.split("://").collect();
     let mut res = String::with_capacity(out.len());
     for (i, part) in parts.iter().enumerate() {
@@ -673,6 +676,11 @@ mod tests {
                 "{u:?} → {shown:?}"
             );
         }
+        // The client takes the credentials up to the first `@`, in the query too: user
+        // `postgresql`, password `//NaN/fleet?host=…&password=`.
+        let u = "postgresql://postgresql://NaN/fleet?host=/run/postgresql&user=bench&password=@\0@s3cret";
+        let shown = redact(u);
+        assert!(!shown.contains("//NaN/fleet?host="), "{u:?} → {shown:?}");
     }
 
     #[test]
