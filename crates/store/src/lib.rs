@@ -20,6 +20,7 @@ mod pg_verify;
 mod postgres;
 mod query;
 pub mod rank;
+mod ranked;
 pub mod regress;
 mod sqlite;
 pub mod standing;
@@ -538,6 +539,19 @@ impl Store {
             "soc group".into(),
             query::group_sql(d, &probe.kind, &probe.soc),
         ));
+        let grp = serde_json::json!([probe.kind, probe.soc, []]).to_string();
+        queries.push((
+            "standing rank".into(),
+            query::rank_sql(d, &grp, "sevenzip_multi", 1000.0),
+        ));
+        queries.push((
+            "standing same result".into(),
+            query::same_result_sql(d, &grp, &probe.kind, 0, Some("host"), None),
+        ));
+        queries.push((
+            "standing ungrouped".into(),
+            query::ungrouped_sql(d, &probe.kind, &probe.soc),
+        ));
         let mut out = Vec::new();
         for (name, (sql, params)) in queries {
             let plan = match &self.db {
@@ -641,6 +655,8 @@ pub(crate) struct Prepared {
     pub schema_version: i64,
     pub truebench_version: String,
     pub metrics: Vec<kinds::Metric>,
+    /// Its group and ranked figures for the `standing` table ([`standing::stored`]).
+    pub standing: (String, Vec<(String, f64)>),
 }
 
 impl Prepared {
@@ -686,6 +702,7 @@ impl Prepared {
                 }
                 m
             },
+            standing: standing::stored(doc),
         })
     }
 }

@@ -327,7 +327,7 @@ impl Postgres {
         // a Database"): until autovacuum gets to it, it would plan for the table as it was.
         self.client
             .get_mut()
-            .batch_execute("ANALYZE truebench.results, truebench.metrics")
+            .batch_execute("ANALYZE truebench.results, truebench.metrics, truebench.standing")
             .map_err(|e| self.err(e))?;
         Ok(new)
     }
@@ -360,6 +360,7 @@ fn value(p: &Param) -> Box<dyn postgres::types::ToSql + Sync> {
         Param::Text(t) => Box::new(t.clone()),
         Param::Int(i) => Box::new(*i),
         Param::Names(n) => Box::new(n.clone()),
+        Param::Real(r) => Box::new(*r),
     }
 }
 
@@ -387,6 +388,7 @@ struct Statements {
     insert: postgres::Statement,
     find: postgres::Statement,
     figures: Option<postgres::Statement>,
+    ranked: Option<postgres::Statement>,
 }
 
 impl Statements {
@@ -401,7 +403,24 @@ impl Statements {
             )?,
             find: tx.prepare("SELECT id, document FROM truebench.results WHERE key = $1")?,
             figures: None,
+            ranked: None,
         })
+    }
+
+    /// A result's rows of the `standing` table in one statement.
+    fn ranked(
+        &mut self,
+        tx: &mut postgres::Transaction<'_>,
+    ) -> Result<&postgres::Statement, postgres::Error> {
+        if self.ranked.is_none() {
+            self.ranked = Some(tx.prepare(
+                "INSERT INTO truebench.standing (result_id, grp, key, value)
+                 SELECT $1::bigint, $2::text, k, v FROM unnest($3::text[], $4::float8[]) AS f(k, v)
+                 ON CONFLICT (result_id, key) DO UPDATE
+                 SET grp = EXCLUDED.grp, value = EXCLUDED.value",
+            )?);
+        }
+        Ok(self.ranked.as_ref().expect("prepared above"))
     }
 
     /// Every figure of a result in one statement (one round trip, however many); the last of
@@ -481,6 +500,16 @@ fn insert_in(
         let figures = st.figures(tx)?.clone();
         tx.execute(&figures, &[&id, &keys, &values, &texts, &units])?;
     }
+    // The group's row (key '') first, then each ranked figure.
+    let (grp, figures) = &row.standing;
+    let mut keys: Vec<&str> = vec![""];
+    let mut values: Vec<Option<f64>> = vec![None];
+    for (k, v) in figures {
+        keys.push(k);
+        values.push(Some(*v));
+    }
+    let ranked = st.ranked(tx)?.clone();
+    tx.execute(&ranked, &[&id, grp, &keys, &values])?;
     Ok(Inserted { id, new: true })
 }
 
@@ -568,6 +597,31 @@ impl Postgres {
     /// The ids `sql` selects.
     pub(crate) fn ids(&self, (sql, params): (String, Vec<Param>)) -> Result<Vec<i64>, StoreError> {
         Ok(self.rows(&sql, &params)?.iter().map(|r| r.get(0)).collect())
+    }
+
+    /// The one row of `sql`: three counts.
+    pub(crate) fn counts(
+        &self,
+        (sql, params): (String, Vec<Param>),
+    ) -> Result<[i64; 3], StoreError> {
+        let rows = self.rows(&sql, &params)?;
+        let r = rows.first().ok_or_else(|| StoreError::Connect {
+            path: self.path.clone(),
+            reason: "a count returned no row".into(),
+        })?;
+        Ok([r.get(0), r.get(1), r.get(2)])
+    }
+
+    /// The rows of `sql`: a key and a value.
+    pub(crate) fn key_values(
+        &self,
+        (sql, params): (String, Vec<Param>),
+    ) -> Result<Vec<(String, Option<f64>)>, StoreError> {
+        Ok(self
+            .rows(&sql, &params)?
+            .iter()
+            .map(|r| (r.get(0), r.get(1)))
+            .collect())
     }
 
     /// The rows of `sql`: an id and two texts.

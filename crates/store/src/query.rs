@@ -14,6 +14,12 @@
 //!   names that are the same board, through `(kind, device, started_unix_ms)`.
 //! - `group` (`compare`'s and `report`'s standing): the kind's valid, complete rows of one SoC,
 //!   through `(soc, kind, started_unix_ms)`.
+//! - `rank` (the standing itself): each figure's values in its group counted in
+//!   `standing (grp, key, value)` — the rows [`crate::standing::stored`] writes beside each
+//!   result — so a group of ten thousand results is counted in the index, no document read;
+//!   `same_result` finds the copies of the result being ranked through `(started_unix_ms)`,
+//!   and `ungrouped` the group's rows a truebench older than the
+//!   table stored (no row in it: their documents are read).
 
 use crate::Filter;
 
@@ -31,6 +37,7 @@ pub(crate) enum Param {
     Int(i64),
     /// A list of names: SQLite reads it as a JSON array (`json_each`), PostgreSQL as `text[]`.
     Names(Vec<String>),
+    Real(f64),
 }
 
 /// The columns of `results` that a listed entry reads ([`crate::ListedRow`]'s order).
@@ -73,6 +80,7 @@ impl Builder {
             Param::Text(_) => "::text",
             Param::Int(_) => "::bigint",
             Param::Names(_) => "::text[]",
+            Param::Real(_) => "::float8",
         };
         self.params.push(p);
         let n = self.params.len();
@@ -105,6 +113,13 @@ fn table(d: Dialect) -> &'static str {
     match d {
         Dialect::Sqlite => "results",
         Dialect::Postgres => "truebench.results",
+    }
+}
+
+fn standing_table(d: Dialect) -> &'static str {
+    match d {
+        Dialect::Sqlite => "standing",
+        Dialect::Postgres => "truebench.standing",
     }
 }
 
@@ -233,6 +248,11 @@ pub(crate) fn same_device_sql(d: Dialect, kind: &str, devices: &[String]) -> (St
 
 /// The ids of the valid, complete results of `kind` on SoC `soc`, oldest first.
 pub(crate) fn group_sql(d: Dialect, kind: &str, soc: &str) -> (String, Vec<Param>) {
+    group_rows_sql(d, kind, soc, "")
+}
+
+/// [`group_sql`]'s rows, with `more` added to its conditions (the table is `r`).
+fn group_rows_sql(d: Dialect, kind: &str, soc: &str, more: &str) -> (String, Vec<Param>) {
     let mut b = Builder {
         dialect: d,
         params: Vec::new(),
@@ -245,11 +265,108 @@ pub(crate) fn group_sql(d: Dialect, kind: &str, soc: &str) -> (String, Vec<Param
     };
     (
         format!(
-            "SELECT id FROM {} WHERE soc = {s} AND kind = {k} AND valid = {yes} AND complete = {yes}
+            "SELECT id FROM {} r WHERE soc = {s} AND kind = {k} AND valid = {yes} AND complete = {yes}{more}
              ORDER BY started_unix_ms, id",
             table(d)
         ),
         b.params,
+    )
+}
+
+/// How many of group `grp`'s results have figure `key`, how many of those have a value
+/// below `v` and how many equal it: one range of `standing_rank`.
+pub(crate) fn rank_sql(d: Dialect, grp: &str, key: &str, v: f64) -> (String, Vec<Param>) {
+    let mut b = Builder {
+        dialect: d,
+        params: Vec::new(),
+    };
+    let g = b.bind(Param::Text(grp.to_string()));
+    let k = b.bind(Param::Text(key.to_string()));
+    let v = b.bind(Param::Real(v));
+    (
+        format!(
+            "SELECT count(*), coalesce(sum(CASE WHEN value < {v} THEN 1 ELSE 0 END), 0),
+                    coalesce(sum(CASE WHEN value = {v} THEN 1 ELSE 0 END), 0)
+             FROM {} WHERE grp = {g} AND key = {k}",
+            standing_table(d)
+        ),
+        b.params,
+    )
+}
+
+/// The ranked figures (key and value) of the stored copies of one result — its kind, start,
+/// host and board — in group `grp`.
+pub(crate) fn same_result_sql(
+    d: Dialect,
+    grp: &str,
+    kind: &str,
+    started_unix_ms: i64,
+    hostname: Option<&str>,
+    device: Option<&str>,
+) -> (String, Vec<Param>) {
+    let mut b = Builder {
+        dialect: d,
+        params: Vec::new(),
+    };
+    let k = b.bind(Param::Text(kind.to_string()));
+    let t = b.bind(Param::Int(started_unix_ms));
+    let mut is = |column: &str, v: Option<&str>| match v {
+        Some(v) => format!("r.{column} = {}", b.bind(Param::Text(v.to_string()))),
+        None => format!("r.{column} IS NULL"),
+    };
+    let h = is("hostname", hostname);
+    let dv = is("device", device);
+    let g = b.bind(Param::Text(grp.to_string()));
+    // The few rows of one start time, not the group's thousands: the group is no index term.
+    let grp_column = b.unindexed("s.grp");
+    let kind_column = b.unindexed("r.kind");
+    (
+        format!(
+            "SELECT s.key, s.value FROM {} r JOIN {} s ON s.result_id = r.id
+             WHERE {kind_column} = {k} AND r.started_unix_ms = {t} AND {h} AND {dv}
+               AND {grp_column} = {g}
+               AND s.key <> ''",
+            table(d),
+            standing_table(d)
+        ),
+        b.params,
+    )
+}
+
+/// The ids of [`group_sql`]'s rows that have no row in `standing` (stored by a truebench
+/// older than it), oldest first.
+pub(crate) fn ungrouped_sql(d: Dialect, kind: &str, soc: &str) -> (String, Vec<Param>) {
+    let more = format!(
+        " AND NOT EXISTS (SELECT 1 FROM {} s WHERE s.result_id = r.id)",
+        standing_table(d)
+    );
+    group_rows_sql(d, kind, soc, &more)
+}
+
+/// The table of each result's group and ranked figures ([`crate::standing::stored`]): one
+/// row per figure, and one with the key `''` (no figure) that says the result was stored by a
+/// truebench that writes the table — a result in no group has only that row, with the group
+/// `''`. A table an older truebench ignores (its results have no rows: [`ungrouped_sql`]).
+pub(crate) fn standing_ddl(d: Dialect) -> String {
+    let (id, rest) = match d {
+        Dialect::Sqlite => ("INTEGER", ""),
+        Dialect::Postgres => ("BIGINT", ", result_id"),
+    };
+    format!(
+        "CREATE TABLE IF NOT EXISTS {st} (
+            result_id {id} NOT NULL REFERENCES {t}(id) ON DELETE CASCADE,
+            grp TEXT NOT NULL,
+            key TEXT NOT NULL,
+            value {real},
+            PRIMARY KEY (result_id, key)
+         );
+         CREATE INDEX IF NOT EXISTS standing_rank ON {st}(grp, key, value{rest});",
+        st = standing_table(d),
+        t = table(d),
+        real = match d {
+            Dialect::Sqlite => "REAL",
+            Dialect::Postgres => "DOUBLE PRECISION",
+        }
     )
 }
 
@@ -274,17 +391,20 @@ pub(crate) fn indexes(d: Dialect) -> String {
          CREATE INDEX IF NOT EXISTS results_kind_device ON {t}(kind, device, started_unix_ms{id});
          CREATE INDEX IF NOT EXISTS results_soc ON {t}(soc, kind, started_unix_ms{id});
          CREATE INDEX IF NOT EXISTS results_hostname ON {t}(hostname);
-         DROP INDEX IF EXISTS {s}results_kind;"
+         DROP INDEX IF EXISTS {s}results_kind;
+         {}",
+        standing_ddl(d)
     )
 }
 
 /// The names of the indexes [`indexes`] makes, to tell whether a history has them all.
-pub(crate) const INDEXES: [&str; 5] = [
+pub(crate) const INDEXES: [&str; 6] = [
     "results_kind_started",
     "results_kind_source",
     "results_kind_device",
     "results_soc",
     "results_hostname",
+    "standing_rank",
 ];
 
 #[cfg(test)]

@@ -169,6 +169,11 @@ impl Sqlite {
         if version < LAYOUT_VERSION {
             tx.execute_batch(CREATE_V2).map_err(sq)?;
         }
+        // The indexes the queries need and the `standing` table (nothing where they exist),
+        // before a carried-over row is written into them; tables an older truebench ignores,
+        // so the layout's version stays.
+        tx.execute_batch(&query::indexes(Dialect::Sqlite))
+            .map_err(sq)?;
         if version == 1 {
             let old: Vec<(i64, i64, String)> = {
                 let mut stmt = tx
@@ -198,11 +203,8 @@ impl Sqlite {
                 .map_err(sq)?;
         }
         // Results kept here for a server that could not be reached (`pending`); a table an
-        // older truebench ignores, so the layout's version stays. Likewise the indexes the
-        // queries need (nothing where they exist).
+        // older truebench ignores, so the layout's version stays.
         tx.execute_batch(CREATE_PENDING).map_err(sq)?;
-        tx.execute_batch(&query::indexes(Dialect::Sqlite))
-            .map_err(sq)?;
         tx.commit().map_err(sq)
     }
 
@@ -351,6 +353,32 @@ impl Sqlite {
         rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
     }
 
+    /// The one row of `sql`: three counts.
+    pub(crate) fn counts(
+        &self,
+        (sql, params): (String, Vec<Param>),
+    ) -> Result<[i64; 3], StoreError> {
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        stmt.query_row(rusqlite::params_from_iter(params.iter().map(value)), |r| {
+            Ok([r.get(0)?, r.get(1)?, r.get(2)?])
+        })
+        .map_err(|e| self.err(e))
+    }
+
+    /// The rows of `sql`: a key and a value.
+    pub(crate) fn key_values(
+        &self,
+        (sql, params): (String, Vec<Param>),
+    ) -> Result<Vec<(String, Option<f64>)>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(params.iter().map(value)), |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
     /// The rows of `sql`: an id and two texts.
     pub(crate) fn named_ids(
         &self,
@@ -460,6 +488,7 @@ fn value(p: &Param) -> rusqlite::types::Value {
         Param::Text(t) => Value::Text(t.clone()),
         Param::Int(i) => Value::Integer(*i),
         Param::Names(n) => Value::Text(serde_json::to_string(n).unwrap_or_else(|_| "[]".into())),
+        Param::Real(r) => Value::Real(*r),
     }
 }
 
@@ -549,6 +578,18 @@ fn insert_row(
         figure
             .execute(params![id, m.key, m.value, m.text, m.unit])
             .map_err(sq)?;
+    }
+    let mut ranked = tx
+        .prepare_cached(
+            "INSERT OR REPLACE INTO standing (result_id, grp, key, value) VALUES (?1, ?2, ?3, ?4)",
+        )
+        .map_err(sq)?;
+    let (grp, figures) = &row.standing;
+    ranked
+        .execute(params![id, grp, "", None::<f64>])
+        .map_err(sq)?;
+    for (key, value) in figures {
+        ranked.execute(params![id, grp, key, value]).map_err(sq)?;
     }
     Ok(Inserted { id, new: true })
 }

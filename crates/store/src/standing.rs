@@ -324,8 +324,42 @@ pub fn group_soc(doc: &Document) -> Option<&str> {
 
 /// `doc`'s figures ranked among `others` (its group's figures, [`group_figures`]).
 pub fn standing_among(doc: &Document, others: &[Vec<truebench_figures::Metric>]) -> Vec<Standing> {
+    let counted: Result<_, std::convert::Infallible> = standing_counted(doc, |key, v| {
+        let values = others
+            .iter()
+            .filter_map(|o| o.iter().find(|x| x.key == key)?.value)
+            .filter(|x| x.is_finite());
+        let mut c = Counted::default();
+        for x in values {
+            c.of += 1;
+            c.below += usize::from(x < v);
+            c.equal += usize::from(x == v);
+        }
+        Ok(c)
+    });
+    counted.unwrap_or_else(|e| match e {})
+}
+
+/// How a figure's value `v` compares with its group's values of the figure (the result
+/// itself left out).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Counted {
+    /// Values of the figure in the group.
+    pub of: usize,
+    /// Of those, below `v`.
+    pub below: usize,
+    /// Equal to `v`.
+    pub equal: usize,
+}
+
+/// `doc`'s figures ranked, each by `count(key, value)`: its group's values of that figure
+/// counted ([`standing_among`] counts a list; the history counts its `standing` table).
+pub fn standing_counted<E>(
+    doc: &Document,
+    mut count: impl FnMut(&str, f64) -> Result<Counted, E>,
+) -> Result<Vec<Standing>, E> {
     let Some(chip) = soc(doc) else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
     let mine = truebench_figures::metrics(doc);
     let group = group_text(doc, chip);
@@ -337,23 +371,16 @@ pub fn standing_among(doc: &Document, others: &[Vec<truebench_figures::Metric>])
         ) else {
             continue;
         };
-        let values: Vec<f64> = others
-            .iter()
-            .filter_map(|o| o.iter().find(|x| x.key == m.key)?.value)
-            .filter(|x| x.is_finite())
-            .collect();
-        let n = values.len() + 1;
+        let c = count(&m.key, v)?;
+        let n = c.of + 1;
         if n < MIN_GROUP {
             continue;
         }
-        let worse = values
-            .iter()
-            .filter(|&&x| match dir {
-                Better::Higher => x < v,
-                Better::Lower => x > v,
-            })
-            .count();
-        let ties = values.iter().filter(|&&x| x == v).count() + 1;
+        let worse = match dir {
+            Better::Higher => c.below,
+            Better::Lower => c.of - c.below - c.equal,
+        };
+        let ties = c.equal + 1;
         out.push(Standing {
             metric: m.key,
             unit: m.unit,
@@ -363,5 +390,33 @@ pub fn standing_among(doc: &Document, others: &[Vec<truebench_figures::Metric>])
             group: group.clone(),
         });
     }
-    out
+    Ok(out)
+}
+
+/// The key of `doc`'s group as the history's `standing` table stores it (kind, chip and the
+/// tool versions that decide a group); None when it names no one chip.
+pub fn group_key(doc: &Document) -> Option<String> {
+    let chip = soc(doc)?;
+    Some(serde_json::json!([doc.kind(), chip, versions(doc)]).to_string())
+}
+
+/// What the history's `standing` table holds of `doc`: its group's key (`""` when its
+/// figures count in no group: it names no chip, or it is incomplete, invalid or not
+/// comparable) and, in a group, each figure's value as [`standing_among`] reads another
+/// result's (the first of a key, when finite).
+pub fn stored(doc: &Document) -> (String, Vec<(String, f64)>) {
+    let Some(key) = group_key(doc).filter(|_| counts(doc)) else {
+        return (String::new(), Vec::new());
+    };
+    let mut figures: Vec<(String, f64)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for m in truebench_figures::metrics(doc) {
+        if !seen.insert(m.key.clone()) {
+            continue;
+        }
+        if let Some(v) = m.value.filter(|v| v.is_finite()) {
+            figures.push((m.key, v));
+        }
+    }
+    (key, figures)
 }

@@ -166,24 +166,11 @@ pub fn standing_lines(
     out
 }
 
-/// `doc`'s standing among the stored results of its kind and SoC: the group's rows through
-/// an index (`Store::soc_group`), each document read and dropped in turn, only its figures
-/// kept.
+/// `doc`'s standing among the stored results of its group, counted in the history's index
+/// (`Store::standing`); nothing when the history cannot say.
 pub fn stored_standing(
     store: &truebench_store::Store,
     doc: &truebench_model::Document,
 ) -> Vec<truebench_store::standing::Standing> {
-    use truebench_store::standing;
-    let Some(soc) = standing::group_soc(doc) else {
-        return Vec::new();
-    };
-    let Ok(ids) = store.soc_group(doc.kind(), soc) else {
-        return Vec::new();
-    };
-    let others: Vec<_> = ids
-        .into_iter()
-        .filter_map(|id| store.get(id).ok().flatten())
-        .filter_map(|d| standing::group_figures(doc, &d))
-        .collect();
-    standing::standing_among(doc, &others)
+    store.standing(doc).unwrap_or_default()
 }

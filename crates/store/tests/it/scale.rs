@@ -154,6 +154,30 @@ fn answers(s: &Store, filled: &Filled) {
         .map(|e| e.id)
         .collect();
     assert_eq!(s.soc_group("run", &soc).unwrap(), want);
+    standing_answers(s);
+}
+
+/// A result's standing counted in the history's index is its standing among every stored
+/// document: a stored result (its copy left out) and one not stored, in each group the
+/// fleet's runs name.
+fn standing_answers(s: &Store) {
+    let all = s.list(&Filter::default()).unwrap();
+    let docs: Vec<truebench_model::Document> =
+        all.iter().map(|e| s.get(e.id).unwrap().unwrap()).collect();
+    let refs: Vec<&truebench_model::Document> = docs.iter().collect();
+    let mut ranked = 0;
+    for d in docs.iter().filter(|d| d.kind() == "run").step_by(37) {
+        let want = truebench_store::standing::standing(d, &refs);
+        assert_eq!(s.standing(d).unwrap(), want, "{:?}", d.envelope.hostname);
+        ranked += usize::from(!want.is_empty());
+        let mut later = d.clone();
+        later.envelope.started.unix_ms += 1;
+        assert_eq!(
+            s.standing(&later).unwrap(),
+            truebench_store::standing::standing(&later, &refs)
+        );
+    }
+    assert!(ranked > 3, "{ranked} results ranked");
 }
 
 /// The list filters and other queries, for [`Store::plans`].
@@ -180,7 +204,7 @@ fn probe(filled: &Filled) -> Probe {
 }
 
 /// The index each query must be answered by.
-const EXPECTED: [(&str, &[&str]); 12] = [
+const EXPECTED: [(&str, &[&str]); 15] = [
     ("list --kind --device", &["results_hostname"]),
     ("list --device --since", &["results_hostname"]),
     ("list --since", &["results_started"]),
@@ -193,6 +217,9 @@ const EXPECTED: [(&str, &[&str]); 12] = [
     ("latest", &["results_kind_source"]),
     ("same board", &["results_kind_device"]),
     ("soc group", &["results_soc"]),
+    ("standing rank", &["standing_rank"]),
+    ("standing same result", &["results_started"]),
+    ("standing ungrouped", &["results_soc"]),
 ];
 
 /// Every query's plan reads `results` through an index, never whole; the problems, named.
@@ -206,8 +233,10 @@ fn pg_plan_problems(s: &Store, p: &Probe) -> Vec<String> {
         // `Index Scan [Backward] using results_…`, `Index Only Scan …`, `Bitmap Index Scan
         // on results_…`.
         let indexed = plan.lines().any(|l| {
-            (l.contains("Index") && l.contains(" using results_"))
+            (l.contains("Index")
+                && (l.contains(" using results_") || l.contains(" using standing_")))
                 || l.contains("Bitmap Index Scan on results_")
+                || l.contains("Bitmap Index Scan on standing_")
         });
         if scans || !indexed {
             problems.push(format!("{name}: scans the whole table:\n{plan}"));
@@ -255,6 +284,13 @@ fn a_fleet_in_sqlite() {
     let c = s.check().unwrap();
     assert_eq!((c.results, c.problems), (N as usize, Vec::<String>::new()));
     answers(&s, &filled);
+    // A third of the results as a truebench older than the `standing` table stored them (no
+    // rows there): ranked by their documents, the same figures.
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute("DELETE FROM standing WHERE result_id % 3 = 0", [])
+        .unwrap();
+    standing_answers(&s);
     let p = probe(&filled);
     let problems = plan_problems(&s, &p, "SCAN results");
     assert!(problems.is_empty(), "{}", problems.join("\n"));

@@ -1,0 +1,85 @@
+//! A result's standing among the stored results of its group (`compare`, `report`), counted
+//! in the history's `standing` table — each figure one range of its index — so the time is
+//! the group's size in index entries, not in documents read, and the memory is constant.
+
+use truebench_model::Document;
+
+use crate::standing::{self, Counted, Standing};
+use crate::{query, Db, Store, StoreError};
+
+impl Store {
+    /// `doc`'s [`standing`](standing::standing) among the stored results of its group: the
+    /// same figures as ranking it among every stored document, `doc`'s own stored copies
+    /// left out; the group's results stored by a truebench older than the table are read
+    /// and ranked by their documents.
+    pub fn standing(&self, doc: &Document) -> Result<Vec<Standing>, StoreError> {
+        let (Some(grp), Some(soc)) = (standing::group_key(doc), standing::group_soc(doc)) else {
+            return Ok(Vec::new());
+        };
+        let d = self.dialect();
+        let e = &doc.envelope;
+        // The copies of `doc` itself in the group, whose figures are taken off the counts.
+        let copies = self.key_values(query::same_result_sql(
+            d,
+            &grp,
+            doc.kind(),
+            e.started.unix_ms,
+            e.hostname.as_deref(),
+            e.inventory.device.as_deref(),
+        ))?;
+        let older: Vec<Vec<truebench_figures::Metric>> = self
+            .ids(query::ungrouped_sql(d, doc.kind(), soc))?
+            .into_iter()
+            .filter_map(|id| self.get(id).ok().flatten())
+            .filter_map(|other| standing::group_figures(doc, &other))
+            .collect();
+        standing::standing_counted(doc, |key, v| {
+            let [of, below, equal] = self.counts(query::rank_sql(d, &grp, key, v))?;
+            let mut c = Counted {
+                of: usize::try_from(of).unwrap_or(0),
+                below: usize::try_from(below).unwrap_or(0),
+                equal: usize::try_from(equal).unwrap_or(0),
+            };
+            for (_, x) in copies.iter().filter(|(k, _)| k == key) {
+                let Some(x) = *x else { continue };
+                c.of = c.of.saturating_sub(1);
+                if x < v {
+                    c.below = c.below.saturating_sub(1);
+                }
+                if x == v {
+                    c.equal = c.equal.saturating_sub(1);
+                }
+            }
+            for o in &older {
+                if let Some(x) = o
+                    .iter()
+                    .find(|m| m.key == key)
+                    .and_then(|m| m.value)
+                    .filter(|x| x.is_finite())
+                {
+                    c.of += 1;
+                    c.below += usize::from(x < v);
+                    c.equal += usize::from(x == v);
+                }
+            }
+            Ok(c)
+        })
+    }
+
+    fn counts(&self, q: (String, Vec<query::Param>)) -> Result<[i64; 3], StoreError> {
+        match &self.db {
+            Db::Sqlite(s) => s.counts(q),
+            Db::Postgres(p) => p.counts(q),
+        }
+    }
+
+    fn key_values(
+        &self,
+        q: (String, Vec<query::Param>),
+    ) -> Result<Vec<(String, Option<f64>)>, StoreError> {
+        match &self.db {
+            Db::Sqlite(s) => s.key_values(q),
+            Db::Postgres(p) => p.key_values(q),
+        }
+    }
+}
