@@ -1,7 +1,9 @@
 //! `truebench history --check`: the database's own check, then every result against its
 //! document — the stored text whole (its SHA-256 is the row's key), readable, and the columns
-//! and figures `history` lists exactly those this truebench derives from it. A result stored
-//! halfway (a row without its figures, figures without their row, a cut document) is named.
+//! and figures `history` lists exactly those this truebench derives from it, its rows of the
+//! `standing` table those its document gives (none: stored by a truebench older than the
+//! table). A result stored halfway (a row without its figures, figures without their row, a
+//! cut document) is named.
 
 use crate::{digest, parse_document, Db, Entry, Filter, ListedRow, Prepared, Store, StoreError};
 
@@ -32,6 +34,19 @@ impl Store {
             .into_iter()
             .map(|e| (e.id, e))
             .collect();
+        let mut standing: std::collections::BTreeMap<i64, Vec<crate::StandingRow>> =
+            Default::default();
+        let rows = match &self.db {
+            Db::Sqlite(s) => s.standing_rows()?,
+            Db::Postgres(p) => p.standing_rows()?,
+        };
+        for r in rows {
+            standing.entry(r.0).or_default().push(r);
+        }
+        // In one order whatever the server's collation.
+        for v in standing.values_mut() {
+            v.sort_by(|a, b| a.2.cmp(&b.2));
+        }
         let path = self.path().to_string();
         for (id, key, text) in raw {
             out.results += 1;
@@ -58,6 +73,22 @@ impl Store {
                 continue;
             };
             let row = Prepared::new(&path, &doc, Some(id))?;
+            if let Some(stored) = standing.get(&id) {
+                let (grp, figures) = &row.standing;
+                let mut want: Vec<crate::StandingRow> =
+                    vec![(id, grp.clone(), String::new(), None)];
+                want.extend(
+                    figures
+                        .iter()
+                        .map(|(k, v)| (id, grp.clone(), k.clone(), Some(*v))),
+                );
+                want.sort_by(|a, b| a.2.cmp(&b.2));
+                if *stored != want {
+                    out.problems.push(format!(
+                        "#{id}: its standing rows (group and ranked figures) differ from what its document gives (stored by another truebench version?)"
+                    ));
+                }
+            }
             let mut want = ListedRow {
                 id,
                 kind: row.kind.clone(),

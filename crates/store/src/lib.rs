@@ -707,6 +707,9 @@ impl Prepared {
     }
 }
 
+/// A row of the `standing` table: result, group, key (`''`: the group's row), value.
+pub(crate) type StandingRow = (i64, String, String, Option<f64>);
+
 /// The stored text metric holding a result's headline on one line (`history` shows it).
 pub const HEADLINE_KEY: &str = "headline";
 

@@ -687,14 +687,33 @@ impl Postgres {
             .collect())
     }
 
+    /// Every row of the `standing` table: result, group, key, value.
+    pub(crate) fn standing_rows(&self) -> Result<Vec<crate::StandingRow>, StoreError> {
+        let rows = self
+            .client
+            .borrow_mut()
+            .query(
+                "SELECT result_id, grp, key, value FROM truebench.standing
+                 ORDER BY result_id, key",
+                &[],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(rows
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+            .collect())
+    }
+
     /// `ok`, or the figures whose result is gone.
     pub(crate) fn integrity_check(&self) -> Result<String, StoreError> {
         let orphans: i64 = self
             .client
             .borrow_mut()
             .query_one(
-                "SELECT count(*) FROM truebench.metrics m
-                 WHERE NOT EXISTS (SELECT 1 FROM truebench.results r WHERE r.id = m.result_id)",
+                "SELECT (SELECT count(*) FROM truebench.metrics m
+                  WHERE NOT EXISTS (SELECT 1 FROM truebench.results r WHERE r.id = m.result_id))
+                  + (SELECT count(*) FROM truebench.standing m
+                  WHERE NOT EXISTS (SELECT 1 FROM truebench.results r WHERE r.id = m.result_id))",
                 &[],
             )
             .map(|r| r.get(0))

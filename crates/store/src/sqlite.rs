@@ -449,7 +449,8 @@ impl Sqlite {
         let orphans: i64 = self
             .conn
             .query_row(
-                "SELECT count(*) FROM pragma_foreign_key_check('metrics')",
+                "SELECT (SELECT count(*) FROM pragma_foreign_key_check('metrics'))
+                      + (SELECT count(*) FROM pragma_foreign_key_check('standing'))",
                 [],
                 |r| r.get(0),
             )
@@ -464,6 +465,20 @@ impl Sqlite {
             said.push_str(&format!("{orphans} figures without their result"));
         }
         Ok(said)
+    }
+
+    /// Every row of the `standing` table: result, group, key, value.
+    pub(crate) fn standing_rows(&self) -> Result<Vec<crate::StandingRow>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT result_id, grp, key, value FROM standing ORDER BY result_id, key")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        Ok(rows)
     }
 
     /// Every result's id, key and stored text, by id.

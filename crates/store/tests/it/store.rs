@@ -235,8 +235,8 @@ fn a_fifo_or_socket_at_the_history_path_is_refused_with_what_it_is() {
 }
 
 /// `check` finds each kind of half-stored result, by id: a row without its figures, a
-/// document cut short, a figure whose result is gone, a figure changed; a sound history is
-/// all clear.
+/// document cut short, a figure whose result is gone, a figure changed, a result's standing
+/// rows not its document's; a sound history is all clear.
 #[test]
 fn check_names_each_half_stored_result() {
     let (_d, db) = tmp_db();
@@ -253,17 +253,23 @@ fn check_names_each_half_stored_result() {
         "DELETE FROM metrics WHERE result_id = {a};
          UPDATE results SET document = substr(document, 1, 200) WHERE id = {b};
          UPDATE metrics SET value = value + 1 WHERE result_id = {c} AND value IS NOT NULL;
+         UPDATE standing SET grp = 'another group' WHERE result_id = {d};
          PRAGMA foreign_keys = OFF;
          INSERT INTO metrics (result_id, key, value) VALUES (999, 'orphan', 1);",
         a = ids[0],
         b = ids[1],
         c = ids[2],
+        d = ids[3],
     ))
     .unwrap();
     drop(conn);
     let c = Store::open(&db).unwrap().check().unwrap();
     let all = c.problems.join("\n");
-    assert_eq!(c.problems.len(), 4, "{all}");
+    assert_eq!(c.problems.len(), 5, "{all}");
+    assert!(
+        all.contains(&format!("#{}: its standing rows", ids[3])),
+        "{all}"
+    );
     assert!(
         all.contains(&format!("#{}: a result without its figures", ids[0])),
         "{all}"
