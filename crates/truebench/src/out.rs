@@ -107,18 +107,27 @@ macro_rules! outln {
 
 /// `eprint!` that cannot panic: messages and progress on standard error are best effort
 /// (`truebench run 2>&1 | head -3` must not end the run); nothing could report their loss.
+/// Formatted first and written by one call: standard error is unbuffered, so `write!` would
+/// write each piece on its own — a process killed between two (a crash trial's SIGKILL) left
+/// `stored in the history as #` without its number, and two processes' lines interleave.
 macro_rules! err {
     ($($arg:tt)*) => {{
         use ::std::io::Write as _;
-        let _ = ::std::write!(::std::io::stderr(), $($arg)*);
+        let _ = ::std::io::stderr().write_all(::std::format!($($arg)*).as_bytes());
     }};
 }
 
-/// `eprintln!` that cannot panic (see [`err!`]).
+/// `eprintln!` that cannot panic, a line written whole (see [`err!`]).
 macro_rules! errln {
+    () => {{
+        use ::std::io::Write as _;
+        let _ = ::std::io::stderr().write_all(b"\n");
+    }};
     ($($arg:tt)*) => {{
         use ::std::io::Write as _;
-        let _ = ::std::writeln!(::std::io::stderr(), $($arg)*);
+        let mut line = ::std::format!($($arg)*);
+        line.push('\n');
+        let _ = ::std::io::stderr().write_all(line.as_bytes());
     }};
 }
 
