@@ -19,7 +19,8 @@
 # disk, and the machine's other activity per round.
 #
 #   bench/history_scale.sh [N…]
-# Env: REPEATS (default 5), PROFILE (release; debug builds quicker, times are not comparable),
+# Env: BACKENDS (default "sqlite postgres"; one of them alone: a 10⁶ history in PostgreSQL
+# fits where the SQLite one does not), REPEATS (default 5), PROFILE (release; debug builds quicker, times are not comparable),
 # HISTORY_DIR (where the histories and the server's data go; default a new folder in /var/tmp,
 # removed at the end). An N whose histories would not fit the free space there (about 40 kB a
 # result in SQLite and 15 kB in PostgreSQL, the generated documents' size) is skipped, said.
@@ -96,10 +97,20 @@ ms() {
 
 echo "machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg); $PROFILE build; $REPEATS rounds; histories in $DIR"
 for n in "${SIZES[@]}"; do
-  backends=(sqlite)
-  [ -n "$PG" ] && backends+=(postgres)
+  backends=()
+  for b in ${BACKENDS:-sqlite postgres}; do
+    case $b in
+      sqlite) backends+=(sqlite) ;;
+      postgres) [ -n "$PG" ] && backends+=(postgres) ;;
+      *) echo "BACKENDS: unknown back end '$b' (sqlite postgres)" >&2; exit 2 ;;
+    esac
+  done
+  [ ${#backends[@]} -gt 0 ] || { echo "N=$n: no back end to measure" >&2; continue; }
   free_kb=$(df -Pk "$DIR" | awk 'NR == 2 {print $4}')
-  need_kb=$(( n * 40 + ( ${#backends[@]} > 1 ? n * 15 : 0 ) ))
+  need_kb=0
+  for b in "${backends[@]}"; do
+    if [ "$b" = sqlite ]; then need_kb=$((need_kb + n * 40)); else need_kb=$((need_kb + n * 15)); fi
+  done
   if [ "$need_kb" -gt "$free_kb" ]; then
     echo "N=$n: skipped — needs about $(( need_kb / 1048576 )) GiB, $(( free_kb / 1048576 )) GiB free in $DIR (HISTORY_DIR)"
     continue
