@@ -53,7 +53,8 @@ for c in $COMMANDS; do
       for _ in $(seq 100); do grep -q Serving "$TMP/serve.out" 2>/dev/null && break; sleep 0.05; done
       port=$(sed -n 's#.*http://127.0.0.1:\([0-9]*\)/metrics#\1#p' "$TMP/serve.out")
       python3 bench/lib/scrape_load.py "$port" "$RATE" "$SLOW" "$SECONDS_EACH" &
-      PIDS+=($!)
+      load=$!
+      PIDS+=("$load")
       ;;
     monitor)
       "$TB" monitor --interval 0.1 --no-store "${ROOT[@]}" >/dev/null 2>&1 &
@@ -71,7 +72,9 @@ for c in $COMMANDS; do
   # Ctrl-C's signal: review -R restores what it tuned.
   kill -INT "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
-  wait 2>/dev/null || true
+  # The load client, not every child: the generated machine's helper runs on.
+  [ -z "${load:-}" ] || wait "$load" 2>/dev/null || true
+  load=''
   ev_stop
   echo "$c evidence: $EV_LINE"
 done
