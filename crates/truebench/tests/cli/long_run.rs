@@ -32,7 +32,10 @@ fn reading(pid: u32) -> Option<(u64, usize, u64, usize)> {
     for e in std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?.flatten() {
         match std::fs::read_link(e.path()) {
             Ok(t) if t.to_string_lossy().starts_with("socket:") => sockets += 1,
-            _ => files += 1,
+            Ok(_) => files += 1,
+            // Closed between the listing and the link: gone, not a file (a client's socket;
+            // counting it as a file once made serve's descriptors 82, then 83).
+            Err(_) => {}
         }
     }
     Some((field("RssAnon:")?, files, field("Threads:")?, sockets))
@@ -172,11 +175,8 @@ fn serve_monitor_and_review_stay_flat_for_a_minute() {
         let threads: std::collections::BTreeSet<u64> = rows.iter().map(|r| r.2).collect();
         let sockets = rows.iter().map(|r| r.3).max().unwrap_or(0);
         println!("{name}: anonymous RSS {lo}–{hi} KiB, descriptors {fds:?} and at most {sockets} sockets, threads {threads:?}");
-        // The listener, 200 slow clients and the scrapes in flight. A descriptor can be
-        // caught open for the instant of a read (seen once with both CPUs busy: serve at 82,
-        // then 83): a spread of two is allowed, a leak would add one per scrape or tick.
-        let fd_spread = fds.last().unwrap() - fds.first().unwrap();
-        if hi - lo > 1024 || fd_spread > 2 || threads.len() > 1 || sockets > 220 {
+        // The listener, 200 slow clients and the scrapes in flight.
+        if hi - lo > 1024 || fds.len() > 1 || threads.len() > 1 || sockets > 220 {
             problems.push(format!(
                 "{name} grew: anonymous RSS {lo}–{hi} KiB, descriptors {fds:?}, threads {threads:?}"
             ));
