@@ -194,8 +194,18 @@ fn a_long_session_gives_back_every_sample() {
         "each with its extra readings"
     );
     assert!(tl.extra_header.missing.iter().all(|m| m.what != "samples"));
-    assert_eq!(
-        tl.samples_in(tl.phase("long").unwrap()).len(),
+    // The phase is marked just after the start: a sample or two may come before it (with
+    // both CPUs busy, one did). Every later one is the phase's, across the file's boundary.
+    let phase = tl.phase("long").unwrap();
+    let within = tl
+        .samples
+        .iter()
+        .filter(|x| x.t >= phase.start && phase.end.is_none_or(|e| x.t < e))
+        .count();
+    assert_eq!(tl.samples_in(phase).len(), within);
+    assert!(
+        within + 2 >= tl.samples.len(),
+        "{within} of {}",
         tl.samples.len()
     );
 }
