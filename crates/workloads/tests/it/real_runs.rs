@@ -14,8 +14,18 @@ fn a_cpu() -> u32 {
     *current_affinity().last().expect("some CPU is allowed")
 }
 
+/// The memory bandwidth test runs alone: beside the 7-zip or openssl adapter test (each
+/// pinned to the same CPU) its libc memcpy measured 56–134 MB/s instead of gigabytes, every
+/// time, and failed its plausibility bound. The other runs share among themselves.
+static MEMORY_ALONE: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+fn beside_others() -> std::sync::RwLockReadGuard<'static, ()> {
+    MEMORY_ALONE.read().unwrap_or_else(|e| e.into_inner())
+}
+
 #[test]
 fn memory_quick_run_is_plausible() {
+    let _alone = MEMORY_ALONE.write().unwrap_or_else(|e| e.into_inner());
     let host = Host::live();
     let mut opts = MemoryOptions::quick().on_cpu(a_cpu());
     // The kernel moves the caller's progress through its tests and latency sizes.
@@ -100,6 +110,7 @@ fn memory_quick_run_is_plausible() {
 
 #[test]
 fn builtin_aes_table_is_complete() {
+    let _shared = beside_others();
     let cpu = a_cpu();
     let r = aes::measure_builtin(&aes::AesOptions {
         seconds: 0.02,
@@ -124,6 +135,7 @@ fn builtin_aes_table_is_complete() {
 
 #[test]
 fn openssl_adapter_on_this_machine() {
+    let _shared = beside_others();
     let Some(program) = openssl::find() else {
         truebench_fixtures::skip!("openssl is not installed on this machine");
     };
@@ -149,6 +161,7 @@ fn openssl_adapter_on_this_machine() {
 
 #[test]
 fn seven_zip_adapter_short_run() {
+    let _shared = beside_others();
     let Some(program) = sevenzip::find() else {
         truebench_fixtures::skip!("7-zip (7zz/7z/7za/7zr) is not installed on this machine");
     };
@@ -179,6 +192,7 @@ fn seven_zip_adapter_short_run() {
 
 #[test]
 fn lzma_round_trip_and_speed() {
+    let _shared = beside_others();
     let opts = lzma::LzmaBenchOptions {
         cpus: Some(vec![a_cpu()]),
         seconds: 0.2,
@@ -193,6 +207,7 @@ fn lzma_round_trip_and_speed() {
 
 #[test]
 fn stress_gives_a_series() {
+    let _shared = beside_others();
     let opts = stress::StressOptions {
         cpus: vec![a_cpu()],
         seconds: 0.6,
@@ -229,6 +244,7 @@ fn stress_gives_a_series() {
 
 #[test]
 fn stockfish_adapter_short_run() {
+    let _shared = beside_others();
     let Some(program) = stress::find_stockfish() else {
         truebench_fixtures::skip!("stockfish is not installed on this machine");
     };
