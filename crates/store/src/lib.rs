@@ -674,6 +674,9 @@ impl Prepared {
             Some((_, name)) => ("sbc-bench", name),
             None => ("run", None),
         };
+        // The figures once: stored as they are, and the ranked ones again for `standing`.
+        let figures = kinds::metrics(doc);
+        let standing = standing::stored(doc, &figures);
         Ok(Prepared {
             digest: digest(&json),
             json,
@@ -692,7 +695,7 @@ impl Prepared {
             truebench_version: env.truebench_version.clone(),
             metrics: {
                 // The headline on one line: what `history` lists for every kind.
-                let mut m = kinds::metrics(doc);
+                let mut m = figures;
                 let h = truebench_figures::headline(doc);
                 if !h.is_empty() {
                     m.push(kinds::Metric::text(
@@ -702,7 +705,7 @@ impl Prepared {
                 }
                 m
             },
-            standing: standing::stored(doc),
+            standing,
         })
     }
 }

@@ -400,23 +400,27 @@ pub fn group_key(doc: &Document) -> Option<String> {
     Some(serde_json::json!([doc.kind(), chip, versions(doc)]).to_string())
 }
 
-/// What the history's `standing` table holds of `doc`: its group's key (`""` when its
-/// figures count in no group: it names no chip, or it is incomplete, invalid or not
-/// comparable) and, in a group, each figure's value as [`standing_among`] reads another
-/// result's (the first of a key, when finite).
-pub fn stored(doc: &Document) -> (String, Vec<(String, f64)>) {
+/// What the history's `standing` table holds of `doc`, whose figures
+/// (`truebench_figures::metrics`, computed once by the caller, who stores them too) are
+/// `figures`: its group's key (`""` when its figures count in no group: it names no chip, or
+/// it is incomplete, invalid or not comparable) and, in a group, each figure's value as
+/// [`standing_among`] reads another result's (the first of a key, when finite).
+pub fn stored(
+    doc: &Document,
+    figures: &[truebench_figures::Metric],
+) -> (String, Vec<(String, f64)>) {
     let Some(key) = group_key(doc).filter(|_| counts(doc)) else {
         return (String::new(), Vec::new());
     };
-    let mut figures: Vec<(String, f64)> = Vec::new();
+    let mut out: Vec<(String, f64)> = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    for m in truebench_figures::metrics(doc) {
-        if !seen.insert(m.key.clone()) {
+    for m in figures {
+        if !seen.insert(m.key.as_str()) {
             continue;
         }
         if let Some(v) = m.value.filter(|v| v.is_finite()) {
-            figures.push((m.key, v));
+            out.push((m.key.clone(), v));
         }
     }
-    (key, figures)
+    (key, out)
 }
