@@ -6,25 +6,16 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use truebench_fixtures::chromium::{chromium, render};
-
-const BIN: &str = env!("CARGO_BIN_EXE_truebench");
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 fn tb(db: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .arg("--db")
-        .arg(db)
-        .env("XDG_DATA_HOME", db.parent().unwrap().join("xdg"))
-        .env("TRUEBENCH_LOCK_DIR", truebench_fixtures::lock_dir())
-        .output()
-        .unwrap()
+    crate::common::run_with_db(db, args)
 }
 
 fn ok(o: Output, what: &str) -> String {

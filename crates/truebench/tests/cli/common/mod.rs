@@ -90,18 +90,23 @@ pub fn logs(dir: &Path, skip: usize, n: usize) -> std::path::PathBuf {
     dir.to_path_buf()
 }
 
-/// `truebench ARGS --db DB`, which must succeed: the history commands' tests. Nothing lands in
-/// the user's own history (XDG_DATA_HOME beside the database) and each command takes a lock
-/// of its own.
-pub fn with_db(db: &Path, args: &[&str]) -> std::process::Output {
-    let out = Command::new(BIN)
+/// `truebench ARGS --db DB` as [`with_db`] runs it, whatever its exit.
+pub fn run_with_db(db: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(BIN)
         .args(args)
         .arg("--db")
         .arg(db)
         .env("XDG_DATA_HOME", db.parent().unwrap().join("xdg"))
         .env("TRUEBENCH_LOCK_DIR", truebench_fixtures::lock_dir())
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// `truebench ARGS --db DB`, which must succeed: the history commands' tests. Nothing lands in
+/// the user's own history (XDG_DATA_HOME beside the database) and each command takes a lock
+/// of its own.
+pub fn with_db(db: &Path, args: &[&str]) -> std::process::Output {
+    let out = run_with_db(db, args);
     assert!(
         out.status.success(),
         "truebench {args:?}: {}",
