@@ -64,7 +64,7 @@ impl Figures for RunBody {
         };
         num("sevenzip_multi", m.sevenzip_multi, "MIPS");
         num("sevenzip_single", m.sevenzip_single, "MIPS");
-        num("aes", m.aes, "k");
+        num("aes", m.aes, "kB/s");
         num("memcpy", m.memcpy, "MB/s");
         num("memset", m.memset, "MB/s");
         if let Some(v) = m.sevenzip_version {
