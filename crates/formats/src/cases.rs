@@ -195,13 +195,16 @@ pub fn cases(doc: &Document) -> Vec<Case> {
         .findings
         .iter()
         .filter(|f| f.kind == FindingKind::NotChecked && f.unchecked.is_empty());
-    for (i, f) in loose.enumerate() {
-        let mut c = Case::new(
-            "conditions",
-            &format!("not_checked_{}", i + 1),
-            Verdict::Skip,
-        )
-        .saying(Some(f.message.clone()));
+    let mut names: Vec<String> = Vec::new();
+    for f in loose {
+        // Named by what it says, so that a farm's trend of one case is about one thing from
+        // run to run (a counter would name another check when one more was left unchecked).
+        let mut name = unchecked_name(&f.message);
+        if names.contains(&name) {
+            name = format!("{name}_{}", names.len() + 1);
+        }
+        names.push(name.clone());
+        let mut c = Case::new("conditions", &name, Verdict::Skip).saying(Some(f.message.clone()));
         c.evidence = f.evidence.clone();
         out.push(c);
     }
@@ -255,4 +258,48 @@ pub fn scores(doc: &Document) -> Vec<(String, f64, Option<String>)> {
         .into_iter()
         .filter_map(|m| Some((m.key, m.value.filter(|v| v.is_finite())?, m.unit)))
         .collect()
+}
+
+/// A stable case name for a `not_checked` finding that names no condition: its opening words
+/// up to the first colon, digit or parenthesis (`No temperature sensor: …` →
+/// `not_checked_no_temperature_sensor`), at most six words, in the characters LAVA accepts.
+fn unchecked_name(message: &str) -> String {
+    let head = message
+        .split(|c: char| c == ':' || c == '(' || c.is_ascii_digit())
+        .next()
+        .unwrap_or("");
+    let words: Vec<String> = head
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(6)
+        .map(str::to_ascii_lowercase)
+        .collect();
+    if words.is_empty() {
+        "not_checked".into()
+    } else {
+        format!("not_checked_{}", words.join("_"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unchecked_name;
+
+    #[test]
+    fn an_unchecked_findings_case_is_named_by_its_words_not_its_numbers() {
+        assert_eq!(
+            unchecked_name("No temperature sensor: throttling by heat was not checked."),
+            "not_checked_no_temperature_sensor"
+        );
+        // The count of phases changes from run to run; the name must not.
+        assert_eq!(
+            unchecked_name("Background activity was not checked during 1 phase(s) shorter …"),
+            unchecked_name("Background activity was not checked during 3 phase(s) shorter …"),
+        );
+        assert_eq!(
+            unchecked_name("Background activity was not checked during 1 phase(s)"),
+            "not_checked_background_activity_was_not_checked_during"
+        );
+        assert_eq!(unchecked_name(": odd"), "not_checked");
+    }
 }
