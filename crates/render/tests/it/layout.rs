@@ -1,6 +1,7 @@
 //! Every kind's page as a reader sees it, in headless Chromium at a laptop's 1280 px and a
-//! phone's 390 px (in a frame of that width, since the headless window is never narrower
-//! than 500 px; the width each was laid out at is asserted): nothing makes the page wider than the screen, every table fits its card
+//! phone's 390 px, each in a frame of that width (the headless window is never narrower than
+//! 500 px; the width each was laid out at is asserted), every page at both widths in one
+//! holding page so that Chromium starts once: nothing makes the page wider than the screen, every table fits its card
 //! (on a phone each row is a card of "header: value" lines), unit text is shown as written
 //! (no `text-transform` turning "µs" into "ΜS"), the headline is the first thing after the
 //! header, and no headline card's or chart's text runs outside it.
@@ -63,16 +64,32 @@ addEventListener('load', () => {
 });
 </script>"#;
 
-/// A phone's screen: headless Chromium keeps its window at least 500 px wide, so a narrower
-/// width is only real inside a frame of that width. The holding page writes what the page in
-/// the frame measured into its own `<body data-layout=…>`.
-fn phone_frame(page: &str, width: u32) -> String {
-    format!(
-        r#"<!doctype html><html><body style="margin:0">
-<iframe src="{page}" style="width:{width}px;height:900px;border:0"></iframe>
-<script>addEventListener('message', e => document.body.setAttribute('data-layout', e.data));</script>
-</body></html>"#
-    )
+/// The holding page: every page at every width, each in a frame of that width (a phone's
+/// screen is only real inside a frame, since headless Chromium keeps its window at least
+/// 500 px wide). Each framed page posts what it measured; when every one has, the holding
+/// page writes them, by `name@width`, into its own `<body data-layout=…>` (the test says which
+/// never did).
+fn frames(pages: &[(String, u32)]) -> String {
+    // The listener comes first: a frame that loads early posts before a later script runs.
+    let mut html = String::from(
+        r#"<!doctype html><html><head><script>
+const found = {};
+addEventListener('message', e => {
+  const f = [...document.querySelectorAll('iframe')].find(f => f.contentWindow === e.source);
+  if (!f) return;
+  found[f.dataset.key] = JSON.parse(e.data);
+  document.body.setAttribute('data-layout', JSON.stringify(found));
+});
+</script></head><body style="margin:0">
+"#,
+    );
+    for (name, width) in pages {
+        html.push_str(&format!(
+            "<iframe loading=\"eager\" data-key=\"{name}@{width}\" src=\"{name}.html\" style=\"display:block;width:{width}px;height:900px;border:0\"></iframe>\n"
+        ));
+    }
+    html.push_str("</body></html>");
+    html
 }
 
 #[test]
@@ -82,7 +99,8 @@ fn every_page_fits_the_screen_and_shows_units_as_written() {
     };
     let dir = tempfile::tempdir().unwrap();
     let mut problems = Vec::new();
-    for name in &docs() {
+    let names = docs();
+    for name in &names {
         let d = doc(name);
         // Run results carry the history's "Where it stands" section, with lines as long as
         // real ones, so it is laid out at both widths too.
@@ -102,36 +120,47 @@ fn every_page_fits_the_screen_and_shows_units_as_written() {
         if d.kind() == "run" {
             assert!(html.contains("<h2>Where it stands</h2>"), "{name}");
         }
-        let page = dir.path().join(format!("{name}.html"));
-        std::fs::write(&page, html).unwrap();
-        let phone = dir.path().join(format!("{name}-phone.html"));
-        std::fs::write(&phone, phone_frame(&format!("{name}.html"), 390)).unwrap();
-        for width in [1280, 390] {
-            let size = format!("--window-size={width},900");
-            let mut args = vec!["--dump-dom", size.as_str()];
-            let at_width = if width < 500 {
-                // Time for the frame's message to arrive before the DOM is dumped.
-                args.push("--virtual-time-budget=5000");
-                &phone
-            } else {
-                &page
-            };
-            let out = render(&chrome, at_width, &args);
-            let Some(at) = out.dom.find("data-layout=\"") else {
-                problems.push(format!("{name} @{width}: not measured"));
-                continue;
-            };
-            let raw = &out.dom[at + "data-layout=\"".len()..];
-            let raw = &raw[..raw.find('"').unwrap_or(raw.len())];
-            let json = raw
-                .replace("&quot;", "\"")
-                .replace("&amp;", "&")
-                .replace("&gt;", ">");
-            let v: serde_json::Value = serde_json::from_str(&json)
-                .unwrap_or_else(|e| panic!("{name} @{width}: {e}: {json}"));
+        std::fs::write(dir.path().join(format!("{name}.html")), html).unwrap();
+    }
+    let widths = [1280, 390];
+    let pages: Vec<(String, u32)> = names
+        .iter()
+        .flat_map(|n| widths.map(|w| (n.to_string(), w)))
+        .collect();
+    let holder = dir.path().join("all.html");
+    std::fs::write(&holder, frames(&pages)).unwrap();
+    // Wide enough for the widest frame; time for every frame's message before the dump.
+    let out = render(
+        &chrome,
+        &holder,
+        &[
+            "--dump-dom",
+            "--window-size=1300,900",
+            "--virtual-time-budget=20000",
+        ],
+    );
+    let Some(at) = out.dom.find("data-layout=\"") else {
+        panic!("no page was measured; console: {:?}", out.console);
+    };
+    let raw = &out.dom[at + "data-layout=\"".len()..];
+    let raw = &raw[..raw.find('"').unwrap_or(raw.len())];
+    let json = raw
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&")
+        .replace("&gt;", ">");
+    let all: serde_json::Value =
+        serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"));
+    for (name, width) in &pages {
+        let v = &all[format!("{name}@{width}")];
+        if v.is_null() {
+            problems.push(format!("{name} @{width}: not measured"));
+            continue;
+        }
+        {
+            let width = *width;
             let w = v["w"].as_u64().unwrap();
             // The width asked for is the width the page was laid out at.
-            if v["inner"].as_u64() != Some(width) {
+            if v["inner"].as_u64() != Some(u64::from(width)) {
                 problems.push(format!("{name} @{width}: laid out {} px wide", v["inner"]));
             }
             if v["page"].as_u64().unwrap() > w {
