@@ -143,8 +143,11 @@ fn reports_render_without_errors_or_requests() {
             "{name}: charts missing"
         );
         assert!(out.dom.contains("<h2>Verdicts</h2>"), "{name}");
-        // A screenshot at desktop and phone width: a real image, not an empty one.
-        for (w, h) in [(1280, 3000), (390, 3000)] {
+        // A screenshot at a laptop's width: a real image, not an empty one. (A phone's width
+        // cannot be had this way, the headless window is never narrower than 500 px; the
+        // layout test lays every page out at 390 px in a frame.)
+        {
+            let (w, h) = (1280, 3000);
             let png = dir.path().join(format!("{name}-{w}.png"));
             let shot = render(
                 chrome,
