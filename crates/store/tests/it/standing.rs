@@ -138,3 +138,62 @@ fn standing_and_regressions_from_facts_are_the_documents() {
         assert_eq!(one.differs, j.differs, "#{i}");
     }
 }
+
+/// Scores per watt are ranked where energy was measured, better when higher; the power drawn
+/// is ranked better when lower. The same five logs, each given a meter's reading for its
+/// 7-zip phase: the board drawing least gets the most MIPS per watt.
+#[test]
+fn scores_per_watt_are_ranked_where_energy_was_measured() {
+    use truebench_model::timeline::{EnergyReport, PhaseEnergyRow, PowerKind};
+    let mut docs = logs(&[
+        "1ULtUe.txt",
+        "4JAv.txt",
+        "8acvqG.txt",
+        "Au3jaA.txt",
+        "frdzAn.txt",
+    ]);
+    for (i, d) in docs.iter_mut().enumerate() {
+        let watts = 6.0 + i as f64;
+        let mut e = EnergyReport {
+            source: "external meter (--power-cmd)".into(),
+            kind: PowerKind::External,
+            parts: vec!["external".into()],
+            covers: "the whole device".into(),
+            idle_watts: Some(2.5),
+            idle_seconds: Some(10.0),
+            idle_note: None,
+            phases: vec![PhaseEnergyRow {
+                phase: "compression-multi".into(),
+                index: 1,
+                joules: watts * 60.0,
+                mean_watts: watts,
+                seconds: 60.0,
+                above_idle_watts: Some(watts - 2.5),
+                above_idle_joules: Some((watts - 2.5) * 60.0),
+                per_watt: Vec::new(),
+            }],
+            others: Vec::new(),
+        };
+        e.add_per_watt("compression-multi", "7-zip, all cores", 10_000.0, "MIPS");
+        d.envelope.energy = Some(e);
+    }
+    let refs: Vec<&Document> = docs.iter().collect();
+    let of = |d: &Document, key: &str| {
+        standing::standing(d, &refs)
+            .into_iter()
+            .find(|s| s.metric == key)
+            .unwrap_or_else(|| panic!("{key} not ranked"))
+    };
+    let key = "energy_compression_multi_mips_per_w";
+    let (first, last) = (of(&docs[0], key), of(&docs[4], key));
+    assert_eq!(first.unit.as_deref(), Some("MIPS/W"), "{first:?}");
+    assert_eq!(first.of, 5, "{first:?}");
+    assert!((first.percentile - 90.0).abs() < 1e-9, "{first:?}");
+    assert!((last.percentile - 10.0).abs() < 1e-9, "{last:?}");
+    // Less power is better: the 6 W board stands above the 10 W one.
+    let (w0, w4) = (
+        of(&docs[0], "energy_compression_multi_w"),
+        of(&docs[4], "energy_compression_multi_w"),
+    );
+    assert!(w0.percentile > w4.percentile, "{w0:?} {w4:?}");
+}
