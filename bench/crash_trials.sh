@@ -8,7 +8,7 @@
 # integrity_check, then every result against its document: never a row without its
 # figures, never half a document), every file in place is byte for byte one a complete
 # command writes, whatever truebench said it stored or kept is there, and a rerun completes.
-# The trials are the tests of crates/truebench/tests/cli/crash.rs (30 each in CI), here with
+# The trials are the tests of crates/truebench/tests/cli/crash.rs (10 each in CI), here with
 # TRIALS each, one operation at a time, in release mode.
 #
 #   bench/crash_trials.sh [TRIALS] [OPERATION…]   (default 1000 each; all operations)
