@@ -271,17 +271,22 @@ fn regressions(store: &truebench_store::Store, filter: &Filter, json: bool) -> a
         since_unix_ms: None,
         ..filter.clone()
     })?;
-    let mut docs = Vec::with_capacity(all.len());
+    // Each document is read, reduced to what judging needs (its facts and figures) and
+    // dropped: a fleet's history is judged without holding its documents.
+    let (mut entries, mut facts, mut figures) = (Vec::new(), Vec::new(), Vec::new());
     for e in &all {
         if let Some(d) = store.get(e.id)? {
-            docs.push((e, d));
+            entries.push(e);
+            facts.push(truebench_store::facts::Facts::of(&d));
+            figures.push(truebench_figures::metrics(&d));
         }
     }
-    let refs: Vec<&truebench_model::Document> = docs.iter().map(|(_, d)| d).collect();
+    let facts: Vec<&truebench_store::facts::Facts> = facts.iter().collect();
+    let figures: Vec<&[truebench_figures::Metric]> = figures.iter().map(Vec::as_slice).collect();
     let since = filter.since_unix_ms.unwrap_or(i64::MIN);
     let mut shown = Vec::new();
-    for (i, j) in truebench_store::regress::judge_all(&refs) {
-        let (e, base) = (docs[i].0, docs[j.baseline].0);
+    for (i, j) in truebench_store::regress::judge_all_of(&facts, &figures) {
+        let (e, base) = (entries[i], entries[j.baseline]);
         if e.started_unix_ms < since || j.verdicts().next().is_none() {
             continue;
         }
