@@ -542,7 +542,11 @@ impl Store {
         let grp = serde_json::json!([probe.kind, probe.soc, []]).to_string();
         queries.push((
             "standing rank".into(),
-            query::rank_sql(d, &grp, "sevenzip_multi", 1000.0),
+            query::ranks_sql(
+                d,
+                &grp,
+                &[("sevenzip_multi".into(), 1000.0), ("memcpy".into(), 900.0)],
+            ),
         ));
         queries.push((
             "standing same result".into(),

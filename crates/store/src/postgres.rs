@@ -599,17 +599,16 @@ impl Postgres {
         Ok(self.rows(&sql, &params)?.iter().map(|r| r.get(0)).collect())
     }
 
-    /// The one row of `sql`: three counts.
-    pub(crate) fn counts(
+    /// The rows of [`query::ranks_sql`]: a key, its value and the three counts.
+    pub(crate) fn rank_rows(
         &self,
         (sql, params): (String, Vec<Param>),
-    ) -> Result<[i64; 3], StoreError> {
-        let rows = self.rows(&sql, &params)?;
-        let r = rows.first().ok_or_else(|| StoreError::Connect {
-            path: self.path.clone(),
-            reason: "a count returned no row".into(),
-        })?;
-        Ok([r.get(0), r.get(1), r.get(2)])
+    ) -> Result<Vec<(String, f64, [i64; 3])>, StoreError> {
+        Ok(self
+            .rows(&sql, &params)?
+            .iter()
+            .map(|r| (r.get(0), r.get(1), [r.get(2), r.get(3), r.get(4)]))
+            .collect())
     }
 
     /// The rows of `sql`: a key and a value.

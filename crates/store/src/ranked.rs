@@ -2,10 +2,15 @@
 //! in the history's `standing` table — each figure one range of its index — so the time is
 //! the group's size in index entries, not in documents read, and the memory is constant.
 
+use std::collections::HashMap;
+
 use truebench_model::Document;
 
 use crate::standing::{self, Counted, Standing};
 use crate::{query, Db, Store, StoreError};
+
+/// Figures ranked in one statement: 2 parameters each.
+const CHUNK: usize = 200;
 
 impl Store {
     /// `doc`'s [`standing`](standing::standing) among the stored results of its group: the
@@ -33,8 +38,20 @@ impl Store {
             .filter_map(|id| self.get(id).ok().flatten())
             .filter_map(|other| standing::group_figures(doc, &other))
             .collect();
+        // Every ranked figure's counts at once (in chunks that keep a statement's parameters
+        // well inside both back ends' limits), then taken as `standing_counted` asks.
+        let pairs = standing::ranked_figures(doc);
+        let mut counted: HashMap<(String, u64), [i64; 3]> = HashMap::new();
+        for chunk in pairs.chunks(CHUNK) {
+            for (k, v, c) in self.rank_rows(query::ranks_sql(d, &grp, chunk))? {
+                counted.insert((k, v.to_bits()), c);
+            }
+        }
         standing::standing_counted(doc, |key, v| {
-            let [of, below, equal] = self.counts(query::rank_sql(d, &grp, key, v))?;
+            let [of, below, equal] = counted
+                .get(&(key.to_string(), v.to_bits()))
+                .copied()
+                .unwrap_or_default();
             let mut c = Counted {
                 of: usize::try_from(of).unwrap_or(0),
                 below: usize::try_from(below).unwrap_or(0),
@@ -66,10 +83,13 @@ impl Store {
         })
     }
 
-    fn counts(&self, q: (String, Vec<query::Param>)) -> Result<[i64; 3], StoreError> {
+    fn rank_rows(
+        &self,
+        q: (String, Vec<query::Param>),
+    ) -> Result<Vec<(String, f64, [i64; 3])>, StoreError> {
         match &self.db {
-            Db::Sqlite(s) => s.counts(q),
-            Db::Postgres(p) => p.counts(q),
+            Db::Sqlite(s) => s.rank_rows(q),
+            Db::Postgres(p) => p.rank_rows(q),
         }
     }
 

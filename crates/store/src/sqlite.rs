@@ -353,16 +353,18 @@ impl Sqlite {
         rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
     }
 
-    /// The one row of `sql`: three counts.
-    pub(crate) fn counts(
+    /// The rows of [`query::ranks_sql`]: a key, its value and the three counts.
+    pub(crate) fn rank_rows(
         &self,
         (sql, params): (String, Vec<Param>),
-    ) -> Result<[i64; 3], StoreError> {
+    ) -> Result<Vec<(String, f64, [i64; 3])>, StoreError> {
         let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
-        stmt.query_row(rusqlite::params_from_iter(params.iter().map(value)), |r| {
-            Ok([r.get(0)?, r.get(1)?, r.get(2)?])
-        })
-        .map_err(|e| self.err(e))
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(params.iter().map(value)), |r| {
+                Ok((r.get(0)?, r.get(1)?, [r.get(2)?, r.get(3)?, r.get(4)?]))
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
     }
 
     /// The rows of `sql`: a key and a value.

@@ -352,6 +352,22 @@ pub struct Counted {
     pub equal: usize,
 }
 
+/// The figures [`standing_counted`] ranks for `doc` (key and value, in its order): what a
+/// history is asked to count, all at once.
+pub fn ranked_figures(doc: &Document) -> Vec<(String, f64)> {
+    if soc(doc).is_none() {
+        return Vec::new();
+    }
+    truebench_figures::metrics(doc)
+        .into_iter()
+        .filter_map(|m| {
+            let v = m.value.filter(|v| v.is_finite())?;
+            better(&m.key, m.unit.as_deref())?;
+            Some((m.key, v))
+        })
+        .collect()
+}
+
 /// `doc`'s figures ranked, each by `count(key, value)`: its group's values of that figure
 /// counted ([`standing_among`] counts a list; the history counts its `standing` table).
 pub fn standing_counted<E>(
