@@ -21,6 +21,8 @@
 #   bench/history_scale.sh [N…]
 # Env: BACKENDS (default "sqlite postgres"; one of them alone: a 10⁶ history in PostgreSQL
 # fits where the SQLite one does not), REPEATS (default 5), PROFILE (release; debug builds quicker, times are not comparable),
+# BASELINE (another truebench build, e.g. the commit before a change: its `compare` is timed
+# beside this build's in every round, alternating which goes first, and both medians printed),
 # HISTORY_DIR (where the histories and the server's data go; default a new folder in /var/tmp,
 # removed at the end). An N whose histories would not fit the free space there (about 40 kB a
 # result in SQLite and 15 kB in PostgreSQL, the generated documents' size) is skipped, said.
@@ -154,7 +156,13 @@ EOF
       ev_start
       ms "$TB" history --db "$db" --kind run --device "${HOST[$b]}"; t_dev=$MS m_dev=$RSS
       ms "$TB" history --db "$db" --since "${SINCE[$b]}"; t_since=$MS m_since=$RSS
+      if [ -n "${BASELINE:-}" ] && [ $((r % 2)) = 1 ]; then
+        ms "$BASELINE" compare --db "$db" "${A[$b]}" "${B[$b]}"; t_bcmp=$MS
+      fi
       ms "$TB" compare --db "$db" "${A[$b]}" "${B[$b]}"; t_cmp=$MS m_cmp=$RSS
+      if [ -n "${BASELINE:-}" ] && [ $((r % 2)) = 0 ]; then
+        ms "$BASELINE" compare --db "$db" "${A[$b]}" "${B[$b]}"; t_bcmp=$MS
+      fi
       ms "$EX/history_latest" "$db"; t_latest=$(sed -n 's/.*best=//p' "$DIR/out")
       # One scrape of serve with the history: its families computed (the first, uncached).
       "$TB" serve --db "$db" --listen 127.0.0.1:0 >"$DIR/serve.out" 2>&1 &
@@ -175,6 +183,7 @@ t = time.monotonic(); urllib.request.urlopen(sys.argv[1]).read(); print(round((t
       echo "  round $r $b: $EV_LINE"
       if [ "$EV_VALID" = 1 ]; then
         T[$b.dev]+=" $t_dev"; T[$b.since]+=" $t_since"; T[$b.cmp]+=" $t_cmp"; T[$b.latest]+=" $t_latest"
+        [ -z "${BASELINE:-}" ] || T[$b.bcmp]+=" $t_bcmp"
         T[$b.scrape]+=" $t_scrape"; T[$b.store]+=" $t_store"
         if [ "$r" = 1 ]; then T[$b.import1]=$t_import; else T[$b.import]+=" $t_import"; fi
         M[$b.dev]+=" $m_dev"; M[$b.since]+=" $m_since"; M[$b.cmp]+=" $m_cmp"; M[$b.serve]+=" $m_serve"
@@ -198,6 +207,11 @@ t = time.monotonic(); urllib.request.urlopen(sys.argv[1]).read(); print(round((t
       "${T[$b.import1]:--}" \
       "$(ev_median ${T[$b.import]:-}) / $(mib "${M[$b.import]:-}")"
   done
+  if [ -n "${BASELINE:-}" ]; then
+    for b in "${backends[@]}"; do
+      echo "$b: compare by BASELINE $BASELINE: $(ev_median ${T[$b.bcmp]:-}) ms, by this build: $(ev_median ${T[$b.cmp]:-}) ms (side by side in each round, alternating which went first)"
+    done
+  fi
   echo
   # The next N's histories need the room.
   for b in "${backends[@]}"; do
