@@ -66,72 +66,101 @@ fn stderr(child: &mut Child) -> String {
     s
 }
 
+/// `kind` interrupted three ways on its own copy of the root; whether it changed the root.
+fn interrupt(kind: &'static str) -> bool {
+    let mut tuning = Vec::new();
+    // An interrupted measurement exits 130 (the exit table); a SIGTERM that comes before
+    // the measurement has started exits as killed by it, 143.
+    for (signal, code) in [
+        ("-INT", Some([130, 130])),
+        ("-TERM", Some([130, 143])),
+        ("-KILL", None),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = truebench_fixtures::root("rk3588-rock5b");
+        let root = dir.path();
+        let before = tree(root);
+        let mut child = start(kind, tmp.path(), root);
+        if !changed(kind, &mut child, root, &before) {
+            // Ended (or refused the root) without changing a setting: nothing to put back.
+            let status = child.wait().unwrap();
+            let err = stderr(&mut child);
+            assert_eq!(tree(root), before, "{kind}: {status:?}\n{err}");
+            assert!(
+                !tuning.contains(&kind),
+                "{kind} changed the tree before, not this time:\n{err}"
+            );
+            break;
+        }
+        tuning.push(kind);
+        let pid = child.id().to_string();
+        assert!(Command::new("kill")
+            .args([signal, &pid])
+            .status()
+            .unwrap()
+            .success());
+        let status = child.wait().unwrap();
+        let err = stderr(&mut child);
+        match code {
+            Some(c) => {
+                // Ended by the signal or, where it came as the command finished, normally.
+                assert!(
+                    status.code().is_some_and(|x| c.contains(&x))
+                        || matches!(status.code(), Some(0) | Some(1) | Some(3)),
+                    "{kind} {signal}: {status:?}\n{err}"
+                );
+                assert_eq!(tree(root), before, "{kind} {signal}: not put back\n{err}");
+            }
+            None => {
+                assert_eq!(status.code(), None, "{kind}: {status:?}\n{err}");
+                let out = truebench(tmp.path())
+                    .args(["info", "--root"])
+                    .arg(root)
+                    .output()
+                    .unwrap();
+                assert!(out.status.success(), "{kind}: {out:?}");
+                assert_eq!(
+                    tree(root),
+                    before,
+                    "{kind}: the next command did not put it back"
+                );
+            }
+        }
+    }
+    !tuning.is_empty()
+}
+
 #[test]
 fn every_kind_interrupted_puts_every_setting_back() {
     if !rustix::process::geteuid().is_root() {
         truebench_fixtures::skip!("changing a fixture root's settings needs root");
     }
-    let mut tuning = Vec::new();
-    for &kind in kinds::all() {
-        // An interrupted measurement exits 130 (the exit table); a SIGTERM that comes before
-        // the measurement has started exits as killed by it, 143.
-        for (signal, code) in [
-            ("-INT", Some([130, 130])),
-            ("-TERM", Some([130, 143])),
-            ("-KILL", None),
-        ] {
-            let tmp = tempfile::tempdir().unwrap();
-            let dir = truebench_fixtures::root("rk3588-rock5b");
-            let root = dir.path();
-            let before = tree(root);
-            let mut child = start(kind, tmp.path(), root);
-            if !changed(kind, &mut child, root, &before) {
-                // Ended (or refused the root) without changing a setting: nothing to put back.
-                let status = child.wait().unwrap();
-                let err = stderr(&mut child);
-                assert_eq!(tree(root), before, "{kind}: {status:?}\n{err}");
-                assert!(
-                    !tuning.contains(&kind),
-                    "{kind} changed the tree before, not this time:\n{err}"
-                );
-                break;
-            }
-            tuning.push(kind);
-            let pid = child.id().to_string();
-            assert!(Command::new("kill")
-                .args([signal, &pid])
-                .status()
-                .unwrap()
-                .success());
-            let status = child.wait().unwrap();
-            let err = stderr(&mut child);
-            match code {
-                Some(c) => {
-                    // Ended by the signal or, where it came as the command finished, normally.
-                    assert!(
-                        status.code().is_some_and(|x| c.contains(&x))
-                            || matches!(status.code(), Some(0) | Some(1) | Some(3)),
-                        "{kind} {signal}: {status:?}\n{err}"
-                    );
-                    assert_eq!(tree(root), before, "{kind} {signal}: not put back\n{err}");
-                }
-                None => {
-                    assert_eq!(status.code(), None, "{kind}: {status:?}\n{err}");
-                    let out = truebench(tmp.path())
-                        .args(["info", "--root"])
-                        .arg(root)
-                        .output()
-                        .unwrap();
-                    assert!(out.status.success(), "{kind}: {out:?}");
-                    assert_eq!(
-                        tree(root),
-                        before,
-                        "{kind}: the next command did not put it back"
-                    );
-                }
-            }
-        }
-    }
+    // The kinds side by side, three at a time: each has its own root, working folder and
+    // lock, and most of the time is spent waiting for the commands.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let all = kinds::all();
+    let mut tuning: Vec<&str> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..3)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut tuned = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&kind) = all.get(i) else { break };
+                        if interrupt(kind) {
+                            tuned.push(kind);
+                        }
+                    }
+                    tuned
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    });
+    tuning.sort();
     // The kinds that tune walk the root's settings: at least clocks, governors, efficiency.
     for k in ["clocks", "governors", "efficiency"] {
         assert!(tuning.contains(&k), "{k} changed nothing: {tuning:?}");
