@@ -74,13 +74,24 @@ pub fn cpufreq(host: &Host, inv: &Inventory, out: &mut Vec<Setting>) {
                 format!("{smax} MHz"),
             )
             .from(format!("{dir}/scaling_max_freq"));
-            out.push(if smax < max {
+            // Where the OPP rule found this cap, its warning says which OPPs it holds down
+            // and who lowered it: one warning, not two for the same file.
+            let judged = c
+                .opp_limits
+                .iter()
+                .any(|l| matches!(l.limit, crate::opp::Limit::ScalingMax { .. }));
+            out.push(if smax >= max {
+                s.ok()
+            } else if judged {
+                s.because(format!(
+                    "capped below the hardware's {max} MHz (cpuinfo_max_freq); the OPP limit \
+                     below names the OPPs it holds down and who lowered it"
+                ))
+            } else {
                 s.warn(format!(
                     "capped below the hardware's {max} MHz (cpuinfo_max_freq): a limit set by \
                      software or a thermal/power daemon"
                 ))
-            } else {
-                s.ok()
             });
         }
         if let (Some(min), Some(smin)) = (c.min_mhz, c.scaling_min_mhz) {

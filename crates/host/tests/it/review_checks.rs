@@ -227,12 +227,22 @@ fn governors_limits_and_disks_changed_on_recorded_boards() {
     );
     let s = review_of(r);
     assert_eq!(find(&s, "policy0", "governor").severity, Severity::Warn);
+    // The cap is warned about once: by the OPP limit, which names the OPPs it holds down and
+    // who lowered it; the setting's own line says so instead of warning again.
     let cap = find(&s, "policy0", "scaling_max_freq");
     assert_eq!(
         (cap.value.as_str(), cap.severity),
-        ("1416 MHz", Severity::Warn)
+        ("1416 MHz", Severity::Info)
     );
     assert!(cap.why.as_deref().unwrap().contains("1800 MHz"));
+    assert!(cap.why.as_deref().unwrap().contains("OPP limit"));
+    let limit = find(&s, "policy0", "OPP limit: scaling_max_freq");
+    assert_eq!(limit.severity, Severity::Warn);
+    assert!(
+        limit.why.as_deref().unwrap().contains("1416 MHz"),
+        "{:?}",
+        limit.why
+    );
     let u = find(&s, "policy4", "governor");
     assert_eq!(u.severity, Severity::Info);
     assert!(u.why.as_deref().unwrap().starts_with("userspace"));
