@@ -40,14 +40,15 @@ impl Store {
             .collect();
         // Every ranked figure's counts at once (in chunks that keep a statement's parameters
         // well inside both back ends' limits), then taken as `standing_counted` asks.
-        let pairs = standing::ranked_figures(doc);
+        let figures = standing::ranked_figures(doc);
+        let pairs: Vec<(String, f64)> = figures.iter().map(|f| (f.key.clone(), f.value)).collect();
         let mut counted: HashMap<(String, u64), [i64; 3]> = HashMap::new();
         for chunk in pairs.chunks(CHUNK) {
             for (k, v, c) in self.rank_rows(query::ranks_sql(d, &grp, chunk))? {
                 counted.insert((k, v.to_bits()), c);
             }
         }
-        standing::standing_counted(doc, |key, v| {
+        standing::standing_counted(doc, figures, |key, v| {
             let [of, below, equal] = counted
                 .get(&(key.to_string(), v.to_bits()))
                 .copied()

@@ -324,7 +324,8 @@ pub fn group_soc(doc: &Document) -> Option<&str> {
 
 /// `doc`'s figures ranked among `others` (its group's figures, [`group_figures`]).
 pub fn standing_among(doc: &Document, others: &[Vec<truebench_figures::Metric>]) -> Vec<Standing> {
-    let counted: Result<_, std::convert::Infallible> = standing_counted(doc, |key, v| {
+    let figures = ranked_figures(doc);
+    let counted: Result<_, std::convert::Infallible> = standing_counted(doc, figures, |key, v| {
         let values = others
             .iter()
             .filter_map(|o| o.iter().find(|x| x.key == key)?.value)
@@ -352,41 +353,54 @@ pub struct Counted {
     pub equal: usize,
 }
 
-/// The figures [`standing_counted`] ranks for `doc` (key and value, in its order): what a
-/// history is asked to count, all at once.
-pub fn ranked_figures(doc: &Document) -> Vec<(String, f64)> {
+/// A figure of a result that is ranked: its value finite, and better one way.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranked {
+    /// The figure's key.
+    pub key: String,
+    /// Its unit.
+    pub unit: Option<String>,
+    /// The result's value.
+    pub value: f64,
+    better: Better,
+}
+
+/// The figures of `doc` that get a standing, in its order (none when it names no chip): what
+/// [`standing_counted`] ranks and a history is asked to count, all at once.
+pub fn ranked_figures(doc: &Document) -> Vec<Ranked> {
     if soc(doc).is_none() {
         return Vec::new();
     }
     truebench_figures::metrics(doc)
         .into_iter()
         .filter_map(|m| {
-            let v = m.value.filter(|v| v.is_finite())?;
-            better(&m.key, m.unit.as_deref())?;
-            Some((m.key, v))
+            let value = m.value.filter(|v| v.is_finite())?;
+            let better = better(&m.key, m.unit.as_deref())?;
+            Some(Ranked {
+                key: m.key,
+                unit: m.unit,
+                value,
+                better,
+            })
         })
         .collect()
 }
 
-/// `doc`'s figures ranked, each by `count(key, value)`: its group's values of that figure
-/// counted ([`standing_among`] counts a list; the history counts its `standing` table).
+/// `doc`'s `figures` ([`ranked_figures`]) ranked, each by `count(key, value)`: its group's
+/// values of that figure counted ([`standing_among`] counts a list; the history counts its
+/// `standing` table).
 pub fn standing_counted<E>(
     doc: &Document,
+    figures: Vec<Ranked>,
     mut count: impl FnMut(&str, f64) -> Result<Counted, E>,
 ) -> Result<Vec<Standing>, E> {
     let Some(chip) = soc(doc) else {
         return Ok(Vec::new());
     };
-    let mine = truebench_figures::metrics(doc);
     let group = group_text(doc, chip);
     let mut out = Vec::new();
-    for m in mine {
-        let (Some(v), Some(dir)) = (
-            m.value.filter(|v| v.is_finite()),
-            better(&m.key, m.unit.as_deref()),
-        ) else {
-            continue;
-        };
+    for m in figures {
+        let (v, dir) = (m.value, m.better);
         let c = count(&m.key, v)?;
         let n = c.of + 1;
         if n < MIN_GROUP {
