@@ -135,12 +135,7 @@ fn interrupted_walk(signal: &str) -> (tempfile::TempDir, BTreeMap<PathBuf, Vec<u
         );
         std::thread::sleep(Duration::from_millis(5));
     }
-    let pid = child.id().to_string();
-    assert!(Command::new("kill")
-        .args([signal, &pid])
-        .status()
-        .unwrap()
-        .success());
+    crate::common::signal(signal, child.id());
     let code = child.wait().unwrap().code();
     (root, before, code)
 }

@@ -210,11 +210,7 @@ fn ctrl_c_mid_run_restores_every_governor_and_keeps_a_partial_result() {
         "{switched}"
     );
     std::thread::sleep(Duration::from_millis(1000));
-    assert!(Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap()
-        .success());
+    crate::common::signal("-INT", child.id());
     let out = child.wait_with_output().unwrap();
     assert_eq!(
         out.status.code(),

@@ -215,11 +215,7 @@ fn ctrl_c_in_a_cell_keeps_a_partial_result_and_removes_the_scratch_files() {
         std::thread::sleep(Duration::from_millis(50));
     }
     std::thread::sleep(Duration::from_millis(1500));
-    assert!(Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap()
-        .success());
+    crate::common::signal("-INT", child.id());
     let status = child.wait().unwrap();
     let out = reader.join().unwrap();
     let errs: Vec<String> = rx.try_iter().collect();

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common;
@@ -93,12 +93,7 @@ fn interrupt(kind: &'static str) -> bool {
             break;
         }
         tuning.push(kind);
-        let pid = child.id().to_string();
-        assert!(Command::new("kill")
-            .args([signal, &pid])
-            .status()
-            .unwrap()
-            .success());
+        crate::common::signal(signal, child.id());
         let status = child.wait().unwrap();
         let err = stderr(&mut child);
         match code {

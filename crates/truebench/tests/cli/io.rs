@@ -236,11 +236,7 @@ fn ctrl_c_removes_the_scratch_file_and_keeps_what_completed() {
         std::thread::sleep(Duration::from_millis(20));
     }
     std::thread::sleep(Duration::from_millis(1500));
-    assert!(Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap()
-        .success());
+    crate::common::signal("-INT", child.id());
     let out = child.wait_with_output().unwrap();
     assert_eq!(
         out.status.code(),

@@ -531,11 +531,7 @@ fn ctrl_c_keeps_the_tests_that_completed() {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(1500));
-    assert!(Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap()
-        .success());
+    crate::common::signal("-INT", child.id());
     let t0 = Instant::now();
     let out = child.wait_with_output().unwrap();
     assert!(
@@ -704,11 +700,7 @@ fn ctrl_c_during_the_sweep_restores_the_governors() {
         assert!(t0.elapsed() < Duration::from_secs(30), "never switched");
         std::thread::sleep(Duration::from_millis(20));
     }
-    assert!(Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap()
-        .success());
+    crate::common::signal("-INT", child.id());
     let out = child.wait_with_output().unwrap();
     assert_eq!(
         out.status.code(),

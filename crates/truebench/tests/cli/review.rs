@@ -139,11 +139,7 @@ fn ctrl_c_ends_the_monitoring_and_restores() {
         std::thread::sleep(Duration::from_millis(20));
     }
     std::thread::sleep(Duration::from_millis(600));
-    assert!(Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap()
-        .success());
+    crate::common::signal("-INT", child.id());
     let out = child.wait_with_output().unwrap();
     let doc = json(&out);
     assert_eq!(doc["body"]["tuned"], true);

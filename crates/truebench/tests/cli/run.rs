@@ -277,11 +277,7 @@ fn sigint_mid_run_restores_the_root_and_leaves_a_partial_result() {
         "performance",
         "tuned during the run"
     );
-    assert!(Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap()
-        .success());
+    crate::common::signal("-INT", child.id());
     let status = child.wait().unwrap();
     seen.extend(rx.try_iter());
     assert_eq!(status.code(), Some(130), "{}", seen.join("\n"));

@@ -114,3 +114,13 @@ pub fn with_db(db: &Path, args: &[&str]) -> std::process::Output {
     );
     out
 }
+
+/// Send `signal` (`-INT`, `-TERM`, `-KILL`) to process `pid` with kill(1), which must deliver
+/// it: the process is still there.
+pub fn signal(signal: &str, pid: u32) {
+    let status = Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success(), "kill {signal} {pid}: {status}");
+}
