@@ -66,9 +66,9 @@ addEventListener('load', () => {
 
 /// The holding page: every page at every width, each in a frame of that width (a phone's
 /// screen is only real inside a frame, since headless Chromium keeps its window at least
-/// 500 px wide). Each framed page posts what it measured; when every one has, the holding
-/// page writes them, by `name@width`, into its own `<body data-layout=…>` (the test says which
-/// never did).
+/// 500 px wide). Each framed page posts what it measured, and the holding page writes all that
+/// has arrived, by `name@width`, into its own `<body data-layout=…>` (the test names each
+/// page that never posted).
 fn frames(pages: &[(String, u32)]) -> String {
     // The listener comes first: a frame that loads early posts before a later script runs.
     let mut html = String::from(
@@ -156,38 +156,35 @@ fn every_page_fits_the_screen_and_shows_units_as_written() {
             problems.push(format!("{name} @{width}: not measured"));
             continue;
         }
-        {
-            let width = *width;
-            let w = v["w"].as_u64().unwrap();
-            // The width asked for is the width the page was laid out at.
-            if v["inner"].as_u64() != Some(u64::from(width)) {
-                problems.push(format!("{name} @{width}: laid out {} px wide", v["inner"]));
-            }
-            if v["page"].as_u64().unwrap() > w {
-                problems.push(format!("{name} @{width}: page {} px wide", v["page"]));
-            }
-            // At both widths: on a phone each row is a card of "header: value" lines.
-            for t in v["tables"].as_array().unwrap() {
-                problems.push(format!("{name} @{width}: table {t}"));
-            }
-            if v["headline_first"] != serde_json::Value::Bool(true) {
-                problems.push(format!(
-                    "{name} @{width}: the headline is not first after the header"
-                ));
-            }
-            for c in v["chart_text"].as_array().unwrap() {
-                problems.push(format!(
-                    "{name} @{width}: chart text outside its chart: {c}"
-                ));
-            }
-            for c in v["cards"].as_array().unwrap() {
-                problems.push(format!(
-                    "{name} @{width}: headline card text overflows: {c}"
-                ));
-            }
-            for t in v["transformed"].as_array().unwrap() {
-                problems.push(format!("{name} @{width}: unit text transformed: {t}"));
-            }
+        let w = v["w"].as_u64().unwrap();
+        // The width asked for is the width the page was laid out at.
+        if v["inner"].as_u64() != Some(u64::from(*width)) {
+            problems.push(format!("{name} @{width}: laid out {} px wide", v["inner"]));
+        }
+        if v["page"].as_u64().unwrap() > w {
+            problems.push(format!("{name} @{width}: page {} px wide", v["page"]));
+        }
+        // At both widths: on a phone each row is a card of "header: value" lines.
+        for t in v["tables"].as_array().unwrap() {
+            problems.push(format!("{name} @{width}: table {t}"));
+        }
+        if v["headline_first"] != serde_json::Value::Bool(true) {
+            problems.push(format!(
+                "{name} @{width}: the headline is not first after the header"
+            ));
+        }
+        for c in v["chart_text"].as_array().unwrap() {
+            problems.push(format!(
+                "{name} @{width}: chart text outside its chart: {c}"
+            ));
+        }
+        for c in v["cards"].as_array().unwrap() {
+            problems.push(format!(
+                "{name} @{width}: headline card text overflows: {c}"
+            ));
+        }
+        for t in v["transformed"].as_array().unwrap() {
+            problems.push(format!("{name} @{width}: unit text transformed: {t}"));
         }
     }
     assert!(problems.is_empty(), "{problems:#?}");
