@@ -10,12 +10,10 @@ use std::process::Output;
 
 use truebench_fixtures::chromium::{chromium, render};
 
+use crate::common::run_with_db as tb;
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn tb(db: &Path, args: &[&str]) -> Output {
-    crate::common::run_with_db(db, args)
 }
 
 fn ok(o: Output, what: &str) -> String {
