@@ -23,7 +23,8 @@
 # fits where the SQLite one does not), REPEATS (default 5), PROFILE (release; debug builds quicker, times are not comparable),
 # BASELINE (another truebench build, e.g. the commit before a change: its `compare` is timed
 # beside this build's in every round, alternating which goes first, and both medians printed),
-# HISTORY_DIR (where the histories and the server's data go; default a new folder in /var/tmp,
+# QUIET_WAIT (seconds to wait before each round for the machine to be quiet, default 0: a long
+# fill can run beside other work, and the rounds wait for it to end), HISTORY_DIR (where the histories and the server's data go; default a new folder in /var/tmp,
 # removed at the end). An N whose histories would not fit the free space there (about 40 kB a
 # result in SQLite and 15 kB in PostgreSQL, the generated documents' size) is skipped, said.
 # PostgreSQL: Debian's server binaries (the tests' helper, crates/fixtures/src/pg.rs); without
@@ -142,6 +143,7 @@ for n in "${SIZES[@]}"; do
   declare -A T M
   skipped=0
   for r in $(seq "$REPEATS"); do
+    ev_wait_quiet "${QUIET_WAIT:-0}"
     order=("${backends[@]}")
     if [ $((r % 2)) = 0 ] && [ ${#backends[@]} = 2 ]; then order=(postgres sqlite); fi
     for b in "${order[@]}"; do

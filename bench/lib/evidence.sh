@@ -19,7 +19,9 @@
 # taken while others used more than EV_LIMIT % (default 3) is not valid: a vCPU shared with a
 # build runs at half speed from one second to the next.
 #
-# Also: ev_median VALUES… (the median of the values given), used for the valid figures only.
+# Also: ev_median VALUES… (the median of the values given), used for the valid figures only;
+# ev_wait_quiet SECONDS (waits, up to SECONDS, for a 3-second window in which the others stayed
+# within the limit: a script started beside a long job measures once that job is done).
 
 # A session of its own, so that only the benchmark's processes are "ours": sourced at the top
 # of a script, before it changes directory, this re-runs the script under setsid.
@@ -122,4 +124,15 @@ ev_stop() {
 ev_median() {
   # No values ("-"): printf still prints one empty line, which is not a value.
   printf '%s\n' "$@" | sort -g | awk 'NF {v[++n] = $1} END { if (n == 0) print "-"; else if (n % 2) print v[(n + 1) / 2]; else print (v[n / 2] + v[n / 2 + 1]) / 2 }'
+}
+
+ev_wait_quiet() {
+  local until=$(( SECONDS + ${1:-0} )) said=''
+  while [ "$SECONDS" -lt "$until" ]; do
+    ev_start
+    sleep 3
+    ev_stop
+    [ "$EV_VALID" = 1 ] && { [ -z "$said" ] || echo "quiet now: $EV_LINE"; return 0; }
+    [ -n "$said" ] || { echo "waiting up to $1 s for a quiet machine: $EV_LINE"; said=1; }
+  done
 }
