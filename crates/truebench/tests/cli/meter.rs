@@ -1,6 +1,8 @@
 //! `--power-cmd` on every command that measures: every phase of two meter intervals or more
-//! gets the meter's 5 W × its duration within 2 % — integrated over the meter's own readings,
-//! however often the sampler samples. (Every kind runs with the meter in `ending.rs`.)
+//! gets the meter's 5 W × its duration within 5 % — integrated over the meter's own readings,
+//! however often the sampler samples. A missing reading would cost a phase of two intervals
+//! half its energy; 5 % is the lag of a loaded test machine's readings (2.7 % was seen for a
+//! 1 s phase while a database was filled beside the suite). (Every kind runs with the meter in `ending.rs`.)
 
 use serde_json::Value;
 
@@ -32,7 +34,7 @@ pub(crate) fn check(cmd: &str, doc: &Value) {
         // Two meter intervals or more: all of it covered.
         if dur >= 0.4 {
             assert!(
-                (j - 5.0 * dur).abs() <= 0.02 * 5.0 * dur,
+                (j - 5.0 * dur).abs() <= 0.05 * 5.0 * dur,
                 "{cmd}: {}: {j} J over {dur:.3} s",
                 p["name"]
             );
