@@ -24,8 +24,8 @@
 # BASELINE (another truebench build, e.g. the commit before a change: its `compare` is timed
 # beside this build's in every round, alternating which goes first, and both medians printed),
 # QUIET_WAIT (seconds to wait before each round for the machine to be quiet, default 0: a long
-# fill can run beside other work, and the rounds wait for it to end), HISTORY_DIR (where the histories and the server's data go; default a new folder in /var/tmp,
-# removed at the end). An N whose histories would not fit the free space there (about 40 kB a
+# fill can run beside other work, and the rounds wait for it to end), HISTORY_DIR (where the
+# histories and the server's data go; default a new folder in /var/tmp, removed at the end). An N whose histories would not fit the free space there (about 40 kB a
 # result in SQLite and 15 kB in PostgreSQL, the generated documents' size) is skipped, said.
 # PostgreSQL: Debian's server binaries (the tests' helper, crates/fixtures/src/pg.rs); without
 # them only SQLite is measured. Peak RSS is truebench's own, not the server's.
