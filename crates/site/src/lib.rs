@@ -73,8 +73,8 @@ pub struct Options {
 pub struct Site {
     pub files: BTreeMap<String, Vec<u8>>,
     /// Each result page's input key: a digest of everything the page is made from (the
-    /// truebench version, the title, the result's row with its figures and fairness, its
-    /// standing and its neighbours' links).
+    /// truebench version, the title, the result's row with its figures and fairness and its
+    /// neighbours' links; its standing is in its SoC's standing file).
     pub keys: BTreeMap<String, String>,
     /// Result pages not made again because the last build made them from the same inputs
     /// (their files in the folder are kept as they are).
@@ -83,6 +83,7 @@ pub struct Site {
 
 pub(crate) const SITE_CSS: &str = include_str!("assets/site.css");
 pub(crate) const SITE_JS: &str = include_str!("assets/site.js");
+pub(crate) const STANDING_JS: &str = include_str!("assets/standing.js");
 
 /// `s` cut to `n` characters with an ellipsis.
 pub(crate) fn clip(s: &str, n: usize) -> String {
@@ -221,6 +222,10 @@ pub fn build_kept<'d>(
     );
     files.insert("assets/site.css".to_string(), SITE_CSS.as_bytes().to_vec());
     files.insert("assets/site.js".to_string(), SITE_JS.as_bytes().to_vec());
+    files.insert(
+        "assets/standing.js".to_string(),
+        STANDING_JS.as_bytes().to_vec(),
+    );
     let mut by_shard: BTreeMap<i64, Vec<&Row>> = BTreeMap::new();
     for r in &rows {
         by_shard.entry(shards::shard_of(r.id)).or_default().push(r);
@@ -287,10 +292,12 @@ pub fn build_kept<'d>(
         }
     }
     for (name, chosen) in members {
+        let href = format!("soc/{}.html", slug(&name));
         files.insert(
-            format!("soc/{}.html", slug(&name)),
-            soc::page(&title, &name, &chosen).into_bytes(),
+            shards::standing_file(&href),
+            shards::standing_js(&chosen).into_bytes(),
         );
+        files.insert(href, soc::page(&title, &name, &chosen).into_bytes());
     }
     Ok(Site {
         files,
@@ -300,7 +307,8 @@ pub fn build_kept<'d>(
 }
 
 /// A digest of what a result's page is made from: the page is the same when this is. `page`
-/// is what the report shows beyond the row ([`Kept::page`]).
+/// is what the report shows beyond the row ([`Kept::page`]). Its standing is not: the page
+/// loads it from its SoC's standing file.
 fn page_key(title: &str, page: &str, r: &Row, near: &[&Row]) -> String {
     let mut h = Sha256::new();
     let part = |h: &mut Sha256, b: &[u8]| {
@@ -313,7 +321,6 @@ fn page_key(title: &str, page: &str, r: &Row, near: &[&Row]) -> String {
         &mut h,
         serde_json::to_string(r).unwrap_or_default().as_bytes(),
     );
-    part(&mut h, r.standing.join("\n").as_bytes());
     for x in near {
         part(&mut h, format!("{} {}", x.id, x.label).as_bytes());
     }

@@ -78,7 +78,8 @@ pub struct Row {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub regressions: Vec<String>,
     /// Where its figures stand among the site's results of its SoC and tool versions
-    /// (`store::standing`); filled by `build`, shown on its page only.
+    /// (`store::standing`); filled by `build`, written to its SoC's standing file, which its
+    /// page loads.
     #[serde(skip)]
     pub standing: Vec<String>,
 }
@@ -297,6 +298,15 @@ pub fn result_page(title: &str, doc: &Document, r: &Row, device: &[&Row]) -> Str
             esc(href),
             esc(soc),
         );
+        // Its standing changes with every result of its group: it comes from the SoC's one
+        // standing file, so that a new result does not make every page of the group again.
+        let _ = write!(
+            extra,
+            "<div class=\"related standing\" id=\"tb-standing\" data-id=\"{}\"><span>Where it stands among this site's results of the same SoC and tool versions (percentile rank: the share it does better than):</span> <span class=\"muted\">shown with script, from {}</span></div><script src=\"../assets/standing.js\"></script><script src=\"../{}\"></script>",
+            r.id,
+            esc(&crate::shards::standing_file(href)),
+            esc(&crate::shards::standing_file(href)),
+        );
     }
     if !r.regressions.is_empty() {
         extra.push_str("<div class=\"related regress\"><span>Against the same machine's previous result:</span><ul>");
@@ -324,7 +334,7 @@ pub fn result_page(title: &str, doc: &Document, r: &Row, device: &[&Row]) -> Str
         Frame {
             stylesheets: &["../assets/report.css", "../assets/site.css"],
             nav: &nav,
-            standing: &r.standing,
+            standing: &[],
         },
     )
 }

@@ -167,6 +167,32 @@ pub fn detail_js(k: i64, rows: &[&Row]) -> String {
     )
 }
 
+/// Where each result of one SoC stands (`rows`: that SoC's results): the file a result page
+/// loads its standing from, `TRUEBENCH_STANDING({"id": [lines]})`. One file per SoC: a new
+/// result changes the standing of every result of its group, and so rewrites this file
+/// instead of every page of the group.
+pub fn standing_js(rows: &[&Row]) -> String {
+    let map: serde_json::Map<String, serde_json::Value> = rows
+        .iter()
+        .filter(|r| !r.standing.is_empty())
+        .map(|r| (r.id.to_string(), serde_json::json!(r.standing)))
+        .collect();
+    format!(
+        "TRUEBENCH_STANDING({});\n",
+        js(&serde_json::Value::Object(map))
+    )
+}
+
+/// The standing file of the SoC whose page is `soc_href` (`soc/SLUG.html`), relative to
+/// the site's folder.
+pub fn standing_file(soc_href: &str) -> String {
+    let slug = soc_href
+        .strip_prefix("soc/")
+        .and_then(|s| s.strip_suffix(".html"))
+        .unwrap_or(soc_href);
+    format!("assets/standing/{slug}.js")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -45,14 +45,55 @@ fn regressions_are_marked_and_standing_is_said() {
         soc_page.contains("href=\"../r/2.html\">#2</a>"),
         "the mark links the result"
     );
-    // A Raspberry Pi 5 result's page says where it stands among the five.
+    // A Raspberry Pi 5 result's page says where it stands among the five: from its SoC's
+    // standing file, which holds every result's lines of that SoC.
     let r4 = page(&site, "r/4.html");
     assert!(
-        r4.contains("<h2>Where it stands</h2>"),
+        r4.contains("id=\"tb-standing\" data-id=\"4\""),
         "no standing section"
     );
     assert!(
-        r4.contains("percentile of 5 "),
-        "among the five Pi 5 results"
+        !r4.contains("percentile of"),
+        "the page does not hold the standing, which changes with every new result"
     );
+    let file = r4
+        .split("<script src=\"../")
+        .nth(2)
+        .and_then(|s| s.split('"').next())
+        .expect("the standing file's script");
+    assert!(file.starts_with("assets/standing/"), "{file}");
+    let standing = page(&site, file);
+    let mine = standing
+        .split("\"4\":[")
+        .nth(1)
+        .and_then(|s| s.split(']').next())
+        .expect("result 4's lines");
+    assert!(
+        mine.contains("percentile of 5 "),
+        "among the five Pi 5 results: {mine}"
+    );
+
+    // In a browser, the page shows them.
+    let Some(chrome) = truebench_fixtures::chromium::chromium() else {
+        truebench_fixtures::skip!("no chromium to open a result page");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    truebench_site::write::write(&site, dir.path()).unwrap();
+    let shown = truebench_fixtures::chromium::render(
+        &chrome,
+        &dir.path().join("r/4.html"),
+        &["--dump-dom"],
+    );
+    let section = shown
+        .dom
+        .split("id=\"tb-standing\"")
+        .nth(1)
+        .and_then(|s| s.split("</div>").next())
+        .expect("the standing section");
+    assert!(
+        section.contains("<li>") && section.contains("percentile of 5 "),
+        "{section}\nconsole: {:?}",
+        shown.console
+    );
+    assert!(shown.hosts.is_empty(), "{:?}", shown.hosts);
 }

@@ -399,7 +399,13 @@ fn a_rebuild_after_one_new_result_makes_and_writes_only_what_changed() {
         w.written.len(),
         w.written
     );
-    assert!(site.files.len() <= 60 + site.files.keys().filter(|p| p.starts_with("soc/")).count());
+    // Made (not written unless changed) every time: each SoC's page and standing file.
+    let per_soc = site
+        .files
+        .keys()
+        .filter(|p| p.starts_with("soc/") || p.starts_with("assets/standing/"))
+        .count();
+    assert!(site.files.len() <= 60 + per_soc);
     assert!(std::fs::read_to_string(dir.join(&new))
         .unwrap()
         .contains("<html"));
@@ -409,4 +415,41 @@ fn a_rebuild_after_one_new_result_makes_and_writes_only_what_changed() {
     assert!(site.files.contains_key("r/7.html"));
     write::write(&site, &dir).unwrap();
     assert!(dir.join("r/7.html").is_file());
+    // One more result that is ranked among its SoC's (valid, complete, a SoC named): every
+    // result of its group now stands against one more, yet of the result pages only the new
+    // one and at most its 12 neighbours on its device's list are written — the standings
+    // live in the SoC's one standing file.
+    let ranked_of = |s: &Stored| {
+        let e = &s.doc.envelope;
+        (e.valid && e.complete && s.doc.kind() == "run")
+            .then(|| e.inventory.soc.as_ref().map(|c| c.name.clone()))
+            .flatten()
+    };
+    let mut groups: std::collections::HashMap<String, Vec<&Stored>> = Default::default();
+    for s in &results {
+        if let Some(soc) = ranked_of(s) {
+            groups.entry(soc).or_default().push(s);
+        }
+    }
+    let biggest = groups.values().max_by_key(|g| g.len()).unwrap();
+    assert!(biggest.len() > 13, "a group of {}", biggest.len());
+    // A copy of one of them (the same SoC and tools) on a machine of its own, newer than
+    // every result.
+    let mut doc = biggest[0].doc.clone();
+    doc.envelope.inventory.device = Some("a board new to the site".into());
+    doc.envelope.hostname = Some("new-node".into());
+    doc.envelope.started = results[0].doc.envelope.started.clone();
+    doc.envelope.started.unix_ms += 3_600_000;
+    let ranked = site_rows::stored_log(n as i64 + 2, doc, "fleet-ranked.txt");
+    results.insert(0, ranked);
+    let site = build_over(&results, &opts, &write::keys(&dir));
+    let w = write::write(&site, &dir).unwrap();
+    let pages = w.written.iter().filter(|p| p.starts_with("r/")).count();
+    assert!(pages <= 13, "{pages} result pages written: {:?}", w.written);
+    let standing: Vec<&String> = w
+        .written
+        .iter()
+        .filter(|p| p.starts_with("assets/standing/"))
+        .collect();
+    assert_eq!(standing.len(), 1, "{:?}", w.written);
 }
