@@ -300,12 +300,13 @@ pub fn result_page(title: &str, doc: &Document, r: &Row, device: &[&Row]) -> Str
         );
         // Its standing changes with every result of its group: it comes from the SoC's one
         // standing file, so that a new result does not make every page of the group again.
+        let file = esc(&crate::shards::standing_file(href));
         let _ = write!(
             extra,
             "<div class=\"related standing\" id=\"tb-standing\" data-id=\"{}\"><span>Where it stands among this site's results of the same SoC and tool versions (percentile rank: the share it does better than):</span> <span class=\"muted\">shown with script, from {}</span></div><script src=\"../assets/standing.js\"></script><script src=\"../{}\"></script>",
             r.id,
-            esc(&crate::shards::standing_file(href)),
-            esc(&crate::shards::standing_file(href)),
+            file,
+            file,
         );
     }
     if !r.regressions.is_empty() {
