@@ -9,11 +9,14 @@
 //! does not hold yet), for timing `truebench site` itself, which reads every document.
 
 #[path = "../tests/common/site_rows.rs"]
+#[allow(dead_code)] // the tests use all of it, this example one part
 mod site_rows;
 
 use std::time::Instant;
 
-use truebench_site::{build_kept, build_over, kept, write, Kept, Options};
+use std::borrow::Cow;
+
+use truebench_site::{build_to, kept, Kept, Options};
 
 /// Store results 1..=n in the history `db` (the ones after those it holds).
 fn history(n: usize, db: &std::path::Path) {
@@ -51,51 +54,58 @@ fn main() {
         .expect("usage: site_scale N DIR");
     let dir = std::path::PathBuf::from(args.next().expect("usage: site_scale N DIR"));
     let bases = site_rows::bases();
-    let t = Instant::now();
-    let mut results = site_rows::site_rows(&bases, n);
-    println!(
-        "generated {n} results in {:.2} s",
-        t.elapsed().as_secs_f64()
-    );
     let opts = Options {
         title: "fleet".into(),
         ..Options::default()
     };
-    let t = Instant::now();
-    let site = build_over(&results, &opts, &write::keys(&dir));
-    let built = t.elapsed().as_secs_f64();
-    let w = write::write(&site, &dir).unwrap_or_else(|e| panic!("{e}"));
     // What a build keeps of each result, as `truebench site` does (the digest stands for the
-    // stored document's).
-    let digest = |s: &truebench_site::Stored| format!("generated-{}", s.entry.id);
-    let all: Vec<Kept> = results
-        .iter()
-        .map(|s| Kept::of(s.entry.id, &digest(s), &s.doc, &opts.published))
+    // stored document's). Each document is made when asked for and dropped, as `truebench
+    // site` reads one from the history: a fleet's documents do not fit in memory.
+    let digest = |id: i64| format!("generated-{id}");
+    let t = Instant::now();
+    // Newest first, the order `truebench site` gets them in from the store.
+    let all: Vec<Kept> = (1..=n as i64)
+        .rev()
+        .map(|id| {
+            Kept::of(
+                id,
+                &digest(id),
+                &site_rows::one(&bases, id).doc,
+                &opts.published,
+            )
+        })
         .collect();
-    kept::save(&dir, &kept::text(&all, &opts.published)).unwrap_or_else(|e| panic!("{e}"));
-    drop(all);
-    let total = t.elapsed().as_secs_f64();
     println!(
-        "build: {total:.2} s ({built:.2} s making the files, {:.2} s writing {} files)",
-        total - built,
-        w.written.len()
+        "generated {n} results and their rows in {:.2} s",
+        t.elapsed().as_secs_f64()
+    );
+    let t = Instant::now();
+    let mut load = |i: usize| Ok(Cow::Owned(site_rows::one(&bases, all[i].id).doc));
+    let (made, w) = build_to(&all, &opts, &dir, &mut load).unwrap_or_else(|e| panic!("{e}"));
+    kept::save(&dir, &kept::text(&all, &opts.published)).unwrap_or_else(|e| panic!("{e}"));
+    println!(
+        "build: {:.2} s (each document made again for its page, {} files made and written as made), peak memory {} MiB",
+        t.elapsed().as_secs_f64(),
+        w.written.len(),
+        peak_mib()
     );
     let mut parts: std::collections::BTreeMap<&str, (usize, u64)> = Default::default();
-    // The first build into an empty folder makes every file.
-    for (path, bytes) in &site.files {
+    // The first build into an empty folder writes every file.
+    for path in &w.written {
         let part = match path.split('/').collect::<Vec<_>>().as_slice() {
             ["assets", sub, _] => *sub,
             [dir, _] => *dir,
             _ => path.as_str(),
         };
+        let bytes = std::fs::metadata(dir.join(path)).map_or(0, |m| m.len());
         let e = parts.entry(part).or_default();
         e.0 += 1;
-        e.1 += bytes.len() as u64;
+        e.1 += bytes;
     }
     println!(
         "folder: {} bytes, {} files, {:.0} bytes per result",
         w.bytes,
-        site.files.len(),
+        made.files,
         w.bytes as f64 / n as f64
     );
     for (part, (files, bytes)) in &parts {
@@ -104,41 +114,44 @@ fn main() {
             *bytes as f64 / n as f64
         );
     }
-    // One more result, as `truebench site` sees it after a run: first in the list.
-    results.insert(0, site_rows::one(&bases, n as i64 + 1));
-    // Rebuilt as `truebench site` rebuilds: the kept rows read back, the new result's made
-    // from its document, and a document asked for only for a page made again.
+    drop(all);
+    // One more result, as `truebench site` sees it after a run: first in the list. Rebuilt
+    // as `truebench site` rebuilds: the kept rows read back, the new result's made from its
+    // document, and a document asked for only for a page made again.
     let t = Instant::now();
     let mut before = kept::read(&dir, &opts.published).unwrap_or_else(|e| panic!("{e}"));
-    let mut list = Vec::with_capacity(results.len());
+    let mut list = Vec::with_capacity(n + 1);
     let mut loaded = 0;
-    let mut fresh = std::collections::HashSet::new();
-    for s in &results {
-        match before.remove(&s.entry.id) {
-            Some(k) if k.digest == digest(s) => list.push(k),
+    let mut fresh = std::collections::HashMap::new();
+    for id in (1..=n as i64 + 1).rev() {
+        match before.remove(&id) {
+            Some(k) if k.digest == digest(id) => list.push(k),
             _ => {
                 loaded += 1;
-                fresh.insert(s.entry.id);
-                list.push(Kept::of(s.entry.id, &digest(s), &s.doc, &opts.published));
+                let doc = site_rows::one(&bases, id).doc;
+                list.push(Kept::of(id, &digest(id), &doc, &opts.published));
+                fresh.insert(id, doc);
             }
         }
     }
     let read = t.elapsed().as_secs_f64();
     let mut load = |i: usize| {
         // A document read for its entry is at hand for its page (as `truebench site` keeps it).
-        if !fresh.contains(&results[i].entry.id) {
-            loaded += 1;
-        }
-        Ok(std::borrow::Cow::Borrowed(&results[i].doc))
+        let id = list[i].id;
+        Ok(match fresh.get(&id) {
+            Some(doc) => Cow::Borrowed(doc),
+            None => {
+                loaded += 1;
+                Cow::Owned(site_rows::one(&bases, id).doc)
+            }
+        })
     };
-    let site =
-        build_kept(&list, &opts, &write::keys(&dir), &mut load).unwrap_or_else(|e| panic!("{e}"));
+    let (_, w) = build_to(&list, &opts, &dir, &mut load).unwrap_or_else(|e| panic!("{e}"));
     let built = t.elapsed().as_secs_f64();
-    let w = write::write(&site, &dir).unwrap_or_else(|e| panic!("{e}"));
     kept::save(&dir, &kept::text(&list, &opts.published)).unwrap_or_else(|e| panic!("{e}"));
     let total = t.elapsed().as_secs_f64();
     println!(
-        "rebuild after one new result: {total:.2} s ({read:.2} s reading the kept rows, {:.2} s making the files, {:.2} s writing), {loaded} documents read (the new one's and those of the pages made again), {} files rewritten, {} unchanged",
+        "rebuild after one new result: {total:.2} s ({read:.2} s reading the kept rows, {:.2} s making and writing the files, {:.2} s saving the rows), {loaded} documents read (the new one's and those of the pages made again), {} files rewritten, {} unchanged",
         built - read,
         total - built,
         w.written.len(),
@@ -159,4 +172,16 @@ fn main() {
         w.bytes,
         w.bytes as f64 / (n + 1) as f64
     );
+}
+
+/// This process's peak resident memory (`VmHWM`), MiB.
+fn peak_mib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb / 1024)
 }

@@ -21,6 +21,7 @@
 //!
 //! [`build`] makes the files in memory (pure: same input, same bytes); [`write::write`] puts
 //! them in the folder, replacing only what changed and never deleting a file it did not write.
+//! [`build_to`] does both a file at a time (a fleet's pages do not fit in memory).
 
 mod charts;
 mod compare;
@@ -176,6 +177,76 @@ pub fn build_kept<'d>(
     previous: &BTreeMap<String, String>,
     load: &mut dyn FnMut(usize) -> Result<Cow<'d, Document>, String>,
 ) -> Result<Site, LoadError> {
+    let mut files = BTreeMap::new();
+    let made = build_into(kept, opts, previous, load, &mut |rel, bytes| {
+        files.insert(rel.to_string(), bytes.to_vec());
+        Ok(())
+    });
+    match made {
+        Ok(m) => Ok(Site {
+            files,
+            keys: m.keys,
+            reused: m.reused,
+        }),
+        Err(BuildError::Load(e)) => Err(e),
+        Err(BuildError::Write(e)) => unreachable!("kept in memory: {e}"),
+    }
+}
+
+/// [`build_kept`] written into the folder `dir` as each file is made ([`write::Writer`]):
+/// only the changed files, never more than one page in memory — a fleet's pages do not fit
+/// in it. The pages whose inputs are those of the last build in `dir` are kept.
+pub fn build_to<'d>(
+    kept: &[Kept],
+    opts: &Options,
+    dir: &std::path::Path,
+    load: &mut dyn FnMut(usize) -> Result<Cow<'d, Document>, String>,
+) -> Result<(Made, write::Written), BuildError> {
+    let previous = write::keys(dir);
+    let mut w = write::Writer::open(dir)?;
+    let made = build_into(kept, opts, &previous, load, &mut |rel, bytes| {
+        w.file(rel, bytes)
+    })?;
+    let written = w.finish(&made.reused, &made.keys)?;
+    Ok((made, written))
+}
+
+/// What a build made besides its files.
+#[derive(Debug, Clone, Default)]
+pub struct Made {
+    /// As [`Site::keys`].
+    pub keys: BTreeMap<String, String>,
+    /// As [`Site::reused`].
+    pub reused: BTreeSet<String>,
+    /// How many files it made (the reused pages not counted).
+    pub files: usize,
+}
+
+/// A build stopped: a document could not be read, or a file not written.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error(transparent)]
+    Write(#[from] write::SiteError),
+}
+
+/// Where a build's files go: path relative to the folder, bytes.
+type Out<'a> = dyn FnMut(&str, &[u8]) -> Result<(), write::SiteError> + 'a;
+
+/// The build: each file handed to `out` as it is made (path relative to the folder, bytes).
+fn build_into<'d>(
+    kept: &[Kept],
+    opts: &Options,
+    previous: &BTreeMap<String, String>,
+    load: &mut dyn FnMut(usize) -> Result<Cow<'d, Document>, String>,
+    out: &mut Out<'_>,
+) -> Result<Made, BuildError> {
+    let mut files = 0;
+    let mut out = |rel: &str, bytes: &[u8]| {
+        files += 1;
+        out(rel, bytes)
+    };
     let title = if opts.title.trim().is_empty() {
         "truebench results".to_string()
     } else {
@@ -215,41 +286,34 @@ pub fn build_kept<'d>(
     {
         r.standing = st.iter().map(|x| x.text()).collect();
     }
-    let mut files = BTreeMap::new();
-    files.insert(
-        "assets/report.css".to_string(),
-        truebench_render::report::CSS.as_bytes().to_vec(),
-    );
-    files.insert("assets/site.css".to_string(), SITE_CSS.as_bytes().to_vec());
-    files.insert("assets/site.js".to_string(), SITE_JS.as_bytes().to_vec());
-    files.insert(
-        "assets/standing.js".to_string(),
-        STANDING_JS.as_bytes().to_vec(),
-    );
+    out(
+        "assets/report.css",
+        truebench_render::report::CSS.as_bytes(),
+    )?;
+    out("assets/site.css", SITE_CSS.as_bytes())?;
+    out("assets/site.js", SITE_JS.as_bytes())?;
+    out("assets/standing.js", STANDING_JS.as_bytes())?;
     let mut by_shard: BTreeMap<i64, Vec<&Row>> = BTreeMap::new();
     for r in &rows {
         by_shard.entry(shards::shard_of(r.id)).or_default().push(r);
     }
     for (k, list) in &mut by_shard {
         list.sort_by_key(|r| r.id);
-        files.insert(
-            format!("assets/rows/{}", shards::file(*k)),
-            shards::rows_js(*k, list).into_bytes(),
-        );
-        files.insert(
-            format!("assets/detail/{}", shards::file(*k)),
-            shards::detail_js(*k, list).into_bytes(),
-        );
+        out(
+            &format!("assets/rows/{}", shards::file(*k)),
+            shards::rows_js(*k, list).as_bytes(),
+        )?;
+        out(
+            &format!("assets/detail/{}", shards::file(*k)),
+            shards::detail_js(*k, list).as_bytes(),
+        )?;
     }
     let shard_ids: Vec<i64> = by_shard.keys().copied().collect();
-    files.insert(
-        "index.html".to_string(),
-        index::page(&title, &rows, &shard_ids).into_bytes(),
-    );
-    files.insert(
-        "compare.html".to_string(),
-        compare::page(&title).into_bytes(),
-    );
+    out(
+        "index.html",
+        index::page(&title, &rows, &shard_ids).as_bytes(),
+    )?;
+    out("compare.html", compare::page(&title).as_bytes())?;
     let mut keys = BTreeMap::new();
     let mut reused = BTreeSet::new();
     // Each result's neighbours on its device's list (in the history's order), found once.
@@ -278,10 +342,7 @@ pub fn build_kept<'d>(
             reused.insert(path.clone());
         } else {
             let doc = load(i).map_err(|reason| LoadError { id: k.id, reason })?;
-            files.insert(
-                path.clone(),
-                row::result_page(&title, &doc, r, &near).into_bytes(),
-            );
+            out(&path, row::result_page(&title, &doc, r, &near).as_bytes())?;
         }
         keys.insert(path, key);
     }
@@ -293,16 +354,16 @@ pub fn build_kept<'d>(
     }
     for (name, chosen) in members {
         let href = format!("soc/{}.html", slug(&name));
-        files.insert(
-            shards::standing_file(&href),
-            shards::standing_js(&chosen).into_bytes(),
-        );
-        files.insert(href, soc::page(&title, &name, &chosen).into_bytes());
+        out(
+            &shards::standing_file(&href),
+            shards::standing_js(&chosen).as_bytes(),
+        )?;
+        out(&href, soc::page(&title, &name, &chosen).as_bytes())?;
     }
-    Ok(Site {
-        files,
+    Ok(Made {
         keys,
         reused,
+        files,
     })
 }
 

@@ -215,45 +215,69 @@ pub(crate) fn replace(path: &Path, bytes: &[u8]) -> Result<(), SiteError> {
     Ok(())
 }
 
+/// Put a site made in memory into `dir` (see [`Writer`], which this feeds file by file).
 pub fn write(site: &Site, dir: &Path) -> Result<Written, SiteError> {
-    if let Ok(m) = std::fs::metadata(dir) {
-        if !m.is_dir() {
-            return Err(io(dir)(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!(
-                    "is {}, not a folder for the site",
-                    truebench_host::file_kind(&m.file_type())
-                ),
-            )));
-        }
+    let mut w = Writer::open(dir)?;
+    for (rel, bytes) in &site.files {
+        w.file(rel, bytes)?;
     }
-    std::fs::create_dir_all(dir).map_err(io(dir))?;
-    let old = manifest(dir)?;
-    let mut out = Written::default();
-    // Pages kept from the last build: there, and listed as this writer's.
-    for rel in &site.reused {
-        let path = target(dir, rel)?;
-        let there = std::fs::symlink_metadata(&path)
-            .ok()
-            .filter(|m| m.is_file());
-        match there {
-            Some(m) if old.contains_key(rel) => out.bytes += m.len(),
-            _ => {
-                return Err(SiteError::Missing {
-                    path: path.display().to_string(),
-                })
+    w.finish(&site.reused, &site.keys)
+}
+
+/// One file of the site as the writer has it: its digest, its size and, when it changed, the
+/// temporary holding its new bytes beside its place (not the bytes: a fleet's pages do not
+/// fit in memory).
+struct Planned {
+    path: PathBuf,
+    digest: String,
+    bytes: u64,
+    staged: Option<tempfile::TempPath>,
+}
+
+/// A site written as it is made. Each [`Writer::file`] is checked at once and, when it
+/// changed, staged whole beside its place; nothing in the folder is replaced before
+/// [`Writer::finish`], so a refusal or a full disk at any file leaves the earlier site as it
+/// was (the temporaries are removed when the writer is dropped).
+pub struct Writer {
+    dir: PathBuf,
+    old: BTreeMap<String, Vec<String>>,
+    plan: BTreeMap<String, Planned>,
+    /// Folders whose leftover temporaries were removed (before the first file staged there).
+    swept: std::collections::BTreeSet<PathBuf>,
+}
+
+impl Writer {
+    /// Start writing a site into `dir` (created when missing): its last manifest is read.
+    pub fn open(dir: &Path) -> Result<Writer, SiteError> {
+        if let Ok(m) = std::fs::metadata(dir) {
+            if !m.is_dir() {
+                return Err(io(dir)(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!(
+                        "is {}, not a folder for the site",
+                        truebench_host::file_kind(&m.file_type())
+                    ),
+                )));
             }
         }
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        let old = manifest(dir)?;
+        Ok(Writer {
+            dir: dir.to_path_buf(),
+            old,
+            plan: BTreeMap::new(),
+            swept: Default::default(),
+        })
     }
-    // First every check, so a refusal leaves the folder as it was.
-    let mut plan: Vec<(PathBuf, &str, &[u8], String, bool)> = Vec::new();
-    for (rel, bytes) in &site.files {
-        let path = target(dir, rel)?;
+
+    /// The site's file `rel` is `bytes`: compared with what is there and, when it differs,
+    /// staged. A file in the way that an earlier build did not write is refused.
+    pub fn file(&mut self, rel: &str, bytes: &[u8]) -> Result<(), SiteError> {
+        let path = target(&self.dir, rel)?;
         let digest = hex(bytes);
-        let now = existing(&path)?;
-        let change = match &now {
-            Some(d) if *d == digest => false,
-            Some(_) if old.contains_key(rel) => true,
+        let change = match existing(&path)? {
+            Some(d) if d == digest => false,
+            Some(_) if self.old.contains_key(rel) => true,
             Some(_) => {
                 return Err(SiteError::Foreign {
                     path: path.display().to_string(),
@@ -261,83 +285,122 @@ pub fn write(site: &Site, dir: &Path) -> Result<Written, SiteError> {
             }
             None => true,
         };
-        plan.push((path, rel, bytes, digest, change));
-    }
-    let mut folders: Vec<&Path> = vec![dir];
-    folders.extend(plan.iter().filter_map(|p| p.0.parent()));
-    folders.sort();
-    folders.dedup();
-    for f in folders {
-        sweep(f);
-    }
-    // Then every changed file whole beside its place: a full disk stops the build here, with
-    // the earlier site untouched and every temporary removed (dropped).
-    let mut staged = Vec::new();
-    for (path, _, bytes, _, change) in &plan {
-        if *change {
-            staged.push(stage(path, bytes).map_err(|e| match e {
+        let staged = if change {
+            let parent = path.parent().unwrap_or(&self.dir).to_path_buf();
+            if self.swept.insert(parent.clone()) {
+                sweep(&parent);
+            }
+            Some(stage(&path, bytes).map_err(|e| match e {
                 SiteError::Io { path, source } => SiteError::Staging { path, source },
                 e => e,
-            })?);
-        }
+            })?)
+        } else {
+            None
+        };
+        self.plan.insert(
+            rel.to_string(),
+            Planned {
+                path,
+                digest,
+                bytes: bytes.len() as u64,
+                staged,
+            },
+        );
+        Ok(())
     }
-    // The manifest names what is about to be renamed (beside what was there), so a build
-    // killed among the renames is finished by the next, not refused as a stranger's files.
-    if !staged.is_empty() {
-        let mut during = old.clone();
-        for (_, rel, _, digest, change) in &plan {
-            if *change {
-                let listed = during.entry(rel.to_string()).or_default();
-                if !listed.contains(digest) {
-                    listed.push(digest.clone());
+
+    /// Put every changed file in place, keep the `reused` pages (which must be there, written
+    /// by the last build), list the pages' input `keys`, and remove the files the last build
+    /// wrote that the site no longer has and nobody changed since.
+    pub fn finish(
+        self,
+        reused: &std::collections::BTreeSet<String>,
+        keys: &BTreeMap<String, String>,
+    ) -> Result<Written, SiteError> {
+        let Writer {
+            dir,
+            old,
+            plan,
+            mut swept,
+        } = self;
+        let dir = dir.as_path();
+        // Temporaries a killed build left where nothing was staged this time: no file of this
+        // build is staged there, so only the leftovers go.
+        let folders = plan.values().filter_map(|p| p.path.parent());
+        for f in std::iter::once(dir).chain(folders) {
+            if !swept.contains(f) {
+                sweep(f);
+                swept.insert(f.to_path_buf());
+            }
+        }
+        let mut out = Written::default();
+        // Pages kept from the last build: there, and listed as this writer's.
+        for rel in reused {
+            let path = target(dir, rel)?;
+            let there = std::fs::symlink_metadata(&path)
+                .ok()
+                .filter(|m| m.is_file());
+            match there {
+                Some(m) if old.contains_key(rel) => out.bytes += m.len(),
+                _ => {
+                    return Err(SiteError::Missing {
+                        path: path.display().to_string(),
+                    })
                 }
             }
         }
-        replace(&dir.join(MANIFEST), listing(&during).as_bytes())?;
-        // The keys of the pages about to be replaced go first: a build killed among the
-        // renames leaves them to be made again.
-        let changing: std::collections::BTreeSet<&str> =
-            plan.iter().filter(|p| p.4).map(|p| p.1).collect();
-        let whole = site
-            .keys
-            .iter()
-            .filter(|(rel, _)| !changing.contains(rel.as_str()));
-        replace(&dir.join(KEYS), key_listing(whole).as_bytes())?;
-    }
-    let mut after = BTreeMap::new();
-    let mut staged = staged.into_iter();
-    for (path, rel, bytes, digest, change) in plan {
-        if change {
-            let tmp = staged.next().expect("one staged file per change");
-            tmp.persist(&path).map_err(|e| io(&path)(e.error))?;
-            out.written.push(rel.to_string());
-        } else {
-            out.unchanged += 1;
-        }
-        out.bytes += bytes.len() as u64;
-        after.insert(rel.to_string(), vec![digest]);
-    }
-    for rel in &site.reused {
-        out.unchanged += 1;
-        after.insert(rel.clone(), old[rel].clone());
-    }
-    for (rel, digests) in &old {
-        if site.files.contains_key(rel) || site.reused.contains(rel) {
-            continue;
-        }
-        let Ok(path) = target(dir, rel) else { continue };
-        match existing(&path) {
-            Ok(Some(d)) if digests.contains(&d) => {
-                std::fs::remove_file(&path).map_err(io(&path))?;
-                out.removed.push(rel.clone());
+        // The manifest names what is about to be renamed (beside what was there), so a build
+        // killed among the renames is finished by the next, not refused as a stranger's files.
+        if plan.values().any(|p| p.staged.is_some()) {
+            let mut during = old.clone();
+            for (rel, p) in plan.iter().filter(|(_, p)| p.staged.is_some()) {
+                let listed = during.entry(rel.clone()).or_default();
+                if !listed.contains(&p.digest) {
+                    listed.push(p.digest.clone());
+                }
             }
-            Ok(None) => {}
-            _ => out.kept.push(rel.clone()),
+            replace(&dir.join(MANIFEST), listing(&during).as_bytes())?;
+            // The keys of the pages about to be replaced go first: a build killed among the
+            // renames leaves them to be made again.
+            let whole = keys
+                .iter()
+                .filter(|(rel, _)| plan.get(*rel).is_none_or(|p| p.staged.is_none()));
+            replace(&dir.join(KEYS), key_listing(whole).as_bytes())?;
         }
+        let mut after = BTreeMap::new();
+        for (rel, p) in plan {
+            match p.staged {
+                Some(tmp) => {
+                    tmp.persist(&p.path).map_err(|e| io(&p.path)(e.error))?;
+                    out.written.push(rel.clone());
+                }
+                None => out.unchanged += 1,
+            }
+            out.bytes += p.bytes;
+            after.insert(rel, vec![p.digest]);
+        }
+        for rel in reused {
+            out.unchanged += 1;
+            after.insert(rel.clone(), old[rel].clone());
+        }
+        for (rel, digests) in &old {
+            if after.contains_key(rel) {
+                continue;
+            }
+            let Ok(path) = target(dir, rel) else { continue };
+            match existing(&path) {
+                Ok(Some(d)) if digests.contains(&d) => {
+                    std::fs::remove_file(&path).map_err(io(&path))?;
+                    out.removed.push(rel.clone());
+                }
+                Ok(None) => {}
+                _ => out.kept.push(rel.clone()),
+            }
+        }
+        replace(&dir.join(MANIFEST), listing(&after).as_bytes())?;
+        replace(&dir.join(KEYS), key_listing(keys.iter()).as_bytes())?;
+        Ok(out)
     }
-    replace(&dir.join(MANIFEST), listing(&after).as_bytes())?;
-    replace(&dir.join(KEYS), key_listing(site.keys.iter()).as_bytes())?;
-    Ok(out)
 }
 
 #[cfg(test)]

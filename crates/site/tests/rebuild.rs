@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use common::site_rows;
-use truebench_site::{build_kept, build_over, kept, write, Kept, Options, Stored};
+use truebench_site::{build_kept, build_over, build_to, kept, write, Kept, Options, Stored};
 
 /// What a history would say of each result: its id and its stored document's digest.
 fn kept_of(results: &[Stored], opts: &Options) -> Vec<Kept> {
@@ -33,7 +33,12 @@ fn a_rebuild_from_the_kept_rows_reads_only_the_pages_documents_and_is_a_whole_bu
     let d = tempfile::tempdir().unwrap();
     let dir = d.path().join("site");
     let all = kept_of(&results, &opts);
-    write::write(&build_over(&results, &opts, &BTreeMap::new()), &dir).unwrap();
+    // The first build written as it is made (`truebench site`'s way); the whole build below
+    // is made in memory, then written: both folders must hold the same bytes.
+    let mut load = |i: usize| Ok(Cow::Borrowed(&results[i].doc));
+    let (made, w) = build_to(&all, &opts, &dir, &mut load).unwrap();
+    assert_eq!(w.written.len(), made.files);
+    assert!(made.reused.is_empty());
     kept::save(&dir, &kept::text(&all, &opts.published)).unwrap();
 
     // One more result, first in the list as the history gives it; every other from the list.
@@ -118,4 +123,65 @@ fn a_rebuild_from_the_kept_rows_reads_only_the_pages_documents_and_is_a_whole_bu
     // Another Results.md: the list is not used (made anew), without a complaint.
     let other = vec![truebench_sbcbench::row::MarkdownRow::default()];
     assert!(kept::read(&dir, &other).unwrap().is_empty());
+}
+
+/// A build written as it is made stops at a file in its way that no earlier build wrote, the
+/// last it meets, and leaves the folder as it was: the earlier site whole, no temporary.
+#[test]
+fn a_build_written_as_made_that_meets_a_strangers_file_changes_nothing() {
+    let bases = site_rows::bases();
+    let results = site_rows::site_rows(&bases, 40);
+    let opts = Options {
+        title: "fleet".into(),
+        ..Options::default()
+    };
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("site");
+    let all = kept_of(&results, &opts);
+    let mut load = |i: usize| Ok(Cow::Borrowed(&results[i].doc));
+    build_to(&all[30..], &opts, &dir, &mut load).unwrap();
+    // Each file's size and hash (a failure prints the paths, not megabytes).
+    let snapshot = |root: &std::path::Path| -> BTreeMap<String, (usize, u64)> {
+        let mut out = BTreeMap::new();
+        let mut todo = vec![root.to_path_buf()];
+        while let Some(p) = todo.pop() {
+            for e in std::fs::read_dir(&p).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    todo.push(p);
+                } else {
+                    let rel = p.strip_prefix(root).unwrap().display().to_string();
+                    let b = std::fs::read(&p).unwrap();
+                    let mut h = std::hash::DefaultHasher::new();
+                    std::hash::Hash::hash(&b, &mut h);
+                    out.insert(rel, (b.len(), std::hash::Hasher::finish(&h)));
+                }
+            }
+        }
+        out
+    };
+    // The SoC pages come last; one the site does not have yet is someone else's.
+    let soc = build_over(&results, &opts, &BTreeMap::new())
+        .files
+        .into_keys()
+        .rfind(|p| p.starts_with("soc/") && !dir.join(p).exists())
+        .expect("a SoC page the 10 oldest results have not");
+    std::fs::write(dir.join(&soc), "mine").unwrap();
+    let before = snapshot(&dir);
+    let mut asked = 0;
+    let mut load = |i: usize| {
+        asked += 1;
+        Ok(Cow::Borrowed(&results[i].doc))
+    };
+    let e = build_to(&all, &opts, &dir, &mut load).unwrap_err();
+    assert!(
+        e.to_string().contains(&soc) && e.to_string().contains("in the way"),
+        "{e}"
+    );
+    assert!(asked > 0, "the pages were made before the SoC page");
+    assert_eq!(
+        snapshot(&dir),
+        before,
+        "the folder as it was, no temporary left"
+    );
 }

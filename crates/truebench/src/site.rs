@@ -24,6 +24,10 @@ pub struct SiteArgs {
     pub db: Option<PathBuf>,
 }
 
+/// How many documents read for their rows are held for their pages: all of a rebuild's few new
+/// ones; a first build's thousands are read again, one page at a time.
+const FRESH_HELD: usize = 256;
+
 pub fn run(args: SiteArgs) -> anyhow::Result<i32> {
     let t0 = std::time::Instant::now();
     let published = match &args.results_md {
@@ -62,6 +66,8 @@ pub fn run(args: SiteArgs) -> anyhow::Result<i32> {
     let mut fresh = std::collections::HashMap::new();
     let mut skipped = 0;
     let mut read = 0;
+    // Results made anew whose documents were not held for their pages.
+    let mut made = 0;
     for (id, digest) in &listed {
         match before.remove(id) {
             Some(k) if k.digest == *digest => kept.push(k),
@@ -70,7 +76,13 @@ pub fn run(args: SiteArgs) -> anyhow::Result<i32> {
                 match store.get(*id) {
                     Ok(Some(doc)) => {
                         kept.push(truebench_site::Kept::of(*id, digest, &doc, &published));
-                        fresh.insert(*id, doc);
+                        // Held for its page up to a bound: a first build of a fleet reads
+                        // each document again for its page rather than hold them all.
+                        if fresh.len() < FRESH_HELD {
+                            fresh.insert(*id, doc);
+                        } else {
+                            made += 1;
+                        }
                     }
                     Ok(None) => {}
                     Err(e) => {
@@ -82,9 +94,7 @@ pub fn run(args: SiteArgs) -> anyhow::Result<i32> {
         }
     }
     // The list is written again when a result was made anew, or one it held is gone.
-    let changed = !fresh.is_empty() || !before.is_empty() || had != kept.len();
-    // The pages the last build made from the same inputs are kept, not made again.
-    let previous = truebench_site::write::keys(&args.dir);
+    let changed = made > 0 || !fresh.is_empty() || !before.is_empty() || had != kept.len();
     let mut load = |i: usize| {
         let id = kept[i].id;
         if let Some(doc) = fresh.get(&id) {
@@ -97,16 +107,17 @@ pub fn run(args: SiteArgs) -> anyhow::Result<i32> {
             Err(e) => Err(e.to_string()),
         }
     };
-    let site = truebench_site::build_kept(
+    // The pages the last build made from the same inputs are kept, not made again; the
+    // others are written as they are made.
+    let (site, w) = truebench_site::build_to(
         &kept,
         &truebench_site::Options {
             title: args.title.clone(),
             published: published.clone(),
         },
-        &previous,
+        &args.dir,
         &mut load,
     )?;
-    let w = truebench_site::write::write(&site, &args.dir)?;
     if changed {
         // The site is whole without it: a list not written costs the next build time only.
         let text = truebench_site::kept::text(&kept, &published);
@@ -120,7 +131,7 @@ pub fn run(args: SiteArgs) -> anyhow::Result<i32> {
         args.dir.display(),
         results.len(),
         if results.len() == 1 { "" } else { "s" },
-        site.files.len() + site.reused.len(),
+        site.files + site.reused.len(),
         w.bytes as f64 / 1e6,
         w.written.len(),
         w.unchanged,
