@@ -25,7 +25,8 @@
 # beside this build's in every round, alternating which goes first, and both medians printed),
 # QUIET_WAIT (seconds to wait before each round for the machine to be quiet, default 0: a long
 # fill can run beside other work, and the rounds wait for it to end), HISTORY_DIR (where the
-# histories and the server's data go; default a new folder in /var/tmp, removed at the end). An N whose histories would not fit the free space there (about 40 kB a
+# histories and the server's data go; default a new folder in /var/tmp, removed at the end;
+# given, its SQLite histories are kept there, each N's beside the next). An N whose histories would not fit the free space there (about 40 kB a
 # result in SQLite and 15 kB in PostgreSQL, the generated documents' size) is skipped, said.
 # PostgreSQL: Debian's server binaries (the tests' helper, crates/fixtures/src/pg.rs); without
 # them only SQLite is measured. Peak RSS is truebench's own, not the server's.
@@ -215,9 +216,14 @@ t = time.monotonic(); urllib.request.urlopen(sys.argv[1]).read(); print(round((t
     done
   fi
   echo
-  # The next N's histories need the room.
+  # The next N's histories need the room; with HISTORY_DIR the SQLite ones stay there for a
+  # look afterwards (`EXPLAIN QUERY PLAN`; the PostgreSQL server goes with the script).
   for b in "${backends[@]}"; do
-    if [ "$b" = sqlite ]; then rm -f "${DB[$b]}"*; else pg_admin "DROP DATABASE fleet_$n" >/dev/null; fi
+    if [ "$b" = sqlite ]; then
+      [ -n "$KEEP" ] && echo "kept: ${DB[$b]}" || rm -f "${DB[$b]}"*
+    else
+      pg_admin "DROP DATABASE fleet_$n" >/dev/null
+    fi
   done
   unset DB HOST SINCE A B T M
 done
