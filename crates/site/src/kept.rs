@@ -30,7 +30,7 @@ use crate::write::SiteError;
 pub const ROWS: &str = ".truebench-rows";
 
 /// The header's first words: the list's format.
-const FORMAT: &str = "truebench-rows 1";
+const FORMAT: &str = "truebench-rows 2";
 
 /// The largest list read: about 4 KB per result, a fleet's millions of results.
 const MAX_ROWS: u64 = 16 << 30;
@@ -51,6 +51,10 @@ pub struct Kept {
     /// What its page shows beyond its row (its start, phases and findings, by size): a part
     /// of the page's input key.
     pub page: String,
+    /// The SHA-256 of its row as made (JSON): what the input keys of its page, its shards and
+    /// its SoC's page hold of it, so a rebuild need not write every row out again to see
+    /// whether it changed.
+    pub row_key: String,
 }
 
 impl Kept {
@@ -58,10 +62,12 @@ impl Kept {
     pub fn of(id: i64, digest: &str, doc: &Document, published: &[MarkdownRow]) -> Kept {
         let metrics = truebench_figures::metrics(doc);
         let e = &doc.envelope;
+        let row = row::row(id, doc, &metrics, published);
         Kept {
             id,
             digest: digest.to_string(),
-            row: row::row(id, doc, &metrics, published),
+            row_key: hex(serde_json::to_string(&row).unwrap_or_default().as_bytes()),
+            row,
             facts: Facts::of(doc),
             page: format!(
                 "{} {} {} {}",
@@ -101,6 +107,7 @@ struct LineOut<'a> {
     row: &'a Row,
     facts: &'a Facts,
     page: &'a str,
+    row_key: &'a str,
     bits: Vec<Option<u64>>,
 }
 
@@ -111,6 +118,7 @@ struct LineIn {
     row: Row,
     facts: Facts,
     page: String,
+    row_key: String,
     bits: Vec<Option<u64>>,
 }
 
@@ -138,6 +146,7 @@ pub fn text(kept: &[Kept], published: &[MarkdownRow]) -> String {
             row: &k.row,
             facts: &k.facts,
             page: &k.page,
+            row_key: &k.row_key,
             bits: k
                 .row
                 .figures
@@ -181,6 +190,10 @@ pub fn read(dir: &Path, published: &[MarkdownRow]) -> Result<BTreeMap<i64, Kept>
     let (head, body) = text
         .split_once('\n')
         .ok_or_else(|| bad("no header line".into()))?;
+    if head.starts_with("truebench-rows ") && !head.starts_with(&format!("{FORMAT} ")) {
+        // An older truebench's list (another format): made anew, nothing wrong.
+        return Ok(BTreeMap::new());
+    }
     if !head.starts_with(FORMAT) {
         return Err(bad(format!(
             "not a list `truebench site` wrote (`{FORMAT} …`)"
@@ -234,6 +247,7 @@ pub fn read(dir: &Path, published: &[MarkdownRow]) -> Result<BTreeMap<i64, Kept>
             row,
             facts: line.facts,
             page: line.page,
+            row_key: line.row_key,
         };
         if out.insert(kept.id, kept).is_some() {
             return Err(bad(format!("line {}: #{} twice", n + 2, line.id)));

@@ -286,36 +286,66 @@ fn build_into<'d>(
     {
         r.standing = st.iter().map(|x| x.text()).collect();
     }
-    out(
-        "assets/report.css",
-        truebench_render::report::CSS.as_bytes(),
-    )?;
-    out("assets/site.css", SITE_CSS.as_bytes())?;
-    out("assets/site.js", SITE_JS.as_bytes())?;
-    out("assets/standing.js", STANDING_JS.as_bytes())?;
-    let mut by_shard: BTreeMap<i64, Vec<&Row>> = BTreeMap::new();
-    for r in &rows {
-        by_shard.entry(shards::shard_of(r.id)).or_default().push(r);
-    }
-    for (k, list) in &mut by_shard {
-        list.sort_by_key(|r| r.id);
-        out(
-            &format!("assets/rows/{}", shards::file(*k)),
-            shards::rows_js(*k, list).as_bytes(),
-        )?;
-        out(
-            &format!("assets/detail/{}", shards::file(*k)),
-            shards::detail_js(*k, list).as_bytes(),
-        )?;
-    }
-    let shard_ids: Vec<i64> = by_shard.keys().copied().collect();
-    out(
-        "index.html",
-        index::page(&title, &rows, &shard_ids).as_bytes(),
-    )?;
-    out("compare.html", compare::page(&title).as_bytes())?;
     let mut keys = BTreeMap::new();
     let mut reused = BTreeSet::new();
+    // Every file goes through here. One made from rows has an input key of those rows (their
+    // `row_key`s and what this build adds to them): when it is the last build's key, the file
+    // is kept, neither made nor read.
+    let mut put = |path: String,
+                   key: Option<String>,
+                   make: &mut dyn FnMut() -> Result<String, BuildError>|
+     -> Result<(), BuildError> {
+        match key {
+            Some(key) if previous.get(&path) == Some(&key) => {
+                reused.insert(path.clone());
+                keys.insert(path, key);
+            }
+            key => {
+                out(&path, make()?.as_bytes())?;
+                if let Some(key) = key {
+                    keys.insert(path, key);
+                }
+            }
+        }
+        Ok(())
+    };
+    for (path, text) in [
+        ("assets/report.css", truebench_render::report::CSS),
+        ("assets/site.css", SITE_CSS),
+        ("assets/site.js", SITE_JS),
+        ("assets/standing.js", STANDING_JS),
+    ] {
+        put(path.into(), None, &mut || Ok(text.to_string()))?;
+    }
+    let mut by_shard: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
+    for (i, r) in rows.iter().enumerate() {
+        by_shard.entry(shards::shard_of(r.id)).or_default().push(i);
+    }
+    for (k, list) in &mut by_shard {
+        list.sort_by_key(|&i| rows[i].id);
+        let chosen: Vec<&Row> = list.iter().map(|&i| &rows[i]).collect();
+        for (what, make) in [
+            ("rows", shards::rows_js as fn(i64, &[&Row]) -> String),
+            ("detail", shards::detail_js),
+        ] {
+            let mut key = Key::new(&title, what);
+            for &i in list.iter() {
+                key.row(&kept[i], &rows[i]);
+            }
+            put(
+                format!("assets/{what}/{}", shards::file(*k)),
+                Some(key.done()),
+                &mut || Ok(make(*k, &chosen)),
+            )?;
+        }
+    }
+    let shard_ids: Vec<i64> = by_shard.keys().copied().collect();
+    put("index.html".into(), None, &mut || {
+        Ok(index::page(&title, &rows, &shard_ids))
+    })?;
+    put("compare.html".into(), None, &mut || {
+        Ok(compare::page(&title))
+    })?;
     // Each result's neighbours on its device's list (in the history's order), found once.
     let mut by_device: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut place = Vec::with_capacity(rows.len());
@@ -336,29 +366,47 @@ fn build_into<'d>(
             .take(row::RELATED)
             .map(|&j| &rows[j])
             .collect();
-        let path = format!("r/{}.html", r.id);
-        let key = page_key(&title, &k.page, r, &near);
-        if previous.get(&path) == Some(&key) {
-            reused.insert(path.clone());
-        } else {
+        // What the page is made from: the row, its neighbours' links, and what the report
+        // shows beyond the row (its phases, findings and timeline, by size). Not its standing:
+        // the page loads it from its SoC's standing file.
+        let mut key = Key::new(&title, "result page");
+        key.row(k, r);
+        for x in &near {
+            key.part(format!("{} {}", x.id, x.label).as_bytes());
+        }
+        key.part(k.page.as_bytes());
+        put(format!("r/{}.html", r.id), Some(key.done()), &mut || {
             let doc = load(i).map_err(|reason| LoadError { id: k.id, reason })?;
-            out(&path, row::result_page(&title, &doc, r, &near).as_bytes())?;
-        }
-        keys.insert(path, key);
+            Ok(row::result_page(&title, &doc, r, &near))
+        })?;
     }
-    let mut members: BTreeMap<String, Vec<&Row>> = BTreeMap::new();
-    for r in &rows {
+    let mut members: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, r) in rows.iter().enumerate() {
         if let Some(name) = &r.soc {
-            members.entry(name.clone()).or_default().push(r);
+            members.entry(name.clone()).or_default().push(i);
         }
     }
-    for (name, chosen) in members {
+    for (name, list) in members {
         let href = format!("soc/{}.html", slug(&name));
-        out(
-            &shards::standing_file(&href),
-            shards::standing_js(&chosen).as_bytes(),
-        )?;
-        out(&href, soc::page(&title, &name, &chosen).as_bytes())?;
+        let chosen: Vec<&Row> = list.iter().map(|&i| &rows[i]).collect();
+        let mut key = Key::new(&title, "standing");
+        for r in &chosen {
+            key.part(r.id.to_string().as_bytes());
+            key.part(r.standing.len().to_string().as_bytes());
+            for line in &r.standing {
+                key.part(line.as_bytes());
+            }
+        }
+        put(shards::standing_file(&href), Some(key.done()), &mut || {
+            Ok(shards::standing_js(&chosen))
+        })?;
+        let mut key = Key::new(&title, &name);
+        for &i in &list {
+            key.row(&kept[i], &rows[i]);
+        }
+        put(href, Some(key.done()), &mut || {
+            Ok(soc::page(&title, &name, &chosen))
+        })?;
     }
     Ok(Made {
         keys,
@@ -367,27 +415,49 @@ fn build_into<'d>(
     })
 }
 
-/// A digest of what a result's page is made from: the page is the same when this is. `page`
-/// is what the report shows beyond the row ([`Kept::page`]). Its standing is not: the page
-/// loads it from its SoC's standing file.
-fn page_key(title: &str, page: &str, r: &Row, near: &[&Row]) -> String {
-    let mut h = Sha256::new();
-    let part = |h: &mut Sha256, b: &[u8]| {
-        h.update((b.len() as u64).to_le_bytes());
-        h.update(b);
-    };
-    part(&mut h, env!("CARGO_PKG_VERSION").as_bytes());
-    part(&mut h, title.as_bytes());
-    part(
-        &mut h,
-        serde_json::to_string(r).unwrap_or_default().as_bytes(),
-    );
-    for x in near {
-        part(&mut h, format!("{} {}", x.id, x.label).as_bytes());
+/// The input key of a file the build makes: a digest of everything it is made from, so a
+/// file whose key is the last build's is the same and is kept ([`Site::reused`]).
+struct Key(Sha256);
+
+impl Key {
+    /// A key for the file `what` of this truebench and the site titled `title`.
+    fn new(title: &str, what: &str) -> Key {
+        let mut k = Key(Sha256::new());
+        k.part(env!("CARGO_PKG_VERSION").as_bytes());
+        k.part(title.as_bytes());
+        k.part(what.as_bytes());
+        k
     }
-    // What the report shows beyond the row: its phases, findings and timeline, by size.
-    part(&mut h, page.as_bytes());
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+
+    /// One more input, its length first (so no two sequences of inputs run together).
+    fn part(&mut self, b: &[u8]) {
+        self.0.update((b.len() as u64).to_le_bytes());
+        self.0.update(b);
+    }
+
+    /// A row as the build made it: as kept ([`Kept::row_key`]) and what the build adds (its
+    /// SoC's name and page, its regressions; its standing goes to the standing files).
+    fn row(&mut self, k: &Kept, r: &Row) {
+        self.part(k.row_key.as_bytes());
+        for s in [&r.soc, &r.soc_href] {
+            match s {
+                Some(s) => self.part(s.as_bytes()),
+                None => self.part(b"\0"),
+            }
+        }
+        self.part(r.regressions.len().to_string().as_bytes());
+        for f in &r.regressions {
+            self.part(f.as_bytes());
+        }
+    }
+
+    fn done(self) -> String {
+        self.0
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
 }
 
 #[cfg(test)]
