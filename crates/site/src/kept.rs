@@ -55,6 +55,9 @@ pub struct Kept {
     /// its SoC's page hold of it, so a rebuild need not write every row out again to see
     /// whether it changed.
     pub row_key: String,
+    /// Its line as read from the list, written back as it was: a rebuild after one new
+    /// result need not write a fleet's rows out again.
+    line: Option<String>,
 }
 
 impl Kept {
@@ -67,6 +70,7 @@ impl Kept {
             id,
             digest: digest.to_string(),
             row_key: hex(serde_json::to_string(&row).unwrap_or_default().as_bytes()),
+            line: None,
             row,
             facts: Facts::of(doc),
             page: format!(
@@ -140,6 +144,11 @@ fn header(published: &[MarkdownRow]) -> String {
 pub fn text(kept: &[Kept], published: &[MarkdownRow]) -> String {
     let mut body = String::new();
     for k in kept {
+        if let Some(l) = &k.line {
+            body.push_str(l);
+            body.push('\n');
+            continue;
+        }
         let line = LineOut {
             id: k.id,
             digest: &k.digest,
@@ -248,6 +257,7 @@ pub fn read(dir: &Path, published: &[MarkdownRow]) -> Result<BTreeMap<i64, Kept>
             facts: line.facts,
             page: line.page,
             row_key: line.row_key,
+            line: Some(l.to_string()),
         };
         if out.insert(kept.id, kept).is_some() {
             return Err(bad(format!("line {}: #{} twice", n + 2, line.id)));
