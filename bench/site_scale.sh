@@ -16,7 +16,7 @@
 #
 # Not a test: prints figures for BENCHMARKS.md. Usage: bench/site_scale.sh [N] [ROUNDS]
 # (default 100000 and 3). DIR=… keeps the site there (default: a temp dir, removed; a site of
-# 10^5 results takes about 13 GB). PROFILE=debug uses the debug build (quicker to build,
+# 10^5 results takes about 13 GB, 31 GB with the history and the CLI site beside it). PROFILE=debug uses the debug build (quicker to build,
 # slower to run). Needs: chromium.
 . "$(dirname "$0")/lib/evidence.sh"
 set -euo pipefail
@@ -105,15 +105,16 @@ timed_site() {
   ev_start
   local t0 t1
   t0=$(date +%s.%N)
-  OUT=$($TB site "$WORK/cli-site" --db "$WORK/history.sqlite" --title fleet)
+  OUT=$(/usr/bin/time -f %M -o "$WORK/rss" $TB site "$WORK/cli-site" --db "$WORK/history.sqlite" --title fleet)
   t1=$(date +%s.%N)
   ev_stop
   echo "$OUT"
   SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')
+  PEAK=$(( $(tail -1 "$WORK/rss") / 1024 ))
 }
 timed_site
 read_docs() { sed -n 's/.*; \([0-9]*\) documents\{0,1\} read).*/\1/p' <<<"$1"; }
-echo "truebench site, whole build: $SECS s, $(read_docs "$OUT") documents read; machine: $EV_LINE"
+echo "truebench site, whole build: $SECS s, peak memory $PEAK MiB, $(read_docs "$OUT") documents read; machine: $EV_LINE"
 target/$PROFILE/examples/site_scale --history "$((N + 1))" "$WORK/history.sqlite"
 timed_site
-echo "truebench site, rebuild after one new result: $SECS s, $(read_docs "$OUT") documents read of $((N + 1)); machine: $EV_LINE"
+echo "truebench site, rebuild after one new result: $SECS s, peak memory $PEAK MiB, $(read_docs "$OUT") documents read of $((N + 1)); machine: $EV_LINE"
