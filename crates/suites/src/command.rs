@@ -248,9 +248,11 @@ pub(crate) fn wait_forwarding_sigint(
     stop: &AtomicBool,
 ) -> std::io::Result<std::process::ExitStatus> {
     let mut forwarded = false;
-    // Sleeps until the child exits or it is time to look at the stop flag (not a wake-up
-    // every few milliseconds: see `exit_wait`).
+    // Sleeps until the child exits or a stop is asked (not a wake-up every few
+    // milliseconds: see `exit_wait`). The signal thread wakes the wait when `stop` is the
+    // process's graceful flag; another flag is looked at every STOP_LOOK.
     let exit = truebench_workloads::exit_wait::ExitWait::new(child);
+    let woken = truebench_tuning::interrupt_fd(stop);
     loop {
         if let Some(st) = child.try_wait()? {
             return Ok(st);
@@ -263,9 +265,15 @@ pub(crate) fn wait_forwarding_sigint(
                 libc::kill(child.id() as libc::pid_t, libc::SIGINT);
             }
         }
-        exit.wait(STOP_LOOK);
+        match woken {
+            // Once forwarded, the descriptor stays readable: only the child's exit is waited on.
+            Some(fd) if !forwarded => exit.wait_or(WOKEN_LOOK, Some(fd)),
+            _ => exit.wait(STOP_LOOK),
+        }
     }
 }
 
-/// How often a wait for a command looks at the stop flag (set by a signal thread).
+/// How often a wait for a command looks at a stop flag that nothing wakes it for.
 const STOP_LOOK: Duration = Duration::from_millis(200);
+/// The same where the signal thread wakes the wait (a look now and then all the same).
+const WOKEN_LOOK: Duration = Duration::from_secs(30);

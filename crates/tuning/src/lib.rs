@@ -36,7 +36,7 @@ use truebench_host::Host;
 use journal::{DirLock, JournalFile, Record};
 use sysfs::{RestoreAction, Step};
 
-pub use signals::{exit, graceful_interrupts, install_handlers, pending_signal};
+pub use signals::{exit, graceful_interrupts, install_handlers, interrupt_fd, pending_signal};
 
 const CPU_DIR: &str = "sys/devices/system/cpu";
 const BOOT_ID: &str = "proc/sys/kernel/random/boot_id";

@@ -4,6 +4,9 @@
 //! thread then restores every live session — taking locks and writing files is not allowed
 //! in a handler — and exits with 128+signal, as a shell expects of a killed process.
 
+use std::io::Write as _;
+use std::os::fd::{AsFd, BorrowedFd};
+use std::os::unix::net::UnixStream;
 use std::panic;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Once, OnceLock, TryLockError, Weak};
@@ -18,6 +21,9 @@ static REGISTRY: Mutex<Vec<Weak<Mutex<Inner>>>> = Mutex::new(Vec::new());
 static PENDING: AtomicI32 = AtomicI32::new(0);
 static INSTALL: Once = Once::new();
 static GRACEFUL: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+/// A connected pair whose first end becomes readable when the graceful flag is set: a wait
+/// sleeps on it beside what it waits for instead of waking to look at the flag.
+static WAKE: OnceLock<Option<(UnixStream, UnixStream)>> = OnceLock::new();
 
 fn registry() -> MutexGuard<'static, Vec<Weak<Mutex<Inner>>>> {
     REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
@@ -46,9 +52,21 @@ pub fn pending_signal() -> Option<i32> {
 /// winds down and drops its Tuning, which restores. A second signal restores and exits at
 /// once, as without this call. Call after [`install_handlers`].
 pub fn graceful_interrupts() -> Arc<AtomicBool> {
+    WAKE.get_or_init(|| UnixStream::pair().ok());
     GRACEFUL
         .get_or_init(|| Arc::new(AtomicBool::new(false)))
         .clone()
+}
+
+/// When `flag` is [`graceful_interrupts`]'s: a descriptor that becomes readable (and stays
+/// so) once that flag is set, for a wait to sleep on with what it waits for — a look at the
+/// flag every few hundred milliseconds is a wake-up the measured machine pays for.
+pub fn interrupt_fd(flag: &AtomicBool) -> Option<BorrowedFd<'static>> {
+    let ours = GRACEFUL.get().is_some_and(|g| std::ptr::eq(&**g, flag));
+    if !ours {
+        return None;
+    }
+    WAKE.get()?.as_ref().map(|(r, _)| r.as_fd())
 }
 
 /// Exit the process with `code` — unless a signal arrived and its handler thread is
@@ -87,7 +105,11 @@ pub fn install_handlers() {
                         for sig in signals.forever() {
                             if let Some(flag) = GRACEFUL.get() {
                                 if !flag.swap(true, Ordering::SeqCst) {
-                                    // First signal of a command that stops by itself.
+                                    // First signal of a command that stops by itself: set,
+                                    // and its waits woken.
+                                    if let Some(Some((_, w))) = WAKE.get() {
+                                        let _ = (&*w).write(&[1]);
+                                    }
                                     continue;
                                 }
                             }

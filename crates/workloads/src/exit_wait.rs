@@ -4,7 +4,7 @@
 //! `try_wait` would cost the measured machine more than the sampler does, and would time the
 //! command to that step.
 
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::process::Child;
 use std::time::Duration;
 
@@ -26,20 +26,27 @@ impl ExitWait {
     /// Until the child exits (its status then waits for `try_wait`) or `most` has passed —
     /// at most 20 ms where the kernel has no pidfds. A signal may end it sooner.
     pub fn wait(&self, most: Duration) {
+        self.wait_or(most, None)
+    }
+
+    /// [`ExitWait::wait`], ending sooner too when `also` becomes readable (a stop
+    /// requested: `truebench_tuning::interrupt_fd`).
+    pub fn wait_or(&self, most: Duration, also: Option<BorrowedFd<'_>>) {
         let Some(fd) = &self.0 else {
             std::thread::sleep(most.min(WITHOUT_PIDFD));
             return;
         };
-        let mut p = libc::pollfd {
-            fd: fd.as_raw_fd(),
+        let one = |fd: i32| libc::pollfd {
+            fd,
             events: libc::POLLIN,
             revents: 0,
         };
+        let mut p = [one(fd.as_raw_fd()), one(also.map_or(-1, |a| a.as_raw_fd()))];
         // Rounded up: a wait of 0.4 ms is one of 1 ms, not a busy loop.
         let ms = most.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int;
-        // SAFETY: one pollfd, valid for the call.
+        // SAFETY: two pollfds (a negative fd is ignored by poll), valid for the call.
         unsafe {
-            libc::poll(&mut p, 1, ms);
+            libc::poll(p.as_mut_ptr(), 2, ms);
         }
     }
 }
