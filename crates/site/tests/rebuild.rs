@@ -21,6 +21,24 @@ fn kept_of(results: &[Stored], opts: &Options) -> Vec<Kept> {
         .collect()
 }
 
+/// Every file below `root`, by its path relative to it.
+fn files(root: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut todo = vec![root.to_path_buf()];
+    while let Some(p) = todo.pop() {
+        for e in std::fs::read_dir(&p).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                let rel = p.strip_prefix(root).unwrap().display().to_string();
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
 #[test]
 fn a_rebuild_from_the_kept_rows_reads_only_the_pages_documents_and_is_a_whole_build() {
     let bases = site_rows::bases();
@@ -81,22 +99,6 @@ fn a_rebuild_from_the_kept_rows_reads_only_the_pages_documents_and_is_a_whole_bu
     let whole = d.path().join("whole");
     write::write(&build_over(&results, &opts, &BTreeMap::new()), &whole).unwrap();
     kept::save(&whole, &kept::text(&now, &opts.published)).unwrap();
-    let files = |root: &std::path::Path| -> BTreeMap<String, Vec<u8>> {
-        let mut out = BTreeMap::new();
-        let mut todo = vec![root.to_path_buf()];
-        while let Some(p) = todo.pop() {
-            for e in std::fs::read_dir(&p).unwrap() {
-                let p = e.unwrap().path();
-                if p.is_dir() {
-                    todo.push(p);
-                } else {
-                    let rel = p.strip_prefix(root).unwrap().display().to_string();
-                    out.insert(rel, std::fs::read(&p).unwrap());
-                }
-            }
-        }
-        out
-    };
     let (got, want) = (files(&dir), files(&whole));
     assert_eq!(got.len(), want.len());
     for (p, b) in &want {
@@ -142,23 +144,14 @@ fn a_build_written_as_made_that_meets_a_strangers_file_changes_nothing() {
     build_to(&all[30..], &opts, &dir, &mut load).unwrap();
     // Each file's size and hash (a failure prints the paths, not megabytes).
     let snapshot = |root: &std::path::Path| -> BTreeMap<String, (usize, u64)> {
-        let mut out = BTreeMap::new();
-        let mut todo = vec![root.to_path_buf()];
-        while let Some(p) = todo.pop() {
-            for e in std::fs::read_dir(&p).unwrap() {
-                let p = e.unwrap().path();
-                if p.is_dir() {
-                    todo.push(p);
-                } else {
-                    let rel = p.strip_prefix(root).unwrap().display().to_string();
-                    let b = std::fs::read(&p).unwrap();
-                    let mut h = std::hash::DefaultHasher::new();
-                    std::hash::Hash::hash(&b, &mut h);
-                    out.insert(rel, (b.len(), std::hash::Hasher::finish(&h)));
-                }
-            }
-        }
-        out
+        files(root)
+            .into_iter()
+            .map(|(rel, b)| {
+                let mut h = std::hash::DefaultHasher::new();
+                std::hash::Hash::hash(&b, &mut h);
+                (rel, (b.len(), std::hash::Hasher::finish(&h)))
+            })
+            .collect()
     };
     // The SoC pages come last; one the site does not have yet is someone else's.
     let soc = build_over(&results, &opts, &BTreeMap::new())
