@@ -21,6 +21,30 @@ fn kept_of(results: &[Stored], opts: &Options) -> Vec<Kept> {
         .collect()
 }
 
+/// A fleet of `n` results (its base documents, the results, the site's options, a scratch
+/// folder, the site's folder in it, what the site keeps of each result).
+type Fleet = (
+    Vec<truebench_model::Document>,
+    Vec<Stored>,
+    Options,
+    tempfile::TempDir,
+    std::path::PathBuf,
+    Vec<Kept>,
+);
+
+fn fleet(n: usize) -> Fleet {
+    let bases = site_rows::bases();
+    let results = site_rows::site_rows(&bases, n);
+    let opts = Options {
+        title: "fleet".into(),
+        ..Options::default()
+    };
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("site");
+    let all = kept_of(&results, &opts);
+    (bases, results, opts, d, dir, all)
+}
+
 /// Every file below `root`, by its path relative to it.
 fn files(root: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
@@ -41,16 +65,8 @@ fn files(root: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
 
 #[test]
 fn a_rebuild_from_the_kept_rows_reads_only_the_pages_documents_and_is_a_whole_build() {
-    let bases = site_rows::bases();
     let n = 700;
-    let mut results = site_rows::site_rows(&bases, n);
-    let opts = Options {
-        title: "fleet".into(),
-        ..Options::default()
-    };
-    let d = tempfile::tempdir().unwrap();
-    let dir = d.path().join("site");
-    let all = kept_of(&results, &opts);
+    let (bases, mut results, opts, d, dir, all) = fleet(n);
     // The first build written as it is made (`truebench site`'s way); the whole build below
     // is made in memory, then written: both folders must hold the same bytes.
     let mut load = |i: usize| Ok(Cow::Borrowed(&results[i].doc));
@@ -131,15 +147,7 @@ fn a_rebuild_from_the_kept_rows_reads_only_the_pages_documents_and_is_a_whole_bu
 /// last it meets, and leaves the folder as it was: the earlier site whole, no temporary.
 #[test]
 fn a_build_written_as_made_that_meets_a_strangers_file_changes_nothing() {
-    let bases = site_rows::bases();
-    let results = site_rows::site_rows(&bases, 40);
-    let opts = Options {
-        title: "fleet".into(),
-        ..Options::default()
-    };
-    let d = tempfile::tempdir().unwrap();
-    let dir = d.path().join("site");
-    let all = kept_of(&results, &opts);
+    let (_, results, opts, _d, dir, all) = fleet(40);
     let mut load = |i: usize| Ok(Cow::Borrowed(&results[i].doc));
     build_to(&all[30..], &opts, &dir, &mut load).unwrap();
     // Each file's size and hash (a failure prints the paths, not megabytes).
