@@ -73,12 +73,12 @@ pub struct Options {
 #[derive(Debug, Clone, Default)]
 pub struct Site {
     pub files: BTreeMap<String, Vec<u8>>,
-    /// Each result page's input key: a digest of everything the page is made from (the
-    /// truebench version, the title, the result's row with its figures and fairness and its
-    /// neighbours' links; its standing is in its SoC's standing file).
+    /// The input key of each file made from rows (result pages, shards, SoC pages, standing
+    /// files): a digest of everything it is made from (the truebench version, the title, its
+    /// rows as made and what the build adds to them, a page's neighbours' links).
     pub keys: BTreeMap<String, String>,
-    /// Result pages not made again because the last build made them from the same inputs
-    /// (their files in the folder are kept as they are).
+    /// Files not made again because the last build made them from the same inputs (kept in
+    /// the folder as they are).
     pub reused: BTreeSet<String>,
 }
 
@@ -195,7 +195,7 @@ pub fn build_kept<'d>(
 
 /// [`build_kept`] written into the folder `dir` as each file is made ([`write::Writer`]):
 /// only the changed files, never more than one page in memory — a fleet's pages do not fit
-/// in it. The pages whose inputs are those of the last build in `dir` are kept.
+/// in it. The files whose inputs are those of the last build in `dir` are kept.
 pub fn build_to<'d>(
     kept: &[Kept],
     opts: &Options,
@@ -218,7 +218,7 @@ pub struct Made {
     pub keys: BTreeMap<String, String>,
     /// As [`Site::reused`].
     pub reused: BTreeSet<String>,
-    /// How many files it made (the reused pages not counted).
+    /// How many files it made (the reused ones not counted).
     pub files: usize,
 }
 

@@ -22,9 +22,9 @@ use crate::Site;
 /// The list of files the last build wrote, with their digests: `<sha256>  <path>` per line.
 pub const MANIFEST: &str = ".truebench-site";
 
-/// What each result page was made from (its input key: [`crate::Site::keys`]), `<key>  <path>`
-/// per line: a rebuild whose inputs for a page are the same leaves the page as it is instead
-/// of making it again. Only pages whose file is whole are listed (a page being replaced is
+/// What each file made from rows was made from (its input key: [`crate::Site::keys`]),
+/// `<key>  <path>` per line: a rebuild whose inputs for a file are the same leaves it as it is
+/// instead of making it again. Only files that are whole are listed (one being replaced is
 /// left out until it is in place).
 pub const KEYS: &str = ".truebench-keys";
 
@@ -309,8 +309,8 @@ impl Writer {
         Ok(())
     }
 
-    /// Put every changed file in place, keep the `reused` pages (which must be there, written
-    /// by the last build), list the pages' input `keys`, and remove the files the last build
+    /// Put every changed file in place, keep the `reused` files (which must be there, written
+    /// by the last build), list the files' input `keys`, and remove the files the last build
     /// wrote that the site no longer has and nobody changed since.
     pub fn finish(
         self,
