@@ -77,6 +77,33 @@ mod tests {
         );
     }
 
+    /// A stop asked (the descriptor readable) ends the wait at once, the child still running;
+    /// a descriptor never written leaves the wait to its limit or the exit.
+    #[test]
+    fn a_wait_ends_when_the_other_descriptor_becomes_readable() {
+        use std::io::Write as _;
+        use std::os::fd::AsFd;
+        let mut child = std::process::Command::new("sleep")
+            .arg("5")
+            .spawn()
+            .unwrap();
+        let w = ExitWait::new(&child);
+        let (r, mut tx) = std::os::unix::net::UnixStream::pair().unwrap();
+        let t = Instant::now();
+        w.wait_or(Duration::from_millis(300), Some(r.as_fd()));
+        let quiet = t.elapsed();
+        tx.write_all(&[1]).unwrap();
+        let t = Instant::now();
+        w.wait_or(Duration::from_secs(20), Some(r.as_fd()));
+        let woken = t.elapsed();
+        child.kill().unwrap();
+        child.wait().unwrap();
+        if w.0.is_some() {
+            assert!(quiet >= Duration::from_millis(250), "{quiet:?}");
+            assert!(woken < Duration::from_secs(2), "{woken:?}");
+        }
+    }
+
     #[test]
     fn a_wait_for_a_child_still_running_lasts_its_limit() {
         let mut child = std::process::Command::new("sleep")
