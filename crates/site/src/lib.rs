@@ -276,14 +276,20 @@ fn build_into<'d>(
     let facts: Vec<&truebench_store::facts::Facts> = kept.iter().map(|k| &k.facts).collect();
     let figures: Vec<Vec<truebench_figures::Metric>> = kept.iter().map(Kept::figures).collect();
     let figures: Vec<&[truebench_figures::Metric]> = figures.iter().map(Vec::as_slice).collect();
-    for (i, j) in truebench_store::regress::judge_all_of(&facts, &figures) {
+    // The two are independent: side by side on two CPUs.
+    let (judged, standing) = std::thread::scope(|s| {
+        let judged = s.spawn(|| truebench_store::regress::judge_all_of(&facts, &figures));
+        let standing = truebench_store::standing::standing_all_of(&facts, &figures);
+        let judged = judged
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (judged, standing)
+    });
+    for (i, j) in judged {
         let base = format!("#{}", rows[j.baseline].id);
         rows[i].regressions = j.findings(&base).into_iter().map(|f| f.message).collect();
     }
-    for (r, st) in rows
-        .iter_mut()
-        .zip(truebench_store::standing::standing_all_of(&facts, &figures))
-    {
+    for (r, st) in rows.iter_mut().zip(standing) {
         r.standing = st.iter().map(|x| x.text()).collect();
     }
     let mut keys = BTreeMap::new();
