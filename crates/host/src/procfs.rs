@@ -50,6 +50,21 @@ impl Host {
             .or_else(|| self.read_trimmed("etc/hostname"))
     }
 
+    /// The reading process's peak resident memory (`VmHWM` of `/proc/self/status`), KiB: what
+    /// the bench examples print of themselves (getrusage's maximum would carry over that of
+    /// the process that started them). None when the file or the line is not there.
+    pub fn own_peak_kib(&self) -> Option<u64> {
+        let status = self.read("proc/self/status").ok()?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))?
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .ok()
+    }
+
     /// Every line of `/proc/diskstats` (disks and partitions alike; see `Host::disks` for the
     /// devices worth watching).
     pub fn diskstats(&self) -> Result<Vec<DiskStat>, ReadError> {
@@ -105,6 +120,21 @@ mod tests {
         assert!(h.pressure(PressureKind::Cpu).unwrap().full.is_none());
         let e = Host::new("/nonexistent").meminfo().unwrap_err();
         assert!(e.to_string().contains("proc/meminfo"));
+    }
+
+    #[test]
+    fn own_peak_from_the_status_file() {
+        let d = tempfile::tempdir().unwrap();
+        let h = Host::new(d.path());
+        assert_eq!(h.own_peak_kib(), None);
+        std::fs::create_dir_all(d.path().join("proc/self")).unwrap();
+        std::fs::write(
+            d.path().join("proc/self/status"),
+            "Name:\tx\nVmPeak:\t  9000 kB\nVmHWM:\t  1234 kB\n",
+        )
+        .unwrap();
+        assert_eq!(h.own_peak_kib(), Some(1234));
+        assert!(Host::live().own_peak_kib().is_some_and(|k| k > 0));
     }
 
     #[test]

@@ -17,18 +17,9 @@ use truebench_model::MonitorBody;
 use truebench_monitor::reader::Sources;
 use truebench_suites::session::{EachSample, Finish, Outcome, Session, SessionOptions};
 
-/// This process's peak resident memory so far, KiB (`VmHWM`), read through `Host` like every
-/// other file (getrusage's maximum would carry over that of the process that started this one).
+/// This process's peak resident memory so far, KiB, read through `Host` like every other file.
 fn peak_kib() -> u64 {
-    Host::live()
-        .read("proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        })
-        .unwrap_or(0)
+    Host::live().own_peak_kib().unwrap_or(0)
 }
 
 fn main() {
