@@ -36,21 +36,10 @@ proptest! {
 fn server() -> u16 {
     use std::sync::OnceLock;
     static PORT: OnceLock<u16> = OnceLock::new();
-    static ROOT: OnceLock<std::path::PathBuf> = OnceLock::new();
     *PORT.get_or_init(|| {
         let root = truebench_fixtures::root("rk3588-rock5b");
-        // The server's thread never ends, so its root is never dropped: it goes when the
-        // test binary exits (the harness ends through `exit`, which runs this).
-        ROOT.set(root.path().to_path_buf()).ok();
-        extern "C" fn remove_root() {
-            if let Some(p) = ROOT.get() {
-                let _ = std::fs::remove_dir_all(p);
-            }
-        }
-        // SAFETY: registers a function without arguments that only removes a folder.
-        unsafe {
-            libc::atexit(remove_root);
-        }
+        // The server's thread never ends, so its root is never dropped.
+        truebench_fixtures::remove_at_exit(root.path());
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         std::thread::spawn(move || {

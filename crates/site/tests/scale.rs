@@ -36,24 +36,11 @@ fn site() -> &'static (tempfile::TempDir, Vec<Stored>) {
         site.keys.clear();
         let dir = tempfile::tempdir().unwrap();
         write::write(&site, &dir.path().join("site")).unwrap();
-        // A static is never dropped: the folder goes when the test binary exits (the test
-        // harness ends through `exit`, which runs this).
-        SHARED.set(dir.path().to_path_buf()).ok();
-        extern "C" fn remove_shared() {
-            if let Some(p) = SHARED.get() {
-                let _ = std::fs::remove_dir_all(p);
-            }
-        }
-        // SAFETY: registers a function without arguments that only removes a folder.
-        unsafe {
-            libc::atexit(remove_shared);
-        }
+        // A static is never dropped.
+        truebench_fixtures::remove_at_exit(dir.path());
         (dir, results)
     })
 }
-
-/// The shared site's folder, for the removal at exit.
-static SHARED: OnceLock<std::path::PathBuf> = OnceLock::new();
 
 fn multi(s: &Stored) -> Option<u64> {
     match &s.doc.body {
