@@ -2,7 +2,8 @@
 //! document — the stored text whole (its SHA-256 is the row's key), readable, and the columns
 //! and figures `history` lists exactly those this truebench derives from it, its rows of the
 //! `standing` table those its document gives (none: stored by a truebench older than the
-//! table). A result stored halfway (a row without its figures, figures without their row, a
+//! table), and the tallies and list the database keeps beside that table (`counts.rs`) those
+//! its rows give. A result stored halfway (a row without its figures, figures without their row, a
 //! cut document) is named.
 
 use crate::{digest, parse_document, Db, Entry, Filter, ListedRow, Prepared, Store, StoreError};
@@ -24,6 +25,14 @@ impl Store {
         if db != "ok" {
             out.problems
                 .extend(db.lines().map(|l| format!("database: {l}")));
+        }
+        // The lists the database keeps beside `standing` by its triggers.
+        for (what, sql) in crate::counts::checks(self.dialect()) {
+            let off = self.ids((sql, Vec::new()))?;
+            if let Some(n) = off.first().filter(|n| **n > 0) {
+                out.problems
+                    .push(format!("database: {what} ({n} rows differ)"));
+            }
         }
         let raw = match &self.db {
             Db::Sqlite(s) => s.raw()?,

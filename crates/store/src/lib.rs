@@ -12,6 +12,7 @@
 
 mod check;
 pub mod compare;
+mod counts;
 pub mod facts;
 pub mod fairness;
 mod pg_cert;
@@ -555,6 +556,17 @@ impl Store {
         queries.push((
             "standing ungrouped".into(),
             query::ungrouped_sql(d, &probe.kind, &probe.soc),
+        ));
+        queries.push((
+            "standing unbucketed".into(),
+            (
+                match d {
+                    query::Dialect::Sqlite => counts::UNBUCKETED_SQLITE,
+                    query::Dialect::Postgres => counts::UNBUCKETED_POSTGRES,
+                }
+                .to_string(),
+                Vec::new(),
+            ),
         ));
         let mut out = Vec::new();
         for (name, (sql, params)) in queries {

@@ -16,6 +16,7 @@ use postgres::{Client, Config};
 
 use truebench_model::Document;
 
+use crate::counts;
 use crate::query::{self, Dialect, Param};
 use crate::{metric_value, parse_document, Entry, Inserted, ListedRow, Prepared};
 use crate::{StoreError, LAYOUT_VERSION};
@@ -293,7 +294,16 @@ impl Postgres {
         if !query::INDEXES.iter().all(|n| has(n)) || has("results_kind") {
             tx.batch_execute(&query::indexes(Dialect::Postgres))
                 .map_err(sq)?;
+            // The tallies that rank a result without a walk over its group (`counts.rs`),
+            // on a `standing` table that has the bucket column.
+            tx.batch_execute(counts::add_bucket(Dialect::Postgres))
+                .map_err(sq)?;
+            tx.batch_execute(&counts::ddl(Dialect::Postgres))
+                .map_err(sq)?;
+            tx.execute(counts::fill_missing(Dialect::Postgres), &[])
+                .map_err(sq)?;
         }
+        bucket_all(&mut tx).map_err(sq)?;
         tx.commit().map_err(sq)
     }
 
@@ -414,10 +424,11 @@ impl Statements {
     ) -> Result<&postgres::Statement, postgres::Error> {
         if self.ranked.is_none() {
             self.ranked = Some(tx.prepare(
-                "INSERT INTO truebench.standing (result_id, grp, key, value)
-                 SELECT $1::bigint, $2::text, k, v FROM unnest($3::text[], $4::float8[]) AS f(k, v)
+                "INSERT INTO truebench.standing (result_id, grp, key, value, bucket)
+                 SELECT $1::bigint, $2::text, k, v, b
+                 FROM unnest($3::text[], $4::float8[], $5::bigint[]) AS f(k, v, b)
                  ON CONFLICT (result_id, key) DO UPDATE
-                 SET grp = EXCLUDED.grp, value = EXCLUDED.value",
+                 SET grp = EXCLUDED.grp, value = EXCLUDED.value, bucket = EXCLUDED.bucket",
             )?);
         }
         Ok(self.ranked.as_ref().expect("prepared above"))
@@ -504,12 +515,14 @@ fn insert_in(
     let (grp, figures) = &row.standing;
     let mut keys: Vec<&str> = vec![""];
     let mut values: Vec<Option<f64>> = vec![None];
+    let mut buckets: Vec<Option<i64>> = vec![None];
     for (k, v) in figures {
         keys.push(k);
         values.push(Some(*v));
+        buckets.push(Some(counts::bucket(*v)));
     }
     let ranked = st.ranked(tx)?.clone();
-    tx.execute(&ranked, &[&id, grp, &keys, &values])?;
+    tx.execute(&ranked, &[&id, grp, &keys, &values, &buckets])?;
     Ok(Inserted { id, new: true })
 }
 
@@ -722,6 +735,30 @@ impl Postgres {
         } else {
             format!("{orphans} figures without their result")
         })
+    }
+}
+
+/// Gives each figure's row of `standing` that has no bucket (stored before the buckets, or
+/// since by a truebench that writes none) its bucket, a batch at a time through the partial
+/// index that holds only them; the update trigger adds each batch to the tallies.
+fn bucket_all(tx: &mut postgres::Transaction<'_>) -> Result<(), postgres::Error> {
+    loop {
+        let rows = tx.query(counts::UNBUCKETED_POSTGRES, &[])?;
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let ids: Vec<i64> = rows.iter().map(|r| r.get(0)).collect();
+        let keys: Vec<String> = rows.iter().map(|r| r.get(1)).collect();
+        let buckets: Vec<i64> = rows
+            .iter()
+            .map(|r| counts::bucket(r.get::<_, f64>(2)))
+            .collect();
+        tx.execute(
+            "UPDATE truebench.standing s SET bucket = u.b
+             FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS u(id, k, b)
+             WHERE s.result_id = u.id AND s.key = u.k",
+            &[&ids, &keys, &buckets],
+        )?;
     }
 }
 

@@ -248,11 +248,6 @@ pub(crate) fn same_device_sql(d: Dialect, kind: &str, devices: &[String]) -> (St
 
 /// The ids of the valid, complete results of `kind` on SoC `soc`, oldest first.
 pub(crate) fn group_sql(d: Dialect, kind: &str, soc: &str) -> (String, Vec<Param>) {
-    group_rows_sql(d, kind, soc, "")
-}
-
-/// [`group_sql`]'s rows, with `more` added to its conditions (the table is `r`).
-fn group_rows_sql(d: Dialect, kind: &str, soc: &str, more: &str) -> (String, Vec<Param>) {
     let mut b = Builder {
         dialect: d,
         params: Vec::new(),
@@ -265,7 +260,7 @@ fn group_rows_sql(d: Dialect, kind: &str, soc: &str, more: &str) -> (String, Vec
     };
     (
         format!(
-            "SELECT id FROM {} r WHERE soc = {s} AND kind = {k} AND valid = {yes} AND complete = {yes}{more}
+            "SELECT id FROM {} r WHERE soc = {s} AND kind = {k} AND valid = {yes} AND complete = {yes}
              ORDER BY started_unix_ms, id",
             table(d)
         ),
@@ -276,35 +271,69 @@ fn group_rows_sql(d: Dialect, kind: &str, soc: &str, more: &str) -> (String, Vec
 /// A result's standing, counted for many figures in one statement: for each `(key, value)`,
 /// how many of group `grp`'s results have figure `key`, how many of those have a value below
 /// it and how many equal it — one row per pair, keyed by the pair. One round trip instead of
-/// one per figure, which a server's history pays in latency; each pair is still one range of
-/// the `standing_rank` index.
+/// one per figure, which a server's history pays in latency. Each count is read from the
+/// tallies of [`crate::counts`] (the buckets below the value's, the distinct values of its
+/// bucket below it, its own value's tally), plus the few rows a truebench before the tallies
+/// stored since the history was last opened (`standing_unbucketed`): no walk over the group.
 pub(crate) fn ranks_sql(d: Dialect, grp: &str, pairs: &[(String, f64)]) -> (String, Vec<Param>) {
     let mut b = Builder {
         dialect: d,
         params: Vec::new(),
     };
     let g = b.bind(Param::Text(grp.to_string()));
+    let (st, buckets, values) = match d {
+        Dialect::Sqlite => ("standing", "standing_buckets", "standing_values"),
+        Dialect::Postgres => (
+            "truebench.standing",
+            "truebench.standing_buckets",
+            "truebench.standing_values",
+        ),
+    };
+    // A count as the same integer type in both back ends (PostgreSQL's sum of BIGINT is
+    // NUMERIC).
+    let int = |e: String| match d {
+        Dialect::Sqlite => e,
+        Dialect::Postgres => format!("({e})::bigint"),
+    };
     let rows: Vec<String> = pairs
         .iter()
         .map(|(k, v)| {
+            let bucket = crate::counts::bucket(*v);
             let k = b.bind(Param::Text(k.clone()));
             let v = b.bind(Param::Real(*v));
-            format!("({k}, {v})")
+            let bk = b.bind(Param::Int(bucket));
+            let lo = b.bind(Param::Real(crate::counts::bucket_floor(bucket)));
+            let tally = |table: &str, more: &str| {
+                format!(
+                    "(SELECT coalesce(sum(n), 0) FROM {table} WHERE grp = {g} AND key = {k}{more})"
+                )
+            };
+            let loose = |more: &str| {
+                format!(
+                    "(SELECT count(*) FROM {st} WHERE grp = {g} AND key = {k} \
+                     AND bucket IS NULL AND key <> ''{more})"
+                )
+            };
+            let of = int(format!(
+                "{} + {}",
+                tally(buckets, ""),
+                loose(" AND value IS NOT NULL")
+            ));
+            let below = int(format!(
+                "{} + {} + {}",
+                tally(buckets, &format!(" AND bucket < {bk}")),
+                tally(values, &format!(" AND value >= {lo} AND value < {v}")),
+                loose(&format!(" AND value < {v}"))
+            ));
+            let equal = int(format!(
+                "{} + {}",
+                tally(values, &format!(" AND value = {v}")),
+                loose(&format!(" AND value = {v}"))
+            ));
+            format!("SELECT {k}, {v}, {of}, {below}, {equal}")
         })
         .collect();
-    (
-        format!(
-            "SELECT k.column1, k.column2, count(s.key),
-                    coalesce(sum(CASE WHEN s.value < k.column2 THEN 1 ELSE 0 END), 0),
-                    coalesce(sum(CASE WHEN s.value = k.column2 THEN 1 ELSE 0 END), 0)
-             FROM (VALUES {}) AS k
-             LEFT JOIN {} s ON s.grp = {g} AND s.key = k.column1
-             GROUP BY k.column1, k.column2",
-            rows.join(", "),
-            standing_table(d)
-        ),
-        b.params,
-    )
+    (rows.join("\nUNION ALL "), b.params)
 }
 
 /// The ranked figures (key and value) of the stored copies of one result — its kind, start,
@@ -347,19 +376,36 @@ pub(crate) fn same_result_sql(
 }
 
 /// The ids of [`group_sql`]'s rows that have no row in `standing` (stored by a truebench
-/// older than it), oldest first.
+/// older than it), oldest first: the group's entries of `standing_missing`, which the
+/// database keeps ([`crate::counts`]), so the group's other results are not looked at.
 pub(crate) fn ungrouped_sql(d: Dialect, kind: &str, soc: &str) -> (String, Vec<Param>) {
-    let more = format!(
-        " AND NOT EXISTS (SELECT 1 FROM {} s WHERE s.result_id = r.id)",
-        standing_table(d)
-    );
-    group_rows_sql(d, kind, soc, &more)
+    let mut b = Builder {
+        dialect: d,
+        params: Vec::new(),
+    };
+    let s = b.bind(Param::Text(soc.to_string()));
+    let k = b.bind(Param::Text(kind.to_string()));
+    let (yes, missing) = match d {
+        Dialect::Sqlite => ("1", "standing_missing"),
+        Dialect::Postgres => ("true", "truebench.standing_missing"),
+    };
+    (
+        format!(
+            "SELECT r.id FROM {missing} m JOIN {} r ON r.id = m.result_id
+             WHERE m.soc = {s} AND m.kind = {k} AND r.valid = {yes} AND r.complete = {yes}
+             ORDER BY m.started_unix_ms, m.result_id",
+            table(d)
+        ),
+        b.params,
+    )
 }
 
 /// The table of each result's group and ranked figures ([`crate::standing::stored`]): one
 /// row per figure, and one with the key `''` (no figure) that says the result was stored by a
 /// truebench that writes the table — a result in no group has only that row, with the group
 /// `''`. A table an older truebench ignores (its results have no rows: [`ungrouped_sql`]).
+/// A figure's row has its value's [`crate::counts::bucket`] (a history made before the
+/// buckets gets the column when opened: [`crate::counts::add_bucket`]).
 pub(crate) fn standing_ddl(d: Dialect) -> String {
     let (id, rest) = match d {
         Dialect::Sqlite => ("INTEGER", ""),
@@ -371,6 +417,7 @@ pub(crate) fn standing_ddl(d: Dialect) -> String {
             grp TEXT NOT NULL,
             key TEXT NOT NULL,
             value {real},
+            bucket {bucket},
             PRIMARY KEY (result_id, key)
          );
          CREATE INDEX IF NOT EXISTS standing_rank ON {st}(grp, key, value{rest});",
@@ -379,6 +426,10 @@ pub(crate) fn standing_ddl(d: Dialect) -> String {
         real = match d {
             Dialect::Sqlite => "REAL",
             Dialect::Postgres => "DOUBLE PRECISION",
+        },
+        bucket = match d {
+            Dialect::Sqlite => "INTEGER",
+            Dialect::Postgres => "BIGINT",
         }
     )
 }
@@ -410,14 +461,20 @@ pub(crate) fn indexes(d: Dialect) -> String {
     )
 }
 
-/// The names of the indexes [`indexes`] makes, to tell whether a history has them all.
-pub(crate) const INDEXES: [&str; 6] = [
+/// The names of the indexes [`indexes`] and [`crate::counts::ddl`] make, to tell whether a
+/// history has them all (the tallies' tables by their primary keys).
+pub(crate) const INDEXES: [&str; 11] = [
     "results_kind_started",
     "results_kind_source",
     "results_kind_device",
     "results_soc",
     "results_hostname",
     "standing_rank",
+    "standing_unbucketed",
+    "standing_buckets_pkey",
+    "standing_values_pkey",
+    "standing_missing_pkey",
+    "standing_missing_soc",
 ];
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use truebench_model::{migrate, Document};
 
+use crate::counts;
 use crate::query::{self, Dialect, Param};
 use crate::{metric_value, parse_document, Entry, Inserted, ListedRow, Prepared};
 use crate::{StoreError, LAYOUT_VERSION};
@@ -174,6 +175,33 @@ impl Sqlite {
         // so the layout's version stays.
         tx.execute_batch(&query::indexes(Dialect::Sqlite))
             .map_err(sq)?;
+        // The tallies that rank a result without a walk over its group (`counts.rs`), on a
+        // `standing` table that has the bucket column, and every row given its bucket.
+        let bucketed: i64 = tx
+            .query_row(
+                "SELECT count(*) FROM pragma_table_info('standing') WHERE name = 'bucket'",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(sq)?;
+        if bucketed == 0 {
+            tx.execute_batch(counts::add_bucket(Dialect::Sqlite))
+                .map_err(sq)?;
+        }
+        let listed: i64 = tx
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'standing_missing'",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(sq)?;
+        tx.execute_batch(&counts::ddl(Dialect::Sqlite))
+            .map_err(sq)?;
+        if listed == 0 {
+            tx.execute(counts::fill_missing(Dialect::Sqlite), [])
+                .map_err(sq)?;
+        }
+        bucket_all(&tx).map_err(sq)?;
         if version == 1 {
             let old: Vec<(i64, i64, String)> = {
                 let mut stmt = tx
@@ -596,17 +624,42 @@ fn insert_row(
             .execute(params![id, m.key, m.value, m.text, m.unit])
             .map_err(sq)?;
     }
+    // `ON CONFLICT DO UPDATE`, not `INSERT OR REPLACE`: a replaced row would leave the
+    // tallies without its delete trigger (`counts.rs`).
     let mut ranked = tx
         .prepare_cached(
-            "INSERT OR REPLACE INTO standing (result_id, grp, key, value) VALUES (?1, ?2, ?3, ?4)",
+            "INSERT INTO standing (result_id, grp, key, value, bucket) VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (result_id, key) DO UPDATE
+             SET grp = excluded.grp, value = excluded.value, bucket = excluded.bucket",
         )
         .map_err(sq)?;
     let (grp, figures) = &row.standing;
     ranked
-        .execute(params![id, grp, "", None::<f64>])
+        .execute(params![id, grp, "", None::<f64>, None::<i64>])
         .map_err(sq)?;
     for (key, value) in figures {
-        ranked.execute(params![id, grp, key, value]).map_err(sq)?;
+        ranked
+            .execute(params![id, grp, key, value, counts::bucket(*value)])
+            .map_err(sq)?;
     }
     Ok(Inserted { id, new: true })
+}
+
+/// Gives each figure's row of `standing` that has no bucket (stored before the buckets, or
+/// since by a truebench that writes none) its bucket, a batch at a time through the partial
+/// index that holds only them; the update trigger adds each to the tallies.
+fn bucket_all(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    let mut find = tx.prepare(counts::UNBUCKETED_SQLITE)?;
+    let mut set = tx.prepare("UPDATE standing SET bucket = ?1 WHERE rowid = ?2")?;
+    loop {
+        let rows: Vec<(i64, f64)> = find
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        if rows.is_empty() {
+            return Ok(());
+        }
+        for (rowid, value) in rows {
+            set.execute(params![counts::bucket(value), rowid])?;
+        }
+    }
 }

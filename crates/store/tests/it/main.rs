@@ -8,3 +8,4 @@ mod scale;
 mod shared;
 mod standing;
 mod store;
+mod tallies;
