@@ -19,8 +19,9 @@ pub struct HistoryArgs {
     #[arg(long)]
     pub regressions: bool,
     /// Check the history instead of listing it: the database's own check (SQLite's
-    /// integrity_check), then every result against its document (the text whole, the
-    /// columns and figures those it gives). Exit code 1 when anything is wrong, named.
+    /// integrity_check) and the tallies that rank results against the rows they count, then
+    /// every result against its document (the text whole, the columns and figures those it
+    /// gives). Exit code 1 when anything is wrong, named.
     #[arg(long, conflicts_with_all = ["regressions", "json"])]
     pub check: bool,
     /// History database (default $XDG_DATA_HOME/truebench/history.sqlite).
