@@ -17,6 +17,11 @@
 //! (SoC, kind, start) holds each result until its group's row (key `''`) is stored, so a
 //! group's such results are found without a look at each of the group's results.
 //!
+//! The same trigger on `results` keeps `result_names`: each device, SoC and host name
+//! stored (and each device name per kind), which `history --device` matches its text
+//! against — thousands of names read in one range, where a seek per distinct name in the
+//! results' indexes cost a round trip each to a server.
+//!
 //! Rows without a bucket (stored by a truebench that wrote `standing` before the buckets) are
 //! given theirs when a history is opened ([`UNBUCKETED_SQLITE`], [`UNBUCKETED_POSTGRES`]);
 //! one stored by such a truebench after that is counted by a walk over the rows without a
@@ -116,6 +121,14 @@ pub(crate) fn checks(d: Dialect) -> Vec<(&'static str, String)> {
             ),
         ),
         (
+            // A name no result holds any more is only looked up in vain: not counted.
+            "names the results hold are missing from the list of names",
+            format!(
+                "SELECT count(*) FROM (SELECT * FROM ({} EXCEPT SELECT col, kind, name FROM {p}result_names) x) d",
+                names_held(d)
+            ),
+        ),
+        (
             "the list of results without standing rows differs from the results",
             differ(
                 &format!("SELECT r.id FROM {p}results r WHERE NOT EXISTS (SELECT 1 FROM {p}standing s WHERE s.result_id = r.id AND s.key = '')"),
@@ -123,6 +136,33 @@ pub(crate) fn checks(d: Dialect) -> Vec<(&'static str, String)> {
             ),
         ),
     ]
+}
+
+/// Fills a new `result_names` with the names the results hold (index scans of the columns'
+/// own indexes): run once, when the list is made.
+pub(crate) fn fill_names(d: Dialect) -> String {
+    let p = match d {
+        Dialect::Sqlite => "",
+        Dialect::Postgres => "truebench.",
+    };
+    format!(
+        "INSERT INTO {p}result_names {} ON CONFLICT (col, kind, name) DO NOTHING",
+        names_held(d)
+    )
+}
+
+/// Each (column, kind, name) the results hold, as `result_names` lists it.
+fn names_held(d: Dialect) -> String {
+    let t = match d {
+        Dialect::Sqlite => "results",
+        Dialect::Postgres => "truebench.results",
+    };
+    format!(
+        "SELECT DISTINCT 'device', '', device FROM {t} WHERE device IS NOT NULL
+         UNION SELECT DISTINCT 'device', kind, device FROM {t} WHERE device IS NOT NULL
+         UNION SELECT DISTINCT 'soc', '', soc FROM {t} WHERE soc IS NOT NULL
+         UNION SELECT DISTINCT 'hostname', '', hostname FROM {t} WHERE hostname IS NOT NULL"
+    )
 }
 
 /// Gives a `standing` table made before the buckets its column (run where it has none).
@@ -164,9 +204,20 @@ CREATE TABLE IF NOT EXISTS standing_missing (
     soc TEXT, kind TEXT NOT NULL, started_unix_ms INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS standing_missing_soc ON standing_missing(soc, kind, started_unix_ms);
-CREATE TRIGGER IF NOT EXISTS standing_missing_in AFTER INSERT ON results BEGIN
+CREATE TABLE IF NOT EXISTS result_names (
+    col TEXT NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL,
+    PRIMARY KEY (col, kind, name)
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS results_listed AFTER INSERT ON results BEGIN
     INSERT INTO standing_missing VALUES (NEW.id, NEW.soc, NEW.kind, NEW.started_unix_ms)
         ON CONFLICT (result_id) DO NOTHING;
+    INSERT INTO result_names
+        SELECT c, k, n FROM (SELECT 'device' AS c, '' AS k, NEW.device AS n
+                             UNION ALL SELECT 'device', NEW.kind, NEW.device
+                             UNION ALL SELECT 'soc', '', NEW.soc
+                             UNION ALL SELECT 'hostname', '', NEW.hostname)
+        WHERE n IS NOT NULL
+        ON CONFLICT (col, kind, name) DO NOTHING;
 END;
 CREATE TRIGGER IF NOT EXISTS standing_missing_out AFTER INSERT ON standing
 WHEN NEW.key = '' BEGIN
@@ -236,19 +287,29 @@ CREATE TABLE IF NOT EXISTS truebench.standing_missing (
 );
 CREATE INDEX IF NOT EXISTS standing_missing_soc
     ON truebench.standing_missing(soc, kind, started_unix_ms, result_id);
-CREATE OR REPLACE FUNCTION truebench.standing_missing_in() RETURNS trigger
+CREATE TABLE IF NOT EXISTS truebench.result_names (
+    col TEXT NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL,
+    PRIMARY KEY (col, kind, name)
+);
+CREATE OR REPLACE FUNCTION truebench.results_listed() RETURNS trigger
 LANGUAGE plpgsql AS $f$
 BEGIN
     INSERT INTO truebench.standing_missing
         SELECT id, soc, kind, started_unix_ms FROM new_rows ORDER BY id
         ON CONFLICT (result_id) DO NOTHING;
+    INSERT INTO truebench.result_names
+        SELECT DISTINCT v.c, v.k, v.n FROM new_rows r,
+            LATERAL (VALUES ('device', '', r.device), ('device', r.kind, r.device),
+                            ('soc', '', r.soc), ('hostname', '', r.hostname)) AS v(c, k, n)
+        WHERE v.n IS NOT NULL ORDER BY 1, 2, 3
+        ON CONFLICT (col, kind, name) DO NOTHING;
     RETURN NULL;
 END
 $f$;
-DROP TRIGGER IF EXISTS standing_missing_in ON truebench.results;
-CREATE TRIGGER standing_missing_in AFTER INSERT ON truebench.results
+DROP TRIGGER IF EXISTS results_listed ON truebench.results;
+CREATE TRIGGER results_listed AFTER INSERT ON truebench.results
     REFERENCING NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION truebench.standing_missing_in();
+    FOR EACH STATEMENT EXECUTE FUNCTION truebench.results_listed();
 CREATE OR REPLACE FUNCTION truebench.standing_counted() RETURNS trigger
 LANGUAGE plpgsql AS $f$
 BEGIN

@@ -302,6 +302,8 @@ impl Postgres {
                 .map_err(sq)?;
             tx.execute(counts::fill_missing(Dialect::Postgres), &[])
                 .map_err(sq)?;
+            tx.execute(&counts::fill_names(Dialect::Postgres), &[])
+                .map_err(sq)?;
         }
         bucket_all(&mut tx).map_err(sq)?;
         tx.commit().map_err(sq)

@@ -6,9 +6,10 @@
 //!   `(? IS NULL OR …)` (which no planner can answer from an index). `--kind` and `--since`
 //!   walk `(kind, started_unix_ms)` or `(started_unix_ms)` in the order listed. `--device`
 //!   (a case-insensitive substring of the device, SoC or host name) cannot be answered by a
-//!   B-tree as such: the distinct names of the three columns are read first, one index seek
-//!   each ([`distinct_sql`]: a fleet has thousands of machines, not a million), matched here,
-//!   and the rows of the names that match fetched through each column's index.
+//!   B-tree as such: the distinct names of the three columns are read first, one range of
+//!   `result_names` each ([`distinct_sql`]: a fleet has thousands of machines, not a
+//!   million), matched here, and the rows of the names that match fetched through each
+//!   column's index.
 //! - `latest` (`serve`): one seek of `(kind, source, started_unix_ms)`.
 //! - `same_device` (`serve`'s regression of the latest result): the kind's rows of the device
 //!   names that are the same board, through `(kind, device, started_unix_ms)`.
@@ -173,31 +174,22 @@ pub(crate) fn list_sql(d: Dialect, f: &Filter, matched: Option<&Matched>) -> (St
     )
 }
 
-/// The distinct non-null values of `column` (of results of `kind`, when given), one index
-/// seek each: the next value above the last, until there is none (a loose index scan, which
-/// neither SQLite nor PostgreSQL does by itself for `SELECT DISTINCT`).
+/// The distinct non-null values of `column` (`device`, `soc` or `hostname`; of results of
+/// `kind` when given, for `device` only), in order: one range of `result_names`, which the
+/// database keeps ([`crate::counts`]).
 pub(crate) fn distinct_sql(d: Dialect, column: &str, kind: Option<&str>) -> (String, Vec<Param>) {
     let mut b = Builder {
         dialect: d,
         params: Vec::new(),
     };
-    let of_kind = match kind {
-        Some(k) => format!("kind = {} AND ", b.bind(Param::Text(k.to_string()))),
-        None => String::new(),
+    let c = b.bind(Param::Text(column.to_string()));
+    let k = b.bind(Param::Text(kind.unwrap_or_default().to_string()));
+    let names = match d {
+        Dialect::Sqlite => "result_names",
+        Dialect::Postgres => "truebench.result_names",
     };
-    let t = table(d);
     (
-        format!(
-            "WITH RECURSIVE d(v) AS (
-                SELECT (SELECT {column} FROM {t} WHERE {of_kind}{column} IS NOT NULL
-                        ORDER BY {column} LIMIT 1)
-                UNION ALL
-                SELECT (SELECT {column} FROM {t} WHERE {of_kind}{column} > d.v
-                        ORDER BY {column} LIMIT 1)
-                FROM d WHERE d.v IS NOT NULL
-             )
-             SELECT v FROM d WHERE v IS NOT NULL"
-        ),
+        format!("SELECT name FROM {names} WHERE col = {c} AND kind = {k} ORDER BY name"),
         b.params,
     )
 }
@@ -463,7 +455,7 @@ pub(crate) fn indexes(d: Dialect) -> String {
 
 /// The names of the indexes [`indexes`] and [`crate::counts::ddl`] make, to tell whether a
 /// history has them all (the tallies' tables by their primary keys).
-pub(crate) const INDEXES: [&str; 11] = [
+pub(crate) const INDEXES: [&str; 12] = [
     "results_kind_started",
     "results_kind_source",
     "results_kind_device",
@@ -475,6 +467,7 @@ pub(crate) const INDEXES: [&str; 11] = [
     "standing_values_pkey",
     "standing_missing_pkey",
     "standing_missing_soc",
+    "result_names_pkey",
 ];
 
 #[cfg(test)]

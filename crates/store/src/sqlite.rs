@@ -188,17 +188,24 @@ impl Sqlite {
             tx.execute_batch(counts::add_bucket(Dialect::Sqlite))
                 .map_err(sq)?;
         }
-        let listed: i64 = tx
-            .query_row(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'standing_missing'",
-                [],
-                |r| r.get(0),
+        let made = |table: &str| -> Result<bool, StoreError> {
+            tx.query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+                [table],
+                |r| r.get::<_, i64>(0),
             )
-            .map_err(sq)?;
+            .map(|n| n > 0)
+            .map_err(sq)
+        };
+        let (missing, names) = (made("standing_missing")?, made("result_names")?);
         tx.execute_batch(&counts::ddl(Dialect::Sqlite))
             .map_err(sq)?;
-        if listed == 0 {
+        if !missing {
             tx.execute(counts::fill_missing(Dialect::Sqlite), [])
+                .map_err(sq)?;
+        }
+        if !names {
+            tx.execute(&counts::fill_names(Dialect::Sqlite), [])
                 .map_err(sq)?;
         }
         bucket_all(&tx).map_err(sq)?;

@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use truebench_fixtures::fleet;
-use truebench_store::Store;
+use truebench_store::{Filter, Store};
 
 use crate::scale::{standing_answers, templates};
 
@@ -29,9 +29,10 @@ fn an_sqlite_history_from_before_the_tallies_gets_them_when_opened() {
     let raw = rusqlite::Connection::open(&db).unwrap();
     raw.execute_batch(
         "DROP TRIGGER standing_counted_in; DROP TRIGGER standing_counted_out;
-         DROP TRIGGER standing_counted_moved; DROP TRIGGER standing_missing_in;
+         DROP TRIGGER standing_counted_moved; DROP TRIGGER results_listed;
          DROP TRIGGER standing_missing_out; DROP TRIGGER standing_missing_again;
          DROP TABLE standing_buckets; DROP TABLE standing_values; DROP TABLE standing_missing;
+         DROP TABLE result_names;
          DROP INDEX standing_unbucketed;
          ALTER TABLE standing DROP COLUMN bucket;
          DELETE FROM standing WHERE result_id % 3 = 0;",
@@ -41,6 +42,7 @@ fn an_sqlite_history_from_before_the_tallies_gets_them_when_opened() {
     let s = Store::open_existing(&db).unwrap();
     assert_eq!(problems(&s), Vec::<String>::new());
     standing_answers(&s);
+    names_answer(&s);
     // Figures stored by such a truebench while this one has the history open: no bucket.
     // The rank counts them by their rows; the next open gives them their buckets.
     let raw = rusqlite::Connection::open(&db).unwrap();
@@ -66,6 +68,37 @@ fn an_sqlite_history_from_before_the_tallies_gets_them_when_opened() {
     standing_answers(&s);
 }
 
+/// `history --device` finds each machine's results by its host name, board or SoC, as
+/// filtering the whole history does.
+fn names_answer(s: &Store) {
+    let all = s.list(&Filter::default()).unwrap();
+    for e in all.iter().step_by(41) {
+        for needle in [&e.hostname, &e.device, &e.soc].into_iter().flatten() {
+            let got: Vec<i64> = s
+                .list(&Filter {
+                    device: Some(needle.to_lowercase()),
+                    ..Default::default()
+                })
+                .unwrap()
+                .iter()
+                .map(|x| x.id)
+                .collect();
+            let n = needle.to_lowercase();
+            let want: Vec<i64> = all
+                .iter()
+                .filter(|x| {
+                    [&x.hostname, &x.device, &x.soc]
+                        .into_iter()
+                        .flatten()
+                        .any(|v| v.to_lowercase().contains(&n))
+                })
+                .map(|x| x.id)
+                .collect();
+            assert_eq!(got, want, "{needle}");
+        }
+    }
+}
+
 #[test]
 fn check_names_a_tally_that_disagrees() {
     let dir = tempfile::tempdir().unwrap();
@@ -82,7 +115,9 @@ fn check_names_a_tally_that_disagrees() {
          DELETE FROM standing WHERE result_id = 7;
          DELETE FROM standing_missing WHERE result_id = 7;
          INSERT INTO standing_missing SELECT id, soc, kind, started_unix_ms FROM results
-             WHERE id = 8;",
+             WHERE id = 8;
+         DELETE FROM result_names WHERE col = 'hostname'
+             AND name = (SELECT hostname FROM results WHERE id = 9);",
     )
     .unwrap();
     let found = problems(&s);
@@ -92,6 +127,10 @@ fn check_names_a_tally_that_disagrees() {
     );
     assert!(
         found.iter().any(|p| p.contains("without standing rows")),
+        "{found:#?}"
+    );
+    assert!(
+        found.iter().any(|p| p.contains("list of names")),
         "{found:#?}"
     );
 }
@@ -110,9 +149,9 @@ fn a_postgres_history_from_before_the_tallies_gets_them_when_opened() {
             "DROP TRIGGER standing_counted_in ON truebench.standing;
              DROP TRIGGER standing_counted_out ON truebench.standing;
              DROP TRIGGER standing_counted_moved ON truebench.standing;
-             DROP TRIGGER standing_missing_in ON truebench.results;
+             DROP TRIGGER results_listed ON truebench.results;
              DROP TABLE truebench.standing_buckets, truebench.standing_values,
-                        truebench.standing_missing;
+                        truebench.standing_missing, truebench.result_names;
              DROP INDEX truebench.standing_unbucketed;
              ALTER TABLE truebench.standing DROP COLUMN bucket;
              DELETE FROM truebench.standing WHERE result_id % 3 = 0;",
@@ -121,6 +160,7 @@ fn a_postgres_history_from_before_the_tallies_gets_them_when_opened() {
     let s = Store::open_existing(Path::new(&url)).unwrap();
     assert_eq!(problems(&s), Vec::<String>::new());
     standing_answers(&s);
+    names_answer(&s);
     let loose = admin
         .execute(
             "UPDATE truebench.standing SET bucket = NULL WHERE result_id % 5 = 1 AND key <> ''",
