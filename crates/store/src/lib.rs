@@ -558,6 +558,20 @@ impl Store {
             query::ungrouped_sql(d, &probe.kind, &probe.soc),
         ));
         queries.push((
+            "listed figures".into(),
+            match d {
+                query::Dialect::Sqlite => (
+                    query::FIGURES_SQLITE.to_string(),
+                    vec![query::Param::Int(1)],
+                ),
+                // A list of ids, which no `Param` is.
+                query::Dialect::Postgres => (
+                    query::FIGURES_POSTGRES.replace("$1", "'{1,2}'::bigint[]"),
+                    Vec::new(),
+                ),
+            },
+        ));
+        queries.push((
             "standing unbucketed".into(),
             (
                 match d {

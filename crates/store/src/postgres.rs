@@ -556,10 +556,7 @@ impl Postgres {
         let refs: Vec<&(dyn postgres::types::ToSql + Sync)> = bound.iter().map(|b| &**b).collect();
         let portal = tx.bind(sql.as_str(), &refs).map_err(|e| self.err(e))?;
         let figures = tx
-            .prepare(
-                "SELECT result_id, key, value, text FROM truebench.metrics
-                 WHERE result_id = ANY($1)",
-            )
+            .prepare(query::FIGURES_POSTGRES)
             .map_err(|e| self.err(e))?;
         loop {
             let rows = tx.query_portal(&portal, BATCH).map_err(|e| self.err(e))?;

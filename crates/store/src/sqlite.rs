@@ -334,7 +334,7 @@ impl Sqlite {
             .map_err(|e| self.err(e))?;
         let mut m = self
             .conn
-            .prepare_cached("SELECT key, value, text FROM metrics WHERE result_id = ?1")
+            .prepare_cached(query::FIGURES_SQLITE)
             .map_err(|e| self.err(e))?;
         while let Some(r) = rows.next().map_err(|e| self.err(e))? {
             let mut e = listed(r).map_err(|e| self.err(e))?.into_entry();

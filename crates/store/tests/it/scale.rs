@@ -204,10 +204,10 @@ fn probe(filled: &Filled) -> Probe {
 }
 
 /// The index each query must be answered by.
-const EXPECTED: [(&str, &[&str]); 16] = [
+const EXPECTED: [(&str, &[&str]); 17] = [
     ("list --kind --device", &["results_hostname"]),
     ("list --device --since", &["results_hostname"]),
-    ("list --since", &["results_started"]),
+    ("list --since", &["results_listed"]),
     ("list --kind --since", &["results_kind_started"]),
     ("list --kind", &["results_kind_started"]),
     ("distinct device", &["result_names"]),
@@ -221,8 +221,9 @@ const EXPECTED: [(&str, &[&str]); 16] = [
         "standing rank",
         &["standing_buckets", "standing_values", "standing_unbucketed"],
     ),
-    ("standing same result", &["results_started"]),
+    ("standing same result", &["results_listed"]),
     ("standing ungrouped", &["standing_missing_soc"]),
+    ("listed figures", &["metrics_listed"]),
     ("standing unbucketed", &["standing_unbucketed"]),
 ];
 
@@ -242,7 +243,8 @@ fn pg_plan_problems(s: &Store, p: &Probe) -> Vec<String> {
             (l.contains("Index")
                 && (l.contains(" using results_")
                     || l.contains(" using standing_")
-                    || l.contains(" using result_names_")))
+                    || l.contains(" using result_names_")
+                    || l.contains(" using metrics_")))
                 || l.contains("Bitmap Index Scan on results_")
                 || l.contains("Bitmap Index Scan on standing_")
         });
@@ -336,8 +338,10 @@ fn a_missing_index_is_named() {
     let s = Store::open_existing(&db).unwrap();
     // Dropped behind the open store's back (the next open would make it again).
     let raw = rusqlite::Connection::open(&db).unwrap();
-    raw.execute_batch("DROP INDEX results_kind_source; DROP INDEX results_started;")
-        .unwrap();
+    raw.execute_batch(
+        "DROP INDEX results_kind_source; DROP INDEX results_started; DROP INDEX results_listed;",
+    )
+    .unwrap();
     let problems = plan_problems(&s, &probe(&filled), "SCAN results");
     let named = |q: &str| problems.iter().any(|p| p.starts_with(&format!("{q}:")));
     assert!(named("latest") && named("list --since"), "{problems:#?}");
