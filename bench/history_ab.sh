@@ -15,9 +15,16 @@
 # NEW, OLD: the two truebench binaries; ROUNDS: default 5. QUIET_WAIT (seconds, default 0): each round first waits for a quiet
 # machine. A build that opens a history written by an older one may change it when it opens
 # it (the store's layout): run NEW once before timing, so its first open is not timed.
+# SERVER_PID: the PostgreSQL server DB is on (its postmaster), when it runs outside this script
+# (e.g. crates/fixtures/examples/pg_server.rs): it and its processes are moved into this
+# script's cgroup, so its work for the commands counts as theirs, not as others' activity.
 . "$(dirname "$0")/lib/evidence.sh"
 set -euo pipefail
-[ $# -ge 4 ] || { sed -n '2,18p' "$0"; exit 2; }
+if [ -n "${SERVER_PID:-}" ]; then
+  [ -n "$EV_CG" ] || { echo "SERVER_PID: needs a cgroup of this script's own (root, cgroup file system)" >&2; exit 2; }
+  for p in "$SERVER_PID" $(pgrep -P "$SERVER_PID"); do echo "$p" >"$EV_CG/cgroup.procs"; done
+fi
+[ $# -ge 4 ] || { awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 2; }
 FILL=$1 DB=$2 NEW=$3 OLD=$4 ROUNDS=${5:-5}
 for b in "$NEW" "$OLD"; do [ -x "$b" ] || { echo "not an executable: $b" >&2; exit 2; }; done
 HOST=$(sed -n 's/^host=//p' "$FILL")

@@ -23,9 +23,10 @@
 //! results' indexes cost a round trip each to a server.
 //!
 //! Rows without a bucket (stored by a truebench that wrote `standing` before the buckets) are
-//! given theirs when a history is opened ([`UNBUCKETED_SQLITE`], [`UNBUCKETED_POSTGRES`]);
-//! one stored by such a truebench after that is counted by a walk over the rows without a
-//! bucket, through a partial index that holds only them (`standing_unbucketed`).
+//! given theirs when the tallies are made ([`UNBUCKETED_POSTGRES`]; SQLite, where a look
+//! costs nothing, at every open: [`UNBUCKETED_SQLITE`]); one stored by such a truebench after
+//! that is counted by a walk over the rows without a bucket, through a partial index that
+//! holds only them (`standing_unbucketed`).
 
 use crate::query::Dialect;
 

@@ -181,6 +181,8 @@ fn a_postgres_history_from_before_the_tallies_gets_them_when_opened() {
         found.iter().any(|p| p.contains("tallies of values")),
         "{found:#?}"
     );
+    // PostgreSQL gives rows their bucket only when it makes the tallies (a look at every
+    // open walked the partial index's dead entries): the loose rows stay loose, counted.
     drop(s);
     let s = Store::open_existing(Path::new(&url)).unwrap();
     let left: i64 = admin
@@ -190,6 +192,6 @@ fn a_postgres_history_from_before_the_tallies_gets_them_when_opened() {
         )
         .unwrap()
         .get(0);
-    assert_eq!(left, 0);
+    assert_eq!(left as u64, loose);
     standing_answers(&s);
 }
