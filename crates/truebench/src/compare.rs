@@ -32,9 +32,10 @@ pub struct CompareArgs {
 }
 
 pub fn run(args: CompareArgs) -> anyhow::Result<i32> {
+    let mut history = crate::report::History::at(args.db.as_deref());
     let mut docs = Vec::new();
     for r in &args.results {
-        docs.push(crate::report::load(r, args.db.as_deref())?);
+        docs.push(crate::report::load(r, &mut history)?);
     }
     // Different kinds measure different things: say which and refuse.
     if let Some((first_label, first)) = docs.first() {
@@ -59,7 +60,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<i32> {
             anyhow::bail!("compare needs two or more results");
         }
         let mut c = compare::compare_documents(&docs);
-        c.standing = standing_lines(&docs, args.db.as_deref());
+        c.standing = standing_lines(&docs, &mut history);
         if let Some(path) = &args.html {
             write_html(path, &c, &[])?;
         }
@@ -105,7 +106,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<i32> {
         .iter()
         .map(|(l, r)| (l.clone(), r.clone().into()))
         .collect();
-    c.standing = standing_lines(&typed, args.db.as_deref());
+    c.standing = standing_lines(&typed, &mut history);
     if let Some(path) = &args.html {
         // Every figure under its name, and the run comparison's reasons it is unfair.
         write_html(path, &compare::compare_documents(&run_docs), &c.warnings)?;
@@ -152,14 +153,14 @@ fn write_html(
 /// (`label: figure …: Nth percentile of M …`); nothing without a history.
 pub fn standing_lines(
     docs: &[(String, truebench_model::Document)],
-    db: Option<&std::path::Path>,
+    history: &mut crate::report::History<'_>,
 ) -> Vec<String> {
-    let Ok(store) = crate::report::open_db_read(db) else {
+    let Ok(store) = history.store() else {
         return Vec::new();
     };
     let mut out = Vec::new();
     for (label, doc) in docs {
-        for s in stored_standing(&store, doc) {
+        for s in stored_standing(store, doc) {
             out.push(format!("{label}: {}", s.text()));
         }
     }

@@ -40,9 +40,33 @@ pub fn open_db_read(db: Option<&Path>) -> anyhow::Result<Store> {
     Ok(Store::open_existing(&path)?)
 }
 
+/// The existing history, opened when first asked for and then kept: `compare` and `report`
+/// read ids and standings from it, and each open of a PostgreSQL history is a connection and
+/// a look at its layout (`compare A B` opened it three times).
+pub struct History<'a> {
+    db: Option<&'a Path>,
+    store: Option<Store>,
+}
+
+impl<'a> History<'a> {
+    /// The history at `--db` (or the default location), not opened yet.
+    pub fn at(db: Option<&'a Path>) -> History<'a> {
+        History { db, store: None }
+    }
+
+    /// The history, opened now if it is not yet ([`open_db_read`]); an error when it cannot
+    /// be, asked again next time.
+    pub fn store(&mut self) -> anyhow::Result<&Store> {
+        if self.store.is_none() {
+            self.store = Some(open_db_read(self.db)?);
+        }
+        Ok(self.store.as_ref().expect("opened above"))
+    }
+}
+
 /// Read what the user named: a file (truebench JSON or sbc-bench log) or a history id
 /// (`12`, `#12`). Returns a label for display and the result.
-pub fn load(what: &str, db: Option<&Path>) -> anyhow::Result<(String, Document)> {
+pub fn load(what: &str, history: &mut History<'_>) -> anyhow::Result<(String, Document)> {
     let mut path = PathBuf::from(what);
     // A results folder of `truebench run`: its result.json.
     if path.is_dir() {
@@ -88,7 +112,7 @@ pub fn load(what: &str, db: Option<&Path>) -> anyhow::Result<(String, Document)>
         .trim_start_matches('#')
         .parse()
         .map_err(|_| anyhow::anyhow!("{what}: no such file, and not a history id"))?;
-    let s = open_db_read(db)?;
+    let s = history.store()?;
     match s.get(id)? {
         Some(r) => Ok((format!("#{id}"), r)),
         None => anyhow::bail!("{}: no result with id {id}", s.path()),
@@ -96,10 +120,11 @@ pub fn load(what: &str, db: Option<&Path>) -> anyhow::Result<(String, Document)>
 }
 
 pub fn run(args: ReportArgs) -> anyhow::Result<i32> {
-    let (label, r) = load(&args.result, args.db.as_deref())?;
+    let mut history = History::at(args.db.as_deref());
+    let (label, r) = load(&args.result, &mut history)?;
     // Where it stands, when there is a history to rank it in.
-    let standing: Vec<String> = match open_db_read(args.db.as_deref()) {
-        Ok(store) => crate::compare::stored_standing(&store, &r)
+    let standing: Vec<String> = match history.store() {
+        Ok(store) => crate::compare::stored_standing(store, &r)
             .iter()
             .map(|s| s.text())
             .collect(),
