@@ -265,8 +265,9 @@ pub(crate) fn group_sql(d: Dialect, kind: &str, soc: &str) -> (String, Vec<Param
 /// it and how many equal it — one row per pair, keyed by the pair. One round trip instead of
 /// one per figure, which a server's history pays in latency. Each count is read from the
 /// tallies of [`crate::counts`] (the buckets below the value's, the distinct values of its
-/// bucket below it, its own value's tally), plus the few rows a truebench before the tallies
-/// stored since the history was last opened (`standing_unbucketed`): no walk over the group.
+/// bucket below it, its own value's tally), plus the few rows without a bucket (stored by a
+/// truebench before the tallies after they were made, `standing_unbucketed`): no walk over
+/// the group.
 pub(crate) fn ranks_sql(d: Dialect, grp: &str, pairs: &[(String, f64)]) -> (String, Vec<Param>) {
     let mut b = Builder {
         dialect: d,
