@@ -434,7 +434,7 @@ impl Store {
         Ok(Some(query::list_sql(self.dialect(), f, matched.as_ref())))
     }
 
-    /// The distinct values of `column` (of the results of `kind`), one index seek each.
+    /// The distinct values of `column` (of the results of `kind`), from `result_names`.
     fn distinct(&self, column: &str, kind: Option<&str>) -> Result<Vec<String>, StoreError> {
         match &self.db {
             Db::Sqlite(s) => s.distinct(column, kind),
@@ -461,7 +461,7 @@ impl Store {
     /// The ids of the results of `kind` of the machine `doc` was taken on, as
     /// [`regress::same_machine`] tells machines (the board's name by its letters and digits,
     /// case ignored; the SoC and host name where both name one), oldest first: the kind's
-    /// device names read one index seek each, those boards' rows through `(kind, device,
+    /// device names read from `result_names`, those boards' rows through `(kind, device,
     /// started)`, and the machine's among them told by their columns — no document read.
     pub fn same_machine(
         &self,

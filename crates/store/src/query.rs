@@ -15,12 +15,12 @@
 //!   names that are the same board, through `(kind, device, started_unix_ms)`.
 //! - `group` (`compare`'s and `report`'s standing): the kind's valid, complete rows of one SoC,
 //!   through `(soc, kind, started_unix_ms)`.
-//! - `rank` (the standing itself): each figure's values in its group counted in
-//!   `standing (grp, key, value)` — the rows [`crate::standing::stored`] writes beside each
-//!   result — so a group of ten thousand results is counted in the index, no document read;
-//!   `same_result` finds the copies of the result being ranked through `(started_unix_ms)`,
-//!   and `ungrouped` the group's rows a truebench older than the
-//!   table stored (no row in it: their documents are read).
+//! - `rank` (the standing itself): each figure's place in its group read from the tallies
+//!   the database keeps beside `standing` — the rows [`crate::standing::stored`] writes
+//!   beside each result — ([`crate::counts`]), so a group of ten thousand results costs what
+//!   one of ten does, no document read; `same_result` finds the copies of the result being
+//!   ranked through `(started_unix_ms)`, and `ungrouped` the group's rows a truebench older
+//!   than the table stored (listed in `standing_missing`; their documents are read).
 
 use crate::Filter;
 
@@ -413,6 +413,9 @@ pub(crate) fn standing_ddl(d: Dialect) -> String {
             bucket {bucket},
             PRIMARY KEY (result_id, key)
          );
+         -- No query of this truebench reads it (ranks come from the tallies); kept because
+         -- a truebench before the tallies makes it at every open where it is missing, and
+         -- would build it again over the whole table after each drop.
          CREATE INDEX IF NOT EXISTS standing_rank ON {st}(grp, key, value{rest});",
         st = standing_table(d),
         t = table(d),
@@ -450,7 +453,7 @@ pub(crate) fn indexes(d: Dialect) -> String {
     };
     // SQLite: a listing in start order (`--since`, `site`, `export`) read from the index
     // alone, and each listed result's figures likewise — at 10⁶ results most of a listing's
-    // time was one table seek per row and per figure (92 → 50 ms for 10,000 rows, about 560
+    // time was one table seek per row and per figure (92–96 → 62 ms for 10,000 rows, about 560
     // bytes a result on disk). Not in PostgreSQL, whose index entries have a size limit a long
     // label or text figure would exceed, refusing the result.
     let listed = match d {

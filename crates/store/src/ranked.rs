@@ -1,6 +1,7 @@
 //! A result's standing among the stored results of its group (`compare`, `report`), counted
-//! in the history's `standing` table — each figure one range of its index — so the time is
-//! the group's size in index entries, not in documents read, and the memory is constant.
+//! from the tallies the database keeps beside its `standing` table (`counts.rs`) — a few
+//! index ranges per figure, whatever the group's size — no document read but those of
+//! results an older truebench stored, and the memory constant.
 
 use std::collections::HashMap;
 

@@ -356,7 +356,7 @@ impl Sqlite {
         Ok(())
     }
 
-    /// The distinct values of `column` (of results of `kind`), one index seek each.
+    /// The distinct values of `column` (of results of `kind`), from `result_names`.
     pub(crate) fn distinct(
         &self,
         column: &str,
