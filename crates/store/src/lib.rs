@@ -222,6 +222,27 @@ pub struct Filter {
     pub kind: Option<String>,
 }
 
+/// Which figures each listed [`Entry`] carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Figures<'a> {
+    /// Every stored figure of the result.
+    All,
+    /// Only the figures of these keys; a result that has none of them carries all of its
+    /// figures (an older result of another kind, listed by its own figures instead).
+    Named(&'a [&'a str]),
+}
+
+impl Figures<'_> {
+    /// `figures` as this selection keeps them: the named ones, or all when none is named.
+    pub(crate) fn keep(&self, figures: &mut BTreeMap<String, serde_json::Value>) {
+        if let Figures::Named(keys) = self {
+            if keys.iter().any(|k| figures.contains_key(*k)) {
+                figures.retain(|k, _| keys.contains(&k.as_str()));
+            }
+        }
+    }
+}
+
 /// A row's id with its SoC and host name.
 pub(crate) type NamedId = (i64, Option<String>, Option<String>);
 
@@ -360,7 +381,7 @@ impl Store {
     /// Results matching `f`, oldest first, with their metrics.
     pub fn list(&self, f: &Filter) -> Result<Vec<Entry>, StoreError> {
         let mut out = Vec::new();
-        self.each_in(f, &mut |e| {
+        self.each_in(f, Figures::All, &mut |e| {
             out.push(e);
             Ok::<(), StoreError>(())
         })?;
@@ -392,20 +413,32 @@ impl Store {
         f: &Filter,
         mut emit: impl FnMut(Entry) -> Result<(), E>,
     ) -> Result<(), E> {
-        self.each_in(f, &mut emit)
+        self.each_in(f, Figures::All, &mut emit)
+    }
+
+    /// [`Store::each`] with only the figures a listing shows (see [`Figures`]): a table of
+    /// ten thousand results need not decode their hundred thousand figures.
+    pub fn each_with<E: From<StoreError>>(
+        &mut self,
+        f: &Filter,
+        figures: Figures<'_>,
+        mut emit: impl FnMut(Entry) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.each_in(f, figures, &mut emit)
     }
 
     fn each_in<E: From<StoreError>>(
         &self,
         f: &Filter,
+        figures: Figures<'_>,
         emit: &mut dyn FnMut(Entry) -> Result<(), E>,
     ) -> Result<(), E> {
         let Some(q) = self.list_query(f)? else {
             return Ok(());
         };
         match &self.db {
-            Db::Sqlite(s) => s.each(q, emit),
-            Db::Postgres(p) => p.each(q, emit),
+            Db::Sqlite(s) => s.each(q, figures, emit),
+            Db::Postgres(p) => p.each(q, figures, emit),
         }
     }
 
@@ -567,6 +600,22 @@ impl Store {
                 // A list of ids, which no `Param` is.
                 query::Dialect::Postgres => (
                     query::FIGURES_POSTGRES.replace("$1", "'{1,2}'::bigint[]"),
+                    Vec::new(),
+                ),
+            },
+        ));
+        queries.push((
+            "listed named figures".into(),
+            match d {
+                // SQLite reads a result's figures whole (its range of the covering index).
+                query::Dialect::Sqlite => (
+                    query::FIGURES_SQLITE.to_string(),
+                    vec![query::Param::Int(1)],
+                ),
+                query::Dialect::Postgres => (
+                    query::FIGURES_NAMED_POSTGRES
+                        .replace("$1", "'{1,2}'::bigint[]")
+                        .replace("$2", "'{aes,headline}'::text[]"),
                     Vec::new(),
                 ),
             },

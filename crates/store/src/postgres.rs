@@ -561,6 +561,7 @@ impl Postgres {
     pub(crate) fn each<E: From<StoreError>>(
         &self,
         (sql, params): (String, Vec<Param>),
+        figures: crate::Figures<'_>,
         emit: &mut dyn FnMut(Entry) -> Result<(), E>,
     ) -> Result<(), E> {
         let mut client = self.client.borrow_mut();
@@ -568,9 +569,17 @@ impl Postgres {
         let bound: Vec<Box<dyn postgres::types::ToSql + Sync>> = params.iter().map(value).collect();
         let refs: Vec<&(dyn postgres::types::ToSql + Sync)> = bound.iter().map(|b| &**b).collect();
         let portal = tx.bind(sql.as_str(), &refs).map_err(|e| self.err(e))?;
-        let figures = tx
+        let all = tx
             .prepare(query::FIGURES_POSTGRES)
             .map_err(|e| self.err(e))?;
+        let named = match figures {
+            crate::Figures::All => None,
+            crate::Figures::Named(keys) => Some((
+                tx.prepare(query::FIGURES_NAMED_POSTGRES)
+                    .map_err(|e| self.err(e))?,
+                keys.to_vec(),
+            )),
+        };
         loop {
             let rows = tx.query_portal(&portal, BATCH).map_err(|e| self.err(e))?;
             if rows.is_empty() {
@@ -584,12 +593,34 @@ impl Postgres {
             let ids: Vec<i64> = entries.iter().map(|e| e.id).collect();
             let at: std::collections::HashMap<i64, usize> =
                 ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
-            for r in tx.query(&figures, &[&ids]).map_err(|e| self.err(e))? {
-                let id: i64 = r.get(0);
-                if let Some(&i) = at.get(&id) {
-                    entries[i]
-                        .metrics
-                        .insert(r.get(1), metric_value(r.get(2), r.get(3)));
+            let found = match &named {
+                None => tx.query(&all, &[&ids]),
+                Some((stmt, keys)) => tx.query(stmt, &[&ids, keys]),
+            }
+            .map_err(|e| self.err(e))?;
+            let put = |entries: &mut [Entry], found: Vec<postgres::Row>| {
+                for r in found {
+                    let id: i64 = r.get(0);
+                    if let Some(&i) = at.get(&id) {
+                        entries[i]
+                            .metrics
+                            .insert(r.get(1), metric_value(r.get(2), r.get(3)));
+                    }
+                }
+            };
+            put(&mut entries, found);
+            if named.is_some() {
+                // The results with none of the named figures carry all of theirs.
+                let bare: Vec<i64> = entries
+                    .iter()
+                    .filter(|e| e.metrics.is_empty())
+                    .map(|e| e.id)
+                    .collect();
+                if !bare.is_empty() {
+                    put(
+                        &mut entries,
+                        tx.query(&all, &[&bare]).map_err(|e| self.err(e))?,
+                    );
                 }
             }
             for e in entries {

@@ -435,6 +435,9 @@ pub(crate) fn standing_ddl(d: Dialect) -> String {
 pub(crate) const FIGURES_SQLITE: &str = "SELECT key, value, text FROM metrics WHERE result_id = ?1";
 pub(crate) const FIGURES_POSTGRES: &str =
     "SELECT result_id, key, value, text FROM truebench.metrics WHERE result_id = ANY($1)";
+/// Only the named figures of a batch (`Figures::Named`): a seek per result and key.
+pub(crate) const FIGURES_NAMED_POSTGRES: &str = "SELECT result_id, key, value, text \
+     FROM truebench.metrics WHERE result_id = ANY($1) AND key = ANY($2)";
 
 /// The indexes the queries above are answered by, created where missing each time a history
 /// is opened (so a history of an older truebench gets them once, on its first open by this

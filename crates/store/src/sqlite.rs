@@ -326,6 +326,7 @@ impl Sqlite {
     pub(crate) fn each<E: From<StoreError>>(
         &self,
         (sql, params): (String, Vec<Param>),
+        wanted: crate::Figures<'_>,
         emit: &mut dyn FnMut(Entry) -> Result<(), E>,
     ) -> Result<(), E> {
         let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
@@ -351,6 +352,9 @@ impl Sqlite {
                 let (k, v, t) = row.map_err(|err| self.err(err))?;
                 e.metrics.insert(k, metric_value(v, t));
             }
+            // A result's figures are one short range of the covering index: kept or dropped
+            // here rather than asked for by key.
+            wanted.keep(&mut e.metrics);
             emit(e)?;
         }
         Ok(())

@@ -14,7 +14,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use truebench_fixtures::fleet::{self, Filled, Templates};
-use truebench_store::{Entry, Filter, Probe, Store};
+use truebench_store::{Entry, Figures, Filter, Probe, Store};
 
 /// Results in the tests' fleet: enough for every machine to have a history of each kind.
 const N: u64 = 2000;
@@ -118,6 +118,35 @@ fn answers(s: &Store, filled: &Filled) {
     })
     .unwrap();
     assert_eq!(streamed, ids(&all));
+    // Only the named figures (the `history` table's): the named ones of a result that has
+    // any of them, every figure of one that has none (here every result of another kind).
+    for keys in [&["sevenzip_multi"][..], &["aes", "memcpy", "headline"]] {
+        let mut got = Vec::new();
+        w.each_with(&Filter::default(), Figures::Named(keys), |e| {
+            got.push(e);
+            Ok::<(), truebench_store::StoreError>(())
+        })
+        .unwrap();
+        let want: Vec<Entry> = all
+            .iter()
+            .cloned()
+            .map(|mut e| {
+                if keys.iter().any(|k| e.metrics.contains_key(*k)) {
+                    e.metrics.retain(|k, _| keys.contains(&k.as_str()));
+                }
+                e
+            })
+            .collect();
+        assert_eq!(got, want, "{keys:?}");
+        assert!(got
+            .iter()
+            .zip(&all)
+            .any(|(g, a)| g.metrics.len() < a.metrics.len()));
+        // Every result of another kind has a headline: only the run's key leaves them whole.
+        if keys.len() == 1 {
+            assert!(got.iter().any(|e| e.metrics.len() > 1), "none whole");
+        }
+    }
     // `serve`'s latest own result of each kind.
     for kind in truebench_model::KINDS {
         let want = all
@@ -204,7 +233,7 @@ fn probe(filled: &Filled) -> Probe {
 }
 
 /// The index each query must be answered by.
-const EXPECTED: [(&str, &[&str]); 17] = [
+const EXPECTED: [(&str, &[&str]); 18] = [
     ("list --kind --device", &["results_hostname"]),
     ("list --device --since", &["results_hostname"]),
     ("list --since", &["results_listed"]),
@@ -224,6 +253,7 @@ const EXPECTED: [(&str, &[&str]); 17] = [
     ("standing same result", &["results_listed"]),
     ("standing ungrouped", &["standing_missing_soc"]),
     ("listed figures", &["metrics_listed"]),
+    ("listed named figures", &["metrics_listed"]),
     ("standing unbucketed", &["standing_unbucketed"]),
 ];
 
