@@ -141,23 +141,25 @@ fn openssl_adapter_on_this_machine() {
     let Some(program) = openssl::find() else {
         truebench_fixtures::skip!("openssl is not installed on this machine");
     };
-    let opts = openssl::OpensslOptions::standard().on_cpu(a_cpu());
+    // The standard options but for two of the four ciphers (a CBC and the GCM one: 12 s
+    // instead of 24 s; every cipher's output is parsed from recorded runs in `parsers`).
+    let ciphers = [Cipher::Aes128Cbc, Cipher::Aes256Gcm];
+    let opts = openssl::OpensslOptions {
+        ciphers: ciphers.to_vec(),
+        ..openssl::OpensslOptions::standard().on_cpu(a_cpu())
+    };
     opts.progress.step(0, 1, "openssl");
     let r = openssl::measure_with(&program, &opts, None).unwrap();
     // openssl's `Doing … blocks` lines moved the progress up to its last block size.
     let (done, _) = opts.progress.get().unwrap();
-    assert!((done - 23.0 / 24.0).abs() < 1e-9, "{done}");
+    assert!((done - 11.0 / 12.0).abs() < 1e-9, "{done}");
     assert!(r.version.is_some(), "{}", r.version_line);
-    assert_eq!(r.runs.len(), 4);
+    assert_eq!(r.runs.len(), 2);
     assert!(r.runs.iter().all(|run| run.output.success()));
     assert_eq!(r.runs[0].output.cpus, Some(vec![a_cpu()]));
-    assert!(
-        r.table.is_complete(&Cipher::ALL, &SIZES),
-        "{}",
-        r.table.text()
-    );
+    assert!(r.table.is_complete(&ciphers, &SIZES), "{}", r.table.text());
     let values: Vec<f64> = r.table.rows.iter().flat_map(|row| row.k.clone()).collect();
-    assert_eq!(values.len(), 24);
+    assert_eq!(values.len(), 12);
     assert!(values.iter().all(|&v| v > 0.0));
 }
 
