@@ -25,11 +25,16 @@ fn lock_dir() -> PathBuf {
     truebench_fixtures::lock_dir()
 }
 
-/// No sbc-bench variables from the caller's environment, and this test's lock directory.
-fn isolate(c: &mut Command) {
+/// No sbc-bench variables from the caller's environment.
+fn isolate_vars(c: &mut Command) {
     for v in ["MODE", "NOTUNING", "MaxKHz", "MinKHz", "CPUINFOFILE"] {
         c.env_remove(v);
     }
+}
+
+/// No sbc-bench variables from the caller's environment, and this test's lock directory.
+fn isolate(c: &mut Command) {
+    isolate_vars(c);
     let d = lock_dir();
     c.env("TMPDIR", &d).env("TRUEBENCH_LOCK_DIR", &d);
 }
@@ -126,37 +131,37 @@ fn read_result(dir: &Path) -> (Value, RunResult) {
     (v, r)
 }
 
+/// The one real quick run on this machine in the tests: tuned, quiet and with the scripted
+/// meter, so that it is also `run`'s case of `ending::every_measuring_command_ends_alike…`
+/// (its `--json` stdout and its progress lines are checked by the unprivileged run below).
 #[test]
 fn quick_run_on_this_machine_end_to_end() {
     let _turn = crate::common::tuning_this_machine();
-    let dir = tempfile::tempdir().unwrap();
-    let out = truebench()
-        .args([
-            "run",
-            "--quick",
-            "--force",
-            "--idle-timeout",
-            "2",
-            "--json",
-            "--results-dir",
-        ])
-        .arg(dir.path())
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("results");
+    let mut cmd = crate::common::truebench(tmp.path());
+    isolate_vars(&mut cmd);
+    let out = cmd
+        .args(["run", "--quick", "--force", "--idle-timeout", "2"])
+        .args(&crate::ending::QUIET_METERED[..5])
+        .arg("--results-dir")
+        .arg(&dir)
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     let code = out.status.code();
     assert!(matches!(code, Some(0) | Some(3)), "exit {code:?}\n{stderr}");
+    let failures = crate::ending::ends_alike("run", &out, tmp.path());
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 
-    // stdout is exactly the document; it matches the schema, the folder's copy and the model.
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The document matches the schema and the model.
+    let (v, r) = read_result(&dir);
     let errors = truebench_fixtures::schema::validate_result(&v);
     assert!(
         errors.is_empty(),
         "schema violations:\n{}",
         errors.join("\n")
     );
-    let (saved, r) = read_result(dir.path());
-    assert_eq!(saved, v);
     assert_eq!(serde_json::to_value(&r).unwrap(), v, "serde round trip");
 
     assert_eq!(r.body.mode, truebench_model::Mode::Quick);
@@ -225,7 +230,7 @@ fn quick_run_on_this_machine_end_to_end() {
         .any(|s| s.cpu.is_some_and(|c| c.cpu > 20.0)));
 
     // The detailed log holds the raw output behind every number and a table per phase.
-    let log = fs::read_to_string(dir.path().join("detailed.log")).unwrap();
+    let log = fs::read_to_string(dir.join("detailed.log")).unwrap();
     for p in &r.envelope.phases {
         assert!(log.contains(&format!("Phase {}: ", p.name)), "{}", p.name);
         assert!(
@@ -241,18 +246,6 @@ fn quick_run_on_this_machine_end_to_end() {
         };
         m.clusters[0].memcpy.as_ref().unwrap().mb_s
     })));
-    assert!(stderr.contains("[7/7] clocks-hot"), "{stderr}");
-    // stderr is no terminal here: plain lines, no bar, and a line only when something
-    // changed (the idle gate's verdict is repeated every second, its line is not).
-    assert!(
-        !stderr.contains('\r') && !stderr.contains('\x1b'),
-        "{stderr:?}"
-    );
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert!(
-        lines.windows(2).all(|w| w[0] != w[1]),
-        "a line repeated: {stderr}"
-    );
 }
 
 #[test]
@@ -426,11 +419,32 @@ fn without_root_unattended_runs_untuned_and_exits_3_when_invalid() {
     let mut stdout = String::new();
     std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut stdout).unwrap();
     let status = child.wait().unwrap();
-    seen.extend(rx.try_iter());
+    // Every line, up to the end of stderr (the reader thread ends there).
+    seen.extend(rx.iter());
     let stderr = seen.join("\n");
     assert_eq!(status.code(), Some(3), "{stderr}");
+    // stdout is exactly the document; it matches the schema and the folder's copy.
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let errors = truebench_fixtures::schema::validate_result(&v);
+    assert!(
+        errors.is_empty(),
+        "schema violations:\n{}",
+        errors.join("\n")
+    );
+    assert_eq!(read_result(&out.path().join("r")).0, v);
     let r: RunResult = serde_json::from_str(&stdout).unwrap();
     assert!(r.envelope.complete && !r.envelope.valid);
+    assert!(stderr.contains("[7/7] clocks-hot"), "{stderr}");
+    // stderr is no terminal here: plain lines, no bar, and a line only when something
+    // changed (the idle gate's verdict is repeated every second, its line is not).
+    assert!(
+        !stderr.contains('\r') && !stderr.contains('\x1b'),
+        "{stderr:?}"
+    );
+    assert!(
+        seen.windows(2).all(|w| w[0] != w[1]),
+        "a line repeated: {stderr}"
+    );
     let oom = r
         .envelope
         .findings
