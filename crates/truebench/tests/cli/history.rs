@@ -616,4 +616,53 @@ fn every_kind_is_listed_reported_and_compared_across_kernels() {
         );
     }
     assert_eq!(seen.len(), truebench_model::KINDS.len(), "{seen:?}");
+
+    // The table: each result of another kind by its headline (the only figure it reads)…
+    let all: serde_json::Value =
+        serde_json::from_slice(&tb(&db, &["history", "--json"]).stdout).unwrap();
+    let table = text(&tb(&db, &["history"]));
+    let line = |id: i64| {
+        table
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(&id.to_string()))
+            .unwrap_or_else(|| panic!("#{id} not in\n{table}"))
+            .to_string()
+    };
+    let mut headlines = 0;
+    for e in all.as_array().unwrap() {
+        if let Some(h) = e["headline"].as_str().filter(|_| e["kind"] != "run") {
+            assert!(line(e["id"].as_i64().unwrap()).ends_with(h), "{e}\n{table}");
+            headlines += 1;
+        }
+    }
+    assert!(headlines >= 2 * (seen.len() - 1), "{headlines}");
+    // … and one stored before headlines were, by its own figures: the first four, and how
+    // many more.
+    let monitor = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["kind"] == "monitor")
+        .unwrap();
+    let id = monitor["id"].as_i64().unwrap();
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute(
+            "DELETE FROM metrics WHERE result_id = ?1 AND key = 'headline'",
+            [id],
+        )
+        .unwrap();
+    let listed = text(&tb(&db, &["history", "--kind", "monitor"]));
+    let row = listed
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(&id.to_string()))
+        .unwrap();
+    assert!(
+        !row.contains(monitor["headline"].as_str().unwrap()),
+        "{row}"
+    );
+    assert!(
+        row.ends_with(&format!("more (truebench report {id})")),
+        "{row}"
+    );
 }
