@@ -108,7 +108,7 @@ impl EfficiencyKernels for Scripted {
             &format!("{INA}/power1_input"),
             &format!("{:08}\n", (w * 1e6) as u64),
         );
-        std::thread::sleep(Duration::from_millis(400));
+        std::thread::sleep(Duration::from_millis(200));
         put(
             &self.root,
             &format!("{INA}/power1_input"),
