@@ -1,6 +1,16 @@
 //! The command-line tests in one binary: one link instead of one per file, and the tests of
 //! every file share the test threads (most wait on a child process), where a binary per file
 //! ran one after the other.
+//!
+//! libtest starts the tests in the order of their names, as threads come free. The longest
+//! tests — the real quick runs on this machine and the half-minute long run — are in modules
+//! named `a_…` so that they start first, beside the many short ones; named as their files,
+//! they started last and the binary waited for them alone.
+
+#[path = "long_run.rs"]
+mod a_long_run;
+#[path = "run.rs"]
+mod a_run;
 
 mod clocks;
 mod common;
@@ -22,7 +32,6 @@ mod interactivity;
 mod interrupted;
 mod io;
 mod kernel;
-mod long_run;
 mod marks;
 mod measure;
 mod meter;
@@ -35,7 +44,6 @@ mod pg_tls;
 mod postgres;
 mod recovery;
 mod review;
-mod run;
 mod scale;
 mod serve;
 mod site;
