@@ -7,8 +7,9 @@
 use serde_json::Value;
 
 /// The meter's 5 W over every phase of a measuring command's document (`cmd` names it):
-/// the per-kind check of `ending::every_measuring_command_ends_alike_and_obeys_quiet`, which
-/// runs every kind of the list with `--power-cmd "echo 5.0" --power-interval 0.2`.
+/// the per-kind check of `ending::ends_alike`, which every kind of the list is run through
+/// with `--power-cmd "echo 5.0" --power-interval 0.2` (`run` in `a_run`'s end-to-end test,
+/// where a minute of load on every CPU delays the meter's command: not checked there).
 pub(crate) fn check(cmd: &str, doc: &Value) {
     let env = &doc["envelope"];
     let e = &env["energy"];
