@@ -62,21 +62,13 @@ pub(crate) fn ends_alike(
         failures.push(format!("{kind}: --quiet, yet stderr has {said:#?}"));
     }
     // The stored document, rendered by the shared renderer, is what was printed.
-    let dir = tmp.join("export");
-    let exported = truebench(tmp).arg("export").arg(&dir).output().unwrap();
-    assert!(exported.status.success(), "{kind}: {exported:?}");
-    let files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert_eq!(files.len(), 1, "{kind}: {files:?}");
-    let bytes = std::fs::read(&files[0]).unwrap();
+    let v = common::stored(tmp);
     // Its energy: the meter's 5 W × each phase's duration. Not for `run`, whose minute of
     // load on all CPUs delays the meter's command on a busy test machine past the 2 %.
     if kind != "run" {
-        crate::meter::check(kind, &serde_json::from_slice(&bytes).unwrap());
+        crate::meter::check(kind, &v);
     }
-    let doc: truebench_model::Document = serde_json::from_slice(&bytes).unwrap();
+    let doc: truebench_model::Document = serde_json::from_value(v).unwrap();
     let summary = truebench_render::kinds::summary(&doc);
     // monitor prints the machine's header before, run where its files are after.
     if !stdout.contains(&summary) {

@@ -6,10 +6,10 @@
 
 use crate::common;
 
-use common::truebench;
+use common::{stored, truebench};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -74,19 +74,6 @@ fn run_throttling_at(cmd: &mut Command, board: &Board, trigger: &str, delay: Dur
         "{status:?}\n{err}"
     );
     err
-}
-
-/// The one document the command stored, read back with `truebench export`.
-fn stored(tmp: &Path) -> Value {
-    let dir = tmp.join("export");
-    let out = truebench(tmp).arg("export").arg(&dir).output().unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert_eq!(files.len(), 1, "{files:?}");
-    serde_json::from_slice(&std::fs::read(&files[0]).unwrap()).unwrap()
 }
 
 /// The phases the throttling finding names.

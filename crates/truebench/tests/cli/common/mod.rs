@@ -20,6 +20,20 @@ pub fn truebench(tmp: &Path) -> Command {
     c
 }
 
+/// The one document the command run with `truebench(tmp)` stored, read back with
+/// `truebench export`.
+pub fn stored(tmp: &Path) -> Value {
+    let dir = tmp.join("export");
+    let out = truebench(tmp).arg("export").arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    serde_json::from_slice(&std::fs::read(&files[0]).unwrap()).unwrap()
+}
+
 /// stdout as JSON, or a panic showing both streams.
 pub fn json(out: &std::process::Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
