@@ -232,6 +232,8 @@ pub struct TuningSummary {
 /// run): changes go through `tuning` and are NOT restored here — the walk leaves each cluster
 /// at its lowest OPP, so the caller restores before measuring anything else. Without a
 /// session (`None`), every cluster is measured at its current clock and `reason` says why.
+/// `stop` raised (Ctrl-C, SIGTERM) ends the walk before its next OPP: the report holds what
+/// was measured, and the caller's phase is marked interrupted.
 pub fn run_with<P: ClockProbe + ?Sized>(
     host: &Host,
     inv: &Inventory,
@@ -239,8 +241,9 @@ pub fn run_with<P: ClockProbe + ?Sized>(
     probe: &mut P,
     tuning: &mut Option<Tuning>,
     reason: Option<String>,
+    stop: &AtomicBool,
 ) -> ClocksReport {
-    let mut report = measure(host, inv, opts, probe, tuning, reason);
+    let mut report = measure(host, inv, opts, probe, tuning, reason, stop);
     report.tuning.applied = tuning.is_some();
     report
 }
@@ -252,6 +255,7 @@ fn measure<P: ClockProbe + ?Sized>(
     probe: &mut P,
     tuning: &mut Option<Tuning>,
     reason: Option<String>,
+    stop: &AtomicBool,
 ) -> ClocksReport {
     let mut notes = Vec::new();
     let mut summary = TuningSummary {
@@ -271,6 +275,9 @@ fn measure<P: ClockProbe + ?Sized>(
 
     let mut out = Vec::new();
     for c in &clusters {
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
         out.push(check_cluster(
             host,
             inv,
@@ -279,11 +286,11 @@ fn measure<P: ClockProbe + ?Sized>(
             probe,
             tuning,
             &mut summary,
+            stop,
         ));
     }
 
-    let all_cores = opts
-        .all_cores
+    let all_cores = (opts.all_cores && !stop.load(Ordering::SeqCst))
         .then(|| check_all_cores(host, inv, &clusters, opts, probe, tuning));
 
     let findings = out
@@ -472,6 +479,7 @@ pub(crate) fn point_from(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn check_cluster<P: ClockProbe + ?Sized>(
     host: &Host,
     inv: &Inventory,
@@ -480,6 +488,7 @@ fn check_cluster<P: ClockProbe + ?Sized>(
     probe: &mut P,
     tuning: &mut Option<Tuning>,
     summary: &mut TuningSummary,
+    stop: &AtomicBool,
 ) -> ClusterClocks {
     let mut cc = ClusterClocks {
         id: c.id,
@@ -518,7 +527,7 @@ fn check_cluster<P: ClockProbe + ?Sized>(
 
     let mut walked = false;
     if let Some(t) = tuning.as_mut() {
-        walked = walk(host, c, &dir, cpu, opts, probe, t, &mut cc, summary);
+        walked = walk(host, c, &dir, cpu, opts, probe, t, &mut cc, summary, stop);
     }
     if !walked {
         cc.mode = WalkMode::CurrentClock;
@@ -557,6 +566,7 @@ fn walk<P: ClockProbe + ?Sized>(
     t: &mut Tuning,
     cc: &mut ClusterClocks,
     summary: &mut TuningSummary,
+    stop: &AtomicBool,
 ) -> bool {
     let opps = opps_to_walk(host, c, dir, opts, base_khz(cc.turbo.as_ref()));
     if opps.is_empty() {
@@ -590,6 +600,13 @@ fn walk<P: ClockProbe + ?Sized>(
         .unwrap_or(0);
     cc.mode = WalkMode::OppWalk;
     for (i, &khz) in opps.iter().enumerate() {
+        // Each OPP's measurement takes a while (on a slow board seconds): Ctrl-C ends the walk
+        // here rather than after every OPP.
+        if stop.load(Ordering::SeqCst) {
+            cc.notes
+                .push(format!("interrupted after {i} of {} OPPs", opps.len()));
+            break;
+        }
         let min = if performance { lowest.min(khz) } else { khz };
         if let Err(e) = t.set_range_khz(c, min, khz) {
             if i == 0 && is_permission(&e) {

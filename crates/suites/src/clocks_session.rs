@@ -85,6 +85,7 @@ pub fn document<P: ClockProbe + ?Sized>(
             cpus,
             |s| {
                 let mut tuning = s.take_tuning();
+                let stop = s.stop_flag();
                 let r = run_with(
                     s.host(),
                     s.inv(),
@@ -92,6 +93,7 @@ pub fn document<P: ClockProbe + ?Sized>(
                     &mut probe,
                     &mut tuning,
                     reason.clone(),
+                    &stop,
                 );
                 s.give_back_tuning(tuning);
                 (outcome(&r, "OPP walk from the highest OPP"), r)

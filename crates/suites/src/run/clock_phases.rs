@@ -32,8 +32,16 @@ impl<M: Measurements + ?Sized> Run<'_, M> {
                         .clone()
                         .or_else(|| (!r.opts.tune).then(|| "tuning switched off".to_string()));
                 let mut tuning = r.s.take_tuning();
-                let report =
-                    clocks::run_with(r.host, r.inv, &opts, r.m.clock_probe(), &mut tuning, reason);
+                let stop = r.s.stop_flag();
+                let report = clocks::run_with(
+                    r.host,
+                    r.inv,
+                    &opts,
+                    r.m.clock_probe(),
+                    &mut tuning,
+                    reason,
+                    &stop,
+                );
                 r.s.give_back_tuning(tuning);
                 r.s.tool(
                     "built-in clock",
