@@ -109,15 +109,24 @@ fn opp_walk_on_a_recorded_root_changes_and_restores_its_files() {
 }
 
 /// Start a full walk, wait until it has changed the big cluster's governor, then `kill`.
-fn interrupted_walk(signal: &str) -> (tempfile::TempDir, BTreeMap<PathBuf, Vec<u8>>, Option<i32>) {
+/// `clocks --json` on the ROCK 5B, `signal` sent as soon as the walk reaches its second
+/// cluster (policy4): the root, its files before, the exit code and stdout.
+fn interrupted_walk(
+    signal: &str,
+) -> (
+    tempfile::TempDir,
+    BTreeMap<PathBuf, Vec<u8>>,
+    Option<i32>,
+    String,
+) {
     let root = truebench_fixtures::root("rk3588-rock5b");
     let before = tree(root.path());
     let gov = root.path().join(GOV4);
     assert_ne!(fs::read_to_string(&gov).unwrap().trim(), "performance");
     let mut child = bin()
-        .args(["clocks", "--root"])
+        .args(["clocks", "--json", "--root"])
         .arg(root.path())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
@@ -136,22 +145,41 @@ fn interrupted_walk(signal: &str) -> (tempfile::TempDir, BTreeMap<PathBuf, Vec<u
         std::thread::sleep(Duration::from_millis(5));
     }
     crate::common::signal(signal, child.id());
-    let code = child.wait().unwrap().code();
-    (root, before, code)
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    (root, before, out.status.code(), stdout)
 }
 
 #[test]
 fn sigint_during_the_walk_restores_everything() {
     let _turn = serial();
-    let (root, before, code) = interrupted_walk("-INT");
+    let (root, before, code, stdout) = interrupted_walk("-INT");
     assert_eq!(code, Some(130));
     assert_eq!(tree(root.path()), before);
+    // Ctrl-C ends the walk before its next OPP, not after every OPP of every cluster: the
+    // partial result has the first cluster whole, the second cut short and said so, and no
+    // third.
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let clusters = v["body"]["clusters"].as_array().unwrap();
+    assert_eq!(clusters.len(), 2, "{clusters:#?}");
+    let cut = &clusters[1];
+    let notes = cut["notes"].to_string();
+    assert!(notes.contains("interrupted after"), "{notes}");
+    assert!(
+        cut["points"].as_array().unwrap().len() < clusters[0]["points"].as_array().unwrap().len(),
+        "{cut}"
+    );
+    assert!(v["envelope"]["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p["status"] == "interrupted"));
 }
 
 #[test]
 fn sigkill_during_the_walk_is_repaired_by_the_next_command() {
     let _turn = serial();
-    let (root, before, code) = interrupted_walk("-KILL");
+    let (root, before, code, _) = interrupted_walk("-KILL");
     assert_eq!(code, None, "killed by a signal");
     assert_ne!(
         tree(root.path()),
