@@ -192,9 +192,13 @@ fn quick_run_on_this_machine_end_to_end() {
 
     // Plausible numbers from the real kernels.
     let row = truebench_render::text::row(r.view());
+    // Plausible, not fast: the run shares both CPUs with the other tests, and on this VM a
+    // busy neighbour took a C memcpy loop from 6,255 to 177 MB/s; memset came out below 300
+    // MB/s once with 8 test threads. The bounds catch a wrong unit or a broken kernel.
     let memcpy = row.memcpy.expect("memcpy");
-    assert!((300..1_000_000).contains(&memcpy), "memcpy {memcpy} MB/s");
-    assert!(row.memset.unwrap() >= 300);
+    assert!((30..1_000_000).contains(&memcpy), "memcpy {memcpy} MB/s");
+    let memset = row.memset.expect("memset");
+    assert!(memset >= 30, "memset {memset} MB/s");
     let aes = row.aes.expect("aes-256-cbc at 16 KiB");
     assert!(aes > 5_000, "AES {aes} k");
     if r.envelope.tools.iter().any(|t| t.name == "7-zip") {
