@@ -590,35 +590,24 @@ impl Store {
             "standing ungrouped".into(),
             query::ungrouped_sql(d, &probe.kind, &probe.soc),
         ));
-        queries.push((
-            "listed figures".into(),
-            match d {
-                query::Dialect::Sqlite => (
-                    query::FIGURES_SQLITE.to_string(),
-                    vec![query::Param::Int(1)],
-                ),
-                // A list of ids, which no `Param` is.
-                query::Dialect::Postgres => (
-                    query::FIGURES_POSTGRES.replace("$1", "'{1,2}'::bigint[]"),
-                    Vec::new(),
-                ),
-            },
-        ));
+        // A listed batch's figures: SQLite reads one result's figures whole (its range of the
+        // covering index) for both; PostgreSQL a list of ids, which no `Param` is, spelled out.
+        let figures = |postgres: &str| match d {
+            query::Dialect::Sqlite => (
+                query::FIGURES_SQLITE.to_string(),
+                vec![query::Param::Int(1)],
+            ),
+            query::Dialect::Postgres => (
+                postgres
+                    .replace("$1", "'{1,2}'::bigint[]")
+                    .replace("$2", "'{aes,headline}'::text[]"),
+                Vec::new(),
+            ),
+        };
+        queries.push(("listed figures".into(), figures(query::FIGURES_POSTGRES)));
         queries.push((
             "listed named figures".into(),
-            match d {
-                // SQLite reads a result's figures whole (its range of the covering index).
-                query::Dialect::Sqlite => (
-                    query::FIGURES_SQLITE.to_string(),
-                    vec![query::Param::Int(1)],
-                ),
-                query::Dialect::Postgres => (
-                    query::FIGURES_NAMED_POSTGRES
-                        .replace("$1", "'{1,2}'::bigint[]")
-                        .replace("$2", "'{aes,headline}'::text[]"),
-                    Vec::new(),
-                ),
-            },
+            figures(query::FIGURES_NAMED_POSTGRES),
         ));
         queries.push((
             "standing unbucketed".into(),
