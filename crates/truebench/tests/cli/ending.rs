@@ -8,20 +8,18 @@
 use crate::common;
 use common::{kinds, truebench};
 
-/// The flags every kind runs with here: quiet, with the scripted meter, untuned (the last
-/// flag; `run.rs`'s tuned run takes the others).
-pub(crate) const QUIET_METERED: [&str; 6] = [
+/// The flags every kind runs with here, `run.rs`'s end-to-end run too: quiet, with the
+/// scripted meter.
+pub(crate) const QUIET_METERED: [&str; 5] = [
     "--quiet",
     "--power-cmd",
     "echo 5.0",
     "--power-interval",
     "0.2",
-    // How a command ends is not about tuning: nothing of this machine changes.
-    "--no-tuning",
 ];
 
 /// `run` is not run here: its one real quick run on this machine is the end-to-end test in
-/// `run.rs`, which runs it with these flags (tuned) and checks it with [`ends_alike`].
+/// `run.rs`, which runs it with [`QUIET_METERED`] (tuned) and checks it with [`ends_alike`].
 #[test]
 fn every_measuring_command_ends_alike_and_obeys_quiet() {
     let scratch_dir = tempfile::tempdir_in("/var/tmp").unwrap();
@@ -32,6 +30,8 @@ fn every_measuring_command_ends_alike_and_obeys_quiet() {
         let out = truebench(tmp.path())
             .args(kinds::quick(kind, &scratch))
             .args(QUIET_METERED)
+            // How a command ends is not about tuning: nothing of this machine changes.
+            .arg("--no-tuning")
             .args(kinds::tail(kind))
             .output()
             .unwrap();

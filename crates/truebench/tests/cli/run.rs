@@ -143,7 +143,7 @@ fn quick_run_on_this_machine_end_to_end() {
     isolate_vars(&mut cmd);
     let out = cmd
         .args(["run", "--quick", "--force", "--idle-timeout", "2"])
-        .args(&crate::ending::QUIET_METERED[..5])
+        .args(crate::ending::QUIET_METERED)
         .arg("--results-dir")
         .arg(&dir)
         .output()
