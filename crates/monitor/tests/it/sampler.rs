@@ -55,12 +55,19 @@ fn samples_phases_callback_and_prompt_stop() {
         interval: Duration::from_secs(30),
         ..Default::default()
     };
+    let started = Instant::now();
     let s = Sampler::start(&host, &inv, cfg, None);
     let t = Instant::now();
     let tl = s.stop();
     assert!(t.elapsed() < Duration::from_secs(5));
-    // Stopped at once: too soon for even a closing sample.
-    assert!(tl.samples.is_empty());
+    // No tick came (30 s interval). The closing sample comes only 50 ms or more after the
+    // start: stopped sooner, there is none; a busy machine can delay the stop beyond that
+    // (CI's static builds beside the tests once did), and then there is that one.
+    if started.elapsed() < Duration::from_millis(50) {
+        assert!(tl.samples.is_empty(), "{} samples", tl.samples.len());
+    } else {
+        assert!(tl.samples.len() <= 1, "{} samples", tl.samples.len());
+    }
 }
 
 #[test]
