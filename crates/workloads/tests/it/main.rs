@@ -3,3 +3,4 @@
 
 mod parsers;
 mod real_runs;
+mod scripted;
