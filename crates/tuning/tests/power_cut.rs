@@ -22,6 +22,8 @@ mod common;
 use std::collections::{BTreeMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use common::*;
 use truebench_host::{Host, Inventory};
@@ -227,8 +229,11 @@ fn materialize(base: &Path, img: &Image) -> tempfile::TempDir {
     d
 }
 
+/// Every file of a tree (path, bytes) and its state directory's names.
+type Fingerprint = Vec<(String, Vec<u8>)>;
+
 /// Every file of the tree and the state directory's names, for telling trees apart.
-fn fingerprint(root: &Path) -> Vec<(String, Vec<u8>)> {
+fn fingerprint(root: &Path) -> Fingerprint {
     let mut v: Vec<_> = snapshot(root).into_iter().collect();
     if let Ok(rd) = fs::read_dir(root.join(STATE)) {
         for e in rd {
@@ -362,75 +367,101 @@ fn every_cut_of_the_tuning_path_is_recovered_byte_for_byte() {
     }
     assert!(settings >= 30, "{settings} setting writes: {ops:#?}");
 
-    // Trees already checked: after a first cut (whose recovery is then cut at every
-    // point), and after a second cut in a recovery.
-    let mut seen: HashSet<Vec<(String, Vec<u8>)>> = HashSet::new();
-    let mut seen2: HashSet<Vec<(String, Vec<u8>)>> = HashSet::new();
-    let (mut states, mut nested) = (0, 0);
+    // Every image after every call of the session, in order; then checked on every CPU
+    // (each check copies trees and runs a recovery: 9 s on one CPU).
     let mut model = Model::scan(pristine.path());
+    let mut cases = Vec::new();
     for k in 0..=ops.len() {
         if k > 0 {
             model.apply(run.path(), &ops[k - 1]);
         }
         for (v, img) in model.images().into_iter().enumerate() {
-            let cut = materialize(pristine.path(), &img);
-            if !seen.insert(fingerprint(cut.path())) {
-                continue;
-            }
-            states += 1;
             let what = format!(
                 "cut after call {k} of {} (image {v}): {:?}",
                 ops.len(),
                 ops.get(k.wrapping_sub(1))
             );
-            let trial = tempfile::tempdir().unwrap();
-            copy_tree(cut.path(), trial.path());
-            let (res, rops) = recording(|| recover(&Host::new(trial.path())));
-            check_recovered(trial.path(), res, &before, &what);
-            // The power fails again at every point of that recovery.
-            let mut m2 = Model::scan(cut.path());
-            for (j, rop) in rops.iter().enumerate() {
-                m2.apply(trial.path(), rop);
-                for img2 in m2.images() {
-                    let again = materialize(cut.path(), &img2);
-                    if !seen2.insert(fingerprint(again.path())) {
-                        continue;
-                    }
-                    nested += 1;
-                    let r = recover(&Host::new(again.path()));
-                    check_recovered(
-                        again.path(),
-                        r,
-                        &before,
-                        &format!(
-                            "{what}, then a cut after recovery's call {} ({:?})",
-                            j + 1,
-                            rop
-                        ),
-                    );
-                }
-            }
-
-            // Or the machine rebooted: the kernel's settings are its boot values again.
-            let rebooted = materialize(pristine.path(), &(img.0.clone(), BTreeMap::new()));
-            fs::write(rebooted.path().join(BOOT_ID), "another boot\n").unwrap();
-            let mut expect = before.clone();
-            expect.insert(BOOT_ID.into(), b"another boot\n".to_vec());
-            let host = Host::new(rebooted.path());
-            let r = recover(&host).unwrap_or_else(|e| panic!("{what}, rebooted: {e}"));
-            if let Some(r) = &r {
-                assert!(
-                    r.restored.is_empty() && r.failed.is_empty(),
-                    "{what}, rebooted: {r}"
-                );
-            }
-            assert_eq!(
-                changed(&expect, &snapshot(rebooted.path())),
-                Vec::<String>::new()
-            );
-            assert!(!journal(rebooted.path()).exists(), "{what}, rebooted");
+            cases.push((what, img));
         }
     }
+    // Trees already checked: after a first cut (whose recovery is then cut at every
+    // point), and after a second cut in a recovery.
+    let seen: Mutex<HashSet<Fingerprint>> = Mutex::default();
+    let seen2: Mutex<HashSet<Fingerprint>> = Mutex::default();
+    let (states, nested, next) = (
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+    );
+    let first_time = |set: &Mutex<HashSet<_>>, root: &Path| {
+        set.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(fingerprint(root))
+    };
+    let check = |what: &str, img: &Image| {
+        let cut = materialize(pristine.path(), img);
+        if !first_time(&seen, cut.path()) {
+            return;
+        }
+        states.fetch_add(1, Ordering::Relaxed);
+        let trial = tempfile::tempdir().unwrap();
+        copy_tree(cut.path(), trial.path());
+        let (res, rops) = recording(|| recover(&Host::new(trial.path())));
+        check_recovered(trial.path(), res, &before, what);
+        // The power fails again at every point of that recovery.
+        let mut m2 = Model::scan(cut.path());
+        for (j, rop) in rops.iter().enumerate() {
+            m2.apply(trial.path(), rop);
+            for img2 in m2.images() {
+                let again = materialize(cut.path(), &img2);
+                if !first_time(&seen2, again.path()) {
+                    continue;
+                }
+                nested.fetch_add(1, Ordering::Relaxed);
+                let r = recover(&Host::new(again.path()));
+                check_recovered(
+                    again.path(),
+                    r,
+                    &before,
+                    &format!(
+                        "{what}, then a cut after recovery's call {} ({:?})",
+                        j + 1,
+                        rop
+                    ),
+                );
+            }
+        }
+
+        // Or the machine rebooted: the kernel's settings are its boot values again.
+        let rebooted = materialize(pristine.path(), &(img.0.clone(), BTreeMap::new()));
+        fs::write(rebooted.path().join(BOOT_ID), "another boot\n").unwrap();
+        let mut expect = before.clone();
+        expect.insert(BOOT_ID.into(), b"another boot\n".to_vec());
+        let host = Host::new(rebooted.path());
+        let r = recover(&host).unwrap_or_else(|e| panic!("{what}, rebooted: {e}"));
+        if let Some(r) = &r {
+            assert!(
+                r.restored.is_empty() && r.failed.is_empty(),
+                "{what}, rebooted: {r}"
+            );
+        }
+        assert_eq!(
+            changed(&expect, &snapshot(rebooted.path())),
+            Vec::<String>::new()
+        );
+        assert!(!journal(rebooted.path()).exists(), "{what}, rebooted");
+    };
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| {
+                while let Some((what, img)) = cases.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    check(what, img);
+                }
+            });
+        }
+    });
+    let (states, nested) = (states.into_inner(), nested.into_inner());
     eprintln!(
         "power cut: {} calls, {states} distinct trees after a cut, {nested} after a second cut in recovery",
         ops.len()
