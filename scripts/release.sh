@@ -13,6 +13,8 @@
 # crates/truebench/tests/static_builds.rs (info --root on fixture trees equal to the native
 # build's, the clock, AES and LZMA kernels, the bundled SQLite).
 #
+# Each step's line says when it began, in seconds since the script started.
+#
 # Needs: rustup; cargo-zigbuild and zig, which cross-compile and link the C parts (bundled
 # SQLite, liblzma) for every target: `pip install cargo-zigbuild==0.24.1 ziglang==0.17.1`
 # (a venv is fine: put its bin/ first on PATH); readelf (binutils); qemu-user for --test.
@@ -35,7 +37,7 @@ while [ $# -gt 0 ]; do
     --target-dir) tbase=$2; shift 2 ;;
     --test) test=1; shift ;;
     --all-tests) testkind=(); shift ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "release.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -72,7 +74,7 @@ for t in "${targets[@]}"; do
   if ! rustup target list --installed | grep -qx "$t"; then
     if ! timeout 300 rustup target add "$t" >/dev/null 2>&1; then
       if rustup component list --installed | grep -q '^rust-src'; then
-        echo "== $t: no prebuilt standard library from the toolchain server; building std from source (-Zbuild-std)"
+        echo "== [${SECONDS} s] $t: no prebuilt standard library from the toolchain server; building std from source (-Zbuild-std)"
         std=(-Zbuild-std=std,panic_unwind)
         boot=(env RUSTC_BOOTSTRAP=1)
         # Its own target folder: RUSTC_BOOTSTRAP changes the fingerprint of the host's
@@ -94,11 +96,11 @@ for t in "${targets[@]}"; do
     # shipped is the binary the tests were built with. static_builds is the integration
     # test that makes cargo build the binary; its checks run natively below.
     tsel=(-p truebench --test static_builds "${pure[@]}" "${testkind[@]}")
-    echo "== $t: cargo zigbuild test --no-run --profile $profile (the binary and the unit tests)"
+    echo "== [${SECONDS} s] $t: cargo zigbuild test --no-run --profile $profile (the binary and the unit tests)"
     "${boot[@]}" cargo-zigbuild test --no-run --profile "$profile" --target "$t" --target-dir "$tdir" \
       "${std[@]}" "${tsel[@]}"
   else
-    echo "== $t: cargo zigbuild --profile $profile"
+    echo "== [${SECONDS} s] $t: cargo zigbuild --profile $profile"
     "${boot[@]}" cargo-zigbuild zigbuild --profile "$profile" --target "$t" --target-dir "$tdir" \
       "${std[@]}" -p truebench
   fi
@@ -113,7 +115,7 @@ for t in "${targets[@]}"; do
   if [ "$test" = 1 ]; then
     r=$(runner "$t")
     [ -z "$r" ] || command -v "$r" >/dev/null || { echo "release.sh: $r (qemu-user) is not installed" >&2; exit 1; }
-    echo "== $t: tests of the pure crates${r:+ under $r}"
+    echo "== [${SECONDS} s] $t: tests of the pure crates${r:+ under $r}"
     if [ ${#testkind[@]} -gt 0 ]; then
       # The same selection as the build above (another would resolve features anew);
       # static_builds' checks are ignored here and run natively below.
@@ -131,11 +133,11 @@ done
 # qemu-user), after every target is built: one native build of the check for all of them.
 for t in "${checks[@]}"; do
   r=$(runner "$t")
-  echo "== $t: the static binary${r:+ under $r}"
+  echo "== [${SECONDS} s] $t: the static binary${r:+ under $r}"
   TRUEBENCH_STATIC_BIN="$out/truebench-$version-$t" TRUEBENCH_STATIC_RUNNER="$r" \
     cargo test -p truebench --test static_builds -- --ignored --nocapture
 done
 
 (cd "$out" && sha256sum truebench-"$version"-* > SHA256SUMS)
-echo "== done: $out"
+echo "== [${SECONDS} s] done: $out"
 cat "$out/SHA256SUMS"
