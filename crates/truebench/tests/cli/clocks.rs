@@ -108,9 +108,9 @@ fn opp_walk_on_a_recorded_root_changes_and_restores_its_files() {
     assert_eq!(tree(root.path()), before, "{text}");
 }
 
-/// Start a full walk, wait until it has changed the big cluster's governor, then `kill`.
-/// `clocks --json` on the ROCK 5B, `signal` sent as soon as the walk reaches its second
-/// cluster (policy4): the root, its files before, the exit code and stdout.
+/// `clocks --json` on the ROCK 5B, `signal` sent (with `kill`) as soon as the walk has changed
+/// its second cluster's governor (policy4): the root, its files before, the exit code and
+/// stdout.
 fn interrupted_walk(
     signal: &str,
 ) -> (
