@@ -5,6 +5,8 @@
 //!
 //! `cargo run -p truebench-site --example site_scale -- N DIR`
 //!
+//! `… -- --rebuild DIR` rebuilds the site in DIR with one result more than it holds.
+//!
 //! `… -- --history N DB` stores the same generated results 1..=N in the history DB (those it
 //! does not hold yet), for timing `truebench site` itself, which reads every document.
 
@@ -45,6 +47,23 @@ fn main() {
             (Some(n), Some(db)) => history(n, std::path::Path::new(db)),
             _ => panic!("usage: site_scale --history N DB"),
         }
+        return;
+    }
+    if std::env::args().nth(1).as_deref() == Some("--rebuild") {
+        // The site in DIR again, with one result more than it holds.
+        let dir = std::path::PathBuf::from(
+            std::env::args()
+                .nth(2)
+                .expect("usage: site_scale --rebuild DIR"),
+        );
+        let opts = Options {
+            title: "fleet".into(),
+            ..Options::default()
+        };
+        let held = kept::read(&dir, &opts.published).unwrap_or_else(|e| panic!("{e}"));
+        let n = held.keys().next_back().copied().unwrap_or(0) as usize;
+        drop(held);
+        rebuild(&dir, n, &site_rows::bases(), &opts);
         return;
     }
     let mut args = std::env::args().skip(1);
@@ -115,11 +134,16 @@ fn main() {
         );
     }
     drop(all);
-    // One more result, as `truebench site` sees it after a run: first in the list. Rebuilt
-    // as `truebench site` rebuilds: the kept rows read back, the new result's made from its
-    // document, and a document asked for only for a page made again.
+    rebuild(&dir, n, &bases, &opts);
+}
+
+/// One more result than the `n` the site in `dir` holds, as `truebench site` sees it after a
+/// run: first in the list. Rebuilt as `truebench site` rebuilds: the kept rows read back, the
+/// new result's made from its document, and a document asked for only for a page made again.
+fn rebuild(dir: &std::path::Path, n: usize, bases: &[truebench_model::Document], opts: &Options) {
+    let digest = |id: i64| format!("generated-{id}");
     let t = Instant::now();
-    let mut before = kept::read(&dir, &opts.published).unwrap_or_else(|e| panic!("{e}"));
+    let mut before = kept::read(dir, &opts.published).unwrap_or_else(|e| panic!("{e}"));
     let mut list = Vec::with_capacity(n + 1);
     let mut loaded = 0;
     let mut fresh = std::collections::HashMap::new();
@@ -128,7 +152,7 @@ fn main() {
             Some(k) if k.digest == digest(id) => list.push(k),
             _ => {
                 loaded += 1;
-                let doc = site_rows::one(&bases, id).doc;
+                let doc = site_rows::one(bases, id).doc;
                 list.push(Kept::of(id, &digest(id), &doc, &opts.published));
                 fresh.insert(id, doc);
             }
@@ -142,13 +166,13 @@ fn main() {
             Some(doc) => Cow::Borrowed(doc),
             None => {
                 loaded += 1;
-                Cow::Owned(site_rows::one(&bases, id).doc)
+                Cow::Owned(site_rows::one(bases, id).doc)
             }
         })
     };
-    let (_, w) = build_to(&list, &opts, &dir, &mut load).unwrap_or_else(|e| panic!("{e}"));
+    let (_, w) = build_to(&list, opts, dir, &mut load).unwrap_or_else(|e| panic!("{e}"));
     let built = t.elapsed().as_secs_f64();
-    kept::save(&dir, &kept::text(&list, &opts.published)).unwrap_or_else(|e| panic!("{e}"));
+    kept::save(dir, &kept::text(&list, &opts.published)).unwrap_or_else(|e| panic!("{e}"));
     let total = t.elapsed().as_secs_f64();
     println!(
         "rebuild after one new result: {total:.2} s ({read:.2} s reading the kept rows, {:.2} s making and writing the files, {:.2} s saving the rows), {loaded} documents read (the new one's and those of the pages made again), {} files rewritten, {} unchanged",
