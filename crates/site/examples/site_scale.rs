@@ -61,7 +61,13 @@ fn main() {
             ..Options::default()
         };
         let held = kept::read(&dir, &opts.published).unwrap_or_else(|e| panic!("{e}"));
-        let n = held.keys().next_back().copied().unwrap_or(0) as usize;
+        let Some(&last) = held.keys().next_back() else {
+            panic!(
+                "{}: nothing kept there (build it first: site_scale N DIR)",
+                dir.display()
+            );
+        };
+        let n = last as usize;
         drop(held);
         rebuild(&dir, n, &site_rows::bases(), &opts);
         return;
@@ -101,7 +107,7 @@ fn main() {
     let t = Instant::now();
     let mut load = |i: usize| Ok(Cow::Owned(site_rows::one(&bases, all[i].id).doc));
     let (made, w) = build_to(&all, &opts, &dir, &mut load).unwrap_or_else(|e| panic!("{e}"));
-    kept::save(&dir, &kept::text(&all, &opts.published)).unwrap_or_else(|e| panic!("{e}"));
+    kept::save(&dir, &all, &opts.published).unwrap_or_else(|e| panic!("{e}"));
     println!(
         "build: {:.2} s (each document made again for its page, {} files made and written as made), peak memory {} MiB",
         t.elapsed().as_secs_f64(),
@@ -172,7 +178,7 @@ fn rebuild(dir: &std::path::Path, n: usize, bases: &[truebench_model::Document],
     };
     let (_, w) = build_to(&list, opts, dir, &mut load).unwrap_or_else(|e| panic!("{e}"));
     let built = t.elapsed().as_secs_f64();
-    kept::save(dir, &kept::text(&list, &opts.published)).unwrap_or_else(|e| panic!("{e}"));
+    kept::save(dir, &list, &opts.published).unwrap_or_else(|e| panic!("{e}"));
     let total = t.elapsed().as_secs_f64();
     println!(
         "rebuild after one new result: {total:.2} s ({read:.2} s reading the kept rows, {:.2} s making and writing the files, {:.2} s saving the rows), {loaded} documents read (the new one's and those of the pages made again), {} files rewritten, {} unchanged",

@@ -6,11 +6,13 @@
 //!
 //! Each entry is the result's while its stored document is the same: it holds the document's
 //! key (its SHA-256, `Store::keys`), and an entry whose key is not the stored one is made
-//! anew. The list is written whole, through a temporary renamed over it; it is made from the
-//! history only, never from the folder's pages, so it is right whenever it is whole, whatever
-//! happened to the pages. A list of another truebench or another Results.md is not used; one
-//! that cannot be read whole (cut, edited, not this writer's) is not used either, and the
-//! build says so and reads every document.
+//! anew. The entries are kept in one file per shard of ids ([`crate::shards::SHARD`], as the
+//! index's rows), so a rebuild after one new result writes one file, not a fleet's list; each
+//! file is written whole, through a temporary renamed over it, and each entry stands alone
+//! (keyed by its document), so the files are right whenever each is whole, whatever happened
+//! between them or to the pages. Files of another truebench or another Results.md are not
+//! used; one that cannot be read whole (cut, edited, not this writer's) is not used either,
+//! and the build says so and reads every document.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -23,17 +25,23 @@ use truebench_sbcbench::row::MarkdownRow;
 use truebench_store::facts::Facts;
 
 use crate::row::{self, Row};
+use crate::shards;
 use crate::write::SiteError;
 
-/// The list of what the site keeps of each result: a header line, then one JSON line per
-/// result.
+/// The folder of what the site keeps of each result: a file per shard of ids (`0007.rows`),
+/// each a header line, then one JSON line per result, by id.
 pub const ROWS: &str = ".truebench-rows";
 
-/// The header's first words: the list's format.
-const FORMAT: &str = "truebench-rows 2";
+/// The header's first words: the files' format (2 was one file for every result).
+const FORMAT: &str = "truebench-rows 3";
 
-/// The largest list read: about 4 KB per result, a fleet's millions of results.
-const MAX_ROWS: u64 = 16 << 30;
+/// The largest shard file read: about 4 KB per result of a shard.
+const MAX_SHARD: u64 = 1 << 30;
+
+/// A shard's file name in [`ROWS`].
+fn shard_file(k: i64) -> String {
+    format!("{k:04}.rows")
+}
 
 /// One stored result as the site builds it, without its document.
 #[derive(Debug, Clone)]
@@ -55,9 +63,11 @@ pub struct Kept {
     /// its SoC's page hold of it, so a rebuild need not write every row out again to see
     /// whether it changed.
     pub row_key: String,
-    /// Its line as read from the list, written back as it was: a rebuild after one new
-    /// result need not write a fleet's rows out again.
+    /// Its line as read, written back as it was.
     line: Option<String>,
+    /// The shard file it was read from and how many entries that file held: a shard whose
+    /// entries are all as read from its own file, and all of them, is not written again.
+    from: Option<(i64, usize)>,
 }
 
 impl Kept {
@@ -71,6 +81,7 @@ impl Kept {
             digest: digest.to_string(),
             row_key: hex(serde_json::to_string(&row).unwrap_or_default().as_bytes()),
             line: None,
+            from: None,
             row,
             facts: Facts::of(doc),
             page: format!(
@@ -138,10 +149,9 @@ fn header(published: &[MarkdownRow]) -> String {
     format!("{FORMAT} {} {d}", env!("CARGO_PKG_VERSION"))
 }
 
-/// The list's text for `kept`: the header (with the count of lines, their bytes and their
-/// SHA-256, so a list cut or changed by anything but this writer is seen), then one line per
-/// result.
-pub fn text(kept: &[Kept], published: &[MarkdownRow]) -> String {
+/// A shard file's text: the header (with the count of lines, their bytes and their SHA-256,
+/// so a file cut or changed by anything but this writer is seen), then one line per result.
+fn text(kept: &[&Kept], published: &[MarkdownRow]) -> String {
     let mut body = String::new();
     for k in kept {
         if let Some(l) = &k.line {
@@ -183,38 +193,119 @@ fn hex(b: &[u8]) -> String {
         .collect()
 }
 
-/// The list in `dir`, by id: empty when there is none, or when it was made by another
-/// truebench or with other published rows (every entry is then made anew). An error, saying
-/// why, when it is there but cannot be read whole or is not this writer's: the caller makes
-/// every entry anew and says so.
+/// The shard files in the folder `rows`, by shard: `Ok(None)` when there is no such folder,
+/// or a file in its place (an older truebench's list, format 2: made anew, nothing wrong).
+fn shard_files(rows: &Path) -> Result<Option<BTreeMap<i64, std::path::PathBuf>>, String> {
+    match std::fs::symlink_metadata(rows) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{}: {e}", rows.display())),
+        Ok(m) if m.is_file() => return Ok(None),
+        Ok(m) if !m.is_dir() => {
+            return Err(format!(
+                "{}: not a folder `truebench site` wrote",
+                rows.display()
+            ))
+        }
+        Ok(_) => {}
+    }
+    let mut out = BTreeMap::new();
+    let list = std::fs::read_dir(rows).map_err(|e| format!("{}: {e}", rows.display()))?;
+    for e in list {
+        let e = e.map_err(|e| format!("{}: {e}", rows.display()))?;
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        // Temporaries of a write that was killed are not shards.
+        if name.starts_with('.') {
+            continue;
+        }
+        match name
+            .strip_suffix(".rows")
+            .and_then(|k| k.parse::<i64>().ok())
+        {
+            Some(k) if shard_file(k) == name => {
+                out.insert(k, e.path());
+            }
+            _ => {
+                return Err(format!(
+                    "{}: not a file `truebench site` wrote",
+                    e.path().display()
+                ))
+            }
+        }
+    }
+    Ok(Some(out))
+}
+
+/// What the site kept in `dir`, by id: empty when it kept nothing, or when it was made by
+/// another truebench or with other published rows (every entry is then made anew). An error,
+/// saying why, when a file is there but cannot be read whole or is not this writer's: the
+/// caller makes every entry anew and says so.
 pub fn read(dir: &Path, published: &[MarkdownRow]) -> Result<BTreeMap<i64, Kept>, String> {
-    let path = dir.join(ROWS);
-    let bytes = match truebench_host::read_if_present(&path, MAX_ROWS) {
-        Ok(None) => return Ok(BTreeMap::new()),
-        Ok(Some(b)) => b,
-        Err(e) => return Err(format!("{}: {e}", path.display())),
+    let Some(files) = shard_files(&dir.join(ROWS))? else {
+        return Ok(BTreeMap::new());
     };
+    let want = header(published);
+    // The shards read on as many threads as there are CPUs (a fleet keeps hundreds of MB).
+    let files: Vec<(i64, std::path::PathBuf)> = files.into_iter().collect();
+    let parts = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8);
+    let per = files.len().div_ceil(parts).max(1);
+    let read: Vec<Result<Vec<Kept>, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = files
+            .chunks(per)
+            .map(|chunk| {
+                let want = want.as_str();
+                s.spawn(move || {
+                    let mut out = Vec::new();
+                    for (k, path) in chunk {
+                        out.extend(read_shard(*k, path, want)?);
+                    }
+                    Ok(out)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("a reader thread failed".into()))
+            })
+            .collect()
+    });
+    let mut out = BTreeMap::new();
+    for part in read {
+        for kept in part? {
+            let id = kept.id;
+            if out.insert(id, kept).is_some() {
+                return Err(format!("{}: #{id} twice", dir.join(ROWS).display()));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The entries of the shard `k`'s file `path`, whose header must begin with `want`; an
+/// error names the file and the line.
+fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Kept>, String> {
     let bad = |why: String| format!("{}: {why}", path.display());
-    let text = std::str::from_utf8(&bytes).map_err(|_| bad("not text".into()))?;
+    let bytes = match truebench_host::read_if_present(path, MAX_SHARD) {
+        Ok(Some(b)) => b,
+        Ok(None) => return Ok(Vec::new()),
+        Err(e) => return Err(bad(e.to_string())),
+    };
+    let text = String::from_utf8(bytes).map_err(|_| bad("not text".into()))?;
     let (head, body) = text
         .split_once('\n')
         .ok_or_else(|| bad("no header line".into()))?;
-    if head.starts_with("truebench-rows ") && !head.starts_with(&format!("{FORMAT} ")) {
-        // An older truebench's list (another format): made anew, nothing wrong.
-        return Ok(BTreeMap::new());
-    }
     if !head.starts_with(FORMAT) {
         return Err(bad(format!(
-            "not a list `truebench site` wrote (`{FORMAT} …`)"
+            "not a file `truebench site` wrote (`{FORMAT} …`)"
         )));
     }
-    let want = header(published);
-    let Some(counts) = head
-        .strip_prefix(want.as_str())
-        .and_then(|c| c.strip_prefix(' '))
-    else {
+    let Some(counts) = head.strip_prefix(want).and_then(|c| c.strip_prefix(' ')) else {
         // Another truebench's or another Results.md's: made anew, nothing wrong.
-        return Ok(BTreeMap::new());
+        return Ok(Vec::new());
     };
     let parts: Vec<&str> = counts.split(' ').collect();
     let (lines, size, sum) = match parts[..] {
@@ -236,70 +327,90 @@ pub fn read(dir: &Path, published: &[MarkdownRow]) -> Result<BTreeMap<i64, Kept>
             "its lines are not those written (their SHA-256 differs)".into(),
         ));
     }
-    // Parsed in as many parts as there are CPUs (a fleet's list is hundreds of MB of JSON),
-    // then put together in the list's order.
-    let lines: Vec<&str> = body.lines().collect();
-    let parts = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 8);
-    let per = lines.len().div_ceil(parts).max(1);
-    let parsed: Vec<Result<Vec<Kept>, String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = lines
-            .chunks(per)
-            .enumerate()
-            .map(|(c, chunk)| s.spawn(move || parse_lines(chunk, c * per)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err("a parser thread failed".into()))
-            })
-            .collect()
-    });
-    let mut out = BTreeMap::new();
-    for part in parsed {
-        for kept in part.map_err(bad)? {
-            let id = kept.id;
-            if out.insert(id, kept).is_some() {
-                return Err(bad(format!("#{id} twice")));
+    let mut out = Vec::with_capacity(lines);
+    for (n, l) in body.lines().enumerate() {
+        let mut kept = parse_line(l).map_err(|e| bad(format!("line {}: {e}", n + 2)))?;
+        if shards::shard_of(kept.id) != k {
+            return Err(bad(format!(
+                "line {}: #{} is not of this shard",
+                n + 2,
+                kept.id
+            )));
+        }
+        kept.from = Some((k, lines));
+        out.push(kept);
+    }
+    Ok(out)
+}
+
+/// One line's entry.
+fn parse_line(l: &str) -> Result<Kept, String> {
+    let line: LineIn = serde_json::from_str(l).map_err(|e| e.to_string())?;
+    let mut row = line.row;
+    if line.bits.len() != row.figures.len() {
+        return Err("figures and values differ".into());
+    }
+    for (f, b) in row.figures.iter_mut().zip(&line.bits) {
+        f.value = b.map(f64::from_bits);
+    }
+    if row.id != line.id {
+        return Err("two ids".into());
+    }
+    Ok(Kept {
+        id: line.id,
+        digest: line.digest,
+        row,
+        facts: line.facts,
+        page: line.page,
+        row_key: line.row_key,
+        line: Some(l.to_string()),
+        from: None,
+    })
+}
+
+/// Keep `kept` in `dir` for the next build: each shard file whose entries are not all as
+/// read from it is written again (whole, through a temporary renamed over it), a shard no
+/// result falls in any more is removed, and the others are left as they are. An older
+/// truebench's list in the folder's place is replaced.
+pub fn save(dir: &Path, kept: &[Kept], published: &[MarkdownRow]) -> Result<(), SiteError> {
+    let rows = dir.join(ROWS);
+    let io = |path: &Path| {
+        let path = path.display().to_string();
+        move |source| SiteError::Io { path, source }
+    };
+    let there = match shard_files(&rows) {
+        Ok(Some(files)) => files,
+        Ok(None) => {
+            if std::fs::symlink_metadata(&rows).is_ok_and(|m| m.is_file()) {
+                std::fs::remove_file(&rows).map_err(io(&rows))?;
             }
+            std::fs::create_dir_all(&rows).map_err(io(&rows))?;
+            BTreeMap::new()
+        }
+        // Something this writer did not put there: left alone.
+        Err(why) => return Err(SiteError::Kept { why }),
+    };
+    // A killed save's temporaries.
+    crate::write::sweep(&rows);
+    let mut by_shard: BTreeMap<i64, Vec<&Kept>> = BTreeMap::new();
+    for k in kept {
+        by_shard.entry(shards::shard_of(k.id)).or_default().push(k);
+    }
+    for (k, list) in &mut by_shard {
+        list.sort_by_key(|e| e.id);
+        let n = list.len();
+        let as_read = list
+            .iter()
+            .all(|e| e.line.is_some() && e.from == Some((*k, n)));
+        if as_read && there.contains_key(k) {
+            continue;
+        }
+        crate::write::replace(&rows.join(shard_file(*k)), text(list, published).as_bytes())?;
+    }
+    for (k, path) in &there {
+        if !by_shard.contains_key(k) {
+            std::fs::remove_file(path).map_err(io(path))?;
         }
     }
-    Ok(out)
-}
-
-/// The entries of `lines`, the list's lines from its line `first` (0: the first after the
-/// header); an error names the line.
-fn parse_lines(lines: &[&str], first: usize) -> Result<Vec<Kept>, String> {
-    let mut out = Vec::with_capacity(lines.len());
-    for (k, l) in lines.iter().enumerate() {
-        let n = first + k;
-        let line: LineIn = serde_json::from_str(l).map_err(|e| format!("line {}: {e}", n + 2))?;
-        let mut row = line.row;
-        if line.bits.len() != row.figures.len() {
-            return Err(format!("line {}: figures and values differ", n + 2));
-        }
-        for (f, b) in row.figures.iter_mut().zip(&line.bits) {
-            f.value = b.map(f64::from_bits);
-        }
-        if row.id != line.id {
-            return Err(format!("line {}: two ids", n + 2));
-        }
-        out.push(Kept {
-            id: line.id,
-            digest: line.digest,
-            row,
-            facts: line.facts,
-            page: line.page,
-            row_key: line.row_key,
-            line: Some(l.to_string()),
-        });
-    }
-    Ok(out)
-}
-
-/// Write the list `text` into `dir`, whole, through a temporary renamed over it.
-pub fn save(dir: &Path, text: &str) -> Result<(), SiteError> {
-    crate::write::replace(&dir.join(ROWS), text.as_bytes())
+    Ok(())
 }

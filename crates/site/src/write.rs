@@ -43,6 +43,8 @@ pub enum SiteError {
     BadPath { path: String },
     #[error("{path}: kept from the last build but no longer there or not listed in {MANIFEST}; build again (the page will be made anew)")]
     Missing { path: String },
+    #[error("{why}; what the site keeps of each result between builds was not saved (the next build reads every document again)")]
+    Kept { why: String },
     #[error("{path}: {source}; nothing was replaced: the folder holds the earlier build, whole")]
     Staging {
         path: String,
@@ -171,7 +173,7 @@ const TEMP_PREFIX: &str = ".truebench-site-";
 
 /// Remove the temporaries a killed build left in `dir` (regular files of this writer's
 /// prefix; nothing else is touched).
-fn sweep(dir: &Path) {
+pub(crate) fn sweep(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };

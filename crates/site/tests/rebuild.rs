@@ -73,7 +73,7 @@ fn a_rebuild_from_the_kept_rows_reads_only_the_pages_documents_and_is_a_whole_bu
     let (made, w) = build_to(&all, &opts, &dir, &mut load).unwrap();
     assert_eq!(w.written.len(), made.files);
     assert!(made.reused.is_empty());
-    kept::save(&dir, &kept::text(&all, &opts.published)).unwrap();
+    kept::save(&dir, &all, &opts.published).unwrap();
 
     // One more result, first in the list as the history gives it; every other from the list.
     results.insert(0, site_rows::one(&bases, n as i64 + 1));
@@ -109,12 +109,12 @@ fn a_rebuild_from_the_kept_rows_reads_only_the_pages_documents_and_is_a_whole_bu
         asked.len()
     );
     write::write(&site, &dir).unwrap();
-    kept::save(&dir, &kept::text(&list, &opts.published)).unwrap();
+    kept::save(&dir, &list, &opts.published).unwrap();
 
     // The same as a whole build of every document, to the byte, the kept list included.
     let whole = d.path().join("whole");
     write::write(&build_over(&results, &opts, &BTreeMap::new()), &whole).unwrap();
-    kept::save(&whole, &kept::text(&now, &opts.published)).unwrap();
+    kept::save(&whole, &now, &opts.published).unwrap();
     let (got, want) = (files(&dir), files(&whole));
     assert_eq!(got.len(), want.len());
     for (p, b) in &want {
@@ -185,4 +185,68 @@ fn a_build_written_as_made_that_meets_a_strangers_file_changes_nothing() {
         before,
         "the folder as it was, no temporary left"
     );
+}
+
+/// What the site keeps is a file per shard of ids: a rebuild after one new result writes its
+/// shard's file alone; a shard no result falls in any more is removed; an older truebench's
+/// single list in the folder's place is replaced; a stranger's file among the shards is left
+/// where it is, named, and nothing is kept.
+#[test]
+fn the_kept_rows_are_written_a_shard_at_a_time() {
+    let bases = site_rows::bases();
+    let opts = Options::default();
+    let of = |id: i64| {
+        let s = site_rows::one(&bases, id);
+        Kept::of(id, &format!("d{id}"), &s.doc, &opts.published)
+    };
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    let rows = dir.join(kept::ROWS);
+    // An older truebench's list: a file where the folder goes. Not read, replaced.
+    std::fs::write(&rows, "truebench-rows 2 0.1.0 abc 0 0 e3b0\n").unwrap();
+    assert!(kept::read(dir, &opts.published).unwrap().is_empty());
+    let ids = [3, 999, 1000, 2500, 2501];
+    let all: Vec<Kept> = ids.iter().map(|&id| of(id)).collect();
+    kept::save(dir, &all, &opts.published).unwrap();
+    let names = || -> Vec<String> {
+        let mut n: Vec<String> = std::fs::read_dir(&rows)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        n.sort();
+        n
+    };
+    assert_eq!(names(), ["0000.rows", "0001.rows", "0002.rows"]);
+    let stamp = |n: &str| std::fs::read(rows.join(n)).unwrap();
+    let before: Vec<Vec<u8>> = names().iter().map(|n| stamp(n)).collect();
+
+    // Read back, one result added to shard 2 and shard 1's result gone.
+    let back = kept::read(dir, &opts.published).unwrap();
+    assert_eq!(back.keys().copied().collect::<Vec<_>>(), ids);
+    let mut now: Vec<Kept> = back.into_values().filter(|k| k.id != 1000).collect();
+    now.push(of(2600));
+    // A marker: a file written again is another file (a new inode).
+    use std::os::unix::fs::MetadataExt;
+    let inode = |n: &str| std::fs::metadata(rows.join(n)).unwrap().ino();
+    let first = inode("0000.rows");
+    kept::save(dir, &now, &opts.published).unwrap();
+    assert_eq!(names(), ["0000.rows", "0002.rows"], "shard 1 removed");
+    assert_eq!(inode("0000.rows"), first, "shard 0 not written again");
+    assert_eq!(stamp("0000.rows"), before[0]);
+    assert_ne!(stamp("0002.rows"), before[2]);
+    let again = kept::read(dir, &opts.published).unwrap();
+    assert_eq!(
+        again.keys().copied().collect::<Vec<_>>(),
+        [3, 999, 2500, 2501, 2600]
+    );
+
+    // A stranger's file among the shards: read and save both name it, and it stays.
+    std::fs::write(rows.join("notes.txt"), "mine").unwrap();
+    let e = kept::read(dir, &opts.published).unwrap_err();
+    assert!(e.contains("notes.txt"), "{e}");
+    let e = kept::save(dir, &now, &opts.published)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("notes.txt") && e.contains("not saved"), "{e}");
+    assert_eq!(std::fs::read(rows.join("notes.txt")).unwrap(), b"mine");
 }

@@ -119,10 +119,9 @@ pub fn run(args: SiteArgs) -> anyhow::Result<i32> {
         &mut load,
     )?;
     if changed {
-        // The site is whole without it: a list not written costs the next build time only.
-        let text = truebench_site::kept::text(&kept, &published);
-        if let Err(e) = truebench_site::kept::save(&args.dir, &text) {
-            errln!("truebench: warning: {e}; the next build reads the documents again");
+        // The site is whole without it: what is not kept costs the next build time only.
+        if let Err(e) = truebench_site::kept::save(&args.dir, &kept, &published) {
+            errln!("truebench: warning: {e}");
         }
     }
     let results = kept;
