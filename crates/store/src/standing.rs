@@ -185,12 +185,20 @@ pub fn standing_all_of(
 ) -> Vec<Vec<Standing>> {
     use std::collections::HashMap;
     type Key = (String, String, Vec<(String, String)>);
-    let keys: Vec<Option<Key>> = facts
+    // Each result's group as a number (the key hashed once per result, not once per figure
+    // of a fleet's results), with the group's words made once.
+    let mut numbered: HashMap<Key, usize> = HashMap::new();
+    let mut words: Vec<String> = Vec::new();
+    let group: Vec<Option<usize>> = facts
         .iter()
         .map(|f| {
-            f.chip
-                .as_ref()
-                .map(|c| (f.kind.clone(), c.clone(), versions_of(&f.tools)))
+            let c = f.chip.as_ref()?;
+            let key = (f.kind.clone(), c.clone(), versions_of(&f.tools));
+            let n = numbered.len();
+            Some(*numbered.entry(key).or_insert_with_key(|k| {
+                words.push(group_text_of(&k.0, &k.2, &k.1));
+                n
+            }))
         })
         .collect();
     // A figure of a result as `standing` reads it of another: the first with its key.
@@ -201,27 +209,21 @@ pub fn standing_all_of(
             .value
             .filter(|x| x.is_finite())
     };
-    // Each group's members (results that count) and, per figure, their values sorted.
-    let mut members: HashMap<&Key, Vec<usize>> = HashMap::new();
-    for (j, k) in keys.iter().enumerate() {
-        if let Some(k) = k {
-            if facts[j].counts {
-                members.entry(k).or_default().push(j);
-            }
+    // Each group's values per figure, sorted, of the results that count.
+    let mut sorted: HashMap<(usize, &str), Vec<f64>> = HashMap::new();
+    for (j, g) in group.iter().enumerate() {
+        let Some(g) = *g else { continue };
+        if !facts[j].counts {
+            continue;
         }
-    }
-    let mut sorted: HashMap<(&Key, &str), Vec<f64>> = HashMap::new();
-    for (k, list) in &members {
-        for &j in list {
-            let mut seen: Vec<&str> = Vec::new();
-            for m in figures[j] {
-                if seen.contains(&m.key.as_str()) {
-                    continue;
-                }
-                seen.push(&m.key);
-                if let Some(v) = m.value.filter(|v| v.is_finite()) {
-                    sorted.entry((*k, m.key.as_str())).or_default().push(v);
-                }
+        let mut seen: Vec<&str> = Vec::new();
+        for m in figures[j] {
+            if seen.contains(&m.key.as_str()) {
+                continue;
+            }
+            seen.push(&m.key);
+            if let Some(v) = m.value.filter(|v| v.is_finite()) {
+                sorted.entry((g, m.key.as_str())).or_default().push(v);
             }
         }
     }
@@ -234,29 +236,22 @@ pub fn standing_all_of(
         (&f.kind, f.started_unix_ms, &f.hostname, &f.device)
     }
     let mut copies: HashMap<Same<'_>, Vec<usize>> = HashMap::new();
-    for list in members.values() {
-        for &j in list {
+    for (j, g) in group.iter().enumerate() {
+        if g.is_some() && facts[j].counts {
             copies.entry(same(facts[j])).or_default().push(j);
         }
     }
     let empty = Vec::new();
     let mut out = Vec::with_capacity(facts.len());
-    for (i, k) in keys.iter().enumerate() {
-        let Some(k) = k else {
+    for (i, g) in group.iter().enumerate() {
+        let Some(g) = *g else {
             out.push(Vec::new());
             continue;
         };
-        let chip = &k.1;
         let excluded: Vec<usize> = copies
             .get(&same(facts[i]))
-            .map(|c| {
-                c.iter()
-                    .copied()
-                    .filter(|&j| keys[j].as_ref() == Some(k))
-                    .collect()
-            })
+            .map(|c| c.iter().copied().filter(|&j| group[j] == Some(g)).collect())
             .unwrap_or_default();
-        let group = group_text_of(&k.0, &k.2, chip);
         let mut mine = Vec::new();
         for m in figures[i] {
             let (Some(v), Some(dir)) = (
@@ -265,7 +260,7 @@ pub fn standing_all_of(
             ) else {
                 continue;
             };
-            let all = sorted.get(&(k, m.key.as_str())).unwrap_or(&empty);
+            let all = sorted.get(&(g, m.key.as_str())).unwrap_or(&empty);
             let mut below = all.partition_point(|&x| x < v);
             let upto = all.partition_point(|&x| x <= v);
             let mut equal = upto - below;
@@ -292,7 +287,7 @@ pub fn standing_all_of(
                 value: v,
                 percentile: 100.0 * (worse as f64 + 0.5 * (equal + 1) as f64) / n as f64,
                 of: n,
-                group: group.clone(),
+                group: words[g].clone(),
             });
         }
         out.push(mine);
