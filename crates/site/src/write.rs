@@ -65,10 +65,7 @@ pub struct Written {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    format!("{:x}", Sha256::digest(bytes))
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SiteError + '_ {
@@ -132,13 +129,21 @@ fn manifest(dir: &Path) -> Result<BTreeMap<String, Vec<String>>, SiteError> {
 
 /// The manifest's text: `<sha256>  <path>` per line.
 fn listing(m: &BTreeMap<String, Vec<String>>) -> String {
-    let mut s = String::new();
+    let mut s = String::with_capacity(m.len() * 96);
     for (rel, digests) in m {
         for d in digests {
-            s.push_str(&format!("{d}  {rel}\n"));
+            line(&mut s, d, rel);
         }
     }
     s
+}
+
+/// `<a>  <b>` and a newline onto `s` (a fleet's lists have a hundred thousand of them).
+fn line(s: &mut String, a: &str, b: &str) {
+    s.push_str(a);
+    s.push_str("  ");
+    s.push_str(b);
+    s.push('\n');
 }
 
 /// The input keys of the pages the last build in `dir` made whose files are there: path →
@@ -163,7 +168,7 @@ pub fn keys(dir: &Path) -> BTreeMap<String, String> {
 fn key_listing<'a>(keys: impl Iterator<Item = (&'a String, &'a String)>) -> String {
     let mut s = String::new();
     for (rel, k) in keys {
-        s.push_str(&format!("{k}  {rel}\n"));
+        line(&mut s, k, rel);
     }
     s
 }
@@ -354,14 +359,14 @@ impl Writer {
         // The manifest names what is about to be renamed (beside what was there), so a build
         // killed among the renames is finished by the next, not refused as a stranger's files.
         if plan.values().any(|p| p.staged.is_some()) {
-            let mut during = old.clone();
+            // What was there, then what comes (a path listed twice has both digests).
+            let mut during = listing(&old);
             for (rel, p) in plan.iter().filter(|(_, p)| p.staged.is_some()) {
-                let listed = during.entry(rel.clone()).or_default();
-                if !listed.contains(&p.digest) {
-                    listed.push(p.digest.clone());
+                if !old.get(rel).is_some_and(|d| d.contains(&p.digest)) {
+                    line(&mut during, &p.digest, rel);
                 }
             }
-            replace(&dir.join(MANIFEST), listing(&during).as_bytes())?;
+            replace(&dir.join(MANIFEST), during.as_bytes())?;
             // The keys of the pages about to be replaced go first: a build killed among the
             // renames leaves them to be made again.
             let whole = keys
@@ -369,7 +374,7 @@ impl Writer {
                 .filter(|(rel, _)| plan.get(*rel).is_none_or(|p| p.staged.is_none()));
             replace(&dir.join(KEYS), key_listing(whole).as_bytes())?;
         }
-        let mut after = BTreeMap::new();
+        let mut made = Vec::with_capacity(plan.len());
         for (rel, p) in plan {
             match p.staged {
                 Some(tmp) => {
@@ -379,14 +384,19 @@ impl Writer {
                 None => out.unchanged += 1,
             }
             out.bytes += p.bytes;
-            after.insert(rel, vec![p.digest]);
+            made.push((rel, p.digest));
         }
+        // The new manifest, by path: each file made, and each kept with what was listed.
+        let mut after: Vec<(&str, &str)> =
+            made.iter().map(|(r, d)| (r.as_str(), d.as_str())).collect();
         for rel in reused {
             out.unchanged += 1;
-            after.insert(rel.clone(), old[rel].clone());
+            after.extend(old[rel].iter().map(|d| (rel.as_str(), d.as_str())));
         }
+        after.sort_unstable();
+        let listed = |rel: &str| after.binary_search_by(|(r, _)| (*r).cmp(rel)).is_ok();
         for (rel, digests) in &old {
-            if after.contains_key(rel) {
+            if listed(rel) {
                 continue;
             }
             let Ok(path) = target(dir, rel) else { continue };
@@ -399,7 +409,11 @@ impl Writer {
                 _ => out.kept.push(rel.clone()),
             }
         }
-        replace(&dir.join(MANIFEST), listing(&after).as_bytes())?;
+        let mut text = String::with_capacity(after.len() * 96);
+        for (rel, d) in &after {
+            line(&mut text, d, rel);
+        }
+        replace(&dir.join(MANIFEST), text.as_bytes())?;
         replace(&dir.join(KEYS), key_listing(keys.iter()).as_bytes())?;
         Ok(out)
     }
