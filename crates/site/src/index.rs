@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use crate::{clip, esc, Row};
+use crate::{clip, esc, Named, Row};
 
 /// The table's columns: (key the script sorts by, heading, numeric). site.js has the same
 /// list (a test holds them equal).
@@ -145,23 +145,30 @@ fn tr(r: &Row) -> String {
     o
 }
 
-fn select(id: &str, label: &str, values: &BTreeSet<String>) -> String {
+fn select<S: AsRef<str>>(id: &str, label: &str, values: &BTreeSet<S>) -> String {
     let mut o = format!(
         "<label>{}<select id=\"{id}\" data-filter=\"{}\"><option value=\"\">all</option>",
         esc(label),
         id.trim_start_matches("f-")
     );
     for v in values {
-        let _ = write!(o, "<option>{}</option>", esc(v));
+        let _ = write!(o, "<option>{}</option>", esc(v.as_ref()));
     }
     o.push_str("</select></label>");
     o
 }
 
-pub fn page(title: &str, rows: &[Row], shards: &[i64]) -> String {
+/// The index of `rows` (each kept row as the build names its SoC); `full(i)` puts together
+/// the whole row of `rows[i]` for the newest, which the page lists.
+pub(crate) fn page(
+    title: &str,
+    rows: &[Named],
+    shards: &[i64],
+    full: &dyn Fn(usize) -> Row,
+) -> String {
     let mut o = crate::head(title, "").replacen("<main>", "<main class=\"full\">", 1);
     o.push_str(&crate::nav("", title, ""));
-    let imported = rows.iter().filter(|r| r.source != "truebench").count();
+    let imported = rows.iter().filter(|r| r.row.source != "truebench").count();
     let _ = write!(
         o,
         "<header><div class=\"title\"><h1>{}</h1></div><p class=\"sub\">{} result{} ({} measured by truebench, {imported} imported sbc-bench log{}). Every score links to its report with the evidence of what the machine was doing.</p></header>",
@@ -171,30 +178,35 @@ pub fn page(title: &str, rows: &[Row], shards: &[i64]) -> String {
         rows.len() - imported,
         if imported == 1 { "" } else { "s" },
     );
-    let set = |f: &dyn Fn(&Row) -> Vec<String>| -> BTreeSet<String> {
-        rows.iter().flat_map(f).filter(|s| !s.is_empty()).collect()
-    };
+    // Each filter's values over every row (borrowed: a fleet has a hundred thousand rows).
+    let (mut socs, mut cores, mut archs, mut kinds) = (
+        BTreeSet::new(),
+        BTreeSet::new(),
+        BTreeSet::new(),
+        BTreeSet::new(),
+    );
+    for r in rows {
+        socs.extend(r.soc);
+        cores.extend(r.row.core_types.iter().map(String::as_str));
+        archs.insert(r.row.arch.as_str());
+        kinds.insert(r.row.kind.as_str());
+    }
+    for set in [&mut socs, &mut cores, &mut archs, &mut kinds] {
+        set.remove("");
+    }
     o.push_str("<section class=\"controls\" aria-label=\"Filters\">");
     o.push_str(
         "<label>Search<input type=\"search\" id=\"q\" placeholder=\"device, SoC, kernel…\"></label>",
     );
-    o.push_str(&select(
-        "f-soc",
-        "SoC",
-        &set(&|r| r.soc.iter().cloned().collect()),
-    ));
-    o.push_str(&select(
-        "f-core",
-        "Core type",
-        &set(&|r| r.core_types.clone()),
-    ));
-    o.push_str(&select("f-arch", "Arch", &set(&|r| vec![r.arch.clone()])));
+    o.push_str(&select("f-soc", "SoC", &socs));
+    o.push_str(&select("f-core", "Core type", &cores));
+    o.push_str(&select("f-arch", "Arch", &archs));
     o.push_str(&select(
         "f-valid",
         "Validity",
-        &["valid".to_string(), "not valid".to_string()].into(),
+        &["valid", "not valid"].into(),
     ));
-    o.push_str(&select("f-kind", "Kind", &set(&|r| vec![r.kind.clone()])));
+    o.push_str(&select("f-kind", "Kind", &kinds));
     let _ = write!(
         o,
         "<p class=\"count\" id=\"count\" role=\"status\" aria-live=\"polite\">{n} of {n} results</p><button type=\"button\" id=\"compare\" disabled>Compare selected</button><button type=\"button\" id=\"reset\">Show all</button></section>",
@@ -226,23 +238,20 @@ pub fn page(title: &str, rows: &[Row], shards: &[i64]) -> String {
         );
     }
     o.push_str("</tr></thead><tbody>");
-    let mut newest: Vec<&Row> = rows.iter().collect();
-    newest.sort_by_key(|r| std::cmp::Reverse((r.unix_ms, r.id)));
-    for r in newest.into_iter().take(IN_PAGE) {
-        o.push_str(&tr(r));
+    let mut newest: Vec<usize> = (0..rows.len()).collect();
+    newest.sort_by_key(|&i| std::cmp::Reverse((rows[i].row.unix_ms, rows[i].row.id)));
+    for i in newest.into_iter().take(IN_PAGE) {
+        o.push_str(&tr(&full(i)));
     }
     o.push_str("</tbody></table></div></section>");
     // Every SoC with its page.
-    let mut socs: Vec<(String, String, usize)> = Vec::new();
+    let mut count: std::collections::BTreeMap<(&str, &str), usize> = Default::default();
     for r in rows {
-        if let (Some(s), Some(h)) = (&r.soc, &r.soc_href) {
-            match socs.iter_mut().find(|(x, _, _)| x == s) {
-                Some(e) => e.2 += 1,
-                None => socs.push((s.clone(), h.clone(), 1)),
-            }
+        if let (Some(s), Some(h)) = (r.soc, r.soc_href) {
+            *count.entry((s, h)).or_default() += 1;
         }
     }
-    socs.sort();
+    let socs: Vec<(&str, &str, usize)> = count.into_iter().map(|((s, h), n)| (s, h, n)).collect();
     o.push_str("<section id=\"socs\"><h2>SoCs</h2>");
     if socs.is_empty() {
         o.push_str("<p class=\"muted\">No result names its SoC.</p>");
@@ -252,14 +261,18 @@ pub fn page(title: &str, rows: &[Row], shards: &[i64]) -> String {
             let _ = write!(
                 o,
                 "<li><a href=\"{}\">{}</a> <small>{n}</small></li>",
-                esc(&h),
-                esc(&s)
+                esc(h),
+                esc(s)
             );
         }
         o.push_str("</ul>");
     }
     // Results that name no chip: listed with their answer and layout, never dropped.
-    let mut unidentified: Vec<&Row> = rows.iter().filter(|r| r.soc.is_none()).collect();
+    let mut unidentified: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.soc.is_none())
+        .map(|r| r.row)
+        .collect();
     unidentified.sort_by_key(|r| std::cmp::Reverse((r.unix_ms, r.id)));
     if !unidentified.is_empty() {
         let n = unidentified.len();

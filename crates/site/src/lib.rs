@@ -34,6 +34,7 @@ pub mod write;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write as _;
 
 use sha2::{Digest, Sha256};
 
@@ -252,24 +253,41 @@ fn build_into<'d>(
     } else {
         opts.title.clone()
     };
-    let mut rows: Vec<Row> = kept.iter().map(|k| k.row.clone()).collect();
+    // What this build adds to each kept row, beside it: a fleet's rows are not copied to add
+    // it (a rebuild after one new result makes a handful of files, and only their rows are
+    // put together whole, by `full`).
+    //
     // One chip spelt in two cases, or with and without its remark ("Amlogic S905" and
     // "Amlogic S905 (GXBB)"), is one chip: named by its longest spelling on every page and
     // filter.
-    let mut longest: BTreeMap<String, String> = BTreeMap::new();
-    for s in rows.iter().filter_map(|r| r.soc.as_ref()) {
-        let e = longest.entry(soc::chip_key(s)).or_insert_with(|| s.clone());
-        if s.len() > e.len() {
-            *e = s.clone();
+    let mut longest: HashMap<String, &str> = HashMap::new();
+    let mut spelt: HashMap<&str, &str> = HashMap::new();
+    for s in kept.iter().filter_map(|k| k.row.soc.as_deref()) {
+        if spelt.insert(s, s).is_none() {
+            let e = longest.entry(soc::chip_key(s)).or_insert(s);
+            if s.len() > e.len() {
+                *e = s;
+            }
         }
     }
-    for r in &mut rows {
-        if let Some(s) = &r.soc {
-            let name = longest[&soc::chip_key(s)].clone();
-            r.soc_href = Some(format!("soc/{}.html", slug(&name)));
-            r.soc = Some(name);
-        }
+    for (s, name) in spelt.iter_mut() {
+        *name = longest[&soc::chip_key(s)];
     }
+    let hrefs: HashMap<&str, String> = longest
+        .values()
+        .map(|&name| (name, format!("soc/{}.html", slug(name))))
+        .collect();
+    let named: Vec<Named> = kept
+        .iter()
+        .map(|k| {
+            let soc = k.row.soc.as_deref().map(|s| spelt[s]);
+            Named {
+                row: &k.row,
+                soc,
+                soc_href: soc.map(|n| hrefs[n].as_str()),
+            }
+        })
+        .collect();
     // Each result against its machine's previous one, and where it stands among the site's
     // results of its SoC and tool versions (both in time that grows with the history, not
     // with its square).
@@ -285,13 +303,21 @@ fn build_into<'d>(
             .unwrap_or_else(|e| std::panic::resume_unwind(e));
         (judged, standing)
     });
+    let mut regressions: Vec<Vec<String>> = vec![Vec::new(); kept.len()];
     for (i, j) in judged {
-        let base = format!("#{}", rows[j.baseline].id);
-        rows[i].regressions = j.findings(&base).into_iter().map(|f| f.message).collect();
+        let base = format!("#{}", kept[j.baseline].id);
+        regressions[i] = j.findings(&base).into_iter().map(|f| f.message).collect();
     }
-    for (r, st) in rows.iter_mut().zip(standing) {
-        r.standing = st.iter().map(|x| x.text()).collect();
-    }
+    // A row as this build shows it, put together for a file made again.
+    let full = |i: usize| -> Row {
+        let mut r = kept[i].row.clone();
+        r.soc = named[i].soc.map(str::to_string);
+        r.soc_href = named[i].soc_href.map(str::to_string);
+        r.regressions = regressions[i].clone();
+        r.standing = standing[i].iter().map(|x| x.text()).collect();
+        r
+    };
+    let fulls = |list: &[usize]| -> Vec<Row> { list.iter().map(|&i| full(i)).collect() };
     let mut keys = BTreeMap::new();
     let mut reused = BTreeSet::new();
     // Every file goes through here. One made from rows has an input key of those rows (their
@@ -324,94 +350,110 @@ fn build_into<'d>(
         put(path.into(), None, &mut || Ok(text.to_string()))?;
     }
     let mut by_shard: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
-    for (i, r) in rows.iter().enumerate() {
-        by_shard.entry(shards::shard_of(r.id)).or_default().push(i);
+    for (i, k) in kept.iter().enumerate() {
+        by_shard.entry(shards::shard_of(k.id)).or_default().push(i);
     }
     for (k, list) in &mut by_shard {
-        list.sort_by_key(|&i| rows[i].id);
-        let chosen: Vec<&Row> = list.iter().map(|&i| &rows[i]).collect();
+        list.sort_by_key(|&i| kept[i].id);
         for (what, make) in [
             ("rows", shards::rows_js as fn(i64, &[&Row]) -> String),
             ("detail", shards::detail_js),
         ] {
             let mut key = Key::new(&title, what);
             for &i in list.iter() {
-                key.row(&kept[i], &rows[i]);
+                key.row(&kept[i], &named[i], &regressions[i]);
             }
             put(
                 format!("assets/{what}/{}", shards::file(*k)),
                 Some(key.done()),
-                &mut || Ok(make(*k, &chosen)),
+                &mut || {
+                    let rows = fulls(list);
+                    Ok(make(*k, &rows.iter().collect::<Vec<_>>()))
+                },
             )?;
         }
     }
     let shard_ids: Vec<i64> = by_shard.keys().copied().collect();
     put("index.html".into(), None, &mut || {
-        Ok(index::page(&title, &rows, &shard_ids))
+        Ok(index::page(&title, &named, &shard_ids, &full))
     })?;
     put("compare.html".into(), None, &mut || {
         Ok(compare::page(&title))
     })?;
     // Each result's neighbours on its device's list (in the history's order), found once.
     let mut by_device: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut place = Vec::with_capacity(rows.len());
-    for (i, r) in rows.iter().enumerate() {
-        let list = by_device.entry(r.device.as_str()).or_default();
+    let mut place = Vec::with_capacity(kept.len());
+    for (i, k) in kept.iter().enumerate() {
+        let list = by_device.entry(k.row.device.as_str()).or_default();
         place.push(list.len());
         list.push(i);
     }
-    for (i, (k, r)) in kept.iter().zip(&rows).enumerate() {
-        let same = &by_device[r.device.as_str()];
+    let mut part = String::new();
+    for (i, k) in kept.iter().enumerate() {
+        let same = &by_device[k.row.device.as_str()];
         let at = place[i];
         let from = at
             .saturating_sub(row::RELATED / 2)
             .min(same.len().saturating_sub(row::RELATED + 1));
-        let near: Vec<&Row> = same[from..]
+        let near: Vec<usize> = same[from..]
             .iter()
-            .filter(|&&j| j != i)
+            .copied()
+            .filter(|&j| j != i)
             .take(row::RELATED)
-            .map(|&j| &rows[j])
             .collect();
         // What the page is made from: the row, its neighbours' links, and what the report
         // shows beyond the row (its phases, findings and timeline, by size). Not its standing:
         // the page loads it from its SoC's standing file.
         let mut key = Key::new(&title, "result page");
-        key.row(k, r);
-        for x in &near {
-            key.part(format!("{} {}", x.id, x.label).as_bytes());
+        key.row(k, &named[i], &regressions[i]);
+        for &j in &near {
+            part.clear();
+            let _ = write!(part, "{} {}", kept[j].id, kept[j].row.label);
+            key.part(part.as_bytes());
         }
         key.part(k.page.as_bytes());
-        put(format!("r/{}.html", r.id), Some(key.done()), &mut || {
+        part.clear();
+        let _ = write!(part, "r/{}.html", k.id);
+        put(part.clone(), Some(key.done()), &mut || {
             let doc = load(i).map_err(|reason| LoadError { id: k.id, reason })?;
-            Ok(row::result_page(&title, &doc, r, &near))
+            let near = fulls(&near);
+            let near: Vec<&Row> = near.iter().collect();
+            Ok(row::result_page(&title, &doc, &full(i), &near))
         })?;
     }
-    let mut members: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    for (i, r) in rows.iter().enumerate() {
-        if let Some(name) = &r.soc {
-            members.entry(name.clone()).or_default().push(i);
+    let mut members: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, n) in named.iter().enumerate() {
+        if let Some(name) = n.soc {
+            members.entry(name).or_default().push(i);
         }
     }
     for (name, list) in members {
-        let href = format!("soc/{}.html", slug(&name));
-        let chosen: Vec<&Row> = list.iter().map(|&i| &rows[i]).collect();
+        let href = hrefs[name].clone();
+        // The standing of each member, as found (its text is made of these).
         let mut key = Key::new(&title, "standing");
-        for r in &chosen {
-            key.part(r.id.to_string().as_bytes());
-            key.part(r.standing.len().to_string().as_bytes());
-            for line in &r.standing {
-                key.part(line.as_bytes());
+        for &i in &list {
+            key.part(&kept[i].id.to_le_bytes());
+            key.part(&standing[i].len().to_le_bytes());
+            for x in &standing[i] {
+                key.part(x.metric.as_bytes());
+                key.part(x.unit.as_deref().unwrap_or("\0").as_bytes());
+                key.part(&x.value.to_bits().to_le_bytes());
+                key.part(&x.percentile.to_bits().to_le_bytes());
+                key.part(&x.of.to_le_bytes());
+                key.part(x.group.as_bytes());
             }
         }
         put(shards::standing_file(&href), Some(key.done()), &mut || {
-            Ok(shards::standing_js(&chosen))
+            let rows = fulls(&list);
+            Ok(shards::standing_js(&rows.iter().collect::<Vec<_>>()))
         })?;
-        let mut key = Key::new(&title, &name);
+        let mut key = Key::new(&title, name);
         for &i in &list {
-            key.row(&kept[i], &rows[i]);
+            key.row(&kept[i], &named[i], &regressions[i]);
         }
         put(href, Some(key.done()), &mut || {
-            Ok(soc::page(&title, &name, &chosen))
+            let rows = fulls(&list);
+            Ok(soc::page(&title, name, &rows.iter().collect::<Vec<_>>()))
         })?;
     }
     Ok(Made {
@@ -419,6 +461,15 @@ fn build_into<'d>(
         reused,
         files,
     })
+}
+
+/// A kept row as this build names its SoC: by the longest spelling of its chip, and that
+/// chip's page.
+#[derive(Clone, Copy)]
+pub(crate) struct Named<'a> {
+    pub row: &'a Row,
+    pub soc: Option<&'a str>,
+    pub soc_href: Option<&'a str>,
 }
 
 /// The input key of a file the build makes: a digest of everything it is made from, so a
@@ -443,26 +494,22 @@ impl Key {
 
     /// A row as the build made it: as kept ([`Kept::row_key`]) and what the build adds (its
     /// SoC's name and page, its regressions; its standing goes to the standing files).
-    fn row(&mut self, k: &Kept, r: &Row) {
+    fn row(&mut self, k: &Kept, n: &Named, regressions: &[String]) {
         self.part(k.row_key.as_bytes());
-        for s in [&r.soc, &r.soc_href] {
+        for s in [n.soc, n.soc_href] {
             match s {
                 Some(s) => self.part(s.as_bytes()),
                 None => self.part(b"\0"),
             }
         }
-        self.part(r.regressions.len().to_string().as_bytes());
-        for f in &r.regressions {
+        self.part(regressions.len().to_string().as_bytes());
+        for f in regressions {
             self.part(f.as_bytes());
         }
     }
 
     fn done(self) -> String {
-        self.0
-            .finalize()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        format!("{:x}", self.0.finalize())
     }
 }
 
