@@ -28,6 +28,27 @@ pub struct Metric {
     pub unit: Option<String>,
 }
 
+/// A figure as the history's rankings and judgements read it (`store`'s standing and
+/// regressions): its key, value and unit. Implemented by [`Metric`] and by what a caller
+/// keeps of one, so a fleet's figures are read where they are, not copied into metrics.
+pub trait Figure {
+    fn key(&self) -> &str;
+    fn value(&self) -> Option<f64>;
+    fn unit(&self) -> Option<&str>;
+}
+
+impl Figure for Metric {
+    fn key(&self) -> &str {
+        &self.key
+    }
+    fn value(&self) -> Option<f64> {
+        self.value
+    }
+    fn unit(&self) -> Option<&str> {
+        self.unit.as_deref()
+    }
+}
+
 impl Metric {
     pub fn number(key: impl Into<String>, value: f64, unit: Option<&str>) -> Metric {
         Metric {

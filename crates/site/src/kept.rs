@@ -95,21 +95,6 @@ impl Kept {
             ),
         }
     }
-
-    /// Its figures as `truebench_figures::metrics` gives them, as far as standing and
-    /// regressions read them (a figure that is no finite number is none to either).
-    pub(crate) fn figures(&self) -> Vec<truebench_figures::Metric> {
-        self.row
-            .figures
-            .iter()
-            .map(|f| truebench_figures::Metric {
-                key: f.key.clone(),
-                value: f.value,
-                text: f.text.clone(),
-                unit: f.unit.clone(),
-            })
-            .collect()
-    }
 }
 
 /// One line of the list. The figures' values are also kept as their bits: a number read

@@ -292,8 +292,7 @@ fn build_into<'d>(
     // results of its SoC and tool versions (both in time that grows with the history, not
     // with its square).
     let facts: Vec<&truebench_store::facts::Facts> = kept.iter().map(|k| &k.facts).collect();
-    let figures: Vec<Vec<truebench_figures::Metric>> = kept.iter().map(Kept::figures).collect();
-    let figures: Vec<&[truebench_figures::Metric]> = figures.iter().map(Vec::as_slice).collect();
+    let figures: Vec<&[row::Figure]> = kept.iter().map(|k| k.row.figures.as_slice()).collect();
     // The two are independent: side by side on two CPUs.
     let (judged, standing) = std::thread::scope(|s| {
         let judged = s.spawn(|| truebench_store::regress::judge_all_of(&facts, &figures));

@@ -332,28 +332,33 @@ pub fn judge(doc: &Document, earlier: &[&Document]) -> Option<Judgement> {
 /// [`judge`] with every result's figures computed once by the caller (`earlier_figures[k]`
 /// are the k-th earlier result's, the last the baseline's), so a whole history is judged
 /// without recomputing them per result.
-fn judge_figures(
+fn judge_figures<F: truebench_figures::Figure>(
     doc: &Facts,
-    mine: &[Metric],
+    mine: &[F],
     base: &Facts,
-    earlier_figures: &[&[Metric]],
+    earlier_figures: &[&[F]],
 ) -> Option<Judgement> {
     let base_figures = *earlier_figures.last()?;
+    // Only finite figures are judged or judged against (the first finite one of a key).
+    let finite = |x: &F| x.value().is_some_and(f64::is_finite);
+    let first = |f: &[F], key: &str| -> Option<f64> {
+        f.iter().find(|x| x.key() == key && finite(x))?.value()
+    };
     let mut changes = Vec::new();
-    for m in mine {
-        let Some(dir) = better(&m.key, m.unit.as_deref()) else {
+    for m in mine.iter().filter(|m| finite(m)) {
+        let Some(dir) = better(m.key(), m.unit()) else {
             continue;
         };
-        let Some(b) = base_figures.iter().find(|x| x.key == m.key) else {
+        let Some(bv) = first(base_figures, m.key()) else {
             continue;
         };
-        let (v, bv) = (m.value.unwrap_or(0.0), b.value.unwrap_or(0.0));
+        let v = m.value().unwrap_or(0.0);
         if bv == 0.0 {
             continue;
         }
         let values: Vec<f64> = earlier_figures
             .iter()
-            .filter_map(|f| f.iter().find(|x| x.key == m.key)?.value)
+            .filter_map(|f| first(f, m.key()))
             .collect();
         let band = band_pct(&values);
         let change = 100.0 * (v - bv) / bv.abs();
@@ -369,8 +374,8 @@ fn judge_figures(
             }
         });
         changes.push(Change {
-            metric: m.key.clone(),
-            unit: m.unit.clone(),
+            metric: m.key().to_string(),
+            unit: m.unit().map(str::to_string),
             value: v,
             baseline: bv,
             change_pct: change,
@@ -410,19 +415,13 @@ pub fn judge_all(docs: &[&Document]) -> Vec<(usize, Judgement)> {
 
 /// [`judge_all`] of the results' [`Facts`] and figures (`truebench_figures::metrics`; those
 /// of results that do not count are not read), without their documents.
-pub fn judge_all_of(facts: &[&Facts], figures: &[&[Metric]]) -> Vec<(usize, Judgement)> {
+pub fn judge_all_of<F: truebench_figures::Figure>(
+    facts: &[&Facts],
+    figures: &[&[F]],
+) -> Vec<(usize, Judgement)> {
     let n = facts.len();
     let mut order: Vec<usize> = (0..n).filter(|&i| facts[i].counts).collect();
     order.sort_by_key(|&i| (facts[i].started_unix_ms, i));
-    let numbers: Vec<Vec<Metric>> = (0..n)
-        .map(|i| {
-            if facts[i].counts {
-                finite(figures[i].to_vec())
-            } else {
-                Vec::new()
-            }
-        })
-        .collect();
     let mut out = Vec::new();
     // The earlier results of each kind and board name (what `same_machine` needs first), so
     // each result is checked against its board's, not against the whole history.
@@ -450,8 +449,9 @@ pub fn judge_all_of(facts: &[&Facts], figures: &[&[Metric]]) -> Vec<(usize, Judg
         let Some(&last) = earlier.last() else {
             continue;
         };
-        let figs: Vec<&[Metric]> = earlier.iter().map(|&j| numbers[j].as_slice()).collect();
-        if let Some(mut j) = judge_figures(facts[i], &numbers[i], facts[last], &figs) {
+        // Only results that count are anyone's earlier results: their figures are read.
+        let figs: Vec<&[F]> = earlier.iter().map(|&j| figures[j]).collect();
+        if let Some(mut j) = judge_figures(facts[i], figures[i], facts[last], &figs) {
             j.baseline = earlier[j.baseline];
             out.push((i, j));
         }

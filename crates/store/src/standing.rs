@@ -179,9 +179,9 @@ pub fn standing_all(docs: &[&Document]) -> Vec<Vec<Standing>> {
 
 /// [`standing_all`] of the results' [`Facts`] and figures (`truebench_figures::metrics`;
 /// those of results that name no chip are not read), without their documents.
-pub fn standing_all_of(
+pub fn standing_all_of<F: truebench_figures::Figure>(
     facts: &[&Facts],
-    figures: &[&[truebench_figures::Metric]],
+    figures: &[&[F]],
 ) -> Vec<Vec<Standing>> {
     use std::collections::HashMap;
     type Key = (String, String, Vec<(String, String)>);
@@ -205,8 +205,8 @@ pub fn standing_all_of(
     let value = |j: usize, key: &str| -> Option<f64> {
         figures[j]
             .iter()
-            .find(|x| x.key == key)?
-            .value
+            .find(|x| x.key() == key)?
+            .value()
             .filter(|x| x.is_finite())
     };
     // Each group's values per figure, sorted, of the results that count.
@@ -218,12 +218,12 @@ pub fn standing_all_of(
         }
         let mut seen: Vec<&str> = Vec::new();
         for m in figures[j] {
-            if seen.contains(&m.key.as_str()) {
+            if seen.contains(&m.key()) {
                 continue;
             }
-            seen.push(&m.key);
-            if let Some(v) = m.value.filter(|v| v.is_finite()) {
-                sorted.entry((g, m.key.as_str())).or_default().push(v);
+            seen.push(m.key());
+            if let Some(v) = m.value().filter(|v| v.is_finite()) {
+                sorted.entry((g, m.key())).or_default().push(v);
             }
         }
     }
@@ -255,18 +255,18 @@ pub fn standing_all_of(
         let mut mine = Vec::new();
         for m in figures[i] {
             let (Some(v), Some(dir)) = (
-                m.value.filter(|v| v.is_finite()),
-                better(&m.key, m.unit.as_deref()),
+                m.value().filter(|v| v.is_finite()),
+                better(m.key(), m.unit()),
             ) else {
                 continue;
             };
-            let all = sorted.get(&(g, m.key.as_str())).unwrap_or(&empty);
+            let all = sorted.get(&(g, m.key())).unwrap_or(&empty);
             let mut below = all.partition_point(|&x| x < v);
             let upto = all.partition_point(|&x| x <= v);
             let mut equal = upto - below;
             let mut above = all.len() - upto;
             for &e in &excluded {
-                match value(e, &m.key) {
+                match value(e, m.key()) {
                     Some(x) if x < v => below -= 1,
                     Some(x) if x == v => equal -= 1,
                     Some(_) => above -= 1,
@@ -282,8 +282,8 @@ pub fn standing_all_of(
                 Better::Lower => above,
             };
             mine.push(Standing {
-                metric: m.key.clone(),
-                unit: m.unit.clone(),
+                metric: m.key().to_string(),
+                unit: m.unit().map(str::to_string),
                 value: v,
                 percentile: 100.0 * (worse as f64 + 0.5 * (equal + 1) as f64) / n as f64,
                 of: n,
