@@ -63,8 +63,9 @@ pub struct Kept {
     /// its SoC's page hold of it, so a rebuild need not write every row out again to see
     /// whether it changed.
     pub row_key: String,
-    /// Its line as read, written back as it was.
-    line: Option<String>,
+    /// Its line as read, written back as it was: its place in its shard file's text, which
+    /// the shard's entries share (a fleet's lines are not copied one by one).
+    line: Option<(std::sync::Arc<String>, std::ops::Range<usize>)>,
     /// The shard file it was read from and how many entries that file held: a shard whose
     /// entries are all as read from its own file, and all of them, is not written again.
     from: Option<(i64, usize)>,
@@ -139,8 +140,8 @@ fn header(published: &[MarkdownRow]) -> String {
 fn text(kept: &[&Kept], published: &[MarkdownRow]) -> String {
     let mut body = String::new();
     for k in kept {
-        if let Some(l) = &k.line {
-            body.push_str(l);
+        if let Some((text, at)) = &k.line {
+            body.push_str(&text[at.clone()]);
             body.push('\n');
             continue;
         }
@@ -277,10 +278,11 @@ fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Kept>, String> {
         Ok(None) => return Ok(Vec::new()),
         Err(e) => return Err(bad(e.to_string())),
     };
-    let text = String::from_utf8(bytes).map_err(|_| bad("not text".into()))?;
+    let text = std::sync::Arc::new(String::from_utf8(bytes).map_err(|_| bad("not text".into()))?);
     let (head, body) = text
         .split_once('\n')
         .ok_or_else(|| bad("no header line".into()))?;
+    let body_at = head.len() + 1;
     if !head.starts_with(FORMAT) {
         return Err(bad(format!(
             "not a file `truebench site` wrote (`{FORMAT} …`)"
@@ -298,11 +300,11 @@ fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Kept>, String> {
     let (Some(lines), Some(size)) = (lines, size) else {
         return Err(bad(format!("a header without its counts: `{head}`")));
     };
-    if size != body.len() || lines != body.lines().count() {
+    if size != body.len() || lines != body.split_terminator('\n').count() {
         return Err(bad(format!(
             "{} bytes in {} lines where the header says {size} in {lines}: cut or changed",
             body.len(),
-            body.lines().count()
+            body.split_terminator('\n').count()
         )));
     }
     if sum != hex(body.as_bytes()) {
@@ -311,8 +313,11 @@ fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Kept>, String> {
         ));
     }
     let mut out = Vec::with_capacity(lines);
-    for (n, l) in body.lines().enumerate() {
+    let mut at = body_at;
+    for (n, l) in body.split_terminator('\n').enumerate() {
         let mut kept = parse_line(l).map_err(|e| bad(format!("line {}: {e}", n + 2)))?;
+        kept.line = Some((text.clone(), at..at + l.len()));
+        at += l.len() + 1;
         if shards::shard_of(kept.id) != k {
             return Err(bad(format!(
                 "line {}: #{} is not of this shard",
@@ -346,7 +351,7 @@ fn parse_line(l: &str) -> Result<Kept, String> {
         facts: line.facts,
         page: line.page,
         row_key: line.row_key,
-        line: Some(l.to_string()),
+        line: None,
         from: None,
     })
 }
