@@ -33,7 +33,9 @@ mod soc;
 pub mod write;
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+use foldhash::HashMap;
 use std::fmt::Write as _;
 
 use sha2::{Digest, Sha256};
@@ -260,8 +262,8 @@ fn build_into<'d>(
     // One chip spelt in two cases, or with and without its remark ("Amlogic S905" and
     // "Amlogic S905 (GXBB)"), is one chip: named by its longest spelling on every page and
     // filter.
-    let mut longest: HashMap<String, &str> = HashMap::new();
-    let mut spelt: HashMap<&str, &str> = HashMap::new();
+    let mut longest: HashMap<String, &str> = HashMap::default();
+    let mut spelt: HashMap<&str, &str> = HashMap::default();
     for s in kept.iter().filter_map(|k| k.row.soc.as_deref()) {
         if spelt.insert(s, s).is_none() {
             let e = longest.entry(soc::chip_key(s)).or_insert(s);
@@ -380,7 +382,7 @@ fn build_into<'d>(
         Ok(compare::page(&title))
     })?;
     // Each result's neighbours on its device's list (in the history's order), found once.
-    let mut by_device: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut by_device: HashMap<&str, Vec<usize>> = HashMap::default();
     let mut place = Vec::with_capacity(kept.len());
     for (i, k) in kept.iter().enumerate() {
         let list = by_device.entry(k.row.device.as_str()).or_default();

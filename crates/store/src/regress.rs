@@ -428,8 +428,7 @@ pub fn judge_all_of<F: truebench_figures::Figure>(
     let names: Vec<Option<Names>> = (0..n)
         .map(|i| facts[i].counts.then(|| Names::of(facts[i])))
         .collect();
-    let mut by_board: std::collections::HashMap<(&str, &str), Vec<usize>> =
-        std::collections::HashMap::new();
+    let mut by_board: foldhash::HashMap<(&str, &str), Vec<usize>> = Default::default();
     for &i in &order {
         let mine = names[i].as_ref().expect("named: it counts");
         // A result with no board name is no machine to follow (`same_machine`).

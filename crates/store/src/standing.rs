@@ -183,11 +183,11 @@ pub fn standing_all_of<F: truebench_figures::Figure>(
     facts: &[&Facts],
     figures: &[&[F]],
 ) -> Vec<Vec<Standing>> {
-    use std::collections::HashMap;
+    use foldhash::HashMap;
     type Key = (String, String, Vec<(String, String)>);
     // Each result's group as a number (the key hashed once per result, not once per figure
     // of a fleet's results), with the group's words made once.
-    let mut numbered: HashMap<Key, usize> = HashMap::new();
+    let mut numbered: HashMap<Key, usize> = HashMap::default();
     let mut words: Vec<String> = Vec::new();
     let group: Vec<Option<usize>> = facts
         .iter()
@@ -210,7 +210,7 @@ pub fn standing_all_of<F: truebench_figures::Figure>(
             .filter(|x| x.is_finite())
     };
     // Each group's values per figure, sorted, of the results that count.
-    let mut sorted: HashMap<(usize, &str), Vec<f64>> = HashMap::new();
+    let mut sorted: HashMap<(usize, &str), Vec<f64>> = HashMap::default();
     for (j, g) in group.iter().enumerate() {
         let Some(g) = *g else { continue };
         if !facts[j].counts {
@@ -235,7 +235,7 @@ pub fn standing_all_of<F: truebench_figures::Figure>(
     fn same(f: &Facts) -> Same<'_> {
         (&f.kind, f.started_unix_ms, &f.hostname, &f.device)
     }
-    let mut copies: HashMap<Same<'_>, Vec<usize>> = HashMap::new();
+    let mut copies: HashMap<Same<'_>, Vec<usize>> = HashMap::default();
     for (j, g) in group.iter().enumerate() {
         if g.is_some() && facts[j].counts {
             copies.entry(same(facts[j])).or_default().push(j);
