@@ -298,7 +298,7 @@ fn build_into<'d>(
     // The two are independent: side by side on two CPUs.
     let (judged, standing) = std::thread::scope(|s| {
         let judged = s.spawn(|| truebench_store::regress::judge_all_of(&facts, &figures));
-        let standing = truebench_store::standing::standing_all_of(&facts, &figures);
+        let standing = truebench_store::standing::ranks_of(&facts, &figures);
         let judged = judged
             .join()
             .unwrap_or_else(|e| std::panic::resume_unwind(e));
@@ -315,7 +315,11 @@ fn build_into<'d>(
         r.soc = named[i].soc.map(str::to_string);
         r.soc_href = named[i].soc_href.map(str::to_string);
         r.regressions = regressions[i].clone();
-        r.standing = standing[i].iter().map(|x| x.text()).collect();
+        r.standing = standing
+            .standing(i, figures[i])
+            .iter()
+            .map(|x| x.text())
+            .collect();
         r
     };
     let fulls = |list: &[usize]| -> Vec<Row> { list.iter().map(|&i| full(i)).collect() };
@@ -434,14 +438,15 @@ fn build_into<'d>(
         let mut key = Key::new(&title, "standing");
         for &i in &list {
             key.part(&kept[i].id.to_le_bytes());
-            key.part(&standing[i].len().to_le_bytes());
-            for x in &standing[i] {
-                key.part(x.metric.as_bytes());
-                key.part(x.unit.as_deref().unwrap_or("\0").as_bytes());
+            key.part(&standing.of[i].len().to_le_bytes());
+            for x in &standing.of[i] {
+                let f = &figures[i][x.figure];
+                key.part(f.key.as_bytes());
+                key.part(f.unit.as_deref().unwrap_or("\0").as_bytes());
                 key.part(&x.value.to_bits().to_le_bytes());
                 key.part(&x.percentile.to_bits().to_le_bytes());
                 key.part(&x.of.to_le_bytes());
-                key.part(x.group.as_bytes());
+                key.part(standing.groups[x.group].as_bytes());
             }
         }
         put(shards::standing_file(&href), Some(key.done()), &mut || {

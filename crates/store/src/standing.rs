@@ -183,6 +183,54 @@ pub fn standing_all_of<F: truebench_figures::Figure>(
     facts: &[&Facts],
     figures: &[&[F]],
 ) -> Vec<Vec<Standing>> {
+    let ranks = ranks_of(facts, figures);
+    (0..facts.len())
+        .map(|i| ranks.standing(i, figures[i]))
+        .collect()
+}
+
+/// One figure's place in its group, as [`ranks_of`] finds it: a [`Standing`] without its
+/// words (a fleet's hundred thousand results have half a million of them).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rank {
+    /// The figure's place among the result's figures.
+    pub figure: usize,
+    pub value: f64,
+    pub percentile: f64,
+    pub of: usize,
+    /// The group's place in [`Ranks::groups`].
+    pub group: usize,
+}
+
+/// Every result's [`Rank`]s, and each group in words.
+#[derive(Debug, Clone, Default)]
+pub struct Ranks {
+    /// Per result, its figures' ranks (empty: none ranked).
+    pub of: Vec<Vec<Rank>>,
+    /// Each group in words: `Rockchip RK3588 run results with 7-zip 16.x`.
+    pub groups: Vec<String>,
+}
+
+impl Ranks {
+    /// The standing of result `i`, whose figures are `figures`.
+    pub fn standing<F: truebench_figures::Figure>(&self, i: usize, figures: &[F]) -> Vec<Standing> {
+        self.of[i]
+            .iter()
+            .map(|r| Standing {
+                metric: figures[r.figure].key().to_string(),
+                unit: figures[r.figure].unit().map(str::to_string),
+                value: r.value,
+                percentile: r.percentile,
+                of: r.of,
+                group: self.groups[r.group].clone(),
+            })
+            .collect()
+    }
+}
+
+/// [`standing_all_of`] as [`Ranks`]: the same places, the words made only for the results
+/// asked for ([`Ranks::standing`]).
+pub fn ranks_of<F: truebench_figures::Figure>(facts: &[&Facts], figures: &[&[F]]) -> Ranks {
     use foldhash::HashMap;
     type Key = (String, String, Vec<(String, String)>);
     // Each result's group as a number (the key hashed once per result, not once per figure
@@ -253,7 +301,7 @@ pub fn standing_all_of<F: truebench_figures::Figure>(
             .map(|c| c.iter().copied().filter(|&j| group[j] == Some(g)).collect())
             .unwrap_or_default();
         let mut mine = Vec::new();
-        for m in figures[i] {
+        for (at, m) in figures[i].iter().enumerate() {
             let (Some(v), Some(dir)) = (
                 m.value().filter(|v| v.is_finite()),
                 better(m.key(), m.unit()),
@@ -281,18 +329,20 @@ pub fn standing_all_of<F: truebench_figures::Figure>(
                 Better::Higher => below,
                 Better::Lower => above,
             };
-            mine.push(Standing {
-                metric: m.key().to_string(),
-                unit: m.unit().map(str::to_string),
+            mine.push(Rank {
+                figure: at,
                 value: v,
                 percentile: 100.0 * (worse as f64 + 0.5 * (equal + 1) as f64) / n as f64,
                 of: n,
-                group: words[g].clone(),
+                group: g,
             });
         }
         out.push(mine);
     }
-    out
+    Ranks {
+        of: out,
+        groups: words,
+    }
 }
 
 /// `doc`'s figures ranked among `stored` (which may hold `doc` itself: it is counted once).
