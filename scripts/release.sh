@@ -139,7 +139,6 @@ for t in "${targets[@]}"; do
     checks+=("$t")
   fi
   if [ "$unit" = 1 ]; then
-    r=$(runner "$t")
     echo "== [${SECONDS} s] $t: tests of the pure crates${r:+ under $r}"
     if [ ${#testkind[@]} -gt 0 ]; then
       # The same selection as the build above (another would resolve features anew);

@@ -26,7 +26,7 @@ use truebench_store::facts::Facts;
 
 use crate::row::{self, Row};
 use crate::shards;
-use crate::write::SiteError;
+use crate::write::{hex, io, SiteError};
 
 /// The folder of what the site keeps of each result: a file per shard of ids (`0007.rows`),
 /// each a header line, then one JSON line per result, by id.
@@ -63,12 +63,18 @@ pub struct Kept {
     /// its SoC's page hold of it, so a rebuild need not write every row out again to see
     /// whether it changed.
     pub row_key: String,
-    /// Its line as read, written back as it was: its place in its shard file's text, which
-    /// the shard's entries share (a fleet's lines are not copied one by one).
-    line: Option<(std::sync::Arc<String>, std::ops::Range<usize>)>,
-    /// The shard file it was read from and how many entries that file held: a shard whose
-    /// entries are all as read from its own file, and all of them, is not written again.
-    from: Option<(i64, usize)>,
+    /// Its line as read, written back as it was.
+    line: Option<Line>,
+}
+
+/// An entry's line as read: its place in its shard file's text, which the shard's entries
+/// share (a fleet's lines are not copied one by one), and how many entries that file held —
+/// a shard whose entries are all as read, and all of them, is not written again.
+#[derive(Debug, Clone)]
+struct Line {
+    text: std::sync::Arc<String>,
+    at: std::ops::Range<usize>,
+    of: usize,
 }
 
 impl Kept {
@@ -82,7 +88,6 @@ impl Kept {
             digest: digest.to_string(),
             row_key: hex(serde_json::to_string(&row).unwrap_or_default().as_bytes()),
             line: None,
-            from: None,
             row,
             facts: Facts::of(doc),
             page: format!(
@@ -140,8 +145,8 @@ fn header(published: &[MarkdownRow]) -> String {
 fn text(kept: &[&Kept], published: &[MarkdownRow]) -> String {
     let mut body = String::new();
     for k in kept {
-        if let Some((text, at)) = &k.line {
-            body.push_str(&text[at.clone()]);
+        if let Some(l) = &k.line {
+            body.push_str(&l.text[l.at.clone()]);
             body.push('\n');
             continue;
         }
@@ -170,11 +175,6 @@ fn text(kept: &[&Kept], published: &[MarkdownRow]) -> String {
         body.len(),
         hex(body.as_bytes())
     )
-}
-
-fn hex(b: &[u8]) -> String {
-    // One string, not one per byte: a fleet's rows are hashed a hundred thousand times.
-    format!("{:x}", Sha256::digest(b))
 }
 
 /// The shard files in the folder `rows`, by shard: `Ok(None)` when there is no such folder,
@@ -316,7 +316,11 @@ fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Kept>, String> {
     let mut at = body_at;
     for (n, l) in body.split_terminator('\n').enumerate() {
         let mut kept = parse_line(l).map_err(|e| bad(format!("line {}: {e}", n + 2)))?;
-        kept.line = Some((text.clone(), at..at + l.len()));
+        kept.line = Some(Line {
+            text: text.clone(),
+            at: at..at + l.len(),
+            of: lines,
+        });
         at += l.len() + 1;
         if shards::shard_of(kept.id) != k {
             return Err(bad(format!(
@@ -325,7 +329,6 @@ fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Kept>, String> {
                 kept.id
             )));
         }
-        kept.from = Some((k, lines));
         out.push(kept);
     }
     Ok(out)
@@ -352,7 +355,6 @@ fn parse_line(l: &str) -> Result<Kept, String> {
         page: line.page,
         row_key: line.row_key,
         line: None,
-        from: None,
     })
 }
 
@@ -362,10 +364,6 @@ fn parse_line(l: &str) -> Result<Kept, String> {
 /// truebench's list in the folder's place is replaced.
 pub fn save(dir: &Path, kept: &[Kept], published: &[MarkdownRow]) -> Result<(), SiteError> {
     let rows = dir.join(ROWS);
-    let io = |path: &Path| {
-        let path = path.display().to_string();
-        move |source| SiteError::Io { path, source }
-    };
     let there = match shard_files(&rows) {
         Ok(Some(files)) => files,
         Ok(None) => {
@@ -389,7 +387,7 @@ pub fn save(dir: &Path, kept: &[Kept], published: &[MarkdownRow]) -> Result<(), 
         let n = list.len();
         let as_read = list
             .iter()
-            .all(|e| e.line.is_some() && e.from == Some((*k, n)));
+            .all(|e| e.line.as_ref().is_some_and(|l| l.of == n));
         if as_read && there.contains_key(k) {
             continue;
         }

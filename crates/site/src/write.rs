@@ -64,11 +64,12 @@ pub struct Written {
     pub bytes: u64,
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// The SHA-256 of `bytes` in hex: a file's digest in the manifest, and the kept rows' keys.
+pub(crate) fn hex(bytes: &[u8]) -> String {
     format!("{:x}", Sha256::digest(bytes))
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SiteError + '_ {
+pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SiteError + '_ {
     move |source| SiteError::Io {
         path: path.display().to_string(),
         source,
