@@ -159,13 +159,13 @@ fn select<S: AsRef<str>>(id: &str, label: &str, values: &BTreeSet<S>) -> String 
 }
 
 /// The index of `rows` (each kept row as the build names its SoC); `full(i)` puts together
-/// the whole row of `rows[i]` for the newest, which the page lists.
-pub(crate) fn page(
+/// the whole row of `rows[i]` for the newest, which the page lists (its error is the page's).
+pub(crate) fn page<E>(
     title: &str,
     rows: &[Named],
     shards: &[i64],
-    full: &dyn Fn(usize) -> Row,
-) -> String {
+    full: &dyn Fn(usize) -> Result<Row, E>,
+) -> Result<String, E> {
     let mut o = crate::head(title, "").replacen("<main>", "<main class=\"full\">", 1);
     o.push_str(&crate::nav("", title, ""));
     let imported = rows.iter().filter(|r| r.row.source != "truebench").count();
@@ -241,7 +241,7 @@ pub(crate) fn page(
     let mut newest: Vec<usize> = (0..rows.len()).collect();
     newest.sort_by_key(|&i| std::cmp::Reverse((rows[i].row.unix_ms, rows[i].row.id)));
     for i in newest.into_iter().take(IN_PAGE) {
-        o.push_str(&tr(&full(i)));
+        o.push_str(&tr(&full(i)?));
     }
     o.push_str("</tbody></table></div></section>");
     // Every SoC with its page.
@@ -268,12 +268,8 @@ pub(crate) fn page(
         o.push_str("</ul>");
     }
     // Results that name no chip: listed with their answer and layout, never dropped.
-    let mut unidentified: Vec<&Row> = rows
-        .iter()
-        .filter(|r| r.soc.is_none())
-        .map(|r| r.row)
-        .collect();
-    unidentified.sort_by_key(|r| std::cmp::Reverse((r.unix_ms, r.id)));
+    let mut unidentified: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].soc.is_none()).collect();
+    unidentified.sort_by_key(|&i| std::cmp::Reverse((rows[i].row.unix_ms, rows[i].row.id)));
     if !unidentified.is_empty() {
         let n = unidentified.len();
         let _ = write!(
@@ -286,7 +282,8 @@ pub(crate) fn page(
                 String::new()
             }
         );
-        for r in unidentified.into_iter().take(UNIDENTIFIED_LISTED) {
+        for i in unidentified.into_iter().take(UNIDENTIFIED_LISTED) {
+            let r = full(i)?;
             let _ = write!(
                 o,
                 "<li><a href=\"{}\">{}</a> — {} <small>{}</small></li>",
@@ -304,7 +301,7 @@ pub(crate) fn page(
     }
     o.push_str("</section>");
     o.push_str(&crate::foot("", true));
-    o
+    Ok(o)
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@
 //! used; one that cannot be read whole (cut, edited, not this writer's) is not used either,
 //! and the build says so and reads every document.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -51,9 +52,9 @@ pub struct Kept {
     /// Its stored document's key (`Store::keys`): this entry is the result's while the stored
     /// document has it. Empty for a result not read from a history.
     pub digest: String,
-    /// Its row, as made from its document (before the build names its SoC by the longest
-    /// spelling and adds its standing and regressions).
-    pub row: Row,
+    /// What every build reads of its row; the rest of the row ([`Kept::row`]) is needed only
+    /// for the files made again.
+    pub brief: Brief,
     /// What its standing and regressions are found from.
     pub facts: Facts,
     /// What its page shows beyond its row (its start, phases and findings, by size): a part
@@ -63,8 +64,82 @@ pub struct Kept {
     /// its SoC's page hold of it, so a rebuild need not write every row out again to see
     /// whether it changed.
     pub row_key: String,
-    /// Its line as read, written back as it was.
-    line: Option<Line>,
+    /// Its row whole, or its line as read.
+    whole: Whole,
+}
+
+/// An entry's row whole: as made from its document, or its line as read (written back as it
+/// was, and its row read from it when asked for).
+#[derive(Debug, Clone)]
+enum Whole {
+    /// Boxed: an entry read back, most of a fleet's, holds no row.
+    Made(Box<Row>),
+    Read(Line),
+}
+
+/// What every build reads of each result's row, whether or not it makes a file of it: the
+/// index's filters and order, its neighbours' labels on a result page, its SoC's name, and
+/// the figures its standing and regressions are found from. An entry read back is parsed
+/// into this alone: a fleet's rows are not read whole for the handful of files a rebuild
+/// makes (their cells, published columns and figures' labels are most of a line).
+#[derive(Debug, Clone, Deserialize)]
+pub struct Brief {
+    pub id: i64,
+    pub kind: String,
+    pub label: String,
+    pub device: String,
+    /// The chip as the row names it (before the build names it by its longest spelling).
+    pub soc: Option<String>,
+    pub core_types: Vec<String>,
+    pub arch: String,
+    pub source: String,
+    pub unix_ms: i64,
+    pub figures: Vec<BriefFigure>,
+}
+
+/// A figure as standing and regressions read it: its key, unit and value.
+#[derive(Debug, Clone, Deserialize)]
+pub struct BriefFigure {
+    pub key: String,
+    pub unit: Option<String>,
+    pub value: Option<f64>,
+}
+
+impl truebench_figures::Figure for BriefFigure {
+    fn key(&self) -> &str {
+        &self.key
+    }
+    fn value(&self) -> Option<f64> {
+        self.value
+    }
+    fn unit(&self) -> Option<&str> {
+        self.unit.as_deref()
+    }
+}
+
+impl Brief {
+    fn of(r: &Row) -> Brief {
+        Brief {
+            id: r.id,
+            kind: r.kind.clone(),
+            label: r.label.clone(),
+            device: r.device.clone(),
+            soc: r.soc.clone(),
+            core_types: r.core_types.clone(),
+            arch: r.arch.clone(),
+            source: r.source.clone(),
+            unix_ms: r.unix_ms,
+            figures: r
+                .figures
+                .iter()
+                .map(|f| BriefFigure {
+                    key: f.key.clone(),
+                    unit: f.unit.clone(),
+                    value: f.value,
+                })
+                .collect(),
+        }
+    }
 }
 
 /// An entry's line as read: its place in its shard file's text, which the shard's entries
@@ -87,8 +162,8 @@ impl Kept {
             id,
             digest: digest.to_string(),
             row_key: hex(serde_json::to_string(&row).unwrap_or_default().as_bytes()),
-            line: None,
-            row,
+            brief: Brief::of(&row),
+            whole: Whole::Made(Box::new(row)),
             facts: Facts::of(doc),
             page: format!(
                 "{} {} {} {}",
@@ -101,6 +176,44 @@ impl Kept {
             ),
         }
     }
+
+    /// Its row whole, as made from its document: read from its kept line for an entry read
+    /// back. An error, naming the line's file, when the line does not hold a whole row of this
+    /// truebench (its brief part read, the rest not: a file written by a build of the same
+    /// version with another row).
+    pub fn row(&self) -> Result<Cow<'_, Row>, String> {
+        let l = match &self.whole {
+            Whole::Made(r) => return Ok(Cow::Borrowed(r)),
+            Whole::Read(l) => l,
+        };
+        let line: LineIn = serde_json::from_str(&l.text[l.at.clone()]).map_err(|e| {
+            format!(
+                "{}: the line of #{}: {e}",
+                Path::new(ROWS)
+                    .join(shard_file(shards::shard_of(self.id)))
+                    .display(),
+                self.id
+            )
+        })?;
+        let mut row = line.row;
+        with_bits(&mut row.figures, &line.bits, |f| &mut f.value)?;
+        Ok(Cow::Owned(row))
+    }
+}
+
+/// The figures' values as their bits say (`bits` as many as the figures).
+fn with_bits<F>(
+    figures: &mut [F],
+    bits: &[Option<u64>],
+    value: impl Fn(&mut F) -> &mut Option<f64>,
+) -> Result<(), String> {
+    if bits.len() != figures.len() {
+        return Err("figures and values differ".into());
+    }
+    for (f, b) in figures.iter_mut().zip(bits) {
+        *value(f) = b.map(f64::from_bits);
+    }
+    Ok(())
 }
 
 /// One line of the list. The figures' values are also kept as their bits: a number read
@@ -117,11 +230,19 @@ struct LineOut<'a> {
     bits: Vec<Option<u64>>,
 }
 
+/// A line's row whole (the rest of the line is read as [`LineBrief`]).
 #[derive(Deserialize)]
 struct LineIn {
+    row: Row,
+    bits: Vec<Option<u64>>,
+}
+
+/// A line as every build reads it: its row's [`Brief`] part.
+#[derive(Deserialize)]
+struct LineBrief {
     id: i64,
     digest: String,
-    row: Row,
+    row: Brief,
     facts: Facts,
     page: String,
     row_key: String,
@@ -145,20 +266,22 @@ fn header(published: &[MarkdownRow]) -> String {
 fn text(kept: &[&Kept], published: &[MarkdownRow]) -> String {
     let mut body = String::new();
     for k in kept {
-        if let Some(l) = &k.line {
-            body.push_str(&l.text[l.at.clone()]);
-            body.push('\n');
-            continue;
-        }
+        let row = match &k.whole {
+            Whole::Read(l) => {
+                body.push_str(&l.text[l.at.clone()]);
+                body.push('\n');
+                continue;
+            }
+            Whole::Made(r) => r,
+        };
         let line = LineOut {
             id: k.id,
             digest: &k.digest,
-            row: &k.row,
+            row,
             facts: &k.facts,
             page: &k.page,
             row_key: &k.row_key,
-            bits: k
-                .row
+            bits: row
                 .figures
                 .iter()
                 .map(|f| f.value.map(f64::to_bits))
@@ -231,31 +354,8 @@ pub fn read(dir: &Path, published: &[MarkdownRow]) -> Result<BTreeMap<i64, Kept>
     let want = header(published);
     // The shards read on as many threads as there are CPUs (a fleet keeps hundreds of MB).
     let files: Vec<(i64, std::path::PathBuf)> = files.into_iter().collect();
-    let parts = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 8);
-    let per = files.len().div_ceil(parts).max(1);
-    let read: Vec<Result<Vec<Kept>, String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = files
-            .chunks(per)
-            .map(|chunk| {
-                let want = want.as_str();
-                s.spawn(move || {
-                    let mut out = Vec::new();
-                    for (k, path) in chunk {
-                        out.extend(read_shard(*k, path, want)?);
-                    }
-                    Ok(out)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err("a reader thread failed".into()))
-            })
-            .collect()
+    let read = crate::par::map(files.len(), 1, |i| {
+        read_shard(files[i].0, &files[i].1, &want)
     });
     let mut out = BTreeMap::new();
     for part in read {
@@ -315,12 +415,12 @@ fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Kept>, String> {
     let mut out = Vec::with_capacity(lines);
     let mut at = body_at;
     for (n, l) in body.split_terminator('\n').enumerate() {
-        let mut kept = parse_line(l).map_err(|e| bad(format!("line {}: {e}", n + 2)))?;
-        kept.line = Some(Line {
+        let line = Line {
             text: text.clone(),
             at: at..at + l.len(),
             of: lines,
-        });
+        };
+        let kept = parse_line(l, line).map_err(|e| bad(format!("line {}: {e}", n + 2)))?;
         at += l.len() + 1;
         if shards::shard_of(kept.id) != k {
             return Err(bad(format!(
@@ -334,27 +434,22 @@ fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Kept>, String> {
     Ok(out)
 }
 
-/// One line's entry.
-fn parse_line(l: &str) -> Result<Kept, String> {
-    let line: LineIn = serde_json::from_str(l).map_err(|e| e.to_string())?;
-    let mut row = line.row;
-    if line.bits.len() != row.figures.len() {
-        return Err("figures and values differ".into());
-    }
-    for (f, b) in row.figures.iter_mut().zip(&line.bits) {
-        f.value = b.map(f64::from_bits);
-    }
-    if row.id != line.id {
+/// The entry of the line `l`, `line` in its file.
+fn parse_line(l: &str, line_at: Line) -> Result<Kept, String> {
+    let line: LineBrief = serde_json::from_str(l).map_err(|e| e.to_string())?;
+    let mut brief = line.row;
+    with_bits(&mut brief.figures, &line.bits, |f| &mut f.value)?;
+    if brief.id != line.id {
         return Err("two ids".into());
     }
     Ok(Kept {
         id: line.id,
         digest: line.digest,
-        row,
+        brief,
         facts: line.facts,
         page: line.page,
         row_key: line.row_key,
-        line: None,
+        whole: Whole::Read(line_at),
     })
 }
 
@@ -387,7 +482,7 @@ pub fn save(dir: &Path, kept: &[Kept], published: &[MarkdownRow]) -> Result<(), 
         let n = list.len();
         let as_read = list
             .iter()
-            .all(|e| e.line.as_ref().is_some_and(|l| l.of == n));
+            .all(|e| matches!(&e.whole, Whole::Read(l) if l.of == n));
         if as_read && there.contains_key(k) {
             continue;
         }

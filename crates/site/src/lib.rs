@@ -27,6 +27,7 @@ mod charts;
 mod compare;
 mod index;
 pub mod kept;
+mod par;
 mod row;
 pub mod shards;
 mod soc;
@@ -264,7 +265,7 @@ fn build_into<'d>(
     // filter.
     let mut longest: HashMap<String, &str> = HashMap::default();
     let mut spelt: HashMap<&str, &str> = HashMap::default();
-    for s in kept.iter().filter_map(|k| k.row.soc.as_deref()) {
+    for s in kept.iter().filter_map(|k| k.brief.soc.as_deref()) {
         if spelt.insert(s, s).is_none() {
             let e = longest.entry(soc::chip_key(s)).or_insert(s);
             if s.len() > e.len() {
@@ -282,9 +283,9 @@ fn build_into<'d>(
     let named: Vec<Named> = kept
         .iter()
         .map(|k| {
-            let soc = k.row.soc.as_deref().map(|s| spelt[s]);
+            let soc = k.brief.soc.as_deref().map(|s| spelt[s]);
             Named {
-                row: &k.row,
+                row: &k.brief,
                 soc,
                 soc_href: soc.map(|n| hrefs[n].as_str()),
             }
@@ -294,7 +295,8 @@ fn build_into<'d>(
     // results of its SoC and tool versions (both in time that grows with the history, not
     // with its square).
     let facts: Vec<&truebench_store::facts::Facts> = kept.iter().map(|k| &k.facts).collect();
-    let figures: Vec<&[row::Figure]> = kept.iter().map(|k| k.row.figures.as_slice()).collect();
+    let figures: Vec<&[kept::BriefFigure]> =
+        kept.iter().map(|k| k.brief.figures.as_slice()).collect();
     // The two are independent: side by side on two CPUs.
     let (judged, standing) = std::thread::scope(|s| {
         let judged = s.spawn(|| truebench_store::regress::judge_all_of(&facts, &figures));
@@ -310,8 +312,14 @@ fn build_into<'d>(
         regressions[i] = j.findings(&base).into_iter().map(|f| f.message).collect();
     }
     // A row as this build shows it, put together for a file made again.
-    let full = |i: usize| -> Row {
-        let mut r = kept[i].row.clone();
+    let full = |i: usize| -> Result<Row, LoadError> {
+        let mut r = kept[i]
+            .row()
+            .map_err(|reason| LoadError {
+                id: kept[i].id,
+                reason,
+            })?
+            .into_owned();
         r.soc = named[i].soc.map(str::to_string);
         r.soc_href = named[i].soc_href.map(str::to_string);
         r.regressions = regressions[i].clone();
@@ -320,9 +328,10 @@ fn build_into<'d>(
             .iter()
             .map(|x| x.text())
             .collect();
-        r
+        Ok(r)
     };
-    let fulls = |list: &[usize]| -> Vec<Row> { list.iter().map(|&i| full(i)).collect() };
+    let fulls =
+        |list: &[usize]| -> Result<Vec<Row>, LoadError> { list.iter().map(|&i| full(i)).collect() };
     let mut keys = BTreeMap::new();
     let mut reused = BTreeSet::new();
     // Every file goes through here. One made from rows has an input key of those rows (their
@@ -358,29 +367,36 @@ fn build_into<'d>(
     for (i, k) in kept.iter().enumerate() {
         by_shard.entry(shards::shard_of(k.id)).or_default().push(i);
     }
-    for (k, list) in &mut by_shard {
+    for list in by_shard.values_mut() {
         list.sort_by_key(|&i| kept[i].id);
-        for (what, make) in [
-            ("rows", shards::rows_js as fn(i64, &[&Row]) -> String),
-            ("detail", shards::detail_js),
-        ] {
-            let mut key = Key::new(&title, what);
-            for &i in list.iter() {
-                key.row(&kept[i], &named[i], &regressions[i]);
-            }
-            put(
-                format!("assets/{what}/{}", shards::file(*k)),
-                Some(key.done()),
-                &mut || {
-                    let rows = fulls(list);
-                    Ok(make(*k, &rows.iter().collect::<Vec<_>>()))
-                },
-            )?;
+    }
+    type ShardJs = fn(i64, &[&Row]) -> String;
+    const SHARD_FILES: [(&str, ShardJs); 2] =
+        [("rows", shards::rows_js), ("detail", shards::detail_js)];
+    // The input keys first, on every CPU (each covers its shard's rows), then the files.
+    let shard_list: Vec<(i64, &Vec<usize>)> = by_shard.iter().map(|(k, l)| (*k, l)).collect();
+    let shard_keys = par::map(shard_list.len() * SHARD_FILES.len(), 1, |j| {
+        let (list, what) = (shard_list[j / 2].1, SHARD_FILES[j % 2].0);
+        let mut key = Key::new(&title, what);
+        for &i in list.iter() {
+            key.row(&kept[i], &named[i], &regressions[i]);
         }
+        key.done()
+    });
+    for (j, key) in shard_keys.into_iter().enumerate() {
+        let ((k, list), (what, make)) = (shard_list[j / 2], SHARD_FILES[j % 2]);
+        put(
+            format!("assets/{what}/{}", shards::file(k)),
+            Some(key),
+            &mut || {
+                let rows = fulls(list)?;
+                Ok(make(k, &rows.iter().collect::<Vec<_>>()))
+            },
+        )?;
     }
     let shard_ids: Vec<i64> = by_shard.keys().copied().collect();
     put("index.html".into(), None, &mut || {
-        Ok(index::page(&title, &named, &shard_ids, &full))
+        Ok(index::page(&title, &named, &shard_ids, &full)?)
     })?;
     put("compare.html".into(), None, &mut || {
         Ok(compare::page(&title))
@@ -389,13 +405,15 @@ fn build_into<'d>(
     let mut by_device: HashMap<&str, Vec<usize>> = HashMap::default();
     let mut place = Vec::with_capacity(kept.len());
     for (i, k) in kept.iter().enumerate() {
-        let list = by_device.entry(k.row.device.as_str()).or_default();
+        let list = by_device.entry(k.brief.device.as_str()).or_default();
         place.push(list.len());
         list.push(i);
     }
-    let mut part = String::new();
-    for (i, k) in kept.iter().enumerate() {
-        let same = &by_device[k.row.device.as_str()];
+    // Each result page's neighbours and input key, on every CPU: a fleet's hundred thousand
+    // keys are most of a rebuild's work when it makes a handful of files.
+    let pages = par::map(kept.len(), 256, |i| {
+        let k = &kept[i];
+        let same = &by_device[k.brief.device.as_str()];
         let at = place[i];
         let from = at
             .saturating_sub(row::RELATED / 2)
@@ -411,19 +429,22 @@ fn build_into<'d>(
         // the page loads it from its SoC's standing file.
         let mut key = Key::new(&title, "result page");
         key.row(k, &named[i], &regressions[i]);
+        let mut part = String::new();
         for &j in &near {
             part.clear();
-            let _ = write!(part, "{} {}", kept[j].id, kept[j].row.label);
+            let _ = write!(part, "{} {}", kept[j].id, kept[j].brief.label);
             key.part(part.as_bytes());
         }
         key.part(k.page.as_bytes());
-        part.clear();
-        let _ = write!(part, "r/{}.html", k.id);
-        put(part.clone(), Some(key.done()), &mut || {
+        (near, key.done())
+    });
+    for (i, (near, key)) in pages.into_iter().enumerate() {
+        let k = &kept[i];
+        put(format!("r/{}.html", k.id), Some(key), &mut || {
             let doc = load(i).map_err(|reason| LoadError { id: k.id, reason })?;
-            let near = fulls(&near);
+            let near = fulls(&near)?;
             let near: Vec<&Row> = near.iter().collect();
-            Ok(row::result_page(&title, &doc, &full(i), &near))
+            Ok(row::result_page(&title, &doc, &full(i)?, &near))
         })?;
     }
     let mut members: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
@@ -432,11 +453,13 @@ fn build_into<'d>(
             members.entry(name).or_default().push(i);
         }
     }
-    for (name, list) in members {
-        let href = hrefs[name].clone();
+    // Each SoC's standing file and page: their input keys on every CPU, then the files.
+    let members: Vec<(&str, Vec<usize>)> = members.into_iter().collect();
+    let soc_keys = par::map(members.len(), 1, |m| {
+        let list = &members[m].1;
         // The standing of each member, as found (its text is made of these).
         let mut key = Key::new(&title, "standing");
-        for &i in &list {
+        for &i in list {
             key.part(&kept[i].id.to_le_bytes());
             key.part(&standing.of[i].len().to_le_bytes());
             for x in &standing.of[i] {
@@ -449,16 +472,25 @@ fn build_into<'d>(
                 key.part(standing.groups[x.group].as_bytes());
             }
         }
-        put(shards::standing_file(&href), Some(key.done()), &mut || {
-            let rows = fulls(&list);
-            Ok(shards::standing_js(&rows.iter().collect::<Vec<_>>()))
-        })?;
-        let mut key = Key::new(&title, name);
-        for &i in &list {
+        let standing_key = key.done();
+        let mut key = Key::new(&title, members[m].0);
+        for &i in list {
             key.row(&kept[i], &named[i], &regressions[i]);
         }
-        put(href, Some(key.done()), &mut || {
-            let rows = fulls(&list);
+        (standing_key, key.done())
+    });
+    for ((name, list), (standing_key, page_key)) in members.iter().zip(soc_keys) {
+        let href = hrefs[name].clone();
+        put(
+            shards::standing_file(&href),
+            Some(standing_key),
+            &mut || {
+                let rows = fulls(list)?;
+                Ok(shards::standing_js(&rows.iter().collect::<Vec<_>>()))
+            },
+        )?;
+        put(href, Some(page_key), &mut || {
+            let rows = fulls(list)?;
             Ok(soc::page(&title, name, &rows.iter().collect::<Vec<_>>()))
         })?;
     }
@@ -473,7 +505,7 @@ fn build_into<'d>(
 /// chip's page.
 #[derive(Clone, Copy)]
 pub(crate) struct Named<'a> {
-    pub row: &'a Row,
+    pub row: &'a kept::Brief,
     pub soc: Option<&'a str>,
     pub soc_href: Option<&'a str>,
 }
