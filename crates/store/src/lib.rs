@@ -392,10 +392,9 @@ impl Store {
     /// document's key (the SHA-256 of its stored text, what `history --check` checks it by):
     /// what tells a stored result unchanged without reading its document or its figures.
     pub fn keys(&self, f: &Filter) -> Result<Vec<(i64, String)>, StoreError> {
-        let Some((sql, params)) = self.list_query(f)? else {
+        let Some((sql, params)) = self.keys_query(f)? else {
             return Ok(Vec::new());
         };
-        let sql = sql.replacen(query::LISTED, "id, key, kind", 1);
         let rows = match &self.db {
             Db::Sqlite(s) => s.named_ids((sql, params))?,
             Db::Postgres(p) => p.named_ids((sql, params))?,
@@ -450,6 +449,13 @@ impl Store {
     }
 
     /// The query `list` runs for `f`; None when its `--device` text matches no stored name.
+    /// [`Store::keys`]' query: the listing's, for the ids and keys alone.
+    fn keys_query(&self, f: &Filter) -> Result<Option<(String, Vec<query::Param>)>, StoreError> {
+        Ok(self
+            .list_query(f)?
+            .map(|(sql, params)| (sql.replacen(query::LISTED, "id, key, kind", 1), params)))
+    }
+
     fn list_query(&self, f: &Filter) -> Result<Option<(String, Vec<query::Param>)>, StoreError> {
         let matched = match &f.device {
             Some(needle) => {
@@ -552,6 +558,17 @@ impl Store {
         for (name, f) in &probe.filters {
             if let Some(q) = self.list_query(f)? {
                 queries.push((format!("list {name}"), q));
+            }
+        }
+        // The site's: the keys of the results since a date (the probe's filter of a date
+        // alone), read from the listing's covering index in SQLite.
+        if let Some((name, f)) = probe
+            .filters
+            .iter()
+            .find(|(_, f)| f.since_unix_ms.is_some() && f.kind.is_none() && f.device.is_none())
+        {
+            if let Some(q) = self.keys_query(f)? {
+                queries.push((format!("keys {name}"), q));
             }
         }
         for column in query::NAMED {
