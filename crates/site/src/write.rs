@@ -153,16 +153,20 @@ pub fn keys(dir: &Path) -> BTreeMap<String, String> {
     let Ok(Some(Some(b))) = read_existing(&dir.join(KEYS)) else {
         return BTreeMap::new();
     };
-    String::from_utf8_lossy(&b)
-        .lines()
-        .filter_map(|l| l.split_once("  "))
-        .filter(|(_, p)| {
-            target(dir, p)
-                .ok()
-                .and_then(|t| std::fs::symlink_metadata(t).ok())
-                .is_some_and(|m| m.is_file())
-        })
-        .map(|(k, p)| (p.to_string(), k.to_string()))
+    let text = String::from_utf8_lossy(&b);
+    let listed: Vec<(&str, &str)> = text.lines().filter_map(|l| l.split_once("  ")).collect();
+    // A `stat` per file, on every CPU: a fleet's site has hundreds of thousands.
+    let there = crate::par::map(listed.len(), 256, |i| {
+        target(dir, listed[i].1)
+            .ok()
+            .and_then(|t| std::fs::symlink_metadata(t).ok())
+            .is_some_and(|m| m.is_file())
+    });
+    listed
+        .into_iter()
+        .zip(there)
+        .filter(|(_, there)| *there)
+        .map(|((k, p), _)| (p.to_string(), k.to_string()))
         .collect()
 }
 
@@ -342,20 +346,24 @@ impl Writer {
             }
         }
         let mut out = Written::default();
-        // Pages kept from the last build: there, and listed as this writer's.
-        for rel in reused {
+        // Pages kept from the last build: there, and listed as this writer's (a `stat` per
+        // file, on every CPU).
+        let reused: Vec<&String> = reused.iter().collect();
+        let sizes = crate::par::map(reused.len(), 256, |i| {
+            let rel = reused[i];
             let path = target(dir, rel)?;
             let there = std::fs::symlink_metadata(&path)
                 .ok()
                 .filter(|m| m.is_file());
             match there {
-                Some(m) if old.contains_key(rel) => out.bytes += m.len(),
-                _ => {
-                    return Err(SiteError::Missing {
-                        path: path.display().to_string(),
-                    })
-                }
+                Some(m) if old.contains_key(rel.as_str()) => Ok(m.len()),
+                _ => Err(SiteError::Missing {
+                    path: path.display().to_string(),
+                }),
             }
+        });
+        for size in sizes {
+            out.bytes += size?;
         }
         // The manifest names what is about to be renamed (beside what was there), so a build
         // killed among the renames is finished by the next, not refused as a stranger's files.
