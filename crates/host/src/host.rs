@@ -341,7 +341,9 @@ fn read_limited(f: File, max: u64) -> std::io::Result<Vec<u8>> {
             ),
         ));
     }
-    let mut buf = Vec::new();
+    // Its size as the capacity (and a byte to see the end): a file of hundreds of MB read
+    // into a growing buffer is copied again at each doubling.
+    let mut buf = Vec::with_capacity(usize::try_from(size).map_or(0, |s| s.saturating_add(1)));
     f.take(max).read_to_end(&mut buf)?;
     Ok(buf)
 }
