@@ -23,19 +23,6 @@ pub struct Figure {
     pub text: Option<String>,
 }
 
-/// Standing and regressions read a row's figures where they are.
-impl truebench_figures::Figure for Figure {
-    fn key(&self) -> &str {
-        &self.key
-    }
-    fn value(&self) -> Option<f64> {
-        self.value
-    }
-    fn unit(&self) -> Option<&str> {
-        self.unit.as_deref()
-    }
-}
-
 /// A result's row of the index, and what the compare page needs of it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Row {
