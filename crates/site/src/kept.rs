@@ -12,7 +12,10 @@
 //! (keyed by its document), so the files are right whenever each is whole, whatever happened
 //! between them or to the pages. Files of another truebench or another Results.md are not
 //! used; one that cannot be read whole (cut, edited, not this writer's) is not used either,
-//! and the build says so and reads every document.
+//! and the build says so and reads every document. An entry is read for its [`Brief`] part;
+//! a line whose row cannot be read whole is found when a file needs it ([`Kept::row`], a
+//! `LoadError` with `kept` set), and `truebench site` then builds again reading every
+//! document.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -150,6 +153,8 @@ struct Line {
     text: std::sync::Arc<String>,
     at: std::ops::Range<usize>,
     of: usize,
+    /// Its file, for a message (shared by the shard's entries).
+    path: std::sync::Arc<Path>,
 }
 
 impl Kept {
@@ -186,17 +191,11 @@ impl Kept {
             Whole::Made(r) => return Ok(Cow::Borrowed(r)),
             Whole::Read(l) => l,
         };
-        let line: LineIn = serde_json::from_str(&l.text[l.at.clone()]).map_err(|e| {
-            format!(
-                "{}: the line of #{}: {e}",
-                Path::new(ROWS)
-                    .join(shard_file(shards::shard_of(self.id)))
-                    .display(),
-                self.id
-            )
-        })?;
+        let bad = |e: String| format!("{}: the line of #{}: {e}", l.path.display(), self.id);
+        let line: LineIn =
+            serde_json::from_str(&l.text[l.at.clone()]).map_err(|e| bad(e.to_string()))?;
         let mut row = line.row;
-        with_bits(&mut row.figures, &line.bits, |f| &mut f.value)?;
+        with_bits(&mut row.figures, &line.bits, |f| &mut f.value).map_err(bad)?;
         Ok(Cow::Owned(row))
     }
 }
@@ -413,12 +412,14 @@ fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Kept>, String> {
         ));
     }
     let mut out = Vec::with_capacity(lines);
+    let shared_path: std::sync::Arc<Path> = path.into();
     let mut at = body_at;
     for (n, l) in body.split_terminator('\n').enumerate() {
         let line = Line {
             text: text.clone(),
             at: at..at + l.len(),
             of: lines,
+            path: shared_path.clone(),
         };
         let kept = parse_line(l, line).map_err(|e| bad(format!("line {}: {e}", n + 2)))?;
         at += l.len() + 1;

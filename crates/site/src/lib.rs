@@ -55,12 +55,15 @@ pub struct Stored {
     pub doc: Document,
 }
 
-/// A result's document could not be read for its page.
+/// A result's document could not be read for its page, or (`kept`) its kept row could not
+/// be read whole ([`Kept::row`]): the caller can build again with that result made anew.
 #[derive(Debug, thiserror::Error)]
 #[error("result #{id}: {reason}")]
 pub struct LoadError {
     pub id: i64,
     pub reason: String,
+    /// The kept row, not the document, could not be read.
+    pub kept: bool,
 }
 
 /// How the site is built.
@@ -318,6 +321,7 @@ fn build_into<'d>(
             .map_err(|reason| LoadError {
                 id: kept[i].id,
                 reason,
+                kept: true,
             })?
             .into_owned();
         r.soc = named[i].soc.map(str::to_string);
@@ -441,7 +445,11 @@ fn build_into<'d>(
     for (i, (near, key)) in pages.into_iter().enumerate() {
         let k = &kept[i];
         put(format!("r/{}.html", k.id), Some(key), &mut || {
-            let doc = load(i).map_err(|reason| LoadError { id: k.id, reason })?;
+            let doc = load(i).map_err(|reason| LoadError {
+                id: k.id,
+                reason,
+                kept: false,
+            })?;
             let near = fulls(&near)?;
             let near: Vec<&Row> = near.iter().collect();
             Ok(row::result_page(&title, &doc, &full(i)?, &near))

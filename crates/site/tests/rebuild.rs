@@ -310,5 +310,6 @@ fn a_kept_row_that_cannot_be_read_whole_stops_the_build_naming_its_file() {
     let list: Vec<Kept> = back.into_values().collect();
     let e = build_kept(&list, &opts, &BTreeMap::new(), &mut none).unwrap_err();
     assert_eq!(e.id, bad, "{e}");
+    assert!(e.kept, "the kept row, not a document: {e}");
     assert!(e.to_string().contains("0000.rows"), "{e}");
 }

@@ -448,7 +448,6 @@ impl Store {
         }
     }
 
-    /// The query `list` runs for `f`; None when its `--device` text matches no stored name.
     /// [`Store::keys`]' query: the listing's, for the ids and keys alone.
     fn keys_query(&self, f: &Filter) -> Result<Option<(String, Vec<query::Param>)>, StoreError> {
         Ok(self
@@ -456,6 +455,7 @@ impl Store {
             .map(|(sql, params)| (sql.replacen(query::LISTED, "id, key, kind", 1), params)))
     }
 
+    /// The query `list` runs for `f`; None when its `--device` text matches no stored name.
     fn list_query(&self, f: &Filter) -> Result<Option<(String, Vec<query::Param>)>, StoreError> {
         let matched = match &f.device {
             Some(needle) => {

@@ -61,63 +61,79 @@ pub fn run(args: SiteArgs) -> anyhow::Result<i32> {
         errln!("truebench: warning: {why}; every result's document is read again");
         Default::default()
     });
-    let had = before.len();
-    let mut kept = Vec::with_capacity(listed.len());
-    let mut fresh = std::collections::HashMap::new();
-    let mut skipped = 0;
-    let mut read = 0;
-    // Results made anew whose documents were not held for their pages.
-    let mut made = 0;
-    for (id, digest) in &listed {
-        match before.remove(id) {
-            Some(k) if k.digest == *digest => kept.push(k),
-            _ => {
-                read += 1;
-                match store.get(*id) {
-                    Ok(Some(doc)) => {
-                        kept.push(truebench_site::Kept::of(*id, digest, &doc, &published));
-                        // Held for its page up to a bound: a first build of a fleet reads
-                        // each document again for its page rather than hold them all.
-                        if fresh.len() < FRESH_HELD {
-                            fresh.insert(*id, doc);
-                        } else {
-                            made += 1;
+    // Once more from the history alone when a kept row turns out unreadable.
+    let mut again = false;
+    let (kept, site, w, read, skipped, changed) = loop {
+        let had = before.len();
+        let mut kept = Vec::with_capacity(listed.len());
+        let mut fresh = std::collections::HashMap::new();
+        let mut skipped = 0;
+        let mut read = 0;
+        // Results made anew whose documents were not held for their pages.
+        let mut made = 0;
+        for (id, digest) in &listed {
+            match before.remove(id) {
+                Some(k) if k.digest == *digest => kept.push(k),
+                _ => {
+                    read += 1;
+                    match store.get(*id) {
+                        Ok(Some(doc)) => {
+                            kept.push(truebench_site::Kept::of(*id, digest, &doc, &published));
+                            // Held for its page up to a bound: a first build of a fleet reads
+                            // each document again for its page rather than hold them all.
+                            if fresh.len() < FRESH_HELD {
+                                fresh.insert(*id, doc);
+                            } else {
+                                made += 1;
+                            }
                         }
-                    }
-                    Ok(None) => {}
-                    Err(e) => {
-                        errln!("truebench: warning: result #{id} left out of the site: {e}");
-                        skipped += 1;
+                        Ok(None) => {}
+                        Err(e) => {
+                            errln!("truebench: warning: result #{id} left out of the site: {e}");
+                            skipped += 1;
+                        }
                     }
                 }
             }
         }
-    }
-    // The list is written again when a result was made anew, or one it held is gone.
-    let changed = made > 0 || !fresh.is_empty() || !before.is_empty() || had != kept.len();
-    let mut load = |i: usize| {
-        let id = kept[i].id;
-        if let Some(doc) = fresh.get(&id) {
-            return Ok(std::borrow::Cow::Borrowed(doc));
-        }
-        read += 1;
-        match store.get(id) {
-            Ok(Some(doc)) => Ok(std::borrow::Cow::Owned(doc)),
-            Ok(None) => Err(format!("no longer in {}", store.path())),
-            Err(e) => Err(e.to_string()),
+        // The list is written again when a result was made anew, or one it held is gone.
+        let changed = made > 0 || !fresh.is_empty() || !before.is_empty() || had != kept.len();
+        let mut load = |i: usize| {
+            let id = kept[i].id;
+            if let Some(doc) = fresh.get(&id) {
+                return Ok(std::borrow::Cow::Borrowed(doc));
+            }
+            read += 1;
+            match store.get(id) {
+                Ok(Some(doc)) => Ok(std::borrow::Cow::Owned(doc)),
+                Ok(None) => Err(format!("no longer in {}", store.path())),
+                Err(e) => Err(e.to_string()),
+            }
+        };
+        // The pages the last build made from the same inputs are kept, not made again; the
+        // others are written as they are made.
+        match truebench_site::build_to(
+            &kept,
+            &truebench_site::Options {
+                title: args.title.clone(),
+                published: published.clone(),
+            },
+            &args.dir,
+            &mut load,
+        ) {
+            // A kept row that cannot be read whole (its brief part could): everything is made
+            // anew from the history, once, and the kept files are written again.
+            Err(truebench_site::BuildError::Load(e)) if e.kept && !again => {
+                errln!("truebench: warning: {e}; every result's document is read again");
+                before = Default::default();
+                again = true;
+            }
+            built => {
+                let (site, w) = built?;
+                break (kept, site, w, read, skipped, changed);
+            }
         }
     };
-    // The pages the last build made from the same inputs are kept, not made again; the
-    // others are written as they are made.
-    let (site, w) = truebench_site::build_to(
-        &kept,
-        &truebench_site::Options {
-            title: args.title.clone(),
-            published: published.clone(),
-        },
-        &args.dir,
-        &mut load,
-    )?;
     if changed {
         // The site is whole without it: what is not kept costs the next build time only.
         if let Err(e) = truebench_site::kept::save(&args.dir, &kept, &published) {

@@ -379,7 +379,10 @@ fn a_missing_index_is_named() {
     .unwrap();
     let problems = plan_problems(&s, &probe(&filled), "SCAN results");
     let named = |q: &str| problems.iter().any(|p| p.starts_with(&format!("{q}:")));
-    assert!(named("latest") && named("list --since"), "{problems:#?}");
+    assert!(
+        named("latest") && named("list --since") && named("keys --since"),
+        "{problems:#?}"
+    );
     assert!(
         problems.iter().any(|p| p.contains("scans the whole table")),
         "{problems:#?}"
