@@ -46,18 +46,31 @@ pub fn run(args: SiteArgs) -> anyhow::Result<i32> {
         }
         None => Vec::new(),
     };
-    let store = crate::report::open_db_read(args.db.as_deref())?;
-    // Each listed result with its stored document's digest: one indexed query, no document.
-    let listed = store.keys(&args.select.filter()?)?;
+    // What the last build kept of each result (only the documents that are new or changed
+    // since are read whole, and those of the pages made again), read beside the history's
+    // list: a fleet's kept rows are hundreds of MB, its list an index scan.
+    let (listing, kept_read) = std::thread::scope(|s| {
+        let reading = s.spawn(|| truebench_site::kept::read(&args.dir, &published));
+        let listing = (|| -> anyhow::Result<_> {
+            let store = crate::report::open_db_read(args.db.as_deref())?;
+            // Each listed result with its stored document's digest: one indexed query, no
+            // document.
+            let listed = store.keys(&args.select.filter()?)?;
+            Ok((store, listed))
+        })();
+        let read = reading
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (listing, read)
+    });
+    let (store, listed) = listing?;
     if listed.is_empty() {
         anyhow::bail!(
             "no stored result matches in {} (store results with `truebench run`, `truebench import LOG…`)",
             store.path()
         );
     }
-    // What the last build kept of each result: only the documents that are new or changed
-    // since are read whole (and those of the pages made again).
-    let mut before = truebench_site::kept::read(&args.dir, &published).unwrap_or_else(|why| {
+    let mut before = kept_read.unwrap_or_else(|why| {
         errln!("truebench: warning: {why}; every result's document is read again");
         Default::default()
     });
