@@ -387,16 +387,18 @@ fn build_into<'d>(
         }
         key.done()
     });
-    for (j, key) in shard_keys.into_iter().enumerate() {
-        let ((k, list), (what, make)) = (shard_list[j / 2], SHARD_FILES[j % 2]);
-        put(
-            format!("assets/{what}/{}", shards::file(k)),
-            Some(key),
-            &mut || {
-                let rows = fulls(list)?;
-                Ok(make(k, &rows.iter().collect::<Vec<_>>()))
-            },
-        )?;
+    let mut shard_keys = shard_keys.into_iter();
+    for &(k, list) in &shard_list {
+        // The shard's two files made again share its rows, put together once.
+        let rows = std::cell::OnceCell::new();
+        for (what, make) in SHARD_FILES {
+            let key = shard_keys.next();
+            put(
+                format!("assets/{what}/{}", shards::file(k)),
+                key,
+                &mut || Ok(make(k, &once(&rows, || fulls(list))?)),
+            )?;
+        }
     }
     let shard_ids: Vec<i64> = by_shard.keys().copied().collect();
     put("index.html".into(), None, &mut || {
@@ -489,17 +491,15 @@ fn build_into<'d>(
     });
     for ((name, list), (standing_key, page_key)) in members.iter().zip(soc_keys) {
         let href = hrefs[name].clone();
+        // Its standing file and page made again share its rows, put together once.
+        let rows = std::cell::OnceCell::new();
         put(
             shards::standing_file(&href),
             Some(standing_key),
-            &mut || {
-                let rows = fulls(list)?;
-                Ok(shards::standing_js(&rows.iter().collect::<Vec<_>>()))
-            },
+            &mut || Ok(shards::standing_js(&once(&rows, || fulls(list))?)),
         )?;
         put(href, Some(page_key), &mut || {
-            let rows = fulls(list)?;
-            Ok(soc::page(&title, name, &rows.iter().collect::<Vec<_>>()))
+            Ok(soc::page(&title, name, &once(&rows, || fulls(list))?))
         })?;
     }
     Ok(Made {
@@ -507,6 +507,17 @@ fn build_into<'d>(
         reused,
         files,
     })
+}
+
+/// The rows in `cell`, put together by `make` the first time they are asked for.
+fn once(
+    cell: &std::cell::OnceCell<Vec<Row>>,
+    make: impl FnOnce() -> Result<Vec<Row>, LoadError>,
+) -> Result<Vec<&Row>, LoadError> {
+    if cell.get().is_none() {
+        let _ = cell.set(make()?);
+    }
+    Ok(cell.get().map(|r| r.iter().collect()).unwrap_or_default())
 }
 
 /// A kept row as this build names its SoC: by the longest spelling of its chip, and that
