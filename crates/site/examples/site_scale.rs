@@ -155,7 +155,7 @@ fn rebuild(dir: &std::path::Path, n: usize, bases: &[truebench_model::Document],
     let mut fresh = std::collections::HashMap::new();
     for id in (1..=n as i64 + 1).rev() {
         match before.remove(&id) {
-            Some(k) if k.digest == digest(id) => list.push(k),
+            Some(k) if k.digest == digest(id) => list.push(*k),
             _ => {
                 loaded += 1;
                 let doc = site_rows::one(bases, id).doc;

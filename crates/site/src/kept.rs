@@ -346,7 +346,11 @@ fn shard_files(rows: &Path) -> Result<Option<BTreeMap<i64, std::path::PathBuf>>,
 /// another truebench or with other published rows (every entry is then made anew). An error,
 /// saying why, when a file is there but cannot be read whole or is not this writer's: the
 /// caller makes every entry anew and says so.
-pub fn read(dir: &Path, published: &[MarkdownRow]) -> Result<BTreeMap<i64, Kept>, String> {
+///
+/// Each entry boxed: a fleet's hundred thousand are taken out of the map one by one in the
+/// history's order, and a B-tree moves its values within a node at each removal (an entry is
+/// most of a kilobyte).
+pub fn read(dir: &Path, published: &[MarkdownRow]) -> Result<BTreeMap<i64, Box<Kept>>, String> {
     let Some(files) = shard_files(&dir.join(ROWS))? else {
         return Ok(BTreeMap::new());
     };
@@ -370,7 +374,9 @@ pub fn read(dir: &Path, published: &[MarkdownRow]) -> Result<BTreeMap<i64, Kept>
 
 /// The entries of the shard `k`'s file `path`, whose header must begin with `want`; an
 /// error names the file and the line.
-fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Kept>, String> {
+// Boxed here, on the reading threads, for the map they go into (see `read`).
+#[allow(clippy::vec_box)]
+fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Box<Kept>>, String> {
     let bad = |why: String| format!("{}: {why}", path.display());
     let bytes = match truebench_host::read_if_present(path, MAX_SHARD) {
         Ok(Some(b)) => b,
@@ -430,7 +436,7 @@ fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Kept>, String> {
                 kept.id
             )));
         }
-        out.push(kept);
+        out.push(Box::new(kept));
     }
     Ok(out)
 }

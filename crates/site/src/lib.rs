@@ -209,12 +209,12 @@ pub fn build_to<'d>(
     dir: &std::path::Path,
     load: &mut dyn FnMut(usize) -> Result<Cow<'d, Document>, String>,
 ) -> Result<(Made, write::Written), BuildError> {
-    let previous = write::keys(dir);
+    let (previous, sizes) = write::previous(dir);
     let mut w = write::Writer::open(dir)?;
     let made = build_into(kept, opts, &previous, load, &mut |rel, bytes| {
         w.file(rel, bytes)
     })?;
-    let written = w.finish(&made.reused, &made.keys)?;
+    let written = w.finish_known(&made.reused, &made.keys, &sizes)?;
     Ok((made, written))
 }
 

@@ -11,6 +11,7 @@
 //! finished or undone by the next one instead of refused as "in the way"; temporaries a killed
 //! build left are removed by the next.
 
+use foldhash::{HashMap, HashMapExt};
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Component, Path, PathBuf};
@@ -150,8 +151,14 @@ fn line(s: &mut String, a: &str, b: &str) {
 /// The input keys of the pages the last build in `dir` made whose files are there: path →
 /// key (empty when there is no list or it cannot be read: every page is then made anew).
 pub fn keys(dir: &Path) -> BTreeMap<String, String> {
+    previous(dir).0
+}
+
+/// [`keys`], and the size of each of those files as its `stat` found it: what
+/// [`Writer::finish_known`] counts for the files it keeps, without a second `stat` of each.
+pub(crate) fn previous(dir: &Path) -> (BTreeMap<String, String>, HashMap<String, u64>) {
     let Ok(Some(Some(b))) = read_existing(&dir.join(KEYS)) else {
-        return BTreeMap::new();
+        return Default::default();
     };
     let text = String::from_utf8_lossy(&b);
     let listed: Vec<(&str, &str)> = text.lines().filter_map(|l| l.split_once("  ")).collect();
@@ -160,14 +167,18 @@ pub fn keys(dir: &Path) -> BTreeMap<String, String> {
         target(dir, listed[i].1)
             .ok()
             .and_then(|t| std::fs::symlink_metadata(t).ok())
-            .is_some_and(|m| m.is_file())
+            .filter(|m| m.is_file())
+            .map(|m| m.len())
     });
-    listed
-        .into_iter()
-        .zip(there)
-        .filter(|(_, there)| *there)
-        .map(|((k, p), _)| (p.to_string(), k.to_string()))
-        .collect()
+    let mut keys = BTreeMap::new();
+    let mut sizes = HashMap::with_capacity(listed.len());
+    for ((k, p), there) in listed.into_iter().zip(there) {
+        if let Some(len) = there {
+            keys.insert(p.to_string(), k.to_string());
+            sizes.insert(p.to_string(), len);
+        }
+    }
+    (keys, sizes)
 }
 
 fn key_listing<'a>(keys: impl Iterator<Item = (&'a String, &'a String)>) -> String {
@@ -329,6 +340,19 @@ impl Writer {
         reused: &std::collections::BTreeSet<String>,
         keys: &BTreeMap<String, String>,
     ) -> Result<Written, SiteError> {
+        self.finish_known(reused, keys, &HashMap::new())
+    }
+
+    /// [`Writer::finish`], where `sizes` has the size of kept files as [`previous`] found
+    /// them when the build began: those are not looked at again (a fleet's site keeps
+    /// hundreds of thousands). One removed since is made again by the next build, whose
+    /// `stat` no longer finds it.
+    pub(crate) fn finish_known(
+        self,
+        reused: &std::collections::BTreeSet<String>,
+        keys: &BTreeMap<String, String>,
+        sizes: &HashMap<String, u64>,
+    ) -> Result<Written, SiteError> {
         let Writer {
             dir,
             old,
@@ -349,20 +373,24 @@ impl Writer {
         // Pages kept from the last build: there, and listed as this writer's (a `stat` per
         // file, on every CPU).
         let reused: Vec<&String> = reused.iter().collect();
-        let sizes = crate::par::map(reused.len(), 256, |i| {
+        let found = crate::par::map(reused.len(), 256, |i| {
             let rel = reused[i];
             let path = target(dir, rel)?;
-            let there = std::fs::symlink_metadata(&path)
-                .ok()
-                .filter(|m| m.is_file());
+            let there = match sizes.get(rel.as_str()) {
+                Some(&len) => Some(len),
+                None => std::fs::symlink_metadata(&path)
+                    .ok()
+                    .filter(|m| m.is_file())
+                    .map(|m| m.len()),
+            };
             match there {
-                Some(m) if old.contains_key(rel.as_str()) => Ok(m.len()),
+                Some(len) if old.contains_key(rel.as_str()) => Ok(len),
                 _ => Err(SiteError::Missing {
                     path: path.display().to_string(),
                 }),
             }
         });
-        for size in sizes {
+        for size in found {
             out.bytes += size?;
         }
         // The manifest names what is about to be renamed (beside what was there), so a build

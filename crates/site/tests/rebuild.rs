@@ -83,7 +83,7 @@ fn a_rebuild_from_the_kept_rows_reads_only_the_pages_documents_and_is_a_whole_bu
     let mut list = Vec::new();
     for k in &now {
         match before.remove(&k.id) {
-            Some(old) if old.digest == k.digest => list.push(old),
+            Some(old) if old.digest == k.digest => list.push(*old),
             _ => list.push(k.clone()),
         }
     }
@@ -238,7 +238,11 @@ fn the_kept_rows_are_written_a_shard_at_a_time() {
     // Read back, one result added to shard 2 and shard 1's result gone.
     let back = kept::read(dir, &opts.published).unwrap();
     assert_eq!(back.keys().copied().collect::<Vec<_>>(), ids);
-    let mut now: Vec<Kept> = back.into_values().filter(|k| k.id != 1000).collect();
+    let mut now: Vec<Kept> = back
+        .into_values()
+        .map(|k| *k)
+        .filter(|k| k.id != 1000)
+        .collect();
     now.push(of(2600));
     // A marker: a file written again is another file (a new inode).
     use std::os::unix::fs::MetadataExt;
@@ -307,7 +311,7 @@ fn a_kept_row_that_cannot_be_read_whole_stops_the_build_naming_its_file() {
         "{why}"
     );
     // A build that makes its files again (no earlier keys) needs it: stopped, named.
-    let list: Vec<Kept> = back.into_values().collect();
+    let list: Vec<Kept> = back.into_values().map(|k| *k).collect();
     let e = build_kept(&list, &opts, &BTreeMap::new(), &mut none).unwrap_err();
     assert_eq!(e.id, bad, "{e}");
     assert!(e.kept, "the kept row, not a document: {e}");

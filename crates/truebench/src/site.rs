@@ -86,7 +86,7 @@ pub fn run(args: SiteArgs) -> anyhow::Result<i32> {
         let mut made = 0;
         for (id, digest) in &listed {
             match before.remove(id) {
-                Some(k) if k.digest == *digest => kept.push(k),
+                Some(k) if k.digest == *digest => kept.push(*k),
                 _ => {
                     read += 1;
                     match store.get(*id) {
