@@ -237,18 +237,30 @@ pub fn ranks_of<F: truebench_figures::Figure>(facts: &[&Facts], figures: &[&[F]]
     // of a fleet's results), with the group's words made once.
     let mut numbered: HashMap<Key, usize> = HashMap::default();
     let mut words: Vec<String> = Vec::new();
+    // The same kind, chip and tools as spelt in the facts are the same group: a fleet's
+    // results repeat a few hundred of them, whose versions are normalised once each.
+    type Spelt<'a> = (&'a str, &'a str, &'a [(String, Option<String>)]);
+    let mut spelt: HashMap<Spelt<'_>, usize> = HashMap::default();
     let group: Vec<Option<usize>> = facts
         .iter()
         .map(|f| {
             let c = f.chip.as_ref()?;
+            let raw = (f.kind.as_str(), c.as_str(), f.tools.as_slice());
+            if let Some(&g) = spelt.get(&raw) {
+                return Some(g);
+            }
             let key = (f.kind.clone(), c.clone(), versions_of(&f.tools));
             let n = numbered.len();
-            Some(*numbered.entry(key).or_insert_with_key(|k| {
+            let g = *numbered.entry(key).or_insert_with_key(|k| {
                 words.push(group_text_of(&k.0, &k.2, &k.1));
                 n
-            }))
+            });
+            spelt.insert(raw, g);
+            Some(g)
         })
         .collect();
+    // Whether a figure ranks, and which way, by its key and unit: found once per spelling.
+    let mut ways: HashMap<(&str, Option<&str>), Option<Better>> = HashMap::default();
     // A figure of a result as `standing` reads it of another: the first with its key.
     let value = |j: usize, key: &str| -> Option<f64> {
         figures[j]
@@ -259,12 +271,13 @@ pub fn ranks_of<F: truebench_figures::Figure>(facts: &[&Facts], figures: &[&[F]]
     };
     // Each group's values per figure, sorted, of the results that count.
     let mut sorted: HashMap<(usize, &str), Vec<f64>> = HashMap::default();
+    let mut seen: Vec<&str> = Vec::new();
     for (j, g) in group.iter().enumerate() {
         let Some(g) = *g else { continue };
         if !facts[j].counts {
             continue;
         }
-        let mut seen: Vec<&str> = Vec::new();
+        seen.clear();
         for m in figures[j] {
             if seen.contains(&m.key()) {
                 continue;
@@ -291,21 +304,25 @@ pub fn ranks_of<F: truebench_figures::Figure>(facts: &[&Facts], figures: &[&[F]]
     }
     let empty = Vec::new();
     let mut out = Vec::with_capacity(facts.len());
+    let mut excluded: Vec<usize> = Vec::new();
     for (i, g) in group.iter().enumerate() {
         let Some(g) = *g else {
             out.push(Vec::new());
             continue;
         };
-        let excluded: Vec<usize> = copies
-            .get(&same(facts[i]))
-            .map(|c| c.iter().copied().filter(|&j| group[j] == Some(g)).collect())
-            .unwrap_or_default();
+        excluded.clear();
+        if let Some(c) = copies.get(&same(facts[i])) {
+            excluded.extend(c.iter().copied().filter(|&j| group[j] == Some(g)));
+        }
         let mut mine = Vec::new();
         for (at, m) in figures[i].iter().enumerate() {
-            let (Some(v), Some(dir)) = (
-                m.value().filter(|v| v.is_finite()),
-                better(m.key(), m.unit()),
-            ) else {
+            let Some(v) = m.value().filter(|v| v.is_finite()) else {
+                continue;
+            };
+            let way = *ways
+                .entry((m.key(), m.unit()))
+                .or_insert_with(|| better(m.key(), m.unit()));
+            let Some(dir) = way else {
                 continue;
             };
             let all = sorted.get(&(g, m.key())).unwrap_or(&empty);
