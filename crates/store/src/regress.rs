@@ -326,17 +326,19 @@ pub fn judge(doc: &Document, earlier: &[&Document]) -> Option<Judgement> {
     let figures: Vec<Vec<Metric>> = earlier.iter().map(|d| numbers(d)).collect();
     let refs: Vec<&[Metric]> = figures.iter().map(Vec::as_slice).collect();
     let base = Facts::of(earlier.last()?);
-    judge_figures(&Facts::of(doc), &numbers(doc), &base, &refs)
+    judge_figures(&Facts::of(doc), &numbers(doc), &base, &refs, &mut better)
 }
 
 /// [`judge`] with every result's figures computed once by the caller (`earlier_figures[k]`
 /// are the k-th earlier result's, the last the baseline's), so a whole history is judged
 /// without recomputing them per result.
-fn judge_figures<F: truebench_figures::Figure>(
+/// `way` is [`better`] (or a memo of it).
+fn judge_figures<'a, F: truebench_figures::Figure>(
     doc: &Facts,
-    mine: &[F],
+    mine: &'a [F],
     base: &Facts,
     earlier_figures: &[&[F]],
+    way: &mut dyn FnMut(&'a str, Option<&'a str>) -> Option<Better>,
 ) -> Option<Judgement> {
     let base_figures = *earlier_figures.last()?;
     // Only finite figures are judged or judged against (the first finite one of a key).
@@ -346,7 +348,7 @@ fn judge_figures<F: truebench_figures::Figure>(
     };
     let mut changes = Vec::new();
     for m in mine.iter().filter(|m| finite(m)) {
-        let Some(dir) = better(m.key(), m.unit()) else {
+        let Some(dir) = way(m.key(), m.unit()) else {
             continue;
         };
         let Some(bv) = first(base_figures, m.key()) else {
@@ -415,9 +417,9 @@ pub fn judge_all(docs: &[&Document]) -> Vec<(usize, Judgement)> {
 
 /// [`judge_all`] of the results' [`Facts`] and figures (`truebench_figures::metrics`; those
 /// of results that do not count are not read), without their documents.
-pub fn judge_all_of<F: truebench_figures::Figure>(
+pub fn judge_all_of<'a, F: truebench_figures::Figure>(
     facts: &[&Facts],
-    figures: &[&[F]],
+    figures: &[&'a [F]],
 ) -> Vec<(usize, Judgement)> {
     let n = facts.len();
     let mut order: Vec<usize> = (0..n).filter(|&i| facts[i].counts).collect();
@@ -429,6 +431,11 @@ pub fn judge_all_of<F: truebench_figures::Figure>(
         .map(|i| facts[i].counts.then(|| Names::of(facts[i])))
         .collect();
     let mut by_board: foldhash::HashMap<(&str, &str), Vec<usize>> = Default::default();
+    // Each figure's direction found once per key and unit, not per result.
+    let mut ways: foldhash::HashMap<(&str, Option<&str>), Option<Better>> = Default::default();
+    let mut way = |key: &'a str, unit: Option<&'a str>| -> Option<Better> {
+        *ways.entry((key, unit)).or_insert_with(|| better(key, unit))
+    };
     for &i in &order {
         let mine = names[i].as_ref().expect("named: it counts");
         // A result with no board name is no machine to follow (`same_machine`).
@@ -450,7 +457,7 @@ pub fn judge_all_of<F: truebench_figures::Figure>(
         };
         // Only results that count are anyone's earlier results: their figures are read.
         let figs: Vec<&[F]> = earlier.iter().map(|&j| figures[j]).collect();
-        if let Some(mut j) = judge_figures(facts[i], figures[i], facts[last], &figs) {
+        if let Some(mut j) = judge_figures(facts[i], figures[i], facts[last], &figs, &mut way) {
             j.baseline = earlier[j.baseline];
             out.push((i, j));
         }
