@@ -145,49 +145,16 @@ impl Brief {
     }
 }
 
-/// An entry's line as read: its place in its shard file, which the shard's entries share, and
-/// how many entries that file held — a shard whose entries are all as read, and all of them,
-/// is not written again.
+/// An entry's line as read: its place in its shard file's text, which the shard's entries
+/// share (a fleet's lines are not copied one by one), and how many entries that file held —
+/// a shard whose entries are all as read, and all of them, is not written again.
 #[derive(Debug, Clone)]
 struct Line {
-    shard: std::sync::Arc<Shard>,
+    text: std::sync::Arc<String>,
     at: std::ops::Range<usize>,
     of: usize,
-}
-
-/// A shard file as read. Its text is not held once its entries' brief parts are read (a
-/// fleet's kept lines are hundreds of MB, each page of them a page fault to fill): it is read
-/// again for the few lines a rebuild needs whole, and must then be what was read.
-#[derive(Debug)]
-struct Shard {
+    /// Its file, for a message (shared by the shard's entries).
     path: std::sync::Arc<Path>,
-    /// Its header line, which holds its lines' count, bytes and digest.
-    head: String,
-    text: std::sync::OnceLock<Result<String, String>>,
-}
-
-impl Shard {
-    /// The file's text, read again on first use: an error, naming the file, when it changed
-    /// since it was read.
-    fn text(&self) -> Result<&str, String> {
-        let read = self.text.get_or_init(|| {
-            let bad = |why: String| format!("{}: {why}", self.path.display());
-            let bytes = truebench_host::read_if_present(&self.path, MAX_SHARD)
-                .map_err(|e| bad(e.to_string()))?
-                .ok_or_else(|| bad("removed since it was read".into()))?;
-            let text = String::from_utf8(bytes).map_err(|_| bad("not text".into()))?;
-            match text.split_once('\n') {
-                Some((head, body)) if head == self.head && body_sum_ok(head, body) => Ok(text),
-                _ => Err(bad("changed since it was read".into())),
-            }
-        });
-        read.as_deref().map_err(String::clone)
-    }
-}
-
-/// Whether `body` has the digest its header `head` ends with.
-fn body_sum_ok(head: &str, body: &str) -> bool {
-    head.rsplit(' ').next() == Some(hex(body.as_bytes()).as_str())
 }
 
 impl Kept {
@@ -224,10 +191,9 @@ impl Kept {
             Whole::Made(r) => return Ok(Cow::Borrowed(r)),
             Whole::Read(l) => l,
         };
-        let bad = |e: String| format!("{}: the line of #{}: {e}", l.shard.path.display(), self.id);
-        let text = l.shard.text()?;
+        let bad = |e: String| format!("{}: the line of #{}: {e}", l.path.display(), self.id);
         let line: LineIn =
-            serde_json::from_str(&text[l.at.clone()]).map_err(|e| bad(e.to_string()))?;
+            serde_json::from_str(&l.text[l.at.clone()]).map_err(|e| bad(e.to_string()))?;
         let mut row = line.row;
         with_bits(&mut row.figures, &line.bits, |f| &mut f.value).map_err(bad)?;
         Ok(Cow::Owned(row))
@@ -296,12 +262,12 @@ fn header(published: &[MarkdownRow]) -> String {
 
 /// A shard file's text: the header (with the count of lines, their bytes and their SHA-256,
 /// so a file cut or changed by anything but this writer is seen), then one line per result.
-fn text(kept: &[&Kept], published: &[MarkdownRow]) -> Result<String, String> {
+fn text(kept: &[&Kept], published: &[MarkdownRow]) -> String {
     let mut body = String::new();
     for k in kept {
         let row = match &k.whole {
             Whole::Read(l) => {
-                body.push_str(&l.shard.text()?[l.at.clone()]);
+                body.push_str(&l.text[l.at.clone()]);
                 body.push('\n');
                 continue;
             }
@@ -324,13 +290,13 @@ fn text(kept: &[&Kept], published: &[MarkdownRow]) -> Result<String, String> {
         body.push_str(&serde_json::to_string(&line).unwrap_or_default());
         body.push('\n');
     }
-    Ok(format!(
+    format!(
         "{} {} {} {}\n{body}",
         header(published),
         kept.len(),
         body.len(),
         hex(body.as_bytes())
-    ))
+    )
 }
 
 /// The shard files in the folder `rows`, by shard: `Ok(None)` when there is no such folder,
@@ -417,7 +383,7 @@ fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Box<Kept>>, String>
         Ok(None) => return Ok(Vec::new()),
         Err(e) => return Err(bad(e.to_string())),
     };
-    let text = String::from_utf8(bytes).map_err(|_| bad("not text".into()))?;
+    let text = std::sync::Arc::new(String::from_utf8(bytes).map_err(|_| bad("not text".into()))?);
     let (head, body) = text
         .split_once('\n')
         .ok_or_else(|| bad("no header line".into()))?;
@@ -432,9 +398,9 @@ fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Box<Kept>>, String>
         return Ok(Vec::new());
     };
     let parts: Vec<&str> = counts.split(' ').collect();
-    let (lines, size) = match parts[..] {
-        [n, b, _] => (n.parse::<usize>().ok(), b.parse::<usize>().ok()),
-        _ => (None, None),
+    let (lines, size, sum) = match parts[..] {
+        [n, b, d] => (n.parse::<usize>().ok(), b.parse::<usize>().ok(), d),
+        _ => (None, None, ""),
     };
     let (Some(lines), Some(size)) = (lines, size) else {
         return Err(bad(format!("a header without its counts: `{head}`")));
@@ -446,23 +412,20 @@ fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Box<Kept>>, String>
             body.split_terminator('\n').count()
         )));
     }
-    if !body_sum_ok(head, body) {
+    if sum != hex(body.as_bytes()) {
         return Err(bad(
             "its lines are not those written (their SHA-256 differs)".into(),
         ));
     }
     let mut out = Vec::with_capacity(lines);
-    let shard = std::sync::Arc::new(Shard {
-        path: path.into(),
-        head: head.to_string(),
-        text: std::sync::OnceLock::new(),
-    });
+    let shared_path: std::sync::Arc<Path> = path.into();
     let mut at = body_at;
     for (n, l) in body.split_terminator('\n').enumerate() {
         let line = Line {
-            shard: shard.clone(),
+            text: text.clone(),
             at: at..at + l.len(),
             of: lines,
+            path: shared_path.clone(),
         };
         let kept = parse_line(l, line).map_err(|e| bad(format!("line {}: {e}", n + 2)))?;
         at += l.len() + 1;
@@ -530,8 +493,7 @@ pub fn save(dir: &Path, kept: &[Kept], published: &[MarkdownRow]) -> Result<(), 
         if as_read && there.contains_key(k) {
             continue;
         }
-        let text = text(list, published).map_err(|why| SiteError::Kept { why })?;
-        crate::write::replace(&rows.join(shard_file(*k)), text.as_bytes())?;
+        crate::write::replace(&rows.join(shard_file(*k)), text(list, published).as_bytes())?;
     }
     for (k, path) in &there {
         if !by_shard.contains_key(k) {

@@ -317,32 +317,3 @@ fn a_kept_row_that_cannot_be_read_whole_stops_the_build_naming_its_file() {
     assert!(e.kept, "the kept row, not a document: {e}");
     assert!(e.to_string().contains("0000.rows"), "{e}");
 }
-
-#[test]
-fn a_shard_changed_after_it_was_read_is_named_when_its_lines_are_needed_again() {
-    let (_, results, opts, _d, dir, all) = fleet(3);
-    build_to(&all, &opts, &dir, &mut |i| {
-        Ok(Cow::Borrowed(&results[i].doc))
-    })
-    .unwrap();
-    kept::save(&dir, &all, &opts.published).unwrap();
-    let back = kept::read(&dir, &opts.published).unwrap();
-    // Read for their brief parts; the file is not held, and changes before a row is needed.
-    let shard = dir.join(kept::ROWS).join("0000.rows");
-    let text = std::fs::read_to_string(&shard).unwrap();
-    std::fs::write(&shard, text.replacen("truebench-rows", "truebench-ROWS", 1)).unwrap();
-    let first = back.values().next().unwrap();
-    let why = first.row().unwrap_err();
-    assert!(
-        why.contains("0000.rows") && why.contains("changed since it was read"),
-        "{why}"
-    );
-    // Saving its shard again needs its lines: refused, naming the file, the file left as is.
-    let mut list: Vec<Kept> = back.into_values().map(|k| *k).collect();
-    list.pop();
-    let e = kept::save(&dir, &list, &opts.published).unwrap_err();
-    assert!(e.to_string().contains("0000.rows"), "{e}");
-    assert!(std::fs::read_to_string(&shard)
-        .unwrap()
-        .starts_with("truebench-ROWS"));
-}
