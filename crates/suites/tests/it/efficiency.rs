@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use truebench_host::{Host, Inventory};
-use truebench_model::efficiency::WorkSource;
+use truebench_model::efficiency::{OppPoint, WorkSource};
 use truebench_model::{EfficiencyBody, EfficiencyResult};
 use truebench_render::kinds::Render;
 use truebench_suites::efficiency::{self, EfficiencyKernels, EfficiencyOptions, WorkScore};
@@ -318,17 +318,34 @@ fn every_opp_of_the_little_cluster_with_power_per_run_and_the_best_opp() {
             "{p:?}"
         );
     }
-    // The best OPP above idle is where the voltage floor ends: computed from the model.
+    // The best OPP is the one of the most work per watt above idle, as measured.
+    let measured_best = c
+        .points
+        .iter()
+        .max_by(|a, b| {
+            let e = |p: &OppPoint| p.per_watt_above_idle.unwrap_or(0.0);
+            e(a).total_cmp(&e(b))
+        })
+        .and_then(|p| p.opp_mhz);
+    assert_eq!(c.best_mhz, measured_best, "{text}");
+    // In the model it is where the voltage floor ends, 816 MHz; 1008 MHz does 4 % less work
+    // per watt there, close enough for the measured energies to swap them (each 200 ms run's
+    // edges blend with idle readings, more on a loaded test machine: one of the suite's runs
+    // measured 1008 MHz's power above idle 9 % low and picked it). The next ones are 13 % and
+    // more below.
+    let e = |m: u32| f64::from(m) / busy_watts(4, f64::from(m) / 1000.0);
     let best = mhz
         .iter()
         .copied()
-        .max_by(|a, b| {
-            let e = |m: u32| f64::from(m) / busy_watts(4, f64::from(m) / 1000.0);
-            e(*a).total_cmp(&e(*b))
-        })
+        .max_by(|a, b| e(*a).total_cmp(&e(*b)))
         .unwrap();
-    assert_eq!(c.best_mhz, Some(best), "{text}");
     assert_eq!(best, 816);
+    assert!(
+        matches!(c.best_mhz, Some(816 | 1008)),
+        "{:?} is not within 5 % of the modelled best: {text}",
+        c.best_mhz
+    );
+    assert!(e(1008) > 0.95 * e(816) && e(600) < 0.9 * e(816) && e(1200) < 0.9 * e(816));
     assert!(text.contains("← best"), "{text}");
     // While cluster 0 was walked the A76 clusters were held at 408 MHz; all restored.
     let writes = &r.envelope.tuning.changes;
