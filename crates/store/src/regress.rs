@@ -332,6 +332,7 @@ pub fn judge(doc: &Document, earlier: &[&Document]) -> Option<Judgement> {
 /// [`judge`] with every result's figures computed once by the caller (`earlier_figures[k]`
 /// are the k-th earlier result's, the last the baseline's), so a whole history is judged
 /// without recomputing them per result.
+///
 /// `way` is [`better`] (or a memo of it).
 fn judge_figures<'a, F: truebench_figures::Figure>(
     doc: &Facts,
