@@ -26,7 +26,8 @@ pub const MANIFEST: &str = ".truebench-site";
 /// What each file made from rows was made from (its input key: [`crate::Site::keys`]),
 /// `<key>  <path>` per line: a rebuild whose inputs for a file are the same leaves it as it is
 /// instead of making it again. Only files that are whole are listed (one being replaced is
-/// left out until it is in place).
+/// left out until it is in place; one kept is listed as it was when the build began: removed
+/// by hand during a build, it is made again by the next, whose `stat` no longer finds it).
 pub const KEYS: &str = ".truebench-keys";
 
 #[derive(Debug, thiserror::Error)]
@@ -42,6 +43,8 @@ pub enum SiteError {
     NotAFile { path: String, why: String },
     #[error("{path}: not a path inside the site folder")]
     BadPath { path: String },
+    /// A kept file not listed in the manifest, or (for [`Writer::finish`], whose sizes are
+    /// not known beforehand) not there at the end.
     #[error("{path}: kept from the last build but no longer there or not listed in {MANIFEST}; build again (the page will be made anew)")]
     Missing { path: String },
     #[error("{why}; what the site keeps of each result between builds was not saved (the next build reads every document again)")]
