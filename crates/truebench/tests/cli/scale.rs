@@ -258,8 +258,10 @@ fn serve_exposes_every_cpu_and_stays_valid() {
         std::thread::sleep(Duration::from_millis(1200));
         let started = Instant::now();
         let second = get(&addr, "text/plain");
+        // A scrape that does not wait on anything (its cost is bench/exporter_load.sh's); the
+        // bound is wide for the debug build beside the suite's other tests.
         assert!(
-            started.elapsed() < Duration::from_secs(2),
+            started.elapsed() < Duration::from_secs(10),
             "{n} CPUs: {:?}",
             started.elapsed()
         );
