@@ -35,6 +35,20 @@ pub enum Better {
     Lower,
 }
 
+/// [`better`] of each key and unit, found once: a fleet's results repeat a few dozen of them,
+/// and each call searches the key for a dozen words.
+#[derive(Default)]
+pub(crate) struct Ways<'a>(foldhash::HashMap<(&'a str, Option<&'a str>), Option<Better>>);
+
+impl<'a> Ways<'a> {
+    pub(crate) fn of(&mut self, key: &'a str, unit: Option<&'a str>) -> Option<Better> {
+        *self
+            .0
+            .entry((key, unit))
+            .or_insert_with(|| better(key, unit))
+    }
+}
+
 /// The direction of a figure by its key and unit; None for figures that are no score (an
 /// exit code, a deviation either way, a thermal score change).
 pub fn better(key: &str, unit: Option<&str>) -> Option<Better> {
@@ -433,10 +447,8 @@ pub fn judge_all_of<'a, F: truebench_figures::Figure>(
         .collect();
     let mut by_board: foldhash::HashMap<(&str, &str), Vec<usize>> = Default::default();
     // Each figure's direction found once per key and unit, not per result.
-    let mut ways: foldhash::HashMap<(&str, Option<&str>), Option<Better>> = Default::default();
-    let mut way = |key: &'a str, unit: Option<&'a str>| -> Option<Better> {
-        *ways.entry((key, unit)).or_insert_with(|| better(key, unit))
-    };
+    let mut ways = Ways::default();
+    let mut way = |key: &'a str, unit: Option<&'a str>| ways.of(key, unit);
     for &i in &order {
         let mine = names[i].as_ref().expect("named: it counts");
         // A result with no board name is no machine to follow (`same_machine`).

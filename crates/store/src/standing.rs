@@ -10,7 +10,7 @@
 use truebench_model::Document;
 
 use crate::facts::Facts;
-use crate::regress::{better, counts, Better};
+use crate::regress::{better, counts, Better, Ways};
 
 /// The fewest results of a group worth ranking in.
 pub const MIN_GROUP: usize = 3;
@@ -259,8 +259,8 @@ pub fn ranks_of<F: truebench_figures::Figure>(facts: &[&Facts], figures: &[&[F]]
             Some(g)
         })
         .collect();
-    // Whether a figure ranks, and which way, by its key and unit: found once per spelling.
-    let mut ways: HashMap<(&str, Option<&str>), Option<Better>> = HashMap::default();
+    // Whether a figure ranks, and which way, by its key and unit.
+    let mut ways = Ways::default();
     // A figure of a result as `standing` reads it of another: the first with its key.
     let value = |j: usize, key: &str| -> Option<f64> {
         figures[j]
@@ -319,10 +319,7 @@ pub fn ranks_of<F: truebench_figures::Figure>(facts: &[&Facts], figures: &[&[F]]
             let Some(v) = m.value().filter(|v| v.is_finite()) else {
                 continue;
             };
-            let way = *ways
-                .entry((m.key(), m.unit()))
-                .or_insert_with(|| better(m.key(), m.unit()));
-            let Some(dir) = way else {
+            let Some(dir) = ways.of(m.key(), m.unit()) else {
                 continue;
             };
             let all = sorted.get(&(g, m.key())).unwrap_or(&empty);
