@@ -315,6 +315,54 @@ fn unprivileged() -> Command {
     c
 }
 
+/// A folder of stand-ins for `openssl` and `7zz` that answer as this machine's did (Debian
+/// 12's recorded output: the workloads crate's test data) at once, and log their arguments
+/// to `args.log` beside them. Readable by every user, the log writable by every user: the
+/// unprivileged run uses them. The real tools run in the end-to-end run above and in the
+/// workloads crate's real runs; here they only cost half a minute of CPU.
+fn scripted_tools() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../workloads/tests/data");
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("args.log");
+    fs::write(&log, "").unwrap();
+    fs::set_permissions(&log, fs::Permissions::from_mode(0o666)).unwrap();
+    let say = |name: &str, body: String| {
+        let p = dir.path().join(name);
+        let script = format!(
+            "#!/bin/sh\necho \"{name} $*\" >> '{}'\n{body}",
+            log.display()
+        );
+        fs::write(&p, script).unwrap();
+        fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    let openssl = data.join("openssl/debian12-openssl-3.0.19-aes-256-cbc.txt");
+    say(
+        "openssl",
+        format!(
+            "case \"$1\" in version) echo 'OpenSSL 3.0.19 27 Jan 2026 (Library: OpenSSL 3.0.19 27 Jan 2026)'; exit 0 ;; esac\n\
+             for a in \"$@\"; do last=$a; done\n\
+             [ \"$last\" = aes-256-cbc ] || {{ echo \"speed: unknown cipher $last\" >&2; exit 1; }}\n\
+             cat '{}'\n",
+            openssl.display()
+        ),
+    );
+    let (one, two) = (
+        data.join("7zip/debian12-7zip-26.02-x64-mmt1.txt"),
+        data.join("7zip/debian12-7zip-26.02-x64-mmt2.txt"),
+    );
+    say(
+        "7zz",
+        format!(
+            "case \" $* \" in *' -mmt1 '*) cat '{}' ;; *) cat '{}' ;; esac\n",
+            one.display(),
+            two.display()
+        ),
+    );
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    dir
+}
+
 /// Two runs at once halve each other's scores: while one runs (as an unprivileged user when
 /// the tests run as root), a second one — root's — is refused at once, naming the lock.
 #[test]
@@ -371,7 +419,8 @@ fn a_second_run_is_refused_while_one_runs_for_any_user() {
 
 /// Without root the run goes on untuned and says why; with `--unattended` it exits 3 when
 /// the result is invalid — here because the recorded board's kernel log reports the
-/// oom-killer while the run goes on. A board of one cluster: each phase runs once.
+/// oom-killer while the run goes on. A board of one cluster: each phase runs once; openssl
+/// and 7-zip are the scripted stand-ins (`scripted_tools`), found first in `PATH`.
 #[test]
 fn without_root_unattended_runs_untuned_and_exits_3_when_invalid() {
     let root = board("rpi4b");
@@ -393,20 +442,25 @@ fn without_root_unattended_runs_untuned_and_exits_3_when_invalid() {
         use std::os::unix::fs::PermissionsExt;
         fs::set_permissions(out.path(), fs::Permissions::from_mode(0o777)).unwrap();
     }
+    let tools = scripted_tools();
+    let mut path = std::ffi::OsString::from(tools.path());
+    path.push(":");
+    path.push(std::env::var_os("PATH").unwrap_or_default());
     let mut cmd = unprivileged();
-    cmd.args([
-        "run",
-        "--quick",
-        "--unattended",
-        "--json",
-        "--no-store",
-        "--idle-timeout",
-        "5",
-        "--root",
-    ])
-    .arg(root.path())
-    .arg("--results-dir")
-    .arg(out.path().join("r"));
+    cmd.env("PATH", path)
+        .args([
+            "run",
+            "--quick",
+            "--unattended",
+            "--json",
+            "--no-store",
+            "--idle-timeout",
+            "5",
+            "--root",
+        ])
+        .arg(root.path())
+        .arg("--results-dir")
+        .arg(out.path().join("r"));
     let (mut child, rx) = spawn_cmd(cmd);
     let mut seen = Vec::new();
     wait_for(&rx, "[3/7] memory", &mut seen);
@@ -488,6 +542,23 @@ fn without_root_unattended_runs_untuned_and_exits_3_when_invalid() {
     assert!(truebench_render::summary(r.view())
         .contains("Settings were not tuned: changing settings needs root"));
     assert_eq!(tree(root.path()), before, "nothing written");
+    // The stand-ins ran, as the run runs the real tools (pinned, one pass, a 4 MiB
+    // dictionary), and their recorded tables are the scores.
+    let args = fs::read_to_string(tools.path().join("args.log")).unwrap();
+    for call in [
+        "openssl speed -elapsed -seconds 1 -evp aes-256-cbc",
+        "7zz b 1 -mmt1 -md22",
+        "7zz b 1 -md22",
+    ] {
+        assert!(args.lines().any(|l| l == call), "{call}: {args}");
+    }
+    let row = truebench_render::text::row(r.view());
+    assert_eq!(row.aes, Some(1_368_880), "{row:?}");
+    assert_eq!(
+        (row.sevenzip_single, row.sevenzip_multi),
+        (Some(1_802), Some(3_830)),
+        "{row:?}"
+    );
 }
 
 /// A results folder that cannot be created or written is refused before the first phase,
