@@ -126,50 +126,61 @@ fn reports_render_without_errors_or_requests() {
         let test = std::thread::current().name().unwrap_or("?").to_string();
         let _ = writeln!(std::io::stderr(), "SKIPPED {test}: the Chromium part: no chromium in PATH (Debian: apt-get install chromium); static checks only");
     }
-    for (name, r) in pages() {
-        let html = kinds::html_page(&r);
-        let problems = static_problems(&html);
-        assert!(problems.is_empty(), "{name}: {problems:?}");
-        let Some(chrome) = &chrome else { continue };
-        let page = dir.path().join(format!("{name}.html"));
-        std::fs::write(&page, &html).unwrap();
-        let out = render(chrome, &page, &["--dump-dom"]);
-        assert!(out.console.is_empty(), "{name}: console: {:?}", out.console);
-        assert!(out.hosts.is_empty(), "{name}: requests to {:?}", out.hosts);
-        // The DOM Chromium built holds the sections and the drawn charts.
-        assert!(out.dom.contains("<h2>Timeline</h2>"), "{name}");
-        assert!(
-            out.dom.matches("<svg").count() >= 3,
-            "{name}: charts missing"
-        );
-        assert!(out.dom.contains("<h2>Verdicts</h2>"), "{name}");
-        // A screenshot at a laptop's width: a real image, not an empty one. (A phone's width
-        // cannot be had this way, the headless window is never narrower than 500 px; the
-        // layout test lays every page out at 390 px in a frame.)
-        {
-            let (w, h) = (1280, 3000);
-            let png = dir.path().join(format!("{name}-{w}.png"));
-            let shot = render(
-                chrome,
-                &page,
-                &[
-                    &format!("--screenshot={}", png.display()),
-                    &format!("--window-size={w},{h}"),
-                    "--hide-scrollbars",
-                ],
-            );
-            assert!(shot.console.is_empty(), "{name}: {:?}", shot.console);
-            let bytes = std::fs::read(&png).unwrap_or_default();
-            assert!(
-                bytes.starts_with(b"\x89PNG"),
-                "{name}: no screenshot at {w}px"
-            );
-            assert!(
-                bytes.len() > 20_000,
-                "{name}: {w}px screenshot of {} bytes looks empty",
-                bytes.len()
-            );
+    // The pages side by side: each is two Chromium starts of about a second, mostly CPU, and
+    // one after another they left the second CPU idle.
+    let pages = pages();
+    std::thread::scope(|s| {
+        for (name, r) in &pages {
+            let (dir, chrome) = (dir.path(), &chrome);
+            s.spawn(move || check_page(dir, chrome.as_deref(), name, r));
         }
+    });
+}
+
+/// One page's static checks, then its DOM and a screenshot from Chromium (when installed).
+fn check_page(dir: &Path, chrome: Option<&Path>, name: &str, r: &Document) {
+    let html = kinds::html_page(r);
+    let problems = static_problems(&html);
+    assert!(problems.is_empty(), "{name}: {problems:?}");
+    let Some(chrome) = chrome else { return };
+    let page = dir.join(format!("{name}.html"));
+    std::fs::write(&page, &html).unwrap();
+    let out = render(chrome, &page, &["--dump-dom"]);
+    assert!(out.console.is_empty(), "{name}: console: {:?}", out.console);
+    assert!(out.hosts.is_empty(), "{name}: requests to {:?}", out.hosts);
+    // The DOM Chromium built holds the sections and the drawn charts.
+    assert!(out.dom.contains("<h2>Timeline</h2>"), "{name}");
+    assert!(
+        out.dom.matches("<svg").count() >= 3,
+        "{name}: charts missing"
+    );
+    assert!(out.dom.contains("<h2>Verdicts</h2>"), "{name}");
+    // A screenshot at a laptop's width: a real image, not an empty one. (A phone's width
+    // cannot be had this way, the headless window is never narrower than 500 px; the
+    // layout test lays every page out at 390 px in a frame.)
+    {
+        let (w, h) = (1280, 3000);
+        let png = dir.join(format!("{name}-{w}.png"));
+        let shot = render(
+            chrome,
+            &page,
+            &[
+                &format!("--screenshot={}", png.display()),
+                &format!("--window-size={w},{h}"),
+                "--hide-scrollbars",
+            ],
+        );
+        assert!(shot.console.is_empty(), "{name}: {:?}", shot.console);
+        let bytes = std::fs::read(&png).unwrap_or_default();
+        assert!(
+            bytes.starts_with(b"\x89PNG"),
+            "{name}: no screenshot at {w}px"
+        );
+        assert!(
+            bytes.len() > 20_000,
+            "{name}: {w}px screenshot of {} bytes looks empty",
+            bytes.len()
+        );
     }
 }
 
