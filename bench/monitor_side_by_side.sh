@@ -30,8 +30,13 @@
 # `bench/lib/ratios.py run1 run2 -i run3` (-i: a run with A and B swapped). Run `c c` beside
 # to see the instrument's own spread.
 #
+# ROOT=DIR has both truebench loops read the machine below DIR (`--root`), e.g. a tree of
+# crates/fixtures' machine_root example (keep it moving: `machine_root DIR N 100000 1000 &`),
+# whose thermal zones, hwmon and cpufreq files this VM's /sys lacks. Two truebench builds
+# only: the C loop reads this machine's files.
+#
 # Not a test: prints figures for BENCHMARKS.md.
-# Usage: [PLACE=split] [SAVE=FILE] bench/monitor_side_by_side.sh A B [SECONDS] [ROUNDS]
+# Usage: [PLACE=split] [SAVE=FILE] [ROOT=DIR] bench/monitor_side_by_side.sh A B [SECONDS] [ROUNDS]
 #        (default 9 s, 14 rounds)
 . "$(dirname "$0")/lib/evidence.sh"
 . "$(dirname "$0")/lib/cpu_ns.sh"
@@ -54,6 +59,12 @@ trap 'kill "${PIDS[@]}" 2>/dev/null || true; rm -rf "$TMP"' EXIT
 FILES=(/proc/stat /proc/loadavg /sys/devices/system/cpu/online /proc/meminfo)
 
 cc -O2 -o "$TMP/ref" bench/lib/ref_loop.c
+ROOTARG=()
+if [ -n "${ROOT:-}" ]; then
+  [ -d "$ROOT/proc" ] || { echo "ROOT=$ROOT: no proc/ there (a machine tree is expected)" >&2; exit 2; }
+  case " $A $B " in *" c "* | *" cpad "*) echo "ROOT compares truebench builds only: c and cpad read this machine's files" >&2; exit 2 ;; esac
+  ROOTARG=(--root "$ROOT")
+fi
 if [ "$A" = cpad ] || [ "$B" = cpad ]; then
   # The third line: the first two may lack the deltas a line carries once it has a predecessor.
   PAD=$(timeout 1 target/release/truebench monitor --interval 0.1 --json-lines | sed -n 3p | wc -c || true)
@@ -79,8 +90,8 @@ start() {
   case $1 in
     c) "${pin[@]}" nice -n 19 "$TMP/ref" "${FILES[@]}" >"$2" & ;;
     cpad) "${pin[@]}" nice -n 19 "$TMP/ref" -l "$PAD" "${FILES[@]}" >"$2" & ;;
-    tb) "${pin[@]}" nice -n 19 target/release/truebench monitor --interval 0.1 --json-lines >"$2" & ;;
-    *) "${pin[@]}" nice -n 19 "$1" monitor --interval 0.1 --json-lines >"$2" & ;;
+    tb) "${pin[@]}" nice -n 19 target/release/truebench monitor "${ROOTARG[@]}" --interval 0.1 --json-lines >"$2" & ;;
+    *) "${pin[@]}" nice -n 19 "$1" monitor "${ROOTARG[@]}" --interval 0.1 --json-lines >"$2" & ;;
   esac
   echo $!
 }
