@@ -330,13 +330,21 @@ fn scripted_tools() -> tempfile::TempDir {
     let say = |name: &str, body: String| {
         let p = dir.path().join(name);
         let script = format!(
-            "#!/bin/sh\necho \"{name} $*\" >> '{}'\n{body}",
+            "#!/bin/sh\nprintf '%s\\n' \"{name} $*\" >> '{}'\n{body}",
             log.display()
         );
         fs::write(&p, script).unwrap();
         fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();
     };
-    let openssl = data.join("openssl/debian12-openssl-3.0.19-aes-256-cbc.txt");
+    // The recorded output beside the stand-ins: the source tree may not be readable by the
+    // unprivileged user.
+    let copy = |rel: &str| {
+        let to = dir.path().join(Path::new(rel).file_name().unwrap());
+        fs::copy(data.join(rel), &to).unwrap();
+        fs::set_permissions(&to, fs::Permissions::from_mode(0o644)).unwrap();
+        to
+    };
+    let openssl = copy("openssl/debian12-openssl-3.0.19-aes-256-cbc.txt");
     say(
         "openssl",
         format!(
@@ -348,8 +356,8 @@ fn scripted_tools() -> tempfile::TempDir {
         ),
     );
     let (one, two) = (
-        data.join("7zip/debian12-7zip-26.02-x64-mmt1.txt"),
-        data.join("7zip/debian12-7zip-26.02-x64-mmt2.txt"),
+        copy("7zip/debian12-7zip-26.02-x64-mmt1.txt"),
+        copy("7zip/debian12-7zip-26.02-x64-mmt2.txt"),
     );
     say(
         "7zz",
