@@ -126,15 +126,17 @@ fn reports_render_without_errors_or_requests() {
         let test = std::thread::current().name().unwrap_or("?").to_string();
         let _ = writeln!(std::io::stderr(), "SKIPPED {test}: the Chromium part: no chromium in PATH (Debian: apt-get install chromium); static checks only");
     }
-    // The pages side by side: each is two Chromium starts of about a second, mostly CPU, and
-    // one after another they left the second CPU idle.
+    // Three pages at a time: each is two Chromium starts of about a second, mostly CPU, and
+    // one after another they left the second CPU idle; more at once only costs memory.
     let pages = pages();
-    std::thread::scope(|s| {
-        for (name, r) in &pages {
-            let (dir, chrome) = (dir.path(), &chrome);
-            s.spawn(move || check_page(dir, chrome.as_deref(), name, r));
-        }
-    });
+    for three in pages.chunks(3) {
+        std::thread::scope(|s| {
+            for (name, r) in three {
+                let (dir, chrome) = (dir.path(), &chrome);
+                s.spawn(move || check_page(dir, chrome.as_deref(), name, r));
+            }
+        });
+    }
 }
 
 /// One page's static checks, then its DOM and a screenshot from Chromium (when installed).
