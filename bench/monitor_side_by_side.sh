@@ -45,6 +45,8 @@ if [ -n "${SAVE:-}" ]; then
   SAVE=$(realpath -m -- "$SAVE")
   touch -- "$SAVE" || { echo "SAVE=$SAVE: cannot write there" >&2; exit 2; }
 fi
+# Before the cd below: a relative ROOT is the caller's.
+[ -z "${ROOT:-}" ] || ROOT=$(realpath -m -- "$ROOT")
 cd "$(dirname "$(readlink -f "$0")")/.."
 [ $# -ge 2 ] || { echo "usage: $0 A B [SECONDS] [ROUNDS] (A, B: tb, c, cpad or a truebench binary)" >&2; exit 2; }
 A=$1
