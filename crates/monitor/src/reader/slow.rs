@@ -43,7 +43,8 @@ fn voluntary_switches() -> Option<i64> {
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: a valid pointer to a rusage; RUSAGE_THREAD (Linux 2.6.26) asks for this thread.
     let r = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
-    // A C long: 32 bits on armv7.
+    // A C long: 64 bits here, 32 on armv7.
+    #[allow(clippy::useless_conversion)]
     (r == 0).then(|| i64::from(ru.ru_nvcsw))
 }
 
