@@ -192,9 +192,8 @@ impl Kept {
             Whole::Read(l) => l,
         };
         let bad = |e: String| format!("{}: the line of #{}: {e}", l.path.display(), self.id);
-        let text =
-            std::str::from_utf8(&l.text[l.at.clone()]).map_err(|_| bad("not text".into()))?;
-        let line: LineIn = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+        let line: LineIn =
+            serde_json::from_slice(&l.text[l.at.clone()]).map_err(|e| bad(e.to_string()))?;
         let mut row = line.row;
         with_bits(&mut row.figures, &line.bits, |f| &mut f.value).map_err(bad)?;
         Ok(Cow::Owned(row))
@@ -452,11 +451,9 @@ fn lines_of(body: &[u8]) -> impl Iterator<Item = &[u8]> {
 
 /// A shard file's bytes, mapped from the page cache: a fleet keeps hundreds of MB of them,
 /// and a rebuild reads them all. Read into the heap, each of their pages cost a fault and a
-/// copy on every rebuild (a VM's page faults are at times three times dearer than at
-/// others); mapped with its pages filled in by the one call (`MAP_POPULATE`), the kernel's
-/// pages are used as they are, without a fault each (mapped without it, the faults cost more
-/// than the copy saved). Read into the heap where a mapping is refused (a filesystem without
-/// it).
+/// copy on every rebuild (this machine's page faults are at times three times dearer than at
+/// others); mapped, the kernel's pages are used as they are. Read into the heap where a
+/// mapping is refused (a filesystem without it).
 #[derive(Debug)]
 enum Text {
     Mapped(memmap2::Mmap),
@@ -485,7 +482,7 @@ impl Text {
         // one (`write::replace`), so a build's own files stay as mapped; other programs
         // have no business in the site's `.truebench-rows` (the same bargain as ripgrep's
         // and git's mapped reads).
-        match unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
+        match unsafe { memmap2::Mmap::map(&file) } {
             Ok(map) => Ok(Some(Text::Mapped(map))),
             Err(_) => {
                 let mut bytes = Vec::new();
@@ -509,9 +506,7 @@ impl std::ops::Deref for Text {
 
 /// The entry of the line `l`, `line` in its file.
 fn parse_line(l: &[u8], line_at: Line) -> Result<Kept, String> {
-    // Checked as text first (std's check is quicker than serde_json's string by string).
-    let l = std::str::from_utf8(l).map_err(|_| "not text".to_string())?;
-    let line: LineBrief = serde_json::from_str(l).map_err(|e| e.to_string())?;
+    let line: LineBrief = serde_json::from_slice(l).map_err(|e| e.to_string())?;
     let mut brief = line.row;
     with_bits(&mut brief.figures, &line.bits, |f| &mut f.value)?;
     if brief.id != line.id {
@@ -602,14 +597,10 @@ mod tests {
         assert!(e.contains("cut or changed"), "{e}");
         // Empty, and a folder in its place.
         std::fs::write(&path, b"").unwrap();
-        assert!(read_shard(0, &path, &want)
-            .unwrap_err()
-            .contains("no header line"));
+        assert!(read_shard(0, &path, &want).unwrap_err().contains("no header line"));
         std::fs::remove_file(&path).unwrap();
         std::fs::create_dir(&path).unwrap();
         assert!(read_shard(0, &path, &want).is_err());
-        assert!(read_shard(0, &d.path().join("none"), &want)
-            .unwrap()
-            .is_empty());
+        assert!(read_shard(0, &d.path().join("none"), &want).unwrap().is_empty());
     }
 }
