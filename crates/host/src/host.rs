@@ -322,16 +322,8 @@ pub fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
 /// most `max`, as [`read_regular`]); anything else — a link, even to a regular file, a FIFO,
 /// a socket, a device, a folder — refused unopened with what it is.
 pub fn read_if_present(path: &Path, max: u64) -> std::io::Result<Option<Vec<u8>>> {
-    open_if_present(path)?
-        .map(|f| read_limited(f, max))
-        .transpose()
-}
-
-/// The regular file at `path` opened as [`read_if_present`] opens it (`None` when nothing is
-/// there, anything but a regular file refused unopened), for a reader that maps it.
-pub fn open_if_present(path: &Path) -> std::io::Result<Option<File>> {
     match open_checked(path, false, |m| m.is_file()) {
-        Ok(f) => Ok(Some(f)),
+        Ok(f) => read_limited(f, max).map(Some),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
     }

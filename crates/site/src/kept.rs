@@ -145,12 +145,12 @@ impl Brief {
     }
 }
 
-/// An entry's line as read: its place in its shard file's bytes, which the shard's entries
+/// An entry's line as read: its place in its shard file's text, which the shard's entries
 /// share (a fleet's lines are not copied one by one), and how many entries that file held —
 /// a shard whose entries are all as read, and all of them, is not written again.
 #[derive(Debug, Clone)]
 struct Line {
-    text: std::sync::Arc<Text>,
+    text: std::sync::Arc<String>,
     at: std::ops::Range<usize>,
     of: usize,
     /// Its file, for a message (shared by the shard's entries).
@@ -193,7 +193,7 @@ impl Kept {
         };
         let bad = |e: String| format!("{}: the line of #{}: {e}", l.path.display(), self.id);
         let line: LineIn =
-            serde_json::from_slice(&l.text[l.at.clone()]).map_err(|e| bad(e.to_string()))?;
+            serde_json::from_str(&l.text[l.at.clone()]).map_err(|e| bad(e.to_string()))?;
         let mut row = line.row;
         with_bits(&mut row.figures, &line.bits, |f| &mut f.value).map_err(bad)?;
         Ok(Cow::Owned(row))
@@ -262,13 +262,13 @@ fn header(published: &[MarkdownRow]) -> String {
 
 /// A shard file's text: the header (with the count of lines, their bytes and their SHA-256,
 /// so a file cut or changed by anything but this writer is seen), then one line per result.
-fn text(kept: &[&Kept], published: &[MarkdownRow]) -> Vec<u8> {
-    let mut body = Vec::new();
+fn text(kept: &[&Kept], published: &[MarkdownRow]) -> String {
+    let mut body = String::new();
     for k in kept {
         let row = match &k.whole {
             Whole::Read(l) => {
-                body.extend_from_slice(&l.text[l.at.clone()]);
-                body.push(b'\n');
+                body.push_str(&l.text[l.at.clone()]);
+                body.push('\n');
                 continue;
             }
             Whole::Made(r) => r,
@@ -287,19 +287,16 @@ fn text(kept: &[&Kept], published: &[MarkdownRow]) -> Vec<u8> {
                 .collect(),
         };
         // A row of strings and numbers always serialises.
-        let _ = serde_json::to_writer(&mut body, &line);
-        body.push(b'\n');
+        body.push_str(&serde_json::to_string(&line).unwrap_or_default());
+        body.push('\n');
     }
-    let mut out = format!(
-        "{} {} {} {}\n",
+    format!(
+        "{} {} {} {}\n{body}",
         header(published),
         kept.len(),
         body.len(),
-        hex(&body)
+        hex(body.as_bytes())
     )
-    .into_bytes();
-    out.extend_from_slice(&body);
-    out
 }
 
 /// The shard files in the folder `rows`, by shard: `Ok(None)` when there is no such folder,
@@ -381,15 +378,16 @@ pub fn read(dir: &Path, published: &[MarkdownRow]) -> Result<BTreeMap<i64, Box<K
 #[allow(clippy::vec_box)]
 fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Box<Kept>>, String> {
     let bad = |why: String| format!("{}: {why}", path.display());
-    let text = match Text::open(path) {
-        Ok(Some(t)) => std::sync::Arc::new(t),
+    let bytes = match truebench_host::read_if_present(path, MAX_SHARD) {
+        Ok(Some(b)) => b,
         Ok(None) => return Ok(Vec::new()),
-        Err(e) => return Err(bad(e)),
+        Err(e) => return Err(bad(e.to_string())),
     };
-    let bytes: &[u8] = &text;
-    let nl = memchr::memchr(b'\n', bytes).ok_or_else(|| bad("no header line".into()))?;
-    let head = std::str::from_utf8(&bytes[..nl]).map_err(|_| bad("not text".into()))?;
-    let (body_at, body) = (nl + 1, &bytes[nl + 1..]);
+    let text = std::sync::Arc::new(String::from_utf8(bytes).map_err(|_| bad("not text".into()))?);
+    let (head, body) = text
+        .split_once('\n')
+        .ok_or_else(|| bad("no header line".into()))?;
+    let body_at = head.len() + 1;
     if !head.starts_with(FORMAT) {
         return Err(bad(format!(
             "not a file `truebench site` wrote (`{FORMAT} …`)"
@@ -407,14 +405,14 @@ fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Box<Kept>>, String>
     let (Some(lines), Some(size)) = (lines, size) else {
         return Err(bad(format!("a header without its counts: `{head}`")));
     };
-    let count = lines_of(body).count();
-    if size != body.len() || lines != count {
+    if size != body.len() || lines != body.split_terminator('\n').count() {
         return Err(bad(format!(
-            "{} bytes in {count} lines where the header says {size} in {lines}: cut or changed",
+            "{} bytes in {} lines where the header says {size} in {lines}: cut or changed",
             body.len(),
+            body.split_terminator('\n').count()
         )));
     }
-    if sum != hex(body) {
+    if sum != hex(body.as_bytes()) {
         return Err(bad(
             "its lines are not those written (their SHA-256 differs)".into(),
         ));
@@ -422,7 +420,7 @@ fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Box<Kept>>, String>
     let mut out = Vec::with_capacity(lines);
     let shared_path: std::sync::Arc<Path> = path.into();
     let mut at = body_at;
-    for (n, l) in lines_of(body).enumerate() {
+    for (n, l) in body.split_terminator('\n').enumerate() {
         let line = Line {
             text: text.clone(),
             at: at..at + l.len(),
@@ -443,70 +441,9 @@ fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Box<Kept>>, String>
     Ok(out)
 }
 
-/// The lines of `body`, each without its `\n` (a last line without one is a line too).
-fn lines_of(body: &[u8]) -> impl Iterator<Item = &[u8]> {
-    body.split_inclusive(|&b| b == b'\n')
-        .map(|l| l.strip_suffix(b"\n").unwrap_or(l))
-}
-
-/// A shard file's bytes, mapped from the page cache: a fleet keeps hundreds of MB of them,
-/// and a rebuild reads them all. Read into the heap, each of their pages cost a fault and a
-/// copy on every rebuild (this machine's page faults are at times three times dearer than at
-/// others); mapped, the kernel's pages are used as they are. Read into the heap where a
-/// mapping is refused (a filesystem without it).
-#[derive(Debug)]
-enum Text {
-    Mapped(memmap2::Mmap),
-    Read(Vec<u8>),
-}
-
-impl Text {
-    /// The shard file at `path`: `None` when it is not there; an error when it is not a
-    /// regular file, is larger than [`MAX_SHARD`], or cannot be read.
-    fn open(path: &Path) -> Result<Option<Text>, String> {
-        let Some(file) = truebench_host::open_if_present(path).map_err(|e| e.to_string())? else {
-            return Ok(None);
-        };
-        let size = file.metadata().map_err(|e| e.to_string())?.len();
-        if size > MAX_SHARD {
-            return Err(format!(
-                "{size} bytes, larger than the {MAX_SHARD} a shard file is read up to: refused"
-            ));
-        }
-        if size == 0 {
-            return Ok(Some(Text::Read(Vec::new())));
-        }
-        // SAFETY: a mapped file changed while mapped changes the bytes under the slices
-        // read from it, and one cut short ends the process (SIGBUS). This writer never
-        // changes a shard file in place: it writes a new file and renames it over the old
-        // one (`write::replace`), so a build's own files stay as mapped; other programs
-        // have no business in the site's `.truebench-rows` (the same bargain as ripgrep's
-        // and git's mapped reads).
-        match unsafe { memmap2::Mmap::map(&file) } {
-            Ok(map) => Ok(Some(Text::Mapped(map))),
-            Err(_) => {
-                let mut bytes = Vec::new();
-                std::io::Read::read_to_end(&mut std::io::Read::take(&file, MAX_SHARD), &mut bytes)
-                    .map_err(|e| e.to_string())?;
-                Ok(Some(Text::Read(bytes)))
-            }
-        }
-    }
-}
-
-impl std::ops::Deref for Text {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            Text::Mapped(m) => m,
-            Text::Read(v) => v,
-        }
-    }
-}
-
 /// The entry of the line `l`, `line` in its file.
-fn parse_line(l: &[u8], line_at: Line) -> Result<Kept, String> {
-    let line: LineBrief = serde_json::from_slice(l).map_err(|e| e.to_string())?;
+fn parse_line(l: &str, line_at: Line) -> Result<Kept, String> {
+    let line: LineBrief = serde_json::from_str(l).map_err(|e| e.to_string())?;
     let mut brief = line.row;
     with_bits(&mut brief.figures, &line.bits, |f| &mut f.value)?;
     if brief.id != line.id {
@@ -556,7 +493,7 @@ pub fn save(dir: &Path, kept: &[Kept], published: &[MarkdownRow]) -> Result<(), 
         if as_read && there.contains_key(k) {
             continue;
         }
-        crate::write::replace(&rows.join(shard_file(*k)), &text(list, published))?;
+        crate::write::replace(&rows.join(shard_file(*k)), text(list, published).as_bytes())?;
     }
     for (k, path) in &there {
         if !by_shard.contains_key(k) {
@@ -564,43 +501,4 @@ pub fn save(dir: &Path, kept: &[Kept], published: &[MarkdownRow]) -> Result<(), 
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lines_are_split_as_text_lines_are() {
-        for t in ["", "a", "a\n", "a\nb", "a\n\nb\n", "\n", "\n\n"] {
-            let want: Vec<&[u8]> = t.split_terminator('\n').map(str::as_bytes).collect();
-            assert_eq!(lines_of(t.as_bytes()).collect::<Vec<_>>(), want, "{t:?}");
-        }
-    }
-
-    /// A line that is not text under a header made right: an error naming the file and the
-    /// line, not a panic (the bytes are mapped, not checked as a whole).
-    #[test]
-    fn a_line_that_is_not_text_is_named() {
-        let d = tempfile::tempdir().unwrap();
-        let path = d.path().join(shard_file(0));
-        let want = header(&[]);
-        let body = b"{\"id\":1,\"digest\":\"\xff\"}\n";
-        let mut file = format!("{want} 1 {} {}\n", body.len(), hex(body)).into_bytes();
-        file.extend_from_slice(body);
-        std::fs::write(&path, &file).unwrap();
-        let e = read_shard(0, &path, &want).unwrap_err();
-        assert!(e.contains("0000.rows") && e.contains("line 2"), "{e}");
-        // Cut: said, with the counts.
-        std::fs::write(&path, &file[..file.len() - 4]).unwrap();
-        let e = read_shard(0, &path, &want).unwrap_err();
-        assert!(e.contains("cut or changed"), "{e}");
-        // Empty, and a folder in its place.
-        std::fs::write(&path, b"").unwrap();
-        assert!(read_shard(0, &path, &want).unwrap_err().contains("no header line"));
-        std::fs::remove_file(&path).unwrap();
-        std::fs::create_dir(&path).unwrap();
-        assert!(read_shard(0, &path, &want).is_err());
-        assert!(read_shard(0, &d.path().join("none"), &want).unwrap().is_empty());
-    }
 }
