@@ -136,13 +136,27 @@ struct Clean {
     reader: SampleReader,
 }
 
-fn clean(host: &Host) -> Clean {
-    let inv = Inventory::probe(host);
-    let before = capture::snapshot(host, &inv);
-    let reader = SampleReader::with_sources(host, &inv, Duration::from_millis(10), Sources::ALL);
+/// The clean root's inventory and snapshot, read once: the root is restored after each
+/// damage, so they are the same for every case (a case opens its own reader).
+struct Base {
+    inv: Inventory,
+    before: Snapshot,
+}
+
+impl Base {
+    fn of(host: &Host) -> Base {
+        let inv = Inventory::probe(host);
+        let before = capture::snapshot(host, &inv);
+        Base { inv, before }
+    }
+}
+
+fn clean(host: &Host, base: &Base) -> Clean {
+    let reader =
+        SampleReader::with_sources(host, &base.inv, Duration::from_millis(10), Sources::ALL);
     Clean {
-        inv,
-        before,
+        inv: base.inv.clone(),
+        before: base.before.clone(),
         reader,
     }
 }
@@ -260,10 +274,11 @@ fn check_root(label: &str, root: &Path, modes: &[Mode]) -> Vec<String> {
         .collect();
     assert!(files.len() > 10, "{label}: only {} files", files.len());
     let host = Host::new(root);
+    let base = Base::of(&host);
     let mut failures = Vec::new();
     for &mode in modes {
         let r = catch(|| {
-            let mut c = clean(&host);
+            let mut c = clean(&host, &base);
             write_all(root, &files, mode);
             exercise_damaged(&host, &mut c);
         });
@@ -282,7 +297,7 @@ fn check_root(label: &str, root: &Path, modes: &[Mode]) -> Vec<String> {
         let mut named = false;
         for (rel, orig) in &files {
             let r = catch(|| {
-                let mut c = clean(&host);
+                let mut c = clean(&host, &base);
                 let _ = fs::write(root.join(rel), damage(orig, mode));
                 exercise_damaged(&host, &mut c);
             });
@@ -385,6 +400,7 @@ fn x86_laptop_rapl_survives_damage_to_its_counters() {
     assert!(zones.is_dir());
     quiet_panics();
     let host = Host::new(d.path());
+    let base = Base::of(&host);
     let files: Vec<(PathBuf, Vec<u8>)> = regular_files(d.path())
         .into_iter()
         .filter(|r| r.starts_with("sys/devices/virtual/powercap"))
@@ -395,7 +411,7 @@ fn x86_laptop_rapl_survives_damage_to_its_counters() {
     for mode in MODES {
         for (rel, orig) in &files {
             let r = catch(|| {
-                let mut c = clean(&host);
+                let mut c = clean(&host, &base);
                 let _ = fs::write(d.path().join(rel), damage(orig, mode));
                 exercise_damaged(&host, &mut c);
             });
