@@ -429,8 +429,20 @@ fn a_run_measured_while_throttled_marks_its_point_invalid() {
         bad.invalid.as_deref().unwrap().contains("throttling"),
         "{bad:?}"
     );
-    // The best is the next most efficient OPP, not the throttled one.
-    assert_eq!(c.best_mhz, Some(1008), "{:?}", c.points);
+    // The best is the valid point of the most work per watt as measured, never the throttled
+    // one. In the model that is 1008 MHz, ahead of 1200 MHz; each 200 ms run's energy
+    // blends with idle readings at its edges, and on a loaded machine (a CI run with the
+    // static builds beside it) 1008 MHz once measured about 1 % behind 1200 MHz. So the pick is
+    // checked against the measured figures, and to be one of the two next in the model.
+    let key = |p: &OppPoint| p.per_watt_above_idle.or(p.per_watt);
+    let measured_best = c
+        .points
+        .iter()
+        .filter(|p| p.invalid.is_none() && key(p).is_some())
+        .max_by(|a, b| key(a).unwrap_or(0.0).total_cmp(&key(b).unwrap_or(0.0)))
+        .and_then(|p| p.opp_mhz);
+    assert_eq!(c.best_mhz, measured_best, "{:?}", c.points);
+    assert!(matches!(c.best_mhz, Some(1008 | 1200)), "{:?}", c.points);
     let text = EfficiencyBody::summary(r.view());
     assert!(text.contains("INVALID"), "{text}");
 }
