@@ -38,13 +38,23 @@ fn tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 fn live_machine_json_has_a_plausible_clock_per_cluster() {
     let _turn = serial();
     let out = bin().args(["clocks", "--json"]).output().unwrap();
+    // 3: measured, but not valid — this shared machine is often busy (in CI the static
+    // builds run beside the tests), which makes the result invalid with background
+    // activity. The exit code and the verdict must agree.
+    let code = out.status.code();
     assert!(
-        out.status.success(),
-        "{}",
+        matches!(code, Some(0) | Some(3)),
+        "exit {code:?}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["kind"], "clocks", "{v}");
+    assert_eq!(
+        code == Some(0),
+        v["envelope"]["valid"].as_bool().unwrap(),
+        "{}",
+        v["envelope"]["findings"]
+    );
     let clusters = v["body"]["clusters"].as_array().unwrap();
     assert!(!clusters.is_empty(), "{v}");
     for c in clusters {
