@@ -319,16 +319,7 @@ fn every_opp_of_the_little_cluster_with_power_per_run_and_the_best_opp() {
         );
     }
     // The best OPP is the valid one of the most work per watt above idle, as measured.
-    let measured_best = c
-        .points
-        .iter()
-        .filter(|p| p.invalid.is_none())
-        .max_by(|a, b| {
-            let e = |p: &OppPoint| p.per_watt_above_idle.unwrap_or(0.0);
-            e(a).total_cmp(&e(b))
-        })
-        .and_then(|p| p.opp_mhz);
-    assert_eq!(c.best_mhz, measured_best, "{text}");
+    assert_eq!(c.best_mhz, measured_best(&c.points), "{text}");
     // In the model it is where the voltage floor ends, 816 MHz; 1008 MHz does 4 % less work
     // per watt there, close enough for the measured energies to swap them (each 200 ms run's
     // edges blend with idle readings, more on a loaded test machine: one of the suite's runs
@@ -395,6 +386,17 @@ fn ctrl_c_mid_walk_restores_every_setting_and_keeps_the_points_so_far() {
     assert!(EfficiencyBody::summary(r.view()).contains("INCOMPLETE"));
 }
 
+/// The valid point of the most work per watt (above idle where the idle power is known), as
+/// its figures say: the pick the walk must make.
+fn measured_best(points: &[OppPoint]) -> Option<u32> {
+    let key = |p: &OppPoint| p.per_watt_above_idle.or(p.per_watt);
+    points
+        .iter()
+        .filter(|p| p.invalid.is_none() && key(p).is_some())
+        .max_by(|a, b| key(a).unwrap_or(0.0).total_cmp(&key(b).unwrap_or(0.0)))
+        .and_then(|p| p.opp_mhz)
+}
+
 /// Evidence tied to its run: the thermal framework caps the clock only while the runs at
 /// 816 MHz (the best OPP otherwise) go (a cooling device's time in state 1 grows then). Exactly those runs are marked
 /// throttling, that point is invalid (with which runs) and never the best OPP; every other
@@ -434,14 +436,7 @@ fn a_run_measured_while_throttled_marks_its_point_invalid() {
     // blends with idle readings at its edges, and on a loaded machine (a CI run with the
     // static builds beside it) 1008 MHz once measured about 1 % behind 1200 MHz. So the pick is
     // checked against the measured figures, and to be one of the two next in the model.
-    let key = |p: &OppPoint| p.per_watt_above_idle.or(p.per_watt);
-    let measured_best = c
-        .points
-        .iter()
-        .filter(|p| p.invalid.is_none() && key(p).is_some())
-        .max_by(|a, b| key(a).unwrap_or(0.0).total_cmp(&key(b).unwrap_or(0.0)))
-        .and_then(|p| p.opp_mhz);
-    assert_eq!(c.best_mhz, measured_best, "{:?}", c.points);
+    assert_eq!(c.best_mhz, measured_best(&c.points), "{:?}", c.points);
     assert!(matches!(c.best_mhz, Some(1008 | 1200)), "{:?}", c.points);
     let text = EfficiencyBody::summary(r.view());
     assert!(text.contains("INVALID"), "{text}");
