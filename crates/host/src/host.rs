@@ -329,6 +329,16 @@ pub fn read_if_present(path: &Path, max: u64) -> std::io::Result<Option<Vec<u8>>
     }
 }
 
+/// The regular file at `path` opened for reading, as [`read_if_present`] opens it: `None`
+/// when nothing is there; anything but a regular file (a link too) refused unopened.
+pub fn open_if_present(path: &Path) -> std::io::Result<Option<File>> {
+    match open_checked(path, false, |m| m.is_file()) {
+        Ok(f) => Ok(Some(f)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 fn read_limited(f: File, max: u64) -> std::io::Result<Vec<u8>> {
     let size = f.metadata()?.len();
     if size > max {

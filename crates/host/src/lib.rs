@@ -7,7 +7,10 @@ pub mod host;
 pub mod parse;
 pub mod procfs;
 
-pub use host::{file_kind, open_regular, read_if_present, read_regular, FsSpace, Host, ReadError};
+pub use host::{
+    file_kind, open_if_present, open_regular, read_if_present, read_regular, FsSpace, Host,
+    ReadError,
+};
 pub mod inventory;
 pub mod irq;
 pub mod kernel;

@@ -6,20 +6,25 @@
 //!
 //! Each entry is the result's while its stored document is the same: it holds the document's
 //! key (its SHA-256, `Store::keys`), and an entry whose key is not the stored one is made
-//! anew. The entries are kept in one file per shard of ids ([`crate::shards::SHARD`], as the
-//! index's rows), so a rebuild after one new result writes one file, not a fleet's list; each
-//! file is written whole, through a temporary renamed over it, and each entry stands alone
-//! (keyed by its document), so the files are right whenever each is whole, whatever happened
-//! between them or to the pages. Files of another truebench or another Results.md are not
-//! used; one that cannot be read whole (cut, edited, not this writer's) is not used either,
-//! and the build says so and reads every document. An entry is read for its [`Brief`] part;
-//! a line whose row cannot be read whole is found when a file needs it ([`Kept::row`], a
-//! `LoadError` with `kept` set), and `truebench site` then builds again reading every
-//! document.
+//! anew. The entries are kept in two files per shard of ids ([`crate::shards::SHARD`], as the
+//! index's rows): `NNNN.brief`, what every build reads of each entry (its [`Brief`], facts
+//! and keys), and `NNNN.rows`, each entry's row whole (most of the bytes), of which a build
+//! reads only the lines of the files it makes again — a rebuild after one new result reads
+//! the brief files and a few hundred rows, not a fleet's rows. A rebuild writes only the
+//! shards whose entries changed; each file is written whole, through a temporary renamed
+//! over it, the rows before the brief. The brief file's header holds its lines' count,
+//! bytes and SHA-256 and the rows file's size; each row line is the row's JSON, whose
+//! SHA-256 is the entry's `row_key`: a brief file cut or changed is seen when it is read, a
+//! rows file cut or grown too, a row line changed when it is read. Files of another
+//! truebench or another Results.md are not used; a file that cannot be read whole (cut,
+//! edited, not this writer's) is not used either, and the build says so and reads every
+//! document; a row line found changed is a `LoadError` with `kept` set ([`Kept::row`]), and
+//! `truebench site` then builds again reading every document.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -32,18 +37,28 @@ use crate::row::{self, Row};
 use crate::shards;
 use crate::write::{hex, io, SiteError};
 
-/// The folder of what the site keeps of each result: a file per shard of ids (`0007.rows`),
-/// each a header line, then one JSON line per result, by id.
+/// The folder of what the site keeps of each result: two files per shard of ids
+/// (`0007.brief`, `0007.rows`). A brief file is a header line, then one JSON line per
+/// result, by id; its rows file one row's JSON per line, in the same order.
 pub const ROWS: &str = ".truebench-rows";
 
-/// The header's first words: the files' format (2 was one file for every result).
-const FORMAT: &str = "truebench-rows 3";
+/// The header's first words: the files' format (2 was one file for every result, 3 one file
+/// per shard with each row whole in its line).
+const FORMAT: &str = "truebench-rows 4";
 
-/// The largest shard file read: about 4 KB per result of a shard.
+/// The largest brief file read: about 1.5 KB per result of a shard.
 const MAX_SHARD: u64 = 1 << 30;
 
-/// A shard's file name in [`ROWS`].
-fn shard_file(k: i64) -> String {
+/// The largest row line read.
+const MAX_ROW: usize = 16 << 20;
+
+/// A shard's brief file's name in [`ROWS`].
+fn brief_file(k: i64) -> String {
+    format!("{k:04}.brief")
+}
+
+/// A shard's rows file's name in [`ROWS`].
+fn rows_file(k: i64) -> String {
     format!("{k:04}.rows")
 }
 
@@ -63,16 +78,16 @@ pub struct Kept {
     /// What its page shows beyond its row (its start, phases and findings, by size): a part
     /// of the page's input key.
     pub page: String,
-    /// The SHA-256 of its row as made (JSON): what the input keys of its page, its shards and
-    /// its SoC's page hold of it, so a rebuild need not write every row out again to see
-    /// whether it changed.
+    /// The SHA-256 of its row as made (JSON, its line in the rows file): what the input keys
+    /// of its page, its shards and its SoC's page hold of it, so a rebuild need not write
+    /// every row out again to see whether it changed.
     pub row_key: String,
-    /// Its row whole, or its line as read.
+    /// Its row whole, or where its lines are.
     whole: Whole,
 }
 
-/// An entry's row whole: as made from its document, or its line as read (written back as it
-/// was, and its row read from it when asked for).
+/// An entry's row whole: as made from its document, or its lines as read (its brief line,
+/// written back as it was; its row line, read when asked for).
 #[derive(Debug, Clone)]
 enum Whole {
     /// Boxed: an entry read back, most of a fleet's, holds no row.
@@ -85,7 +100,7 @@ enum Whole {
 /// the figures its standing and regressions are found from. An entry read back is parsed
 /// into this alone: a fleet's rows are not read whole for the handful of files a rebuild
 /// makes (their cells, published columns and figures' labels are most of a line).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Brief {
     pub id: i64,
     pub kind: String,
@@ -101,7 +116,7 @@ pub struct Brief {
 }
 
 /// A figure as standing and regressions read it: its key, unit and value.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BriefFigure {
     pub key: String,
     pub unit: Option<String>,
@@ -145,16 +160,52 @@ impl Brief {
     }
 }
 
-/// An entry's line as read: its place in its shard file's text, which the shard's entries
-/// share (a fleet's lines are not copied one by one), and how many entries that file held —
-/// a shard whose entries are all as read, and all of them, is not written again.
+/// An entry's lines as read: its brief line's place in its shard's brief file's text, which
+/// the shard's entries share (a fleet's lines are not copied one by one), its row line's
+/// place in the shard's rows file, and how many entries that file held — a shard whose
+/// entries are all as read, and all of them, is not written again.
 #[derive(Debug, Clone)]
 struct Line {
-    text: std::sync::Arc<String>,
+    text: Arc<String>,
     at: std::ops::Range<usize>,
+    rows: Arc<RowsFile>,
+    row_at: u64,
+    row_len: usize,
     of: usize,
-    /// Its file, for a message (shared by the shard's entries).
-    path: std::sync::Arc<Path>,
+}
+
+/// A shard's rows file, opened when one of its lines is first read.
+#[derive(Debug)]
+struct RowsFile {
+    path: PathBuf,
+    file: OnceLock<Result<std::fs::File, String>>,
+}
+
+impl RowsFile {
+    /// The line of `len` bytes at `at`, which must be the row whose SHA-256 is `key`.
+    fn line(&self, at: u64, len: usize, key: &str) -> Result<String, String> {
+        use std::os::unix::fs::FileExt;
+        let f = self
+            .file
+            .get_or_init(|| match truebench_host::open_if_present(&self.path) {
+                Ok(Some(f)) => Ok(f),
+                Ok(None) => Err("not there".into()),
+                Err(e) => Err(e.to_string()),
+            })
+            .as_ref()
+            .map_err(|e| e.clone())?;
+        if len > MAX_ROW {
+            return Err(format!(
+                "a line of {len} bytes, more than a row's {MAX_ROW}"
+            ));
+        }
+        let mut buf = vec![0; len];
+        f.read_exact_at(&mut buf, at).map_err(|e| e.to_string())?;
+        if hex(&buf) != key {
+            return Err("not the line written (its SHA-256 differs)".into());
+        }
+        String::from_utf8(buf).map_err(|_| "not text".into())
+    }
 }
 
 impl Kept {
@@ -166,7 +217,7 @@ impl Kept {
         Kept {
             id,
             digest: digest.to_string(),
-            row_key: hex(serde_json::to_string(&row).unwrap_or_default().as_bytes()),
+            row_key: hex(row_json(&row).as_bytes()),
             brief: Brief::of(&row),
             whole: Whole::Made(Box::new(row)),
             facts: Facts::of(doc),
@@ -183,21 +234,44 @@ impl Kept {
     }
 
     /// Its row whole, as made from its document: read from its kept line for an entry read
-    /// back. An error, naming the line's file, when the line does not hold a whole row of this
-    /// truebench (its brief part read, the rest not: a file written by a build of the same
-    /// version with another row).
+    /// back. An error, naming the rows file, when the line is not the row written (cut,
+    /// changed) or does not hold a whole row of this truebench.
     pub fn row(&self) -> Result<Cow<'_, Row>, String> {
         let l = match &self.whole {
             Whole::Made(r) => return Ok(Cow::Borrowed(r)),
             Whole::Read(l) => l,
         };
-        let bad = |e: String| format!("{}: the line of #{}: {e}", l.path.display(), self.id);
-        let line: LineIn =
-            serde_json::from_str(&l.text[l.at.clone()]).map_err(|e| bad(e.to_string()))?;
-        let mut row = line.row;
-        with_bits(&mut row.figures, &line.bits, |f| &mut f.value).map_err(bad)?;
+        let bad = |e: String| format!("{}: the row of #{}: {e}", l.rows.path.display(), self.id);
+        let text = l
+            .rows
+            .line(l.row_at, l.row_len, &self.row_key)
+            .map_err(bad)?;
+        let mut row: Row = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+        if row.id != self.id || row.figures.len() != self.brief.figures.len() {
+            return Err(bad("not this result's row".into()));
+        }
+        for (f, b) in row.figures.iter_mut().zip(&self.brief.figures) {
+            f.value = b.value;
+        }
         Ok(Cow::Owned(row))
     }
+
+    /// Its row line: its row's JSON, what [`Kept::row_key`] is the SHA-256 of.
+    fn row_line(&self) -> Result<Cow<'_, str>, String> {
+        match &self.whole {
+            Whole::Made(r) => Ok(Cow::Owned(row_json(r))),
+            Whole::Read(l) => l
+                .rows
+                .line(l.row_at, l.row_len, &self.row_key)
+                .map(Cow::Owned)
+                .map_err(|e| format!("{}: the row of #{}: {e}", l.rows.path.display(), self.id)),
+        }
+    }
+}
+
+/// A row as its line holds it. A row of strings and numbers always serialises.
+fn row_json(row: &Row) -> String {
+    serde_json::to_string(row).unwrap_or_default()
 }
 
 /// The figures' values as their bits say (`bits` as many as the figures).
@@ -215,37 +289,31 @@ fn with_bits<F>(
     Ok(())
 }
 
-/// One line of the list. The figures' values are also kept as their bits: a number read
-/// back from JSON may differ from the one written in its last bit, and the site made again
-/// must be the same to the byte.
+/// One line of a brief file. The figures' values are kept as their bits.
 #[derive(Serialize)]
 struct LineOut<'a> {
     id: i64,
     digest: &'a str,
-    row: &'a Row,
+    brief: &'a Brief,
     facts: &'a Facts,
     page: &'a str,
     row_key: &'a str,
     bits: Vec<Option<u64>>,
+    /// The bytes of its row's line in the rows file.
+    row_len: usize,
 }
 
-/// A line's row whole (the rest of the line is read as [`LineBrief`]).
+/// A brief file's line as read.
 #[derive(Deserialize)]
 struct LineIn {
-    row: Row,
-    bits: Vec<Option<u64>>,
-}
-
-/// A line as every build reads it: its row's [`Brief`] part.
-#[derive(Deserialize)]
-struct LineBrief {
     id: i64,
     digest: String,
-    row: Brief,
+    brief: Brief,
     facts: Facts,
     page: String,
     row_key: String,
     bits: Vec<Option<u64>>,
+    row_len: usize,
 }
 
 /// What a list depends on beyond the history: this truebench (its rows' making) and the
@@ -260,48 +328,62 @@ fn header(published: &[MarkdownRow]) -> String {
     format!("{FORMAT} {} {d}", env!("CARGO_PKG_VERSION"))
 }
 
-/// A shard file's text: the header (with the count of lines, their bytes and their SHA-256,
-/// so a file cut or changed by anything but this writer is seen), then one line per result.
-fn text(kept: &[&Kept], published: &[MarkdownRow]) -> String {
+/// A shard's two files' texts: the brief file's (the header, with the count of lines, their
+/// bytes and their SHA-256, so a file cut or changed by anything but this writer is seen, and
+/// the rows file's size; then one line per result) and the rows file's. An error when a row
+/// kept from the last build cannot be read.
+fn texts(kept: &[&Kept], published: &[MarkdownRow]) -> Result<(String, String), String> {
     let mut body = String::new();
+    let mut rows = String::new();
     for k in kept {
-        let row = match &k.whole {
-            Whole::Read(l) => {
-                body.push_str(&l.text[l.at.clone()]);
-                body.push('\n');
-                continue;
+        let row = k.row_line()?;
+        match &k.whole {
+            Whole::Read(l) => body.push_str(&l.text[l.at.clone()]),
+            Whole::Made(r) => {
+                let line = LineOut {
+                    id: k.id,
+                    digest: &k.digest,
+                    brief: &k.brief,
+                    facts: &k.facts,
+                    page: &k.page,
+                    row_key: &k.row_key,
+                    bits: r
+                        .figures
+                        .iter()
+                        .map(|f| f.value.map(f64::to_bits))
+                        .collect(),
+                    row_len: row.len(),
+                };
+                // Strings and numbers always serialise.
+                body.push_str(&serde_json::to_string(&line).unwrap_or_default());
             }
-            Whole::Made(r) => r,
-        };
-        let line = LineOut {
-            id: k.id,
-            digest: &k.digest,
-            row,
-            facts: &k.facts,
-            page: &k.page,
-            row_key: &k.row_key,
-            bits: row
-                .figures
-                .iter()
-                .map(|f| f.value.map(f64::to_bits))
-                .collect(),
-        };
-        // A row of strings and numbers always serialises.
-        body.push_str(&serde_json::to_string(&line).unwrap_or_default());
+        }
         body.push('\n');
+        rows.push_str(&row);
+        rows.push('\n');
     }
-    format!(
-        "{} {} {} {}\n{body}",
+    let brief = format!(
+        "{} {} {} {} {}\n{body}",
         header(published),
         kept.len(),
         body.len(),
-        hex(body.as_bytes())
-    )
+        hex(body.as_bytes()),
+        rows.len()
+    );
+    Ok((brief, rows))
 }
 
-/// The shard files in the folder `rows`, by shard: `Ok(None)` when there is no such folder,
-/// or a file in its place (an older truebench's list, format 2: made anew, nothing wrong).
-fn shard_files(rows: &Path) -> Result<Option<BTreeMap<i64, std::path::PathBuf>>, String> {
+/// A shard's files as found.
+#[derive(Debug, Default)]
+struct Found {
+    brief: Option<PathBuf>,
+    rows: Option<PathBuf>,
+}
+
+/// The shards' files in the folder `rows`, by shard: `Ok(None)` when there is no such
+/// folder, or a file in its place (an older truebench's list, format 2: made anew, nothing
+/// wrong).
+fn shard_files(rows: &Path) -> Result<Option<BTreeMap<i64, Found>>, String> {
     match std::fs::symlink_metadata(rows) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("{}: {e}", rows.display())),
@@ -314,7 +396,7 @@ fn shard_files(rows: &Path) -> Result<Option<BTreeMap<i64, std::path::PathBuf>>,
         }
         Ok(_) => {}
     }
-    let mut out = BTreeMap::new();
+    let mut out: BTreeMap<i64, Found> = BTreeMap::new();
     let list = std::fs::read_dir(rows).map_err(|e| format!("{}: {e}", rows.display()))?;
     for e in list {
         let e = e.map_err(|e| format!("{}: {e}", rows.display()))?;
@@ -324,19 +406,20 @@ fn shard_files(rows: &Path) -> Result<Option<BTreeMap<i64, std::path::PathBuf>>,
         if name.starts_with('.') {
             continue;
         }
-        match name
-            .strip_suffix(".rows")
-            .and_then(|k| k.parse::<i64>().ok())
-        {
-            Some(k) if shard_file(k) == name => {
-                out.insert(k, e.path());
-            }
-            _ => {
-                return Err(format!(
-                    "{}: not a file `truebench site` wrote",
-                    e.path().display()
-                ))
-            }
+        let shard = |ext: &str| {
+            name.strip_suffix(ext)
+                .and_then(|k| k.parse::<i64>().ok())
+                .filter(|&k| format!("{k:04}{ext}") == name)
+        };
+        if let Some(k) = shard(".brief") {
+            out.entry(k).or_default().brief = Some(e.path());
+        } else if let Some(k) = shard(".rows") {
+            out.entry(k).or_default().rows = Some(e.path());
+        } else {
+            return Err(format!(
+                "{}: not a file `truebench site` wrote",
+                e.path().display()
+            ));
         }
     }
     Ok(Some(out))
@@ -345,7 +428,8 @@ fn shard_files(rows: &Path) -> Result<Option<BTreeMap<i64, std::path::PathBuf>>,
 /// What the site kept in `dir`, by id: empty when it kept nothing, or when it was made by
 /// another truebench or with other published rows (every entry is then made anew). An error,
 /// saying why, when a file is there but cannot be read whole or is not this writer's: the
-/// caller makes every entry anew and says so.
+/// caller makes every entry anew and says so. Rows files are not read, only their sizes
+/// looked at: a row is read when a file made again needs it.
 ///
 /// Each entry boxed: a fleet's hundred thousand are taken out of the map one by one in the
 /// history's order, and a B-tree moves its values within a node at each removal (an entry is
@@ -355,8 +439,13 @@ pub fn read(dir: &Path, published: &[MarkdownRow]) -> Result<BTreeMap<i64, Box<K
         return Ok(BTreeMap::new());
     };
     let want = header(published);
-    // The shards read on as many threads as there are CPUs (a fleet keeps hundreds of MB).
-    let files: Vec<(i64, std::path::PathBuf)> = files.into_iter().collect();
+    // A rows file without its brief file is a shard of an older truebench (format 3) or of a
+    // first save that was killed: its results are made anew, nothing wrong.
+    let files: Vec<(i64, PathBuf)> = files
+        .into_iter()
+        .filter_map(|(k, f)| Some((k, f.brief?)))
+        .collect();
+    // The shards read on as many threads as there are CPUs (a fleet keeps tens of MB).
     let read = crate::par::map(files.len(), 1, |i| {
         read_shard(files[i].0, &files[i].1, &want)
     });
@@ -372,7 +461,7 @@ pub fn read(dir: &Path, published: &[MarkdownRow]) -> Result<BTreeMap<i64, Box<K
     Ok(out)
 }
 
-/// The entries of the shard `k`'s file `path`, whose header must begin with `want`; an
+/// The entries of the shard `k`'s brief file `path`, whose header must begin with `want`; an
 /// error names the file and the line.
 // Boxed here, on the reading threads, for the map they go into (see `read`).
 #[allow(clippy::vec_box)]
@@ -383,7 +472,7 @@ fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Box<Kept>>, String>
         Ok(None) => return Ok(Vec::new()),
         Err(e) => return Err(bad(e.to_string())),
     };
-    let text = std::sync::Arc::new(String::from_utf8(bytes).map_err(|_| bad("not text".into()))?);
+    let text = Arc::new(String::from_utf8(bytes).map_err(|_| bad("not text".into()))?);
     let (head, body) = text
         .split_once('\n')
         .ok_or_else(|| bad("no header line".into()))?;
@@ -398,11 +487,16 @@ fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Box<Kept>>, String>
         return Ok(Vec::new());
     };
     let parts: Vec<&str> = counts.split(' ').collect();
-    let (lines, size, sum) = match parts[..] {
-        [n, b, d] => (n.parse::<usize>().ok(), b.parse::<usize>().ok(), d),
-        _ => (None, None, ""),
+    let (lines, size, sum, rows_size) = match parts[..] {
+        [n, b, d, r] => (
+            n.parse::<usize>().ok(),
+            b.parse::<usize>().ok(),
+            d,
+            r.parse::<u64>().ok(),
+        ),
+        _ => (None, None, "", None),
     };
-    let (Some(lines), Some(size)) = (lines, size) else {
+    let (Some(lines), Some(size), Some(rows_size)) = (lines, size, rows_size) else {
         return Err(bad(format!("a header without its counts: `{head}`")));
     };
     if size != body.len() || lines != body.split_terminator('\n').count() {
@@ -417,53 +511,86 @@ fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Box<Kept>>, String>
             "its lines are not those written (their SHA-256 differs)".into(),
         ));
     }
+    // The rows file: there, this writer's size (a file cut or grown is seen now; a line
+    // changed when it is read).
+    let rows_path = path.with_file_name(rows_file(k));
+    let rows_bad = |why: String| format!("{}: {why}", rows_path.display());
+    match std::fs::symlink_metadata(&rows_path) {
+        Ok(m) if m.is_file() && m.len() == rows_size => {}
+        Ok(m) if m.is_file() => {
+            return Err(rows_bad(format!(
+                "{} bytes where {} says {rows_size}: cut or changed",
+                m.len(),
+                path.display()
+            )))
+        }
+        Ok(m) => {
+            return Err(rows_bad(format!(
+                "a {} where the rows go",
+                truebench_host::file_kind(&m.file_type())
+            )))
+        }
+        Err(e) => return Err(rows_bad(e.to_string())),
+    }
+    let rows = Arc::new(RowsFile {
+        path: rows_path,
+        file: OnceLock::new(),
+    });
     let mut out = Vec::with_capacity(lines);
-    let shared_path: std::sync::Arc<Path> = path.into();
     let mut at = body_at;
+    let mut row_at = 0u64;
     for (n, l) in body.split_terminator('\n').enumerate() {
-        let line = Line {
-            text: text.clone(),
-            at: at..at + l.len(),
-            of: lines,
-            path: shared_path.clone(),
-        };
-        let kept = parse_line(l, line).map_err(|e| bad(format!("line {}: {e}", n + 2)))?;
-        at += l.len() + 1;
-        if shards::shard_of(kept.id) != k {
+        let e = parse_line(l).map_err(|e| bad(format!("line {}: {e}", n + 2)))?;
+        if shards::shard_of(e.id) != k {
             return Err(bad(format!(
                 "line {}: #{} is not of this shard",
                 n + 2,
-                kept.id
+                e.id
             )));
         }
-        out.push(Box::new(kept));
+        let line = Line {
+            text: text.clone(),
+            at: at..at + l.len(),
+            rows: rows.clone(),
+            row_at,
+            row_len: e.row_len,
+            of: lines,
+        };
+        at += l.len() + 1;
+        row_at += e.row_len as u64 + 1;
+        out.push(Box::new(Kept {
+            id: e.id,
+            digest: e.digest,
+            brief: e.brief,
+            facts: e.facts,
+            page: e.page,
+            row_key: e.row_key,
+            whole: Whole::Read(line),
+        }));
+    }
+    if row_at != rows_size {
+        return Err(bad(format!(
+            "its lines' rows come to {row_at} bytes where its header says {rows_size}"
+        )));
     }
     Ok(out)
 }
 
-/// The entry of the line `l`, `line` in its file.
-fn parse_line(l: &str, line_at: Line) -> Result<Kept, String> {
-    let line: LineBrief = serde_json::from_str(l).map_err(|e| e.to_string())?;
-    let mut brief = line.row;
-    with_bits(&mut brief.figures, &line.bits, |f| &mut f.value)?;
-    if brief.id != line.id {
+/// The brief line `l`, its figures' values set from their bits.
+fn parse_line(l: &str) -> Result<LineIn, String> {
+    let mut line: LineIn = serde_json::from_str(l).map_err(|e| e.to_string())?;
+    with_bits(&mut line.brief.figures, &line.bits, |f| &mut f.value)?;
+    if line.brief.id != line.id {
         return Err("two ids".into());
     }
-    Ok(Kept {
-        id: line.id,
-        digest: line.digest,
-        brief,
-        facts: line.facts,
-        page: line.page,
-        row_key: line.row_key,
-        whole: Whole::Read(line_at),
-    })
+    Ok(line)
 }
 
-/// Keep `kept` in `dir` for the next build: each shard file whose entries are not all as
-/// read from it is written again (whole, through a temporary renamed over it), a shard no
-/// result falls in any more is removed, and the others are left as they are. An older
-/// truebench's list in the folder's place is replaced.
+/// Keep `kept` in `dir` for the next build: each shard whose entries are not all as read
+/// from it has its files written again (each whole, through a temporary renamed over it, the
+/// rows file first: a brief file is never ahead of its rows), a shard no result falls in any
+/// more is removed, and the others are left as they are. An older truebench's list in the
+/// folder's place is replaced.
 pub fn save(dir: &Path, kept: &[Kept], published: &[MarkdownRow]) -> Result<(), SiteError> {
     let rows = dir.join(ROWS);
     let there = match shard_files(&rows) {
@@ -490,14 +617,19 @@ pub fn save(dir: &Path, kept: &[Kept], published: &[MarkdownRow]) -> Result<(), 
         let as_read = list
             .iter()
             .all(|e| matches!(&e.whole, Whole::Read(l) if l.of == n));
-        if as_read && there.contains_key(k) {
+        if as_read && there.get(k).is_some_and(|f| f.brief.is_some()) {
             continue;
         }
-        crate::write::replace(&rows.join(shard_file(*k)), text(list, published).as_bytes())?;
+        let (brief, row_lines) = texts(list, published).map_err(|why| SiteError::Kept { why })?;
+        crate::write::replace(&rows.join(rows_file(*k)), row_lines.as_bytes())?;
+        crate::write::replace(&rows.join(brief_file(*k)), brief.as_bytes())?;
     }
-    for (k, path) in &there {
+    for (k, found) in &there {
         if !by_shard.contains_key(k) {
-            std::fs::remove_file(path).map_err(io(path))?;
+            // The brief first: a rows file alone is not read.
+            for path in [&found.brief, &found.rows].into_iter().flatten() {
+                std::fs::remove_file(path).map_err(io(path))?;
+            }
         }
     }
     Ok(())

@@ -231,7 +231,17 @@ fn the_kept_rows_are_written_a_shard_at_a_time() {
         n.sort();
         n
     };
-    assert_eq!(names(), ["0000.rows", "0001.rows", "0002.rows"]);
+    assert_eq!(
+        names(),
+        [
+            "0000.brief",
+            "0000.rows",
+            "0001.brief",
+            "0001.rows",
+            "0002.brief",
+            "0002.rows"
+        ]
+    );
     let stamp = |n: &str| std::fs::read(rows.join(n)).unwrap();
     let before: Vec<Vec<u8>> = names().iter().map(|n| stamp(n)).collect();
 
@@ -247,12 +257,22 @@ fn the_kept_rows_are_written_a_shard_at_a_time() {
     // A marker: a file written again is another file (a new inode).
     use std::os::unix::fs::MetadataExt;
     let inode = |n: &str| std::fs::metadata(rows.join(n)).unwrap().ino();
-    let first = inode("0000.rows");
+    let first = (inode("0000.brief"), inode("0000.rows"));
     kept::save(dir, &now, &opts.published).unwrap();
-    assert_eq!(names(), ["0000.rows", "0002.rows"], "shard 1 removed");
-    assert_eq!(inode("0000.rows"), first, "shard 0 not written again");
-    assert_eq!(stamp("0000.rows"), before[0]);
-    assert_ne!(stamp("0002.rows"), before[2]);
+    assert_eq!(
+        names(),
+        ["0000.brief", "0000.rows", "0002.brief", "0002.rows"],
+        "shard 1 removed"
+    );
+    assert_eq!(
+        (inode("0000.brief"), inode("0000.rows")),
+        first,
+        "shard 0 not written again"
+    );
+    assert_eq!(stamp("0000.brief"), before[0]);
+    assert_eq!(stamp("0000.rows"), before[1]);
+    assert_ne!(stamp("0002.brief"), before[4]);
+    assert_ne!(stamp("0002.rows"), before[5]);
     let again = kept::read(dir, &opts.published).unwrap();
     assert_eq!(
         again.keys().copied().collect::<Vec<_>>(),
@@ -270,12 +290,12 @@ fn the_kept_rows_are_written_a_shard_at_a_time() {
     assert_eq!(std::fs::read(rows.join("notes.txt")).unwrap(), b"mine");
 }
 
-/// A kept line whose brief part reads but whose row does not (a file of the same version
-/// with another row, its header made right): the read takes it, and the first file that
-/// needs its row whole stops the build with a `LoadError` naming the result and the file.
+/// A kept row line changed under its brief file (its length kept, so its file's size is
+/// right): the read takes the shard, and the first file that needs the row whole stops the
+/// build with a `LoadError` naming the result and the rows file. A rows file cut short is seen
+/// when the shard is read.
 #[test]
 fn a_kept_row_that_cannot_be_read_whole_stops_the_build_naming_its_file() {
-    use sha2::{Digest, Sha256};
     let (_, results, opts, _d, dir, all) = fleet(3);
     let mut none = |_: usize| Err("no document".to_string());
     build_to(&all, &opts, &dir, &mut |i| {
@@ -285,19 +305,16 @@ fn a_kept_row_that_cannot_be_read_whole_stops_the_build_naming_its_file() {
     kept::save(&dir, &all, &opts.published).unwrap();
     let shard = dir.join(kept::ROWS).join("0000.rows");
     let text = std::fs::read_to_string(&shard).unwrap();
-    let (head, body) = text.split_once('\n').unwrap();
-    // The AES cell, not in the brief part, a word instead of a number.
-    let body = body.replacen("\"aes\":", "\"aes\":\"fast\",\"was\":", 1);
-    assert_ne!(body, text.split_once('\n').unwrap().1);
-    let words: Vec<&str> = head.split(' ').collect();
-    let n = body.split_terminator('\n').count();
-    let sum = format!("{:x}", Sha256::digest(body.as_bytes()));
-    let head = format!(
-        "{} {n} {} {sum}",
-        words[..words.len() - 3].join(" "),
-        body.len()
-    );
-    std::fs::write(&shard, format!("{head}\n{body}")).unwrap();
+    // A digit of the first row's AES cell, the length kept.
+    let at = text
+        .match_indices("\"aes\":")
+        .map(|(i, m)| i + m.len())
+        .find(|&i| text.as_bytes()[i].is_ascii_digit())
+        .expect("an AES score");
+    let other = if &text[at..=at] == "1" { "2" } else { "1" };
+    let edited = format!("{}{other}{}", &text[..at], &text[at + 1..]);
+    assert_eq!(edited.len(), text.len());
+    std::fs::write(&shard, &edited).unwrap();
 
     let back = kept::read(&dir, &opts.published).unwrap();
     let bad = back
@@ -307,8 +324,13 @@ fn a_kept_row_that_cannot_be_read_whole_stops_the_build_naming_its_file() {
     let why = bad.row().unwrap_err();
     let bad = bad.id;
     assert!(
-        why.contains("0000.rows") && why.contains(&format!("#{bad}")),
+        why.contains("0000.rows") && why.contains(&format!("#{bad}")) && why.contains("SHA-256"),
         "{why}"
+    );
+    assert_eq!(
+        back.values().filter(|k| k.row().is_ok()).count(),
+        back.len() - 1,
+        "the other rows read"
     );
     // A build that makes its files again (no earlier keys) needs it: stopped, named.
     let list: Vec<Kept> = back.into_values().map(|k| *k).collect();
@@ -316,4 +338,16 @@ fn a_kept_row_that_cannot_be_read_whole_stops_the_build_naming_its_file() {
     assert_eq!(e.id, bad, "{e}");
     assert!(e.kept, "the kept row, not a document: {e}");
     assert!(e.to_string().contains("0000.rows"), "{e}");
+    // Saved again without another result, the shard needs that row: not saved, said.
+    let other = list.iter().find(|k| k.id != bad).unwrap().id;
+    let fewer: Vec<Kept> = list.iter().filter(|k| k.id != other).cloned().collect();
+    let e = kept::save(&dir, &fewer, &opts.published)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("0000.rows") && e.contains("not saved"), "{e}");
+
+    // Cut short: the shard is not read.
+    std::fs::write(&shard, &text[..text.len() / 2]).unwrap();
+    let e = kept::read(&dir, &opts.published).unwrap_err();
+    assert!(e.contains("0000.rows") && e.contains("cut"), "{e}");
 }
