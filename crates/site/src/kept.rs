@@ -115,11 +115,14 @@ pub struct Brief {
     pub figures: Vec<BriefFigure>,
 }
 
-/// A figure as standing and regressions read it: its key, unit and value.
+/// A figure as standing and regressions read it: its key, unit and value (kept as its bits
+/// beside the brief: a number read back from JSON may differ from the one written in its
+/// last bit, and the site made again must be the same to the byte).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BriefFigure {
     pub key: String,
     pub unit: Option<String>,
+    #[serde(skip_serializing, default)]
     pub value: Option<f64>,
 }
 
