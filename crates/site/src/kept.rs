@@ -82,12 +82,12 @@ pub struct Kept {
     /// of its page, its shards and its SoC's page hold of it, so a rebuild need not write
     /// every row out again to see whether it changed.
     pub row_key: String,
-    /// Its row whole, or where its lines are.
+    /// Its row whole, or where its row line is.
     whole: Whole,
 }
 
-/// An entry's row whole: as made from its document, or its lines as read (its brief line,
-/// written back as it was; its row line, read when asked for).
+/// An entry's row whole: as made from its document, or where its row line is (read when
+/// asked for).
 #[derive(Debug, Clone)]
 enum Whole {
     /// Boxed: an entry read back, most of a fleet's, holds no row.
@@ -163,14 +163,11 @@ impl Brief {
     }
 }
 
-/// An entry's lines as read: its brief line's place in its shard's brief file's text, which
-/// the shard's entries share (a fleet's lines are not copied one by one), its row line's
-/// place in the shard's rows file, and how many entries that file held — a shard whose
-/// entries are all as read, and all of them, is not written again.
+/// An entry as read: its row line's place in its shard's rows file, and how many entries its
+/// shard held — a shard whose entries are all as read, and all of them, is not written again.
+/// (Its brief line is not kept: written again, it is made from the entry, to the byte.)
 #[derive(Debug, Clone)]
 struct Line {
-    text: Arc<String>,
-    at: std::ops::Range<usize>,
     rows: Arc<RowsFile>,
     row_at: u64,
     row_len: usize,
@@ -340,27 +337,23 @@ fn texts(kept: &[&Kept], published: &[MarkdownRow]) -> Result<(String, String), 
     let mut rows = String::new();
     for k in kept {
         let row = k.row_line()?;
-        match &k.whole {
-            Whole::Read(l) => body.push_str(&l.text[l.at.clone()]),
-            Whole::Made(r) => {
-                let line = LineOut {
-                    id: k.id,
-                    digest: &k.digest,
-                    brief: &k.brief,
-                    facts: &k.facts,
-                    page: &k.page,
-                    row_key: &k.row_key,
-                    bits: r
-                        .figures
-                        .iter()
-                        .map(|f| f.value.map(f64::to_bits))
-                        .collect(),
-                    row_len: row.len(),
-                };
-                // Strings and numbers always serialise.
-                body.push_str(&serde_json::to_string(&line).unwrap_or_default());
-            }
-        }
+        let line = LineOut {
+            id: k.id,
+            digest: &k.digest,
+            brief: &k.brief,
+            facts: &k.facts,
+            page: &k.page,
+            row_key: &k.row_key,
+            bits: k
+                .brief
+                .figures
+                .iter()
+                .map(|f| f.value.map(f64::to_bits))
+                .collect(),
+            row_len: row.len(),
+        };
+        // Strings and numbers always serialise.
+        body.push_str(&serde_json::to_string(&line).unwrap_or_default());
         body.push('\n');
         rows.push_str(&row);
         rows.push('\n');
@@ -475,11 +468,10 @@ fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Box<Kept>>, String>
         Ok(None) => return Ok(Vec::new()),
         Err(e) => return Err(bad(e.to_string())),
     };
-    let text = Arc::new(String::from_utf8(bytes).map_err(|_| bad("not text".into()))?);
+    let text = String::from_utf8(bytes).map_err(|_| bad("not text".into()))?;
     let (head, body) = text
         .split_once('\n')
         .ok_or_else(|| bad("no header line".into()))?;
-    let body_at = head.len() + 1;
     if !head.starts_with(FORMAT) {
         return Err(bad(format!(
             "not a file `truebench site` wrote (`{FORMAT} …`)"
@@ -540,7 +532,6 @@ fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Box<Kept>>, String>
         file: OnceLock::new(),
     });
     let mut out = Vec::with_capacity(lines);
-    let mut at = body_at;
     let mut row_at = 0u64;
     for (n, l) in body.split_terminator('\n').enumerate() {
         let e = parse_line(l).map_err(|e| bad(format!("line {}: {e}", n + 2)))?;
@@ -552,14 +543,11 @@ fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Box<Kept>>, String>
             )));
         }
         let line = Line {
-            text: text.clone(),
-            at: at..at + l.len(),
             rows: rows.clone(),
             row_at,
             row_len: e.row_len,
             of: lines,
         };
-        at += l.len() + 1;
         row_at += e.row_len as u64 + 1;
         out.push(Box::new(Kept {
             id: e.id,
