@@ -24,7 +24,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -174,31 +174,27 @@ struct Line {
     of: usize,
 }
 
-/// A shard's rows file, opened when one of its lines is first read.
+/// A shard's rows file. Opened for each line read, not held: a build that makes every page
+/// again reads a line of every shard, and a fleet of a million results has a thousand.
 #[derive(Debug)]
 struct RowsFile {
     path: PathBuf,
-    file: OnceLock<Result<std::fs::File, String>>,
 }
 
 impl RowsFile {
     /// The line of `len` bytes at `at`, which must be the row whose SHA-256 is `key`.
     fn line(&self, at: u64, len: usize, key: &str) -> Result<String, String> {
         use std::os::unix::fs::FileExt;
-        let f = self
-            .file
-            .get_or_init(|| match truebench_host::open_if_present(&self.path) {
-                Ok(Some(f)) => Ok(f),
-                Ok(None) => Err("not there".into()),
-                Err(e) => Err(e.to_string()),
-            })
-            .as_ref()
-            .map_err(|e| e.clone())?;
         if len > MAX_ROW {
             return Err(format!(
                 "a line of {len} bytes, more than a row's {MAX_ROW}"
             ));
         }
+        let f = match truebench_host::open_if_present(&self.path) {
+            Ok(Some(f)) => f,
+            Ok(None) => return Err("not there".into()),
+            Err(e) => return Err(e.to_string()),
+        };
         let mut buf = vec![0; len];
         f.read_exact_at(&mut buf, at).map_err(|e| e.to_string())?;
         if hex(&buf) != key {
@@ -446,11 +442,12 @@ pub fn read(dir: &Path, published: &[MarkdownRow]) -> Result<BTreeMap<i64, Box<K
         read_shard(files[i].0, &files[i].1, &want)
     });
     let mut out = BTreeMap::new();
-    for part in read {
+    for (part, (_, path)) in read.into_iter().zip(&files) {
         for kept in part? {
             let id = kept.id;
+            // Each file holds only its shard's ids: a second one is in the same file.
             if out.insert(id, kept).is_some() {
-                return Err(format!("{}: #{id} twice", dir.join(ROWS).display()));
+                return Err(format!("{}: #{id} twice", path.display()));
             }
         }
     }
@@ -527,14 +524,18 @@ fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Box<Kept>>, String>
         }
         Err(e) => return Err(rows_bad(e.to_string())),
     }
-    let rows = Arc::new(RowsFile {
-        path: rows_path,
-        file: OnceLock::new(),
-    });
+    let rows = Arc::new(RowsFile { path: rows_path });
     let mut out = Vec::with_capacity(lines);
     let mut row_at = 0u64;
     for (n, l) in body.split_terminator('\n').enumerate() {
         let e = parse_line(l).map_err(|e| bad(format!("line {}: {e}", n + 2)))?;
+        if e.row_len > MAX_ROW {
+            return Err(bad(format!(
+                "line {}: a row of {} bytes, more than a row's {MAX_ROW}",
+                n + 2,
+                e.row_len
+            )));
+        }
         if shards::shard_of(e.id) != k {
             return Err(bad(format!(
                 "line {}: #{} is not of this shard",
@@ -602,6 +603,9 @@ pub fn save(dir: &Path, kept: &[Kept], published: &[MarkdownRow]) -> Result<(), 
     for k in kept {
         by_shard.entry(shards::shard_of(k.id)).or_default().push(k);
     }
+    // A shard whose kept row cannot be read is not kept at all (its entries are made anew
+    // next time), and the others are saved still: said once all are done.
+    let mut unread = None;
     for (k, list) in &mut by_shard {
         list.sort_by_key(|e| e.id);
         let n = list.len();
@@ -611,9 +615,22 @@ pub fn save(dir: &Path, kept: &[Kept], published: &[MarkdownRow]) -> Result<(), 
         if as_read && there.get(k).is_some_and(|f| f.brief.is_some()) {
             continue;
         }
-        let (brief, row_lines) = texts(list, published).map_err(|why| SiteError::Kept { why })?;
-        crate::write::replace(&rows.join(rows_file(*k)), row_lines.as_bytes())?;
-        crate::write::replace(&rows.join(brief_file(*k)), brief.as_bytes())?;
+        match texts(list, published) {
+            Ok((brief, row_lines)) => {
+                crate::write::replace(&rows.join(rows_file(*k)), row_lines.as_bytes())?;
+                crate::write::replace(&rows.join(brief_file(*k)), brief.as_bytes())?;
+            }
+            Err(why) => {
+                let brief = rows.join(brief_file(*k));
+                match std::fs::remove_file(&brief) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(io(&brief)(e));
+                    }
+                    _ => {}
+                }
+                unread.get_or_insert(why);
+            }
+        }
     }
     for (k, found) in &there {
         if !by_shard.contains_key(k) {
@@ -623,5 +640,8 @@ pub fn save(dir: &Path, kept: &[Kept], published: &[MarkdownRow]) -> Result<(), 
             }
         }
     }
-    Ok(())
+    match unread {
+        Some(why) => Err(SiteError::KeptShard { why }),
+        None => Ok(()),
+    }
 }

@@ -49,6 +49,8 @@ pub enum SiteError {
     Missing { path: String },
     #[error("{why}; what the site keeps of each result between builds was not saved (the next build reads every document again)")]
     Kept { why: String },
+    #[error("{why}; its shard of what the site keeps between builds was not saved (the next build reads its results' documents again), the others were")]
+    KeptShard { why: String },
     #[error("{path}: {source}; nothing was replaced: the folder holds the earlier build, whole")]
     Staging {
         path: String,

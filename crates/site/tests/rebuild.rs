@@ -345,6 +345,11 @@ fn a_kept_row_that_cannot_be_read_whole_stops_the_build_naming_its_file() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("0000.rows") && e.contains("not saved"), "{e}");
+    let brief = dir.join(kept::ROWS).join("0000.brief");
+    assert!(!brief.exists(), "the shard is made anew next time");
+    assert!(kept::read(&dir, &opts.published).unwrap().is_empty());
+    kept::save(&dir, &list, &opts.published).unwrap_err();
+    kept::save(&dir, &all, &opts.published).unwrap();
 
     // Cut short: the shard is not read.
     std::fs::write(&shard, &text[..text.len() / 2]).unwrap();
