@@ -306,13 +306,7 @@ fn a_kept_row_that_cannot_be_read_whole_stops_the_build_naming_its_file() {
     let shard = dir.join(kept::ROWS).join("0000.rows");
     let text = std::fs::read_to_string(&shard).unwrap();
     // A digit of the first row's AES cell, the length kept.
-    let at = text
-        .match_indices("\"aes\":")
-        .map(|(i, m)| i + m.len())
-        .find(|&i| text.as_bytes()[i].is_ascii_digit())
-        .expect("an AES score");
-    let other = if &text[at..=at] == "1" { "2" } else { "1" };
-    let edited = format!("{}{other}{}", &text[..at], &text[at + 1..]);
+    let edited = truebench_fixtures::damage::digit_after(&text, "\"aes\":");
     assert_eq!(edited.len(), text.len());
     std::fs::write(&shard, &edited).unwrap();
 

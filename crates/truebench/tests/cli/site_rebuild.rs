@@ -179,14 +179,7 @@ fn a_rebuild_reads_only_the_new_or_changed_documents_and_gives_the_whole_builds_
     let edited = text.replacen("\"id\":3,", "\"id\":4,", 1);
     assert_ne!(edited, text);
     // A figure's value changed by a digit, the length kept.
-    let at = text
-        .match_indices("\"bits\":[")
-        .map(|(i, m)| i + m.len())
-        .find(|&i| text.as_bytes()[i].is_ascii_digit())
-        .expect("a figure's bits");
-    let digit = text[at..].chars().next().unwrap();
-    let other = if digit == '1' { "2" } else { "1" };
-    let figure = format!("{}{other}{}", &text[..at], &text[at + 1..]);
+    let figure = truebench_fixtures::damage::digit_after(&text, "\"bits\":[");
     let first_row = row_text.lines().next().unwrap_or_default();
     for (what, file, bad) in [
         ("cut", &brief, text[..text.len() * 2 / 3].to_string()),
@@ -218,15 +211,9 @@ fn a_rebuild_reads_only_the_new_or_changed_documents_and_gives_the_whole_builds_
     // A row line changed, its length kept (the rows file's size is right): found when a file
     // needs the row, said, and the build made again from every document.
     let row_text = std::fs::read_to_string(&rows).unwrap();
-    let at = row_text
-        .match_indices("\"aes\":")
-        .map(|(i, m)| i + m.len())
-        .find(|&i| row_text.as_bytes()[i].is_ascii_digit())
-        .expect("an AES score");
-    let other = if &row_text[at..=at] == "1" { "2" } else { "1" };
     std::fs::write(
         &rows,
-        format!("{}{other}{}", &row_text[..at], &row_text[at + 1..]),
+        truebench_fixtures::damage::digit_after(&row_text, "\"aes\":"),
     )
     .unwrap();
     // Every page made again, so the row is needed.
