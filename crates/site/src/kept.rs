@@ -185,11 +185,7 @@ impl RowsFile {
     /// The line of `len` bytes at `at`, which must be the row whose SHA-256 is `key`.
     fn line(&self, at: u64, len: usize, key: &str) -> Result<String, String> {
         use std::os::unix::fs::FileExt;
-        if len > MAX_ROW {
-            return Err(format!(
-                "a line of {len} bytes, more than a row's {MAX_ROW}"
-            ));
-        }
+        // `len` is at most MAX_ROW: checked when the brief file was read.
         let f = match truebench_host::open_if_present(&self.path) {
             Ok(Some(f)) => f,
             Ok(None) => return Err("not there".into()),
@@ -237,11 +233,8 @@ impl Kept {
             Whole::Made(r) => return Ok(Cow::Borrowed(r)),
             Whole::Read(l) => l,
         };
+        let text = self.row_line()?;
         let bad = |e: String| format!("{}: the row of #{}: {e}", l.rows.path.display(), self.id);
-        let text = l
-            .rows
-            .line(l.row_at, l.row_len, &self.row_key)
-            .map_err(bad)?;
         let mut row: Row = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
         if row.id != self.id || row.figures.len() != self.brief.figures.len() {
             return Err(bad("not this result's row".into()));
@@ -271,16 +264,12 @@ fn row_json(row: &Row) -> String {
 }
 
 /// The figures' values as their bits say (`bits` as many as the figures).
-fn with_bits<F>(
-    figures: &mut [F],
-    bits: &[Option<u64>],
-    value: impl Fn(&mut F) -> &mut Option<f64>,
-) -> Result<(), String> {
+fn with_bits(figures: &mut [BriefFigure], bits: &[Option<u64>]) -> Result<(), String> {
     if bits.len() != figures.len() {
         return Err("figures and values differ".into());
     }
     for (f, b) in figures.iter_mut().zip(bits) {
-        *value(f) = b.map(f64::from_bits);
+        f.value = b.map(f64::from_bits);
     }
     Ok(())
 }
@@ -571,7 +560,7 @@ fn read_shard(k: i64, path: &Path, want: &str) -> Result<Vec<Box<Kept>>, String>
 /// The brief line `l`, its figures' values set from their bits.
 fn parse_line(l: &str) -> Result<LineIn, String> {
     let mut line: LineIn = serde_json::from_str(l).map_err(|e| e.to_string())?;
-    with_bits(&mut line.brief.figures, &line.bits, |f| &mut f.value)?;
+    with_bits(&mut line.brief.figures, &line.bits)?;
     if line.brief.id != line.id {
         return Err("two ids".into());
     }

@@ -350,3 +350,36 @@ fn a_kept_row_that_cannot_be_read_whole_stops_the_build_naming_its_file() {
     let e = kept::read(&dir, &opts.published).unwrap_err();
     assert!(e.contains("0000.rows") && e.contains("cut"), "{e}");
 }
+
+/// A brief file whose header is made right but whose line claims a row longer than any row:
+/// refused when the shard is read, naming the file and the line, before anything is
+/// allocated for it.
+#[test]
+fn a_kept_row_length_beyond_the_bound_is_refused() {
+    use sha2::{Digest, Sha256};
+    let (_, _, opts, _d, dir, all) = fleet(2);
+    kept::save(&dir, &all, &opts.published).unwrap();
+    let brief = dir.join(kept::ROWS).join("0000.brief");
+    let text = std::fs::read_to_string(&brief).unwrap();
+    let (head, body) = text.split_once('\n').unwrap();
+    let at = body.find("\"row_len\":").expect("a row length") + "\"row_len\":".len();
+    let end = at + body[at..].find('}').unwrap();
+    let body = format!("{}{}{}", &body[..at], u64::MAX / 2, &body[end..]);
+    // The header's count, bytes and SHA-256 made right for the edited lines.
+    let words: Vec<&str> = head.split(' ').collect();
+    let n = words.len();
+    let head = format!(
+        "{} {} {} {:x} {}",
+        words[..n - 4].join(" "),
+        body.split_terminator('\n').count(),
+        body.len(),
+        Sha256::digest(body.as_bytes()),
+        words[n - 1]
+    );
+    std::fs::write(&brief, format!("{head}\n{body}")).unwrap();
+    let e = kept::read(&dir, &opts.published).unwrap_err();
+    assert!(
+        e.contains("0000.brief") && e.contains("line 2") && e.contains("more than a row's"),
+        "{e}"
+    );
+}
