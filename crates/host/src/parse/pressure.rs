@@ -51,6 +51,30 @@ pub fn parse(text: &[u8]) -> Pressure {
     p
 }
 
+/// The `total=` of a `some`/`full` line (µs), None when the line lacks it or has another value
+/// there. What a sampler needs each tick: the averages beside it are not parsed.
+fn total_of(rest: &[u8]) -> Option<u64> {
+    // The last one, as `parse` reads it.
+    tokens(rest)
+        .filter_map(|t| t.strip_prefix(b"total="))
+        .last()
+        .and_then(u64_of)
+}
+
+/// `(some, full)` stall totals, µs: [`parse`]'s `total_us` without the averages (a line whose
+/// averages are malformed still gives its total). Does not allocate.
+pub fn totals(text: &[u8]) -> (Option<u64>, Option<u64>) {
+    let (mut some, mut full) = (None, None);
+    for l in lines(text) {
+        if let Some(r) = l.strip_prefix(b"some ") {
+            some = total_of(r);
+        } else if let Some(r) = l.strip_prefix(b"full ") {
+            full = total_of(r);
+        }
+    }
+    (some, full)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,5 +96,26 @@ mod tests {
             .some
             .is_none());
         assert!(parse(b"some avg10=1 total=5\n").some.is_none());
+    }
+
+    #[test]
+    fn totals_agree_with_the_whole_parse() {
+        for text in [
+            &b"some avg10=0.10 avg60=2.00 avg300=3.85 total=15\nfull avg10=0.20 avg60=3.00 avg300=4.95 total=25\n"[..],
+            b"some avg10=44.73 avg60=61.87 avg300=44.25 total=243382846\n",
+            b"full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n",
+            b"",
+        ] {
+            let p = parse(text);
+            let total = |l: Option<PsiLine>| l.map(|l| l.total_us);
+            assert_eq!(totals(text), (total(p.some), total(p.full)), "{text:?}");
+        }
+        // Only the total is read: a total that is not a number is None, the averages are
+        // not looked at.
+        assert_eq!(
+            totals(b"some avg10=x total=12\nfull total=1x\n"),
+            (Some(12), None)
+        );
+        assert_eq!(totals(b"some avg10=1.0 avg60=1.0\n"), (None, None));
     }
 }

@@ -3,7 +3,7 @@
 use crate::reader::bytes::pread_all;
 use std::fs::File;
 use truebench_host::inventory::Missing;
-use truebench_host::parse::pressure::{self, PsiLine};
+use truebench_host::parse::pressure;
 use truebench_host::procfs::PressureKind;
 use truebench_host::Host;
 use truebench_model::timeline::PressureSample;
@@ -38,12 +38,12 @@ impl Pressure {
     }
 
     fn read(&mut self, buf: &mut [u8]) -> [(Option<u64>, Option<u64>); 3] {
-        let total = |l: Option<PsiLine>| l.map(|l| l.total_us);
         let mut now = [(None, None); 3];
         for (n, f) in now.iter_mut().zip(&self.files) {
             if let Some(text) = f.as_ref().and_then(|f| pread_all(f, buf).ok()) {
-                let p = pressure::parse(text);
-                *n = (total(p.some), total(p.full));
+                // Only the totals: the kernel's averages beside them are not kept, and their
+                // decimals were most of a session tick's parsing.
+                *n = pressure::totals(text);
             }
         }
         now
