@@ -58,6 +58,40 @@ pub fn fill_row(text: &[u8], name: &[u8], out: &mut [Option<u64>]) -> bool {
     false
 }
 
+/// [`fill_row`] for several rows in one pass over the text: `out[k]` gets row `names[k]`
+/// (every slot None when the row is missing). Does not allocate.
+pub fn fill_rows(text: &[u8], names: &[&[u8]], out: &mut [Vec<Option<u64>>]) {
+    out.iter_mut().flatten().for_each(|v| *v = None);
+    // Rows found so far, by bit (the names past the 64th are not looked for).
+    let wanted = names.len().min(out.len()).min(64);
+    let all = if wanted == 64 {
+        u64::MAX
+    } else {
+        (1u64 << wanted) - 1
+    };
+    let mut found = 0u64;
+    for line in lines(text).skip(1) {
+        if found == all {
+            break;
+        }
+        let l = line.trim_ascii_start();
+        let Some(colon) = l.iter().position(|&c| c == b':') else {
+            continue;
+        };
+        // The first row of that name, as `fill_row` takes it.
+        let Some(k) = names[..wanted].iter().position(|&n| n == &l[..colon]) else {
+            continue;
+        };
+        if found & (1 << k) != 0 {
+            continue;
+        }
+        found |= 1 << k;
+        for (slot, t) in out[k].iter_mut().zip(tokens(&l[colon + 1..])) {
+            *slot = u64_of(t);
+        }
+    }
+}
+
 pub fn parse(text: &str) -> Softirqs {
     let b = text.as_bytes();
     let mut s = Softirqs::default();
@@ -99,6 +133,25 @@ mod tests {
         assert!(!fill_row(b"CPU0\nNET_RXX: 5\n", b"NET_RX", &mut out));
         assert!(!fill_row(b"CPU0\nNET_TX: 5\n", b"TX", &mut out));
         assert_eq!(parse("garbage").cpus, Vec::<u32>::new());
+    }
+
+    #[test]
+    fn rows_in_one_pass_are_the_rows_one_by_one() {
+        let names: [&[u8]; 3] = [b"NET_RX", b"NET_TX", b"BLOCK"];
+        for text in [
+            T.as_bytes(),
+            b"CPU0 CPU1\nNET_RX: x 4\nNET_RX: 1 2\nBLOCK: 7\n",
+            b"CPU0\nNET_RXX: 5\n NET_TX:9\n",
+            b"",
+        ] {
+            let mut rows = vec![vec![Some(99); 3]; 3];
+            fill_rows(text, &names, &mut rows);
+            for (name, row) in names.iter().zip(&rows) {
+                let mut one = [Some(99); 3];
+                fill_row(text, name, &mut one);
+                assert_eq!(row[..], one[..], "{text:?} {name:?}");
+            }
+        }
     }
 
     #[test]

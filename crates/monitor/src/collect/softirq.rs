@@ -62,14 +62,9 @@ impl Softirq {
     }
 
     fn read(&mut self, buf: &mut [u8]) {
-        let text = self.file.as_ref().and_then(|f| pread_all(f, buf).ok());
-        for (row, out) in ROWS.iter().zip(self.now.iter_mut()) {
-            match text {
-                Some(t) => {
-                    softirqs::fill_row(t, row, out);
-                }
-                None => out.iter_mut().for_each(|v| *v = None),
-            }
+        match self.file.as_ref().and_then(|f| pread_all(f, buf).ok()) {
+            Some(t) => softirqs::fill_rows(t, &ROWS, &mut self.now),
+            None => self.now.iter_mut().flatten().for_each(|v| *v = None),
         }
     }
 
