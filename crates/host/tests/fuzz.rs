@@ -55,11 +55,27 @@ proptest! {
         let _ = parse::softirqs::parse(&t);
         let mut row = vec![None; 8];
         let _ = parse::softirqs::fill_row(t.as_bytes(), b"NET_RX", &mut row);
+        // One pass for several rows reads each as the one-row parse does.
+        let names: [&[u8]; 2] = [b"NET_RX", b"BLOCK"];
+        let mut rows = vec![vec![None; 8]; 2];
+        parse::softirqs::fill_rows(t.as_bytes(), &names, &mut rows);
+        for (name, got) in names.iter().zip(&rows) {
+            parse::softirqs::fill_row(t.as_bytes(), name, &mut row);
+            prop_assert_eq!(got, &row);
+        }
     }
 
     #[test]
     fn pressure(b in bytes(&["pressure/cpu", "pressure/memory", "pressure/io"])) {
-        let _ = parse::pressure::parse(&b);
+        let p = parse::pressure::parse(&b);
+        // The sampler's totals agree with the whole parse wherever it reads a line.
+        let (some, full) = parse::pressure::totals(&b);
+        if let Some(l) = p.some {
+            prop_assert_eq!(some, Some(l.total_us));
+        }
+        if let Some(l) = p.full {
+            prop_assert_eq!(full, Some(l.total_us));
+        }
     }
 
     #[test]
