@@ -95,6 +95,13 @@ impl Kept {
         if self.limit == 0 {
             let bytes = serde_json::to_vec(&(&s, &x)).map_or(0, |b| b.len());
             self.limit = (BUDGET / bytes.max(1)).clamp(FEWEST, IN_MEMORY);
+            // The samples up to the first move, allocated now in the first one's shape: a
+            // tick then fills vectors that are there, as it does after a move, instead of
+            // growing a dozen new ones (and the timeline's list) each time.
+            self.tl.samples.reserve(self.limit);
+            self.tl.extra.reserve(self.limit);
+            self.free
+                .extend((1..self.limit).map(|_| (s.clone(), x.clone())));
         }
         self.tl.samples.push(s);
         self.tl.extra.push(x);
