@@ -37,7 +37,6 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use foldhash::HashMap;
-use std::fmt::Write as _;
 
 use sha2::{Digest, Sha256};
 
@@ -435,11 +434,15 @@ fn build_into<'d>(
         // the page loads it from its SoC's standing file.
         let mut key = Key::new(&title, "result page");
         key.row(k, &named[i], &regressions[i]);
-        let mut part = String::new();
+        let mut part = Vec::new();
+        let mut id = itoa::Buffer::new();
         for &j in &near {
+            // `{id} {label}`.
             part.clear();
-            let _ = write!(part, "{} {}", kept[j].id, kept[j].brief.label);
-            key.part(part.as_bytes());
+            part.extend_from_slice(id.format(kept[j].id).as_bytes());
+            part.push(b' ');
+            part.extend_from_slice(kept[j].brief.label.as_bytes());
+            key.part(&part);
         }
         key.part(k.page.as_bytes());
         (near, key.done())
@@ -531,12 +534,25 @@ pub(crate) struct Named<'a> {
 
 /// The input key of a file the build makes: a digest of everything it is made from, so a
 /// file whose key is the last build's is the same and is kept ([`Site::reused`]).
-struct Key(Sha256);
+///
+/// The parts go through a buffer, hashed a few KiB at a time: a SoC's keys have hundreds of
+/// thousands of parts of a few bytes, and the hasher's cost per `update` was more than the
+/// hashing of those bytes. The digest is that of the same bytes either way.
+struct Key {
+    sha: Sha256,
+    buf: Vec<u8>,
+}
+
+/// The most a key holds before hashing it.
+const KEY_BUF: usize = 8 << 10;
 
 impl Key {
     /// A key for the file `what` of this truebench and the site titled `title`.
     fn new(title: &str, what: &str) -> Key {
-        let mut k = Key(Sha256::new());
+        let mut k = Key {
+            sha: Sha256::new(),
+            buf: Vec::with_capacity(512),
+        };
         k.part(env!("CARGO_PKG_VERSION").as_bytes());
         k.part(title.as_bytes());
         k.part(what.as_bytes());
@@ -545,8 +561,12 @@ impl Key {
 
     /// One more input, its length first (so no two sequences of inputs run together).
     fn part(&mut self, b: &[u8]) {
-        self.0.update((b.len() as u64).to_le_bytes());
-        self.0.update(b);
+        self.buf.extend_from_slice(&(b.len() as u64).to_le_bytes());
+        self.buf.extend_from_slice(b);
+        if self.buf.len() >= KEY_BUF {
+            self.sha.update(&self.buf);
+            self.buf.clear();
+        }
     }
 
     /// A row as the build made it: as kept ([`Kept::row_key`]) and what the build adds (its
@@ -559,20 +579,41 @@ impl Key {
                 None => self.part(b"\0"),
             }
         }
-        self.part(regressions.len().to_string().as_bytes());
+        self.part(itoa::Buffer::new().format(regressions.len()).as_bytes());
         for f in regressions {
             self.part(f.as_bytes());
         }
     }
 
-    fn done(self) -> String {
-        format!("{:x}", self.0.finalize())
+    fn done(mut self) -> String {
+        self.sha.update(&self.buf);
+        write::lower_hex(&self.sha.finalize())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_is_the_digest_of_its_parts_however_many() {
+        // Parts of every size, past the buffer's bound several times.
+        let parts: Vec<Vec<u8>> = (0..3000).map(|i| vec![i as u8; i % 37]).collect();
+        let mut key = Key::new("fleet", "standing");
+        let mut sha = Sha256::new();
+        for p in [env!("CARGO_PKG_VERSION").as_bytes(), b"fleet", b"standing"]
+            .into_iter()
+            .chain(parts.iter().map(Vec::as_slice))
+        {
+            sha.update((p.len() as u64).to_le_bytes());
+            sha.update(p);
+        }
+        for p in &parts {
+            key.part(p);
+        }
+        assert!(parts.iter().map(|p| p.len() + 8).sum::<usize>() > 3 * KEY_BUF);
+        assert_eq!(key.done(), format!("{:x}", sha.finalize()));
+    }
 
     #[test]
     fn slugs() {
