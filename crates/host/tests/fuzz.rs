@@ -56,8 +56,9 @@ proptest! {
         let mut row = vec![None; 8];
         let _ = parse::softirqs::fill_row(t.as_bytes(), b"NET_RX", &mut row);
         // One pass for several rows reads each as the one-row parse does.
-        let names: [&[u8]; 2] = [b"NET_RX", b"BLOCK"];
-        let mut rows = vec![vec![None; 8]; 2];
+        // Names repeated, with a colon in them, empty: read as the one-row parse reads them.
+        let names: [&[u8]; 5] = [b"NET_RX", b"BLOCK", b"NET_RX", b"NET_RX:", b""];
+        let mut rows = vec![vec![None; 8]; names.len()];
         parse::softirqs::fill_rows(t.as_bytes(), &names, &mut rows);
         for (name, got) in names.iter().zip(&rows) {
             parse::softirqs::fill_row(t.as_bytes(), name, &mut row);

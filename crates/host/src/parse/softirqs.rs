@@ -58,12 +58,14 @@ pub fn fill_row(text: &[u8], name: &[u8], out: &mut [Option<u64>]) -> bool {
     false
 }
 
-/// [`fill_row`] for several rows in one pass over the text: `out[k]` gets row `names[k]`
-/// (every slot None when the row is missing). Does not allocate.
+/// [`fill_row`] for several rows in one pass over the text: `out[k]` gets row `names[k]`, as
+/// `fill_row(text, names[k], &mut out[k])` would fill it (the first row of that name; every
+/// slot None when it is missing). At most 64 names are looked for; rows of `out` past them
+/// are left as they are. Does not allocate.
 pub fn fill_rows(text: &[u8], names: &[&[u8]], out: &mut [Vec<Option<u64>>]) {
-    out.iter_mut().flatten().for_each(|v| *v = None);
-    // Rows found so far, by bit (the names past the 64th are not looked for).
     let wanted = names.len().min(out.len()).min(64);
+    out[..wanted].iter_mut().flatten().for_each(|v| *v = None);
+    // Rows found so far, by bit.
     let all = if wanted == 64 {
         u64::MAX
     } else {
@@ -75,19 +77,17 @@ pub fn fill_rows(text: &[u8], names: &[&[u8]], out: &mut [Vec<Option<u64>>]) {
             break;
         }
         let l = line.trim_ascii_start();
-        let Some(colon) = l.iter().position(|&c| c == b':') else {
-            continue;
-        };
-        // The first row of that name, as `fill_row` takes it.
-        let Some(k) = names[..wanted].iter().position(|&n| n == &l[..colon]) else {
-            continue;
-        };
-        if found & (1 << k) != 0 {
-            continue;
-        }
-        found |= 1 << k;
-        for (slot, t) in out[k].iter_mut().zip(tokens(&l[colon + 1..])) {
-            *slot = u64_of(t);
+        for (k, name) in names[..wanted].iter().enumerate() {
+            if found & (1 << k) != 0 {
+                continue;
+            }
+            let Some(rest) = l.strip_prefix(*name).and_then(|r| r.strip_prefix(b":")) else {
+                continue;
+            };
+            found |= 1 << k;
+            for (slot, t) in out[k].iter_mut().zip(tokens(rest)) {
+                *slot = u64_of(t);
+            }
         }
     }
 }
@@ -137,14 +137,15 @@ mod tests {
 
     #[test]
     fn rows_in_one_pass_are_the_rows_one_by_one() {
-        let names: [&[u8]; 3] = [b"NET_RX", b"NET_TX", b"BLOCK"];
+        let names: [&[u8]; 6] = [b"NET_RX", b"NET_TX", b"BLOCK", b"NET_RX", b"A:B", b""];
         for text in [
+            b"CPU0\nA:B: 3 4\n: 5\n",
             T.as_bytes(),
             b"CPU0 CPU1\nNET_RX: x 4\nNET_RX: 1 2\nBLOCK: 7\n",
             b"CPU0\nNET_RXX: 5\n NET_TX:9\n",
             b"",
         ] {
-            let mut rows = vec![vec![Some(99); 3]; 3];
+            let mut rows = vec![vec![Some(99); 3]; names.len()];
             fill_rows(text, &names, &mut rows);
             for (name, row) in names.iter().zip(&rows) {
                 let mut one = [Some(99); 3];
