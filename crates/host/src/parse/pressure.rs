@@ -61,8 +61,9 @@ fn total_of(rest: &[u8]) -> Option<u64> {
         .and_then(u64_of)
 }
 
-/// `(some, full)` stall totals, µs: [`parse`]'s `total_us` without the averages (a line whose
-/// averages are malformed still gives its total). Does not allocate.
+/// `(some, full)` stall totals, µs: [`parse`]'s `total_us` wherever it reads a line, without
+/// the averages — so also for lines it refuses for their averages (malformed or missing).
+/// Does not allocate.
 pub fn totals(text: &[u8]) -> (Option<u64>, Option<u64>) {
     let (mut some, mut full) = (None, None);
     for l in lines(text) {

@@ -42,7 +42,7 @@ impl Pressure {
         for (n, f) in now.iter_mut().zip(&self.files) {
             if let Some(text) = f.as_ref().and_then(|f| pread_all(f, buf).ok()) {
                 // Only the totals: the kernel's averages beside them are not kept, and their
-                // decimals were most of a session tick's parsing.
+                // decimals were a quarter of a session tick's instructions.
                 *n = pressure::totals(text);
             }
         }
