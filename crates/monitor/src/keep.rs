@@ -296,6 +296,16 @@ mod tests {
     #[test]
     fn a_moved_sample_lends_its_vectors_to_the_next() {
         let mut k = Kept::new(Timeline::default());
+        fill(&mut k, 3);
+        // The samples up to the first move were allocated with the first: in memory and
+        // waiting, no more than the bound.
+        assert!(
+            k.samples.len() + k.free.len() <= k.limit,
+            "{} + {} > {}",
+            k.samples.len(),
+            k.free.len(),
+            k.limit
+        );
         fill(&mut k, IN_MEMORY);
         let (s, x) = k.take_free();
         assert!(s.cluster_mhz.capacity() >= 2 && x.idle.capacity() >= 1);
