@@ -562,6 +562,13 @@ impl Key {
     /// One more input, its length first (so no two sequences of inputs run together).
     fn part(&mut self, b: &[u8]) {
         self.buf.extend_from_slice(&(b.len() as u64).to_le_bytes());
+        if b.len() >= KEY_BUF {
+            // A large part is hashed where it is, not copied.
+            self.sha.update(&self.buf);
+            self.buf.clear();
+            self.sha.update(b);
+            return;
+        }
         self.buf.extend_from_slice(b);
         if self.buf.len() >= KEY_BUF {
             self.sha.update(&self.buf);
@@ -597,8 +604,10 @@ mod tests {
 
     #[test]
     fn a_key_is_the_digest_of_its_parts_however_many() {
-        // Parts of every size, past the buffer's bound several times.
-        let parts: Vec<Vec<u8>> = (0..3000).map(|i| vec![i as u8; i % 37]).collect();
+        // Parts of every size, a few larger than the buffer, past its bound several times.
+        let parts: Vec<Vec<u8>> = (0..3000)
+            .map(|i| vec![i as u8; if i % 997 == 5 { 3 * KEY_BUF } else { i % 37 }])
+            .collect();
         let mut key = Key::new("fleet", "standing");
         let mut sha = Sha256::new();
         for p in [env!("CARGO_PKG_VERSION").as_bytes(), b"fleet", b"standing"]
