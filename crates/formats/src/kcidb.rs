@@ -15,10 +15,6 @@ pub const ORIGIN: &str = "truebench";
 /// KCIDB caps a log excerpt at 16 KiB.
 const EXCERPT_MAX: usize = 16384;
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// The first 16 bytes of SHA-256 over `parts`, as hex: ids that are the same for the same
 /// input and differ otherwise.
 fn key(parts: &[&str]) -> String {
@@ -27,7 +23,7 @@ fn key(parts: &[&str]) -> String {
         h.update(p.as_bytes());
         h.update([0]);
     }
-    hex(&h.finalize()[..16])
+    truebench_host::parse::bytes::lower_hex(&h.finalize()[..16])
 }
 
 /// The document's own id: its content's hash, so sending it twice is sending one test run.

@@ -594,7 +594,7 @@ impl Key {
 
     fn done(mut self) -> String {
         self.sha.update(&self.buf);
-        write::lower_hex(&self.sha.finalize())
+        truebench_host::parse::bytes::lower_hex(&self.sha.finalize())
     }
 }
 

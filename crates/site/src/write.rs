@@ -72,19 +72,7 @@ pub struct Written {
 
 /// The SHA-256 of `bytes` in hex: a file's digest in the manifest, and the kept rows' keys.
 pub(crate) fn hex(bytes: &[u8]) -> String {
-    lower_hex(&Sha256::digest(bytes))
-}
-
-/// `bytes` in lower-case hex, as `{:x}` writes a digest (a site's hundreds of thousands of
-/// keys: without the formatter's call per byte).
-pub(crate) fn lower_hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for &b in bytes {
-        s.push(char::from(DIGITS[usize::from(b >> 4)]));
-        s.push(char::from(DIGITS[usize::from(b & 15)]));
-    }
-    s
+    truebench_host::parse::bytes::lower_hex(&Sha256::digest(bytes))
 }
 
 pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SiteError + '_ {
