@@ -23,13 +23,19 @@ use truebench_site::{build_to, kept, Kept, Options};
 /// Store results 1..=n in the history `db` (the ones after those it holds).
 fn history(n: usize, db: &std::path::Path) {
     let bases = site_rows::bases();
-    let mut store = truebench_store::Store::open(db).unwrap_or_else(|e| panic!("{e}"));
-    let have = store.count().unwrap_or_else(|e| panic!("{e}")) as usize;
+    let mut store = truebench_store::Store::open(db).unwrap_or_else(|e| die(e));
+    let have = store.count().unwrap_or_else(|e| die(e)) as usize;
     let t = Instant::now();
     for id in have + 1..=n {
         let s = site_rows::one(&bases, id as i64);
-        let got = store.insert(&s.doc).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(got.id, id as i64, "{}: ids out of step", db.display());
+        let got = store.insert(&s.doc).unwrap_or_else(|e| die(e));
+        if got.id != id as i64 {
+            die(format!(
+                "{}: stored as #{} where #{id} was next: the history holds other results",
+                db.display(),
+                got.id
+            ));
+        }
     }
     println!(
         "stored results {}..={n} in {} in {:.2} s",
@@ -39,33 +45,44 @@ fn history(n: usize, db: &std::path::Path) {
     );
 }
 
+/// The ways to run it, on standard error, and exit 2 (bad arguments).
+fn usage() -> ! {
+    eprintln!(
+        "usage: site_scale N DIR | site_scale --rebuild DIR | site_scale --history N DB\n\
+         (N: how many generated results, a whole number)"
+    );
+    std::process::exit(2)
+}
+
+/// What went wrong, on standard error, and exit 1.
+fn die(e: impl std::fmt::Display) -> ! {
+    eprintln!("site_scale: {e}");
+    std::process::exit(1)
+}
+
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("--history") {
         let a: Vec<String> = std::env::args().skip(2).collect();
         let n = a.first().and_then(|a| a.parse().ok());
         match (n, a.get(1)) {
             (Some(n), Some(db)) => history(n, std::path::Path::new(db)),
-            _ => panic!("usage: site_scale --history N DB"),
+            _ => usage(),
         }
         return;
     }
     if std::env::args().nth(1).as_deref() == Some("--rebuild") {
         // The site in DIR again, with one result more than it holds.
-        let dir = std::path::PathBuf::from(
-            std::env::args()
-                .nth(2)
-                .expect("usage: site_scale --rebuild DIR"),
-        );
+        let dir = std::path::PathBuf::from(std::env::args().nth(2).unwrap_or_else(|| usage()));
         let opts = Options {
             title: "fleet".into(),
             ..Options::default()
         };
-        let held = kept::read(&dir, &opts.published).unwrap_or_else(|e| panic!("{e}"));
+        let held = kept::read(&dir, &opts.published).unwrap_or_else(|e| die(e));
         let Some(&last) = held.keys().next_back() else {
-            panic!(
+            die(format!(
                 "{}: nothing kept there (build it first: site_scale N DIR)",
                 dir.display()
-            );
+            ));
         };
         let n = last as usize;
         drop(held);
@@ -76,8 +93,8 @@ fn main() {
     let n: usize = args
         .next()
         .and_then(|a| a.parse().ok())
-        .expect("usage: site_scale N DIR");
-    let dir = std::path::PathBuf::from(args.next().expect("usage: site_scale N DIR"));
+        .unwrap_or_else(|| usage());
+    let dir = std::path::PathBuf::from(args.next().unwrap_or_else(|| usage()));
     let bases = site_rows::bases();
     let opts = Options {
         title: "fleet".into(),
@@ -106,8 +123,8 @@ fn main() {
     );
     let t = Instant::now();
     let mut load = |i: usize| Ok(Cow::Owned(site_rows::one(&bases, all[i].id).doc));
-    let (made, w) = build_to(&all, &opts, &dir, &mut load).unwrap_or_else(|e| panic!("{e}"));
-    kept::save(&dir, &all, &opts.published).unwrap_or_else(|e| panic!("{e}"));
+    let (made, w) = build_to(&all, &opts, &dir, &mut load).unwrap_or_else(|e| die(e));
+    kept::save(&dir, &all, &opts.published).unwrap_or_else(|e| die(e));
     println!(
         "build: {:.2} s (each document made again for its page, {} files made and written as made), peak memory {} MiB",
         t.elapsed().as_secs_f64(),
@@ -149,7 +166,7 @@ fn main() {
 fn rebuild(dir: &std::path::Path, n: usize, bases: &[truebench_model::Document], opts: &Options) {
     let digest = |id: i64| format!("generated-{id}");
     let t = Instant::now();
-    let mut before = kept::read(dir, &opts.published).unwrap_or_else(|e| panic!("{e}"));
+    let mut before = kept::read(dir, &opts.published).unwrap_or_else(|e| die(e));
     let mut list = Vec::with_capacity(n + 1);
     let mut loaded = 0;
     let mut fresh = std::collections::HashMap::new();
@@ -176,9 +193,9 @@ fn rebuild(dir: &std::path::Path, n: usize, bases: &[truebench_model::Document],
             }
         })
     };
-    let (_, w) = build_to(&list, opts, dir, &mut load).unwrap_or_else(|e| panic!("{e}"));
+    let (_, w) = build_to(&list, opts, dir, &mut load).unwrap_or_else(|e| die(e));
     let built = t.elapsed().as_secs_f64();
-    kept::save(dir, &list, &opts.published).unwrap_or_else(|e| panic!("{e}"));
+    kept::save(dir, &list, &opts.published).unwrap_or_else(|e| die(e));
     let total = t.elapsed().as_secs_f64();
     println!(
         "rebuild after one new result: {total:.2} s ({read:.2} s reading the kept rows, {:.2} s making and writing the files, {:.2} s saving the rows), {loaded} documents read (the new one's and those of the pages made again), {} files rewritten, {} unchanged",
