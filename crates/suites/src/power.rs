@@ -653,9 +653,9 @@ mod tests {
             force: true,
             sample_interval: Duration::from_millis(100),
             // The scripted meter is flat from its first reading: 20 of its readings suffice.
-            // (0.5 s failed once in seven runs, the as-is mean 12 mW below its truth, when
-            // the noise was 2.8 mW low on average; see `meter_script`. 1 s passed eight of
-            // eight.)
+            // (0.5 s failed once in seven runs, the as-is mean 12 mW below its truth; the
+            // noise was then 2.8 mW low on average, a part of that, see `meter_script`. 1 s
+            // passed eight of eight.)
             settle_window: Duration::from_millis(1000),
             meter: Some(Arc::new(meter)),
             ..Default::default()

@@ -24,7 +24,7 @@ use clap::{CommandFactory, Parser};
 
 /// mimalloc, not the C library's malloc: the commands that hold a fleet (the site, the
 /// history) make millions of small strings. With it a site rebuild at 10^5 results takes a
-/// quarter less CPU and a fifth less memory than with glibc's (BENCHMARKS.md). The sampler's
+/// quarter less CPU and memory than with glibc's (BENCHMARKS.md). The sampler's
 /// tick allocates nothing, whichever allocator.
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
