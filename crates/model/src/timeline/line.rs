@@ -51,16 +51,47 @@ const KEYS: &str = concat!(
     ",\"writeback_kb\":",
     "null",
     "-0.0",
+    // Room for a window of `WINDOW` bytes from the start of any key above.
+    "                ",
 );
 
-/// `null` and the zeros, from `KEYS` too.
-const NULL: &[u8] = key_in("null");
+/// How many bytes a key's copy moves: the longest key (`,"writeback_kb":`). A copy of a
+/// length known at compile time is a few moves, not a call to the C library's `memcpy`.
+const WINDOW: usize = 16;
+
+/// The zeros, from `KEYS` too (`null` is a [`Key`], in `Obj::null`).
 const ZERO: &[u8] = key_in("-0.0");
 /// The exponent bits of a double.
 const EXP: u64 = 0x7FF0_0000_0000_0000;
 
 /// `k` within `KEYS` (a compile-time error when missing).
 const fn key_in(k: &str) -> &'static [u8] {
+    KEYS.as_bytes().split_at(offset_in(k)).1.split_at(k.len()).0
+}
+
+/// A key as `Obj::key` writes it: the `WINDOW` bytes of `KEYS` from its start, of which its
+/// `len` are the key.
+#[derive(Clone, Copy)]
+struct Key {
+    window: &'static [u8; WINDOW],
+    len: usize,
+}
+
+/// `k` as a [`Key`] (a compile-time error when missing or longer than `WINDOW`).
+const fn key_at(k: &str) -> Key {
+    assert!(k.len() <= WINDOW, "a key longer than WINDOW");
+    let from = KEYS.as_bytes().split_at(offset_in(k)).1;
+    match from.first_chunk::<WINDOW>() {
+        Some(window) => Key {
+            window,
+            len: k.len(),
+        },
+        None => panic!("KEYS' padding is shorter than WINDOW"),
+    }
+}
+
+/// Where `k` is in `KEYS`.
+const fn offset_in(k: &str) -> usize {
     let (all, k) = (KEYS.as_bytes(), k.as_bytes());
     let mut i = 0;
     while i + k.len() <= all.len() {
@@ -69,7 +100,7 @@ const fn key_in(k: &str) -> &'static [u8] {
             j += 1;
         }
         if j == k.len() {
-            return all.split_at(i).1.split_at(k.len()).0;
+            return i;
         }
         i += 1;
     }
@@ -79,7 +110,7 @@ const fn key_in(k: &str) -> &'static [u8] {
 /// A key as `Obj::key` writes it, `,"name":`, taken from `KEYS` at compile time.
 macro_rules! k {
     ($name:literal) => {{
-        const K: &[u8] = key_in(concat!(",\"", $name, "\":"));
+        const K: Key = key_at(concat!(",\"", $name, "\":"));
         K
     }};
 }
@@ -229,40 +260,50 @@ struct Obj<'a> {
 }
 
 impl<'a> Obj<'a> {
+    /// An object whose brace is written with its first key (see `key`).
     fn open(out: &'a mut Vec<u8>) -> Obj<'a> {
-        out.push(b'{');
         Obj { out, first: true }
     }
 
     fn close(self) {
+        if self.first {
+            self.out.push(b'{');
+        }
         self.out.push(b'}');
     }
 
-    /// `k` as made by [`k!`]: `,"name":`, the comma dropped for an object's first key —
-    /// one copy per key.
+    /// `k` as made by [`k!`]: `,"name":`, its comma the object's brace for the first key —
+    /// one copy per key, of `WINDOW` bytes, cut to the key.
     #[inline(never)]
     #[link_section = ".text.hot"]
-    fn key(&mut self, k: &'static [u8]) {
-        put(self.out, &k[usize::from(self.first)..]);
-        self.first = false;
+    fn key(&mut self, k: Key) {
+        let at = self.out.len();
+        put_window(self.out, k.window, k.len);
+        if self.first {
+            if let Some(c) = self.out.get_mut(at) {
+                *c = b'{';
+            }
+            self.first = false;
+        }
     }
 
     #[inline(never)]
     #[link_section = ".text.hot"]
     fn null(&mut self) {
-        put(self.out, NULL);
+        const N: Key = key_at("null");
+        put_window(self.out, N.window, N.len);
     }
 
     #[inline(never)]
     #[link_section = ".text.hot"]
-    fn f64(&mut self, k: &'static [u8], v: f64) {
+    fn f64(&mut self, k: Key, v: f64) {
         self.key(k);
         self.num_f64(v);
     }
 
     #[inline(never)]
     #[link_section = ".text.hot"]
-    fn opt_f64_field(&mut self, k: &'static [u8], v: Option<f64>) {
+    fn opt_f64_field(&mut self, k: Key, v: Option<f64>) {
         self.key(k);
         self.opt_f64(v);
     }
@@ -307,7 +348,7 @@ impl<'a> Obj<'a> {
     /// `k` and a list of optional integers; one copy (see `digits`).
     #[inline(never)]
     #[link_section = ".text.hot"]
-    fn opt_u32_list(&mut self, k: &'static [u8], items: &[Option<u32>]) {
+    fn opt_u32_list(&mut self, k: Key, items: &[Option<u32>]) {
         self.key(k);
         self.list(items, |o, v| o.opt_u64(v.map(u64::from)));
     }
@@ -315,7 +356,7 @@ impl<'a> Obj<'a> {
     /// `k` and a list of optional numbers; one copy for the three such lists.
     #[inline(never)]
     #[link_section = ".text.hot"]
-    fn opt_f64_list(&mut self, k: &'static [u8], items: &[Option<f64>]) {
+    fn opt_f64_list(&mut self, k: Key, items: &[Option<f64>]) {
         self.key(k);
         self.list(items, |o, v| o.opt_f64(*v));
     }
@@ -347,15 +388,28 @@ fn digits(out: &mut Vec<u8>, mut v: u64) {
         t /= 10;
         n += 1;
     }
-    // Written in place, not copied from a buffer: see `put`.
-    let at = out.len();
-    for _ in 0..n {
-        out.push(b'0');
-    }
-    for d in out[at..].iter_mut().rev() {
-        *d = b'0' + (v % 10) as u8;
+    // Into a buffer of a fixed size, then one copy of that size cut to the digits (see
+    // `put_window`). `n` is at most 20, the digits of `u64::MAX`.
+    let mut buf = [b'0'; 20];
+    let mut i = n;
+    while i > 0 {
+        i -= 1;
+        if let Some(d) = buf.get_mut(i) {
+            *d = b'0' + (v % 10) as u8;
+        }
         v /= 10;
     }
+    put_window(out, &buf, n);
+}
+
+/// The first `len` bytes of `window` appended: all of them copied, then the rest cut off — a
+/// copy of a size known at compile time, a few moves, where a copy of `len` bytes would be a
+/// call to the C library's `memcpy` (see `put`).
+#[inline(always)]
+fn put_window<const N: usize>(out: &mut Vec<u8>, window: &[u8; N], len: usize) {
+    let at = out.len();
+    out.extend_from_slice(window);
+    out.truncate(at + len.min(N));
 }
 
 /// `out.extend_from_slice(b)` for the line's short literals, a byte at a time: a copy of a
