@@ -59,17 +59,10 @@ const KEYS: &str = concat!(
 /// length known at compile time is a few moves, not a call to the C library's `memcpy`.
 const WINDOW: usize = 16;
 
-/// The zeros, from `KEYS` too (`null` is a [`Key`], in `Obj::null`).
-const ZERO: &[u8] = key_in("-0.0");
 /// The exponent bits of a double.
 const EXP: u64 = 0x7FF0_0000_0000_0000;
 
-/// `k` within `KEYS` (a compile-time error when missing).
-const fn key_in(k: &str) -> &'static [u8] {
-    KEYS.as_bytes().split_at(offset_in(k)).1.split_at(k.len()).0
-}
-
-/// A key as `Obj::key` writes it: the `WINDOW` bytes of `KEYS` from its start, of which its
+/// A literal of the line (a key as `Obj::key` writes it, `null`, a zero): the `WINDOW` bytes of `KEYS` from its start, of which its
 /// `len` are the key.
 #[derive(Clone, Copy)]
 struct Key {
@@ -77,7 +70,8 @@ struct Key {
     len: usize,
 }
 
-/// `k` as a [`Key`] (a compile-time error when missing or longer than `WINDOW`).
+/// `k` as a [`Key`], found in `KEYS` (a compile-time error when missing or longer than
+/// `WINDOW`).
 const fn key_at(k: &str) -> Key {
     assert!(k.len() <= WINDOW, "a key longer than WINDOW");
     let from = KEYS.as_bytes().split_at(offset_in(k)).1;
@@ -278,7 +272,7 @@ impl<'a> Obj<'a> {
     #[link_section = ".text.hot"]
     fn key(&mut self, k: Key) {
         let at = self.out.len();
-        put_window(self.out, k.window, k.len);
+        put(self.out, k);
         if self.first {
             if let Some(c) = self.out.get_mut(at) {
                 *c = b'{';
@@ -290,8 +284,8 @@ impl<'a> Obj<'a> {
     #[inline(never)]
     #[link_section = ".text.hot"]
     fn null(&mut self) {
-        const N: Key = key_at("null");
-        put_window(self.out, N.window, N.len);
+        const NULL: Key = key_at("null");
+        put(self.out, NULL);
     }
 
     #[inline(never)]
@@ -404,7 +398,8 @@ fn digits(out: &mut Vec<u8>, mut v: u64) {
 
 /// The first `len` bytes of `window` appended: all of them copied, then the rest cut off — a
 /// copy of a size known at compile time, a few moves, where a copy of `len` bytes would be a
-/// call to the C library's `memcpy` (see `put`).
+/// call to the C library's `memcpy`, code on a page of its own that a sleeping sampler would
+/// touch cold every tick for a dozen bytes.
 #[inline(always)]
 fn put_window<const N: usize>(out: &mut Vec<u8>, window: &[u8; N], len: usize) {
     let at = out.len();
@@ -412,15 +407,10 @@ fn put_window<const N: usize>(out: &mut Vec<u8>, window: &[u8; N], len: usize) {
     out.truncate(at + len.min(N));
 }
 
-/// `out.extend_from_slice(b)` for the line's short literals, a byte at a time: a copy of a
-/// length not known at compile time is a call to the C library's `memcpy`, code on a page of
-/// its own that a sleeping sampler would touch cold every tick for a dozen bytes.
+/// A literal of the line, from `KEYS`.
 #[inline(always)]
-fn put(out: &mut Vec<u8>, b: &[u8]) {
-    out.reserve(b.len());
-    for &c in b {
-        out.push(c);
-    }
+fn put(out: &mut Vec<u8>, k: Key) {
+    put_window(out, k.window, k.len);
 }
 
 /// Write `v` as serde_json does, without its float formatter, when `v` is the double nearest
@@ -436,7 +426,9 @@ fn short_decimal(out: &mut Vec<u8>, v: f64) -> bool {
     // binary's constant pool, pages away from this code (positive doubles order as their bits).
     let bits = v.to_bits();
     if bits << 1 == 0 {
-        put(out, if bits == 0 { &ZERO[1..] } else { ZERO });
+        const ZERO: Key = key_at("0.0");
+        const MINUS_ZERO: Key = key_at("-0.0");
+        put(out, if bits == 0 { ZERO } else { MINUS_ZERO });
         return true;
     }
     const LOW: u64 = 0x3F50_624D_D2F1_A9FC; // 1e-3
@@ -511,7 +503,8 @@ fn nearest_decimal(v: f64, pow: i64) -> Option<Option<u64>> {
 fn write_decimal(out: &mut Vec<u8>, k: u64, pow: u64) {
     digits(out, k / pow);
     if pow == 1 {
-        put(out, &ZERO[2..]); // ".0", from KEYS as the other literals
+        const POINT_ZERO: Key = key_at(".0");
+        put(out, POINT_ZERO);
     } else {
         // The fraction with its leading zeros: 10^d + the fraction is d + 1 digits starting
         // with a 1, which becomes the point.
