@@ -7,11 +7,12 @@
 #  - session: `monitor --interval 0.1 --quiet -- sleep …` — the Session's sampler every
 #    measuring command runs (memory detail, pressure, softirqs, disks, network, idle states,
 #    each sample kept on the timeline), nothing printed per tick;
-# and beside each, at the same time and a half interval apart, the C reference loop
-# (bench/lib/ref_loop.c) preading every file truebench holds open under the tree (taken from
-# its /proc/PID/fd, 2.5 s after it started) each 100 ms — the C loop grows with the files as
-# truebench does — and printing one line (in plain mode as long as truebench's). Which of
-# the two starts first alternates from round to round; CPU time is every thread's
+# and beside each, at the same time, the C reference loop (bench/lib/ref_loop.c) preading
+# every file truebench holds open under the tree (taken from its /proc/PID/fd, 2.5 s after it
+# started) each 100 ms — the C loop grows with the files as truebench does — and printing one
+# line (in plain mode as long as truebench's). The C loop's ticks fall half an interval after
+# truebench's (ref_loop -a): neither wakes into the kernel paths the other just warmed. Which
+# of the two measuring windows opens first alternates from round to round; CPU time is every thread's
 # (bench/lib/cpu_ns.sh) over a window after the first second, divided by the ticks in it (the
 # lines printed; for the session, which prints none, the window over the interval). Each round
 # carries the machine's other activity (bench/lib/evidence.sh); rounds where others used more
@@ -108,7 +109,9 @@ for n in "${SIZES[@]}"; do
       if [ "$mode" = plain ] && [ -s "$TMP/tb.out" ]; then
         pad=(-l "$(awk '{n += length($0) + 1} END {printf "%d", n / NR}' "$TMP/tb.out")")
       fi
-      nice -n 19 "$TMP/ref" "${pad[@]}" "${files[@]}" >"$TMP/c.out" &
+      # Its ticks half an interval after truebench's (ref_loop -a): at a random phase the one
+      # waking just after the other would find the kernel's paths warm.
+      nice -n 19 "$TMP/ref" "${pad[@]}" -a "$ptb" "${files[@]}" >"$TMP/c.out" &
       pc=$!
       PIDS+=("$pc")
       sleep 1

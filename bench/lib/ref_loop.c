@@ -1,12 +1,17 @@
-/* ref [-p] [-l BYTES] FILE...: the least a monitor must do per sample, as the reference for
-   truebench monitor --interval 0.1: one absolute 100 ms timed wake-up, a pread of each file
-   into a static buffer, one short line to stdout — with -l, padded with spaces to BYTES (a
-   line as long as the monitor's: storing it is the kernel's work for any monitor printing
-   that much) — until killed. With -p, the wall-clock time per tick of its parts (from the
+/* ref [-p] [-l BYTES] [-a PID] FILE...: the least a monitor must do per sample, as the
+   reference for truebench monitor --interval 0.1: one absolute 100 ms timed wake-up, a pread
+   of each file into a static buffer, one short line to stdout — with -l, padded with spaces to
+   BYTES (a line as long as the monitor's: storing it is the kernel's work for any monitor
+   printing that much) — until killed. With -a, its ticks fall half an interval after those of
+   the process PID ticking at the same rate: it watches PID's CPU time (every thread's, from
+   /proc/PID/task/x/schedstat) until it moves, then starts 50 ms later. Loops side by side at
+   a random phase share the kernel's warm caches unevenly: the one that wakes just after the
+   other finds the read and wake-up paths warm. With -p, the wall-clock time per tick of its parts (from the
    wake-up to the line written, the reads, the write) is printed to stderr when SIGTERM or
    SIGINT stops it, in the words of truebench's `tick-profile` build (bench/tick_phases.sh).
    Compiled by the bench scripts that use it (cc -O2). */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -22,8 +27,42 @@ static unsigned long long ns(void) {
   clock_gettime(CLOCK_MONOTONIC, &t);
   return t.tv_sec * 1000000000ULL + t.tv_nsec;
 }
+/* Every thread's CPU time of PID in ns (0 when it is gone). */
+static unsigned long long task_ns(const char *pid) {
+  char path[512];
+  snprintf(path, sizeof path, "/proc/%s/task", pid);
+  DIR *d = opendir(path);
+  if (!d) return 0;
+  unsigned long long total = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.') continue;
+    snprintf(path, sizeof path, "/proc/%s/task/%s/schedstat", pid, e->d_name);
+    FILE *f = fopen(path, "r");
+    unsigned long long v = 0;
+    if (f) {
+      if (fscanf(f, "%llu", &v) == 1) total += v;
+      fclose(f);
+    }
+  }
+  closedir(d);
+  return total;
+}
+/* Waits (up to 1 s) until PID's CPU time moves: one of its ticks. */
+static int await_tick(const char *pid) {
+  unsigned long long before = task_ns(pid);
+  struct timespec poll = {0, 200000};
+  for (int i = 0; i < 5000; i++) {
+    nanosleep(&poll, NULL);
+    unsigned long long now = task_ns(pid);
+    if (now > before) return 1;
+    before = now;
+  }
+  return 0;
+}
 int main(int argc, char **argv) {
   int first = 1, want = 0, prof = 0;
+  const char *after = NULL;
   /* 1 MiB: /proc/softirqs and /proc/stat of a 512-CPU machine fit whole. */
   static char buf[1 << 20], line[4096];
   if (argc > first && strcmp(argv[first], "-p") == 0) {
@@ -32,6 +71,10 @@ int main(int argc, char **argv) {
   }
   if (argc > first + 1 && strcmp(argv[first], "-l") == 0) {
     want = atoi(argv[first + 1]);
+    first += 2;
+  }
+  if (argc > first + 1 && strcmp(argv[first], "-a") == 0) {
+    after = argv[first + 1];
     first += 2;
   }
   if (want < 0 || want > (int)sizeof line) want = sizeof line;
@@ -49,8 +92,15 @@ int main(int argc, char **argv) {
     sigaction(SIGINT, &sa, NULL);
   }
   unsigned long long ticks = 0, t_tick = 0, t_read = 0, t_write = 0;
+  if (after && !await_tick(after))
+    fprintf(stderr, "ref: no tick of process %s seen within 1 s: the phase is not set\n", after);
   struct timespec next;
   clock_gettime(CLOCK_MONOTONIC, &next);
+  /* The first deadline below is 100 ms on: 50 ms back puts it half an interval after PID's. */
+  if (after) {
+    next.tv_nsec -= 50000000;
+    if (next.tv_nsec < 0) { next.tv_nsec += 1000000000; next.tv_sec--; }
+  }
   for (long long k = 0; !stop; k++) {
     next.tv_nsec += 100000000;
     if (next.tv_nsec >= 1000000000) { next.tv_nsec -= 1000000000; next.tv_sec++; }
