@@ -2,8 +2,9 @@
 //! keys first. The monitor writes one every tick, so the fixed part is written here field by
 //! field (static keys, serde_json's own number formatting) rather than through serde's
 //! generic serializer, whose per-key escaping and dispatch were most of a tick's user-space
-//! instructions. The rarer per-device extras (pressure, power, disks, network, softirq) still
-//! go through serde. A test holds the output byte-equal to serde's for the same values.
+//! instructions. So are the power readings and idle states, which a board has every tick;
+//! when a line also has one of the rarer extras (pressure, disks, network, softirq) the extras
+//! all go through serde. A test holds the output byte-equal to serde's for the same values.
 
 use super::extra::{
     DiskDelta, ExtraSample, IdleDelta, MemorySample, NetDelta, PressureSample, SoftirqSample,
@@ -49,6 +50,10 @@ const KEYS: &str = concat!(
     ",\"cached_kb\":",
     ",\"dirty_kb\":",
     ",\"writeback_kb\":",
+    ",\"power_w\":",
+    ",\"idle\":",
+    ",\"entries\":",
+    ",\"time_us\":",
     "null",
     "-0.0",
     // Room for a window of `WINDOW` bytes from the start of any key above.
@@ -144,16 +149,29 @@ pub fn json_line(out: &mut Vec<u8>, sample: &Sample, extra: &ExtraSample) {
         o.key(k!("memory"));
         memory(&mut o, m);
     }
-    let rest = Rest {
-        pressure: extra.pressure.as_ref(),
-        power_w: &extra.power_w,
-        disks: &extra.disks,
-        net: &extra.net,
-        softirq: extra.softirq.as_ref(),
-        idle: &extra.idle,
-    };
-    if !rest.is_empty() {
+    let rarer = extra.pressure.is_some()
+        || !extra.disks.is_empty()
+        || !extra.net.is_empty()
+        || extra.softirq.is_some();
+    if rarer {
+        let rest = Rest {
+            pressure: extra.pressure.as_ref(),
+            power_w: &extra.power_w,
+            disks: &extra.disks,
+            net: &extra.net,
+            softirq: extra.softirq.as_ref(),
+            idle: &extra.idle,
+        };
         rest.append(o.out);
+    } else {
+        // Serde's order and skip rules: power before idle, each left out when empty.
+        if !extra.power_w.is_empty() {
+            o.opt_f64_list(k!("power_w"), &extra.power_w);
+        }
+        if !extra.idle.is_empty() {
+            o.key(k!("idle"));
+            idle(&mut o, &extra.idle);
+        }
     }
     o.out.push(b'}');
 }
@@ -182,7 +200,8 @@ fn empty<T>(v: &&[T]) -> bool {
 impl Rest<'_> {
     /// `{"pressure":…}` appended, its brace turned into the comma that joins it. Apart from
     /// `json_line` (not inlined, not in the hot section): serde's code for the rarer extras
-    /// would spread the monitor's every-tick code over more pages.
+    /// would spread the monitor's every-tick code over more pages. Never empty here: it is
+    /// written only when one of the rarer extras is there.
     #[inline(never)]
     fn append(&self, out: &mut Vec<u8>) {
         let at = out.len();
@@ -192,15 +211,6 @@ impl Rest<'_> {
         } else {
             out.truncate(at);
         }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.pressure.is_none()
-            && self.power_w.is_empty()
-            && self.disks.is_empty()
-            && self.net.is_empty()
-            && self.softirq.is_none()
-            && self.idle.is_empty()
     }
 }
 
@@ -228,6 +238,17 @@ fn rpi(o: &mut Obj<'_>, r: &RpiSample) {
     p.opt_f64_field(k!("pmic_watts"), r.pmic_watts);
     p.opt_f64_field(k!("input_volts"), r.input_volts);
     p.close();
+}
+
+/// The idle states' deltas of each CPU group, `[{"entries":[…],"time_us":[…]},…]`.
+#[link_section = ".text.hot"]
+fn idle(o: &mut Obj<'_>, groups: &[IdleDelta]) {
+    o.list(groups, |o, g| {
+        let mut p = Obj::open(&mut *o.out);
+        p.opt_u64_list(k!("entries"), &g.entries);
+        p.opt_u64_list(k!("time_us"), &g.time_us);
+        p.close();
+    });
 }
 
 #[link_section = ".text.hot"]
@@ -347,7 +368,15 @@ impl<'a> Obj<'a> {
         self.list(items, |o, v| o.opt_u64(v.map(u64::from)));
     }
 
-    /// `k` and a list of optional numbers; one copy for the three such lists.
+    /// `k` and a list of optional integers.
+    #[inline(never)]
+    #[link_section = ".text.hot"]
+    fn opt_u64_list(&mut self, k: Key, items: &[Option<u64>]) {
+        self.key(k);
+        self.list(items, |o, v| o.opt_u64(*v));
+    }
+
+    /// `k` and a list of optional numbers; one copy for the four such lists.
     #[inline(never)]
     #[link_section = ".text.hot"]
     fn opt_f64_list(&mut self, k: Key, items: &[Option<f64>]) {
@@ -607,6 +636,13 @@ mod tests {
                 idle: x.idle.clone(),
                 ..Default::default()
             },
+            // What a board's monitor has every tick, without the rarer extras.
+            ExtraSample {
+                memory: x.memory,
+                power_w: x.power_w.clone(),
+                idle: vec![x.idle[0].clone(), IdleDelta::default()],
+                ..Default::default()
+            },
         ];
         for x in &alone {
             assert_eq!(line(&s, x), flattened(&s, x));
@@ -661,6 +697,13 @@ mod tests {
             power_w in proptest::collection::vec(opt_float(), 0..3),
             disks in proptest::collection::vec(proptest::option::of(any::<u64>()), 0..2),
             softirq in proptest::option::of(opt_float()),
+            idle in proptest::collection::vec(
+                (
+                    proptest::collection::vec(proptest::option::of(any::<u64>()), 0..3),
+                    proptest::collection::vec(proptest::option::of(any::<u64>()), 0..3),
+                ),
+                0..3,
+            ),
         ) -> ExtraSample {
             ExtraSample {
                 dt_s,
@@ -670,7 +713,9 @@ mod tests {
                 disks: disks.iter().map(|d| d.map(|v| DiskDelta { reads: v, ..Default::default() })).collect(),
                 net: disks.iter().map(|d| d.map(|v| NetDelta { tx_bytes: v, ..Default::default() })).collect(),
                 softirq: softirq.map(|pct| SoftirqSample { pct, cpus: Vec::new() }),
-                idle: disks.iter().map(|d| IdleDelta { entries: vec![*d], time_us: vec![d.map(|v| v / 2)] }).collect(),
+                // Apart from the rarer extras: a line with power and idle states alone is
+                // written by hand, one with any of the others through serde.
+                idle: idle.into_iter().map(|(entries, time_us)| IdleDelta { entries, time_us }).collect(),
             }
         }
     }
