@@ -4,11 +4,13 @@
    BYTES (a line as long as the monitor's: storing it is the kernel's work for any monitor
    printing that much) — until killed. With -a, its ticks fall half an interval after those of
    the process PID ticking at the same rate: it watches PID's CPU time (every thread's, from
-   /proc/PID/task/x/schedstat) until it moves, then starts 50 ms later. Loops side by side at
-   a random phase share the kernel's warm caches unevenly: the one that wakes just after the
-   other finds the read and wake-up paths warm. With -p, the wall-clock time per tick of its parts (from the
-   wake-up to the line written, the reads, the write) is printed to stderr when SIGTERM or
-   SIGINT stops it, in the words of truebench's `tick-profile` build (bench/tick_phases.sh).
+   /proc/PID/task/x/schedstat, which moves when a thread goes back to sleep) until it moves —
+   one of PID's ticks has ended — and ticks 50 ms after that. Loops side by side at a random
+   phase share the kernel's warm caches unevenly: the one that wakes just after the other
+   finds the read and wake-up paths warm. With -p, the wall-clock time per tick of its parts
+   (from the wake-up to the line written, the reads, the write) is printed to stderr when
+   SIGTERM or SIGINT stops it, in the words of truebench's `tick-profile` build
+   (bench/tick_phases.sh).
    Compiled by the bench scripts that use it (cc -O2). */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -48,11 +50,11 @@ static unsigned long long task_ns(const char *pid) {
   closedir(d);
   return total;
 }
-/* Waits (up to 1 s) until PID's CPU time moves: one of its ticks. */
+/* Waits until PID's CPU time moves (one of its ticks ended), for 1 s at most. */
 static int await_tick(const char *pid) {
-  unsigned long long before = task_ns(pid);
+  unsigned long long before = task_ns(pid), end = ns() + 1000000000ULL;
   struct timespec poll = {0, 200000};
-  for (int i = 0; i < 5000; i++) {
+  while (!stop && ns() < end) {
     nanosleep(&poll, NULL);
     unsigned long long now = task_ns(pid);
     if (now > before) return 1;
