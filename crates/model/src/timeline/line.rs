@@ -2,9 +2,9 @@
 //! keys first. The monitor writes one every tick, so the fixed part is written here field by
 //! field (static keys, serde_json's own number formatting) rather than through serde's
 //! generic serializer, whose per-key escaping and dispatch were most of a tick's user-space
-//! instructions. So are the power readings and idle states, which a board has every tick;
-//! when a line also has one of the rarer extras (pressure, disks, network, softirq) the extras
-//! all go through serde. A test holds the output byte-equal to serde's for the same values.
+//! instructions. So are the power readings and idle states, which a board has every tick; the
+//! rarer extras (pressure, disks, network, softirq) go through serde. A test holds the output
+//! byte-equal to serde's for the same values.
 
 use super::extra::{
     DiskDelta, ExtraSample, IdleDelta, MemorySample, NetDelta, PressureSample, SoftirqSample,
@@ -149,68 +149,63 @@ pub fn json_line(out: &mut Vec<u8>, sample: &Sample, extra: &ExtraSample) {
         o.key(k!("memory"));
         memory(&mut o, m);
     }
-    let rarer = extra.pressure.is_some()
-        || !extra.disks.is_empty()
-        || !extra.net.is_empty()
-        || extra.softirq.is_some();
-    if rarer {
-        let rest = Rest {
-            pressure: extra.pressure.as_ref(),
-            power_w: &extra.power_w,
+    // The extras in `ExtraSample`'s order, each left out when empty as serde leaves it out:
+    // the power readings and idle states, which a board has every tick, by hand; the rarer
+    // ones through serde.
+    if let Some(pressure) = &extra.pressure {
+        append(o.out, &Pressure { pressure });
+    }
+    if !extra.power_w.is_empty() {
+        o.opt_f64_list(k!("power_w"), &extra.power_w);
+    }
+    if !extra.disks.is_empty() || !extra.net.is_empty() || extra.softirq.is_some() {
+        let devices = Devices {
             disks: &extra.disks,
             net: &extra.net,
             softirq: extra.softirq.as_ref(),
-            idle: &extra.idle,
         };
-        rest.append(o.out);
-    } else {
-        // Serde's order and skip rules: power before idle, each left out when empty.
-        if !extra.power_w.is_empty() {
-            o.opt_f64_list(k!("power_w"), &extra.power_w);
-        }
-        if !extra.idle.is_empty() {
-            o.key(k!("idle"));
-            idle(&mut o, &extra.idle);
-        }
+        append(o.out, &devices);
+    }
+    if !extra.idle.is_empty() {
+        o.key(k!("idle"));
+        idle(&mut o, &extra.idle);
     }
     o.out.push(b'}');
 }
 
-/// The extras after `memory`, in `ExtraSample`'s order and with its skip rules.
+/// `pressure`, as `ExtraSample` has it.
 #[derive(Serialize)]
-struct Rest<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pressure: Option<&'a PressureSample>,
-    #[serde(skip_serializing_if = "empty")]
-    power_w: &'a [Option<f64>],
+struct Pressure<'a> {
+    pressure: &'a PressureSample,
+}
+
+/// The extras between the power readings and the idle states, with `ExtraSample`'s skip
+/// rules.
+#[derive(Serialize)]
+struct Devices<'a> {
     #[serde(skip_serializing_if = "empty")]
     disks: &'a [Option<DiskDelta>],
     #[serde(skip_serializing_if = "empty")]
     net: &'a [Option<NetDelta>],
     #[serde(skip_serializing_if = "Option::is_none")]
     softirq: Option<&'a SoftirqSample>,
-    #[serde(skip_serializing_if = "empty")]
-    idle: &'a [IdleDelta],
 }
 
 fn empty<T>(v: &&[T]) -> bool {
     v.is_empty()
 }
 
-impl Rest<'_> {
-    /// `{"pressure":…}` appended, its brace turned into the comma that joins it. Apart from
-    /// `json_line` (not inlined, not in the hot section): serde's code for the rarer extras
-    /// would spread the monitor's every-tick code over more pages. Never empty here: it is
-    /// written only when one of the rarer extras is there.
-    #[inline(never)]
-    fn append(&self, out: &mut Vec<u8>) {
-        let at = out.len();
-        if serde_json::to_writer(&mut *out, self).is_ok() && out.len() > at + 2 {
-            out[at] = b',';
-            out.pop();
-        } else {
-            out.truncate(at);
-        }
+/// `{"pressure":…}` appended to the line's open object, its brace turned into the comma that
+/// joins it. Not inlined and not in the hot section: serde's code for the rarer extras would
+/// spread the monitor's every-tick code over more pages. Only called with a field to write.
+#[inline(never)]
+fn append(out: &mut Vec<u8>, extras: &impl Serialize) {
+    let at = out.len();
+    if serde_json::to_writer(&mut *out, extras).is_ok() && out.len() > at + 2 {
+        out[at] = b',';
+        out.pop();
+    } else {
+        out.truncate(at);
     }
 }
 
@@ -713,8 +708,8 @@ mod tests {
                 disks: disks.iter().map(|d| d.map(|v| DiskDelta { reads: v, ..Default::default() })).collect(),
                 net: disks.iter().map(|d| d.map(|v| NetDelta { tx_bytes: v, ..Default::default() })).collect(),
                 softirq: softirq.map(|pct| SoftirqSample { pct, cpus: Vec::new() }),
-                // Apart from the rarer extras: a line with power and idle states alone is
-                // written by hand, one with any of the others through serde.
+                // Apart from the disks: the hand-written idle states beside every mix of the
+                // extras serde writes.
                 idle: idle.into_iter().map(|(entries, time_us)| IdleDelta { entries, time_us }).collect(),
             }
         }
