@@ -11,7 +11,10 @@
    (from the wake-up to the line written, the reads, the write) is printed to stderr when
    SIGTERM or SIGINT stops it, in the words of truebench's `tick-profile` build
    (bench/tick_phases.sh).
-   Compiled by the bench scripts that use it (cc -O2). */
+   Compiled by the bench scripts that use it (cc -O2). bench/cold_costs.sh compiles it also with
+   -DCOLD_CODE (each tick then runs 200 more 64-byte lines of code, each its own, reached by a
+   taken jump over the line after it) or -DCOLD_PAGES=N (each tick writes one byte to each of N
+   more pages, seven pages apart): what a tick's extra code or pages cost after the sleep. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -62,6 +65,15 @@ static int await_tick(const char *pid) {
   }
   return 0;
 }
+#ifdef COLD_CODE
+/* 200 lines of code: a jump, then padding to 128 bytes, 200 times (x86-64). */
+__attribute__((noinline)) static void cold_code(void) {
+  __asm__ volatile(".rept 200\n jmp 1f\n .skip 126, 0x90\n 1:\n .endr" ::: "memory");
+}
+#endif
+#ifdef COLD_PAGES
+static volatile char cold_pages[(COLD_PAGES) * 7 * 4096 + 1];
+#endif
 int main(int argc, char **argv) {
   int first = 1, want = 0, prof = 0;
   const char *after = NULL;
@@ -115,6 +127,12 @@ int main(int argc, char **argv) {
       if (fds[i] >= 0) sum += pread(fds[i], buf, sizeof buf, 0);
       if (prof) t_read += ns() - t1;
     }
+#ifdef COLD_CODE
+    cold_code();
+#endif
+#ifdef COLD_PAGES
+    for (int p = 0; p < (COLD_PAGES); p++) cold_pages[p * 7 * 4096] += 1;
+#endif
     int len = snprintf(line, 64, "%lld %ld\n", k, sum);
     if (want > len) {
       memset(line + len - 1, ' ', want - len);
