@@ -29,7 +29,8 @@
 # server has none for it, the rust-src component: std is then built from source
 # (-Zbuild-std, allowed on a stable toolchain by RUSTC_BOOTSTRAP=1), which is said.
 # --prebuilt-std-only: a target without a prebuilt std is not built but named, with how to
-# build it (CI: std from source is most of the static builds' time).
+# build it (CI: std from source is most of the static builds' time). The targets with neither
+# unit tests nor a std from source build together in one cargo invocation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -50,7 +51,7 @@ while [ $# -gt 0 ]; do
     --all-tests) testkind=(); shift ;;
     --unit-tests) units=$2; shift 2 ;;
     --prebuilt-std-only) prebuilt_only=1; shift ;;
-    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "release.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -90,18 +91,24 @@ runner() { # the qemu-user that runs TARGET's binaries here ("" = natively)
   esac
 }
 
-for t in "${targets[@]}"; do
+# prepare TARGET: its standard library (fetched, or from source with rust-src) and cargo
+# folder into std, boot and tdir, and whether its pure crates' unit tests run (unit); false
+# when it is not built (--prebuilt-std-only and no prebuilt std), which is said.
+prepare() {
+  local t=$1
   std=()
   boot=()
   tdir=$tbase
+  unit=0
+  if [ "$test" = 1 ] && { [ "$units" = all ] || [[ ",$units," == *",$t,"* ]]; }; then
+    unit=1
+  fi
   if ! rustup target list --installed | grep -qx "$t"; then
     if ! timeout 300 rustup target add "$t" >/dev/null 2>&1; then
       if [ "$prebuilt_only" = 1 ]; then
         echo "== not built: $t — the toolchain server gives no standard library for it here; without --prebuilt-std-only, and with rust-src (rustup component add rust-src), this script builds its std from source"
-        if [ "$test" = 1 ] && { [ "$units" = all ] || [[ ",$units," == *",$t,"* ]]; }; then
-          echo "== the pure crates' unit tests on $t not run"
-        fi
-        continue
+        [ "$unit" = 0 ] || echo "== the pure crates' unit tests on $t not run"
+        return 1
       elif rustup component list --installed | grep -q '^rust-src'; then
         echo "== [${SECONDS} s] $t: no prebuilt standard library from the toolchain server; building std from source (-Zbuild-std)"
         std=(-Zbuild-std=std,panic_unwind)
@@ -115,13 +122,11 @@ for t in "${targets[@]}"; do
       fi
     fi
   fi
-  dir=$profile
-  [ "$profile" = dev ] && dir=debug
-  bin=$tdir/$t/$dir/truebench
-  unit=0
-  if [ "$test" = 1 ] && { [ "$units" = all ] || [[ ",$units," == *",$t,"* ]]; }; then
-    unit=1
-  fi
+}
+
+# build_alone TARGET (after prepare): its binary, and with unit=1 the pure crates' unit tests.
+build_alone() {
+  local t=$1
   if [ "$unit" = 1 ] && [ ${#testkind[@]} -gt 0 ]; then
     # One cargo invocation builds the binary and the pure crates' unit tests: one feature
     # resolution, so the dependencies are compiled once (a separate `cargo build` resolves
@@ -137,6 +142,14 @@ for t in "${targets[@]}"; do
     "${boot[@]}" cargo-zigbuild zigbuild --profile "$profile" --target "$t" --target-dir "$tdir" \
       "${std[@]}" -p truebench
   fi
+}
+
+# finish TARGET (after its build, with prepare's settings): the binary checked to be static
+# and copied out; with unit=1 the pure crates' unit tests run.
+finish() {
+  local t=$1 dir=$profile r=
+  [ "$profile" = dev ] && dir=debug
+  local bin=$tdir/$t/$dir/truebench
   if readelf -lW "$bin" | grep -q 'program interpreter' || readelf -dW "$bin" | grep -q NEEDED; then
     echo "release.sh: $bin is not static:" >&2
     readelf -lW "$bin" | grep -i interpreter >&2 || true
@@ -163,7 +176,32 @@ for t in "${targets[@]}"; do
         "${std[@]}" "${pure[@]}"
     fi
   fi
+}
+
+# Targets with a unit test run or a std from source are built one by one; the others
+# together, in one cargo invocation: its jobs then interleave, and each target's last,
+# single-threaded steps (the binary's crate, its link) run beside the other's instead of
+# after them on an otherwise idle CPU.
+together=()
+for t in "${targets[@]}"; do
+  prepare "$t" || continue
+  if [ "$unit" = 0 ] && [ ${#std[@]} = 0 ]; then
+    together+=("$t")
+  else
+    build_alone "$t"
+    finish "$t"
+  fi
 done
+if [ ${#together[@]} -gt 0 ]; then
+  tflags=()
+  for t in "${together[@]}"; do tflags+=(--target "$t"); done
+  echo "== [${SECONDS} s] ${together[*]}: cargo zigbuild --profile $profile"
+  cargo-zigbuild zigbuild --profile "$profile" "${tflags[@]}" --target-dir "$tbase" -p truebench
+  for t in "${together[@]}"; do
+    std=() boot=() tdir=$tbase unit=0
+    finish "$t"
+  done
+fi
 
 # The checks of the static binaries run natively (the test drives each binary under its
 # qemu-user), after every target is built: one native build of the check for all of them.
