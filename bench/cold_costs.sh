@@ -19,6 +19,7 @@
 # Not a test: prints figures for BENCHMARKS.md. x86-64 only (the code lines are assembly).
 # Usage: [TB=BIN] [MACHINE_ROOT=BIN] bench/cold_costs.sh [SECONDS] [ROUNDS]  (default 8 s, 12)
 . "$(dirname "$0")/lib/evidence.sh"
+. "$(dirname "$0")/lib/sampler_side.sh"
 . "$(dirname "$0")/lib/cpu_ns.sh"
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")/.."
@@ -27,39 +28,23 @@ ROUNDS=${2:-12}
 [[ $SECS =~ ^[0-9]+$ && $SECS -ge 3 ]] || { echo "SECONDS must be a whole number ≥ 3, not '$SECS'" >&2; exit 2; }
 [[ $ROUNDS =~ ^[0-9]+$ && $ROUNDS -ge 1 ]] || { echo "ROUNDS must be a whole number ≥ 1, not '$ROUNDS'" >&2; exit 2; }
 [ "$(uname -m)" = x86_64 ] || { echo "x86-64 only (the added code lines are x86-64 assembly)" >&2; exit 2; }
-export CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1}
-if [ -z "${TB:-}" ]; then
-  cargo build --release -q -p truebench
-  TB=$PWD/target/release/truebench
-fi
-if [ -z "${MACHINE_ROOT:-}" ]; then
-  cargo build --release -q -p truebench-fixtures --example machine_root
-  MACHINE_ROOT=$PWD/target/release/examples/machine_root
-fi
-BASE=/dev/shm
-[ -d "$BASE" ] && [ -w "$BASE" ] || BASE=${TMPDIR:-/tmp}
-TMP=$(mktemp -d "$BASE/truebench-cold-costs.XXXXXX")
+side_bins
+side_tmp cold-costs
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$TMP"; }
 trap cleanup EXIT
 cc -O2 -o "$TMP/base" bench/lib/ref_loop.c
 cc -O2 -DCOLD_CODE -o "$TMP/code" bench/lib/ref_loop.c
 cc -O2 -DCOLD_PAGES=12 -o "$TMP/pages" bench/lib/ref_loop.c
-export XDG_DATA_HOME="$TMP/data" TRUEBENCH_LOCK_DIR="$TMP"
 
 # The tree, its counters moving, and the files a monitor on it holds open.
-"$MACHINE_ROOT" "$TMP/root" 2 100000 1000 >"$TMP/ticker.out" &
-PIDS+=($!)
-for _ in $(seq 600); do [ -s "$TMP/ticker.out" ] && break; sleep 0.1; done
-[ -s "$TMP/ticker.out" ] || { echo "the 2-CPU tree was not written within a minute" >&2; exit 1; }
+side_tree "$TMP/root" 2
+PIDS+=("$TREE_PID")
 "$TB" monitor --root "$TMP/root" --interval 0.1 --json-lines >"$TMP/tb.out" 2>/dev/null &
 ptb=$!
+PIDS+=("$ptb")
 sleep 2.5
-files=()
-for fd in /proc/"$ptb"/fd/*; do
-  t=$(readlink "$fd" 2>/dev/null) || continue
-  case $t in "$TMP/root"/*) [ -f "$t" ] && files+=("$t") ;; esac
-done
+mapfile -t files < <(open_files "$ptb" "$TMP/root")
 kill "$ptb"
 wait "$ptb" 2>/dev/null || true
 len=$(awk '{n += length($0) + 1} END {printf "%d", n / NR}' "$TMP/tb.out")

@@ -29,6 +29,7 @@
 #        (default 9 s, 6 rounds, 2 8 64 192 512)
 . "$(dirname "$0")/lib/evidence.sh"
 . "$(dirname "$0")/lib/cpu_ns.sh"
+. "$(dirname "$0")/lib/sampler_side.sh"
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")/.."
 SECS=${1:-9}
@@ -38,24 +39,13 @@ SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(2 8 64 192 512)
 [[ $SECS =~ ^[0-9]+$ && $SECS -ge 3 ]] || { echo "SECONDS must be a whole number ≥ 3, not '$SECS'" >&2; exit 2; }
 [[ $ROUNDS =~ ^[0-9]+$ && $ROUNDS -ge 1 ]] || { echo "ROUNDS must be a whole number ≥ 1, not '$ROUNDS'" >&2; exit 2; }
-export CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1}
 # TB and MACHINE_ROOT: other builds of the two (a profiling build); by default this tree's.
-if [ -z "${TB:-}" ]; then
-  cargo build --release -q -p truebench
-  TB=$PWD/target/release/truebench
-fi
-if [ -z "${MACHINE_ROOT:-}" ]; then
-  cargo build --release -q -p truebench-fixtures --example machine_root
-  MACHINE_ROOT=$PWD/target/release/examples/machine_root
-fi
-BASE=/dev/shm
-[ -d "$BASE" ] && [ -w "$BASE" ] || BASE=${TMPDIR:-/tmp}
-TMP=$(mktemp -d "$BASE/truebench-sampler-scale.XXXXXX")
+side_bins
+side_tmp sampler-scale
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$TMP"; }
 trap cleanup EXIT
 cc -O2 -o "$TMP/ref" bench/lib/ref_loop.c
-export XDG_DATA_HOME="$TMP/data" TRUEBENCH_LOCK_DIR="$TMP"
 
 # start_tb MODE ROOT OUT: truebench sampling ROOT in MODE at nice 19 (its sampler thread runs
 # at 19 too); prints its pid.
@@ -67,15 +57,6 @@ start_tb() {
   echo $!
 }
 
-# The files PID holds open below ROOT, one per line.
-open_files() {
-  local fd t
-  for fd in /proc/"$1"/fd/*; do
-    t=$(readlink "$fd" 2>/dev/null) || continue
-    case $t in "$2"/*) [ -f "$t" ] && echo "$t" ;; esac
-  done
-}
-
 echo "machine: $(nproc) CPUs, $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "${SECS} s per round, ${ROUNDS} rounds per N and mode; trees in $BASE"
 printf '%5s %-8s %5s %6s %10s %10s %7s  %s\n' N mode files first "tb µs/tick" "C µs/tick" "tb/C" evidence
@@ -84,10 +65,8 @@ for n in "${SIZES[@]}"; do
   root=$TMP/cpus$n
   # Counters keep moving: the helper writes the tree, says so, then rewrites the counters every
   # PERIOD_MS for as long as the rounds take.
-  "$MACHINE_ROOT" "$root" "$n" 100000 "${PERIOD_MS:-1000}" >"$TMP/ticker.out" &
-  ticker=$!
-  for _ in $(seq 600); do [ -s "$TMP/ticker.out" ] && break; sleep 0.1; done
-  [ -s "$TMP/ticker.out" ] || { echo "the $n-CPU tree was not written within a minute" >&2; exit 1; }
+  side_tree "$root" "$n"
+  ticker=$TREE_PID
   PIDS+=("$ticker")
   for mode in plain session; do
     : >"$TMP/pairs"

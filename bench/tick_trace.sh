@@ -19,6 +19,7 @@
 # Usage: [TB=BIN] [MACHINE_ROOT=BIN] [TRACE_OUT=FILE] bench/tick_trace.sh [SECONDS] [MODE]
 #        (default 15 s, plain; MODE plain or session)
 . "$(dirname "$0")/lib/evidence.sh"
+. "$(dirname "$0")/lib/sampler_side.sh"
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")/.."
 SECS=${1:-15}
@@ -32,23 +33,15 @@ mounted=
 if [ ! -e "$T/trace" ]; then
   mount -t tracefs nodev "$T" || { echo "no tracefs at $T" >&2; exit 1; }
   mounted=1
+  # Until the full clean-up below takes over.
+  trap 'umount "$T" || true' EXIT
 fi
 grep -qw x86-tsc "$T/trace_clock" || { echo "$T/trace_clock offers no x86-tsc clock" >&2; exit 1; }
 MHZ=$(dmesg 2>/dev/null | sed -n 's/.*tsc: Detected \([0-9.]*\) MHz.*/\1/p' | tail -1)
 MHZ=${MHZ:-$(awk -F': ' '/^cpu MHz/ {print $2; exit}' /proc/cpuinfo)}
 [ -n "$MHZ" ] || { echo "the TSC's rate is not known (neither dmesg nor /proc/cpuinfo says)" >&2; exit 1; }
-export CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1}
-if [ -z "${TB:-}" ]; then
-  cargo build --release -q -p truebench
-  TB=$PWD/target/release/truebench
-fi
-if [ -z "${MACHINE_ROOT:-}" ]; then
-  cargo build --release -q -p truebench-fixtures --example machine_root
-  MACHINE_ROOT=$PWD/target/release/examples/machine_root
-fi
-BASE=/dev/shm
-[ -d "$BASE" ] && [ -w "$BASE" ] || BASE=${TMPDIR:-/tmp}
-TMP=$(mktemp -d "$BASE/truebench-tick-trace.XXXXXX")
+side_bins
+side_tmp tick-trace
 PIDS=()
 # The tracing settings this changes, as they were, put back on any exit.
 old_clock=$(sed 's/.*\[\(.*\)\].*/\1/' "$T/trace_clock")
@@ -66,12 +59,9 @@ cleanup() {
 }
 trap cleanup EXIT
 cc -O2 -o "$TMP/ref" bench/lib/ref_loop.c
-export XDG_DATA_HOME="$TMP/data" TRUEBENCH_LOCK_DIR="$TMP"
 
-"$MACHINE_ROOT" "$TMP/root" 2 100000 1000 >"$TMP/ticker.out" &
-PIDS+=($!)
-for _ in $(seq 600); do [ -s "$TMP/ticker.out" ] && break; sleep 0.1; done
-[ -s "$TMP/ticker.out" ] || { echo "the 2-CPU tree was not written within a minute" >&2; exit 1; }
+side_tree "$TMP/root" 2
+PIDS+=("$TREE_PID")
 if [ "$MODE" = plain ]; then
   nice -n 19 "$TB" monitor --root "$TMP/root" --interval 0.1 --json-lines >"$TMP/tb.out" 2>/dev/null &
 else
@@ -91,11 +81,7 @@ if [ "$MODE" = session ]; then
   done
   [ -n "$tid" ] || { echo "no sampler thread (truebench-sampl) in process $ptb" >&2; exit 1; }
 fi
-files=()
-for fd in /proc/"$ptb"/fd/*; do
-  t=$(readlink "$fd" 2>/dev/null) || continue
-  case $t in "$TMP/root"/*) [ -f "$t" ] && files+=("$t") ;; esac
-done
+mapfile -t files < <(open_files "$ptb" "$TMP/root")
 pad=()
 if [ "$MODE" = plain ]; then
   pad=(-l "$(awk '{n += length($0) + 1} END {printf "%d", n / NR}' "$TMP/tb.out")")
