@@ -47,6 +47,7 @@ sleep 2.5
 mapfile -t files < <(open_files "$ptb" "$TMP/root")
 kill "$ptb"
 wait "$ptb" 2>/dev/null || true
+[ -s "$TMP/tb.out" ] || { echo "truebench printed no line in 2.5 s" >&2; exit 1; }
 len=$(awk '{n += length($0) + 1} END {printf "%d", n / NR}' "$TMP/tb.out")
 
 echo "machine: $(nproc) CPUs, $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"

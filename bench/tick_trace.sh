@@ -12,7 +12,7 @@
 # the medians side by side and the gaps between calls in order: which of the tick's steps
 # holds the difference. Unlike bench/tick_phases.sh it sees the wake-up (the return from
 # clock_nanosleep) and the kernel's part of each call; the tracing itself adds the same cost
-# per event to both (they make the same calls).
+# per event to both (they make the same calls, but for the C loop's line in session mode).
 #
 # Not a test: prints figures for BENCHMARKS.md. Needs root, tracefs (mounted here if it is
 # not) and x86-64 (the TSC clock). One run is one window of the host: compare within it.
@@ -37,25 +37,42 @@ if [ ! -e "$T/trace" ]; then
   trap 'umount "$T" || true' EXIT
 fi
 grep -qw x86-tsc "$T/trace_clock" || { echo "$T/trace_clock offers no x86-tsc clock" >&2; exit 1; }
-MHZ=$(dmesg 2>/dev/null | sed -n 's/.*tsc: Detected \([0-9.]*\) MHz.*/\1/p' | tail -1)
-MHZ=${MHZ:-$(awk -F': ' '/^cpu MHz/ {print $2; exit}' /proc/cpuinfo)}
-[ -n "$MHZ" ] || { echo "the TSC's rate is not known (neither dmesg nor /proc/cpuinfo says)" >&2; exit 1; }
+# The TSC's rate: the kernel's refined calibration, else its first one. /proc/cpuinfo's
+# "cpu MHz" is the core's clock, which may differ from the TSC's: used only when the kernel's
+# log says nothing, and said.
+MHZ=$(dmesg 2>/dev/null | sed -n 's/.*Refined TSC clocksource calibration: \([0-9.]*\) MHz.*/\1/p' | tail -1)
+[ -n "$MHZ" ] || MHZ=$(dmesg 2>/dev/null | sed -n 's/.*tsc: Detected \([0-9.]*\) MHz.*/\1/p' | tail -1)
+if [ -z "$MHZ" ]; then
+  MHZ=$(awk -F': ' '/^cpu MHz/ {print $2; exit}' /proc/cpuinfo)
+  [ -n "$MHZ" ] || { echo "the TSC's rate is not known (neither the kernel's log nor /proc/cpuinfo says)" >&2; exit 1; }
+  echo "the kernel's log gives no TSC rate: taking /proc/cpuinfo's cpu MHz ($MHZ), the core's clock, which may not be the TSC's" >&2
+fi
 side_bins
 side_tmp tick-trace
 PIDS=()
-# The tracing settings this changes, as they were, put back on any exit.
+# The tracing settings this changes, as they were, put back on any exit (the buffer's size as
+# its number: an unused buffer reads "7 (expanded: 1408)").
 old_clock=$(sed 's/.*\[\(.*\)\].*/\1/' "$T/trace_clock")
-old_size=$(cat "$T/buffer_size_kb")
+old_size=$(awk '{print $1; exit}' "$T/buffer_size_kb")
+old_on=$(cat "$T/tracing_on")
+cp "$T/set_event" "$TMP/set_event"
+cp "$T/set_event_pid" "$TMP/set_event_pid"
 cleanup() {
+  # Every step is tried: one that fails does not leave the others undone.
+  set +e
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
   echo 0 >"$T/tracing_on"
   echo >"$T/set_event"
   echo >"$T/set_event_pid"
+  # One event or pid per write: the files list them one per line.
+  while read -r e; do [ -z "$e" ] || echo "$e" >>"$T/set_event"; done <"$TMP/set_event"
+  while read -r e; do [ -z "$e" ] || echo "$e" >>"$T/set_event_pid"; done <"$TMP/set_event_pid"
   echo "$old_clock" >"$T/trace_clock"
   echo "$old_size" >"$T/buffer_size_kb"
   echo >"$T/trace"
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  echo "$old_on" >"$T/tracing_on"
   rm -rf "$TMP"
-  [ -z "$mounted" ] || umount "$T" || true
+  [ -z "$mounted" ] || umount "$T"
 }
 trap cleanup EXIT
 cc -O2 -o "$TMP/ref" bench/lib/ref_loop.c
@@ -84,6 +101,7 @@ fi
 mapfile -t files < <(open_files "$ptb" "$TMP/root")
 pad=()
 if [ "$MODE" = plain ]; then
+  [ -s "$TMP/tb.out" ] || { echo "truebench printed no line in 2.5 s" >&2; exit 1; }
   pad=(-l "$(awk '{n += length($0) + 1} END {printf "%d", n / NR}' "$TMP/tb.out")")
 fi
 nice -n 19 "$TMP/ref" "${pad[@]}" -a "$ptb" "${files[@]}" >"$TMP/c.out" &

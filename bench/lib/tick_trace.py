@@ -24,6 +24,9 @@ from collections import Counter
 
 EVENT = re.compile(r"^\s*.+?-(\d+)\s+\[\d+\]\s+\S+\s+(\d+): (\w+): (.*)$")
 SWITCH = re.compile(r"prev_pid=(\d+) .*prev_state=(\S+) ==>")
+# A sleep shorter than this (µs) is a block within a tick, not the wait between two: the
+# samplers traced tick every 100 ms.
+MIN_SLEEP_US = 20_000
 
 
 class Loop:
@@ -41,14 +44,18 @@ class Loop:
         self.gaps = []
         self.preempted = False
         self.slept = False  # switched out asleep during the call under way
+        self.out = None  # when
         self.ticks = []
 
     def switch_out(self, t, state):
+        if self.slept:
+            return  # switched out again in the same call: its first switch counts
         if state.startswith("S") and self.enter is not None:
             if self.start is not None:
                 self.cur["on-CPU"] = t - self.start
                 self.cur["call sleep"] += t - self.enter[1]
             self.slept = True
+            self.out = t
         elif self.start is not None:
             self.preempted = True
 
@@ -60,6 +67,12 @@ class Loop:
         self.enter = (call, t)
 
     def sys_exit(self, t, call):
+        if self.slept and self.start is not None and t - self.out < MIN_SLEEP_US:
+            # Blocked briefly within a tick (a lock another thread held), not the tick's
+            # sleep: the tick goes on, and is left out as a preempted one is.
+            self.slept = False
+            self.preempted = True
+            self.cur.pop("call sleep", None)
         if self.slept:
             if self.gaps:  # the gap before the sleep was named by the call's number
                 self.gaps[-1] = (self.gaps[-1][0].rsplit(">", 1)[0] + ">sleep", self.gaps[-1][1])
@@ -86,6 +99,8 @@ def main():
     loops = {pa: Loop(), pb: Loop()}
     with open(path) as f:
         for line in f:
+            if "LOST" in line and "EVENTS]" in line:
+                sys.exit(f"{path}: the trace lost events ({line.strip()}): a larger buffer or a shorter run")
             m = EVENT.match(line)
             if not m:
                 continue
@@ -100,8 +115,8 @@ def main():
                 loop = loops[tid]
                 (loop.sys_enter if kind == "sys_enter" else loop.sys_exit)(t, call)
     names = {pa: na, pb: nb}
-    # The first ticks may have begun before the trace; the last may be cut.
-    ticks = {p: loops[p].ticks[2:-1] for p in loops}
+    # Whole ticks only: each from a sleep's return seen in the trace to the next sleep.
+    ticks = {p: loops[p].ticks for p in loops}
     if not all(ticks.values()):
         sys.exit("no whole tick of both processes in the trace")
     keys = sorted(set(k for p in ticks for c, _ in ticks[p] for k in c))
