@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Where the sampler's tick spends its CPU time, against the C reference loop's, as the kernel
-# sees it. On a generated 2-CPU tree (crates/fixtures/src/machine.rs), truebench samples at
+# sees it. On a generated N-CPU tree (crates/fixtures/src/machine.rs), truebench samples at
 # 10 Hz in one of bench/sampler_scale.sh's two modes — plain: `monitor --interval 0.1
 # --json-lines`; session: `monitor --interval 0.1 --quiet -- sleep …`, the Session's sampler
 # thread — and, half an interval after it (ref_loop -a), the C loop (bench/lib/ref_loop.c)
@@ -16,16 +16,18 @@
 #
 # Not a test: prints figures for BENCHMARKS.md. Needs root, tracefs (mounted here if it is
 # not) and x86-64 (the TSC clock). One run is one window of the host: compare within it.
-# Usage: [TB=BIN] [MACHINE_ROOT=BIN] [TRACE_OUT=FILE] bench/tick_trace.sh [SECONDS] [MODE]
-#        (default 15 s, plain; MODE plain or session)
+# Usage: [TB=BIN] [MACHINE_ROOT=BIN] [TRACE_OUT=FILE] bench/tick_trace.sh [SECONDS] [MODE] [N]
+#        (default 15 s, plain, 2 CPUs; MODE plain or session; N as machine_root takes it)
 . "$(dirname "$0")/lib/evidence.sh"
 . "$(dirname "$0")/lib/sampler_side.sh"
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")/.."
 SECS=${1:-15}
 MODE=${2:-plain}
+N=${3:-2}
 [[ $SECS =~ ^[0-9]+$ && $SECS -ge 3 ]] || { echo "SECONDS must be a whole number ≥ 3, not '$SECS'" >&2; exit 2; }
 case $MODE in plain | session) ;; *) echo "MODE must be plain or session, not '$MODE'" >&2; exit 2 ;; esac
+[[ $N =~ ^[0-9]+$ && $N -ge 1 ]] || { echo "N must be a whole number of CPUs ≥ 1, not '$N'" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "tracing needs root" >&2; exit 2; }
 [ "$(uname -m)" = x86_64 ] || { echo "x86-64 only (the trace is timed by the TSC)" >&2; exit 2; }
 T=/sys/kernel/tracing
@@ -77,7 +79,7 @@ cleanup() {
 trap cleanup EXIT
 cc -O2 -o "$TMP/ref" bench/lib/ref_loop.c
 
-side_tree "$TMP/root" 2
+side_tree "$TMP/root" "$N"
 PIDS+=("$TREE_PID")
 if [ "$MODE" = plain ]; then
   nice -n 19 "$TB" monitor --root "$TMP/root" --interval 0.1 --json-lines >"$TMP/tb.out" 2>/dev/null &
@@ -110,7 +112,7 @@ PIDS+=("$pc")
 sleep 1.5
 
 echo "machine: $(nproc) CPUs, $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo), kernel $(uname -r), TSC $MHZ MHz"
-echo "$MODE mode, ${#files[@]} files${pad:+, ${pad[1]}-byte lines}, traced for ${SECS} s"
+echo "$MODE mode, $N CPUs, ${#files[@]} files${pad:+, ${pad[1]}-byte lines}, traced for ${SECS} s"
 echo 0 >"$T/tracing_on"
 echo >"$T/trace"
 echo 16384 >"$T/buffer_size_kb"
