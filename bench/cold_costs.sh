@@ -40,15 +40,14 @@ cc -O2 -DCOLD_PAGES=12 -o "$TMP/pages" bench/lib/ref_loop.c
 # The tree, its counters moving, and the files a monitor on it holds open.
 side_tree "$TMP/root" 2
 PIDS+=("$TREE_PID")
-"$TB" monitor --root "$TMP/root" --interval 0.1 --json-lines >"$TMP/tb.out" 2>/dev/null &
-ptb=$!
+ptb=$(side_start plain "$TMP/root" "$TMP/tb.out")
 PIDS+=("$ptb")
 sleep 2.5
 mapfile -t files < <(open_files "$ptb" "$TMP/root")
 kill "$ptb"
-wait "$ptb" 2>/dev/null || true
+while kill -0 "$ptb" 2>/dev/null; do sleep 0.05; done
 [ -s "$TMP/tb.out" ] || { echo "truebench printed no line in 2.5 s" >&2; exit 1; }
-len=$(awk '{n += length($0) + 1} END {printf "%d", n / NR}' "$TMP/tb.out")
+len=$(side_line_len "$TMP/tb.out")
 
 echo "machine: $(nproc) CPUs, $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "${#files[@]} files, ${len}-byte lines, ${SECS} s per round, ${ROUNDS} rounds per kind"

@@ -47,16 +47,6 @@ cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -r
 trap cleanup EXIT
 cc -O2 -o "$TMP/ref" bench/lib/ref_loop.c
 
-# start_tb MODE ROOT OUT: truebench sampling ROOT in MODE at nice 19 (its sampler thread runs
-# at 19 too); prints its pid.
-start_tb() {
-  case $1 in
-    plain) nice -n 19 "$TB" monitor --root "$2" --interval 0.1 --json-lines >"$3" 2>/dev/null & ;;
-    session) nice -n 19 "$TB" monitor --root "$2" --interval 0.1 --quiet --no-store -- sleep 100000 >"$3" 2>/dev/null & ;;
-  esac
-  echo $!
-}
-
 echo "machine: $(nproc) CPUs, $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "${SECS} s per round, ${ROUNDS} rounds per N and mode; trees in $BASE"
 printf '%5s %-8s %5s %6s %10s %10s %7s  %s\n' N mode files first "tb µs/tick" "C µs/tick" "tb/C" evidence
@@ -75,7 +65,7 @@ for n in "${SIZES[@]}"; do
       # The C loop needs truebench's files: truebench starts, its files are listed, then the
       # C loop starts; the window starts a second later for both. Every other round the C
       # loop's window opens first (half an interval apart either way).
-      ptb=$(start_tb "$mode" "$root" "$TMP/tb.out")
+      ptb=$(side_start "$mode" "$root" "$TMP/tb.out")
       PIDS+=("$ptb")
       # Past its first 20 ticks: files it read through its helper thread and found quick are
       # its own reads by then (crates/monitor/src/reader/slow.rs).
@@ -86,7 +76,7 @@ for n in "${SIZES[@]}"; do
       # storing what a monitor prints is the kernel's work for any monitor printing as much.
       pad=()
       if [ "$mode" = plain ] && [ -s "$TMP/tb.out" ]; then
-        pad=(-l "$(awk '{n += length($0) + 1} END {printf "%d", n / NR}' "$TMP/tb.out")")
+        pad=(-l "$(side_line_len "$TMP/tb.out")")
       fi
       # Its ticks half an interval after truebench's (ref_loop -a): at a random phase the one
       # waking just after the other would find the kernel's paths warm.

@@ -81,12 +81,7 @@ cc -O2 -o "$TMP/ref" bench/lib/ref_loop.c
 
 side_tree "$TMP/root" "$N"
 PIDS+=("$TREE_PID")
-if [ "$MODE" = plain ]; then
-  nice -n 19 "$TB" monitor --root "$TMP/root" --interval 0.1 --json-lines >"$TMP/tb.out" 2>/dev/null &
-else
-  nice -n 19 "$TB" monitor --root "$TMP/root" --interval 0.1 --quiet --no-store -- sleep 100000 >"$TMP/tb.out" 2>/dev/null &
-fi
-ptb=$!
+ptb=$(side_start "$MODE" "$TMP/root" "$TMP/tb.out")
 PIDS+=("$ptb")
 # Past its first 20 ticks: files it read through its helper thread and found quick are its own
 # reads by then (crates/monitor/src/reader/slow.rs).
@@ -104,7 +99,7 @@ mapfile -t files < <(open_files "$ptb" "$TMP/root")
 pad=()
 if [ "$MODE" = plain ]; then
   [ -s "$TMP/tb.out" ] || { echo "truebench printed no line in 2.5 s" >&2; exit 1; }
-  pad=(-l "$(awk '{n += length($0) + 1} END {printf "%d", n / NR}' "$TMP/tb.out")")
+  pad=(-l "$(side_line_len "$TMP/tb.out")")
 fi
 nice -n 19 "$TMP/ref" "${pad[@]}" -a "$ptb" "${files[@]}" >"$TMP/c.out" &
 pc=$!

@@ -46,3 +46,22 @@ open_files() {
     case $t in "$2"/*) [ -f "$t" ] && echo "$t" ;; esac
   done
 }
+
+# side_start MODE ROOT OUT: truebench sampling ROOT at 10 Hz in MODE at nice 19 (its sampler
+# thread runs at 19 too), its output to OUT; prints its pid. plain: `monitor --json-lines`,
+# one thread printing a line each tick; session: `monitor --quiet -- sleep …`, the Session's
+# sampler thread, keeping each sample and printing none.
+side_start() {
+  case $1 in
+    plain) nice -n 19 "$TB" monitor --root "$2" --interval 0.1 --json-lines >"$3" 2>/dev/null & ;;
+    session) nice -n 19 "$TB" monitor --root "$2" --interval 0.1 --quiet --no-store -- sleep 100000 >"$3" 2>/dev/null & ;;
+    *) echo "side_start: no mode $1" >&2; return 2 ;;
+  esac
+  echo $!
+}
+
+# side_line_len FILE: the mean length of FILE's lines, newline included (what the C loop pads
+# its line to, so that both store as much).
+side_line_len() {
+  awk '{n += length($0) + 1} END {if (NR) printf "%d", n / NR}' "$1"
+}

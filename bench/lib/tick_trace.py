@@ -46,7 +46,7 @@ class Loop:
         self.gaps = []
         self.preempted = False
         self.slept = False  # switched out asleep during the call under way
-        self.out = None  # when
+        self.out = None  # when it was switched out asleep
         self.ticks = []
 
     def switch_out(self, t, state):
