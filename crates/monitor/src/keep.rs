@@ -86,11 +86,13 @@ impl Kept {
     }
 
     /// A sample and extra readings to fill (reused vectors when there are some).
+    #[link_section = "truebench_tick"]
     pub(crate) fn take_free(&mut self) -> (Sample, ExtraSample) {
         self.free.pop().unwrap_or_default()
     }
 
     /// Append a sample with its extra readings; past the bound, move the oldest to the file.
+    #[link_section = "truebench_tick"]
     pub(crate) fn push(&mut self, s: Sample, x: ExtraSample) {
         if self.limit == 0 {
             let bytes = serde_json::to_vec(&(&s, &x)).map_or(0, |b| b.len());

@@ -14,5 +14,6 @@ pub mod profile;
 pub mod reader;
 pub mod rpi;
 pub mod sampler;
+mod warm;
 
 pub use reader::Sources;

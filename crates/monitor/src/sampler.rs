@@ -154,7 +154,7 @@ impl SampleLoop {
         tl
     }
 
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     fn stopped(&self) -> bool {
         self.cfg
             .stop
@@ -163,7 +163,7 @@ impl SampleLoop {
     }
 
     /// Wait until `due`; false when asked to stop meanwhile.
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     fn wait_until(&self, due: Instant, clock: &Monotonic) -> bool {
         if Arc::strong_count(&self.shared) == 1 {
             // Nobody holds a `Sampler` that could notify the condition variable: one timed
@@ -194,7 +194,7 @@ impl SampleLoop {
 
     /// `wait_until` without the condition variable: an absolute `clock_nanosleep`, waking
     /// every `STOP_POLL` to look at the `stop` flag when the interval is longer.
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     fn sleep_until(&self, due: Instant, clock: &Monotonic) -> bool {
         loop {
             if self.stopped() {
@@ -212,9 +212,9 @@ impl SampleLoop {
         }
     }
 
-    // Not inlined into `run`: the caller's code is not in the hot section.
+    // Not inlined into `run`: the caller's code is not in the tick section.
     #[inline(never)]
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     fn run_loop<F: OnSampleFn>(&mut self, on_sample: &mut Option<F>) {
         // Let the kernel batch our timer with others (up to 1 % of the interval, at most 1 ms):
         // a timed wakeup is the largest part of a sample's cost, more so in a VM.
@@ -261,6 +261,10 @@ impl SampleLoop {
                 }
                 return;
             }
+            // Before anything else the tick runs (see `warm`): its code, its stack, and the
+            // reader and timeline it works on.
+            crate::warm::warm_tick_code();
+            crate::warm::warm_value(&*self.shared);
             k += 1;
             let tick = profile::start();
             now = Instant::now();
@@ -290,11 +294,12 @@ impl SampleLoop {
         }
     }
 
-    // The rarer paths of `run_loop`, apart from it (not inlined, not in the hot section), so
-    // that the code every tick of `truebench monitor` runs stays on fewer pages.
+    // The other paths of `run_loop`, apart from it (not inlined): the kept sample of a
+    // session's every tick in the tick section (see `warm`), the closing sample not.
 
     /// A sample kept on the timeline (a `Sampler` in a session).
     #[inline(never)]
+    #[link_section = "truebench_tick"]
     fn keep_sample<F: OnSampleFn>(
         &self,
         r: &mut SampleReader,
@@ -327,7 +332,7 @@ impl SampleLoop {
 }
 
 /// A sample into `scratch`, handed to `on_sample` and not kept.
-#[link_section = ".text.hot"]
+#[link_section = "truebench_tick"]
 fn unkept_sample<F: OnSampleFn>(
     r: &mut SampleReader,
     now: Instant,
@@ -394,7 +399,7 @@ impl Monotonic {
     /// Sleep until `due`; false when a signal cut the sleep short. The system call itself
     /// (rustix), not the C library's wrapper: that is a cancellation point, code on a page
     /// of its own a tick would touch cold.
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     fn sleep_until(&self, due: Instant) -> bool {
         let ahead = due.saturating_duration_since(self.instant);
         let nsec = self.ts.tv_nsec as u64 + ahead.subsec_nanos() as u64;

@@ -127,7 +127,7 @@ fn resolve_link(host: &Host, rel: &str) -> String {
 
 /// Write `bytes` to stdout; Break when stdout is gone (`truebench monitor | head`), which
 /// ends monitoring like Ctrl-C.
-#[link_section = ".text.hot"]
+#[link_section = "truebench_tick"]
 fn print(bytes: &[u8]) -> ControlFlow<()> {
     match crate::out::write_direct(bytes) {
         Ok(()) => ControlFlow::Continue(()),
@@ -178,11 +178,11 @@ fn watch(
     Ok(0)
 }
 
-/// One `--json-lines` line, written at once. In the sampler's hot section with the rest of a
+/// One `--json-lines` line, written at once. In the sampler's tick section with the rest of a
 /// tick's code (after 100 ms asleep each page of code a tick touches may be cold), and not
 /// inlined into the closure that calls it, which the compiler places elsewhere.
 #[inline(never)]
-#[link_section = ".text.hot"]
+#[link_section = "truebench_tick"]
 fn print_json_line(buf: &mut Vec<u8>, s: &Sample, x: &ExtraSample) -> ControlFlow<()> {
     let t = profile::start();
     json_line(buf, s, x);

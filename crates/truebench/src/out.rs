@@ -49,7 +49,7 @@ fn failed(e: io::Error) -> io::Error {
 /// for the monitor's line every tick, where the lock, the copy into the buffer and the search
 /// for the newline were code and data a sleeping sampler touches cold each time. Whatever
 /// went through [`stdout`] before must be flushed first. Errors are remembered as there.
-#[link_section = ".text.hot"]
+#[link_section = "truebench_tick"]
 pub fn write_direct(mut bytes: &[u8]) -> io::Result<()> {
     while !bytes.is_empty() {
         // File descriptor 1 as such, not `io::stdout()`: that reads a static `OnceLock`, a

@@ -8,13 +8,13 @@ pub fn tokens(line: &[u8]) -> impl Iterator<Item = &[u8]> {
 }
 
 /// Lines of a text, without the newline (a text ending in one yields a last, empty line,
-/// as `split` does). The newlines are found with `memchr`, many bytes at a time: the sampler
+/// as `split` does). The newlines are found by `newline`, eight bytes at a time: the sampler
 /// walks /proc files every tick, and a byte-by-byte split was most of their parsing cost.
 pub fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
     let mut rest = Some(text);
     std::iter::from_fn(move || {
         let t = rest?;
-        match memchr::memchr(b'\n', t) {
+        match newline(t) {
             Some(i) => {
                 rest = Some(&t[i + 1..]);
                 Some(&t[..i])
@@ -79,7 +79,7 @@ pub fn first_token(line: &[u8]) -> Option<&[u8]> {
 }
 
 /// An unsigned decimal token; `None` for anything but digits or on overflow.
-#[link_section = ".text.hot"]
+#[link_section = "truebench_tick"]
 pub fn u64_of(tok: &[u8]) -> Option<u64> {
     if tok.is_empty() {
         return None;
@@ -95,7 +95,7 @@ pub fn u64_of(tok: &[u8]) -> Option<u64> {
 }
 
 /// A (optionally signed) decimal integer, surrounding whitespace ignored: one sysfs value.
-#[link_section = ".text.hot"]
+#[link_section = "truebench_tick"]
 pub fn i64_of(b: &[u8]) -> Option<i64> {
     let b = b.trim_ascii();
     let (neg, digits) = match b.first()? {
@@ -122,7 +122,7 @@ pub fn i64_of(b: &[u8]) -> Option<i64> {
 }
 
 /// A decimal number with an optional fraction (`12.34`, PSI averages); `None` when malformed.
-#[link_section = ".text.hot"]
+#[link_section = "truebench_tick"]
 pub fn f64_of(tok: &[u8]) -> Option<f64> {
     if let Some(v) = plain_decimal(tok) {
         return Some(v);
@@ -137,7 +137,7 @@ pub fn f64_of(tok: &[u8]) -> Option<f64> {
 /// ten, so their quotient is the correctly rounded value — the same `str::parse` gives, at a
 /// fraction of its cost (the sampler parses the load average every tick). None for anything
 /// else, which takes the general path.
-#[link_section = ".text.hot"]
+#[link_section = "truebench_tick"]
 fn plain_decimal(tok: &[u8]) -> Option<f64> {
     let (int, frac) = match tok.iter().position(|&c| c == b'.') {
         Some(i) => (&tok[..i], &tok[i + 1..]),

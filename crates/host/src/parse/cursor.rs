@@ -65,7 +65,7 @@ impl<'a> Cursor<'a> {
     /// of /proc/stat a tick this way; finding the token and then reading it walked it twice).
     /// Up to 19 digits cannot overflow 64 bits, so the loop does not check; a longer token is
     /// read again with the checks.
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     pub fn u64_token(&mut self) -> Option<u64> {
         let b = self.b;
         let mut i = self.i;
@@ -98,7 +98,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Move to the start of the next line; false when this was the last one.
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     pub fn next_line(&mut self) -> bool {
         match newline(&self.b[self.i..]) {
             Some(k) => {

@@ -66,7 +66,7 @@ pub struct Meminfo {
 }
 
 impl Meminfo {
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     pub fn parse(text: &[u8]) -> Meminfo {
         Meminfo::walk(text, |_, _, _| {})
     }
@@ -122,7 +122,7 @@ impl Meminfo {
     /// figure starts. Compared as one 8-byte word and a short tail, the keys as constants in
     /// the code: no search for the colon, no table of keys in read-only data (one more page
     /// the sampler would touch cold every tick).
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     fn field(line: &[u8]) -> Option<(usize, usize)> {
         const fn word(key: &[u8]) -> u64 {
             let mut w = [0u8; 8];
@@ -204,7 +204,7 @@ pub struct MeminfoLayout {
 
 impl MeminfoLayout {
     /// `Meminfo::parse(text)`, from the remembered places when they still hold.
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     pub fn parse(&mut self, text: &[u8]) -> Meminfo {
         if let Some(m) = self.remembered(text) {
             return m;

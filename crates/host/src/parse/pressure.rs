@@ -53,6 +53,7 @@ pub fn parse(text: &[u8]) -> Pressure {
 
 /// The `total=` of a `some`/`full` line (µs), None when the line lacks it or has another value
 /// there. What a sampler needs each tick: the averages beside it are not parsed.
+#[link_section = "truebench_tick"]
 fn total_of(rest: &[u8]) -> Option<u64> {
     // The last one, as `parse` reads it.
     tokens(rest)
@@ -64,6 +65,7 @@ fn total_of(rest: &[u8]) -> Option<u64> {
 /// `(some, full)` stall totals, µs: [`parse`]'s `total_us` wherever it reads a line, without
 /// the averages — so also for lines it refuses for their averages (malformed or missing).
 /// Does not allocate.
+#[link_section = "truebench_tick"]
 pub fn totals(text: &[u8]) -> (Option<u64>, Option<u64>) {
     let (mut some, mut full) = (None, None);
     for l in lines(text) {

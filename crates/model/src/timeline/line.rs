@@ -116,7 +116,7 @@ macro_rules! k {
 
 /// Write the line into `out` (cleared first; no newline), so a caller printing many lines
 /// reuses one buffer.
-#[link_section = ".text.hot"]
+#[link_section = "truebench_tick"]
 pub fn json_line(out: &mut Vec<u8>, sample: &Sample, extra: &ExtraSample) {
     out.clear();
     let mut o = Obj::open(out);
@@ -196,7 +196,7 @@ fn empty<T>(v: &&[T]) -> bool {
 }
 
 /// An object of extras (`{"pressure":…}`, `{"disks":…}`) appended to the line's open object,
-/// its brace turned into the comma that joins it. Not inlined and not in the hot section: serde's code for the rarer extras would
+/// its brace turned into the comma that joins it. Not inlined and not in the tick section: serde's code for the rarer extras would
 /// spread the monitor's every-tick code over more pages. Only called with a field to write.
 #[inline(never)]
 fn append(out: &mut Vec<u8>, extras: &impl Serialize) {
@@ -209,7 +209,7 @@ fn append(out: &mut Vec<u8>, extras: &impl Serialize) {
     }
 }
 
-#[link_section = ".text.hot"]
+#[link_section = "truebench_tick"]
 fn cpu(o: &mut Obj<'_>, c: &CpuPct) {
     let mut p = Obj::open(&mut *o.out);
     p.f64(k!("cpu"), c.cpu);
@@ -236,7 +236,7 @@ fn rpi(o: &mut Obj<'_>, r: &RpiSample) {
 }
 
 /// The idle states' deltas of each CPU group, `[{"entries":[…],"time_us":[…]},…]`.
-#[link_section = ".text.hot"]
+#[link_section = "truebench_tick"]
 fn idle(o: &mut Obj<'_>, groups: &[IdleDelta]) {
     o.list(groups, |o, g| {
         let mut p = Obj::open(&mut *o.out);
@@ -246,7 +246,7 @@ fn idle(o: &mut Obj<'_>, groups: &[IdleDelta]) {
     });
 }
 
-#[link_section = ".text.hot"]
+#[link_section = "truebench_tick"]
 fn memory(o: &mut Obj<'_>, m: &MemorySample) {
     let mut p = Obj::open(&mut *o.out);
     for (k, v) in [
@@ -285,7 +285,7 @@ impl<'a> Obj<'a> {
     /// `k` as made by [`k!`]: `,"name":`, its comma the object's brace for the first key —
     /// one copy per key, of `WINDOW` bytes, cut to the key.
     #[inline(never)]
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     fn key(&mut self, k: Key) {
         let at = self.out.len();
         put(self.out, k);
@@ -298,27 +298,27 @@ impl<'a> Obj<'a> {
     }
 
     #[inline(never)]
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     fn null(&mut self) {
         const NULL: Key = key_at("null");
         put(self.out, NULL);
     }
 
     #[inline(never)]
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     fn f64(&mut self, k: Key, v: f64) {
         self.key(k);
         self.num_f64(v);
     }
 
     #[inline(never)]
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     fn opt_f64_field(&mut self, k: Key, v: Option<f64>) {
         self.key(k);
         self.opt_f64(v);
     }
 
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     fn num_f64(&mut self, v: f64) {
         // Writing into a Vec cannot fail.
         // Finite when the exponent is not all ones (a bit test: no constant to load).
@@ -329,7 +329,7 @@ impl<'a> Obj<'a> {
         }
     }
 
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     fn opt_f64(&mut self, v: Option<f64>) {
         match v {
             Some(v) => self.num_f64(v),
@@ -338,7 +338,7 @@ impl<'a> Obj<'a> {
     }
 
     #[inline(never)]
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     fn opt_u64(&mut self, v: Option<u64>) {
         match v {
             Some(v) => digits(self.out, v),
@@ -347,7 +347,7 @@ impl<'a> Obj<'a> {
     }
 
     #[inline(never)]
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     fn i64(&mut self, v: i64) {
         if v < 0 {
             self.out.push(b'-');
@@ -357,7 +357,7 @@ impl<'a> Obj<'a> {
 
     /// `k` and a list of optional integers; one copy (see `digits`).
     #[inline(never)]
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     fn opt_u32_list(&mut self, k: Key, items: &[Option<u32>]) {
         self.key(k);
         self.list(items, |o, v| o.opt_u64(v.map(u64::from)));
@@ -365,7 +365,7 @@ impl<'a> Obj<'a> {
 
     /// `k` and a list of optional integers.
     #[inline(never)]
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     fn opt_u64_list(&mut self, k: Key, items: &[Option<u64>]) {
         self.key(k);
         self.list(items, |o, v| o.opt_u64(*v));
@@ -373,13 +373,13 @@ impl<'a> Obj<'a> {
 
     /// `k` and a list of optional numbers; one copy for the four such lists.
     #[inline(never)]
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     fn opt_f64_list(&mut self, k: Key, items: &[Option<f64>]) {
         self.key(k);
         self.list(items, |o, v| o.opt_f64(*v));
     }
 
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     fn list<T>(&mut self, items: &[T], mut each: impl FnMut(&mut Self, &T)) {
         self.out.push(b'[');
         for (i, v) in items.iter().enumerate() {
@@ -398,7 +398,7 @@ impl<'a> Obj<'a> {
 /// unrolled twenty times by the compiler (1.5 KiB, a dozen cache lines touched cold for a
 /// 13-digit figure). Not inlined: one copy for every caller.
 #[inline(never)]
-#[link_section = ".text.hot"]
+#[link_section = "truebench_tick"]
 fn digits(out: &mut Vec<u8>, mut v: u64) {
     let mut n = 1;
     let mut t = v;
@@ -444,7 +444,7 @@ fn put(out: &mut Vec<u8>, k: Key) {
 /// `k < 2^52` the double's spacing there is below `10^-d`, so no other decimal of `d` or fewer
 /// fraction digits rounds to `v` — this one, its trailing zeros dropped, is the shortest that
 /// reads back as `v`, which is what serde_json prints (in plain notation in this range).
-#[link_section = ".text.hot"]
+#[link_section = "truebench_tick"]
 fn short_decimal(out: &mut Vec<u8>, v: f64) -> bool {
     // Compared and scaled without floating-point constants: the compiler puts those in the
     // binary's constant pool, pages away from this code (positive doubles order as their bits).
@@ -499,9 +499,9 @@ const NINE: i64 = 1_000_000_000;
 /// For `v` positive and finite, with `pow` = 10^d: Some(Some(k)) when `v` is the double
 /// nearest k / 10^d, Some(None) when it is not, None when `v` · 10^d is 2^52 or more (the
 /// decimals of d digits are then not all apart by more than the doubles' spacing).
-/// Not inlined: `short_decimal` calls it from two places, and one copy keeps the hot section
+/// Not inlined: `short_decimal` calls it from two places, and one copy keeps the tick section
 /// smaller.
-#[link_section = ".text.hot"]
+#[link_section = "truebench_tick"]
 #[inline(never)]
 fn nearest_decimal(v: f64, pow: i64) -> Option<Option<u64>> {
     const TWO_52: u64 = 0x4330_0000_0000_0000; // 2^52, above any k + 1 kept below
@@ -523,7 +523,7 @@ fn nearest_decimal(v: f64, pow: i64) -> Option<Option<u64>> {
 }
 
 /// k / pow (pow a power of ten) as a decimal: `12.5`, `3.0`.
-#[link_section = ".text.hot"]
+#[link_section = "truebench_tick"]
 fn write_decimal(out: &mut Vec<u8>, k: u64, pow: u64) {
     digits(out, k / pow);
     if pow == 1 {

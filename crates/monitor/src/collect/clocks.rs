@@ -64,7 +64,7 @@ impl Clocks {
         }
     }
 
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     pub(crate) fn sample(&mut self, ints: &IntFiles, busy: Option<&[f64]>, s: &mut Sample) {
         for &(cl, id) in &self.cur {
             if let Some(slot) = s.cluster_mhz.get_mut(cl) {

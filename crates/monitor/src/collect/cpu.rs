@@ -50,7 +50,7 @@ impl Cpu {
         8192 + self.per_cpu.as_ref().map_or(0, |p| 96 * p.now.len())
     }
 
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     fn read_stat(&mut self, buf: &mut [u8]) -> Option<CpuTimes> {
         let text = pread_ok(self.stat.as_ref()?, buf)?;
         match self.per_cpu.as_mut() {
@@ -68,7 +68,7 @@ impl Cpu {
     }
 
     /// Fill `cpu`, `load1` and `cpus_online` (and `agg`'s readings).
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     pub(crate) fn sample(&mut self, buf: &mut [u8], s: &mut Sample) {
         // CPU %: delta against the previous reading (the baseline for the first sample).
         // The readings stay where they are, not paired up in a new value: a pair of them is

@@ -16,6 +16,7 @@ pub(crate) struct Disks {
     last: Vec<Option<DiskCounters>>,
 }
 
+#[link_section = "truebench_tick"]
 fn delta(a: &DiskCounters, b: &DiskCounters) -> Option<DiskDelta> {
     Some(DiskDelta {
         reads: counter_delta(a.reads, b.reads)?,
@@ -58,6 +59,7 @@ impl Disks {
         64 * 1024
     }
 
+    #[link_section = "truebench_tick"]
     fn read(&mut self, buf: &mut [u8]) {
         self.now.iter_mut().for_each(|c| *c = None);
         let Some(text) = self.file.as_ref().and_then(|f| pread_all(f, buf).ok()) else {
@@ -76,6 +78,7 @@ impl Disks {
         std::mem::swap(&mut self.now, &mut self.last);
     }
 
+    #[link_section = "truebench_tick"]
     pub(crate) fn sample(&mut self, buf: &mut [u8], out: &mut Vec<Option<DiskDelta>>) {
         self.read(buf);
         out.clear();

@@ -27,6 +27,7 @@ pub(crate) struct Idle {
 }
 
 /// A sysfs counter file: `123\n`; negative or unreadable is unknown.
+#[link_section = "truebench_tick"]
 fn value(f: &Option<File>, buf: &mut [u8]) -> Option<u64> {
     let b = pread_ok(f.as_ref()?, buf)?;
     u64::try_from(parse_i64(b)?).ok()
@@ -34,6 +35,7 @@ fn value(f: &Option<File>, buf: &mut [u8]) -> Option<u64> {
 
 /// Add `now − last` to `sum`; a counter that went back (CPU re-plugged) or is unknown adds
 /// nothing.
+#[link_section = "truebench_tick"]
 fn add(sum: &mut Option<u64>, now: Option<u64>, last: Option<u64>) {
     if let Some(v) = now.zip(last).and_then(|(n, l)| n.checked_sub(l)) {
         *sum = Some(sum.unwrap_or(0) + v);
@@ -78,6 +80,7 @@ impl Idle {
 
     /// Read every counter; with `out`, add each group's deltas since the last read to it
     /// (index = group; vectors reused, so a steady tick allocates nothing).
+    #[link_section = "truebench_tick"]
     fn read(&mut self, buf: &mut [u8], mut out: Option<&mut Vec<IdleDelta>>) {
         if let Some(o) = out.as_deref_mut() {
             o.resize_with(self.groups.len(), IdleDelta::default);
@@ -106,6 +109,7 @@ impl Idle {
         self.read(buf, None);
     }
 
+    #[link_section = "truebench_tick"]
     pub(crate) fn sample(&mut self, buf: &mut [u8], out: &mut Vec<IdleDelta>) {
         self.read(buf, Some(out));
     }

@@ -24,7 +24,7 @@ impl Memory {
         }
     }
 
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     pub(crate) fn sample(&mut self, buf: &mut [u8], s: &mut Sample) {
         let layout = &mut self.layout;
         self.last = self

@@ -16,6 +16,7 @@ pub(crate) struct Net {
     last: Vec<Option<NetCounters>>,
 }
 
+#[link_section = "truebench_tick"]
 fn delta(a: &NetCounters, b: &NetCounters) -> Option<NetDelta> {
     Some(NetDelta {
         rx_bytes: counter_delta(a.rx_bytes, b.rx_bytes)?,
@@ -57,6 +58,7 @@ impl Net {
         512 + 160 * self.names.len()
     }
 
+    #[link_section = "truebench_tick"]
     fn read(&mut self, buf: &mut [u8]) {
         self.now.iter_mut().for_each(|c| *c = None);
         let Some(text) = self.file.as_ref().and_then(|f| pread_all(f, buf).ok()) else {
@@ -75,6 +77,7 @@ impl Net {
         std::mem::swap(&mut self.now, &mut self.last);
     }
 
+    #[link_section = "truebench_tick"]
     pub(crate) fn sample(&mut self, buf: &mut [u8], out: &mut Vec<Option<NetDelta>>) {
         self.read(buf);
         out.clear();

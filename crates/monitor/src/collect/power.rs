@@ -209,7 +209,7 @@ impl Power {
 
     /// Read every source (the integer files were just read): counters advance, and
     /// `points()` gives each source's reading for the series.
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     pub(crate) fn read(&mut self, ints: &IntFiles) {
         for src in &mut self.sources {
             let Source {
@@ -256,7 +256,7 @@ impl Power {
 
     /// Read, then fill `rapl_watts` and `out` (one entry per source); `dt`: seconds since
     /// the previous sample.
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     pub(crate) fn sample(
         &mut self,
         ints: &IntFiles,

@@ -37,6 +37,7 @@ impl Pressure {
         }
     }
 
+    #[link_section = "truebench_tick"]
     fn read(&mut self, buf: &mut [u8]) -> [(Option<u64>, Option<u64>); 3] {
         let mut now = [(None, None); 3];
         for (n, f) in now.iter_mut().zip(&self.files) {
@@ -53,6 +54,7 @@ impl Pressure {
         self.last = self.read(buf);
     }
 
+    #[link_section = "truebench_tick"]
     pub(crate) fn sample(&mut self, buf: &mut [u8], dt: f64) -> Option<PressureSample> {
         let now = self.read(buf);
         let pct = |a: Option<u64>, b: Option<u64>| -> Option<f64> {

@@ -25,6 +25,7 @@ pub(crate) struct Softirq {
     last: [Vec<Option<u64>>; 3],
 }
 
+#[link_section = "truebench_tick"]
 fn pct(d: &CpuTimes) -> Option<f64> {
     let total = d.total();
     (total > 0).then(|| share_pct(d.softirq, total))
@@ -61,6 +62,7 @@ impl Softirq {
         1024 + 12 * 11 * self.cpus.len()
     }
 
+    #[link_section = "truebench_tick"]
     fn read(&mut self, buf: &mut [u8]) {
         match self.file.as_ref().and_then(|f| pread_all(f, buf).ok()) {
             Some(t) => softirqs::fill_rows(t, &ROWS, &mut self.now),
@@ -75,6 +77,7 @@ impl Softirq {
 
     /// `agg`: the aggregate /proc/stat times (now, before) of this interval; `cpu` has its
     /// per-CPU lines of this sample.
+    #[link_section = "truebench_tick"]
     pub(crate) fn sample(
         &mut self,
         buf: &mut [u8],

@@ -140,7 +140,7 @@ impl Thermal {
         t
     }
 
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     pub(crate) fn sample(&self, ints: &IntFiles, s: &mut Sample) {
         // Unconnected inputs read -273 or 255 °C; a sample records what the file says (the
         // inventory's choice of SoC sensor already skipped implausible ones).

@@ -14,7 +14,7 @@ use truebench_model::timeline::CpuPct;
 /// buffer as far as the content goes in one call, and asking again at an offset would make
 /// a seq_file generate the whole file a second time (/proc/stat sums every CPU's counters).
 /// A file longer than `buf` is cut at its length.
-#[link_section = ".text.hot"]
+#[link_section = "truebench_tick"]
 pub(crate) fn pread_all<'a>(f: &File, buf: &'a mut [u8]) -> std::io::Result<&'a [u8]> {
     let t = profile::start();
     let r = pread_from_0(f, buf);
@@ -27,7 +27,7 @@ pub(crate) fn pread_all<'a>(f: &File, buf: &'a mut [u8]) -> std::io::Result<&'a 
 /// instead of both inlined at every one (after 100 ms asleep each line of code a tick runs is
 /// likely a cache miss).
 #[inline(never)]
-#[link_section = ".text.hot"]
+#[link_section = "truebench_tick"]
 pub(crate) fn pread_ok<'a>(f: &File, buf: &'a mut [u8]) -> Option<&'a [u8]> {
     pread_all(f, buf).ok()
 }
@@ -59,7 +59,7 @@ pub(crate) fn parse_i64(b: &[u8]) -> Option<i64> {
 
 /// The times of one `cpu…` line of /proc/stat, from the cursor (after the label) to the
 /// line's end: up to ten numbers, stopping at the first that is not one; at least four.
-#[link_section = ".text.hot"]
+#[link_section = "truebench_tick"]
 fn cpu_fields(c: &mut Cursor<'_>) -> Option<CpuTimes> {
     let mut n = [0u64; 10];
     let mut got = 0;
@@ -93,7 +93,7 @@ fn times(n: [u64; 10]) -> CpuTimes {
 
 /// The aggregate `cpu ` line of /proc/stat, and optionally every `cpuN` line into `per_cpu`
 /// (indexed by N; `None` for CPUs without a line, i.e. offline).
-#[link_section = ".text.hot"]
+#[link_section = "truebench_tick"]
 pub(crate) fn parse_stat(
     text: &[u8],
     per_cpu: Option<&mut Vec<Option<CpuTimes>>>,
@@ -130,7 +130,7 @@ pub(crate) fn parse_stat(
 /// no constant from the pool, which is pages away from the sampler's code. Not inlined: one
 /// copy for the seven shares of a sample (see `pread_ok`).
 #[inline(never)]
-#[link_section = ".text.hot"]
+#[link_section = "truebench_tick"]
 pub(crate) fn share_pct(v: u64, total: u64) -> f64 {
     match v
         .checked_mul(100_000)
@@ -150,7 +150,7 @@ fn share_pct_huge(v: u64, total: u64) -> f64 {
 }
 
 /// %-split between two /proc/stat readings, or None when no time passed.
-#[link_section = ".text.hot"]
+#[link_section = "truebench_tick"]
 pub fn cpu_pct(now: &CpuTimes, before: &CpuTimes) -> Option<CpuPct> {
     let d = now.delta(before);
     let total = d.total();
@@ -170,7 +170,7 @@ pub fn cpu_pct(now: &CpuTimes, before: &CpuTimes) -> Option<CpuPct> {
 }
 
 /// Number of CPUs in a kernel cpulist (`0-3,6`), without allocating.
-#[link_section = ".text.hot"]
+#[link_section = "truebench_tick"]
 pub(crate) fn count_cpulist(b: &[u8]) -> Option<u32> {
     let b = b.trim_ascii();
     if b.is_empty() {

@@ -82,7 +82,7 @@ impl IntFiles {
     }
 
     /// Read every file now (`buf`: scratch space of at least 64 bytes).
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     pub(crate) fn read(&mut self, buf: &mut [u8]) {
         if let Some(slow) = self.slow.as_mut() {
             slow.collect(self.deadline, &mut self.slow_vals);

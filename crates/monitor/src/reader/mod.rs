@@ -298,6 +298,7 @@ impl SampleReader {
     }
 
     #[inline(never)]
+    #[link_section = "truebench_tick"]
     fn record_power_into(&mut self, series: &mut [PowerSeries]) {
         let t = self.last_read_t();
         let keep = series.len() == self.extra_header.power.len();
@@ -377,7 +378,7 @@ impl SampleReader {
     }
 
     /// `sample_into` for a sample taken at `now_t` (the sampler has just read the clock).
-    #[link_section = ".text.hot"]
+    #[link_section = "truebench_tick"]
     pub fn sample_at(&mut self, now_t: Instant, s: &mut Sample) {
         let dt = seconds(now_t.duration_since(self.last_t));
         self.last_t = now_t;
@@ -423,9 +424,10 @@ impl SampleReader {
 }
 
 impl SampleReader {
-    /// The optional sources (`Sources`), apart from `sample_at` (not inlined, not in the hot
-    /// section): the monitor's every-tick code then spans fewer pages.
+    /// The optional sources (`Sources`), apart from `sample_at` (not inlined): in the tick
+    /// section, as the idle states are read on every tick where cpuidle exists.
     #[inline(never)]
+    #[link_section = "truebench_tick"]
     fn sample_sources(&mut self, dt: f64) {
         let x = &mut self.extra;
         x.pressure = self

@@ -90,6 +90,7 @@ pub(crate) struct SlowReader {
 /// How the helper thread reads slot `i` (replaceable in tests to simulate a hanging file).
 type ReadFn = fn(usize, &File, &mut [u8]) -> Option<i64>;
 
+#[link_section = "truebench_tick"]
 fn read_int(_: usize, f: &File, buf: &mut [u8]) -> Option<i64> {
     pread_all(f, buf).ok().and_then(parse_i64)
 }
@@ -136,6 +137,7 @@ impl SlowReader {
     }
 
     /// Read the promoted files here, into `out`.
+    #[link_section = "truebench_tick"]
     fn read_promoted(&self, out: &mut [Option<i64>]) {
         let mut buf = [0u8; 64];
         for (i, ((o, p), f)) in out
@@ -157,6 +159,7 @@ impl SlowReader {
     }
 
     /// Post a request and wait up to `deadline`; returns per-slot values of this round.
+    #[link_section = "truebench_tick"]
     pub(crate) fn collect(&mut self, deadline: Duration, out: &mut [Option<i64>]) {
         out.iter_mut().for_each(|v| *v = None);
         if self.helper_has_work {
