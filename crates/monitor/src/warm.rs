@@ -46,21 +46,12 @@ const STACK_BYTES: usize = 8 << 10;
 #[link_section = "truebench_tick"]
 pub(crate) fn warm_tick_code() {
     let (start, end) = tick_code();
-    let end = end.min(start.saturating_add(MAX_BYTES));
-    let mut p = start & !63;
-    while p < end {
-        prefetch_l2(p as *const u8);
-        p += 64;
-    }
+    prefetch_lines::<false>(start, end.min(start.saturating_add(MAX_BYTES)));
     // This frame's address: the tick's frames lie below it (the stack grows down on every
     // architecture this prefetches on).
     let here = 0u8;
     let top = std::hint::black_box(&here) as *const u8 as usize;
-    let mut p = top.saturating_sub(STACK_BYTES) & !63;
-    while p < top {
-        prefetch_l1(p as *const u8);
-        p += 64;
-    }
+    prefetch_lines::<true>(top.saturating_sub(STACK_BYTES), top);
 }
 
 /// Prefetch the lines of `v` (at most 4 KiB of it) into the first-level cache: a structure the
@@ -68,43 +59,40 @@ pub(crate) fn warm_tick_code() {
 #[inline(always)]
 pub(crate) fn warm_value<T>(v: &T) {
     let start = v as *const T as usize;
-    let end = start + std::mem::size_of::<T>().min(4 << 10);
+    prefetch_lines::<true>(start, start + std::mem::size_of::<T>().min(4 << 10));
+}
+
+/// Prefetch every 64-byte line of `[start, end)` into the first-level cache (`L1`) or the
+/// second.
+#[inline(always)]
+fn prefetch_lines<const L1: bool>(start: usize, end: usize) {
     let mut p = start & !63;
     while p < end {
-        prefetch_l1(p as *const u8);
+        prefetch::<L1>(p as *const u8);
         p += 64;
     }
 }
 
 #[inline(always)]
-fn prefetch_l2(p: *const u8) {
+fn prefetch<const L1: bool>(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch is a hint: it reads nothing the program sees and never faults.
     unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T1};
-        _mm_prefetch::<_MM_HINT_T1>(p as *const i8);
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0, _MM_HINT_T1};
+        if L1 {
+            _mm_prefetch::<_MM_HINT_T0>(p as *const i8);
+        } else {
+            _mm_prefetch::<_MM_HINT_T1>(p as *const i8);
+        }
     }
     #[cfg(target_arch = "aarch64")]
     // SAFETY: as above (`prfm` never faults).
     unsafe {
-        std::arch::asm!("prfm pldl2keep, [{0}]", in(reg) p, options(nostack, readonly, preserves_flags));
-    }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    let _ = p;
-}
-
-#[inline(always)]
-fn prefetch_l1(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: as `prefetch_l2`.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(p as *const i8);
-    }
-    #[cfg(target_arch = "aarch64")]
-    // SAFETY: as `prefetch_l2`.
-    unsafe {
-        std::arch::asm!("prfm pldl1keep, [{0}]", in(reg) p, options(nostack, readonly, preserves_flags));
+        if L1 {
+            std::arch::asm!("prfm pldl1keep, [{0}]", in(reg) p, options(nostack, readonly, preserves_flags));
+        } else {
+            std::arch::asm!("prfm pldl2keep, [{0}]", in(reg) p, options(nostack, readonly, preserves_flags));
+        }
     }
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     let _ = p;
