@@ -262,11 +262,11 @@ impl SampleLoop {
                 return;
             }
             // Before anything else the tick runs (see `warm`): its code, its stack, and the
-            // reader and timeline it works on.
+            // struct holding the reader and the timeline (not what they point to).
+            let tick = profile::start();
             crate::warm::warm_tick_code();
             crate::warm::warm_value(&*self.shared);
             k += 1;
-            let tick = profile::start();
             now = Instant::now();
             last_sample = now;
             let flow = if self.cfg.keep_samples {
