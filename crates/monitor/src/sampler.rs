@@ -261,9 +261,9 @@ impl SampleLoop {
                 }
                 return;
             }
+            let tick = profile::start();
             // Before anything else the tick runs (see `warm`): its code, its stack, and the
             // struct holding the reader and the timeline (not what they point to).
-            let tick = profile::start();
             crate::warm::warm_tick_code();
             crate::warm::warm_value(&*self.shared);
             k += 1;

@@ -1,19 +1,22 @@
 //! Warming the tick's code in one burst on waking.
 //!
 //! After 100 ms asleep on a shared machine the code a tick runs has left the core's caches:
-//! executed as it is, each of its lines of code (about 280 in a plain tick, 445 in a session's,
-//! counted with valgrind's lackey) is fetched from memory one after the other, as the instructions reach it — 34 to 57 ns a line measured here, most of what a
-//! tick costs beyond its reads. The functions a tick runs are gathered in one section,
-//! `truebench_tick` (`#[link_section = "truebench_tick"]` on each, in this crate, `host`'s
-//! parsers, `model`'s JSON line and the `truebench` crate's line printer), and the first thing a tick does is ask for every line of
-//! that section at once with prefetch instructions. Those fetches overlap: the section comes
-//! into the core's second-level cache in about the time of a few misses, and the code then
-//! runs from there. Into the second level only (not the first, whose data the tick needs):
-//! the x86 `prefetcht1` hint and the Arm `prfm pldl2keep`. A prefetch never faults; on other
-//! architectures this does nothing.
+//! executed as it is, each of its lines of code (about 280 in a plain tick, 445 in a
+//! session's, counted with valgrind's lackey) is fetched from memory one after the other, as
+//! the instructions reach it — 34 to 57 ns a line measured here, most of what a tick costs
+//! beyond its reads. The functions a tick runs are gathered in one section, `truebench_tick`
+//! (`#[link_section = "truebench_tick"]` on each, in this crate, `host`'s parsers, `model`'s
+//! JSON line and the `truebench` crate's line printer), and the first thing a tick does is ask
+//! for every line of that section at once with prefetch instructions. Those fetches overlap:
+//! the section comes into the core's second-level cache in about the time of a few misses,
+//! and the code then runs from there. The code goes into the second level only (the x86
+//! `prefetcht1` hint, the Arm `prfm pldl2keep`), so as not to crowd the first with it; the
+//! stack below the loop's frame and the struct the tick reads first go into the first
+//! (`prefetcht0`, `prfm pldl1keep`). A prefetch never faults; on other architectures this does
+//! nothing.
 //!
 //! The section's name is a C identifier so that the linker (GNU ld or LLD) defines
-//! `__start_truebench_tick` and `__stop_truebench_tick` around it; this function is in the
+//! `__start_truebench_tick` and `__stop_truebench_tick` around it; `warm_tick_code` is in the
 //! section itself, so the section exists wherever it is linked.
 
 /// The most of the section warmed per tick: a section grown beyond this is warmed from its
@@ -131,6 +134,5 @@ mod tests {
         }
         // Called here as a tick does: it reads nothing and cannot fault.
         warm_tick_code();
-        eprintln!("tick section: {} bytes", end - start);
     }
 }

@@ -196,8 +196,9 @@ fn empty<T>(v: &&[T]) -> bool {
 }
 
 /// An object of extras (`{"pressure":…}`, `{"disks":…}`) appended to the line's open object,
-/// its brace turned into the comma that joins it. Not inlined and not in the tick section: serde's code for the rarer extras would
-/// spread the monitor's every-tick code over more pages. Only called with a field to write.
+/// its brace turned into the comma that joins it. Not inlined and not in the tick section:
+/// serde's code for the rarer extras would spread the monitor's every-tick code over more
+/// pages. Only called with a field to write.
 #[inline(never)]
 fn append(out: &mut Vec<u8>, extras: &impl Serialize) {
     let at = out.len();
