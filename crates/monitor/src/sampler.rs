@@ -23,8 +23,22 @@ use truebench_model::timeline::{ExtraSample, Sample, Timeline, TimelineHeader};
 pub type OnSample = Box<dyn FnMut(&Sample, &ExtraSample) -> ControlFlow<()> + Send>;
 
 /// What [`SampleLoop::run`] calls with each sample (a closure, or an [`OnSample`]).
-pub trait OnSampleFn: FnMut(&Sample, &ExtraSample) -> ControlFlow<()> {}
-impl<F: FnMut(&Sample, &ExtraSample) -> ControlFlow<()>> OnSampleFn for F {}
+pub trait OnSampleFn {
+    fn on_sample(&mut self, s: &Sample, x: &ExtraSample) -> ControlFlow<()>;
+}
+
+impl<F: FnMut(&Sample, &ExtraSample) -> ControlFlow<()>> OnSampleFn for F {
+    // The loop calls this through a vtable (one loop for every callback); a closure's body is
+    // inlined here, in the tick section with the rest of the tick's code (see `warm`).
+    #[link_section = "truebench_tick"]
+    fn on_sample(&mut self, s: &Sample, x: &ExtraSample) -> ControlFlow<()> {
+        self(s, x)
+    }
+}
+
+/// The callback as the loop takes it: one copy of the loop's code for every kind of callback,
+/// not one per closure type — each copy in the tick section would be warmed every tick.
+type Callback<'a> = Option<&'a mut dyn OnSampleFn>;
 
 /// How often a loop with a `stop` flag looks at it while waiting for a long interval: the
 /// flag (set by a signal thread) cannot wake it.
@@ -139,11 +153,8 @@ impl SampleLoop {
 
     /// Sample until the `stop` flag is set or `on_sample` breaks; returns the timeline (its
     /// samples only with `keep_samples`).
-    ///
-    /// Generic over the callback, not boxed: `truebench monitor`'s printing is then compiled
-    /// into the loop, with no closure code or vtable on other pages for a tick to touch.
     pub fn run<F: OnSampleFn>(mut self, mut on_sample: Option<F>) -> Timeline {
-        self.run_loop(&mut on_sample);
+        self.run_loop(on_sample.as_mut().map(|f| f as &mut dyn OnSampleFn));
         let mut tl = lock(&self.shared.timeline).take();
         if self.cfg.keep_samples {
             let mut r = lock(&self.shared.reader);
@@ -215,7 +226,7 @@ impl SampleLoop {
     // Not inlined into `run`: the caller's code is not in the tick section.
     #[inline(never)]
     #[link_section = "truebench_tick"]
-    fn run_loop<F: OnSampleFn>(&mut self, on_sample: &mut Option<F>) {
+    fn run_loop(&mut self, mut on_sample: Callback) {
         // Let the kernel batch our timer with others (up to 1 % of the interval, at most 1 ms):
         // a timed wakeup is the largest part of a sample's cost, more so in a VM.
         let slack_ns = (self.interval.as_nanos() / 100).clamp(50_000, 1_000_000) as libc::c_ulong;
@@ -271,19 +282,19 @@ impl SampleLoop {
             last_sample = now;
             let flow = if self.cfg.keep_samples {
                 let mut r = lock(&self.shared.reader);
-                let flow = self.keep_sample(&mut r, now, on_sample);
+                let flow = self.keep_sample(&mut r, now, &mut on_sample);
                 note_disabled(&r, &self.shared.disabled);
                 flow
             } else if let Some(sh) = Arc::get_mut(&mut self.shared) {
                 // Nobody else holds the reader (`truebench monitor`): no lock, whose poison
                 // check reads std's global panic count, a page of its own touched every tick.
                 let r = sh.reader.get_mut().unwrap_or_else(PoisonError::into_inner);
-                let flow = unkept_sample(r, now, &mut scratch, on_sample);
+                let flow = unkept_sample(r, now, &mut scratch, &mut on_sample);
                 note_disabled(r, &sh.disabled);
                 flow
             } else {
                 let mut r = lock(&self.shared.reader);
-                let flow = unkept_sample(&mut r, now, &mut scratch, on_sample);
+                let flow = unkept_sample(&mut r, now, &mut scratch, &mut on_sample);
                 note_disabled(&r, &self.shared.disabled);
                 flow
             };
@@ -300,18 +311,18 @@ impl SampleLoop {
     /// A sample kept on the timeline (a `Sampler` in a session).
     #[inline(never)]
     #[link_section = "truebench_tick"]
-    fn keep_sample<F: OnSampleFn>(
+    fn keep_sample(
         &self,
         r: &mut SampleReader,
         now: Instant,
-        on_sample: &mut Option<F>,
+        on_sample: &mut Callback,
     ) -> ControlFlow<()> {
         // Vectors of a sample moved to the file are filled again (see `keep`).
         let (mut s, mut x) = lock(&self.shared.timeline).take_free();
         r.sample_at(now, &mut s);
         let flow = on_sample
             .as_mut()
-            .map_or(ControlFlow::Continue(()), |cb| cb(&s, r.extra()));
+            .map_or(ControlFlow::Continue(()), |cb| cb.on_sample(&s, r.extra()));
         // The extra readings move to the timeline, not copied; the reader fills `x` next.
         r.swap_extra(&mut x);
         let mut tl = lock(&self.shared.timeline);
@@ -333,20 +344,20 @@ impl SampleLoop {
 
 /// A sample into `scratch`, handed to `on_sample` and not kept.
 #[link_section = "truebench_tick"]
-fn unkept_sample<F: OnSampleFn>(
+fn unkept_sample(
     r: &mut SampleReader,
     now: Instant,
     scratch: &mut Sample,
-    on_sample: &mut Option<F>,
+    on_sample: &mut Callback,
 ) -> ControlFlow<()> {
     let t = profile::start();
     r.sample_at(now, scratch);
     profile::end(Part::Sample, t);
     // Drains the meter's readings without keeping them.
     r.record_power(&mut []);
-    on_sample
-        .as_mut()
-        .map_or(ControlFlow::Continue(()), |cb| cb(scratch, r.extra()))
+    on_sample.as_mut().map_or(ControlFlow::Continue(()), |cb| {
+        cb.on_sample(scratch, r.extra())
+    })
 }
 
 /// Files the reader disabled (a read that timed out), for `Sampler::disabled` (rarely any:
@@ -442,7 +453,7 @@ impl Sampler {
             .name("truebench-sampler".into())
             .spawn(move || {
                 let mut cb = on_sample;
-                lp.run_loop(&mut cb);
+                lp.run_loop(cb.as_mut().map(|f| f as &mut dyn OnSampleFn));
             })
             .ok();
         Sampler {

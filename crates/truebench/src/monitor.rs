@@ -179,9 +179,7 @@ fn watch(
 }
 
 /// One `--json-lines` line, written at once. In the sampler's tick section with the rest of a
-/// tick's code (after 100 ms asleep each page of code a tick touches may be cold), and not
-/// inlined into the closure that calls it, which the compiler places elsewhere.
-#[inline(never)]
+/// tick's code (after 100 ms asleep each line of code a tick runs may be cold).
 #[link_section = "truebench_tick"]
 fn print_json_line(buf: &mut Vec<u8>, s: &Sample, x: &ExtraSample) -> ControlFlow<()> {
     let t = profile::start();
