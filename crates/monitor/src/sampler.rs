@@ -319,6 +319,7 @@ impl SampleLoop {
     ) -> ControlFlow<()> {
         // Vectors of a sample moved to the file are filled again (see `keep`).
         let (mut s, mut x) = lock(&self.shared.timeline).take_free();
+        r.warm(&s);
         r.sample_at(now, &mut s);
         let flow = on_sample
             .as_mut()
@@ -351,6 +352,7 @@ fn unkept_sample(
     on_sample: &mut Callback,
 ) -> ControlFlow<()> {
     let t = profile::start();
+    r.warm(scratch);
     r.sample_at(now, scratch);
     profile::end(Part::Sample, t);
     // Drains the meter's readings without keeping them.

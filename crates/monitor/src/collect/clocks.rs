@@ -3,6 +3,7 @@
 
 use crate::effective::{self, Effective};
 use crate::reader::ints::{IntFiles, IntId};
+use crate::warm::warm_slice;
 use truebench_host::{Host, Inventory};
 use truebench_model::timeline::{Sample, TimelineHeader};
 
@@ -13,6 +14,12 @@ pub(crate) struct Clocks {
 }
 
 impl Clocks {
+    /// Prefetch the heap the next tick reads (see `warm::warm_slice`).
+    #[inline]
+    pub(crate) fn warm(&self) {
+        warm_slice(&self.cur);
+    }
+
     pub(crate) fn new(
         host: &Host,
         inv: &Inventory,

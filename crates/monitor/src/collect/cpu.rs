@@ -1,6 +1,7 @@
 //! CPU times (`/proc/stat`), the load average and the online CPUs.
 
 use crate::reader::bytes::{count_cpulist, cpu_pct, load1, parse_stat, pread_ok};
+use crate::warm::warm_slice;
 use std::fs::File;
 use truebench_host::parse::stat::CpuTimes;
 use truebench_host::procfs::{LOADAVG, STAT};
@@ -28,6 +29,16 @@ pub(crate) struct Cpu {
 }
 
 impl Cpu {
+    /// Prefetch the heap the next tick reads (see `warm::warm_slice`).
+    #[inline]
+    pub(crate) fn warm(&self) {
+        if let Some(p) = &self.per_cpu {
+            warm_slice(&p.now);
+            warm_slice(&p.last);
+            warm_slice(&p.busy);
+        }
+    }
+
     /// `max_cpu`: highest CPU number + 1; `per_cpu`: also parse every `cpuN` line.
     pub(crate) fn new(host: &Host, max_cpu: usize, per_cpu: bool) -> Cpu {
         Cpu {

@@ -1,6 +1,7 @@
 //! Disk I/O per whole disk (`/proc/diskstats`), as deltas over each interval.
 
 use crate::reader::bytes::pread_all;
+use crate::warm::warm_slice;
 use std::fs::File;
 use truebench_host::inventory::Missing;
 use truebench_host::parse::bytes::counter_delta;
@@ -28,6 +29,14 @@ fn delta(a: &DiskCounters, b: &DiskCounters) -> Option<DiskDelta> {
 }
 
 impl Disks {
+    /// Prefetch the heap the next tick reads (see `warm::warm_slice`).
+    #[inline]
+    pub(crate) fn warm(&self) {
+        warm_slice(&self.names);
+        warm_slice(&self.now);
+        warm_slice(&self.last);
+    }
+
     /// Watches `Host::disks()`; their names go to `names`.
     pub(crate) fn new(host: &Host, names: &mut Vec<String>, missing: &mut Vec<Missing>) -> Disks {
         let file = match host.open(DISKSTATS) {

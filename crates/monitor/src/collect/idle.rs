@@ -4,6 +4,7 @@
 //! machine has no cpuidle.
 
 use crate::reader::bytes::{parse_i64, pread_ok};
+use crate::warm::warm_slice;
 use std::fs::File;
 use truebench_host::cpuidle::state_dir;
 use truebench_host::{Host, Inventory};
@@ -43,6 +44,13 @@ fn add(sum: &mut Option<u64>, now: Option<u64>, last: Option<u64>) {
 }
 
 impl Idle {
+    /// Prefetch the heap the next tick reads (see `warm::warm_slice`).
+    #[inline]
+    pub(crate) fn warm(&self) {
+        warm_slice(&self.groups);
+        self.groups.iter().for_each(|g| warm_slice(&g.counters));
+    }
+
     /// Open every state's counters of the inventory's idle groups into `header`; None when
     /// the machine has no CPU with idle states.
     pub(crate) fn new(

@@ -1,6 +1,7 @@
 //! Network bytes and packets per interface (`/proc/net/dev`), as deltas over each interval.
 
 use crate::reader::bytes::pread_all;
+use crate::warm::warm_slice;
 use std::fs::File;
 use truebench_host::inventory::Missing;
 use truebench_host::parse::bytes::counter_delta;
@@ -27,6 +28,14 @@ fn delta(a: &NetCounters, b: &NetCounters) -> Option<NetDelta> {
 }
 
 impl Net {
+    /// Prefetch the heap the next tick reads (see `warm::warm_slice`).
+    #[inline]
+    pub(crate) fn warm(&self) {
+        warm_slice(&self.names);
+        warm_slice(&self.now);
+        warm_slice(&self.last);
+    }
+
     /// Watches every interface present now (loopback included: local benchmarks use it);
     /// their names go to `names`.
     pub(crate) fn new(host: &Host, names: &mut Vec<String>, missing: &mut Vec<Missing>) -> Net {

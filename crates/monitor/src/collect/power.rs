@@ -9,6 +9,7 @@
 
 use crate::reader::bytes::energy_delta_uj;
 use crate::reader::ints::{IntFiles, IntId};
+use crate::warm::warm_slice;
 use truebench_host::inventory::{HwmonChip, HwmonSensor, Missing};
 use truebench_host::{Host, Inventory};
 use truebench_model::timeline::{PowerKind, PowerSource, Sample};
@@ -84,6 +85,12 @@ pub(crate) fn paired_voltage<'a>(
 }
 
 impl Power {
+    /// Prefetch the heap the next tick reads (see `warm::warm_slice`).
+    #[inline]
+    pub(crate) fn warm(&self) {
+        warm_slice(&self.sources);
+    }
+
     pub(crate) fn new(host: &Host, inv: &Inventory, ints: &mut IntFiles) -> Power {
         let mut p = Power {
             sources: Vec::new(),

@@ -5,6 +5,7 @@
 
 use super::cpu::Cpu;
 use crate::reader::bytes::{pread_all, share_pct};
+use crate::warm::warm_slice;
 use std::fs::File;
 use truebench_host::inventory::Missing;
 use truebench_host::parse::bytes::counter_delta;
@@ -32,6 +33,16 @@ fn pct(d: &CpuTimes) -> Option<f64> {
 }
 
 impl Softirq {
+    /// Prefetch the heap the next tick reads (see `warm::warm_slice`).
+    #[inline]
+    pub(crate) fn warm(&self) {
+        warm_slice(&self.cpus);
+        self.now
+            .iter()
+            .chain(&self.last)
+            .for_each(|v| warm_slice(v));
+    }
+
     /// The CPUs of /proc/softirqs' columns go to `cpus`.
     pub(crate) fn new(host: &Host, cpus: &mut Vec<u32>, missing: &mut Vec<Missing>) -> Softirq {
         cpus.clear();

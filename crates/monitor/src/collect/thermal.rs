@@ -2,6 +2,7 @@
 //! power, with the chosen SoC sensor.
 
 use crate::reader::ints::{IntFiles, IntId};
+use crate::warm::warm_slice;
 use truebench_host::inventory::HwmonChip;
 use truebench_host::{Host, Inventory};
 use truebench_model::timeline::{Sample, TimelineHeader};
@@ -59,6 +60,13 @@ pub(crate) struct Thermal {
 }
 
 impl Thermal {
+    /// Prefetch the heap the next tick reads (see `warm::warm_slice`).
+    #[inline]
+    pub(crate) fn warm(&self) {
+        warm_slice(&self.temps);
+        warm_slice(&self.electrical);
+    }
+
     pub(crate) fn new(
         host: &Host,
         inv: &Inventory,

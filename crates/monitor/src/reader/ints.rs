@@ -5,6 +5,7 @@
 
 use super::bytes::{parse_i64, pread_ok};
 use super::slow::SlowReader;
+use crate::warm::warm_slice;
 use std::fs::File;
 use std::time::Duration;
 use truebench_host::Host;
@@ -34,6 +35,15 @@ pub(crate) struct IntFiles {
 }
 
 impl IntFiles {
+    /// Prefetch the heap the next tick reads (see `warm::warm_slice`).
+    #[inline]
+    pub(crate) fn warm(&self) {
+        warm_slice(&self.at);
+        warm_slice(&self.fast);
+        warm_slice(&self.values);
+        warm_slice(&self.slow_vals);
+    }
+
     /// `deadline`: how long a sample waits for the slow files.
     pub(crate) fn new(deadline: Duration) -> IntFiles {
         IntFiles {

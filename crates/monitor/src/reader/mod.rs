@@ -38,6 +38,7 @@ use crate::collect::pressure::Pressure;
 use crate::collect::softirq::Softirq;
 pub(crate) use crate::collect::thermal::Origin;
 use crate::collect::thermal::Thermal;
+use crate::warm::warm_slice;
 use ints::IntFiles;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -341,6 +342,39 @@ impl SampleReader {
     /// softirqs) taken with the latest sample.
     pub fn extra(&self) -> &ExtraSample {
         &self.extra
+    }
+
+    /// Prefetch, at once, the heap this tick's sample reads and writes (see
+    /// `warm::warm_slice`): the collectors' vectors, the read buffer's start, and the vectors of
+    /// the extra readings and of `s` that it fills.
+    #[link_section = "truebench_tick"]
+    pub(crate) fn warm(&self, s: &Sample) {
+        warm_slice(&self.buf);
+        self.ints.warm();
+        self.cpu.warm();
+        self.clocks.warm();
+        self.thermal.warm();
+        self.power.warm();
+        self.disks.iter().for_each(Disks::warm);
+        self.net.iter().for_each(Net::warm);
+        self.softirq.iter().for_each(Softirq::warm);
+        self.idle.iter().for_each(Idle::warm);
+        warm_slice(&s.cluster_mhz);
+        warm_slice(&s.measured_mhz);
+        warm_slice(&s.temps_c);
+        warm_slice(&s.electrical);
+        let x = &self.extra;
+        warm_slice(&x.power_w);
+        warm_slice(&x.disks);
+        warm_slice(&x.net);
+        if let Some(q) = &x.softirq {
+            warm_slice(&q.cpus);
+        }
+        warm_slice(&x.idle);
+        for d in &x.idle {
+            warm_slice(&d.entries);
+            warm_slice(&d.time_us);
+        }
     }
 
     /// Exchange the latest extra readings for `x`: a sampler that keeps them takes them
