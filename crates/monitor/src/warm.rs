@@ -84,6 +84,15 @@ pub(crate) fn warm_slice<T>(v: &[T]) {
 #[inline(always)]
 fn prefetch_lines<const L1: bool>(start: usize, end: usize) {
     let mut p = start & !63;
+    // Four lines a turn where there are four: the loop's own instructions were three quarters of
+    // warming the section (counted with callgrind).
+    while p.saturating_add(256) <= end {
+        prefetch::<L1>(p as *const u8);
+        prefetch::<L1>((p + 64) as *const u8);
+        prefetch::<L1>((p + 128) as *const u8);
+        prefetch::<L1>((p + 192) as *const u8);
+        p += 256;
+    }
     while p < end {
         prefetch::<L1>(p as *const u8);
         p += 64;
