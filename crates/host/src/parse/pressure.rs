@@ -55,10 +55,11 @@ pub fn parse(text: &[u8]) -> Pressure {
 /// there. What a sampler needs each tick: the averages beside it are not parsed.
 #[link_section = "truebench_tick"]
 fn total_of(rest: &[u8]) -> Option<u64> {
-    // The last one, as `parse` reads it.
-    tokens(rest)
-        .filter_map(|t| t.strip_prefix(b"total="))
-        .last()
+    // The last one, as `parse` reads it: looked for from the line's end, where the kernel
+    // writes it, so the averages before it are not walked byte by byte.
+    rest.rsplit(|c| *c == b' ' || *c == b'\t')
+        .filter(|t| !t.is_empty())
+        .find_map(|t| t.strip_prefix(b"total="))
         .and_then(u64_of)
 }
 
@@ -113,6 +114,11 @@ mod tests {
             let total = |l: Option<PsiLine>| l.map(|l| l.total_us);
             assert_eq!(totals(text), (total(p.some), total(p.full)), "{text:?}");
         }
+        // The last `total=` counts, wherever it stands; a tab separates as a space does.
+        assert_eq!(
+            totals(b"some total=1 avg10=1.00 total=2 \nfull total=3\ttotal=x\n"),
+            (Some(2), None)
+        );
         // Only the total is read: a total that is not a number is None, the averages are
         // not looked at.
         assert_eq!(
