@@ -5,6 +5,7 @@
 //! followed by one count per column.
 
 use super::bytes::{lines, tokens, u64_of};
+use super::cursor::Cursor;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -77,16 +78,23 @@ pub fn fill_rows(text: &[u8], names: &[&[u8]], out: &mut [Vec<Option<u64>>]) {
             break;
         }
         let l = line.trim_ascii_start();
+        let Some(&first) = l.first() else {
+            continue;
+        };
         for (k, name) in names[..wanted].iter().enumerate() {
-            if found & (1 << k) != 0 {
+            // The first byte tells most rows apart without comparing the whole name.
+            if found & (1 << k) != 0 || name.first().is_some_and(|&b| b != first) {
                 continue;
             }
             let Some(rest) = l.strip_prefix(*name).and_then(|r| r.strip_prefix(b":")) else {
                 continue;
             };
             found |= 1 << k;
-            for (slot, t) in out[k].iter_mut().zip(tokens(rest)) {
-                *slot = u64_of(t);
+            // One pass over each count (as `tokens` then `u64_of` would read it): the sampler
+            // reads three rows of a count per CPU every tick.
+            let mut c = Cursor::new(rest);
+            for slot in out[k].iter_mut() {
+                *slot = c.u64_token();
             }
         }
     }
@@ -143,6 +151,8 @@ mod tests {
             T.as_bytes(),
             b"CPU0 CPU1\nNET_RX: x 4\nNET_RX: 1 2\nBLOCK: 7\n",
             b"CPU0\nNET_RXX: 5\n NET_TX:9\n",
+            // Tabs, a count past 19 digits, one past 64 bits, a stray byte, trailing blanks.
+            b"CPU0 CPU1 CPU2\nNET_RX:\t1\t 99999999999999999999 x7\nBLOCK: 18446744073709551615 18446744073709551616 3\r  \n",
             b"",
         ] {
             let mut rows = vec![vec![Some(99); 3]; names.len()];
