@@ -44,6 +44,12 @@ type Callback<'a> = Option<&'a mut dyn OnSampleFn>;
 /// flag (set by a signal thread) cannot wake it.
 const STOP_POLL: Duration = Duration::from_millis(250);
 
+/// A `Sampler` sampling this often or more sleeps to each tick with one timed sleep, as the
+/// monitor does, not on the condition variable `stop` notifies: that wait cost the kernel
+/// 1–2 µs more a tick (bench/tick_trace.sh). A stop then waits for the tick's end, at most
+/// this long.
+const SLEEP_THROUGH: Duration = Duration::from_millis(100);
+
 #[derive(Debug, Clone)]
 pub struct SamplerConfig {
     /// Time between samples (sub-second allowed; at least 1 ms).
@@ -85,6 +91,8 @@ struct Shared {
     reader: Mutex<SampleReader>,
     timeline: Mutex<Kept>,
     stop: Mutex<bool>,
+    /// `stop` for a loop that sleeps through the interval (it cannot lock on every look).
+    stopping: AtomicBool,
     wake: Condvar,
     disabled: Mutex<Vec<String>>,
 }
@@ -132,6 +140,7 @@ impl SampleLoop {
                     k
                 }),
                 stop: Mutex::new(false),
+                stopping: AtomicBool::new(false),
                 wake: Condvar::new(),
                 disabled: Mutex::new(Vec::new()),
             }),
@@ -167,18 +176,21 @@ impl SampleLoop {
 
     #[link_section = "truebench_tick"]
     fn stopped(&self) -> bool {
-        self.cfg
-            .stop
-            .as_ref()
-            .is_some_and(|f| f.load(Ordering::SeqCst))
+        self.shared.stopping.load(Ordering::SeqCst)
+            || self
+                .cfg
+                .stop
+                .as_ref()
+                .is_some_and(|f| f.load(Ordering::SeqCst))
     }
 
     /// Wait until `due`; false when asked to stop meanwhile.
     #[link_section = "truebench_tick"]
     fn wait_until(&self, due: Instant, clock: &Monotonic) -> bool {
-        if Arc::strong_count(&self.shared) == 1 {
-            // Nobody holds a `Sampler` that could notify the condition variable: one timed
-            // sleep, the cheapest wake-up there is (and the one a minimal C loop uses).
+        if Arc::strong_count(&self.shared) == 1 || self.interval <= SLEEP_THROUGH {
+            // Nobody holds a `Sampler` that could notify the condition variable, or its stop
+            // may wait for the tick: one timed sleep, the cheapest wake-up there is (and the
+            // one a minimal C loop uses).
             return self.sleep_until(due, clock);
         }
         let mut stop = lock(&self.shared.stop);
@@ -265,7 +277,7 @@ impl SampleLoop {
                 // phase then has a reading after its end, so its energy and clocks reach it.
                 // Not right after a sample: its /proc/stat deltas would be empty.
                 if self.cfg.keep_samples
-                    && *lock(&self.shared.stop)
+                    && self.shared.stopping.load(Ordering::SeqCst)
                     && last_sample.elapsed() >= CLOSING_GAP
                 {
                     self.closing_sample();
@@ -558,8 +570,9 @@ impl Sampler {
         }
     }
 
-    /// Stop sampling (at once, not at the next tick) and return the timeline, with the open
-    /// phase ended and the energy of every phase filled in.
+    /// Stop sampling (at once; with an interval of `SLEEP_THROUGH` or less, at the end of the
+    /// tick's wait) and return the timeline, with the open phase ended and the energy of every
+    /// phase filled in.
     pub fn stop(mut self) -> Timeline {
         self.halt();
         let t = self.boundary();
@@ -570,6 +583,7 @@ impl Sampler {
     }
 
     fn halt(&mut self) {
+        self.shared.stopping.store(true, Ordering::SeqCst);
         *lock(&self.shared.stop) = true;
         self.shared.wake.notify_all();
         self.wait();
