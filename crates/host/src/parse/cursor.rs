@@ -17,6 +17,40 @@ fn blank(c: u8) -> bool {
     c == b' ' || c == b'\t'
 }
 
+const POW10: [u64; 9] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+];
+
+/// How many of the eight bytes of `w` (the first in its lowest byte) are ASCII digits before
+/// the first that is not. Below that byte every byte is a digit, so the subtraction borrows
+/// from none of them and the addition carries into none: each is tested exactly.
+#[inline(always)]
+fn leading_digits(w: u64) -> usize {
+    let t = w.wrapping_sub(0x3030_3030_3030_3030);
+    // A byte's top bit: its value minus '0' is 10 or more, or it was below '0'.
+    let not_digit = (t.wrapping_add(0x7676_7676_7676_7676) | t) & 0x8080_8080_8080_8080;
+    (not_digit.trailing_zeros() / 8) as usize
+}
+
+/// The number the first `n` (1 to 8) bytes of `w` spell, all digits: moved to the top of the
+/// word (the bytes shifted in are leading zeros), then pairs, fours and eights of digits
+/// combined by three multiplications.
+#[inline(always)]
+fn digits_value(w: u64, n: usize) -> u64 {
+    let d = (w.wrapping_sub(0x3030_3030_3030_3030) << (8 * (8 - n))) & 0x0F0F_0F0F_0F0F_0F0F;
+    let d = d.wrapping_mul(10 * 256 + 1) >> 8;
+    let d = (d & 0x00FF_00FF_00FF_00FF).wrapping_mul(100 * 65_536 + 1) >> 16;
+    (d & 0x0000_FFFF_0000_FFFF).wrapping_mul(10_000 * (1 << 32) + 1) >> 32
+}
+
 impl<'a> Cursor<'a> {
     pub fn new(b: &'a [u8]) -> Cursor<'a> {
         Cursor { b, i: 0 }
@@ -74,6 +108,20 @@ impl<'a> Cursor<'a> {
         }
         let start = i;
         let mut v: u64 = 0;
+        // Eight bytes a turn while eight remain: a /proc/stat line is ten such numbers per
+        // CPU, and a digit at a time was most of a tick's parsing.
+        while let Some(w) = b.get(i..i + 8) {
+            let w = u64::from_le_bytes(w.try_into().expect("eight bytes"));
+            let n = leading_digits(w);
+            if n == 0 {
+                break;
+            }
+            v = v.wrapping_mul(POW10[n]).wrapping_add(digits_value(w, n));
+            i += n;
+            if n < 8 {
+                break;
+            }
+        }
         while i < b.len() {
             let d = b[i].wrapping_sub(b'0');
             if d >= 10 {
@@ -139,6 +187,26 @@ mod tests {
         )
     }
 
+    /// Texts of numbers of 1 to 24 digits (as /proc/stat's), some with a stray byte, between
+    /// separators: every length a word of eight bytes can split, at every offset.
+    fn number_text() -> impl Strategy<Value = Vec<u8>> {
+        prop::collection::vec(
+            (
+                prop::collection::vec(prop::sample::select(b"0123456789".to_vec()), 1..25),
+                prop::sample::select(b" \t\n:x".to_vec()),
+            ),
+            0..40,
+        )
+        .prop_map(|v| {
+            v.into_iter()
+                .flat_map(|(mut n, sep)| {
+                    n.push(sep);
+                    n
+                })
+                .collect()
+        })
+    }
+
     /// Token by token and number by number, every line gives what `lines` and `tokens`
     /// give.
     fn walk_equals_helpers(t: &[u8], numbers: bool) -> Result<(), TestCaseError> {
@@ -165,6 +233,11 @@ mod tests {
         #[test]
         fn equals_the_line_and_token_helpers(t in text(), numbers in any::<bool>()) {
             walk_equals_helpers(&t, numbers)?;
+        }
+
+        #[test]
+        fn runs_of_digits_equal_the_helpers(t in number_text()) {
+            walk_equals_helpers(&t, true)?;
         }
 
         #[test]
