@@ -1,4 +1,4 @@
-//! Warming the tick's code in one burst on waking.
+//! Warming the tick's code, and then its heap, in one burst on waking.
 //!
 //! After 100 ms asleep on a shared machine the code a tick runs has left the core's caches:
 //! executed as it is, each of its lines of code (about 280 in a plain tick, 445 in a
@@ -12,15 +12,16 @@
 //! and the code then runs from there. The code goes into the second level only (the x86
 //! `prefetcht1` hint, the Arm `prfm pldl2keep`), so as not to crowd the first with it; the
 //! stack below the loop's frame and the struct the tick reads first go into the first
-//! (`prefetcht0`, `prfm pldl1keep`). A prefetch never faults; on other architectures this does
-//! nothing.
+//! (`prefetcht0`, `prfm pldl1keep`), and so do the vectors on the heap the tick reads and
+//! fills (`warm_slice`, called by `SampleReader::warm`). A prefetch never faults; on other
+//! architectures this does nothing.
 //!
 //! The section's name is a C identifier so that the linker (GNU ld or LLD) defines
 //! `__start_truebench_tick` and `__stop_truebench_tick` around it; `warm_tick_code` is in the
 //! section itself, so the section exists wherever it is linked.
 
 /// The most of the section warmed per tick: a section grown beyond this is warmed from its
-/// start only (its cost then bounded at 2,048 prefetches). The release build's is about 59 KB.
+/// start only (its cost then bounded at 2,048 prefetches). The release build's is about 54 KB.
 const MAX_BYTES: usize = 128 << 10;
 
 extern "C" {
