@@ -152,7 +152,11 @@ mod tests {
             b"CPU0 CPU1\nNET_RX: x 4\nNET_RX: 1 2\nBLOCK: 7\n",
             b"CPU0\nNET_RXX: 5\n NET_TX:9\n",
             // Tabs, a count past 19 digits, one past 64 bits, a stray byte, trailing blanks.
-            b"CPU0 CPU1 CPU2\nNET_RX:\t1\t 99999999999999999999 x7\nBLOCK: 18446744073709551615 18446744073709551616 3\r  \n",
+            concat!(
+                "CPU0 CPU1 CPU2\nNET_RX:\t1\t 99999999999999999999 x7\n",
+                "BLOCK: 18446744073709551615 18446744073709551616 3\r  \n"
+            )
+            .as_bytes(),
             b"",
         ] {
             let mut rows = vec![vec![Some(99); 3]; names.len()];
