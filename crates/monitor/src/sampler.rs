@@ -28,8 +28,9 @@ pub trait OnSampleFn {
 }
 
 impl<F: FnMut(&Sample, &ExtraSample) -> ControlFlow<()>> OnSampleFn for F {
-    // The loop calls this through a vtable (one loop for every callback); a closure's body is
-    // inlined here, in the tick section with the rest of the tick's code (see `warm`).
+    // The loop calls this through a vtable (one loop for every callback). It is in the tick
+    // section (see `warm`), and so is a closure's body where the compiler inlines it here; a
+    // boxed `OnSample` calls on through its own vtable, to code outside the section.
     #[link_section = "truebench_tick"]
     fn on_sample(&mut self, s: &Sample, x: &ExtraSample) -> ControlFlow<()> {
         self(s, x)
@@ -46,8 +47,9 @@ const STOP_POLL: Duration = Duration::from_millis(250);
 
 /// A `Sampler` sampling this often or more sleeps to each tick with one timed sleep, as the
 /// monitor does, not on the condition variable `stop` notifies: that wait cost the kernel
-/// 1–2 µs more a tick (bench/tick_trace.sh). A stop then waits for the tick's end, at most
-/// this long.
+/// 1–2 µs more a tick (bench/tick_trace.sh). A stop is then seen when the sleep ends, at the
+/// next tick's due time: it waits up to this long more (besides a tick under way and the
+/// closing sample, as with a longer interval).
 const SLEEP_THROUGH: Duration = Duration::from_millis(100);
 
 #[derive(Debug, Clone)]
@@ -570,9 +572,9 @@ impl Sampler {
         }
     }
 
-    /// Stop sampling (at once; with an interval of `SLEEP_THROUGH` or less, at the end of the
-    /// tick's wait) and return the timeline, with the open phase ended and the energy of every
-    /// phase filled in.
+    /// Stop sampling (at once; with an interval of 100 ms or less, at the next tick's due time)
+    /// and return the timeline, with the open phase ended and the energy of every phase filled
+    /// in.
     pub fn stop(mut self) -> Timeline {
         self.halt();
         let t = self.boundary();
