@@ -21,7 +21,7 @@
 //! section itself, so the section exists wherever it is linked.
 
 /// The most of the section warmed per tick: a section grown beyond this is warmed from its
-/// start only (its cost then bounded at 2,048 prefetches). The release build's is about 54 KB.
+/// start only (its cost then bounded at 2,048 prefetches). The release build's is about 50 KB.
 const MAX_BYTES: usize = 128 << 10;
 
 extern "C" {
@@ -154,6 +154,7 @@ mod tests {
                 "SampleReader::sample_at",
                 SampleReader::sample_at as *const () as usize,
             ),
+            ("warm_bytes", warm_bytes as *const () as usize),
             (
                 "SampleReader::warm",
                 SampleReader::warm as *const () as usize,
