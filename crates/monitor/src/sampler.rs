@@ -92,9 +92,11 @@ struct Shared {
     /// Shared so a phase boundary can read the power sources on the caller's thread.
     reader: Mutex<SampleReader>,
     timeline: Mutex<Kept>,
-    stop: Mutex<bool>,
-    /// `stop` for a loop that sleeps through the interval (it cannot lock on every look).
+    /// Set by `Sampler::stop`: read without a lock by a loop that sleeps through the interval.
     stopping: AtomicBool,
+    /// Held while setting `stopping` and by a loop waiting on `wake`, so no notification falls
+    /// between its look at the flag and its wait.
+    wake_lock: Mutex<()>,
     wake: Condvar,
     disabled: Mutex<Vec<String>>,
 }
@@ -141,8 +143,8 @@ impl SampleLoop {
                     }
                     k
                 }),
-                stop: Mutex::new(false),
                 stopping: AtomicBool::new(false),
+                wake_lock: Mutex::new(()),
                 wake: Condvar::new(),
                 disabled: Mutex::new(Vec::new()),
             }),
@@ -195,9 +197,9 @@ impl SampleLoop {
             // one a minimal C loop uses).
             return self.sleep_until(due, clock);
         }
-        let mut stop = lock(&self.shared.stop);
+        let mut guard = lock(&self.shared.wake_lock);
         loop {
-            if *stop || self.stopped() {
+            if self.stopped() {
                 return false;
             }
             let now = Instant::now();
@@ -208,10 +210,10 @@ impl SampleLoop {
             if self.cfg.stop.is_some() {
                 wait = wait.min(STOP_POLL);
             }
-            stop = self
+            guard = self
                 .shared
                 .wake
-                .wait_timeout(stop, wait)
+                .wait_timeout(guard, wait)
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
@@ -585,8 +587,10 @@ impl Sampler {
     }
 
     fn halt(&mut self) {
-        self.shared.stopping.store(true, Ordering::SeqCst);
-        *lock(&self.shared.stop) = true;
+        {
+            let _guard = lock(&self.shared.wake_lock);
+            self.shared.stopping.store(true, Ordering::SeqCst);
+        }
         self.shared.wake.notify_all();
         self.wait();
     }
