@@ -26,14 +26,16 @@
 #
 # Not a test: prints the table for BENCHMARKS.md.
 # Usage: [TB=BIN] [MACHINE_ROOT=BIN] bench/sampler_scale.sh [SECONDS] [ROUNDS] [N…]
-#        (default 9 s, 6 rounds, 2 8 64 192 512)
+#        (default 6 s, 12 rounds, 2 8 64 192 512: about 27 minutes). A round is some 60 ticks
+#        of a host whose speed moves in windows of seconds: with 8 rounds, a few slow ones or
+#        the order of the windows moved a cell's median by 0.1 (BENCHMARKS.md).
 . "$(dirname "$0")/lib/evidence.sh"
 . "$(dirname "$0")/lib/cpu_ns.sh"
 . "$(dirname "$0")/lib/sampler_side.sh"
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")/.."
-SECS=${1:-9}
-ROUNDS=${2:-6}
+SECS=${1:-6}
+ROUNDS=${2:-12}
 shift $(($# < 2 ? $# : 2))
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(2 8 64 192 512)
