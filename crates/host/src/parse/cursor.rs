@@ -179,8 +179,9 @@ mod tests {
         )
     }
 
-    /// Texts of numbers of 1 to 24 digits (as /proc/stat's), some with a stray byte (also the
-    /// bytes just below and above the digits, 0 and 0x80), between separators: every length a word of eight bytes can split, at every offset.
+    /// Texts of numbers of 1 to 24 digits (as /proc/stat's), some with a stray byte, between
+    /// separators (among them `/` and `:`, the bytes either side of the digits, and 0 and
+    /// 0x80): every length a word of eight bytes can split, at every offset.
     fn number_text() -> impl Strategy<Value = Vec<u8>> {
         prop::collection::vec(
             (
